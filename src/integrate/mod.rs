@@ -1,0 +1,221 @@
+//! How a system advances: integrators stepping a flat augmented state.
+//!
+//! Every integrator works on an [`Ode`]: a flat vector `y` and its derivative. [`Flow`] adapts a
+//! [`System`] to that shape with the layout `y = [x (n) | W (0 or 1) | V (n·k)]`: the state, an
+//! optional quadrature of the non-conservative power (so that `E(t) − E(0) = W(t)` can be checked
+//! to integrator accuracy), and `k` deviation vectors advanced with the same stages as the state.
+//! So RK4 applied to `y` gives the exact tangent map of the discrete RK4 step, and an adaptive
+//! method controls the error of the deviations too when they lie inside its error norm.
+
+pub mod rk4;
+
+pub use rk4::Rk4;
+
+use crate::model::System;
+use thiserror::Error;
+
+/// A first-order ODE on a flat vector.
+pub trait Ode {
+    /// Length of `y`.
+    fn len(&self) -> usize;
+    /// `dy = f(t, y)`.
+    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]);
+    /// How many leading components the adaptive error norm looks at.
+    fn norm_len(&self) -> usize {
+        self.len()
+    }
+}
+
+/// Layout of the augmented vector of a [`Flow`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layout {
+    /// State dimension.
+    pub n: usize,
+    /// Whether slot `n` holds the work integral W = ∫ θ̇·Q dt.
+    pub work: bool,
+    /// Number of deviation vectors.
+    pub k: usize,
+}
+
+impl Layout {
+    pub fn len(&self) -> usize {
+        self.n + self.work as usize + self.n * self.k
+    }
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+    /// Offset of the first deviation vector.
+    pub fn tangent_offset(&self) -> usize {
+        self.n + self.work as usize
+    }
+}
+
+/// A [`System`] seen as an [`Ode`] on `[x | W | V]`.
+pub struct Flow<'a, S: System> {
+    pub sys: &'a S,
+    pub layout: Layout,
+    ws: S::Workspace,
+    /// Include the deviation vectors in the adaptive error norm (default true).
+    pub tangent_in_norm: bool,
+    /// Right-hand-side evaluations so far (a cost counter for tests and reports).
+    pub evals: u64,
+}
+
+impl<'a, S: System> Flow<'a, S> {
+    /// The plain state flow.
+    pub fn new(sys: &'a S) -> Self {
+        Self::with_layout(sys, false, 0)
+    }
+    /// With the work quadrature and/or `k` deviation vectors.
+    pub fn with_layout(sys: &'a S, work: bool, k: usize) -> Self {
+        Flow {
+            sys,
+            layout: Layout {
+                n: sys.dim(),
+                work,
+                k,
+            },
+            ws: sys.workspace(),
+            tangent_in_norm: true,
+            evals: 0,
+        }
+    }
+    /// An initial augmented vector: the state, W = 0, and the given deviation vectors (or the
+    /// first k columns of the identity when `v0` is `None`).
+    pub fn initial(&self, x0: &[f64], v0: Option<&[f64]>) -> Vec<f64> {
+        let l = self.layout;
+        let mut y = vec![0.0; l.len()];
+        y[..l.n].copy_from_slice(x0);
+        let off = l.tangent_offset();
+        match v0 {
+            Some(v) => y[off..].copy_from_slice(v),
+            None => {
+                for c in 0..l.k.min(l.n) {
+                    y[off + c * l.n + c] = 1.0;
+                }
+            }
+        }
+        y
+    }
+}
+
+impl<S: System> Ode for Flow<'_, S> {
+    fn len(&self) -> usize {
+        self.layout.len()
+    }
+
+    #[inline]
+    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.evals += 1;
+        let l = self.layout;
+        let off = l.tangent_offset();
+        let (x, rest) = y.split_at(l.n);
+        let (dx, drest) = dy.split_at_mut(l.n);
+        if l.k == 0 {
+            self.sys.rhs(t, x, dx, &mut self.ws);
+        } else {
+            self.sys.rhs_tangent(
+                t,
+                x,
+                &rest[off - l.n..],
+                dx,
+                &mut drest[off - l.n..],
+                &mut self.ws,
+            );
+        }
+        if l.work {
+            drest[0] = self.sys.power(t, x);
+        }
+    }
+
+    fn norm_len(&self) -> usize {
+        if self.tangent_in_norm {
+            self.layout.len()
+        } else {
+            self.layout.tangent_offset()
+        }
+    }
+}
+
+/// Work done by an integrator, for reports and cost assertions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct Stats {
+    pub steps: u64,
+    pub rejected: u64,
+    pub evals: u64,
+}
+
+/// Errors while integrating.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum IntegrateError {
+    /// `index` is the component of the augmented vector; see [`Layout`] and
+    /// [`System::component_name`] to name it.
+    #[error("non-finite value in component {index} at t = {time}")]
+    NonFinite { time: f64, index: usize },
+    #[error("step size underflow (h = {h:e}) at t = {time}")]
+    StepSizeTooSmall { time: f64, h: f64 },
+    #[error("more than {max_steps} steps before t = {time}")]
+    TooManySteps { time: f64, max_steps: u64 },
+    #[error("implicit stage iteration did not converge at t = {time}")]
+    NoConvergence { time: f64 },
+}
+
+/// A one-step method with dense output over its last step.
+///
+/// `step` advances `(t, y)` by one step ending at or before `t_stop` and returns the new time.
+/// After a step, `dense(s, out)` evaluates the continuous extension at `s ∈ [t_prev, t_new]`.
+pub trait Solver {
+    fn step<O: Ode>(
+        &mut self,
+        ode: &mut O,
+        t: f64,
+        y: &mut [f64],
+        t_stop: f64,
+    ) -> Result<f64, IntegrateError>;
+
+    fn dense<O: Ode>(&mut self, ode: &mut O, s: f64, out: &mut [f64]);
+
+    fn stats(&self) -> Stats;
+
+    /// Advances to exactly `t_end` (steps clipped so that the last one lands on it).
+    fn advance_to<O: Ode>(
+        &mut self,
+        ode: &mut O,
+        t: f64,
+        y: &mut [f64],
+        t_end: f64,
+    ) -> Result<f64, IntegrateError> {
+        let mut t = t;
+        while t < t_end {
+            t = self.step(ode, t, y, t_end)?;
+        }
+        Ok(t)
+    }
+}
+
+/// Fails with [`IntegrateError::NonFinite`] naming the first NaN/Inf component of `y`.
+#[inline]
+pub fn check_finite(t: f64, y: &[f64]) -> Result<(), IntegrateError> {
+    // A sum is NaN iff some term is NaN or terms of opposite infinite sign exist; cheap first test.
+    if y.iter().fold(0.0, |acc, v| acc + v * 0.0).is_nan() {
+        let index = y.iter().position(|v| !v.is_finite()).unwrap_or(0);
+        return Err(IntegrateError::NonFinite { time: t, index });
+    }
+    Ok(())
+}
+
+/// A name for component `i` of a [`Flow`]'s augmented vector.
+pub fn component_name<S: System>(sys: &S, layout: Layout, i: usize) -> String {
+    if i < layout.n {
+        sys.component_name(i)
+    } else if layout.work && i == layout.n {
+        "work".to_string()
+    } else {
+        let j = i - layout.tangent_offset();
+        format!(
+            "deviation vector {} ({})",
+            j / layout.n + 1,
+            sys.component_name(j % layout.n)
+        )
+    }
+}

@@ -1,0 +1,599 @@
+//! The planar N-link chain with general links (physics.md §1–2).
+//!
+//! State `x = (θ_1..θ_N, ω_1..ω_N)`, absolute angles from the downward vertical, SI units.
+//! Link i has length l_i, mass m_i, centre of mass at c_i from its upper joint and inertia J_i
+//! about its centre of mass. With the constants
+//!
+//! ```text
+//! b_k  = m_k c_k + l_k Σ_{i>k} m_i
+//! a_jj = m_j c_j² + J_j + l_j² Σ_{i>j} m_i,   a_jk = a_kj = l_j b_k  (j < k)
+//! ```
+//!
+//! the mass matrix is `M_jk = a_jk cos(θ_j − θ_k)` and the equations of motion are
+//! `M α = F`, `F_j = −Σ_k a_jk sin(θ_j − θ_k) ω_k² − b_j (g_y sin θ_j + g_x cos θ_j) + Q_j`,
+//! where `(g_x, g_y) = (s̈_x, g + s̈_y)` folds a moving pivot into gravity.
+
+use super::forcing::{Damping, Drive};
+use super::linalg::{cholesky_in_place, cholesky_solve};
+use super::{ModelError, System};
+use serde::{Deserialize, Serialize};
+
+/// How a link's mass is distributed (physics.md §1).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum LinkShape {
+    /// Point mass at the lower end of a massless rod: c = l, J = 0.
+    Point,
+    /// Uniform rod: c = l/2, J = m l²/12.
+    Rod,
+}
+
+/// One rigid link, fully resolved: length, mass, centre-of-mass offset, inertia about the c.o.m.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Link {
+    pub length: f64,
+    pub mass: f64,
+    pub com: f64,
+    pub inertia: f64,
+}
+
+impl Link {
+    pub fn point(length: f64, mass: f64) -> Link {
+        Link::shaped(length, mass, LinkShape::Point)
+    }
+    pub fn rod(length: f64, mass: f64) -> Link {
+        Link::shaped(length, mass, LinkShape::Rod)
+    }
+    pub fn shaped(length: f64, mass: f64, shape: LinkShape) -> Link {
+        match shape {
+            LinkShape::Point => Link {
+                length,
+                mass,
+                com: length,
+                inertia: 0.0,
+            },
+            LinkShape::Rod => Link {
+                length,
+                mass,
+                com: 0.5 * length,
+                inertia: mass * length * length / 12.0,
+            },
+        }
+    }
+}
+
+/// Everything that defines a planar chain, before validation.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChainParams {
+    pub links: Vec<Link>,
+    /// Gravitational acceleration g (m/s²), acting along −y.
+    pub gravity: f64,
+    pub damping: Damping,
+    pub drive: Drive,
+}
+
+impl ChainParams {
+    /// Standard gravity used by the presets and benchmarks.
+    pub const G: f64 = 9.81;
+
+    pub fn new(links: Vec<Link>) -> ChainParams {
+        ChainParams {
+            links,
+            gravity: Self::G,
+            damping: Damping::default(),
+            drive: Drive::default(),
+        }
+    }
+    /// N equal point masses (1 kg) on equal massless rods (1 m).
+    pub fn equal_points(n: usize) -> ChainParams {
+        ChainParams::new(vec![Link::point(1.0, 1.0); n])
+    }
+    /// N equal uniform rods (1 m, 1 kg).
+    pub fn equal_rods(n: usize) -> ChainParams {
+        ChainParams::new(vec![Link::rod(1.0, 1.0); n])
+    }
+}
+
+/// A validated planar chain with its precomputed constants.
+#[derive(Debug, Clone)]
+pub struct Chain {
+    params: ChainParams,
+    n: usize,
+    /// a_jk, row-major n × n.
+    a: Vec<f64>,
+    b: Vec<f64>,
+    /// Damping matrix D (tridiagonal): diagonal and the (j, j+1) off-diagonal.
+    d_diag: Vec<f64>,
+    d_off: Vec<f64>,
+    damped: bool,
+}
+
+/// Scratch memory of [`Chain`]'s right-hand side.
+#[derive(Debug, Clone)]
+pub struct ChainWorkspace {
+    s: Vec<f64>,
+    c: Vec<f64>,
+    /// Cholesky factor of M(θ).
+    l: Vec<f64>,
+    alpha: Vec<f64>,
+    g: Vec<f64>,
+    h: Vec<f64>,
+}
+
+impl Chain {
+    /// Validates the parameters and precomputes a_jk, b_k and the damping matrix.
+    ///
+    /// Errors name the link (1-based) and field: lengths and masses must be finite and > 0,
+    /// centre-of-mass offsets and inertias finite and ≥ 0, gravity and forcing finite.
+    pub fn new(params: ChainParams) -> Result<Chain, ModelError> {
+        let n = params.links.len();
+        if n == 0 {
+            return Err(ModelError::NoLinks);
+        }
+        for (i, l) in params.links.iter().enumerate() {
+            let link = i + 1;
+            let bad = |field, value, why| {
+                Err(ModelError::Link {
+                    link,
+                    field,
+                    value,
+                    why,
+                })
+            };
+            if !(l.length.is_finite() && l.length > 0.0) {
+                return bad("length", l.length, "must be finite and > 0");
+            }
+            if !(l.mass.is_finite() && l.mass > 0.0) {
+                return bad("mass", l.mass, "must be finite and > 0");
+            }
+            if !(l.com.is_finite() && l.com >= 0.0) {
+                return bad("com", l.com, "must be finite and >= 0");
+            }
+            if !(l.inertia.is_finite() && l.inertia >= 0.0) {
+                return bad("inertia", l.inertia, "must be finite and >= 0");
+            }
+        }
+        let finite = |field: &str, v: f64| {
+            if v.is_finite() {
+                Ok(())
+            } else {
+                Err(ModelError::Parameter {
+                    field: field.to_string(),
+                    value: v,
+                    why: "must be finite",
+                })
+            }
+        };
+        finite("gravity", params.gravity)?;
+        for (field, v) in [
+            ("damping.absolute", &params.damping.absolute),
+            ("damping.joint", &params.damping.joint),
+        ] {
+            if !v.is_empty() && v.len() != n {
+                return Err(ModelError::Length {
+                    field,
+                    got: v.len(),
+                    links: n,
+                });
+            }
+            for (j, &c) in v.iter().enumerate() {
+                if !(c.is_finite() && c >= 0.0) {
+                    return Err(ModelError::Parameter {
+                        field: format!("{field}[{}]", j + 1),
+                        value: c,
+                        why: "must be finite and >= 0",
+                    });
+                }
+            }
+        }
+        if let Some(tq) = &params.drive.torque {
+            finite("drive.torque.amplitude", tq.amplitude)?;
+            finite("drive.torque.frequency", tq.frequency)?;
+            finite("drive.torque.phase", tq.phase)?;
+        }
+        if let Some(p) = &params.drive.pivot {
+            finite("drive.pivot.x_amplitude", p.x_amplitude)?;
+            finite("drive.pivot.y_amplitude", p.y_amplitude)?;
+            finite("drive.pivot.frequency", p.frequency)?;
+            finite("drive.pivot.phase", p.phase)?;
+        }
+
+        let links = &params.links;
+        // Mass hanging below link k: Σ_{i>k} m_i.
+        let mut below = vec![0.0; n];
+        for k in (0..n.saturating_sub(1)).rev() {
+            below[k] = below[k + 1] + links[k + 1].mass;
+        }
+        let b: Vec<f64> = (0..n)
+            .map(|k| links[k].mass * links[k].com + links[k].length * below[k])
+            .collect();
+        let mut a = vec![0.0; n * n];
+        for j in 0..n {
+            let lj = &links[j];
+            a[j * n + j] =
+                lj.mass * lj.com * lj.com + lj.inertia + lj.length * lj.length * below[j];
+            for k in (j + 1)..n {
+                a[j * n + k] = lj.length * b[k];
+                a[k * n + j] = a[j * n + k];
+            }
+        }
+        let dm = params.damping.matrix(n);
+        let d_diag = (0..n).map(|j| dm[j * n + j]).collect();
+        let d_off = (0..n.saturating_sub(1))
+            .map(|j| dm[j * n + j + 1])
+            .collect();
+        let damped = !params.damping.is_zero();
+        Ok(Chain {
+            params,
+            n,
+            a,
+            b,
+            d_diag,
+            d_off,
+            damped,
+        })
+    }
+
+    pub fn params(&self) -> &ChainParams {
+        &self.params
+    }
+    /// Number of links N.
+    pub fn links(&self) -> usize {
+        self.n
+    }
+    /// a_jk (row-major N × N).
+    pub fn a(&self) -> &[f64] {
+        &self.a
+    }
+    /// b_k (kg·m).
+    pub fn b(&self) -> &[f64] {
+        &self.b
+    }
+    pub fn gravity(&self) -> f64 {
+        self.params.gravity
+    }
+    /// Whether the chain is conservative (no damping, no drive).
+    pub fn is_conservative(&self) -> bool {
+        !self.damped && self.params.drive.is_none()
+    }
+
+    /// The damping matrix D (row-major N × N), Q_damping = −D θ̇.
+    pub fn damping_matrix(&self) -> Vec<f64> {
+        self.params.damping.matrix(self.n)
+    }
+
+    /// Effective gravity (g_x, g_y) in the pivot's frame: (s̈_x, g + s̈_y).
+    #[inline]
+    fn effective_gravity(&self, t: f64) -> (f64, f64) {
+        match &self.params.drive.pivot {
+            Some(p) => {
+                let acc = p.acceleration(t);
+                (acc[0], self.params.gravity + acc[1])
+            }
+            None => (0.0, self.params.gravity),
+        }
+    }
+
+    #[inline]
+    fn torque(&self, t: f64) -> f64 {
+        self.params.drive.torque.map_or(0.0, |h| h.value(t))
+    }
+
+    /// Mass matrix M(θ) (row-major N × N).
+    pub fn mass_matrix(&self, theta: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let mut m = vec![0.0; n * n];
+        for j in 0..n {
+            for k in 0..n {
+                m[j * n + k] = self.a[j * n + k] * (theta[j] - theta[k]).cos();
+            }
+        }
+        m
+    }
+
+    /// Kinetic energy ½ θ̇ᵀ M θ̇ (J).
+    pub fn kinetic_energy(&self, x: &[f64]) -> f64 {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let mut t = 0.0;
+        for j in 0..n {
+            t += 0.5 * self.a[j * n + j] * omega[j] * omega[j];
+            for k in (j + 1)..n {
+                t += self.a[j * n + k] * (theta[j] - theta[k]).cos() * omega[j] * omega[k];
+            }
+        }
+        t
+    }
+
+    /// Gravitational potential energy −g Σ b_j cos θ_j (J), zero at the pivot's height.
+    pub fn potential_energy(&self, theta: &[f64]) -> f64 {
+        -self.params.gravity
+            * self
+                .b
+                .iter()
+                .zip(theta)
+                .map(|(b, th)| b * th.cos())
+                .sum::<f64>()
+    }
+
+    /// Per-link kinetic energies of the links' own motion: ½ m_i |ṙ_i|² + ½ J_i θ̇_i² (J).
+    pub fn link_kinetic_energies(&self, x: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let mut base = [0.0f64; 2];
+        let mut out = Vec::with_capacity(n);
+        for i in 0..n {
+            let link = &self.params.links[i];
+            let q = [theta[i].cos(), theta[i].sin()];
+            let v = [
+                base[0] + link.com * q[0] * omega[i],
+                base[1] + link.com * q[1] * omega[i],
+            ];
+            out.push(
+                0.5 * link.mass * (v[0] * v[0] + v[1] * v[1])
+                    + 0.5 * link.inertia * omega[i] * omega[i],
+            );
+            base[0] += link.length * q[0] * omega[i];
+            base[1] += link.length * q[1] * omega[i];
+        }
+        out
+    }
+
+    /// Generalized non-conservative forces Q (damping, pivot torque, pivot motion), N·m.
+    pub fn generalized_forces(&self, t: f64, x: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let mut q = vec![0.0; n];
+        q[0] += self.torque(t);
+        if let Some(p) = &self.params.drive.pivot {
+            let acc = p.acceleration(t);
+            for j in 0..n {
+                q[j] -= self.b[j] * (acc[0] * theta[j].cos() + acc[1] * theta[j].sin());
+            }
+        }
+        for j in 0..n {
+            q[j] -= self.d_diag[j] * omega[j];
+            if j + 1 < n {
+                q[j] -= self.d_off[j] * omega[j + 1];
+                q[j + 1] -= self.d_off[j] * omega[j];
+            }
+        }
+        q
+    }
+
+    /// Angular accelerations α = θ̈ (allocating convenience; the hot path is [`System::rhs`]).
+    pub fn acceleration(&self, t: f64, x: &[f64]) -> Vec<f64> {
+        let mut ws = self.workspace();
+        let mut dx = vec![0.0; 2 * self.n];
+        self.rhs(t, x, &mut dx, &mut ws);
+        dx[self.n..].to_vec()
+    }
+
+    /// Positions of the joints (pivot first, then each link's lower end), in the pivot's frame.
+    pub fn joint_positions(&self, theta: &[f64]) -> Vec<[f64; 2]> {
+        let mut p = vec![[0.0, 0.0]];
+        let mut cur = [0.0, 0.0];
+        for (link, th) in self.params.links.iter().zip(theta) {
+            cur = [
+                cur[0] + link.length * th.sin(),
+                cur[1] - link.length * th.cos(),
+            ];
+            p.push(cur);
+        }
+        p
+    }
+
+    /// Joint reaction forces (physics.md §1): entry j (0-based) is the force (N, x and y) that
+    /// links j+1..N exert on the part above their upper joint (entry 0: the load on the pivot),
+    /// `F_j = −Σ_{i≥j} m_i (r̈_i + g e_y)` with r̈_i the inertial acceleration of link i's c.o.m.
+    pub fn reaction_forces(&self, t: f64, x: &[f64]) -> Vec<[f64; 2]> {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let alpha = self.acceleration(t, x);
+        let s_acc = self
+            .params
+            .drive
+            .pivot
+            .map_or([0.0, 0.0], |p| p.acceleration(t));
+        let g = self.params.gravity;
+        // Acceleration of the upper joint of link i, accumulated down the chain.
+        let mut joint = s_acc;
+        let mut acc = Vec::with_capacity(n);
+        for i in 0..n {
+            let link = &self.params.links[i];
+            let (s, c) = theta[i].sin_cos();
+            // d²/dt² of p(θ) = (sin θ, −cos θ) is q α − p ω², q = (cos θ, sin θ).
+            let e = [
+                c * alpha[i] - s * omega[i] * omega[i],
+                s * alpha[i] + c * omega[i] * omega[i],
+            ];
+            acc.push([joint[0] + link.com * e[0], joint[1] + link.com * e[1]]);
+            joint = [joint[0] + link.length * e[0], joint[1] + link.length * e[1]];
+        }
+        let mut out = vec![[0.0, 0.0]; n];
+        let mut sum = [0.0, 0.0];
+        for i in (0..n).rev() {
+            let m = self.params.links[i].mass;
+            sum = [sum[0] - m * acc[i][0], sum[1] - m * (acc[i][1] + g)];
+            out[i] = sum;
+        }
+        out
+    }
+
+    /// (θ, θ̇) → (θ, p) with p = M(θ) θ̇, the canonical momenta.
+    pub fn to_canonical(&self, x: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let m = self.mass_matrix(&x[..n]);
+        let mut y = x.to_vec();
+        for j in 0..n {
+            y[n + j] = (0..n).map(|k| m[j * n + k] * x[n + k]).sum();
+        }
+        y
+    }
+
+    /// (θ, p) → (θ, θ̇).
+    pub fn from_canonical(&self, y: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let mut l = self.mass_matrix(&y[..n]);
+        let ok = cholesky_in_place(&mut l, n);
+        debug_assert!(ok, "mass matrix must be positive definite");
+        let mut x = y.to_vec();
+        cholesky_solve(&l, n, &mut x[n..]);
+        x
+    }
+
+    /// Evaluates sin/cos, factors M(θ) and solves for α; leaves all in the workspace.
+    #[inline]
+    fn dynamics(&self, t: f64, x: &[f64], ws: &mut ChainWorkspace) {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        for j in 0..n {
+            let (s, c) = theta[j].sin_cos();
+            ws.s[j] = s;
+            ws.c[j] = c;
+        }
+        let (gx, gy) = self.effective_gravity(t);
+        let a = &self.a;
+        for j in 0..n {
+            let (sj, cj) = (ws.s[j], ws.c[j]);
+            let mut f = -self.b[j] * (gy * sj + gx * cj);
+            for k in 0..n {
+                let (sk, ck) = (ws.s[k], ws.c[k]);
+                let ajk = a[j * n + k];
+                ws.l[j * n + k] = ajk * (cj * ck + sj * sk);
+                if k != j {
+                    f -= ajk * (sj * ck - cj * sk) * omega[k] * omega[k];
+                }
+            }
+            ws.alpha[j] = f;
+        }
+        if self.damped {
+            for j in 0..n {
+                ws.alpha[j] -= self.d_diag[j] * omega[j];
+                if j + 1 < n {
+                    ws.alpha[j] -= self.d_off[j] * omega[j + 1];
+                    ws.alpha[j + 1] -= self.d_off[j] * omega[j];
+                }
+            }
+        }
+        ws.alpha[0] += self.torque(t);
+        // M is SPD for any θ (it is a Gram matrix of the link velocities), so this cannot fail
+        // for finite input; a NaN state is caught by the integrators' finiteness check.
+        let _ = cholesky_in_place(&mut ws.l, n);
+        cholesky_solve(&ws.l, n, &mut ws.alpha);
+    }
+}
+
+impl System for Chain {
+    type Workspace = ChainWorkspace;
+
+    fn dim(&self) -> usize {
+        2 * self.n
+    }
+
+    fn workspace(&self) -> ChainWorkspace {
+        let n = self.n;
+        ChainWorkspace {
+            s: vec![0.0; n],
+            c: vec![0.0; n],
+            l: vec![0.0; n * n],
+            alpha: vec![0.0; n],
+            g: vec![0.0; n * n],
+            h: vec![0.0; n * n],
+        }
+    }
+
+    fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut ChainWorkspace) {
+        let n = self.n;
+        self.dynamics(t, x, ws);
+        dx[..n].copy_from_slice(&x[n..]);
+        dx[n..].copy_from_slice(&ws.alpha);
+    }
+
+    /// The exact Jacobian J = [[0, I], [M⁻¹G, M⁻¹H]] with
+    /// `G = ∂F/∂θ − ∂(Mα)/∂θ|_α` and `H = ∂F/∂ω` (physics.md §2):
+    ///
+    /// ```text
+    /// G_jk = a_jk (cos_jk ω_k² − sin_jk α_k)                     (k ≠ j)
+    /// G_jj = −Σ_{k≠j} G_jk − b_j (g_y cos θ_j − g_x sin θ_j)
+    /// H_jk = −2 a_jk sin_jk ω_k (k ≠ j),  H_jj = 0,  then H −= D
+    /// ```
+    fn rhs_tangent(
+        &self,
+        t: f64,
+        x: &[f64],
+        v: &[f64],
+        dx: &mut [f64],
+        dv: &mut [f64],
+        ws: &mut ChainWorkspace,
+    ) {
+        let n = self.n;
+        let dim = 2 * n;
+        self.dynamics(t, x, ws);
+        let omega = &x[n..];
+        dx[..n].copy_from_slice(omega);
+        dx[n..].copy_from_slice(&ws.alpha);
+        let (gx, gy) = self.effective_gravity(t);
+        let a = &self.a;
+        for j in 0..n {
+            let (sj, cj) = (ws.s[j], ws.c[j]);
+            let mut diag = 0.0;
+            for k in 0..n {
+                if k == j {
+                    continue;
+                }
+                let (sk, ck) = (ws.s[k], ws.c[k]);
+                let ajk = a[j * n + k];
+                let sjk = sj * ck - cj * sk;
+                let cjk = cj * ck + sj * sk;
+                let g = ajk * (cjk * omega[k] * omega[k] - sjk * ws.alpha[k]);
+                ws.g[j * n + k] = g;
+                diag += g;
+                ws.h[j * n + k] = -2.0 * ajk * sjk * omega[k];
+            }
+            ws.g[j * n + j] = -diag - self.b[j] * (gy * cj - gx * sj);
+            ws.h[j * n + j] = 0.0;
+        }
+        if self.damped {
+            for j in 0..n {
+                ws.h[j * n + j] -= self.d_diag[j];
+                if j + 1 < n {
+                    ws.h[j * n + j + 1] -= self.d_off[j];
+                    ws.h[(j + 1) * n + j] -= self.d_off[j];
+                }
+            }
+        }
+        for (vc, dvc) in v.chunks_exact(dim).zip(dv.chunks_exact_mut(dim)) {
+            let (vth, vom) = vc.split_at(n);
+            let (dth, dom) = dvc.split_at_mut(n);
+            dth.copy_from_slice(vom);
+            for j in 0..n {
+                let gr = &ws.g[j * n..(j + 1) * n];
+                let hr = &ws.h[j * n..(j + 1) * n];
+                let mut s = 0.0;
+                for k in 0..n {
+                    s += gr[k] * vth[k] + hr[k] * vom[k];
+                }
+                dom[j] = s;
+            }
+            cholesky_solve(&ws.l, n, dom);
+        }
+    }
+
+    fn energy(&self, _t: f64, x: &[f64]) -> f64 {
+        self.kinetic_energy(x) + self.potential_energy(&x[..self.n])
+    }
+
+    fn power(&self, t: f64, x: &[f64]) -> f64 {
+        let q = self.generalized_forces(t, x);
+        q.iter().zip(&x[self.n..]).map(|(q, w)| q * w).sum()
+    }
+
+    fn component_name(&self, i: usize) -> String {
+        if i < self.n {
+            format!("theta[{}]", i + 1)
+        } else {
+            format!("omega[{}]", i - self.n + 1)
+        }
+    }
+}

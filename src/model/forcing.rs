@@ -1,0 +1,87 @@
+//! Non-conservative generalized forces on a planar chain (physics.md §1, "generalized forces").
+
+use serde::{Deserialize, Serialize};
+
+/// Viscous damping. Both vectors are empty (no damping) or have one entry per link.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Damping {
+    /// Absolute damping γ_j (N·m·s): torque −γ_j θ̇_j on link j.
+    pub absolute: Vec<f64>,
+    /// Joint damping c_j (N·m·s) at the upper joint of link j: torque −c_j(θ̇_j − θ̇_{j−1}) on
+    /// link j and the opposite on link j−1 (θ̇_0 = 0: joint 1 is the pivot).
+    pub joint: Vec<f64>,
+}
+
+impl Damping {
+    pub fn is_zero(&self) -> bool {
+        self.absolute.iter().chain(&self.joint).all(|&c| c == 0.0)
+    }
+
+    /// The symmetric damping matrix D with Q = −D θ̇ (row-major n × n).
+    pub fn matrix(&self, n: usize) -> Vec<f64> {
+        let mut d = vec![0.0; n * n];
+        for (j, &g) in self.absolute.iter().enumerate() {
+            d[j * n + j] += g;
+        }
+        for (j, &c) in self.joint.iter().enumerate() {
+            d[j * n + j] += c;
+            if j > 0 {
+                d[(j - 1) * n + (j - 1)] += c;
+                d[j * n + (j - 1)] -= c;
+                d[(j - 1) * n + j] -= c;
+            }
+        }
+        d
+    }
+}
+
+/// `amplitude · cos(frequency · t + phase)`, frequency in rad/s.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Harmonic {
+    pub amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+impl Harmonic {
+    #[inline]
+    pub fn value(&self, t: f64) -> f64 {
+        self.amplitude * (self.frequency * t + self.phase).cos()
+    }
+}
+
+/// Prescribed pivot motion s(t) = (x_amplitude, y_amplitude) · cos(Ω t + φ) (m), as in the
+/// Kapitza pendulum. In the pivot's frame it acts as an extra, time-dependent gravity.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct PivotMotion {
+    #[serde(default)]
+    pub x_amplitude: f64,
+    #[serde(default)]
+    pub y_amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+impl PivotMotion {
+    /// Pivot acceleration s̈(t) (m/s²).
+    #[inline]
+    pub fn acceleration(&self, t: f64) -> [f64; 2] {
+        let c = -(self.frequency * self.frequency) * (self.frequency * t + self.phase).cos();
+        [self.x_amplitude * c, self.y_amplitude * c]
+    }
+}
+
+/// Periodic drive: a torque on link 1 at the pivot and/or a moving pivot.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Drive {
+    pub torque: Option<Harmonic>,
+    pub pivot: Option<PivotMotion>,
+}
+
+impl Drive {
+    pub fn is_none(&self) -> bool {
+        self.torque.is_none() && self.pivot.is_none()
+    }
+}

@@ -1,0 +1,82 @@
+//! What evolves: the [`System`] trait and the models that implement it.
+//!
+//! A system is a first-order ODE `ẋ = f(x, t)` together with its *exact* tangent linearization
+//! `δẋ = J(x, t) δx`. The two sit side by side because every chaos measure needs both, and because
+//! one factorization of the mass matrix serves the state and all deviation vectors at once.
+
+pub mod chain;
+pub mod forcing;
+mod linalg;
+
+pub use chain::{Chain, ChainParams, Link, LinkShape};
+pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
+
+use thiserror::Error;
+
+/// A first-order system with an exact tangent block.
+///
+/// Hot-path methods take a caller-owned workspace so that they never allocate.
+pub trait System: Sync {
+    /// Scratch memory for [`System::rhs`] and [`System::rhs_tangent`].
+    type Workspace: Send;
+
+    /// Length of the state vector `x`.
+    fn dim(&self) -> usize;
+
+    /// A fresh workspace (allocates; call once per thread, not per step).
+    fn workspace(&self) -> Self::Workspace;
+
+    /// `dx = f(x, t)`.
+    fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut Self::Workspace);
+
+    /// `dx = f(x, t)` and `dv = J(x, t) · v` for a block of deviation vectors.
+    ///
+    /// `v` and `dv` hold `k = v.len() / dim()` columns of length `dim()`, one after another
+    /// (column-major). The state and all columns share one evaluation of the dynamics.
+    fn rhs_tangent(
+        &self,
+        t: f64,
+        x: &[f64],
+        v: &[f64],
+        dx: &mut [f64],
+        dv: &mut [f64],
+        ws: &mut Self::Workspace,
+    );
+
+    /// Total mechanical energy `T + V` (J).
+    fn energy(&self, t: f64, x: &[f64]) -> f64;
+
+    /// Power of the non-conservative forces, `dE/dt = θ̇ · Q` (W).
+    fn power(&self, t: f64, x: &[f64]) -> f64;
+
+    /// Names of the state components, for error messages ("theta[2]", "omega[1]").
+    fn component_name(&self, i: usize) -> String {
+        format!("x[{i}]")
+    }
+}
+
+/// Errors in building a model: the field and, for per-link data, the link (1-based).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ModelError {
+    #[error("a chain needs at least one link (N = 0)")]
+    NoLinks,
+    #[error("link {link}: {field} = {value} is invalid: {why}")]
+    Link {
+        link: usize,
+        field: &'static str,
+        value: f64,
+        why: &'static str,
+    },
+    #[error("{field} = {value} is invalid: {why}")]
+    Parameter {
+        field: String,
+        value: f64,
+        why: &'static str,
+    },
+    #[error("{field} has {got} entries but the chain has {links} links")]
+    Length {
+        field: &'static str,
+        got: usize,
+        links: usize,
+    },
+}
