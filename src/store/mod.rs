@@ -19,7 +19,7 @@
 //! let path = Path::new("run.h5");
 //! check_output_path(path, false)?; // before the work
 //! let theta = Array2::<f64>::zeros((5, 3));
-//! let mut out = H5Out::create(path, false)?;
+//! let out = H5Out::create(path, false)?;
 //! out.provenance(&Provenance::now("pendula simulate run.toml", "[chain]\nlinks = 3\n"))?;
 //! {
 //!     let g = out.group("trajectory")?;
