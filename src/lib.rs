@@ -16,4 +16,7 @@
 
 pub mod integrate;
 pub mod model;
+pub mod analysis;
+pub mod observe;
+pub mod spec;
 pub mod store;

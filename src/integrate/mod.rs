@@ -7,8 +7,10 @@
 //! So RK4 applied to `y` gives the exact tangent map of the discrete RK4 step, and an adaptive
 //! method controls the error of the deviations too when they lie inside its error norm.
 
+pub mod method;
 pub mod rk4;
 
+pub use method::Method;
 pub use rk4::Rk4;
 
 use crate::model::System;

@@ -37,6 +37,9 @@ mod h5;
 
 pub use h5::{GroupWriter, H5Out, Var};
 
+mod results;
+pub use results::{write_method, write_model, write_trajectory};
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,20 @@
+//! What we measure: analyses are functions over a model, an integrator choice and an options
+//! struct, returning result structs with their histories and the counts of work done.
+
+pub mod modes;
+pub mod simulate;
+
+pub use simulate::{simulate, SimulateOptions, Trajectory};
+
+use crate::integrate::IntegrateError;
+use thiserror::Error;
+
+/// Why an analysis failed while running (bad input is caught earlier, by the spec).
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum AnalysisError {
+    /// The solution left the finite numbers: a blow-up, or a step far too large.
+    #[error("the solution blew up: {variable} became non-finite at t = {time:.6} s")]
+    Blowup { time: f64, variable: String },
+    #[error(transparent)]
+    Integrate(#[from] IntegrateError),
+}

@@ -1,0 +1,412 @@
+//! Equilibria and small-oscillation normal modes of the unforced planar chain (physics.md §3).
+//!
+//! The equilibria are the 2^N configurations θ*_j ∈ {0, π}. Linearizing about one gives
+//! `M* δθ̈ + D δθ̇ + K δθ = 0` with `M*_jk = a_jk cos(θ*_j − θ*_k) = a_jk s_j s_k` (s_j = ±1) and
+//! `K = diag(g b_j cos θ*_j) = diag(g b_j s_j)`. The modes solve the symmetric-definite problem
+//! `K v = ω² M* v`, reduced by a Cholesky factor `M* = L Lᵀ` to the symmetric eigenproblem of
+//! `L⁻¹ K L⁻ᵀ`, whose eigenvectors u give M*-orthonormal mode shapes `v = L⁻ᵀ u`.
+//!
+//! **Morse index.** M* is positive definite and K = diag(g b_j s_j) with b_j > 0, so by
+//! Sylvester's law of inertia `L⁻¹ K L⁻ᵀ` (congruent to K) has exactly as many negative
+//! eigenvalues as K has negative entries: the number of unstable directions of an equilibrium is
+//! the number of links pointing up. The tests check this for every equilibrium.
+
+use crate::model::Chain;
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+use thiserror::Error;
+
+/// Largest N for which "all equilibria" (2^N of them) is accepted.
+pub const MAX_ALL_EQUILIBRIA_LINKS: usize = 16;
+
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum ModesError {
+    #[error("equilibrium `{0}`: use one character per link, `+` (hanging, θ = 0) or `-` (inverted, θ = π)")]
+    BadSigns(String),
+    #[error("equilibrium `{signs}` has {got} characters but the chain has {links} links")]
+    WrongLength { signs: String, got: usize, links: usize },
+    #[error("all 2^{links} equilibria is too many; the limit is N = {max}: choose some with sign strings")]
+    TooMany { links: usize, max: usize },
+    #[error("the mass matrix at equilibrium `{0}` is not positive definite")]
+    NotDefinite(String),
+}
+
+/// An equilibrium θ*_j ∈ {0, π}, written as a sign string (`+` hanging, `-` inverted).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Equilibrium {
+    /// s_j = cos θ*_j = ±1.
+    pub signs: Vec<i8>,
+}
+
+impl Equilibrium {
+    pub fn hanging(n: usize) -> Equilibrium {
+        Equilibrium { signs: vec![1; n] }
+    }
+    /// Parses `+-+` style strings for a chain of `n` links.
+    pub fn parse(s: &str, n: usize) -> Result<Equilibrium, ModesError> {
+        let signs: Option<Vec<i8>> = s
+            .chars()
+            .map(|c| match c {
+                '+' => Some(1),
+                '-' => Some(-1),
+                _ => None,
+            })
+            .collect();
+        let signs = signs.filter(|v| !v.is_empty()).ok_or_else(|| ModesError::BadSigns(s.to_string()))?;
+        if signs.len() != n {
+            return Err(ModesError::WrongLength {
+                signs: s.to_string(),
+                got: signs.len(),
+                links: n,
+            });
+        }
+        Ok(Equilibrium { signs })
+    }
+    /// All 2^n equilibria, hanging first, in binary order of the inverted links.
+    pub fn all(n: usize) -> Result<Vec<Equilibrium>, ModesError> {
+        if n > MAX_ALL_EQUILIBRIA_LINKS {
+            return Err(ModesError::TooMany {
+                links: n,
+                max: MAX_ALL_EQUILIBRIA_LINKS,
+            });
+        }
+        Ok((0..1u64 << n)
+            .map(|bits| Equilibrium {
+                signs: (0..n).map(|j| if bits >> j & 1 == 1 { -1 } else { 1 }).collect(),
+            })
+            .collect())
+    }
+    pub fn label(&self) -> String {
+        self.signs.iter().map(|&s| if s > 0 { '+' } else { '-' }).collect()
+    }
+    /// The angles θ*_j (0 or π).
+    pub fn theta(&self) -> Vec<f64> {
+        self.signs
+            .iter()
+            .map(|&s| if s > 0 { 0.0 } else { std::f64::consts::PI })
+            .collect()
+    }
+    /// Number of links pointing up.
+    pub fn inverted_links(&self) -> usize {
+        self.signs.iter().filter(|&&s| s < 0).count()
+    }
+}
+
+/// A complex eigenvalue λ of the damped first-order system, with derived figures.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct DampedMode {
+    pub re: f64,
+    pub im: f64,
+    /// −Re λ (1/s): positive for a decaying mode.
+    pub decay_rate: f64,
+    /// |Im λ| (rad/s).
+    pub damped_frequency: f64,
+    /// Quality factor |λ| / (2 · decay rate) (infinite without damping).
+    pub quality_factor: f64,
+}
+
+/// The linearization about one equilibrium and its modes.
+#[derive(Debug, Clone)]
+pub struct EquilibriumModes {
+    pub equilibrium: Equilibrium,
+    /// M(θ*) and K(θ*), row-major N × N.
+    pub mass: DMatrix<f64>,
+    pub stiffness: DMatrix<f64>,
+    /// ω² ascending (rad²/s²); negative values are unstable directions.
+    pub omega2: Vec<f64>,
+    /// Mode shapes as columns (θ components), M-orthonormal: VᵀMV = I; column k belongs to
+    /// omega2[k]. Sign fixed so that the largest component is positive.
+    pub shapes: DMatrix<f64>,
+    /// Number of ω² < 0 (the Morse index).
+    pub unstable: usize,
+    /// Eigenvalues of the damped first-order system (empty without damping), sorted by decay rate.
+    pub damped: Vec<DampedMode>,
+}
+
+impl EquilibriumModes {
+    /// Frequencies √ω² of the stable modes (NaN for unstable ones), rad/s.
+    pub fn frequencies(&self) -> Vec<f64> {
+        self.omega2.iter().map(|&w| if w >= 0.0 { w.sqrt() } else { f64::NAN }).collect()
+    }
+    /// Periods 2π/ω (s), NaN for unstable modes.
+    pub fn periods(&self) -> Vec<f64> {
+        self.frequencies().iter().map(|w| 2.0 * std::f64::consts::PI / w).collect()
+    }
+    /// Growth rates √(−ω²) of the unstable modes (NaN for stable ones), 1/s.
+    pub fn growth_rates(&self) -> Vec<f64> {
+        self.omega2.iter().map(|&w| if w < 0.0 { (-w).sqrt() } else { f64::NAN }).collect()
+    }
+}
+
+/// M(θ*) and K(θ*) of the unforced chain at an equilibrium.
+pub fn linearize(chain: &Chain, eq: &Equilibrium) -> (DMatrix<f64>, DMatrix<f64>) {
+    let n = chain.links();
+    let a = chain.a();
+    let s = &eq.signs;
+    let m = DMatrix::from_fn(n, n, |j, k| a[j * n + k] * (s[j] * s[k]) as f64);
+    let k = DMatrix::from_fn(n, n, |i, j| {
+        if i == j {
+            chain.gravity() * chain.b()[i] * s[i] as f64
+        } else {
+            0.0
+        }
+    });
+    (m, k)
+}
+
+/// Solves `K v = ω² M v` for symmetric K and SPD M: ω² ascending and M-orthonormal shapes.
+pub fn generalized_symmetric_eigen(
+    m: &DMatrix<f64>,
+    k: &DMatrix<f64>,
+) -> Option<(Vec<f64>, DMatrix<f64>)> {
+    let n = m.nrows();
+    let chol = m.clone().cholesky()?;
+    let l = chol.l();
+    // C = L⁻¹ K L⁻ᵀ, formed by two triangular solves.
+    let x = l.solve_lower_triangular(k)?; // L⁻¹ K
+    let c = l.solve_lower_triangular(&x.transpose())?; // L⁻¹ (L⁻¹ K)ᵀ = L⁻¹ K L⁻ᵀ (K symmetric)
+    let c = (&c + c.transpose()) * 0.5;
+    let eig = c.symmetric_eigen();
+    let mut order: Vec<usize> = (0..n).collect();
+    order.sort_by(|&i, &j| eig.eigenvalues[i].total_cmp(&eig.eigenvalues[j]));
+    let omega2: Vec<f64> = order.iter().map(|&i| eig.eigenvalues[i]).collect();
+    let u = DMatrix::from_fn(n, n, |r, c| eig.eigenvectors[(r, order[c])]);
+    let mut v = l.transpose().solve_upper_triangular(&u)?; // L⁻ᵀ U
+    for c in 0..n {
+        let col = v.column(c);
+        let big = col.iter().copied().fold(0.0f64, |a, b| if b.abs() > a.abs() { b } else { a });
+        if big < 0.0 {
+            v.column_mut(c).neg_mut();
+        }
+    }
+    Some((omega2, v))
+}
+
+/// Modes at one equilibrium, with the damped spectrum when the chain has damping.
+pub fn modes_at(chain: &Chain, eq: &Equilibrium) -> Result<EquilibriumModes, ModesError> {
+    let (m, k) = linearize(chain, eq);
+    let (omega2, shapes) =
+        generalized_symmetric_eigen(&m, &k).ok_or_else(|| ModesError::NotDefinite(eq.label()))?;
+    let unstable = omega2.iter().filter(|&&w| w < 0.0).count();
+    let damped = if chain.params().damping.is_zero() {
+        vec![]
+    } else {
+        damped_spectrum(&m, &k, &DMatrix::from_row_slice(m.nrows(), m.nrows(), &chain.damping_matrix()))
+    };
+    Ok(EquilibriumModes {
+        equilibrium: eq.clone(),
+        mass: m,
+        stiffness: k,
+        omega2,
+        shapes,
+        unstable,
+        damped,
+    })
+}
+
+/// Eigenvalues of `ẋ = A x`, `A = [[0, I], [−M⁻¹K, −M⁻¹D]]`, sorted by decay rate then frequency.
+pub fn damped_spectrum(m: &DMatrix<f64>, k: &DMatrix<f64>, d: &DMatrix<f64>) -> Vec<DampedMode> {
+    let n = m.nrows();
+    let chol = m.clone().cholesky().expect("M is SPD");
+    let mk = chol.solve(k);
+    let md = chol.solve(d);
+    let mut a = DMatrix::zeros(2 * n, 2 * n);
+    for i in 0..n {
+        a[(i, n + i)] = 1.0;
+        for j in 0..n {
+            a[(n + i, j)] = -mk[(i, j)];
+            a[(n + i, n + j)] = -md[(i, j)];
+        }
+    }
+    let mut out: Vec<DampedMode> = a
+        .complex_eigenvalues()
+        .iter()
+        .map(|z| {
+            let decay = -z.re;
+            DampedMode {
+                re: z.re,
+                im: z.im,
+                decay_rate: decay,
+                damped_frequency: z.im.abs(),
+                quality_factor: if decay == 0.0 { f64::INFINITY } else { z.norm() / (2.0 * decay) },
+            }
+        })
+        .collect();
+    out.sort_by(|a, b| a.decay_rate.total_cmp(&b.decay_rate).then(a.im.total_cmp(&b.im)));
+    out
+}
+
+/// Zeros of the Laguerre polynomial L_n, ascending: Golub–Welsch (eigenvalues of the Jacobi
+/// matrix, diagonal 2k+1, off-diagonal k) polished by Newton steps on the three-term recurrence.
+pub fn laguerre_zeros(n: usize) -> Vec<f64> {
+    let j = DMatrix::from_fn(n, n, |r, c| {
+        if r == c {
+            (2 * r + 1) as f64
+        } else if r.abs_diff(c) == 1 {
+            r.max(c) as f64
+        } else {
+            0.0
+        }
+    });
+    let mut z: Vec<f64> = j.symmetric_eigenvalues().iter().copied().collect();
+    z.sort_by(f64::total_cmp);
+    for x in z.iter_mut() {
+        for _ in 0..3 {
+            let (p, dp) = laguerre_with_derivative(n, *x);
+            if dp != 0.0 {
+                *x -= p / dp;
+            }
+        }
+    }
+    z
+}
+
+/// L_n(x) and L_n'(x) by the recurrence (k+1) L_{k+1} = (2k+1−x) L_k − k L_{k−1}.
+fn laguerre_with_derivative(n: usize, x: f64) -> (f64, f64) {
+    let (mut p0, mut p1) = (1.0, 1.0 - x);
+    if n == 0 {
+        return (1.0, 0.0);
+    }
+    for k in 1..n {
+        let p2 = ((2 * k + 1) as f64 - x) * p1 / (k + 1) as f64 - k as f64 * p0 / (k + 1) as f64;
+        p0 = p1;
+        p1 = p2;
+    }
+    // x L_n' = n (L_n − L_{n−1})
+    (p1, n as f64 * (p1 - p0) / x)
+}
+
+/// Bessel J₀ and J₁ by the trapezoidal rule on their integral representations over [0, π]
+/// (spectrally accurate for a periodic analytic integrand; 1e-15 for x ≲ 60 with 128 nodes).
+pub fn bessel_j0_j1(x: f64) -> (f64, f64) {
+    let m = 128usize;
+    let (mut j0, mut j1) = (0.0, 0.0);
+    for i in 0..m {
+        let t = std::f64::consts::PI * (i as f64 + 0.5) / m as f64;
+        j0 += (x * t.sin()).cos();
+        j1 += (t - x * t.sin()).cos();
+    }
+    (j0 / m as f64, j1 / m as f64)
+}
+
+/// The first `count` positive zeros j_{0,k} of J₀: McMahon's asymptotic start, Newton on J₀' = −J₁.
+pub fn bessel_j0_zeros(count: usize) -> Vec<f64> {
+    (1..=count)
+        .map(|k| {
+            let beta = (k as f64 - 0.25) * std::f64::consts::PI;
+            let mut x = beta + 1.0 / (8.0 * beta) - 31.0 / (384.0 * beta.powi(3));
+            for _ in 0..6 {
+                let (j0, j1) = bessel_j0_j1(x);
+                x += j0 / j1;
+            }
+            x
+        })
+        .collect()
+}
+
+/// Closed-form small-oscillation frequencies, when a formula applies to this chain at the
+/// hanging equilibrium.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FormulaCheck {
+    /// Which formula: "single pendulum", "compound pendulum", "double point pendulum",
+    /// "equal point chain (Laguerre zeros)", "continuous hanging chain (Bessel J0 zeros)".
+    pub formula: String,
+    pub computed: Vec<f64>,
+    pub expected: Vec<f64>,
+    pub relative_difference: Vec<f64>,
+}
+
+/// The frequencies ω_k the closed forms predict at the hanging equilibrium (physics.md §3), for
+/// every formula that applies; compared with `computed` (ascending ω).
+pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
+    let links = &chain.params().links;
+    let n = links.len();
+    let g = chain.gravity();
+    let mut out = vec![];
+    let mut push = |formula: &str, expected: Vec<f64>| {
+        let computed: Vec<f64> = computed[..expected.len()].to_vec();
+        let rel = computed
+            .iter()
+            .zip(&expected)
+            .map(|(c, e)| ((c - e) / e).abs())
+            .collect();
+        out.push(FormulaCheck {
+            formula: formula.to_string(),
+            computed,
+            expected,
+            relative_difference: rel,
+        });
+    };
+    let is_point = |l: &crate::model::Link| l.com == l.length && l.inertia == 0.0;
+    if n == 1 {
+        let l = &links[0];
+        if is_point(l) {
+            push("single pendulum: ω² = g/l", vec![(g / l.length).sqrt()]);
+        } else {
+            push(
+                "compound pendulum: ω² = g m c / (J + m c²)",
+                vec![(g * l.mass * l.com / (l.inertia + l.mass * l.com * l.com)).sqrt()],
+            );
+        }
+    }
+    if n == 2 && links.iter().all(is_point) {
+        let (m1, m2, l1, l2) = (links[0].mass, links[1].mass, links[0].length, links[1].length);
+        let s = (m1 + m2) * (l1 + l2);
+        let r = (s * s - 4.0 * m1 * (m1 + m2) * l1 * l2).sqrt();
+        let w = |sign: f64| (g * (s + sign * r) / (2.0 * m1 * l1 * l2)).sqrt();
+        push("double point pendulum (closed form)", vec![w(-1.0), w(1.0)]);
+    }
+    let equal_points = links.iter().all(|l| is_point(l) && l.length == links[0].length && l.mass == links[0].mass);
+    if equal_points {
+        let l = links[0].length;
+        let x = laguerre_zeros(n);
+        push("equal point chain: ω² = (g/l) x_k, L_N(x_k) = 0", x.iter().map(|x| (g / l * x).sqrt()).collect());
+        if n >= 20 {
+            let total = l * n as f64;
+            let count = 5.min(n);
+            push(
+                "continuous hanging chain: ω_k = (j0k/2) √(g/L)",
+                bessel_j0_zeros(count).iter().map(|j| 0.5 * j * (g / total).sqrt()).collect(),
+            );
+        }
+    }
+    out
+}
+
+/// The modal coordinate q = vᵀ M (θ − θ*) of a displacement, for M-orthonormal v.
+pub fn modal_coordinate(m: &DMatrix<f64>, v: &DVector<f64>, dtheta: &DVector<f64>) -> f64 {
+    v.dot(&(m * dtheta))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn laguerre_zeros_small_cases() {
+        let z = laguerre_zeros(2);
+        assert!((z[0] - (2.0 - 2f64.sqrt())).abs() < 1e-15);
+        assert!((z[1] - (2.0 + 2f64.sqrt())).abs() < 1e-14);
+        let z = laguerre_zeros(1);
+        assert!((z[0] - 1.0).abs() < 1e-15);
+    }
+
+    #[test]
+    fn bessel_zeros_match_tables() {
+        // Abramowitz & Stegun, table 9.5.
+        let z = bessel_j0_zeros(5);
+        let table = [2.404825557695773, 5.520078110286311, 8.653727912911013, 11.79153443901428, 14.93091770848779];
+        for (a, b) in z.iter().zip(table) {
+            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
+        }
+    }
+
+    #[test]
+    fn sign_strings() {
+        assert_eq!(Equilibrium::parse("+-+", 3).unwrap().signs, vec![1, -1, 1]);
+        assert!(matches!(Equilibrium::parse("+x", 2), Err(ModesError::BadSigns(_))));
+        assert!(matches!(Equilibrium::parse("++", 3), Err(ModesError::WrongLength { .. })));
+        assert!(matches!(Equilibrium::all(17), Err(ModesError::TooMany { .. })));
+        assert_eq!(Equilibrium::all(3).unwrap().len(), 8);
+    }
+}

@@ -1,0 +1,204 @@
+//! The clap definitions, and the mapping of flags onto a [`SpecFile`].
+
+use super::CliError;
+use clap::{Args, Parser, Subcommand};
+use pendula::spec::{self, SimulateSpec, SpecFile};
+use std::path::PathBuf;
+
+#[derive(Debug, Parser)]
+#[command(name = "pendula", version, about = "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals")]
+pub struct Cli {
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Integrate a chain from an initial state and write the sampled trajectory.
+    Simulate(SimulateArgs),
+    /// Run an analysis spec (analyses/*.toml).
+    Run(RunArgs),
+}
+
+/// Flags every command shares.
+#[derive(Debug, Args, Clone)]
+pub struct Common {
+    /// Write results to this HDF5 file (refuses to overwrite without --force).
+    #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
+    pub output: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long)]
+    pub force: bool,
+    /// Print a machine-readable summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the figure (.png or .svg).
+    #[arg(long, value_name = "FILE.png|svg")]
+    pub plot: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The analysis spec (TOML).
+    pub spec: PathBuf,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct SimulateArgs {
+    /// Start from this analysis spec; the flags below override it.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    /// Read the model from this TOML file (the fields of a spec's [model] table).
+    #[arg(long, value_name = "MODEL.toml", conflicts_with = "preset")]
+    pub model: Option<PathBuf>,
+    /// Model preset: simple, double, triple, chain, rods (default double).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Number of links (for the chain and rods presets).
+    #[arg(long, value_name = "N")]
+    pub links: Option<usize>,
+    /// Link length for presets (m).
+    #[arg(long)]
+    pub length: Option<f64>,
+    /// Link mass for presets (kg).
+    #[arg(long)]
+    pub mass: Option<f64>,
+    /// Gravity (m/s²).
+    #[arg(long)]
+    pub gravity: Option<f64>,
+    /// Initial angles (rad), comma-separated, from the downward vertical.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "θ1,θ2,…")]
+    pub theta: Option<Vec<f64>>,
+    /// Initial angles in degrees (instead of --theta).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, conflicts_with = "theta")]
+    pub theta_deg: Option<Vec<f64>>,
+    /// Initial angular velocities (rad/s), default 0.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub omega: Option<Vec<f64>>,
+    /// End time (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_end: Option<f64>,
+    /// Sampling interval (s), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub dt_out: Option<f64>,
+    /// Integrator: rk4, dop853 (default) or gauss.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Fixed step for rk4 and gauss (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub dt: Option<f64>,
+    /// Steps per output sample for rk4 and gauss (instead of --dt).
+    #[arg(long, conflicts_with = "dt")]
+    pub substeps: Option<u64>,
+    /// Relative tolerance of dop853.
+    #[arg(long, allow_hyphen_values = true)]
+    pub rtol: Option<f64>,
+    /// Absolute tolerance of dop853.
+    #[arg(long, allow_hyphen_values = true)]
+    pub atol: Option<f64>,
+    /// Largest step of dop853 (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub h_max: Option<f64>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+const ALL_FLAGS: [(&str, &str); 16] = [
+    ("model.preset", "--preset"),
+    ("model.links", "--links"),
+    ("model.length", "--length"),
+    ("model.mass", "--mass"),
+    ("model.gravity", "--gravity"),
+    ("initial.theta", "--theta"),
+    ("initial.theta_deg", "--theta-deg"),
+    ("initial.omega", "--omega"),
+    ("simulate.t_end", "--t-end"),
+    ("simulate.dt_out", "--dt-out"),
+    ("integrator.method", "--method"),
+    ("integrator.dt", "--dt"),
+    ("integrator.substeps", "--substeps"),
+    ("integrator.rtol", "--rtol"),
+    ("integrator.atol", "--atol"),
+    ("integrator.h_max", "--h-max"),
+];
+
+/// (spec field, flag) pairs, so that errors name the flag the user typed.
+pub type FlagMap = Vec<(&'static str, &'static str)>;
+
+impl SimulateArgs {
+    /// The spec these flags describe, and which fields came from flags.
+    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = match &self.spec {
+            Some(p) => super::read_spec(p)?,
+            None => SpecFile {
+                kind: Some("simulate".into()),
+                ..Default::default()
+            },
+        };
+        if file.kind.as_deref() != Some("simulate") {
+            return Err(CliError::Input(format!(
+                "--spec: the spec's kind is `{}`, not simulate (use `pendula run`)",
+                file.kind.as_deref().unwrap_or("missing")
+            )));
+        }
+        let mut flags: FlagMap = vec![];
+        macro_rules! set {
+            ($value:expr, $target:expr, $field:literal, $flag:literal) => {
+                if let Some(v) = &$value {
+                    $target = Some(v.clone());
+                    flags.push(($field, $flag));
+                }
+            };
+        }
+        if let Some(p) = &self.model {
+            let text = std::fs::read_to_string(p)
+                .map_err(|e| CliError::Input(format!("--model: cannot read `{}`: {e}", p.display())))?;
+            file.model = spec::parse_model(&text, &p.display().to_string())?;
+        }
+        if let Some(p) = &self.preset {
+            file.model.link = None;
+            file.model.preset = Some(p.clone());
+            flags.push(("model.preset", "--preset"));
+        }
+        if file.model.preset.is_none() && file.model.link.is_none() {
+            file.model.preset = Some("double".into());
+        }
+        set!(self.links, file.model.links, "model.links", "--links");
+        set!(self.length, file.model.length, "model.length", "--length");
+        set!(self.mass, file.model.mass, "model.mass", "--mass");
+        set!(self.gravity, file.model.gravity, "model.gravity", "--gravity");
+        if self.theta.is_some() || self.theta_deg.is_some() {
+            file.initial.theta = None;
+            file.initial.theta_deg = None;
+        }
+        set!(self.theta, file.initial.theta, "initial.theta", "--theta");
+        set!(self.theta_deg, file.initial.theta_deg, "initial.theta_deg", "--theta-deg");
+        set!(self.omega, file.initial.omega, "initial.omega", "--omega");
+        let sim = file.simulate.get_or_insert_with(SimulateSpec::default);
+        set!(self.t_end, sim.t_end, "simulate.t_end", "--t-end");
+        set!(self.dt_out, sim.dt_out, "simulate.dt_out", "--dt-out");
+        let integ = &mut file.integrator;
+        if let Some(m) = &self.method {
+            if integ.method.as_deref() != Some(m) {
+                // A different method: the file's method-specific settings no longer apply.
+                *integ = Default::default();
+            }
+        }
+        set!(self.method, integ.method, "integrator.method", "--method");
+        set!(self.dt, integ.dt, "integrator.dt", "--dt");
+        set!(self.substeps, integ.substeps, "integrator.substeps", "--substeps");
+        set!(self.rtol, integ.rtol, "integrator.rtol", "--rtol");
+        set!(self.atol, integ.atol, "integrator.atol", "--atol");
+        set!(self.h_max, integ.h_max, "integrator.h_max", "--h-max");
+        if self.spec.is_none() {
+            // Everything came from flags or their defaults: name the flag in every error.
+            flags.extend(ALL_FLAGS);
+        }
+        Ok((file, flags))
+    }
+}

@@ -1,0 +1,124 @@
+//! Command-line front end: flags become a [`SpecFile`], which is validated into a [`Spec`]
+//! before any work starts; then one library call does the work and the results are exported.
+//!
+//! Exit codes: 0 success, 2 bad input (one line naming the flag or field), 1 a failed run.
+
+mod args;
+mod output;
+mod progress;
+
+use args::{Cli, Command, Common};
+use clap::Parser;
+use pendula::spec::{self, Spec, SpecError, SpecFile};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+/// A failure, sorted by who can fix it.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input: exit code 2.
+    Input(String),
+    /// The run failed (blow-up, I/O, interrupted): exit code 1.
+    Run(String),
+}
+
+impl From<SpecError> for CliError {
+    fn from(e: SpecError) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+pub fn main() -> ExitCode {
+    let cli = match Cli::try_parse() {
+        Ok(c) => c,
+        Err(e) if !e.use_stderr() => e.exit(), // --help, --version
+        Err(e) => {
+            // clap's message is several lines (usage, tips); keep the one that names the flag.
+            let text = e.render().to_string();
+            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            eprintln!("{} (see --help)", line.trim());
+            return ExitCode::from(2);
+        }
+    };
+    let command_line = std::env::args().collect::<Vec<_>>().join(" ");
+    match dispatch(cli, &command_line) {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(CliError::Input(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(2)
+        }
+        Err(CliError::Run(m)) => {
+            eprintln!("error: {m}");
+            ExitCode::from(1)
+        }
+    }
+}
+
+fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
+    match cli.command {
+        Command::Simulate(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
+        Command::Run(a) => {
+            let file = read_spec(&a.spec)?;
+            let spec = validate(&file, &[])?;
+            execute(&spec, &a.common, command_line)
+        }
+    }
+}
+
+/// Reads and parses a spec file; errors are bad input.
+fn read_spec(path: &Path) -> Result<SpecFile, CliError> {
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| CliError::Input(format!("cannot read spec `{}`: {e}", path.display())))?;
+    Ok(spec::parse(&text, &path.display().to_string())?)
+}
+
+/// Validates, naming the flag rather than the spec field when the value came from a flag.
+fn validate(file: &SpecFile, flags: &[(&'static str, &'static str)]) -> Result<Spec, CliError> {
+    file.validate().map_err(|e| {
+        match flags.iter().find(|(field, _)| e.field == *field || e.field.starts_with(&format!("{field}["))) {
+            Some((_, flag)) => CliError::Input(format!("{flag}: {}", e.message)),
+            None => CliError::Input(e.to_string()),
+        }
+    })
+}
+
+/// Output paths after flags override the spec's `[output]`.
+pub struct Outputs {
+    pub file: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+}
+
+fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliError> {
+    let outputs = Outputs {
+        file: common.output.clone().or_else(|| spec.output.file.clone()),
+        plot: common.plot.clone().or_else(|| spec.output.plot.clone()),
+    };
+    if let Some(p) = &outputs.plot {
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("png") | Some("svg") => {}
+            _ => return Err(CliError::Input(format!("--plot: `{}` must end in .png or .svg", p.display()))),
+        }
+    }
+    if outputs.file.is_none() && outputs.plot.is_none() && !common.json {
+        return Err(CliError::Input(
+            "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),
+        ));
+    }
+    for (flag, p) in [("-o", &outputs.file), ("--plot", &outputs.plot)] {
+        if let Some(p) = p {
+            output::prepare_path(p, common.force).map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    if let Some(n) = common.threads {
+        if n == 0 {
+            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+        }
+        // Fails only if a pool exists already, which cannot happen before this point.
+        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+    }
+    output::run_analysis(spec, &outputs, common, command_line)
+}

@@ -1,0 +1,600 @@
+//! Analysis specifications: the TOML format of `analyses/*.toml`, shared with the CLI.
+//!
+//! A [`SpecFile`] is what was written (every field optional where a default exists, unknown fields
+//! rejected); [`SpecFile::validate`] turns it into a [`Spec`], where every value has been checked
+//! and every error names its field (`model.link[2].length: must be finite and > 0 (got -1)`).
+//! The CLI fills a `SpecFile` from its flags, so flags and files share one validation.
+//!
+//! ```toml
+//! kind = "simulate"
+//! title = "Double pendulum released from rest"
+//! [model]
+//! preset = "double"           # simple | double | triple | chain | rods (chain, rods need `links`)
+//! # or explicit links:  [[model.link]] length = 1.0, mass = 1.0, shape = "point" | "rod",
+//! #                     or com = 0.4, inertia = 0.01 for a general rigid link
+//! gravity = 9.81
+//! [model.damping]             # N·m·s; a number (every link) or a list (one per link)
+//! absolute = 0.0
+//! joint = 0.0
+//! [model.drive.torque]        # A cos(Ω t + φ) on link 1
+//! amplitude = 0.0
+//! frequency = 1.0
+//! [model.drive.pivot]         # s(t) = (x_amplitude, y_amplitude) cos(Ω t + φ)
+//! y_amplitude = 0.0
+//! frequency = 1.0
+//! [initial]
+//! theta = [2.0, 2.0]          # rad (or theta_deg); omega defaults to 0
+//! [integrator]
+//! method = "dop853"           # rk4 (dt or substeps) | dop853 (rtol, atol) | gauss (dt, stages)
+//! rtol = 1e-10
+//! [simulate]
+//! t_end = 20.0
+//! dt_out = 0.01
+//! [output]
+//! file = "out/double.h5"
+//! plot = "out/double.png"
+//! ```
+
+use crate::analysis::SimulateOptions;
+use crate::integrate::Method;
+use crate::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion};
+use serde::{Deserialize, Serialize};
+use std::path::PathBuf;
+use thiserror::Error;
+
+/// A bad value in a spec or on the command line; `field` is the spec path of the value.
+#[derive(Debug, Error, Clone, PartialEq)]
+#[error("{field}: {message}")]
+pub struct SpecError {
+    pub field: String,
+    pub message: String,
+}
+
+impl SpecError {
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> SpecError {
+        SpecError {
+            field: field.into(),
+            message: message.into(),
+        }
+    }
+}
+
+/// A spec file as written.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SpecFile {
+    /// The analysis: `simulate` (later issues add more kinds).
+    pub kind: Option<String>,
+    pub title: Option<String>,
+    #[serde(default)]
+    pub model: ModelSpec,
+    #[serde(default)]
+    pub initial: InitialSpec,
+    #[serde(default)]
+    pub integrator: IntegratorSpec,
+    pub simulate: Option<SimulateSpec>,
+    #[serde(default)]
+    pub output: OutputSpec,
+}
+
+/// The `[model]` table (also a stand-alone model file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    pub preset: Option<String>,
+    /// Number of links for the `chain` and `rods` presets.
+    pub links: Option<usize>,
+    /// Link length (m) for presets (default 1).
+    pub length: Option<f64>,
+    /// Link mass (kg) for presets (default 1).
+    pub mass: Option<f64>,
+    pub link: Option<Vec<LinkSpec>>,
+    pub gravity: Option<f64>,
+    pub damping: Option<DampingSpec>,
+    pub drive: Option<DriveSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub length: Option<f64>,
+    pub mass: Option<f64>,
+    pub shape: Option<String>,
+    pub com: Option<f64>,
+    pub inertia: Option<f64>,
+}
+
+/// A number for every link, or one per link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerLink {
+    All(f64),
+    Each(Vec<f64>),
+}
+
+impl PerLink {
+    fn expand(&self, n: usize) -> Vec<f64> {
+        match self {
+            PerLink::All(v) => vec![*v; n],
+            PerLink::Each(v) => v.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DampingSpec {
+    pub absolute: Option<PerLink>,
+    pub joint: Option<PerLink>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSpec {
+    pub torque: Option<HarmonicSpec>,
+    pub pivot: Option<PivotSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarmonicSpec {
+    pub amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PivotSpec {
+    #[serde(default)]
+    pub x_amplitude: f64,
+    #[serde(default)]
+    pub y_amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSpec {
+    /// Angles (rad), absolute from the downward vertical.
+    pub theta: Option<Vec<f64>>,
+    /// Angles in degrees (alternative to `theta`).
+    pub theta_deg: Option<Vec<f64>>,
+    /// Angular velocities (rad/s); default 0.
+    pub omega: Option<Vec<f64>>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct IntegratorSpec {
+    /// `rk4`, `dop853` (default) or `gauss`.
+    pub method: Option<String>,
+    /// Fixed step (s) for rk4 and gauss (default 1e-3).
+    pub dt: Option<f64>,
+    /// Alternative to dt for fixed-step methods: steps per output sample (seed 002's sub-steps).
+    pub substeps: Option<u64>,
+    /// Relative / absolute tolerance for dop853 (default 1e-10).
+    pub rtol: Option<f64>,
+    pub atol: Option<f64>,
+    /// Largest step of dop853 (s; default unbounded).
+    pub h_max: Option<f64>,
+    /// Gauss–Legendre stages: 2 (order 4) or 3 (order 6, default).
+    pub stages: Option<usize>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SimulateSpec {
+    pub t_end: Option<f64>,
+    pub dt_out: Option<f64>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OutputSpec {
+    /// HDF5 result file.
+    pub file: Option<PathBuf>,
+    /// Figure (.png or .svg).
+    pub plot: Option<PathBuf>,
+}
+
+/// A validated analysis.
+#[derive(Debug, Clone)]
+pub struct Spec {
+    pub title: String,
+    pub chain: Chain,
+    /// Preset name or "custom", for titles and attributes.
+    pub model_name: String,
+    /// Initial state (θ, θ̇).
+    pub x0: Vec<f64>,
+    pub method: Method,
+    pub analysis: Analysis,
+    pub output: OutputSpec,
+    /// The spec as TOML (what was read, with the command line's overrides applied), for provenance.
+    pub text: String,
+}
+
+/// The validated analysis kind and its options.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Analysis {
+    Simulate(SimulateOptions),
+}
+
+impl Analysis {
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Analysis::Simulate(_) => "simulate",
+        }
+    }
+}
+
+/// Parses TOML text; the error is one line with the line:column of the problem.
+pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
+    toml::from_str(text).map_err(|e| toml_error(&e, text, origin))
+}
+
+/// Parses a stand-alone model file (the `[model]` table's fields at top level).
+pub fn parse_model(text: &str, origin: &str) -> Result<ModelSpec, SpecError> {
+    toml::from_str(text).map_err(|e| toml_error(&e, text, origin))
+}
+
+fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
+    let at = e
+        .span()
+        .map(|s| {
+            let before = &text[..s.start.min(text.len())];
+            let line = before.matches('\n').count() + 1;
+            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
+            format!("{origin}:{line}:{col}")
+        })
+        .unwrap_or_else(|| origin.to_string());
+    let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    SpecError::new(at, msg)
+}
+
+fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
+    if v.is_finite() && v > 0.0 {
+        Ok(v)
+    } else {
+        Err(SpecError::new(field, format!("must be finite and > 0 (got {v})")))
+    }
+}
+
+impl ModelSpec {
+    /// Builds and validates the chain; returns it with a short name for titles.
+    pub fn build(&self) -> Result<(Chain, String), SpecError> {
+        let length = self.length.unwrap_or(1.0);
+        let mass = self.mass.unwrap_or(1.0);
+        let (links, name) = match (&self.preset, &self.link) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new("model", "give either `preset` or `[[model.link]]`, not both"))
+            }
+            (None, None) => return Err(SpecError::new("model", "missing: give `preset` or `[[model.link]]` tables")),
+            (Some(p), None) => {
+                let (count, shape) = match p.as_str() {
+                    "simple" => (1, LinkShape::Point),
+                    "double" => (2, LinkShape::Point),
+                    "triple" => (3, LinkShape::Point),
+                    "chain" | "rods" => {
+                        let n = self.links.ok_or_else(|| {
+                            SpecError::new("model.links", format!("preset `{p}` needs the number of links"))
+                        })?;
+                        (n, if p == "rods" { LinkShape::Rod } else { LinkShape::Point })
+                    }
+                    other => {
+                        return Err(SpecError::new(
+                            "model.preset",
+                            format!("unknown preset `{other}` (expected simple, double, triple, chain or rods)"),
+                        ))
+                    }
+                };
+                if let Some(n) = self.links {
+                    if n != count && !matches!(p.as_str(), "chain" | "rods") {
+                        return Err(SpecError::new(
+                            "model.links",
+                            format!("preset `{p}` has {count} links (got links = {n})"),
+                        ));
+                    }
+                }
+                (vec![Link::shaped(length, mass, shape); count], p.clone())
+            }
+            (None, Some(list)) => {
+                if self.links.is_some() || self.length.is_some() || self.mass.is_some() {
+                    return Err(SpecError::new(
+                        "model",
+                        "`links`, `length` and `mass` apply to presets; give them per [[model.link]]",
+                    ));
+                }
+                let mut links = Vec::with_capacity(list.len());
+                for (i, l) in list.iter().enumerate() {
+                    links.push(l.build(i + 1)?);
+                }
+                (links, "custom".to_string())
+            }
+        };
+        let n = links.len();
+        let damping = match &self.damping {
+            None => Damping::default(),
+            Some(d) => Damping {
+                absolute: d.absolute.as_ref().map_or(vec![], |v| v.expand(n)),
+                joint: d.joint.as_ref().map_or(vec![], |v| v.expand(n)),
+            },
+        };
+        let drive = match &self.drive {
+            None => Drive::default(),
+            Some(d) => Drive {
+                torque: d.torque.as_ref().map(|h| Harmonic {
+                    amplitude: h.amplitude,
+                    frequency: h.frequency,
+                    phase: h.phase,
+                }),
+                pivot: d.pivot.as_ref().map(|p| PivotMotion {
+                    x_amplitude: p.x_amplitude,
+                    y_amplitude: p.y_amplitude,
+                    frequency: p.frequency,
+                    phase: p.phase,
+                }),
+            },
+        };
+        let params = ChainParams {
+            links,
+            gravity: self.gravity.unwrap_or(ChainParams::G),
+            damping,
+            drive,
+        };
+        let chain = Chain::new(params).map_err(|e| model_error(e, self.preset.is_some()))?;
+        Ok((chain, name))
+    }
+}
+
+fn model_error(e: ModelError, preset: bool) -> SpecError {
+    match &e {
+        ModelError::NoLinks => SpecError::new(
+            if preset { "model.links" } else { "model.link" },
+            "a chain needs at least one link (got 0)",
+        ),
+        ModelError::Link { link, field, value, why } => {
+            let f = if preset && matches!(*field, "length" | "mass") {
+                format!("model.{field}")
+            } else {
+                format!("model.link[{link}].{field}")
+            };
+            SpecError::new(f, format!("{why} (got {value})"))
+        }
+        ModelError::Parameter { field, value, why } => SpecError::new(format!("model.{field}"), format!("{why} (got {value})")),
+        ModelError::Length { field, got, links } => {
+            SpecError::new(format!("model.{field}"), format!("has {got} entries but the chain has {links} links"))
+        }
+    }
+}
+
+impl LinkSpec {
+    fn build(&self, i: usize) -> Result<Link, SpecError> {
+        let f = |name: &str| format!("model.link[{i}].{name}");
+        let length = self.length.ok_or_else(|| SpecError::new(f("length"), "missing"))?;
+        let mass = self.mass.ok_or_else(|| SpecError::new(f("mass"), "missing"))?;
+        match (&self.shape, self.com, self.inertia) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
+                Err(SpecError::new(f("shape"), "give either `shape` or `com` + `inertia`, not both"))
+            }
+            (Some(s), None, None) => match s.as_str() {
+                "point" => Ok(Link::point(length, mass)),
+                "rod" => Ok(Link::rod(length, mass)),
+                other => Err(SpecError::new(f("shape"), format!("unknown shape `{other}` (expected point or rod)"))),
+            },
+            (None, None, None) => Ok(Link::point(length, mass)),
+            (None, com, inertia) => Ok(Link {
+                length,
+                mass,
+                com: com.ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
+                inertia: inertia.ok_or_else(|| SpecError::new(f("inertia"), "missing (needed with `com`)"))?,
+            }),
+        }
+    }
+}
+
+impl IntegratorSpec {
+    /// The integrator, validated; `dt_out` resolves `substeps`.
+    pub fn method(&self, dt_out: Option<f64>) -> Result<Method, SpecError> {
+        let name = self.method.as_deref().unwrap_or("dop853");
+        let fixed_dt = || -> Result<f64, SpecError> {
+            match (self.dt, self.substeps, dt_out) {
+                (Some(_), Some(_), _) => Err(SpecError::new("integrator.substeps", "give either `dt` or `substeps`, not both")),
+                (Some(dt), None, _) => positive("integrator.dt", dt),
+                (None, Some(0), _) => Err(SpecError::new("integrator.substeps", "must be >= 1 (got 0)")),
+                (None, Some(s), Some(out)) => Ok(out / s as f64),
+                (None, Some(_), None) => Err(SpecError::new("integrator.substeps", "needs an output interval")),
+                (None, None, _) => Ok(1e-3),
+            }
+        };
+        let adaptive_only = |field: &str, v: &Option<f64>| match v {
+            Some(_) => Err(SpecError::new(format!("integrator.{field}"), format!("applies to dop853, not {name}"))),
+            None => Ok(()),
+        };
+        match name {
+            "rk4" => {
+                adaptive_only("rtol", &self.rtol)?;
+                adaptive_only("atol", &self.atol)?;
+                if self.stages.is_some() {
+                    return Err(SpecError::new("integrator.stages", "applies to gauss, not rk4"));
+                }
+                Ok(Method::Rk4 { dt: fixed_dt()? })
+            }
+            "gauss" => {
+                adaptive_only("rtol", &self.rtol)?;
+                adaptive_only("atol", &self.atol)?;
+                let stages = self.stages.unwrap_or(3);
+                if !(stages == 2 || stages == 3) {
+                    return Err(SpecError::new("integrator.stages", format!("must be 2 or 3 (got {stages})")));
+                }
+                Ok(Method::Gauss { dt: fixed_dt()?, stages })
+            }
+            "dop853" => {
+                if self.dt.is_some() || self.substeps.is_some() {
+                    return Err(SpecError::new("integrator.dt", "dop853 is adaptive: set rtol/atol (and h_max), not dt"));
+                }
+                if self.stages.is_some() {
+                    return Err(SpecError::new("integrator.stages", "applies to gauss, not dop853"));
+                }
+                let rtol = positive("integrator.rtol", self.rtol.unwrap_or(1e-10))?;
+                let atol = positive("integrator.atol", self.atol.unwrap_or(1e-10))?;
+                if rtol < 1e-14 {
+                    return Err(SpecError::new("integrator.rtol", format!("below what binary64 can deliver (got {rtol:e}; use >= 1e-14)")));
+                }
+                let h_max = match self.h_max {
+                    Some(h) => positive("integrator.h_max", h)?,
+                    None => f64::INFINITY,
+                };
+                Ok(Method::Dop853 { rtol, atol, h_max })
+            }
+            other => Err(SpecError::new(
+                "integrator.method",
+                format!("unknown method `{other}` (expected rk4, dop853 or gauss)"),
+            )),
+        }
+    }
+}
+
+impl InitialSpec {
+    /// The initial state (θ, θ̇) for a chain of `n` links.
+    pub fn state(&self, n: usize) -> Result<Vec<f64>, SpecError> {
+        let theta = match (&self.theta, &self.theta_deg) {
+            (Some(_), Some(_)) => return Err(SpecError::new("initial.theta", "give either `theta` or `theta_deg`, not both")),
+            (Some(t), None) => t.clone(),
+            (None, Some(t)) => t.iter().map(|d| d.to_radians()).collect(),
+            (None, None) => return Err(SpecError::new("initial.theta", "missing: give the initial angles (rad)")),
+        };
+        let field = if self.theta.is_some() { "initial.theta" } else { "initial.theta_deg" };
+        if theta.len() != n {
+            return Err(SpecError::new(field, format!("has {} values but the chain has {n} links", theta.len())));
+        }
+        let omega = self.omega.clone().unwrap_or_else(|| vec![0.0; n]);
+        if omega.len() != n {
+            return Err(SpecError::new("initial.omega", format!("has {} values but the chain has {n} links", omega.len())));
+        }
+        for (name, v) in [(field, &theta), ("initial.omega", &omega)] {
+            if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+                return Err(SpecError::new(format!("{name}[{}]", i + 1), format!("must be finite (got {})", v[i])));
+            }
+        }
+        Ok(theta.into_iter().chain(omega).collect())
+    }
+}
+
+impl SpecFile {
+    /// Checks every value and builds the analysis.
+    pub fn validate(&self) -> Result<Spec, SpecError> {
+        let kind = self
+            .kind
+            .as_deref()
+            .ok_or_else(|| SpecError::new("kind", "missing: the analysis to run (simulate)"))?;
+        let (chain, model_name) = self.model.build()?;
+        let x0 = self.initial.state(chain.links())?;
+        let analysis = match kind {
+            "simulate" => {
+                let s = self.simulate.clone().unwrap_or_default();
+                let t_end = positive("simulate.t_end", s.t_end.ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?)?;
+                let dt_out = positive("simulate.dt_out", s.dt_out.unwrap_or(0.01))?;
+                if dt_out > t_end {
+                    return Err(SpecError::new("simulate.dt_out", format!("is longer than t_end ({dt_out} > {t_end})")));
+                }
+                let samples = t_end / dt_out;
+                if samples > 1e8 {
+                    return Err(SpecError::new("simulate.dt_out", format!("would store {samples:.3e} samples; the limit is 1e8")));
+                }
+                Analysis::Simulate(SimulateOptions { t_end, dt_out })
+            }
+            other => return Err(SpecError::new("kind", format!("unknown analysis kind `{other}` (expected simulate)"))),
+        };
+        let dt_out = match &analysis {
+            Analysis::Simulate(o) => Some(o.dt_out),
+        };
+        let method = self.integrator.method(dt_out)?;
+        if let (Some(dt), Analysis::Simulate(o)) = (method.fixed_dt(), &analysis) {
+            if dt > o.t_end {
+                return Err(SpecError::new("integrator.dt", format!("is longer than t_end ({dt} > {})", o.t_end)));
+            }
+        }
+        for (field, p) in [("output.file", &self.output.file), ("output.plot", &self.output.plot)] {
+            if let Some(p) = p {
+                if p.as_os_str().is_empty() {
+                    return Err(SpecError::new(field, "is empty"));
+                }
+            }
+        }
+        if let Some(p) = &self.output.plot {
+            match p.extension().and_then(|e| e.to_str()) {
+                Some("png") | Some("svg") => {}
+                _ => return Err(SpecError::new("output.plot", format!("`{}` must end in .png or .svg", p.display()))),
+            }
+        }
+        let title = self.title.clone().unwrap_or_else(|| format!("{kind}: {model_name} chain"));
+        Ok(Spec {
+            title,
+            chain,
+            model_name,
+            x0,
+            method,
+            analysis,
+            output: self.output.clone(),
+            text: toml::to_string(self).unwrap_or_default(),
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn spec(text: &str) -> Result<Spec, SpecError> {
+        parse(text, "t.toml")?.validate()
+    }
+
+    const OK: &str = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[simulate]\nt_end = 1.0\n";
+
+    #[test]
+    fn minimal_spec_validates() {
+        let s = spec(OK).unwrap();
+        assert_eq!(s.chain.links(), 2);
+        assert_eq!(s.x0, vec![2.0, 2.0, 0.0, 0.0]);
+        assert!(matches!(s.method, Method::Dop853 { .. }));
+    }
+
+    #[test]
+    fn errors_name_the_field() {
+        let e = spec(&OK.replace("preset = \"double\"", "preset = \"quadruple\"")).unwrap_err();
+        assert_eq!(e.field, "model.preset");
+        let e = spec(&OK.replace("t_end = 1.0", "t_end = -1.0")).unwrap_err();
+        assert_eq!(e.field, "simulate.t_end");
+        let e = spec(&OK.replace("[2.0, 2.0]", "[2.0]")).unwrap_err();
+        assert_eq!(e.field, "initial.theta");
+        let e = spec(&OK.replace("preset = \"double\"", "preset = \"chain\"\nlinks = 0")).unwrap_err();
+        assert_eq!(e.field, "model.links");
+        let e = spec(&OK.replace("preset = \"double\"", "preset = \"double\"\nlength = -1.0")).unwrap_err();
+        assert_eq!(e.field, "model.length");
+        let e = spec(&OK.replace("[model]\npreset = \"double\"", "[model]\n[[model.link]]\nlength = 1.0\nmass = nan\n[[model.link]]\nlength = 1.0\nmass = 1.0")).unwrap_err();
+        assert_eq!(e.field, "model.link[1].mass");
+        let e = spec(&OK.replace("[simulate]", "[integrator]\nmethod = \"rk4\"\ndt = 0.0\n[simulate]")).unwrap_err();
+        assert_eq!(e.field, "integrator.dt");
+    }
+
+    #[test]
+    fn unknown_field_and_bad_toml_are_one_line_with_position() {
+        let e = spec(&OK.replace("t_end", "t_ned")).unwrap_err();
+        assert!(e.field.starts_with("t.toml:7:"), "{e}");
+        assert!(e.message.contains("t_ned"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+        let e = spec("kind = \"simulate\n").unwrap_err();
+        assert!(e.field.starts_with("t.toml:1:"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+    }
+
+    #[test]
+    fn substeps_set_the_step() {
+        let s = spec(&OK.replace("[simulate]", "[integrator]\nmethod = \"rk4\"\nsubsteps = 4\n[simulate]\ndt_out = 0.02")).unwrap();
+        assert_eq!(s.method, Method::Rk4 { dt: 0.005 });
+    }
+}

@@ -1,0 +1,149 @@
+//! The real binary: exit codes, one-line error messages, and nothing left behind on failure.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+fn pendula() -> Command {
+    Command::cargo_bin("pendula").unwrap()
+}
+
+/// Runs and returns (exit code, stdout, stderr).
+fn run(cmd: &mut Command) -> (i32, String, String) {
+    let out = cmd.output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn no_files_in(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    assert!(left.is_empty(), "files left behind: {left:?}");
+}
+
+/// Bad input: exit 2, one line on stderr mentioning `needle`, nothing written.
+fn assert_bad_input(args: &[&str], needle: &str) {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("out.h5");
+    let (code, _, err) = run(pendula().current_dir(dir.path()).args(args).arg("-o").arg(&out));
+    assert_eq!(code, 2, "args {args:?}: stderr {err}");
+    assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
+    assert!(err.contains(needle), "args {args:?}: `{err}` does not mention `{needle}`");
+    no_files_in(dir.path());
+}
+
+const SIM: [&str; 5] = ["simulate", "--theta", "0.5,0.3", "--t-end", "1"];
+
+#[test]
+fn bad_model_values_are_refused() {
+    assert_bad_input(&[&SIM[..], &["--length", "-1"]].concat(), "--length");
+    assert_bad_input(&[&SIM[..], &["--length", "0"]].concat(), "--length");
+    assert_bad_input(&[&SIM[..], &["--mass", "0"]].concat(), "--mass");
+    assert_bad_input(&[&SIM[..], &["--mass", "NaN"]].concat(), "--mass");
+    assert_bad_input(&["simulate", "--preset", "chain", "--links", "0", "--t-end", "1"], "--links");
+    assert_bad_input(&[&SIM[..], &["--preset", "quintuple"]].concat(), "unknown preset");
+    assert_bad_input(&[&SIM[..], &["--gravity", "inf"]].concat(), "--gravity");
+}
+
+#[test]
+fn bad_times_and_steps_are_refused() {
+    assert_bad_input(&["simulate", "--theta", "0.5,0.3", "--t-end", "0"], "--t-end");
+    assert_bad_input(&["simulate", "--theta", "0.5,0.3", "--t-end", "-2"], "--t-end");
+    assert_bad_input(&[&SIM[..], &["--method", "rk4", "--dt", "0"]].concat(), "--dt");
+    assert_bad_input(&[&SIM[..], &["--method", "rk4", "--dt", "-0.01"]].concat(), "--dt");
+    assert_bad_input(&[&SIM[..], &["--dt-out", "0"]].concat(), "--dt-out");
+    assert_bad_input(&[&SIM[..], &["--method", "euler"]].concat(), "unknown method");
+    assert_bad_input(&["simulate", "--theta", "0.5", "--t-end", "1"], "--theta");
+    assert_bad_input(&["simulate", "--t-end", "1"], "--theta");
+}
+
+#[test]
+fn bad_spec_files_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let good = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n[simulate]\nt_end = 1.0\n";
+    let cases = [
+        ("unknown-field.toml", good.replace("t_end", "t_ned"), "unknown field"),
+        ("malformed.toml", "kind = \"simulate\n[model".to_string(), "malformed.toml:1:"),
+        ("bad-length.toml", good.replace("preset = \"double\"", "[[model.link]]\nlength = -2.0\nmass = 1.0"), "model.link[1].length"),
+        ("unknown-kind.toml", good.replace("simulate\"", "fourier\""), "unknown analysis kind"),
+        ("bad-shape.toml", good.replace("preset = \"double\"", "[[model.link]]\nlength = 1.0\nmass = 1.0\nshape = \"sphere\""), "shape"),
+    ];
+    for (name, text, needle) in cases {
+        let spec = write(name, &text);
+        let out = dir.path().join("r.h5");
+        let (code, _, err) = run(pendula().arg("run").arg(&spec).arg("-o").arg(&out));
+        assert_eq!(code, 2, "{name}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{name}: not one line: {err}");
+        assert!(err.contains(needle), "{name}: `{err}` lacks `{needle}`");
+        assert!(!out.exists() && !dir.path().join("r.h5.partial").exists());
+    }
+    let (code, _, err) = run(pendula().arg("run").arg(dir.path().join("missing.toml")).arg("--json"));
+    assert_eq!(code, 2);
+    assert!(err.contains("missing.toml"), "{err}");
+}
+
+#[test]
+fn unwritable_output_is_refused_before_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("plain-file");
+    std::fs::write(&file, "x").unwrap();
+    // A path "under" a regular file can never be created.
+    let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(file.join("out.h5")));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("-o"), "{err}");
+    let (code, _, err) = run(pendula().args(SIM).arg("--plot").arg(dir.path().join("fig.jpg")));
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--plot"), "{err}");
+}
+
+#[test]
+fn simulate_writes_file_and_refuses_to_overwrite() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("traj.h5");
+    let (code, stdout, err) = run(pendula().args(SIM).arg("-o").arg(&out).arg("--json"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.exists());
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(v["final_time"], 1.0);
+    assert!(v["relative_energy_drift"].as_f64().unwrap() < 1e-8);
+    let before = std::fs::read(&out).unwrap();
+    let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(&out));
+    assert_eq!(code, 2);
+    assert!(err.contains("--force"), "{err}");
+    assert_eq!(std::fs::read(&out).unwrap(), before, "the existing file was touched");
+    let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(&out).arg("--force"));
+    assert_eq!(code, 0, "{err}");
+}
+
+#[test]
+fn blow_up_is_a_failed_run_naming_time_and_variable() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("boom.h5");
+    let (code, _, err) = run(pendula()
+        .args(["simulate", "--theta", "1,1", "--omega", "1e300,-1e300", "--t-end", "1", "--method", "rk4", "--dt", "0.1"])
+        .arg("-o")
+        .arg(&out));
+    assert_eq!(code, 1, "{err}");
+    assert!(err.contains("non-finite") && err.contains("t = "), "{err}");
+    assert!(err.contains("theta[") || err.contains("omega["), "{err}");
+    no_files_in(dir.path());
+}
+
+#[test]
+fn run_executes_the_shipped_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/double-pendulum-trajectory.toml");
+    let out = dir.path().join("d.h5");
+    let png = dir.path().join("d.png");
+    let (code, stdout, err) = run(pendula().arg("run").arg(&spec).arg("-o").arg(&out).arg("--plot").arg(&png).arg("--json"));
+    assert_eq!(code, 0, "{err}");
+    assert!(out.exists() && png.exists());
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert!(v["max_relative_energy_error"].as_f64().unwrap() < 1e-10, "{v}");
+}
