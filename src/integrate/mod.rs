@@ -9,10 +9,12 @@
 
 pub mod dop853;
 pub mod event;
+pub mod gauss;
 pub mod rk4;
 
 pub use dop853::{Dop853, Dop853Solver};
 pub use event::{locate, Crossing, Direction};
+pub use gauss::{Gauss, GaussSolver};
 pub use rk4::Rk4;
 
 use crate::model::System;
