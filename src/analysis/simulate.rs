@@ -1,8 +1,8 @@
 //! `simulate`: a sampled trajectory of a planar chain, with its energy balance.
 
 use super::AnalysisError;
-use crate::integrate::{component_name, Flow, IntegrateError, Method, Rk4, Solver, Stats};
-use crate::model::{Chain, System};
+use crate::integrate::{component_name, Dop853, Flow, Gauss, IntegrateError, Method, Rk4, Solver, Stats};
+use crate::model::{Canonical, Chain, System};
 use crate::observe::{Control, Observer};
 use ndarray::Array2;
 use serde::Serialize;
@@ -89,10 +89,25 @@ pub fn simulate(
             let solver = Rk4::new(dt).solver(flow.layout.len());
             run(chain, flow, solver, false, x0.to_vec(), &ident, method, opts, observer)
         }
-        // TEMPORARY until the adaptive and symplectic integrators land.
-        Method::Dop853 { .. } | Method::Gauss { .. } => Err(AnalysisError::Integrate(
-            IntegrateError::NoConvergence { time: 0.0 },
-        )),
+        Method::Dop853 { rtol, atol, h_max } => {
+            let flow = Flow::with_layout(chain, work, 0);
+            let solver = Dop853 {
+                rtol,
+                atol,
+                h_max,
+                ..Default::default()
+            }
+            .solver(flow.layout.len());
+            run(chain, flow, solver, true, x0.to_vec(), &ident, method, opts, observer)
+        }
+        Method::Gauss { dt, stages } => {
+            let canonical = Canonical(chain);
+            let flow = Flow::with_layout(&canonical, work, 0);
+            let solver = Gauss { dt, stages }.solver(flow.layout.len());
+            let back = |y: &[f64]| chain.from_canonical(y);
+            let y0 = chain.to_canonical(x0);
+            run(chain, flow, solver, false, y0, &back, method, opts, observer)
+        }
     }
 }
 

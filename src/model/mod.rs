@@ -4,10 +4,12 @@
 //! `δẋ = J(x, t) δx`. The two sit side by side because every chaos measure needs both, and because
 //! one factorization of the mass matrix serves the state and all deviation vectors at once.
 
+pub mod canonical;
 pub mod chain;
 pub mod forcing;
 mod linalg;
 
+pub use canonical::{Canonical, CanonicalWorkspace};
 pub use chain::{Chain, ChainParams, Link, LinkShape};
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
 

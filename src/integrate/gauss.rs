@@ -1,0 +1,430 @@
+//! Gauss–Legendre collocation: implicit, symmetric, symplectic Runge–Kutta of order 2s.
+//!
+//! Reference: E. Hairer, C. Lubich, G. Wanner, *Geometric Numerical Integration*, 2nd ed.,
+//! §II.1.3 (collocation), §VI.4 (symplecticity), §VIII.5–6 (fixed-point iteration, starting
+//! approximations, compensated summation).
+//!
+//! Symplectic only for a Hamiltonian system in canonical coordinates, so integrate
+//! [`crate::model::Canonical`], not the chain's `(θ, θ̇)` form, when energy must stay bounded
+//! over long times. With deviation vectors in the [`super::Flow`] the variational equations are
+//! solved by the same collocation method, which gives the exact tangent map of the discrete step.
+//!
+//! - Stages solved by fixed-point iteration on the stage increments `Z_i = h Σ_j a_ij f(y + Z_j)`
+//!   to round-off: until `max_i |ΔZ_i| / (|y_i| + |Z_i|) ≤ 1e-15`, or until that measure stops
+//!   decreasing once below 1e-12 (a round-off plateau). At most `max_iter` (50) sweeps.
+//! - Starting guess: the previous step's collocation polynomial extrapolated over the new step
+//!   (when the caller hands back the state the last step returned), else `Z_i = c_i h f(t, y)`.
+//! - The update `y += h Σ b_j F_j` uses compensated (Kahan) summation, so round-off does not
+//!   random-walk the energy over 10⁶ steps.
+//! - Dense output: the collocation polynomial itself (order s at interior points, 2s at the ends).
+
+use super::{check_finite, IntegrateError, Ode, Solver, Stats};
+
+/// Gauss–Legendre collocation with `stages` ∈ {1, 2, 3} (order 2, 4, 6) and fixed step `dt` (s).
+///
+/// Default stages: 3 (order 6). Times are `t_k = t_0 + k·dt` with an integer step count, as for
+/// [`super::Rk4`]; a step that would pass `t_stop` is shortened to land on it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Gauss {
+    pub dt: f64,
+    pub stages: usize,
+}
+
+impl Gauss {
+    /// Three stages (order 6) with step `dt`.
+    pub fn new(dt: f64) -> Gauss {
+        Gauss { dt, stages: 3 }
+    }
+
+    /// The classical order of the method, `2·stages`.
+    pub fn order(&self) -> usize {
+        2 * self.stages
+    }
+
+    /// A solver with buffers for vectors of length `len`.
+    ///
+    /// # Panics
+    /// If `stages` is not 1, 2 or 3, or `dt` is not finite and > 0 (configuration errors, caught
+    /// before any integration starts).
+    pub fn solver(&self, len: usize) -> GaussSolver {
+        assert!(
+            (1..=3).contains(&self.stages),
+            "Gauss: stages = {} is not supported (use 1, 2 or 3)",
+            self.stages
+        );
+        assert!(
+            self.dt.is_finite() && self.dt > 0.0,
+            "Gauss: dt = {} must be finite and > 0",
+            self.dt
+        );
+        let s = self.stages;
+        let (c, a, b) = tableau(s);
+        let mut lp = [[0.0; 4]; 3];
+        for (j, l) in lp.iter_mut().enumerate().take(s) {
+            *l = lagrange_integral(&c[..s], j);
+        }
+        GaussSolver {
+            dt: self.dt,
+            s,
+            c,
+            a,
+            b,
+            lp,
+            max_iter: 50,
+            t0: f64::NAN,
+            count: 0,
+            t_prev: 0.0,
+            t_new: f64::NAN,
+            h_last: 0.0,
+            len,
+            z: vec![0.0; 3 * len],
+            f: vec![0.0; 3 * len],
+            y_stage: vec![0.0; len],
+            y_prev: vec![0.0; len],
+            y_last: vec![0.0; len],
+            comp: vec![0.0; len],
+            have_prev: false,
+            last_iterations: 0,
+            stats: Stats::default(),
+        }
+    }
+}
+
+/// Nodes, matrix and weights of the s-stage Gauss method (closed forms).
+fn tableau(s: usize) -> ([f64; 3], [[f64; 3]; 3], [f64; 3]) {
+    match s {
+        1 => (
+            [0.5, 0.0, 0.0],
+            [[0.5, 0.0, 0.0], [0.0; 3], [0.0; 3]],
+            [1.0, 0.0, 0.0],
+        ),
+        2 => {
+            let r = 3f64.sqrt() / 6.0;
+            (
+                [0.5 - r, 0.5 + r, 0.0],
+                [[0.25, 0.25 - r, 0.0], [0.25 + r, 0.25, 0.0], [0.0; 3]],
+                [0.5, 0.5, 0.0],
+            )
+        }
+        _ => {
+            let r = 15f64.sqrt();
+            (
+                [0.5 - r / 10.0, 0.5, 0.5 + r / 10.0],
+                [
+                    [5.0 / 36.0, 2.0 / 9.0 - r / 15.0, 5.0 / 36.0 - r / 30.0],
+                    [5.0 / 36.0 + r / 24.0, 2.0 / 9.0, 5.0 / 36.0 - r / 24.0],
+                    [5.0 / 36.0 + r / 30.0, 2.0 / 9.0 + r / 15.0, 5.0 / 36.0],
+                ],
+                [5.0 / 18.0, 4.0 / 9.0, 5.0 / 18.0],
+            )
+        }
+    }
+}
+
+/// Coefficients (ascending powers) of `L_j(θ) = ∫₀^θ ℓ_j`, ℓ_j the Lagrange basis on `c`.
+fn lagrange_integral(c: &[f64], j: usize) -> [f64; 4] {
+    let mut p = [0.0; 4];
+    p[0] = 1.0;
+    let mut deg = 0;
+    for (m, &cm) in c.iter().enumerate() {
+        if m == j {
+            continue;
+        }
+        let den = c[j] - cm;
+        // p ← p · (τ − c_m) / den
+        for k in (0..=deg + 1).rev() {
+            let lower = if k > 0 { p[k - 1] } else { 0.0 };
+            let here = if k <= deg { p[k] } else { 0.0 };
+            p[k] = (lower - cm * here) / den;
+        }
+        deg += 1;
+    }
+    let mut out = [0.0; 4];
+    for k in 0..=deg {
+        out[k + 1] = p[k] / (k + 1) as f64;
+    }
+    out
+}
+
+#[inline]
+fn horner(p: &[f64; 4], x: f64) -> f64 {
+    ((p[3] * x + p[2]) * x + p[1]) * x + p[0]
+}
+
+/// Gauss buffers and step bookkeeping.
+#[derive(Debug, Clone)]
+pub struct GaussSolver {
+    dt: f64,
+    s: usize,
+    c: [f64; 3],
+    a: [[f64; 3]; 3],
+    b: [f64; 3],
+    /// `L_j` polynomials of the collocation basis.
+    lp: [[f64; 4]; 3],
+    /// Fixed-point sweeps after which [`IntegrateError::NoConvergence`] is returned (default 50).
+    pub max_iter: u32,
+    t0: f64,
+    count: u64,
+    t_prev: f64,
+    t_new: f64,
+    h_last: f64,
+    len: usize,
+    /// Stage increments Z_i (stage i at `i·len`).
+    z: Vec<f64>,
+    /// Stage derivatives F_i = f(t + c_i h, y + Z_i).
+    f: Vec<f64>,
+    y_stage: Vec<f64>,
+    y_prev: Vec<f64>,
+    /// The state the last step returned (to detect a caller's change of `y`).
+    y_last: Vec<f64>,
+    /// Kahan compensation of the running sum y.
+    comp: Vec<f64>,
+    have_prev: bool,
+    last_iterations: u32,
+    stats: Stats,
+}
+
+impl GaussSolver {
+    /// Fixed-point sweeps used by the last step.
+    pub fn last_iterations(&self) -> u32 {
+        self.last_iterations
+    }
+
+    /// One collocation step of size `h` from `(t, y)`, in place.
+    fn gauss_step<O: Ode>(
+        &mut self,
+        ode: &mut O,
+        t: f64,
+        h: f64,
+        y: &mut [f64],
+    ) -> Result<(), IntegrateError> {
+        let (s, len) = (self.s, self.len);
+        let continuing = self.have_prev && t == self.t_new && y == self.y_last.as_slice();
+        if continuing {
+            // Extrapolate the last collocation polynomial u: Z_i = u(t + c_i h) − u(t).
+            let r = h / self.h_last;
+            let mut w = [[0.0; 3]; 3];
+            for i in 0..s {
+                for j in 0..s {
+                    w[i][j] = self.h_last * (horner(&self.lp[j], 1.0 + r * self.c[i]) - self.b[j]);
+                }
+            }
+            for i in 0..s {
+                for q in 0..len {
+                    let mut acc = 0.0;
+                    for j in 0..s {
+                        acc += w[i][j] * self.f[j * len + q];
+                    }
+                    self.z[i * len + q] = acc;
+                }
+            }
+        } else {
+            check_finite(t, y)?;
+            self.comp.fill(0.0);
+            ode.eval(t, y, &mut self.f[..len]);
+            self.stats.evals += 1;
+            for i in (0..s).rev() {
+                for q in 0..len {
+                    self.z[i * len + q] = self.c[i] * h * self.f[q];
+                }
+            }
+        }
+        let mut prev = f64::INFINITY;
+        let mut converged = false;
+        let mut it = 0;
+        while it < self.max_iter {
+            it += 1;
+            for i in 0..s {
+                for q in 0..len {
+                    self.y_stage[q] = y[q] + self.z[i * len + q];
+                }
+                ode.eval(
+                    t + self.c[i] * h,
+                    &self.y_stage,
+                    &mut self.f[i * len..(i + 1) * len],
+                );
+            }
+            self.stats.evals += s as u64;
+            let mut delta: f64 = 0.0;
+            for i in 0..s {
+                let ai = self.a[i];
+                for q in 0..len {
+                    let mut acc = 0.0;
+                    for j in 0..s {
+                        acc += ai[j] * self.f[j * len + q];
+                    }
+                    let znew = h * acc;
+                    let zold = self.z[i * len + q];
+                    let d = (znew - zold).abs();
+                    if d > 0.0 {
+                        delta = delta.max(d / (y[q].abs() + zold.abs() + f64::MIN_POSITIVE));
+                    }
+                    self.z[i * len + q] = znew;
+                }
+            }
+            if delta.is_nan() {
+                break;
+            }
+            if delta <= 1e-15 || (delta >= prev && delta <= 1e-12) {
+                converged = true;
+                break;
+            }
+            prev = delta;
+        }
+        self.last_iterations = it;
+        if !converged {
+            return Err(IntegrateError::NoConvergence { time: t });
+        }
+        self.y_prev.copy_from_slice(y);
+        for q in 0..len {
+            let mut inc = 0.0;
+            for j in 0..s {
+                inc += self.b[j] * self.f[j * len + q];
+            }
+            let dy = h * inc + self.comp[q];
+            let yn = y[q] + dy;
+            self.comp[q] = dy - (yn - y[q]);
+            y[q] = yn;
+        }
+        self.h_last = h;
+        self.stats.steps += 1;
+        Ok(())
+    }
+}
+
+impl Solver for GaussSolver {
+    /// One step of `dt` (shortened to land on `t_stop`).
+    ///
+    /// Errors: [`IntegrateError::NoConvergence`] when the stage iteration does not reach
+    /// round-off within `max_iter` sweeps (step too large for the dynamics, roughly
+    /// `dt · ‖∂f/∂y‖ ≳ 1`), [`IntegrateError::NonFinite`] for NaN/Inf in the input or result.
+    fn step<O: Ode>(
+        &mut self,
+        ode: &mut O,
+        t: f64,
+        y: &mut [f64],
+        t_stop: f64,
+    ) -> Result<f64, IntegrateError> {
+        debug_assert_eq!(y.len(), self.len);
+        let expected = self.t0 + self.count as f64 * self.dt;
+        if self.t0.is_nan() || t != expected {
+            self.t0 = t;
+            self.count = 0;
+        }
+        let mut t_next = self.t0 + (self.count + 1) as f64 * self.dt;
+        let slack = 1e-9 * self.dt;
+        let mut reset = false;
+        if t_next > t_stop + slack {
+            t_next = t_stop;
+            reset = true;
+        } else if (t_next - t_stop).abs() <= slack {
+            t_next = t_stop;
+        }
+        if t_next <= t {
+            return Ok(t);
+        }
+        self.gauss_step(ode, t, t_next - t, y)?;
+        self.t_prev = t;
+        self.t_new = t_next;
+        self.have_prev = true;
+        self.y_last.copy_from_slice(y);
+        if reset {
+            self.t0 = t_next;
+            self.count = 0;
+        } else {
+            self.count += 1;
+            if t_next != self.t0 + self.count as f64 * self.dt {
+                self.t0 = t_next;
+                self.count = 0;
+            }
+        }
+        check_finite(t_next, y)?;
+        Ok(t_next)
+    }
+
+    /// The collocation polynomial of the last step at `s ∈ [t_prev, t_new]`; no evaluations.
+    fn dense<O: Ode>(&mut self, _ode: &mut O, s: f64, out: &mut [f64]) {
+        if !self.have_prev {
+            return;
+        }
+        let h = self.h_last;
+        let th = (s - self.t_prev) / h;
+        let mut w = [0.0; 3];
+        for (j, wj) in w.iter_mut().enumerate().take(self.s) {
+            *wj = h * horner(&self.lp[j], th);
+        }
+        let len = self.len;
+        for q in 0..len {
+            let mut acc = 0.0;
+            for (j, wj) in w.iter().enumerate().take(self.s) {
+                acc += wj * self.f[j * len + q];
+            }
+            out[q] = self.y_prev[q] + acc;
+        }
+    }
+
+    fn stats(&self) -> Stats {
+        self.stats
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The closed-form tableau is the collocation one: a_ij = L_j(c_i), b_j = L_j(1).
+    #[test]
+    fn tableau_is_collocation() {
+        for s in 1..=3 {
+            let (c, a, b) = tableau(s);
+            for j in 0..s {
+                let l = lagrange_integral(&c[..s], j);
+                assert!(
+                    (horner(&l, 1.0) - b[j]).abs() < 4e-15,
+                    "s={s} b[{j}]: {}",
+                    horner(&l, 1.0) - b[j]
+                );
+                for i in 0..s {
+                    assert!(
+                        (horner(&l, c[i]) - a[i][j]).abs() < 4e-15,
+                        "s={s} a[{i}][{j}]"
+                    );
+                }
+            }
+        }
+    }
+
+    struct Osc;
+    impl Ode for Osc {
+        fn len(&self) -> usize {
+            2
+        }
+        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
+            dy[0] = y[1];
+            dy[1] = -y[0];
+        }
+    }
+
+    /// On a linear oscillator the Gauss method conserves the quadratic invariant exactly.
+    #[test]
+    fn oscillator_quadratic_invariant() {
+        for stages in 1..=3 {
+            let mut s = Gauss { dt: 0.1, stages }.solver(2);
+            let mut y = [1.0, 0.0];
+            let t = s.advance_to(&mut Osc, 0.0, &mut y, 100.0).unwrap();
+            assert_eq!(t, 100.0);
+            let e = y[0] * y[0] + y[1] * y[1];
+            assert!((e - 1.0).abs() < 1e-13, "stages {stages}: {e}");
+            // Dense output interpolates between the ends.
+            let mut out = [0.0; 2];
+            s.dense(&mut Osc, 100.0, &mut out);
+            assert!((out[0] - y[0]).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    #[should_panic(expected = "stages = 4")]
+    fn rejects_four_stages() {
+        let _ = Gauss { dt: 0.1, stages: 4 }.solver(2);
+    }
+}
