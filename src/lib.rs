@@ -16,3 +16,4 @@
 
 pub mod integrate;
 pub mod model;
+pub mod plot;
