@@ -18,5 +18,6 @@ pub mod integrate;
 pub mod model;
 pub mod analysis;
 pub mod observe;
+pub mod plot;
 pub mod spec;
 pub mod store;

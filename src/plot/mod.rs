@@ -1,0 +1,794 @@
+//! Plotting layer: figures drawn from result data (never from systems).
+//!
+//! Every figure implements [`Render`] once, generically over the plotters backend, and
+//! [`save`] picks PNG or SVG from the file extension. Shared pieces live here so later
+//! figure kinds (chain shapes, maps with a colour bar) look the same: embedded DejaVu
+//! fonts ([`ensure_fonts`]), a line palette ([`PALETTE`]), axes with our own ticks and
+//! labels ([`Axis`]), per-pixel decimation ([`decimate_minmax`]) and a legend that
+//! picks the emptiest corner ([`draw_legend`]).
+//!
+//! Files are written to [`partial_path`] and renamed on success, so an interrupted or
+//! failed draw never leaves a broken image under the requested name.
+
+pub mod timeseries;
+pub mod trajectory;
+
+pub use timeseries::{draw_timeseries, Figure, Panel, Series};
+pub use trajectory::draw_trajectory;
+
+use std::fs;
+use std::io;
+use std::ops::Range;
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+use plotters::style::{register_font, FontStyle};
+use thiserror::Error;
+
+/// Font family every figure uses; registered from the embedded DejaVu Sans.
+pub const FONT_FAMILY: &str = "sans-serif";
+
+/// PNG figures are drawn at this multiple of the requested size and box-filtered down,
+/// because plotters' bitmap lines are not anti-aliased.
+pub const SUPERSAMPLE: u32 = 3;
+
+/// Line colours (matplotlib's `tab10`): distinguishable, familiar from papers.
+pub const PALETTE: [RGBColor; 10] = [
+    RGBColor(0x1f, 0x77, 0xb4),
+    RGBColor(0xff, 0x7f, 0x0e),
+    RGBColor(0x2c, 0xa0, 0x2c),
+    RGBColor(0xd6, 0x27, 0x28),
+    RGBColor(0x94, 0x67, 0xbd),
+    RGBColor(0x8c, 0x56, 0x4b),
+    RGBColor(0xe3, 0x77, 0xc2),
+    RGBColor(0x7f, 0x7f, 0x7f),
+    RGBColor(0xbc, 0xbd, 0x22),
+    RGBColor(0x17, 0xbe, 0xcf),
+];
+
+/// The `i`-th palette colour, cycling.
+pub fn series_color(i: usize) -> RGBColor {
+    PALETTE[i % PALETTE.len()]
+}
+
+/// Problems with the data handed to a figure; found before any file is created.
+#[derive(Debug, Error)]
+pub enum DataError {
+    #[error("{what} is empty")]
+    Empty { what: String },
+    #[error("{what} has no finite values (all NaN or infinite)")]
+    NoFiniteValues { what: String },
+    #[error("{what} has no positive finite values to show on a log axis")]
+    NoPositiveValues { what: String },
+    #[error("{what} has {found} values, expected {expected}")]
+    LengthMismatch {
+        what: String,
+        expected: usize,
+        found: usize,
+    },
+}
+
+/// Failure inside a [`Render`] implementation, before a path is attached.
+#[derive(Debug, Error)]
+pub enum DrawError {
+    #[error(transparent)]
+    Data(#[from] DataError),
+    #[error("font registration failed: {0}")]
+    Font(String),
+    #[error("drawing failed: {0}")]
+    Backend(String),
+}
+
+impl<E: std::error::Error + Send + Sync> From<DrawingAreaErrorKind<E>> for DrawError {
+    fn from(e: DrawingAreaErrorKind<E>) -> Self {
+        DrawError::Backend(e.to_string())
+    }
+}
+
+/// Error of the plotting layer; always names the output file.
+#[derive(Debug, Error)]
+pub enum PlotError {
+    #[error("cannot plot to {}: unsupported extension {extension:?} (use .png or .svg)", path.display())]
+    UnsupportedFormat { path: PathBuf, extension: String },
+    #[error("cannot plot to {}: {source}", path.display())]
+    Data { path: PathBuf, source: DataError },
+    #[error("cannot plot to {}: font registration failed: {message}", path.display())]
+    Font { path: PathBuf, message: String },
+    #[error("cannot plot to {}: drawing failed: {message}", path.display())]
+    Draw { path: PathBuf, message: String },
+    #[error("cannot write {}: {source}", path.display())]
+    Io { path: PathBuf, source: io::Error },
+}
+
+impl PlotError {
+    fn from_draw(path: &Path, e: DrawError) -> Self {
+        let path = path.to_path_buf();
+        match e {
+            DrawError::Data(source) => PlotError::Data { path, source },
+            DrawError::Font(message) => PlotError::Font { path, message },
+            DrawError::Backend(message) => PlotError::Draw { path, message },
+        }
+    }
+}
+
+/// Registers DejaVu Sans (normal, bold, oblique) as [`FONT_FAMILY`].
+///
+/// plotters' `ab_glyph` feature has no system fonts, so text drawing fails until this
+/// ran; [`save`] and [`render_rgb`] call it. Thread-safe and idempotent.
+pub fn ensure_fonts() -> Result<(), DrawError> {
+    static REGISTERED: OnceLock<Result<(), String>> = OnceLock::new();
+    REGISTERED
+        .get_or_init(|| {
+            let fonts = [
+                (FontStyle::Normal, dejavu::sans::regular()),
+                (FontStyle::Bold, dejavu::sans::bold()),
+                (FontStyle::Oblique, dejavu::sans::oblique()),
+                (FontStyle::Italic, dejavu::sans::oblique()),
+            ];
+            for (style, bytes) in fonts {
+                register_font(FONT_FAMILY, style, bytes)
+                    .map_err(|_| format!("DejaVu Sans {} is not a valid font", style.as_str()))?;
+            }
+            Ok(())
+        })
+        .clone()
+        .map_err(DrawError::Font)
+}
+
+/// Output image format, chosen from the file extension.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    Png,
+    Svg,
+}
+
+impl Format {
+    /// `.png` or `.svg` (case-insensitive); anything else is
+    /// [`PlotError::UnsupportedFormat`] naming the extension.
+    pub fn from_path(path: &Path) -> Result<Format, PlotError> {
+        let ext = path.extension().and_then(|e| e.to_str()).unwrap_or("");
+        match ext.to_ascii_lowercase().as_str() {
+            "png" => Ok(Format::Png),
+            "svg" => Ok(Format::Svg),
+            _ => Err(PlotError::UnsupportedFormat {
+                path: path.to_path_buf(),
+                extension: ext.to_string(),
+            }),
+        }
+    }
+
+    fn extension(self) -> &'static str {
+        match self {
+            Format::Png => "png",
+            Format::Svg => "svg",
+        }
+    }
+}
+
+/// A figure drawn once for every backend (PNG bitmap, SVG, in-memory buffers).
+///
+/// A generic trait method rather than a closure, because a closure cannot be generic
+/// over the backend type.
+pub trait Render {
+    /// Checks the data; [`save`] calls this before creating any file.
+    fn validate(&self) -> Result<(), DataError> {
+        Ok(())
+    }
+
+    /// Draws onto `root`. `scale` is device pixels per logical pixel: sizes (fonts,
+    /// line widths, margins) are given in logical pixels and multiplied by it.
+    fn render<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        scale: f64,
+    ) -> Result<(), DrawError>;
+}
+
+/// Where [`save`] writes before renaming: `PATH.partial.EXT` (the image encoder picks
+/// the format from the last extension, so a bare `PATH.partial` is not possible).
+pub fn partial_path(path: &Path) -> Result<PathBuf, PlotError> {
+    let format = Format::from_path(path)?;
+    let mut name = path.as_os_str().to_owned();
+    name.push(".partial.");
+    name.push(format.extension());
+    Ok(PathBuf::from(name))
+}
+
+/// Draws `figure` to `path` at `size` (logical pixels; also the PNG's pixel size),
+/// PNG or SVG by extension. Validates first, writes [`partial_path`], renames on
+/// success and removes the partial file on failure.
+pub fn save<R: Render>(figure: &R, path: &Path, size: (u32, u32)) -> Result<(), PlotError> {
+    let format = Format::from_path(path)?;
+    figure.validate().map_err(|source| PlotError::Data {
+        path: path.to_path_buf(),
+        source,
+    })?;
+    ensure_fonts().map_err(|e| PlotError::from_draw(path, e))?;
+    let partial = partial_path(path)?;
+    let written = match format {
+        Format::Png => write_png(figure, &partial, size),
+        Format::Svg => write_svg(figure, &partial, size),
+    };
+    let result = written.and_then(|()| {
+        fs::rename(&partial, path).map_err(|source| PlotError::Io {
+            path: path.to_path_buf(),
+            source,
+        })
+    });
+    if result.is_err() {
+        let _ = fs::remove_file(&partial);
+    }
+    result
+}
+
+/// Renders `figure` to an RGB buffer (`3·w·h` bytes, row-major), supersampled and
+/// anti-aliased exactly as PNG output is; useful for tests and embedding.
+pub fn render_rgb<R: Render>(figure: &R, (w, h): (u32, u32)) -> Result<Vec<u8>, DrawError> {
+    ensure_fonts()?;
+    let s = SUPERSAMPLE;
+    let (bw, bh) = (w * s, h * s);
+    let mut big = vec![255u8; 3 * bw as usize * bh as usize];
+    {
+        let root = BitMapBackend::with_buffer(&mut big, (bw, bh)).into_drawing_area();
+        figure.render(&root, f64::from(s))?;
+        root.present()?;
+    }
+    Ok(downsample(&big, (w, h), s))
+}
+
+/// Box filter of an `s`-times larger RGB buffer down to `w × h`.
+fn downsample(big: &[u8], (w, h): (u32, u32), s: u32) -> Vec<u8> {
+    let (w, h, s) = (w as usize, h as usize, s as usize);
+    let bw = w * s;
+    let n = (s * s) as u32;
+    let mut out = vec![0u8; 3 * w * h];
+    for y in 0..h {
+        for x in 0..w {
+            let mut acc = [0u32; 3];
+            for dy in 0..s {
+                let row = (y * s + dy) * bw;
+                for dx in 0..s {
+                    let i = 3 * (row + x * s + dx);
+                    for c in 0..3 {
+                        acc[c] += u32::from(big[i + c]);
+                    }
+                }
+            }
+            let o = 3 * (y * w + x);
+            for c in 0..3 {
+                out[o + c] = ((acc[c] + n / 2) / n) as u8;
+            }
+        }
+    }
+    out
+}
+
+fn write_png<R: Render>(figure: &R, partial: &Path, size: (u32, u32)) -> Result<(), PlotError> {
+    let draw = |e| PlotError::from_draw(partial, e);
+    let rgb = render_rgb(figure, size).map_err(draw)?;
+    let mut backend = BitMapBackend::new(partial, size);
+    backend
+        .blit_bitmap((0, 0), size, &rgb)
+        .and_then(|()| backend.present())
+        .map_err(|e| PlotError::Draw {
+            path: partial.to_path_buf(),
+            message: e.to_string(),
+        })
+}
+
+fn write_svg<R: Render>(figure: &R, partial: &Path, size: (u32, u32)) -> Result<(), PlotError> {
+    let mut svg = String::new();
+    {
+        let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
+        figure
+            .render(&root, 1.0)
+            .and_then(|()| root.present().map_err(DrawError::from))
+            .map_err(|e| PlotError::from_draw(partial, e))?;
+    }
+    fs::write(partial, svg).map_err(|source| PlotError::Io {
+        path: partial.to_path_buf(),
+        source,
+    })
+}
+
+/// Finite min/max of `values` widened by `pad` (a fraction of the span) on each side.
+///
+/// NaN and infinite values are skipped; none left is [`DataError::NoFiniteValues`]. A
+/// constant series gets a symmetric pad of 10 % of its magnitude (±1 around zero), so
+/// it draws as a line in the middle instead of a degenerate axis.
+pub fn nice_range(
+    values: impl IntoIterator<Item = f64>,
+    pad: f64,
+) -> Result<(f64, f64), DataError> {
+    let (lo, hi) = finite_bounds(values).ok_or_else(|| DataError::NoFiniteValues {
+        what: "data".into(),
+    })?;
+    Ok(pad_range(lo, hi, pad))
+}
+
+fn finite_bounds(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values
+        .into_iter()
+        .filter(|v| v.is_finite())
+        .fold(None, |acc, v| match acc {
+            None => Some((v, v)),
+            Some((lo, hi)) => Some((v.min(lo), v.max(hi))),
+        })
+}
+
+fn pad_range(lo: f64, hi: f64, pad: f64) -> (f64, f64) {
+    let span = hi - lo;
+    let tiny = f64::EPSILON * 16.0 * lo.abs().max(hi.abs());
+    if span <= tiny || span == 0.0 {
+        let mid = 0.5 * (lo + hi);
+        let half = if mid == 0.0 { 1.0 } else { 0.1 * mid.abs() };
+        return (mid - half, mid + half);
+    }
+    (lo - pad * span, hi + pad * span)
+}
+
+/// An axis with our own tick positions and labels; implements plotters' [`Ranged`].
+///
+/// Linear axes get 1-2-5 ticks; log axes map `log10`, put labels at decades (`10ⁿ`)
+/// and light grid lines at 2…9. Labels use a real minus sign and `×10ⁿ` notation for
+/// very large or small numbers.
+#[derive(Debug, Clone)]
+pub struct Axis {
+    lo: f64,
+    hi: f64,
+    log: bool,
+    major: Vec<f64>,
+    minor: Vec<f64>,
+}
+
+impl Axis {
+    /// Linear axis over `lo..hi` with at most about `max_ticks` labelled ticks.
+    pub fn linear(lo: f64, hi: f64, max_ticks: usize) -> Axis {
+        let step = nice_step((hi - lo) / max_ticks.max(1) as f64);
+        let first = (lo / step).ceil() as i64;
+        let last = (hi / step).floor() as i64;
+        let major = (first..=last)
+            .map(|i| {
+                let v = i as f64 * step;
+                if v.abs() < step * 1e-9 {
+                    0.0
+                } else {
+                    v
+                }
+            })
+            .collect();
+        Axis {
+            lo,
+            hi,
+            log: false,
+            major,
+            minor: Vec::new(),
+        }
+    }
+
+    /// Log axis over `lo..hi` (both > 0).
+    pub fn log(lo: f64, hi: f64) -> Axis {
+        let (a, b) = (lo.log10(), hi.log10());
+        let (d0, d1) = (a.floor() as i32, b.ceil() as i32);
+        let decades = (b - a).max(1e-12);
+        let inside = |v: &f64| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9);
+        let every = (decades / 8.0).ceil().max(1.0) as i32;
+        let mut major: Vec<f64> = (d0..=d1)
+            .filter(|d| d.rem_euclid(every) == 0)
+            .map(|d| 10f64.powi(d))
+            .filter(inside)
+            .collect();
+        let mut minor: Vec<f64> = Vec::new();
+        if decades <= 6.0 {
+            for d in d0..=d1 {
+                for m in 2..10 {
+                    minor.push(f64::from(m) * 10f64.powi(d));
+                }
+            }
+            minor.retain(inside);
+        }
+        if major.len() < 2 {
+            // Less than a decade: label the 1…9 multiples we have instead.
+            let mut mults: Vec<f64> = (d0..=d1)
+                .flat_map(|d| (1..10).map(move |m| f64::from(m) * 10f64.powi(d)))
+                .filter(inside)
+                .collect();
+            if mults.len() > 6 {
+                mults.retain(|v| {
+                    let m = v / 10f64.powf(v.log10().floor());
+                    [1.0, 2.0, 5.0].iter().any(|k| (m - k).abs() < 1e-6)
+                });
+            }
+            major = mults;
+        }
+        Axis {
+            lo,
+            hi,
+            log: true,
+            major,
+            minor,
+        }
+    }
+
+    /// Axis fitted to the finite `values` (positive ones when `log`), padded by `pad`
+    /// of the span (in decades when `log`). `what` names the data in errors.
+    pub fn fit(
+        values: impl IntoIterator<Item = f64>,
+        log: bool,
+        pad: f64,
+        max_ticks: usize,
+        what: &str,
+    ) -> Result<Axis, DataError> {
+        if log {
+            let (lo, hi) = finite_bounds(
+                values
+                    .into_iter()
+                    .filter(|v| *v > 0.0)
+                    .map(|v| v.log10()),
+            )
+            .ok_or_else(|| DataError::NoPositiveValues { what: what.into() })?;
+            let (lo, hi) = if hi - lo < 1e-9 {
+                (lo - 0.5, hi + 0.5)
+            } else {
+                pad_range(lo, hi, pad)
+            };
+            Ok(Axis::log(10f64.powf(lo), 10f64.powf(hi)))
+        } else {
+            let (lo, hi) = finite_bounds(values)
+                .ok_or_else(|| DataError::NoFiniteValues { what: what.into() })?;
+            let (lo, hi) = pad_range(lo, hi, pad);
+            Ok(Axis::linear(lo, hi, max_ticks))
+        }
+    }
+
+    /// The axis limits.
+    pub fn bounds(&self) -> (f64, f64) {
+        (self.lo, self.hi)
+    }
+
+    /// Whether the axis is logarithmic.
+    pub fn is_log(&self) -> bool {
+        self.log
+    }
+
+    /// Labelled tick positions.
+    pub fn ticks(&self) -> &[f64] {
+        &self.major
+    }
+
+    /// Whether `v` can be drawn on this axis (finite, and positive on a log axis).
+    pub fn accepts(&self, v: f64) -> bool {
+        v.is_finite() && (!self.log || v > 0.0)
+    }
+
+    /// Position of `v` along the axis: 0 at `lo`, 1 at `hi`.
+    pub fn fraction(&self, v: f64) -> f64 {
+        if self.log {
+            (v.log10() - self.lo.log10()) / (self.hi.log10() - self.lo.log10())
+        } else {
+            (v - self.lo) / (self.hi - self.lo)
+        }
+    }
+
+    /// The tick label for `v`.
+    pub fn label(&self, v: f64) -> String {
+        if self.log {
+            let e = v.log10().round();
+            if (v.log10() - e).abs() < 1e-9 {
+                return format!("10{}", superscript(e as i64));
+            }
+            if (1e-3..1e4).contains(&v) {
+                return format_decimal(v, decimals_for(v));
+            }
+            return format_scientific(v);
+        }
+        let mag = self.major.iter().fold(0.0f64, |m, t| m.max(t.abs()));
+        if mag >= 1e5 || (mag > 0.0 && mag < 1e-3) {
+            return format_scientific(v);
+        }
+        let step = match self.major.as_slice() {
+            [a, b, ..] => b - a,
+            _ => (self.hi - self.lo) / 5.0,
+        };
+        format_decimal(v, decimals_for(step))
+    }
+}
+
+impl Ranged for Axis {
+    type FormatOption = NoDefaultFormatting;
+    type ValueType = f64;
+
+    fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
+        let f = self.fraction(*value);
+        let f = if f.is_finite() { f.clamp(-10.0, 11.0) } else { 0.0 };
+        limit.0 + (f64::from(limit.1 - limit.0) * f).round() as i32
+    }
+
+    fn key_points<Hint: KeyPointHint>(&self, hint: Hint) -> Vec<f64> {
+        if hint.weight().allow_light_points() {
+            self.minor.clone()
+        } else {
+            self.major.clone()
+        }
+    }
+
+    fn range(&self) -> Range<f64> {
+        self.lo..self.hi
+    }
+}
+
+impl ValueFormatter<f64> for Axis {
+    fn format_ext(&self, value: &f64) -> String {
+        self.label(*value)
+    }
+}
+
+/// Smallest 1, 2, 2.5 or 5 × 10ⁿ at least `raw`.
+fn nice_step(raw: f64) -> f64 {
+    if !(raw.is_finite() && raw > 0.0) {
+        return 1.0;
+    }
+    let p = 10f64.powf(raw.log10().floor());
+    [1.0, 2.0, 2.5, 5.0, 10.0]
+        .into_iter()
+        .map(|m| m * p)
+        .find(|s| *s >= raw * (1.0 - 1e-9))
+        .unwrap_or(10.0 * p)
+}
+
+/// Fewest decimals that show `step` exactly (up to 12).
+fn decimals_for(step: f64) -> usize {
+    let step = step.abs();
+    (0..12)
+        .find(|&d| {
+            let scaled = step * 10f64.powi(d as i32);
+            (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
+        })
+        .unwrap_or(12)
+}
+
+fn format_decimal(v: f64, decimals: usize) -> String {
+    let s = format!("{:.*}", decimals, v);
+    let zero = s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.');
+    if zero {
+        return s.trim_start_matches('-').to_string();
+    }
+    s.replace('-', "\u{2212}")
+}
+
+fn format_scientific(v: f64) -> String {
+    if v == 0.0 {
+        return "0".into();
+    }
+    let e = v.abs().log10().floor();
+    let m = v / 10f64.powf(e);
+    let (m, e) = if (m.abs() - 10.0).abs() < 1e-9 {
+        (m / 10.0, e + 1.0)
+    } else {
+        (m, e)
+    };
+    let exp = format!("10{}", superscript(e as i64));
+    if (m.abs() - 1.0).abs() < 1e-9 {
+        return if m < 0.0 {
+            format!("\u{2212}{exp}")
+        } else {
+            exp
+        };
+    }
+    let mant = format_decimal(m, decimals_for(m).min(3));
+    format!("{mant}\u{d7}{exp}")
+}
+
+fn superscript(n: i64) -> String {
+    const DIGITS: [char; 10] = ['⁰', '¹', '²', '³', '⁴', '⁵', '⁶', '⁷', '⁸', '⁹'];
+    let mut s = String::new();
+    if n < 0 {
+        s.push('⁻');
+    }
+    for c in n.unsigned_abs().to_string().chars() {
+        s.push(DIGITS[c as usize - '0' as usize]);
+    }
+    s
+}
+
+/// Per-pixel-column decimation ("M4") of `points`, which are `(x, y)` in data units.
+///
+/// Consecutive points falling into the same device column (`column(x)`) are reduced to
+/// the first, minimum, maximum and last of them, in their original order: the drawn
+/// polyline is identical at pixel resolution, while 10⁶ points become ≈ 4 per column.
+/// Works for unsorted x too (columns are then just shorter runs).
+pub fn decimate_minmax(
+    points: impl IntoIterator<Item = (f64, f64)>,
+    column: impl Fn(f64) -> i64,
+) -> Vec<(f64, f64)> {
+    let mut out = Vec::new();
+    let mut bucket: Option<(i64, [(usize, (f64, f64)); 4])> = None;
+    let flush = |b: &[(usize, (f64, f64)); 4], out: &mut Vec<(f64, f64)>| {
+        let mut picks = *b;
+        picks.sort_by_key(|p| p.0);
+        let mut last = usize::MAX;
+        for (i, p) in picks {
+            if i != last {
+                out.push(p);
+                last = i;
+            }
+        }
+    };
+    for (i, p) in points.into_iter().enumerate() {
+        let col = column(p.0);
+        match &mut bucket {
+            Some((c, b)) if *c == col => {
+                // b = [first, min, max, last]
+                if p.1 < b[1].1 .1 {
+                    b[1] = (i, p);
+                }
+                if p.1 > b[2].1 .1 {
+                    b[2] = (i, p);
+                }
+                b[3] = (i, p);
+            }
+            _ => {
+                if let Some((_, b)) = &bucket {
+                    flush(b, &mut out);
+                }
+                bucket = Some((col, [(i, p); 4]));
+            }
+        }
+    }
+    if let Some((_, b)) = &bucket {
+        flush(b, &mut out);
+    }
+    out
+}
+
+/// Splits indices `0..n` into maximal runs where `keep(i)` holds; gaps (NaN, values a
+/// log axis cannot show) break a line instead of being bridged.
+pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut start = None;
+    for i in 0..n {
+        match (keep(i), start) {
+            (true, None) => start = Some(i),
+            (false, Some(s)) => {
+                out.push(s..i);
+                start = None;
+            }
+            _ => {}
+        }
+    }
+    if let Some(s) = start {
+        out.push(s..n);
+    }
+    out
+}
+
+/// Text style in [`FONT_FAMILY`] at `size` logical pixels.
+pub fn font(size: f64, scale: f64, bold: bool) -> TextStyle<'static> {
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    FontDesc::new(FontFamily::SansSerif, size * scale, style).color(&RGBColor(0x22, 0x22, 0x22))
+}
+
+/// One legend row: a label and how its glyph is drawn.
+#[derive(Debug, Clone)]
+pub struct LegendEntry {
+    pub label: String,
+    pub color: RGBColor,
+    /// Draw a shaded box behind the line (the series has an error band).
+    pub band: bool,
+}
+
+/// Draws a framed legend into the corner of `area` (a chart's plotting area in pixel
+/// coordinates) that covers the fewest of `occupied` points (pixel coordinates
+/// relative to `area`), preferring upper right.
+pub fn draw_legend<DB: DrawingBackend>(
+    area: &DrawingArea<DB, Shift>,
+    entries: &[LegendEntry],
+    occupied: &[(i32, i32)],
+    scale: f64,
+    font_size: f64,
+) -> Result<(), DrawError> {
+    if entries.is_empty() {
+        return Ok(());
+    }
+    let px = |v: f64| (v * scale).round() as i32;
+    let text = font(font_size, scale, false);
+    let mut text_w = 0;
+    for e in entries {
+        let (w, _) = area.estimate_text_size(&e.label, &text)?;
+        text_w = text_w.max(w as i32);
+    }
+    let (pad, glyph, gap, row) = (px(8.0), px(26.0), px(8.0), px(font_size * 1.45));
+    let w = pad + glyph + gap + text_w + pad;
+    let h = pad + row * entries.len() as i32 + pad - px(font_size * 0.3);
+    let (aw, ah) = area.dim_in_pixel();
+    let (aw, ah) = (aw as i32, ah as i32);
+    let inset = px(8.0);
+    let corners = [
+        (aw - inset - w, inset),
+        (inset, inset),
+        (aw - inset - w, ah - inset - h),
+        (inset, ah - inset - h),
+    ];
+    let cover = |(x0, y0): (i32, i32)| {
+        let m = px(4.0);
+        occupied
+            .iter()
+            .filter(|(x, y)| *x >= x0 - m && *x <= x0 + w + m && *y >= y0 - m && *y <= y0 + h + m)
+            .count()
+    };
+    let (x0, y0) = corners
+        .into_iter()
+        .enumerate()
+        .min_by_key(|&(i, c)| (cover(c), i))
+        .map(|(_, c)| c)
+        .unwrap_or(corners[0]);
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        WHITE.mix(0.9).filled(),
+    ))?;
+    area.draw(&Rectangle::new(
+        [(x0, y0), (x0 + w, y0 + h)],
+        RGBColor(0xbb, 0xbb, 0xbb).stroke_width(px(1.0).max(1) as u32),
+    ))?;
+    for (i, e) in entries.iter().enumerate() {
+        let cy = y0 + pad + row * i as i32 + px(font_size * 0.55);
+        let gx = x0 + pad;
+        if e.band {
+            area.draw(&Rectangle::new(
+                [(gx, cy - px(6.0)), (gx + glyph, cy + px(6.0))],
+                e.color.mix(0.25).filled(),
+            ))?;
+        }
+        area.draw(&PathElement::new(
+            vec![(gx, cy), (gx + glyph, cy)],
+            e.color.stroke_width(px(2.0).max(1) as u32),
+        ))?;
+        area.draw(&Text::new(
+            e.label.clone(),
+            (gx + glyph + gap, cy),
+            text.pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ranges_skip_nan_and_pad_constants() {
+        assert_eq!(nice_range([1.0, f64::NAN, 3.0], 0.0).unwrap(), (1.0, 3.0));
+        assert_eq!(nice_range([2.0, 2.0], 0.05).unwrap(), (1.8, 2.2));
+        assert_eq!(nice_range([0.0], 0.05).unwrap(), (-1.0, 1.0));
+        assert!(nice_range([f64::NAN, f64::INFINITY], 0.05).is_err());
+    }
+
+    #[test]
+    fn labels_are_typographic() {
+        let a = Axis::linear(-1.0, 1.0, 5);
+        assert_eq!(a.ticks(), &[-1.0, -0.5, 0.0, 0.5, 1.0]);
+        assert_eq!(a.label(-0.5), "\u{2212}0.5");
+        assert_eq!(a.label(0.0), "0.0");
+        let l = Axis::log(1e-3, 10.0);
+        assert_eq!(l.label(1e-3), "10⁻³");
+        assert_eq!(format_scientific(2.5e-7), "2.5×10⁻⁷");
+    }
+
+    #[test]
+    fn decimation_keeps_extremes_in_order() {
+        let pts: Vec<(f64, f64)> = (0..1000).map(|i| (i as f64, (i % 7) as f64)).collect();
+        let d = decimate_minmax(pts, |x| (x / 100.0) as i64);
+        assert!(d.len() <= 40);
+        assert!(d.iter().any(|p| p.1 == 6.0) && d.iter().any(|p| p.1 == 0.0));
+        assert!(d.windows(2).all(|w| w[0].0 <= w[1].0));
+    }
+}
