@@ -10,7 +10,9 @@ fn rk4_step(c: &mut Criterion) {
     let mut group = c.benchmark_group("rk4_step");
     for &n in &[2usize, 3, 8, 32] {
         let chain = Chain::new(ChainParams::equal_points(n)).unwrap();
-        let x0: Vec<f64> = (0..2 * n).map(|i| if i < n { 2.0 - 0.01 * i as f64 } else { 0.0 }).collect();
+        let x0: Vec<f64> = (0..2 * n)
+            .map(|i| if i < n { 2.0 - 0.01 * i as f64 } else { 0.0 })
+            .collect();
         for &(label, k) in &[("state", 0usize), ("state+2N tangents", 2 * n)] {
             let mut flow = Flow::with_layout(&chain, false, k);
             let mut y = flow.initial(&x0, None);
@@ -24,7 +26,9 @@ fn rk4_step(c: &mut Criterion) {
                         y = flow.initial(&x0, None);
                         t = 0.0;
                     }
-                    t = solver.step(&mut flow, t, black_box(&mut y), f64::INFINITY).unwrap();
+                    t = solver
+                        .step(&mut flow, t, black_box(&mut y), f64::INFINITY)
+                        .unwrap();
                 })
             });
         }

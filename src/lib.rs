@@ -14,9 +14,9 @@
 //! - [`store`] and [`plot`]: HDF5 files and figures from result structs.
 //! - [`spec`]: the validated analysis specification shared by the CLI and `analyses/*.toml`.
 
+pub mod analysis;
 pub mod integrate;
 pub mod model;
-pub mod analysis;
 pub mod observe;
 pub mod plot;
 pub mod spec;

@@ -37,7 +37,9 @@
 
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
-use crate::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion};
+use crate::model::{
+    Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion,
+};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use thiserror::Error;
@@ -259,7 +261,10 @@ fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
     if v.is_finite() && v > 0.0 {
         Ok(v)
     } else {
-        Err(SpecError::new(field, format!("must be finite and > 0 (got {v})")))
+        Err(SpecError::new(
+            field,
+            format!("must be finite and > 0 (got {v})"),
+        ))
     }
 }
 
@@ -270,9 +275,17 @@ impl ModelSpec {
         let mass = self.mass.unwrap_or(1.0);
         let (links, name) = match (&self.preset, &self.link) {
             (Some(_), Some(_)) => {
-                return Err(SpecError::new("model", "give either `preset` or `[[model.link]]`, not both"))
+                return Err(SpecError::new(
+                    "model",
+                    "give either `preset` or `[[model.link]]`, not both",
+                ))
             }
-            (None, None) => return Err(SpecError::new("model", "missing: give `preset` or `[[model.link]]` tables")),
+            (None, None) => {
+                return Err(SpecError::new(
+                    "model",
+                    "missing: give `preset` or `[[model.link]]` tables",
+                ))
+            }
             (Some(p), None) => {
                 let (count, shape) = match p.as_str() {
                     "simple" => (1, LinkShape::Point),
@@ -356,7 +369,12 @@ fn model_error(e: ModelError, preset: bool) -> SpecError {
             if preset { "model.links" } else { "model.link" },
             "a chain needs at least one link (got 0)",
         ),
-        ModelError::Link { link, field, value, why } => {
+        ModelError::Link {
+            link,
+            field,
+            value,
+            why,
+        } => {
             let f = if preset && matches!(*field, "length" | "mass") {
                 format!("model.{field}")
             } else {
@@ -364,33 +382,46 @@ fn model_error(e: ModelError, preset: bool) -> SpecError {
             };
             SpecError::new(f, format!("{why} (got {value})"))
         }
-        ModelError::Parameter { field, value, why } => SpecError::new(format!("model.{field}"), format!("{why} (got {value})")),
-        ModelError::Length { field, got, links } => {
-            SpecError::new(format!("model.{field}"), format!("has {got} entries but the chain has {links} links"))
+        ModelError::Parameter { field, value, why } => {
+            SpecError::new(format!("model.{field}"), format!("{why} (got {value})"))
         }
+        ModelError::Length { field, got, links } => SpecError::new(
+            format!("model.{field}"),
+            format!("has {got} entries but the chain has {links} links"),
+        ),
     }
 }
 
 impl LinkSpec {
     fn build(&self, i: usize) -> Result<Link, SpecError> {
         let f = |name: &str| format!("model.link[{i}].{name}");
-        let length = self.length.ok_or_else(|| SpecError::new(f("length"), "missing"))?;
-        let mass = self.mass.ok_or_else(|| SpecError::new(f("mass"), "missing"))?;
+        let length = self
+            .length
+            .ok_or_else(|| SpecError::new(f("length"), "missing"))?;
+        let mass = self
+            .mass
+            .ok_or_else(|| SpecError::new(f("mass"), "missing"))?;
         match (&self.shape, self.com, self.inertia) {
-            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => {
-                Err(SpecError::new(f("shape"), "give either `shape` or `com` + `inertia`, not both"))
-            }
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(SpecError::new(
+                f("shape"),
+                "give either `shape` or `com` + `inertia`, not both",
+            )),
             (Some(s), None, None) => match s.as_str() {
                 "point" => Ok(Link::point(length, mass)),
                 "rod" => Ok(Link::rod(length, mass)),
-                other => Err(SpecError::new(f("shape"), format!("unknown shape `{other}` (expected point or rod)"))),
+                other => Err(SpecError::new(
+                    f("shape"),
+                    format!("unknown shape `{other}` (expected point or rod)"),
+                )),
             },
             (None, None, None) => Ok(Link::point(length, mass)),
             (None, com, inertia) => Ok(Link {
                 length,
                 mass,
-                com: com.ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
-                inertia: inertia.ok_or_else(|| SpecError::new(f("inertia"), "missing (needed with `com`)"))?,
+                com: com
+                    .ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
+                inertia: inertia
+                    .ok_or_else(|| SpecError::new(f("inertia"), "missing (needed with `com`)"))?,
             }),
         }
     }
@@ -402,16 +433,28 @@ impl IntegratorSpec {
         let name = self.method.as_deref().unwrap_or("dop853");
         let fixed_dt = || -> Result<f64, SpecError> {
             match (self.dt, self.substeps, dt_out) {
-                (Some(_), Some(_), _) => Err(SpecError::new("integrator.substeps", "give either `dt` or `substeps`, not both")),
+                (Some(_), Some(_), _) => Err(SpecError::new(
+                    "integrator.substeps",
+                    "give either `dt` or `substeps`, not both",
+                )),
                 (Some(dt), None, _) => positive("integrator.dt", dt),
-                (None, Some(0), _) => Err(SpecError::new("integrator.substeps", "must be >= 1 (got 0)")),
+                (None, Some(0), _) => Err(SpecError::new(
+                    "integrator.substeps",
+                    "must be >= 1 (got 0)",
+                )),
                 (None, Some(s), Some(out)) => Ok(out / s as f64),
-                (None, Some(_), None) => Err(SpecError::new("integrator.substeps", "needs an output interval")),
+                (None, Some(_), None) => Err(SpecError::new(
+                    "integrator.substeps",
+                    "needs an output interval",
+                )),
                 (None, None, _) => Ok(1e-3),
             }
         };
         let adaptive_only = |field: &str, v: &Option<f64>| match v {
-            Some(_) => Err(SpecError::new(format!("integrator.{field}"), format!("applies to dop853, not {name}"))),
+            Some(_) => Err(SpecError::new(
+                format!("integrator.{field}"),
+                format!("applies to dop853, not {name}"),
+            )),
             None => Ok(()),
         };
         match name {
@@ -419,7 +462,10 @@ impl IntegratorSpec {
                 adaptive_only("rtol", &self.rtol)?;
                 adaptive_only("atol", &self.atol)?;
                 if self.stages.is_some() {
-                    return Err(SpecError::new("integrator.stages", "applies to gauss, not rk4"));
+                    return Err(SpecError::new(
+                        "integrator.stages",
+                        "applies to gauss, not rk4",
+                    ));
                 }
                 Ok(Method::Rk4 { dt: fixed_dt()? })
             }
@@ -428,21 +474,36 @@ impl IntegratorSpec {
                 adaptive_only("atol", &self.atol)?;
                 let stages = self.stages.unwrap_or(3);
                 if !(stages == 2 || stages == 3) {
-                    return Err(SpecError::new("integrator.stages", format!("must be 2 or 3 (got {stages})")));
+                    return Err(SpecError::new(
+                        "integrator.stages",
+                        format!("must be 2 or 3 (got {stages})"),
+                    ));
                 }
-                Ok(Method::Gauss { dt: fixed_dt()?, stages })
+                Ok(Method::Gauss {
+                    dt: fixed_dt()?,
+                    stages,
+                })
             }
             "dop853" => {
                 if self.dt.is_some() || self.substeps.is_some() {
-                    return Err(SpecError::new("integrator.dt", "dop853 is adaptive: set rtol/atol (and h_max), not dt"));
+                    return Err(SpecError::new(
+                        "integrator.dt",
+                        "dop853 is adaptive: set rtol/atol (and h_max), not dt",
+                    ));
                 }
                 if self.stages.is_some() {
-                    return Err(SpecError::new("integrator.stages", "applies to gauss, not dop853"));
+                    return Err(SpecError::new(
+                        "integrator.stages",
+                        "applies to gauss, not dop853",
+                    ));
                 }
                 let rtol = positive("integrator.rtol", self.rtol.unwrap_or(1e-10))?;
                 let atol = positive("integrator.atol", self.atol.unwrap_or(1e-10))?;
                 if rtol < 1e-14 {
-                    return Err(SpecError::new("integrator.rtol", format!("below what binary64 can deliver (got {rtol:e}; use >= 1e-14)")));
+                    return Err(SpecError::new(
+                        "integrator.rtol",
+                        format!("below what binary64 can deliver (got {rtol:e}; use >= 1e-14)"),
+                    ));
                 }
                 let h_max = match self.h_max {
                     Some(h) => positive("integrator.h_max", h)?,
@@ -462,22 +523,45 @@ impl InitialSpec {
     /// The initial state (θ, θ̇) for a chain of `n` links.
     pub fn state(&self, n: usize) -> Result<Vec<f64>, SpecError> {
         let theta = match (&self.theta, &self.theta_deg) {
-            (Some(_), Some(_)) => return Err(SpecError::new("initial.theta", "give either `theta` or `theta_deg`, not both")),
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "give either `theta` or `theta_deg`, not both",
+                ))
+            }
             (Some(t), None) => t.clone(),
             (None, Some(t)) => t.iter().map(|d| d.to_radians()).collect(),
-            (None, None) => return Err(SpecError::new("initial.theta", "missing: give the initial angles (rad)")),
+            (None, None) => {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "missing: give the initial angles (rad)",
+                ))
+            }
         };
-        let field = if self.theta.is_some() { "initial.theta" } else { "initial.theta_deg" };
+        let field = if self.theta.is_some() {
+            "initial.theta"
+        } else {
+            "initial.theta_deg"
+        };
         if theta.len() != n {
-            return Err(SpecError::new(field, format!("has {} values but the chain has {n} links", theta.len())));
+            return Err(SpecError::new(
+                field,
+                format!("has {} values but the chain has {n} links", theta.len()),
+            ));
         }
         let omega = self.omega.clone().unwrap_or_else(|| vec![0.0; n]);
         if omega.len() != n {
-            return Err(SpecError::new("initial.omega", format!("has {} values but the chain has {n} links", omega.len())));
+            return Err(SpecError::new(
+                "initial.omega",
+                format!("has {} values but the chain has {n} links", omega.len()),
+            ));
         }
         for (name, v) in [(field, &theta), ("initial.omega", &omega)] {
             if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-                return Err(SpecError::new(format!("{name}[{}]", i + 1), format!("must be finite (got {})", v[i])));
+                return Err(SpecError::new(
+                    format!("{name}[{}]", i + 1),
+                    format!("must be finite (got {})", v[i]),
+                ));
             }
         }
         Ok(theta.into_iter().chain(omega).collect())
@@ -496,18 +580,33 @@ impl SpecFile {
         let analysis = match kind {
             "simulate" => {
                 let s = self.simulate.clone().unwrap_or_default();
-                let t_end = positive("simulate.t_end", s.t_end.ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?)?;
+                let t_end = positive(
+                    "simulate.t_end",
+                    s.t_end
+                        .ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?,
+                )?;
                 let dt_out = positive("simulate.dt_out", s.dt_out.unwrap_or(0.01))?;
                 if dt_out > t_end {
-                    return Err(SpecError::new("simulate.dt_out", format!("is longer than t_end ({dt_out} > {t_end})")));
+                    return Err(SpecError::new(
+                        "simulate.dt_out",
+                        format!("is longer than t_end ({dt_out} > {t_end})"),
+                    ));
                 }
                 let samples = t_end / dt_out;
                 if samples > 1e8 {
-                    return Err(SpecError::new("simulate.dt_out", format!("would store {samples:.3e} samples; the limit is 1e8")));
+                    return Err(SpecError::new(
+                        "simulate.dt_out",
+                        format!("would store {samples:.3e} samples; the limit is 1e8"),
+                    ));
                 }
                 Analysis::Simulate(SimulateOptions { t_end, dt_out })
             }
-            other => return Err(SpecError::new("kind", format!("unknown analysis kind `{other}` (expected simulate)"))),
+            other => {
+                return Err(SpecError::new(
+                    "kind",
+                    format!("unknown analysis kind `{other}` (expected simulate)"),
+                ))
+            }
         };
         let dt_out = match &analysis {
             Analysis::Simulate(o) => Some(o.dt_out),
@@ -515,10 +614,16 @@ impl SpecFile {
         let method = self.integrator.method(dt_out)?;
         if let (Some(dt), Analysis::Simulate(o)) = (method.fixed_dt(), &analysis) {
             if dt > o.t_end {
-                return Err(SpecError::new("integrator.dt", format!("is longer than t_end ({dt} > {})", o.t_end)));
+                return Err(SpecError::new(
+                    "integrator.dt",
+                    format!("is longer than t_end ({dt} > {})", o.t_end),
+                ));
             }
         }
-        for (field, p) in [("output.file", &self.output.file), ("output.plot", &self.output.plot)] {
+        for (field, p) in [
+            ("output.file", &self.output.file),
+            ("output.plot", &self.output.plot),
+        ] {
             if let Some(p) = p {
                 if p.as_os_str().is_empty() {
                     return Err(SpecError::new(field, "is empty"));
@@ -528,10 +633,18 @@ impl SpecFile {
         if let Some(p) = &self.output.plot {
             match p.extension().and_then(|e| e.to_str()) {
                 Some("png") | Some("svg") => {}
-                _ => return Err(SpecError::new("output.plot", format!("`{}` must end in .png or .svg", p.display()))),
+                _ => {
+                    return Err(SpecError::new(
+                        "output.plot",
+                        format!("`{}` must end in .png or .svg", p.display()),
+                    ))
+                }
             }
         }
-        let title = self.title.clone().unwrap_or_else(|| format!("{kind}: {model_name} chain"));
+        let title = self
+            .title
+            .clone()
+            .unwrap_or_else(|| format!("{kind}: {model_name} chain"));
         Ok(Spec {
             title,
             chain,
@@ -571,13 +684,19 @@ mod tests {
         assert_eq!(e.field, "simulate.t_end");
         let e = spec(&OK.replace("[2.0, 2.0]", "[2.0]")).unwrap_err();
         assert_eq!(e.field, "initial.theta");
-        let e = spec(&OK.replace("preset = \"double\"", "preset = \"chain\"\nlinks = 0")).unwrap_err();
+        let e =
+            spec(&OK.replace("preset = \"double\"", "preset = \"chain\"\nlinks = 0")).unwrap_err();
         assert_eq!(e.field, "model.links");
-        let e = spec(&OK.replace("preset = \"double\"", "preset = \"double\"\nlength = -1.0")).unwrap_err();
+        let e = spec(&OK.replace("preset = \"double\"", "preset = \"double\"\nlength = -1.0"))
+            .unwrap_err();
         assert_eq!(e.field, "model.length");
         let e = spec(&OK.replace("[model]\npreset = \"double\"", "[model]\n[[model.link]]\nlength = 1.0\nmass = nan\n[[model.link]]\nlength = 1.0\nmass = 1.0")).unwrap_err();
         assert_eq!(e.field, "model.link[1].mass");
-        let e = spec(&OK.replace("[simulate]", "[integrator]\nmethod = \"rk4\"\ndt = 0.0\n[simulate]")).unwrap_err();
+        let e = spec(&OK.replace(
+            "[simulate]",
+            "[integrator]\nmethod = \"rk4\"\ndt = 0.0\n[simulate]",
+        ))
+        .unwrap_err();
         assert_eq!(e.field, "integrator.dt");
     }
 
@@ -594,7 +713,11 @@ mod tests {
 
     #[test]
     fn substeps_set_the_step() {
-        let s = spec(&OK.replace("[simulate]", "[integrator]\nmethod = \"rk4\"\nsubsteps = 4\n[simulate]\ndt_out = 0.02")).unwrap();
+        let s = spec(&OK.replace(
+            "[simulate]",
+            "[integrator]\nmethod = \"rk4\"\nsubsteps = 4\n[simulate]\ndt_out = 0.02",
+        ))
+        .unwrap();
         assert_eq!(s.method, Method::Rk4 { dt: 0.005 });
     }
 }

@@ -18,7 +18,10 @@ fn run(cmd: &mut Command) -> (i32, String, String) {
 }
 
 fn no_files_in(dir: &Path) {
-    let left: Vec<_> = std::fs::read_dir(dir).unwrap().map(|e| e.unwrap().file_name()).collect();
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
     assert!(left.is_empty(), "files left behind: {left:?}");
 }
 
@@ -26,10 +29,17 @@ fn no_files_in(dir: &Path) {
 fn assert_bad_input(args: &[&str], needle: &str) {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("out.h5");
-    let (code, _, err) = run(pendula().current_dir(dir.path()).args(args).arg("-o").arg(&out));
+    let (code, _, err) = run(pendula()
+        .current_dir(dir.path())
+        .args(args)
+        .arg("-o")
+        .arg(&out));
     assert_eq!(code, 2, "args {args:?}: stderr {err}");
     assert_eq!(err.trim_end().lines().count(), 1, "not one line: {err}");
-    assert!(err.contains(needle), "args {args:?}: `{err}` does not mention `{needle}`");
+    assert!(
+        err.contains(needle),
+        "args {args:?}: `{err}` does not mention `{needle}`"
+    );
     no_files_in(dir.path());
 }
 
@@ -41,19 +51,42 @@ fn bad_model_values_are_refused() {
     assert_bad_input(&[&SIM[..], &["--length", "0"]].concat(), "--length");
     assert_bad_input(&[&SIM[..], &["--mass", "0"]].concat(), "--mass");
     assert_bad_input(&[&SIM[..], &["--mass", "NaN"]].concat(), "--mass");
-    assert_bad_input(&["simulate", "--preset", "chain", "--links", "0", "--t-end", "1"], "--links");
-    assert_bad_input(&[&SIM[..], &["--preset", "quintuple"]].concat(), "unknown preset");
+    assert_bad_input(
+        &[
+            "simulate", "--preset", "chain", "--links", "0", "--t-end", "1",
+        ],
+        "--links",
+    );
+    assert_bad_input(
+        &[&SIM[..], &["--preset", "quintuple"]].concat(),
+        "unknown preset",
+    );
     assert_bad_input(&[&SIM[..], &["--gravity", "inf"]].concat(), "--gravity");
 }
 
 #[test]
 fn bad_times_and_steps_are_refused() {
-    assert_bad_input(&["simulate", "--theta", "0.5,0.3", "--t-end", "0"], "--t-end");
-    assert_bad_input(&["simulate", "--theta", "0.5,0.3", "--t-end", "-2"], "--t-end");
-    assert_bad_input(&[&SIM[..], &["--method", "rk4", "--dt", "0"]].concat(), "--dt");
-    assert_bad_input(&[&SIM[..], &["--method", "rk4", "--dt", "-0.01"]].concat(), "--dt");
+    assert_bad_input(
+        &["simulate", "--theta", "0.5,0.3", "--t-end", "0"],
+        "--t-end",
+    );
+    assert_bad_input(
+        &["simulate", "--theta", "0.5,0.3", "--t-end", "-2"],
+        "--t-end",
+    );
+    assert_bad_input(
+        &[&SIM[..], &["--method", "rk4", "--dt", "0"]].concat(),
+        "--dt",
+    );
+    assert_bad_input(
+        &[&SIM[..], &["--method", "rk4", "--dt", "-0.01"]].concat(),
+        "--dt",
+    );
     assert_bad_input(&[&SIM[..], &["--dt-out", "0"]].concat(), "--dt-out");
-    assert_bad_input(&[&SIM[..], &["--method", "euler"]].concat(), "unknown method");
+    assert_bad_input(
+        &[&SIM[..], &["--method", "euler"]].concat(),
+        "unknown method",
+    );
     assert_bad_input(&["simulate", "--theta", "0.5", "--t-end", "1"], "--theta");
     assert_bad_input(&["simulate", "--t-end", "1"], "--theta");
 }
@@ -68,22 +101,55 @@ fn bad_spec_files_are_refused() {
     };
     let good = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n[simulate]\nt_end = 1.0\n";
     let cases = [
-        ("unknown-field.toml", good.replace("t_end", "t_ned"), "unknown field"),
-        ("malformed.toml", "kind = \"simulate\n[model".to_string(), "malformed.toml:1:"),
-        ("bad-length.toml", good.replace("preset = \"double\"", "[[model.link]]\nlength = -2.0\nmass = 1.0"), "model.link[1].length"),
-        ("unknown-kind.toml", good.replace("simulate\"", "fourier\""), "unknown analysis kind"),
-        ("bad-shape.toml", good.replace("preset = \"double\"", "[[model.link]]\nlength = 1.0\nmass = 1.0\nshape = \"sphere\""), "shape"),
+        (
+            "unknown-field.toml",
+            good.replace("t_end", "t_ned"),
+            "unknown field",
+        ),
+        (
+            "malformed.toml",
+            "kind = \"simulate\n[model".to_string(),
+            "malformed.toml:",
+        ),
+        (
+            "bad-length.toml",
+            good.replace(
+                "preset = \"double\"",
+                "[[model.link]]\nlength = -2.0\nmass = 1.0",
+            ),
+            "model.link[1].length",
+        ),
+        (
+            "unknown-kind.toml",
+            good.replace("simulate\"", "fourier\""),
+            "unknown analysis kind",
+        ),
+        (
+            "bad-shape.toml",
+            good.replace(
+                "preset = \"double\"",
+                "[[model.link]]\nlength = 1.0\nmass = 1.0\nshape = \"sphere\"",
+            ),
+            "shape",
+        ),
     ];
     for (name, text, needle) in cases {
         let spec = write(name, &text);
         let out = dir.path().join("r.h5");
         let (code, _, err) = run(pendula().arg("run").arg(&spec).arg("-o").arg(&out));
         assert_eq!(code, 2, "{name}: {err}");
-        assert_eq!(err.trim_end().lines().count(), 1, "{name}: not one line: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{name}: not one line: {err}"
+        );
         assert!(err.contains(needle), "{name}: `{err}` lacks `{needle}`");
         assert!(!out.exists() && !dir.path().join("r.h5.partial").exists());
     }
-    let (code, _, err) = run(pendula().arg("run").arg(dir.path().join("missing.toml")).arg("--json"));
+    let (code, _, err) = run(pendula()
+        .arg("run")
+        .arg(dir.path().join("missing.toml"))
+        .arg("--json"));
     assert_eq!(code, 2);
     assert!(err.contains("missing.toml"), "{err}");
 }
@@ -97,7 +163,10 @@ fn unwritable_output_is_refused_before_work() {
     let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(file.join("out.h5")));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("-o"), "{err}");
-    let (code, _, err) = run(pendula().args(SIM).arg("--plot").arg(dir.path().join("fig.jpg")));
+    let (code, _, err) = run(pendula()
+        .args(SIM)
+        .arg("--plot")
+        .arg(dir.path().join("fig.jpg")));
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--plot"), "{err}");
 }
@@ -116,7 +185,11 @@ fn simulate_writes_file_and_refuses_to_overwrite() {
     let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(&out));
     assert_eq!(code, 2);
     assert!(err.contains("--force"), "{err}");
-    assert_eq!(std::fs::read(&out).unwrap(), before, "the existing file was touched");
+    assert_eq!(
+        std::fs::read(&out).unwrap(),
+        before,
+        "the existing file was touched"
+    );
     let (code, _, err) = run(pendula().args(SIM).arg("-o").arg(&out).arg("--force"));
     assert_eq!(code, 0, "{err}");
 }
@@ -126,7 +199,19 @@ fn blow_up_is_a_failed_run_naming_time_and_variable() {
     let dir = tempfile::tempdir().unwrap();
     let out = dir.path().join("boom.h5");
     let (code, _, err) = run(pendula()
-        .args(["simulate", "--theta", "1,1", "--omega", "1e300,-1e300", "--t-end", "1", "--method", "rk4", "--dt", "0.1"])
+        .args([
+            "simulate",
+            "--theta",
+            "1,1",
+            "--omega",
+            "1e300,-1e300",
+            "--t-end",
+            "1",
+            "--method",
+            "rk4",
+            "--dt",
+            "0.1",
+        ])
         .arg("-o")
         .arg(&out));
     assert_eq!(code, 1, "{err}");
@@ -138,12 +223,23 @@ fn blow_up_is_a_failed_run_naming_time_and_variable() {
 #[test]
 fn run_executes_the_shipped_spec() {
     let dir = tempfile::tempdir().unwrap();
-    let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/double-pendulum-trajectory.toml");
+    let spec =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/double-pendulum-trajectory.toml");
     let out = dir.path().join("d.h5");
     let png = dir.path().join("d.png");
-    let (code, stdout, err) = run(pendula().arg("run").arg(&spec).arg("-o").arg(&out).arg("--plot").arg(&png).arg("--json"));
+    let (code, stdout, err) = run(pendula()
+        .arg("run")
+        .arg(&spec)
+        .arg("-o")
+        .arg(&out)
+        .arg("--plot")
+        .arg(&png)
+        .arg("--json"));
     assert_eq!(code, 0, "{err}");
     assert!(out.exists() && png.exists());
     let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
-    assert!(v["max_relative_energy_error"].as_f64().unwrap() < 1e-10, "{v}");
+    assert!(
+        v["max_relative_energy_error"].as_f64().unwrap() < 1e-10,
+        "{v}"
+    );
 }

@@ -17,7 +17,10 @@ fn equal_point_chain_matches_laguerre_zeros() {
         let x = laguerre_zeros(n);
         for (k, (&w2, &xk)) in m.omega2.iter().zip(&x).enumerate() {
             let got = w2 / 9.81;
-            assert!(((got - xk) / xk).abs() < 1e-10, "N = {n}, mode {k}: {got} vs {xk}");
+            assert!(
+                ((got - xk) / xk).abs() < 1e-10,
+                "N = {n}, mode {k}: {got} vs {xk}"
+            );
         }
         // Trace identity: Σ x_k = N².
         let sum: f64 = x.iter().sum();
@@ -32,11 +35,18 @@ fn random_double_point_pendulum_matches_closed_form() {
         let (m1, m2) = (rng.random_range(0.1..5.0), rng.random_range(0.1..5.0));
         let (l1, l2) = (rng.random_range(0.1..3.0), rng.random_range(0.1..3.0));
         let g = rng.random_range(1.0..20.0);
-        let chain = Chain::new(ChainParams { gravity: g, ..ChainParams::new(vec![Link::point(l1, m1), Link::point(l2, m2)]) }).unwrap();
+        let chain = Chain::new(ChainParams {
+            gravity: g,
+            ..ChainParams::new(vec![Link::point(l1, m1), Link::point(l2, m2)])
+        })
+        .unwrap();
         let w = hanging(&chain).frequencies();
         let s = (m1 + m2) * (l1 + l2);
         let r = (s * s - 4.0 * m1 * (m1 + m2) * l1 * l2).sqrt();
-        let w2 = [g * (s - r) / (2.0 * m1 * l1 * l2), g * (s + r) / (2.0 * m1 * l1 * l2)];
+        let w2 = [
+            g * (s - r) / (2.0 * m1 * l1 * l2),
+            g * (s + r) / (2.0 * m1 * l1 * l2),
+        ];
         for k in 0..2 {
             let rel = (w[k] * w[k] - w2[k]).abs() / w2[k];
             assert!(rel < 1e-12, "mode {k}: {rel:e}");
@@ -52,9 +62,17 @@ fn equal_rod_double_pendulum_matches_seed004() {
         let chain = Chain::new(ChainParams::new(vec![Link::rod(l, m); 2])).unwrap();
         let w2 = hanging(&chain).omega2;
         let g = 9.81;
-        let expect = [g / l * (3.0 - 6.0 / 7f64.sqrt()), g / l * (3.0 + 6.0 / 7f64.sqrt())];
+        let expect = [
+            g / l * (3.0 - 6.0 / 7f64.sqrt()),
+            g / l * (3.0 + 6.0 / 7f64.sqrt()),
+        ];
         for k in 0..2 {
-            assert!(((w2[k] - expect[k]) / expect[k]).abs() < 1e-12, "{} vs {}", w2[k], expect[k]);
+            assert!(
+                ((w2[k] - expect[k]) / expect[k]).abs() < 1e-12,
+                "{} vs {}",
+                w2[k],
+                expect[k]
+            );
         }
     }
 }
@@ -65,7 +83,14 @@ fn long_chain_approaches_the_continuum_bessel_limit() {
     let bessel = bessel_j0_zeros(5);
     let mut previous = f64::INFINITY;
     for &n in &[50usize, 100, 200] {
-        let chain = Chain::new(ChainParams::new(vec![Link::point(1.0 / n as f64, 1.0 / n as f64); n])).unwrap();
+        let chain = Chain::new(ChainParams::new(vec![
+            Link::point(
+                1.0 / n as f64,
+                1.0 / n as f64
+            );
+            n
+        ]))
+        .unwrap();
         let w = hanging(&chain).frequencies();
         let worst = (0..5)
             .map(|k| {
@@ -76,7 +101,10 @@ fn long_chain_approaches_the_continuum_bessel_limit() {
         if n == 200 {
             assert!(worst < 0.01, "N = 200: worst relative difference {worst}");
         }
-        assert!(worst < previous, "no convergence at N = {n}: {worst} >= {previous}");
+        assert!(
+            worst < previous,
+            "no convergence at N = {n}: {worst} >= {previous}"
+        );
         previous = worst;
     }
 }
@@ -85,14 +113,27 @@ fn long_chain_approaches_the_continuum_bessel_limit() {
 fn morse_index_counts_links_pointing_up() {
     let mut rng = StdRng::seed_from_u64(12);
     for n in 1..=6 {
-        let point = ChainParams::new((0..n).map(|_| Link::point(rng.random_range(0.3..2.0), rng.random_range(0.2..3.0))).collect());
-        let rod = ChainParams::new((0..n).map(|_| Link::rod(rng.random_range(0.3..2.0), rng.random_range(0.2..3.0))).collect());
+        let point = ChainParams::new(
+            (0..n)
+                .map(|_| Link::point(rng.random_range(0.3..2.0), rng.random_range(0.2..3.0)))
+                .collect(),
+        );
+        let rod = ChainParams::new(
+            (0..n)
+                .map(|_| Link::rod(rng.random_range(0.3..2.0), rng.random_range(0.2..3.0)))
+                .collect(),
+        );
         let mixed = ChainParams::new(
             (0..n)
                 .map(|j| match j % 3 {
                     0 => Link::point(1.0, 0.7),
                     1 => Link::rod(0.8, 1.3),
-                    _ => Link { length: 0.6, mass: 0.9, com: 0.2, inertia: 0.05 },
+                    _ => Link {
+                        length: 0.6,
+                        mass: 0.9,
+                        com: 0.2,
+                        inertia: 0.05,
+                    },
                 })
                 .collect(),
         );
@@ -103,7 +144,12 @@ fn morse_index_counts_links_pointing_up() {
                 assert_eq!(m.unstable, eq.inverted_links(), "N = {n}, {}", eq.label());
                 // M-orthonormal shapes: VᵀMV = I, and the residual of K v = ω² M v.
                 let vtmv = m.shapes.transpose() * &m.mass * &m.shapes;
-                let resid = &m.stiffness * &m.shapes - &m.mass * &m.shapes * nalgebra::DMatrix::from_diagonal(&nalgebra::DVector::from_vec(m.omega2.clone()));
+                let resid = &m.stiffness * &m.shapes
+                    - &m.mass
+                        * &m.shapes
+                        * nalgebra::DMatrix::from_diagonal(&nalgebra::DVector::from_vec(
+                            m.omega2.clone(),
+                        ));
                 assert!((vtmv - nalgebra::DMatrix::identity(n, n)).amax() < 1e-10);
                 assert!(resid.amax() < 1e-9 * m.stiffness.amax());
             }
@@ -115,7 +161,10 @@ fn morse_index_counts_links_pointing_up() {
 fn damped_single_pendulum_has_the_textbook_eigenvalues() {
     let (l, m, gamma) = (1.5, 0.8, 0.3);
     let mut p = ChainParams::new(vec![Link::point(l, m)]);
-    p.damping = Damping { absolute: vec![gamma], joint: vec![] };
+    p.damping = Damping {
+        absolute: vec![gamma],
+        joint: vec![],
+    };
     let chain = Chain::new(p).unwrap();
     let modes = hanging(&chain);
     let decay = gamma / (2.0 * m * l * l);

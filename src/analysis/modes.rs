@@ -24,7 +24,11 @@ pub enum ModesError {
     #[error("equilibrium `{0}`: use one character per link, `+` (hanging, θ = 0) or `-` (inverted, θ = π)")]
     BadSigns(String),
     #[error("equilibrium `{signs}` has {got} characters but the chain has {links} links")]
-    WrongLength { signs: String, got: usize, links: usize },
+    WrongLength {
+        signs: String,
+        got: usize,
+        links: usize,
+    },
     #[error("all 2^{links} equilibria is too many; the limit is N = {max}: choose some with sign strings")]
     TooMany { links: usize, max: usize },
     #[error("the mass matrix at equilibrium `{0}` is not positive definite")]
@@ -52,7 +56,9 @@ impl Equilibrium {
                 _ => None,
             })
             .collect();
-        let signs = signs.filter(|v| !v.is_empty()).ok_or_else(|| ModesError::BadSigns(s.to_string()))?;
+        let signs = signs
+            .filter(|v| !v.is_empty())
+            .ok_or_else(|| ModesError::BadSigns(s.to_string()))?;
         if signs.len() != n {
             return Err(ModesError::WrongLength {
                 signs: s.to_string(),
@@ -72,12 +78,17 @@ impl Equilibrium {
         }
         Ok((0..1u64 << n)
             .map(|bits| Equilibrium {
-                signs: (0..n).map(|j| if bits >> j & 1 == 1 { -1 } else { 1 }).collect(),
+                signs: (0..n)
+                    .map(|j| if bits >> j & 1 == 1 { -1 } else { 1 })
+                    .collect(),
             })
             .collect())
     }
     pub fn label(&self) -> String {
-        self.signs.iter().map(|&s| if s > 0 { '+' } else { '-' }).collect()
+        self.signs
+            .iter()
+            .map(|&s| if s > 0 { '+' } else { '-' })
+            .collect()
     }
     /// The angles θ*_j (0 or π).
     pub fn theta(&self) -> Vec<f64> {
@@ -126,15 +137,24 @@ pub struct EquilibriumModes {
 impl EquilibriumModes {
     /// Frequencies √ω² of the stable modes (NaN for unstable ones), rad/s.
     pub fn frequencies(&self) -> Vec<f64> {
-        self.omega2.iter().map(|&w| if w >= 0.0 { w.sqrt() } else { f64::NAN }).collect()
+        self.omega2
+            .iter()
+            .map(|&w| if w >= 0.0 { w.sqrt() } else { f64::NAN })
+            .collect()
     }
     /// Periods 2π/ω (s), NaN for unstable modes.
     pub fn periods(&self) -> Vec<f64> {
-        self.frequencies().iter().map(|w| 2.0 * std::f64::consts::PI / w).collect()
+        self.frequencies()
+            .iter()
+            .map(|w| 2.0 * std::f64::consts::PI / w)
+            .collect()
     }
     /// Growth rates √(−ω²) of the unstable modes (NaN for stable ones), 1/s.
     pub fn growth_rates(&self) -> Vec<f64> {
-        self.omega2.iter().map(|&w| if w < 0.0 { (-w).sqrt() } else { f64::NAN }).collect()
+        self.omega2
+            .iter()
+            .map(|&w| if w < 0.0 { (-w).sqrt() } else { f64::NAN })
+            .collect()
     }
 }
 
@@ -174,7 +194,10 @@ pub fn generalized_symmetric_eigen(
     let mut v = l.transpose().solve_upper_triangular(&u)?; // L⁻ᵀ U
     for c in 0..n {
         let col = v.column(c);
-        let big = col.iter().copied().fold(0.0f64, |a, b| if b.abs() > a.abs() { b } else { a });
+        let big = col
+            .iter()
+            .copied()
+            .fold(0.0f64, |a, b| if b.abs() > a.abs() { b } else { a });
         if big < 0.0 {
             v.column_mut(c).neg_mut();
         }
@@ -191,7 +214,11 @@ pub fn modes_at(chain: &Chain, eq: &Equilibrium) -> Result<EquilibriumModes, Mod
     let damped = if chain.params().damping.is_zero() {
         vec![]
     } else {
-        damped_spectrum(&m, &k, &DMatrix::from_row_slice(m.nrows(), m.nrows(), &chain.damping_matrix()))
+        damped_spectrum(
+            &m,
+            &k,
+            &DMatrix::from_row_slice(m.nrows(), m.nrows(), &chain.damping_matrix()),
+        )
     };
     Ok(EquilibriumModes {
         equilibrium: eq.clone(),
@@ -228,11 +255,19 @@ pub fn damped_spectrum(m: &DMatrix<f64>, k: &DMatrix<f64>, d: &DMatrix<f64>) -> 
                 im: z.im,
                 decay_rate: decay,
                 damped_frequency: z.im.abs(),
-                quality_factor: if decay == 0.0 { f64::INFINITY } else { z.norm() / (2.0 * decay) },
+                quality_factor: if decay == 0.0 {
+                    f64::INFINITY
+                } else {
+                    z.norm() / (2.0 * decay)
+                },
             }
         })
         .collect();
-    out.sort_by(|a, b| a.decay_rate.total_cmp(&b.decay_rate).then(a.im.total_cmp(&b.im)));
+    out.sort_by(|a, b| {
+        a.decay_rate
+            .total_cmp(&b.decay_rate)
+            .then(a.im.total_cmp(&b.im))
+    });
     out
 }
 
@@ -350,23 +385,36 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
         }
     }
     if n == 2 && links.iter().all(is_point) {
-        let (m1, m2, l1, l2) = (links[0].mass, links[1].mass, links[0].length, links[1].length);
+        let (m1, m2, l1, l2) = (
+            links[0].mass,
+            links[1].mass,
+            links[0].length,
+            links[1].length,
+        );
         let s = (m1 + m2) * (l1 + l2);
         let r = (s * s - 4.0 * m1 * (m1 + m2) * l1 * l2).sqrt();
         let w = |sign: f64| (g * (s + sign * r) / (2.0 * m1 * l1 * l2)).sqrt();
         push("double point pendulum (closed form)", vec![w(-1.0), w(1.0)]);
     }
-    let equal_points = links.iter().all(|l| is_point(l) && l.length == links[0].length && l.mass == links[0].mass);
+    let equal_points = links
+        .iter()
+        .all(|l| is_point(l) && l.length == links[0].length && l.mass == links[0].mass);
     if equal_points {
         let l = links[0].length;
         let x = laguerre_zeros(n);
-        push("equal point chain: ω² = (g/l) x_k, L_N(x_k) = 0", x.iter().map(|x| (g / l * x).sqrt()).collect());
+        push(
+            "equal point chain: ω² = (g/l) x_k, L_N(x_k) = 0",
+            x.iter().map(|x| (g / l * x).sqrt()).collect(),
+        );
         if n >= 20 {
             let total = l * n as f64;
             let count = 5.min(n);
             push(
                 "continuous hanging chain: ω_k = (j0k/2) √(g/L)",
-                bessel_j0_zeros(count).iter().map(|j| 0.5 * j * (g / total).sqrt()).collect(),
+                bessel_j0_zeros(count)
+                    .iter()
+                    .map(|j| 0.5 * j * (g / total).sqrt())
+                    .collect(),
             );
         }
     }
@@ -395,7 +443,13 @@ mod tests {
     fn bessel_zeros_match_tables() {
         // Abramowitz & Stegun, table 9.5.
         let z = bessel_j0_zeros(5);
-        let table = [2.404825557695773, 5.520078110286311, 8.653727912911013, 11.79153443901428, 14.93091770848779];
+        let table = [
+            2.404825557695773,
+            5.520078110286311,
+            8.653727912911013,
+            11.79153443901428,
+            14.93091770848779,
+        ];
         for (a, b) in z.iter().zip(table) {
             assert!((a - b).abs() < 1e-12, "{a} vs {b}");
         }
@@ -404,9 +458,18 @@ mod tests {
     #[test]
     fn sign_strings() {
         assert_eq!(Equilibrium::parse("+-+", 3).unwrap().signs, vec![1, -1, 1]);
-        assert!(matches!(Equilibrium::parse("+x", 2), Err(ModesError::BadSigns(_))));
-        assert!(matches!(Equilibrium::parse("++", 3), Err(ModesError::WrongLength { .. })));
-        assert!(matches!(Equilibrium::all(17), Err(ModesError::TooMany { .. })));
+        assert!(matches!(
+            Equilibrium::parse("+x", 2),
+            Err(ModesError::BadSigns(_))
+        ));
+        assert!(matches!(
+            Equilibrium::parse("++", 3),
+            Err(ModesError::WrongLength { .. })
+        ));
+        assert!(matches!(
+            Equilibrium::all(17),
+            Err(ModesError::TooMany { .. })
+        ));
         assert_eq!(Equilibrium::all(3).unwrap().len(), 8);
     }
 }

@@ -1,7 +1,9 @@
 //! `simulate`: a sampled trajectory of a planar chain, with its energy balance.
 
 use super::AnalysisError;
-use crate::integrate::{component_name, Dop853, Flow, Gauss, IntegrateError, Method, Rk4, Solver, Stats};
+use crate::integrate::{
+    component_name, Dop853, Flow, Gauss, IntegrateError, Method, Rk4, Solver, Stats,
+};
 use crate::model::{Canonical, Chain, System};
 use crate::observe::{Control, Observer};
 use ndarray::Array2;
@@ -64,7 +66,12 @@ impl Trajectory {
     /// The final state (θ, θ̇).
     pub fn final_state(&self) -> Vec<f64> {
         let k = self.len() - 1;
-        self.theta.row(k).iter().chain(self.omega.row(k).iter()).copied().collect()
+        self.theta
+            .row(k)
+            .iter()
+            .chain(self.omega.row(k).iter())
+            .copied()
+            .collect()
     }
 }
 
@@ -87,7 +94,17 @@ pub fn simulate(
         Method::Rk4 { dt } => {
             let flow = Flow::with_layout(chain, work, 0);
             let solver = Rk4::new(dt).solver(flow.layout.len());
-            run(chain, flow, solver, false, x0.to_vec(), &ident, method, opts, observer)
+            run(
+                chain,
+                flow,
+                solver,
+                false,
+                x0.to_vec(),
+                &ident,
+                method,
+                opts,
+                observer,
+            )
         }
         Method::Dop853 { rtol, atol, h_max } => {
             let flow = Flow::with_layout(chain, work, 0);
@@ -98,7 +115,17 @@ pub fn simulate(
                 ..Default::default()
             }
             .solver(flow.layout.len());
-            run(chain, flow, solver, true, x0.to_vec(), &ident, method, opts, observer)
+            run(
+                chain,
+                flow,
+                solver,
+                true,
+                x0.to_vec(),
+                &ident,
+                method,
+                opts,
+                observer,
+            )
         }
         Method::Gauss { dt, stages } => {
             let canonical = Canonical(chain);
@@ -106,7 +133,9 @@ pub fn simulate(
             let solver = Gauss { dt, stages }.solver(flow.layout.len());
             let back = |y: &[f64]| chain.from_canonical(y);
             let y0 = chain.to_canonical(x0);
-            run(chain, flow, solver, false, y0, &back, method, opts, observer)
+            run(
+                chain, flow, solver, false, y0, &back, method, opts, observer,
+            )
         }
     }
 }
@@ -217,10 +246,16 @@ mod tests {
 
     #[test]
     fn sample_grid_includes_end() {
-        let ts = sample_times(&SimulateOptions { t_end: 1.0, dt_out: 0.1 });
+        let ts = sample_times(&SimulateOptions {
+            t_end: 1.0,
+            dt_out: 0.1,
+        });
         assert_eq!(ts.len(), 11);
         assert_eq!(*ts.last().unwrap(), 1.0);
-        let ts = sample_times(&SimulateOptions { t_end: 1.05, dt_out: 0.1 });
+        let ts = sample_times(&SimulateOptions {
+            t_end: 1.05,
+            dt_out: 0.1,
+        });
         assert_eq!(ts.len(), 12);
         assert_eq!(*ts.last().unwrap(), 1.05);
     }

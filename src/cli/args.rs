@@ -6,7 +6,11 @@ use pendula::spec::{self, SimulateSpec, SpecFile};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
-#[command(name = "pendula", version, about = "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals")]
+#[command(
+    name = "pendula",
+    version,
+    about = "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals"
+)]
 pub struct Cli {
     #[command(subcommand)]
     pub command: Command,
@@ -49,6 +53,7 @@ pub struct RunArgs {
 }
 
 #[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
 pub struct SimulateArgs {
     /// Start from this analysis spec; the flags below override it.
     #[arg(long, value_name = "SPEC.toml")]
@@ -72,10 +77,20 @@ pub struct SimulateArgs {
     #[arg(long)]
     pub gravity: Option<f64>,
     /// Initial angles (rad), comma-separated, from the downward vertical.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, value_name = "θ1,θ2,…")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "θ1,θ2,…"
+    )]
     pub theta: Option<Vec<f64>>,
     /// Initial angles in degrees (instead of --theta).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true, conflicts_with = "theta")]
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        conflicts_with = "theta"
+    )]
     pub theta_deg: Option<Vec<f64>>,
     /// Initial angular velocities (rad/s), default 0.
     #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
@@ -156,8 +171,9 @@ impl SimulateArgs {
             };
         }
         if let Some(p) = &self.model {
-            let text = std::fs::read_to_string(p)
-                .map_err(|e| CliError::Input(format!("--model: cannot read `{}`: {e}", p.display())))?;
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                CliError::Input(format!("--model: cannot read `{}`: {e}", p.display()))
+            })?;
             file.model = spec::parse_model(&text, &p.display().to_string())?;
         }
         if let Some(p) = &self.preset {
@@ -171,13 +187,23 @@ impl SimulateArgs {
         set!(self.links, file.model.links, "model.links", "--links");
         set!(self.length, file.model.length, "model.length", "--length");
         set!(self.mass, file.model.mass, "model.mass", "--mass");
-        set!(self.gravity, file.model.gravity, "model.gravity", "--gravity");
+        set!(
+            self.gravity,
+            file.model.gravity,
+            "model.gravity",
+            "--gravity"
+        );
         if self.theta.is_some() || self.theta_deg.is_some() {
             file.initial.theta = None;
             file.initial.theta_deg = None;
         }
         set!(self.theta, file.initial.theta, "initial.theta", "--theta");
-        set!(self.theta_deg, file.initial.theta_deg, "initial.theta_deg", "--theta-deg");
+        set!(
+            self.theta_deg,
+            file.initial.theta_deg,
+            "initial.theta_deg",
+            "--theta-deg"
+        );
         set!(self.omega, file.initial.omega, "initial.omega", "--omega");
         let sim = file.simulate.get_or_insert_with(SimulateSpec::default);
         set!(self.t_end, sim.t_end, "simulate.t_end", "--t-end");
@@ -191,7 +217,12 @@ impl SimulateArgs {
         }
         set!(self.method, integ.method, "integrator.method", "--method");
         set!(self.dt, integ.dt, "integrator.dt", "--dt");
-        set!(self.substeps, integ.substeps, "integrator.substeps", "--substeps");
+        set!(
+            self.substeps,
+            integ.substeps,
+            "integrator.substeps",
+            "--substeps"
+        );
         set!(self.rtol, integ.rtol, "integrator.rtol", "--rtol");
         set!(self.atol, integ.atol, "integrator.atol", "--atol");
         set!(self.h_max, integ.h_max, "integrator.h_max", "--h-max");

@@ -35,7 +35,10 @@ pub fn main() -> ExitCode {
         Err(e) => {
             // clap's message is several lines (usage, tips); keep the one that names the flag.
             let text = e.render().to_string();
-            let line = text.lines().find(|l| !l.trim().is_empty()).unwrap_or("invalid arguments");
+            let line = text
+                .lines()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("invalid arguments");
             eprintln!("{} (see --help)", line.trim());
             return ExitCode::from(2);
         }
@@ -79,7 +82,10 @@ fn read_spec(path: &Path) -> Result<SpecFile, CliError> {
 /// Validates, naming the flag rather than the spec field when the value came from a flag.
 fn validate(file: &SpecFile, flags: &[(&'static str, &'static str)]) -> Result<Spec, CliError> {
     file.validate().map_err(|e| {
-        match flags.iter().find(|(field, _)| e.field == *field || e.field.starts_with(&format!("{field}["))) {
+        match flags
+            .iter()
+            .find(|(field, _)| e.field == *field || e.field.starts_with(&format!("{field}[")))
+        {
             Some((_, flag)) => CliError::Input(format!("{flag}: {}", e.message)),
             None => CliError::Input(e.to_string()),
         }
@@ -100,7 +106,12 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
     if let Some(p) = &outputs.plot {
         match p.extension().and_then(|e| e.to_str()) {
             Some("png") | Some("svg") => {}
-            _ => return Err(CliError::Input(format!("--plot: `{}` must end in .png or .svg", p.display()))),
+            _ => {
+                return Err(CliError::Input(format!(
+                    "--plot: `{}` must end in .png or .svg",
+                    p.display()
+                )))
+            }
         }
     }
     if outputs.file.is_none() && outputs.plot.is_none() && !common.json {
@@ -110,7 +121,8 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
     }
     for (flag, p) in [("-o", &outputs.file), ("--plot", &outputs.plot)] {
         if let Some(p) = p {
-            output::prepare_path(p, common.force).map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+            output::prepare_path(p, common.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
         }
     }
     if let Some(n) = common.threads {
@@ -118,7 +130,9 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
         }
         // Fails only if a pool exists already, which cannot happen before this point.
-        let _ = rayon::ThreadPoolBuilder::new().num_threads(n).build_global();
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
     }
     output::run_analysis(spec, &outputs, common, command_line)
 }

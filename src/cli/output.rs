@@ -20,7 +20,12 @@ pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
     store::check_output_path(path, force).map_err(|e| e.to_string())
 }
 
-pub fn run_analysis(spec: &Spec, outputs: &Outputs, common: &Common, command_line: &str) -> Result<(), CliError> {
+pub fn run_analysis(
+    spec: &Spec,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
     match &spec.analysis {
         Analysis::Simulate(opts) => {
             let start = Instant::now();
@@ -34,7 +39,8 @@ pub fn run_analysis(spec: &Spec, outputs: &Outputs, common: &Common, command_lin
                     .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
-                pendula::plot::draw_trajectory(&tr, &spec.title, path).map_err(|e| CliError::Run(e.to_string()))?;
+                pendula::plot::draw_trajectory(&tr, &spec.title, path)
+                    .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if common.json {
                 println!("{}", simulate_summary(spec, &tr, outputs, wall));
@@ -50,7 +56,12 @@ pub fn run_analysis(spec: &Spec, outputs: &Outputs, common: &Common, command_lin
     }
 }
 
-fn simulate_summary(spec: &Spec, tr: &Trajectory, outputs: &Outputs, wall: f64) -> serde_json::Value {
+fn simulate_summary(
+    spec: &Spec,
+    tr: &Trajectory,
+    outputs: &Outputs,
+    wall: f64,
+) -> serde_json::Value {
     let n = spec.chain.links();
     let last = tr.len() - 1;
     let x = tr.final_state();

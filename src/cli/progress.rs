@@ -43,7 +43,8 @@ impl Observer for Bar {
             return;
         }
         let bar = ProgressBar::with_draw_target(Some(total), ProgressDrawTarget::stderr());
-        let template = format!("{{msg}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, ETA {{eta}})");
+        let template =
+            format!("{{msg}} [{{bar:40}}] {{pos}}/{{len}} {unit} ({{per_sec}}, ETA {{eta}})");
         if let Ok(style) = ProgressStyle::with_template(&template) {
             bar.set_style(style.progress_chars("=> "));
         }

@@ -7,16 +7,16 @@
 //! So RK4 applied to `y` gives the exact tangent map of the discrete RK4 step, and an adaptive
 //! method controls the error of the deviations too when they lie inside its error norm.
 
-pub mod method;
 pub mod dop853;
 pub mod event;
 pub mod gauss;
+pub mod method;
 pub mod rk4;
 
-pub use method::Method;
 pub use dop853::{Dop853, Dop853Solver};
 pub use event::{locate, Crossing, Direction};
 pub use gauss::{Gauss, GaussSolver};
+pub use method::Method;
 pub use rk4::Rk4;
 
 use crate::model::System;

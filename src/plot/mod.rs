@@ -424,13 +424,9 @@ impl Axis {
         what: &str,
     ) -> Result<Axis, DataError> {
         if log {
-            let (lo, hi) = finite_bounds(
-                values
-                    .into_iter()
-                    .filter(|v| *v > 0.0)
-                    .map(|v| v.log10()),
-            )
-            .ok_or_else(|| DataError::NoPositiveValues { what: what.into() })?;
+            let (lo, hi) =
+                finite_bounds(values.into_iter().filter(|v| *v > 0.0).map(|v| v.log10()))
+                    .ok_or_else(|| DataError::NoPositiveValues { what: what.into() })?;
             let (lo, hi) = if hi - lo < 1e-9 {
                 (lo - 0.5, hi + 0.5)
             } else {
@@ -504,7 +500,11 @@ impl Ranged for Axis {
 
     fn map(&self, value: &f64, limit: (i32, i32)) -> i32 {
         let f = self.fraction(*value);
-        let f = if f.is_finite() { f.clamp(-10.0, 11.0) } else { 0.0 };
+        let f = if f.is_finite() {
+            f.clamp(-10.0, 11.0)
+        } else {
+            0.0
+        };
         limit.0 + (f64::from(limit.1 - limit.0) * f).round() as i32
     }
 
@@ -553,7 +553,10 @@ fn decimals_for(step: f64) -> usize {
 
 fn format_decimal(v: f64, decimals: usize) -> String {
     let s = format!("{:.*}", decimals, v);
-    let zero = s.trim_start_matches('-').chars().all(|c| c == '0' || c == '.');
+    let zero = s
+        .trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.');
     if zero {
         return s.trim_start_matches('-').to_string();
     }

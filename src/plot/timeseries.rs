@@ -286,10 +286,13 @@ impl Render for Figure<'_> {
                 };
                 let keep = |i: usize| x_ok(series.x[i]) && y_ok(hi[i]) && y_ok(lower(i));
                 for run in runs(series.x.len(), keep) {
-                    let upper_pts = decimate_minmax(run.clone().map(|i| (series.x[i], hi[i])), column);
+                    let upper_pts =
+                        decimate_minmax(run.clone().map(|i| (series.x[i], hi[i])), column);
                     let lower_pts = decimate_minmax(run.map(|i| (series.x[i], lower(i))), column);
-                    let outline: Vec<(f64, f64)> =
-                        upper_pts.into_iter().chain(lower_pts.into_iter().rev()).collect();
+                    let outline: Vec<(f64, f64)> = upper_pts
+                        .into_iter()
+                        .chain(lower_pts.into_iter().rev())
+                        .collect();
                     plot.draw(&Polygon::new(outline, color.mix(0.22).filled()))?;
                 }
             }

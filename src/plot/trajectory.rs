@@ -22,10 +22,12 @@ pub fn draw_trajectory(tr: &Trajectory, title: &str, path: &Path) -> Result<(), 
         .collect();
     let forced = tr.work.iter().any(|&w| w != 0.0);
     let balance: Vec<f64> = tr.work.iter().map(|w| tr.energy[0] + w).collect();
+    // A conservative run's E(t) is constant to ~1e-12: plot its deviation, which is readable.
+    let deviation: Vec<f64> = tr.energy.iter().map(|e| e - tr.energy[0]).collect();
     let mut energy_series = vec![Series {
         label: if forced { "E(t)".into() } else { String::new() },
         x: &tr.t,
-        y: &tr.energy,
+        y: if forced { &tr.energy } else { &deviation },
         band: None,
     }];
     if forced {
@@ -44,7 +46,11 @@ pub fn draw_trajectory(tr: &Trajectory, title: &str, path: &Path) -> Result<(), 
             log_y: false,
         },
         Panel {
-            y_label: "energy / J".into(),
+            y_label: if forced {
+                "energy / J".into()
+            } else {
+                "E(t) − E(0) / J".into()
+            },
             series: energy_series,
             log_y: false,
         },

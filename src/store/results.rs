@@ -14,14 +14,56 @@ use std::path::{Path, PathBuf};
 pub fn write_model(g: &GroupWriter<'_>, chain: &Chain) -> Result<(), StoreError> {
     let p = chain.params();
     let col = |f: fn(&crate::model::Link) -> f64| p.links.iter().map(f).collect::<Vec<f64>>();
-    g.var("link_length", &["link"], col(|l| l.length).as_slice(), "m", "link length (joint to joint)")?;
-    g.var("link_mass", &["link"], col(|l| l.mass).as_slice(), "kg", "link mass")?;
-    g.var("link_com", &["link"], col(|l| l.com).as_slice(), "m", "centre of mass distance from the upper joint")?;
-    g.var("link_inertia", &["link"], col(|l| l.inertia).as_slice(), "kg m2", "moment of inertia about the centre of mass")?;
+    g.var(
+        "link_length",
+        &["link"],
+        col(|l| l.length).as_slice(),
+        "m",
+        "link length (joint to joint)",
+    )?;
+    g.var(
+        "link_mass",
+        &["link"],
+        col(|l| l.mass).as_slice(),
+        "kg",
+        "link mass",
+    )?;
+    g.var(
+        "link_com",
+        &["link"],
+        col(|l| l.com).as_slice(),
+        "m",
+        "centre of mass distance from the upper joint",
+    )?;
+    g.var(
+        "link_inertia",
+        &["link"],
+        col(|l| l.inertia).as_slice(),
+        "kg m2",
+        "moment of inertia about the centre of mass",
+    )?;
     let n = chain.links();
-    let pad = |v: &Vec<f64>| if v.is_empty() { vec![0.0; n] } else { v.clone() };
-    g.var("damping_absolute", &["link"], pad(&p.damping.absolute).as_slice(), "N m s", "absolute viscous damping coefficient")?;
-    g.var("damping_joint", &["link"], pad(&p.damping.joint).as_slice(), "N m s", "joint viscous damping at the upper joint")?;
+    let pad = |v: &Vec<f64>| {
+        if v.is_empty() {
+            vec![0.0; n]
+        } else {
+            v.clone()
+        }
+    };
+    g.var(
+        "damping_absolute",
+        &["link"],
+        pad(&p.damping.absolute).as_slice(),
+        "N m s",
+        "absolute viscous damping coefficient",
+    )?;
+    g.var(
+        "damping_joint",
+        &["link"],
+        pad(&p.damping.joint).as_slice(),
+        "N m s",
+        "joint viscous damping at the upper joint",
+    )?;
     g.attr_f64("gravity", p.gravity)?;
     g.attr_i64("links", n as i64)?;
     if let Some(t) = &p.drive.torque {
@@ -79,11 +121,41 @@ pub fn write_trajectory(
         let g = out.group("trajectory")?;
         g.coord("time", &tr.t, "s", "time")?;
         link_coord(&g, spec.chain.links())?;
-        g.var("theta", &["time", "link"], &tr.theta, "rad", "link angle from the downward vertical (not wrapped)")?;
-        g.var("omega", &["time", "link"], &tr.omega, "rad s-1", "link angular velocity")?;
-        g.var("energy", &["time"], tr.energy.as_slice(), "J", "total mechanical energy T + V")?;
-        g.var("work", &["time"], tr.work.as_slice(), "J", "work of damping and drive since t = 0")?;
-        g.var("energy_error", &["time"], tr.energy_error().as_slice(), "1", "|E - E0 - W| / energy_scale")?;
+        g.var(
+            "theta",
+            &["time", "link"],
+            &tr.theta,
+            "rad",
+            "link angle from the downward vertical (not wrapped)",
+        )?;
+        g.var(
+            "omega",
+            &["time", "link"],
+            &tr.omega,
+            "rad s-1",
+            "link angular velocity",
+        )?;
+        g.var(
+            "energy",
+            &["time"],
+            tr.energy.as_slice(),
+            "J",
+            "total mechanical energy T + V",
+        )?;
+        g.var(
+            "work",
+            &["time"],
+            tr.work.as_slice(),
+            "J",
+            "work of damping and drive since t = 0",
+        )?;
+        g.var(
+            "energy_error",
+            &["time"],
+            tr.energy_error().as_slice(),
+            "1",
+            "|E - E0 - W| / energy_scale",
+        )?;
         write_model(&g, &spec.chain)?;
         write_method(&g, &tr.method)?;
         g.attr_str("title", &spec.title)?;
