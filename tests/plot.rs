@@ -26,14 +26,28 @@ struct Data {
 
 fn data(n: usize) -> Data {
     let t: Vec<f64> = (0..n).map(|i| 20.0 * i as f64 / (n - 1) as f64).collect();
-    let th1 = t.iter().map(|t| 1.2 * (2.0 * PI * t / 3.1).cos() * (-t / 40.0).exp()).collect();
+    let th1 = t
+        .iter()
+        .map(|t| 1.2 * (2.0 * PI * t / 3.1).cos() * (-t / 40.0).exp())
+        .collect();
     let th2 = t
         .iter()
         .map(|t| 0.8 * (2.0 * PI * t / 1.7 + 0.4).sin() + 0.3 * (2.0 * PI * t / 7.3).sin())
         .collect();
-    let e: Vec<f64> = t.iter().map(|t| -3.0 + 0.02 * (0.9 * t).sin() * t.sqrt()).collect();
-    let lo = e.iter().zip(&t).map(|(e, t)| e - 0.004 - 0.002 * t).collect();
-    let hi = e.iter().zip(&t).map(|(e, t)| e + 0.004 + 0.002 * t).collect();
+    let e: Vec<f64> = t
+        .iter()
+        .map(|t| -3.0 + 0.02 * (0.9 * t).sin() * t.sqrt())
+        .collect();
+    let lo = e
+        .iter()
+        .zip(&t)
+        .map(|(e, t)| e - 0.004 - 0.002 * t)
+        .collect();
+    let hi = e
+        .iter()
+        .zip(&t)
+        .map(|(e, t)| e + 0.004 + 0.002 * t)
+        .collect();
     Data {
         t,
         th1,
@@ -221,7 +235,10 @@ fn log_x_skips_nonpositive_time() {
 fn million_points_are_decimated() {
     let n = 1_000_000;
     let t: Vec<f64> = (0..n).map(|i| i as f64 * 1e-4).collect();
-    let y: Vec<f64> = t.iter().map(|t| (3.0 * t).sin() + 0.2 * (170.0 * t).sin()).collect();
+    let y: Vec<f64> = t
+        .iter()
+        .map(|t| (3.0 * t).sin() + 0.2 * (170.0 * t).sin())
+        .collect();
     let fig = Figure {
         title: "10⁶ points".into(),
         x_label: "time t / s".into(),
