@@ -5,7 +5,7 @@
 //! figure kinds (chain shapes, maps with a colour bar) look the same: embedded DejaVu
 //! fonts ([`ensure_fonts`]), a line palette ([`PALETTE`]), axes with our own ticks and
 //! labels ([`Axis`]), per-pixel decimation ([`decimate_minmax`]) and a legend that
-//! picks the emptiest corner ([`draw_legend`]).
+//! picks the emptiest corner ([`Legend`]).
 //!
 //! Files are written to [`partial_path`] and renamed on success, so an interrupted or
 //! failed draw never leaves a broken image under the requested name.
@@ -169,6 +169,27 @@ impl Format {
     }
 }
 
+/// How a figure is being drawn: sizes are given in logical pixels and multiplied by
+/// `scale` (device pixels per logical pixel); `raster` says whether thick lines must
+/// be rasterised by us (bitmap) or can be left to the viewer (SVG).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Surface {
+    pub scale: f64,
+    pub raster: bool,
+}
+
+impl Surface {
+    /// A logical length in device pixels.
+    pub fn px(&self, logical: f64) -> i32 {
+        (logical * self.scale).round() as i32
+    }
+
+    /// A logical stroke width in device pixels, at least 1.
+    pub fn stroke(&self, logical: f64) -> u32 {
+        self.px(logical).max(1) as u32
+    }
+}
+
 /// A figure drawn once for every backend (PNG bitmap, SVG, in-memory buffers).
 ///
 /// A generic trait method rather than a closure, because a closure cannot be generic
@@ -179,13 +200,51 @@ pub trait Render {
         Ok(())
     }
 
-    /// Draws onto `root`. `scale` is device pixels per logical pixel: sizes (fonts,
-    /// line widths, margins) are given in logical pixels and multiplied by it.
+    /// Draws onto `root` (which it fills with the background itself).
     fn render<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
-        scale: f64,
+        surface: Surface,
     ) -> Result<(), DrawError>;
+}
+
+/// Draws a polyline `points` (data coordinates of `plot`) `width` logical pixels wide.
+///
+/// On raster surfaces the line is stamped as 1-pixel polylines offset over a disc:
+/// plotters' own wide-line polygons grow long spikes at the hairpin turns that
+/// decimated data is full of. Vector surfaces get one ordinary stroked path.
+pub fn draw_polyline<DB, X, Y>(
+    plot: &DrawingArea<DB, Cartesian2d<X, Y>>,
+    points: &[(f64, f64)],
+    color: RGBColor,
+    width: f64,
+    surface: Surface,
+) -> Result<(), DrawError>
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let w = surface.stroke(width);
+    if !surface.raster || w <= 1 {
+        plot.draw(&PathElement::new(points.to_vec(), color.stroke_width(w)))?;
+        return Ok(());
+    }
+    let mut pixels: Vec<(i32, i32)> = points.iter().map(|p| plot.map_coordinate(p)).collect();
+    pixels.dedup();
+    let screen = plot.use_screen_coord();
+    let r = (f64::from(w) - 1.0) / 2.0;
+    let ri = r.ceil() as i32;
+    for dy in -ri..=ri {
+        for dx in -ri..=ri {
+            if f64::from(dx * dx + dy * dy) > r * r + 0.5 {
+                continue;
+            }
+            let shifted: Vec<(i32, i32)> = pixels.iter().map(|&(x, y)| (x + dx, y + dy)).collect();
+            screen.draw(&PathElement::new(shifted, color.stroke_width(1)))?;
+        }
+    }
+    Ok(())
 }
 
 /// Where [`save`] writes before renaming: `PATH.partial.EXT` (the image encoder picks
@@ -234,7 +293,11 @@ pub fn render_rgb<R: Render>(figure: &R, (w, h): (u32, u32)) -> Result<Vec<u8>, 
     let mut big = vec![255u8; 3 * bw as usize * bh as usize];
     {
         let root = BitMapBackend::with_buffer(&mut big, (bw, bh)).into_drawing_area();
-        figure.render(&root, f64::from(s))?;
+        let surface = Surface {
+            scale: f64::from(s),
+            raster: true,
+        };
+        figure.render(&root, surface)?;
         root.present()?;
     }
     Ok(downsample(&big, (w, h), s))
@@ -285,7 +348,13 @@ fn write_svg<R: Render>(figure: &R, partial: &Path, size: (u32, u32)) -> Result<
     {
         let root = SVGBackend::with_string(&mut svg, size).into_drawing_area();
         figure
-            .render(&root, 1.0)
+            .render(
+                &root,
+                Surface {
+                    scale: 1.0,
+                    raster: false,
+                },
+            )
             .and_then(|()| root.present().map_err(DrawError::from))
             .map_err(|e| PlotError::from_draw(partial, e))?;
     }
@@ -341,6 +410,7 @@ pub struct Axis {
     lo: f64,
     hi: f64,
     log: bool,
+    max_ticks: usize,
     major: Vec<f64>,
     minor: Vec<f64>,
 }
@@ -365,6 +435,7 @@ impl Axis {
             lo,
             hi,
             log: false,
+            max_ticks,
             major,
             minor: Vec::new(),
         }
@@ -409,6 +480,7 @@ impl Axis {
             lo,
             hi,
             log: true,
+            max_ticks: 0,
             major,
             minor,
         }
@@ -438,6 +510,21 @@ impl Axis {
                 .ok_or_else(|| DataError::NoFiniteValues { what: what.into() })?;
             let (lo, hi) = pad_range(lo, hi, pad);
             Ok(Axis::linear(lo, hi, max_ticks))
+        }
+    }
+
+    /// The same axis with its span (in decades when log) stretched by `factor` above
+    /// `lo`: room on top for a legend.
+    pub fn with_headroom(&self, factor: f64) -> Axis {
+        if self.log {
+            let (a, b) = (self.lo.log10(), self.hi.log10());
+            Axis::log(self.lo, 10f64.powf(a + (b - a) * factor))
+        } else {
+            Axis::linear(
+                self.lo,
+                self.lo + (self.hi - self.lo) * factor,
+                self.max_ticks,
+            )
         }
     }
 
@@ -609,8 +696,10 @@ pub fn decimate_minmax(
     column: impl Fn(f64) -> i64,
 ) -> Vec<(f64, f64)> {
     let mut out = Vec::new();
-    let mut bucket: Option<(i64, [(usize, (f64, f64)); 4])> = None;
-    let flush = |b: &[(usize, (f64, f64)); 4], out: &mut Vec<(f64, f64)>| {
+    /// (index, point) of the first, minimum, maximum and last point of a column.
+    type Picks = [(usize, (f64, f64)); 4];
+    let mut bucket: Option<(i64, Picks)> = None;
+    let flush = |b: &Picks, out: &mut Vec<(f64, f64)>| {
         let mut picks = *b;
         picks.sort_by_key(|p| p.0);
         let mut last = usize::MAX;
@@ -688,79 +777,146 @@ pub struct LegendEntry {
     pub band: bool,
 }
 
-/// Draws a framed legend into the corner of `area` (a chart's plotting area in pixel
-/// coordinates) that covers the fewest of `occupied` points (pixel coordinates
-/// relative to `area`), preferring upper right.
-pub fn draw_legend<DB: DrawingBackend>(
-    area: &DrawingArea<DB, Shift>,
-    entries: &[LegendEntry],
-    occupied: &[(i32, i32)],
+/// A measured legend box; place it with [`Legend::place`], then [`Legend::draw`].
+#[derive(Debug, Clone)]
+pub struct Legend {
+    entries: Vec<LegendEntry>,
     scale: f64,
     font_size: f64,
-) -> Result<(), DrawError> {
-    if entries.is_empty() {
-        return Ok(());
+    w: i32,
+    h: i32,
+}
+
+impl Legend {
+    /// Measures `entries` at `font_size` logical pixels (any area of the target backend).
+    pub fn new<DB: DrawingBackend>(
+        area: &DrawingArea<DB, Shift>,
+        entries: Vec<LegendEntry>,
+        scale: f64,
+        font_size: f64,
+    ) -> Result<Legend, DrawError> {
+        let text = font(font_size, scale, false);
+        let mut text_w = 0;
+        for e in &entries {
+            text_w = text_w.max(area.estimate_text_size(&e.label, &text)?.0 as i32);
+        }
+        let mut legend = Legend {
+            entries,
+            scale,
+            font_size,
+            w: 0,
+            h: 0,
+        };
+        let [pad, glyph, gap, row] = legend.metrics();
+        legend.w = pad + glyph + gap + text_w + pad;
+        legend.h = 2 * pad + row * legend.entries.len() as i32 - legend.px(font_size * 0.3);
+        Ok(legend)
     }
-    let px = |v: f64| (v * scale).round() as i32;
-    let text = font(font_size, scale, false);
-    let mut text_w = 0;
-    for e in entries {
-        let (w, _) = area.estimate_text_size(&e.label, &text)?;
-        text_w = text_w.max(w as i32);
+
+    fn px(&self, v: f64) -> i32 {
+        (v * self.scale).round() as i32
     }
-    let (pad, glyph, gap, row) = (px(8.0), px(26.0), px(8.0), px(font_size * 1.45));
-    let w = pad + glyph + gap + text_w + pad;
-    let h = pad + row * entries.len() as i32 + pad - px(font_size * 0.3);
-    let (aw, ah) = area.dim_in_pixel();
-    let (aw, ah) = (aw as i32, ah as i32);
-    let inset = px(8.0);
-    let corners = [
-        (aw - inset - w, inset),
-        (inset, inset),
-        (aw - inset - w, ah - inset - h),
-        (inset, ah - inset - h),
-    ];
-    let cover = |(x0, y0): (i32, i32)| {
-        let m = px(4.0);
+
+    /// Padding, glyph width, glyph–text gap, row height (device pixels).
+    fn metrics(&self) -> [i32; 4] {
+        [
+            self.px(8.0),
+            self.px(26.0),
+            self.px(8.0),
+            self.px(self.font_size * 1.45),
+        ]
+    }
+
+    /// Whether there is nothing to draw.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
+    }
+
+    /// Size of the box in device pixels.
+    pub fn size(&self) -> (i32, i32) {
+        (self.w, self.h)
+    }
+
+    /// Candidate top-left corners in an area of `dim` pixels, in order of preference:
+    /// upper right, upper left, lower right, lower left.
+    pub fn corners(&self, (aw, ah): (u32, u32)) -> [(i32, i32); 4] {
+        let (aw, ah) = (aw as i32, ah as i32);
+        let inset = self.px(8.0);
+        let (w, h) = (self.w, self.h);
+        [
+            (aw - inset - w, inset),
+            (inset, inset),
+            (aw - inset - w, ah - inset - h),
+            (inset, ah - inset - h),
+        ]
+    }
+
+    /// How many of `occupied` (pixels relative to the area) the box at `corner` hides.
+    pub fn coverage(&self, corner: (i32, i32), occupied: &[(i32, i32)]) -> usize {
+        let m = self.px(4.0);
+        let (x0, y0) = corner;
         occupied
             .iter()
-            .filter(|(x, y)| *x >= x0 - m && *x <= x0 + w + m && *y >= y0 - m && *y <= y0 + h + m)
+            .filter(|(x, y)| {
+                *x >= x0 - m && *x <= x0 + self.w + m && *y >= y0 - m && *y <= y0 + self.h + m
+            })
             .count()
-    };
-    let (x0, y0) = corners
-        .into_iter()
-        .enumerate()
-        .min_by_key(|&(i, c)| (cover(c), i))
-        .map(|(_, c)| c)
-        .unwrap_or(corners[0]);
-    area.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + h)],
-        WHITE.mix(0.9).filled(),
-    ))?;
-    area.draw(&Rectangle::new(
-        [(x0, y0), (x0 + w, y0 + h)],
-        RGBColor(0xbb, 0xbb, 0xbb).stroke_width(px(1.0).max(1) as u32),
-    ))?;
-    for (i, e) in entries.iter().enumerate() {
-        let cy = y0 + pad + row * i as i32 + px(font_size * 0.55);
-        let gx = x0 + pad;
-        if e.band {
-            area.draw(&Rectangle::new(
-                [(gx, cy - px(6.0)), (gx + glyph, cy + px(6.0))],
-                e.color.mix(0.25).filled(),
+    }
+
+    /// The preferred corner hiding the fewest `occupied` points, and how many it hides.
+    pub fn place(&self, dim: (u32, u32), occupied: &[(i32, i32)]) -> ((i32, i32), usize) {
+        self.corners(dim)
+            .into_iter()
+            .enumerate()
+            .map(|(i, c)| (self.coverage(c, occupied), i, c))
+            .min()
+            .map(|(n, _, c)| (c, n))
+            .unwrap_or(((0, 0), 0))
+    }
+
+    /// Draws the framed legend with its top-left corner at `corner` of `area`.
+    pub fn draw<DB: DrawingBackend>(
+        &self,
+        area: &DrawingArea<DB, Shift>,
+        corner: (i32, i32),
+    ) -> Result<(), DrawError> {
+        if self.entries.is_empty() {
+            return Ok(());
+        }
+        let [pad, glyph, gap, row] = self.metrics();
+        let (x0, y0) = corner;
+        let (x1, y1) = (x0 + self.w, y0 + self.h);
+        let thin = self.px(1.0).max(1) as u32;
+        area.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            WHITE.mix(0.9).filled(),
+        ))?;
+        area.draw(&Rectangle::new(
+            [(x0, y0), (x1, y1)],
+            RGBColor(0xbb, 0xbb, 0xbb).stroke_width(thin),
+        ))?;
+        let text = font(self.font_size, self.scale, false);
+        for (i, e) in self.entries.iter().enumerate() {
+            let cy = y0 + pad + row * i as i32 + self.px(self.font_size * 0.55);
+            let gx = x0 + pad;
+            if e.band {
+                area.draw(&Rectangle::new(
+                    [(gx, cy - self.px(6.0)), (gx + glyph, cy + self.px(6.0))],
+                    e.color.mix(0.25).filled(),
+                ))?;
+            }
+            area.draw(&PathElement::new(
+                vec![(gx, cy), (gx + glyph, cy)],
+                e.color.stroke_width(self.px(2.0).max(1) as u32),
+            ))?;
+            area.draw(&Text::new(
+                e.label.clone(),
+                (gx + glyph + gap, cy),
+                text.pos(Pos::new(HPos::Left, VPos::Center)),
             ))?;
         }
-        area.draw(&PathElement::new(
-            vec![(gx, cy), (gx + glyph, cy)],
-            e.color.stroke_width(px(2.0).max(1) as u32),
-        ))?;
-        area.draw(&Text::new(
-            e.label.clone(),
-            (gx + glyph + gap, cy),
-            text.pos(Pos::new(HPos::Left, VPos::Center)),
-        ))?;
+        Ok(())
     }
-    Ok(())
 }
 
 #[cfg(test)]

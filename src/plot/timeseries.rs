@@ -17,8 +17,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    decimate_minmax, draw_legend, font, runs, save, series_color, Axis, DataError, DrawError,
-    LegendEntry, PlotError, Render,
+    decimate_minmax, draw_polyline, font, runs, save, series_color, Axis, DataError, DrawError,
+    Legend, LegendEntry, PlotError, Render, Surface,
 };
 
 /// One line, optionally with a shaded band (e.g. ± one standard error).
@@ -73,7 +73,8 @@ struct Sizes {
 
 impl Sizes {
     fn for_figure(w: f64, h: f64) -> Sizes {
-        let k = (w / 1200.0).min(h / 800.0).clamp(0.7, 2.5);
+        // Geometric mean, so wide-and-short figures keep legible text.
+        let k = ((w * h) / (1200.0 * 800.0)).sqrt().clamp(0.8, 2.5);
         Sizes {
             k,
             title: 24.0 * k,
@@ -136,8 +137,8 @@ impl Figure<'_> {
                 let y_ok = |v: f64| v.is_finite() && (!panel.log_y || v > 0.0);
                 let drawable = (0..n).any(|i| self.x_ok(series.x[i]) && y_ok(series.y[i]));
                 if !drawable {
-                    let log = (self.log_x && series.x.iter().all(|v| !(*v > 0.0)))
-                        || (panel.log_y && series.y.iter().all(|v| !(*v > 0.0)));
+                    let log = (self.log_x && !series.x.iter().any(|v| *v > 0.0))
+                        || (panel.log_y && !series.y.iter().any(|v| *v > 0.0));
                     return Err(if log {
                         DataError::NoPositiveValues { what: what() }
                     } else {
@@ -174,6 +175,81 @@ impl Figure<'_> {
     }
 }
 
+/// What a panel draws, decimated, in data coordinates; `usize` is the series index.
+struct Shapes {
+    bands: Vec<(usize, Vec<(f64, f64)>)>,
+    lines: Vec<(usize, Vec<(f64, f64)>)>,
+}
+
+impl Shapes {
+    /// Every vertex (bands and lines): what a legend should not hide.
+    fn points(&self) -> impl Iterator<Item = &(f64, f64)> + '_ {
+        self.bands
+            .iter()
+            .chain(&self.lines)
+            .flat_map(|(_, pts)| pts.iter())
+    }
+}
+
+impl Figure<'_> {
+    /// Decimated band outlines and polylines of `panel`, split at undrawable points.
+    fn shapes(&self, panel: &Panel, y_axis: &Axis, column: impl Fn(f64) -> i64 + Copy) -> Shapes {
+        let x_ok = |v: f64| self.x_ok(v);
+        let y_ok = |v: f64| y_axis.accepts(v);
+        let y_floor = y_axis.bounds().0;
+        let mut shapes = Shapes {
+            bands: Vec::new(),
+            lines: Vec::new(),
+        };
+        for (s, series) in panel.series.iter().enumerate() {
+            let x = series.x;
+            if let Some((lo, hi)) = series.band {
+                // Log axes cannot show a lower bound <= 0: clamp it to the axis bottom.
+                let lower = |i: usize| {
+                    if y_axis.is_log() && lo[i] <= 0.0 {
+                        y_floor
+                    } else {
+                        lo[i]
+                    }
+                };
+                let keep = |i: usize| x_ok(x[i]) && y_ok(hi[i]) && y_ok(lower(i));
+                for run in runs(x.len(), keep) {
+                    let upper = decimate_minmax(run.clone().map(|i| (x[i], hi[i])), column);
+                    let bottom = decimate_minmax(run.map(|i| (x[i], lower(i))), column);
+                    let outline = upper.into_iter().chain(bottom.into_iter().rev()).collect();
+                    shapes.bands.push((s, outline));
+                }
+            }
+            let keep = |i: usize| x_ok(x[i]) && y_ok(series.y[i]);
+            for run in runs(x.len(), keep) {
+                let line = decimate_minmax(run.map(|i| (x[i], series.y[i])), column);
+                shapes.lines.push((s, line));
+            }
+        }
+        shapes
+    }
+
+    /// Legend rows: every labelled series, and numbered ones when a panel has several.
+    fn legend_entries(&self, panel: &Panel) -> Vec<LegendEntry> {
+        let several = panel.series.len() > 1;
+        panel
+            .series
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| several || !s.label.is_empty())
+            .map(|(i, s)| LegendEntry {
+                label: if s.label.is_empty() {
+                    format!("series {}", i + 1)
+                } else {
+                    s.label.clone()
+                },
+                color: series_color(i),
+                band: s.band.is_some(),
+            })
+            .collect()
+    }
+}
+
 impl Render for Figure<'_> {
     fn validate(&self) -> Result<(), DataError> {
         self.axes(8, 5).map(|_| ())
@@ -182,8 +258,9 @@ impl Render for Figure<'_> {
     fn render<DB: DrawingBackend>(
         &self,
         root: &DrawingArea<DB, Shift>,
-        scale: f64,
+        surface: Surface,
     ) -> Result<(), DrawError> {
+        let scale = surface.scale;
         let (dw, dh) = root.dim_in_pixel();
         let (w, h) = (f64::from(dw) / scale, f64::from(dh) / scale);
         let sz = Sizes::for_figure(w, h);
@@ -203,7 +280,7 @@ impl Render for Figure<'_> {
         let avail = h - 2.0 * outer - title_h - x_area - gap * (n - 1) as f64;
         let panel_h = (avail / n as f64).max(40.0);
         let x_ticks = ((w / 120.0) as usize).clamp(3, 10);
-        let y_ticks = ((panel_h / 55.0) as usize).clamp(3, 8);
+        let y_ticks = ((panel_h / 45.0) as usize).clamp(3, 8);
         let (x_axis, y_axes) = self.axes(x_ticks, y_ticks)?;
 
         root.fill(&WHITE)?;
@@ -237,20 +314,72 @@ impl Render for Figure<'_> {
 
         for (p, panel) in self.panels.iter().enumerate() {
             let last = p + 1 == n;
-            let area = &areas[2 * p + 1];
-            let area = area.margin(0, 0, px(outer), px(outer + 22.0 * k));
-            let y_axis = &y_axes[p];
-            let mut chart = ChartBuilder::on(&area)
-                .y_label_area_size(px(y_area))
-                .x_label_area_size(if last { px(x_area) } else { 0 })
-                .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+            let area = areas[2 * p + 1].margin(0, 0, px(outer), px(outer + 22.0 * k));
+            let build = |y_axis: &Axis| {
+                ChartBuilder::on(&area)
+                    .y_label_area_size(px(y_area))
+                    .x_label_area_size(if last { px(x_area) } else { 0 })
+                    .build_cartesian_2d(x_axis.clone(), y_axis.clone())
+            };
+            let mut y_axis = y_axes[p].clone();
+            let mut chart = build(&y_axis)?;
+            let (pw, ph) = chart.plotting_area().dim_in_pixel();
+            let column = |x: f64| (x_axis.fraction(x) * f64::from(pw)).floor() as i64;
+            let shapes = self.shapes(panel, &y_axis, column);
+
+            // Legend: the emptiest corner; if every corner hides data, stretch the y axis
+            // upwards (at most 1.6×) so that an upper corner is free.
+            let entries = self.legend_entries(panel);
+            let legend = Legend::new(root, entries, scale, sz.legend)?;
+            let mut corner = None;
+            if !legend.is_empty() {
+                let to_px = |f: &(f64, f64)| {
+                    let (fx, fy) = (x_axis.fraction(f.0), y_axis.fraction(f.1));
+                    (
+                        (fx * f64::from(pw)) as i32,
+                        ((1.0 - fy) * f64::from(ph)) as i32,
+                    )
+                };
+                let occupied: Vec<(i32, i32)> = shapes.points().map(to_px).collect();
+                let (best, hidden) = legend.place((pw, ph), &occupied);
+                corner = Some(best);
+                if hidden > 0 {
+                    let (lw, lh) = legend.size();
+                    let room = 1.0 - f64::from(lh + px(14.0)) / f64::from(ph);
+                    let corners = legend.corners((pw, ph));
+                    let need = |c: (i32, i32)| {
+                        shapes
+                            .points()
+                            .filter(|q| {
+                                let (x, _) = to_px(q);
+                                x >= c.0 - px(4.0) && x <= c.0 + lw + px(4.0)
+                            })
+                            .map(|q| y_axis.fraction(q.1))
+                            .fold(0.0f64, f64::max)
+                            / room
+                    };
+                    let (factor, c) = [corners[0], corners[1]]
+                        .into_iter()
+                        .map(|c| (need(c), c))
+                        .fold(
+                            (f64::INFINITY, corners[0]),
+                            |a, b| if b.0 < a.0 { b } else { a },
+                        );
+                    if factor > 1.0 && factor <= 1.6 {
+                        y_axis = y_axis.with_headroom(factor * 1.01);
+                        chart = build(&y_axis)?;
+                        corner = Some(c);
+                    }
+                }
+            }
 
             let x_fmt = |v: &f64| x_axis.label(*v);
             let y_fmt = |v: &f64| y_axis.label(*v);
+            let thin = px(1.0).max(1) as u32;
             let mut mesh = chart.configure_mesh();
-            mesh.bold_line_style(RGBColor(0xdd, 0xdd, 0xdd).stroke_width(px(1.0).max(1) as u32))
-                .light_line_style(RGBColor(0xee, 0xee, 0xee).stroke_width(px(1.0).max(1) as u32))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(px(1.0).max(1) as u32))
+            mesh.bold_line_style(RGBColor(0xdd, 0xdd, 0xdd).stroke_width(thin))
+                .light_line_style(RGBColor(0xee, 0xee, 0xee).stroke_width(thin))
+                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
                 .set_all_tick_mark_size(px(5.0))
                 .label_style(tick_font.clone())
                 .axis_desc_style(font(sz.desc, scale, false))
@@ -263,84 +392,23 @@ impl Render for Figure<'_> {
             mesh.draw()?;
 
             let plot = chart.plotting_area();
-            let (pw, ph) = plot.dim_in_pixel();
-            let base = plot.get_base_pixel();
-            let column = |x: f64| (x_axis.fraction(x) * f64::from(pw)).floor() as i64;
-            let x_ok = |v: f64| self.x_ok(v);
-            let y_ok = |v: f64| y_axis.accepts(v);
-            let y_floor = y_axis.bounds().0;
-
-            // Bands first so every line stays on top of every band.
-            for (s, series) in panel.series.iter().enumerate() {
-                let Some((lo, hi)) = series.band else {
-                    continue;
-                };
-                let color = series_color(s);
-                // Log axes cannot show a lower bound <= 0: clamp it to the axis bottom.
-                let lower = |i: usize| {
-                    if y_axis.is_log() && lo[i] <= 0.0 {
-                        y_floor
-                    } else {
-                        lo[i]
-                    }
-                };
-                let keep = |i: usize| x_ok(series.x[i]) && y_ok(hi[i]) && y_ok(lower(i));
-                for run in runs(series.x.len(), keep) {
-                    let upper_pts =
-                        decimate_minmax(run.clone().map(|i| (series.x[i], hi[i])), column);
-                    let lower_pts = decimate_minmax(run.map(|i| (series.x[i], lower(i))), column);
-                    let outline: Vec<(f64, f64)> = upper_pts
-                        .into_iter()
-                        .chain(lower_pts.into_iter().rev())
-                        .collect();
-                    plot.draw(&Polygon::new(outline, color.mix(0.22).filled()))?;
-                }
+            for (s, band) in &shapes.bands {
+                plot.draw(&Polygon::new(
+                    band.clone(),
+                    series_color(*s).mix(0.22).filled(),
+                ))?;
             }
-
-            let mut occupied = Vec::new();
-            let mut legend = Vec::new();
-            let line_w = px(1.75).max(1) as u32;
-            for (s, series) in panel.series.iter().enumerate() {
-                let color = series_color(s);
-                let keep = |i: usize| x_ok(series.x[i]) && y_ok(series.y[i]);
-                for run in runs(series.x.len(), keep) {
-                    let pts = decimate_minmax(run.map(|i| (series.x[i], series.y[i])), column);
-                    occupied.extend(pts.iter().map(|p| {
-                        let (a, b) = plot.map_coordinate(p);
-                        (a - base.0, b - base.1)
-                    }));
-                    plot.draw(&PathElement::new(pts, color.stroke_width(line_w)))?;
-                }
-                if let Some((lo, hi)) = series.band {
-                    for i in (0..series.x.len()).step_by((series.x.len() / 2000).max(1)) {
-                        for v in [lo[i], hi[i]] {
-                            if x_ok(series.x[i]) && y_ok(v) {
-                                let (a, b) = plot.map_coordinate(&(series.x[i], v));
-                                occupied.push((a - base.0, b - base.1));
-                            }
-                        }
-                    }
-                }
-                if panel.series.len() > 1 || !series.label.is_empty() {
-                    let label = if series.label.is_empty() {
-                        format!("series {}", s + 1)
-                    } else {
-                        series.label.clone()
-                    };
-                    legend.push(LegendEntry {
-                        label,
-                        color,
-                        band: series.band.is_some(),
-                    });
-                }
+            for (s, line) in &shapes.lines {
+                draw_polyline(plot, line, series_color(*s), 2.0, surface)?;
             }
-
             let frame = plot.strip_coord_spec();
             frame.draw(&Rectangle::new(
                 [(0, 0), (pw as i32 - 1, ph as i32 - 1)],
-                RGBColor(0x44, 0x44, 0x44).stroke_width(px(1.0).max(1) as u32),
+                RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
             ))?;
-            draw_legend(&frame, &legend, &occupied, scale, sz.legend)?;
+            if let Some(c) = corner {
+                legend.draw(&frame, c)?;
+            }
         }
         Ok(())
     }
