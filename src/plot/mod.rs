@@ -630,12 +630,14 @@ fn nice_step(raw: f64) -> f64 {
 /// Fewest decimals that show `step` exactly (up to 12).
 fn decimals_for(step: f64) -> usize {
     let step = step.abs();
-    (0..12)
+    // The fewest decimals at which the tick step is a whole number (≥ 1), so that ticks
+    // 12.2472013996, 12.2472013998, … on a narrow range stay distinct.
+    (0..17)
         .find(|&d| {
             let scaled = step * 10f64.powi(d as i32);
-            (scaled - scaled.round()).abs() < 1e-6 * scaled.max(1.0)
+            scaled >= 1.0 - 1e-9 && (scaled - scaled.round()).abs() < 1e-6 * scaled
         })
-        .unwrap_or(12)
+        .unwrap_or(16)
 }
 
 fn format_decimal(v: f64, decimals: usize) -> String {
@@ -940,6 +942,12 @@ mod tests {
         let l = Axis::log(1e-3, 10.0);
         assert_eq!(l.label(1e-3), "10⁻³");
         assert_eq!(format_scientific(2.5e-7), "2.5×10⁻⁷");
+        // A narrow range far from zero keeps enough decimals to tell ticks apart.
+        let n = Axis::linear(12.2472013990, 12.2472014000, 5);
+        let labels: Vec<String> = n.ticks().iter().map(|&t| n.label(t)).collect();
+        let mut unique = labels.clone();
+        unique.dedup();
+        assert_eq!(unique.len(), labels.len(), "{labels:?}");
     }
 
     #[test]
