@@ -35,6 +35,7 @@
 //! plot = "out/double.png"
 //! ```
 
+use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
 use crate::model::{
@@ -75,6 +76,7 @@ pub struct SpecFile {
     #[serde(default)]
     pub integrator: IntegratorSpec,
     pub simulate: Option<SimulateSpec>,
+    pub modes: Option<ModesSpec>,
     #[serde(default)]
     pub output: OutputSpec,
 }
@@ -223,13 +225,114 @@ pub struct Spec {
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
     Simulate(SimulateOptions),
+    Modes(ModesOptions),
 }
 
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
             Analysis::Simulate(_) => "simulate",
+            Analysis::Modes(_) => "modes",
         }
+    }
+}
+
+/// The `[modes]` table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModesSpec {
+    /// `"hanging"` (default), `"all"` (2^N), or sign strings like `["++", "+-"]`.
+    pub equilibria: Option<EquilibriaSpec>,
+    /// Compare with the small-angle closed forms (default true).
+    pub check: Option<bool>,
+    /// Measure the nonlinear model's frequency in each mode (default false).
+    pub verify_nonlinear: Option<bool>,
+    /// Release amplitude (rad) of the small-amplitude check (default 1e-3).
+    pub amplitude: Option<f64>,
+    /// Linear periods integrated per measurement (default 20).
+    pub periods: Option<f64>,
+    /// Amplitudes (rad) for the lowest mode's amplitude dependence.
+    pub amplitudes: Option<Vec<f64>>,
+}
+
+/// A word (`hanging`, `all`, or one sign string) or a list of sign strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EquilibriaSpec {
+    Word(String),
+    List(Vec<String>),
+}
+
+impl ModesSpec {
+    fn options(&self, chain: &Chain) -> Result<ModesOptions, SpecError> {
+        let n = chain.links();
+        let bad = |e: ModesError| SpecError::new("modes.equilibria", e.to_string());
+        let equilibria = match &self.equilibria {
+            None => vec![Equilibrium::hanging(n)],
+            Some(EquilibriaSpec::Word(w)) if w == "hanging" => vec![Equilibrium::hanging(n)],
+            Some(EquilibriaSpec::Word(w)) if w == "all" => Equilibrium::all(n).map_err(bad)?,
+            Some(EquilibriaSpec::Word(w)) => vec![Equilibrium::parse(w, n).map_err(bad)?],
+            Some(EquilibriaSpec::List(v)) => {
+                if v.is_empty() {
+                    return Err(SpecError::new("modes.equilibria", "is an empty list"));
+                }
+                v.iter()
+                    .map(|w| Equilibrium::parse(w, n))
+                    .collect::<Result<_, _>>()
+                    .map_err(bad)?
+            }
+        };
+        let nonlinear = if self.verify_nonlinear.unwrap_or(false) {
+            let d = NonlinearOptions::default();
+            let amplitude = positive("modes.amplitude", self.amplitude.unwrap_or(d.amplitude))?;
+            if amplitude >= 0.5 {
+                return Err(SpecError::new(
+                    "modes.amplitude",
+                    format!("the small-amplitude check needs < 0.5 rad (got {amplitude}); use `amplitudes` for large ones"),
+                ));
+            }
+            let periods = positive("modes.periods", self.periods.unwrap_or(d.periods))?;
+            if !(2.0..=1e4).contains(&periods) {
+                return Err(SpecError::new(
+                    "modes.periods",
+                    format!("must be between 2 and 1e4 (got {periods})"),
+                ));
+            }
+            let amplitudes = self.amplitudes.clone().unwrap_or(d.amplitudes);
+            for (i, &a) in amplitudes.iter().enumerate() {
+                if !(a.is_finite() && a > 0.0 && a < std::f64::consts::PI) {
+                    return Err(SpecError::new(
+                        format!("modes.amplitudes[{}]", i + 1),
+                        format!("must be in (0, π) rad (got {a})"),
+                    ));
+                }
+            }
+            Some(NonlinearOptions {
+                amplitude,
+                periods,
+                amplitudes,
+                tol: d.tol,
+            })
+        } else {
+            for (f, set) in [
+                ("amplitude", self.amplitude.is_some()),
+                ("periods", self.periods.is_some()),
+                ("amplitudes", self.amplitudes.is_some()),
+            ] {
+                if set {
+                    return Err(SpecError::new(
+                        format!("modes.{f}"),
+                        "applies only with verify_nonlinear = true",
+                    ));
+                }
+            }
+            None
+        };
+        Ok(ModesOptions {
+            equilibria,
+            check: self.check.unwrap_or(true),
+            nonlinear,
+        })
     }
 }
 
@@ -568,23 +671,35 @@ impl InitialSpec {
     }
 }
 
+/// The analysis kinds a spec can ask for.
+pub const KINDS: [&str; 2] = ["simulate", "modes"];
+
 impl SpecFile {
     /// Checks every value and builds the analysis.
     pub fn validate(&self) -> Result<Spec, SpecError> {
-        let kind = self
-            .kind
-            .as_deref()
-            .ok_or_else(|| SpecError::new("kind", "missing: the analysis to run (simulate)"))?;
+        let kind = self.kind.as_deref().ok_or_else(|| {
+            SpecError::new("kind", "missing: the analysis to run (simulate or modes)")
+        })?;
         let (chain, model_name) = self.model.build()?;
-        let x0 = self.initial.state(chain.links())?;
-        let analysis = match kind {
+        for (section, present) in [
+            ("simulate", self.simulate.is_some()),
+            ("modes", self.modes.is_some()),
+        ] {
+            if present && kind != section && KINDS.contains(&kind) {
+                return Err(SpecError::new(
+                    section,
+                    format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
+                ));
+            }
+        }
+        let (analysis, x0, method) = match kind {
             "simulate" => {
+                let x0 = self.initial.state(chain.links())?;
                 let s = self.simulate.clone().unwrap_or_default();
-                let t_end = positive(
-                    "simulate.t_end",
-                    s.t_end
-                        .ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?,
-                )?;
+                let t_end = s
+                    .t_end
+                    .ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?;
+                let t_end = positive("simulate.t_end", t_end)?;
                 let dt_out = positive("simulate.dt_out", s.dt_out.unwrap_or(0.01))?;
                 if dt_out > t_end {
                     return Err(SpecError::new(
@@ -599,27 +714,56 @@ impl SpecFile {
                         format!("would store {samples:.3e} samples; the limit is 1e8"),
                     ));
                 }
-                Analysis::Simulate(SimulateOptions { t_end, dt_out })
+                let method = self.integrator.method(Some(dt_out))?;
+                if let Some(dt) = method.fixed_dt() {
+                    if dt > t_end {
+                        return Err(SpecError::new(
+                            "integrator.dt",
+                            format!("is longer than t_end ({dt} > {t_end})"),
+                        ));
+                    }
+                }
+                (
+                    Analysis::Simulate(SimulateOptions { t_end, dt_out }),
+                    x0,
+                    method,
+                )
+            }
+            "modes" => {
+                if !chain.params().drive.is_none() {
+                    return Err(SpecError::new(
+                        "model.drive",
+                        "modes are computed for the unforced chain: remove the drive",
+                    ));
+                }
+                if self.initial != InitialSpec::default() {
+                    return Err(SpecError::new(
+                        "initial",
+                        "a modes analysis starts from the equilibria, not an initial state",
+                    ));
+                }
+                if self.integrator != IntegratorSpec::default() {
+                    return Err(SpecError::new(
+                        "integrator",
+                        "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
+                    ));
+                }
+                let opts = self.modes.clone().unwrap_or_default().options(&chain)?;
+                let tol = 1e-12;
+                let method = Method::Dop853 {
+                    rtol: tol,
+                    atol: tol,
+                    h_max: f64::INFINITY,
+                };
+                (Analysis::Modes(opts), vec![], method)
             }
             other => {
                 return Err(SpecError::new(
                     "kind",
-                    format!("unknown analysis kind `{other}` (expected simulate)"),
+                    format!("unknown analysis kind `{other}` (expected simulate or modes)"),
                 ))
             }
         };
-        let dt_out = match &analysis {
-            Analysis::Simulate(o) => Some(o.dt_out),
-        };
-        let method = self.integrator.method(dt_out)?;
-        if let (Some(dt), Analysis::Simulate(o)) = (method.fixed_dt(), &analysis) {
-            if dt > o.t_end {
-                return Err(SpecError::new(
-                    "integrator.dt",
-                    format!("is longer than t_end ({dt} > {})", o.t_end),
-                ));
-            }
-        }
         for (field, p) in [
             ("output.file", &self.output.file),
             ("output.plot", &self.output.plot),

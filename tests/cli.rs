@@ -243,3 +243,135 @@ fn run_executes_the_shipped_spec() {
         "{v}"
     );
 }
+
+#[test]
+fn modes_bad_equilibria_are_refused() {
+    assert_bad_input(
+        &["modes", "--preset", "triple", "--equilibria", "++"],
+        "3 links",
+    );
+    assert_bad_input(
+        &["modes", "--preset", "double", "--equilibria", "+x"],
+        "--equilibria",
+    );
+    assert_bad_input(
+        &[
+            "modes",
+            "--preset",
+            "chain",
+            "--links",
+            "17",
+            "--equilibria",
+            "all",
+        ],
+        "too many",
+    );
+    assert_bad_input(
+        &["modes", "--preset", "double", "--amplitude", "0.1"],
+        "verify_nonlinear",
+    );
+}
+
+#[test]
+fn modes_runs_shipped_specs_and_reports_checks() {
+    for spec in [
+        "triple-pendulum-equilibria",
+        "compound-double-pendulum-modes",
+        "chain-modes-vs-laguerre",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("analyses/{spec}.toml"));
+        let out = dir.path().join("m.h5");
+        let png = dir.path().join("m.png");
+        let (code, stdout, err) = run(pendula()
+            .arg("run")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .arg("--plot")
+            .arg(&png)
+            .arg("--json"));
+        assert_eq!(code, 0, "{spec}: {err}");
+        assert!(out.exists() && png.exists());
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        for eq in v["equilibria"].as_array().unwrap() {
+            let label = eq["label"].as_str().unwrap();
+            assert_eq!(
+                eq["unstable"].as_u64().unwrap() as usize,
+                label.matches('-').count(),
+                "{spec} {label}"
+            );
+        }
+        for c in v["checks"].as_array().unwrap() {
+            let tol = if c["formula"].as_str().unwrap().contains("continuous") {
+                0.05
+            } else {
+                1e-10
+            };
+            assert!(
+                c["max_relative_difference"].as_f64().unwrap() < tol,
+                "{spec}: {c}"
+            );
+        }
+    }
+}
+
+/// The files the real commands write open in h5py and in xarray (h5netcdf) with named dimensions.
+/// Skips loudly where python3 or the modules are missing, unless PENDULA_REQUIRE_PYTHON=1 (CI).
+#[test]
+fn outputs_open_in_h5py_and_xarray() {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = std::process::Command::new(&python)
+        .args(["-c", "import h5py, xarray, h5netcdf"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        assert!(
+            std::env::var("PENDULA_REQUIRE_PYTHON").map_or(true, |v| v != "1"),
+            "python modules missing"
+        );
+        eprintln!(
+            "\n*** SKIPPED: python check of the outputs: {python} lacks h5py/xarray/h5netcdf\n"
+        );
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let traj = dir.path().join("t.h5");
+    let (code, _, err) = run(pendula()
+        .args([
+            "simulate", "--preset", "rods", "--links", "3", "--theta", "1,0.5,0", "--t-end", "2",
+        ])
+        .args(["--method", "gauss", "--dt", "0.01"])
+        .arg("-o")
+        .arg(&traj));
+    assert_eq!(code, 0, "{err}");
+    let modes = dir.path().join("m.h5");
+    let (code, _, err) = run(pendula()
+        .args([
+            "modes",
+            "--preset",
+            "triple",
+            "--equilibria",
+            "all",
+            "--json",
+        ])
+        .arg("-o")
+        .arg(&modes));
+    assert_eq!(code, 0, "{err}");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
+    for (file, group) in [(&traj, "trajectory"), (&modes, "modes")] {
+        let out = std::process::Command::new(&python)
+            .arg(&script)
+            .arg(file)
+            .arg(group)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{group}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -191,3 +191,51 @@ fn formula_checks_apply_where_they_should() {
     assert!((w[0] * w[0] - 3.0 * 9.81 / 1.8).abs() < 1e-12);
     assert!(checks[0].relative_difference[0] < 1e-14);
 }
+
+#[test]
+fn nonlinear_small_amplitude_frequency_matches_linear_modes() {
+    for n in [2usize, 3, 5] {
+        let chain = Chain::new(ChainParams::equal_points(n)).unwrap();
+        let m = hanging(&chain);
+        let opts = modes::NonlinearOptions {
+            amplitudes: vec![],
+            ..Default::default()
+        };
+        let checks = modes::verify_nonlinear(&chain, &m, &opts);
+        assert_eq!(checks.len(), n, "N = {n}: every mode measured");
+        for c in &checks {
+            assert!(
+                c.relative_difference < 1e-4,
+                "N = {n}, mode {}: {:e}",
+                c.mode,
+                c.relative_difference
+            );
+            assert!(c.crossings >= 15);
+        }
+    }
+}
+
+#[test]
+fn single_pendulum_amplitude_dependence_matches_elliptic_period() {
+    for link in [Link::point(0.8, 1.0), Link::rod(1.2, 0.5)] {
+        let chain = Chain::new(ChainParams::new(vec![link])).unwrap();
+        let m = hanging(&chain);
+        let opts = modes::NonlinearOptions {
+            amplitudes: vec![0.3, 1.0, 2.0, 2.8],
+            ..Default::default()
+        };
+        let checks = modes::verify_nonlinear(&chain, &m, &opts);
+        for c in checks.iter().skip(1) {
+            let rel = ((c.measured - c.exact) / c.exact).abs();
+            assert!(
+                rel < 1e-9,
+                "amplitude {}: measured {} vs elliptic {} ({rel:e})",
+                c.amplitude,
+                c.measured,
+                c.exact
+            );
+            // The frequency falls with amplitude (softening).
+            assert!(c.measured < c.linear);
+        }
+    }
+}

@@ -396,6 +396,23 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
         let w = |sign: f64| (g * (s + sign * r) / (2.0 * m1 * l1 * l2)).sqrt();
         push("double point pendulum (closed form)", vec![w(-1.0), w(1.0)]);
     }
+    let is_rod = |l: &crate::model::Link| {
+        (l.com - 0.5 * l.length).abs() <= 1e-15 * l.length
+            && (l.inertia - l.mass * l.length * l.length / 12.0).abs() <= 1e-15 * l.inertia
+    };
+    if n == 2
+        && links.iter().all(is_rod)
+        && links[0].length == links[1].length
+        && links[0].mass == links[1].mass
+    {
+        // Seed 004, eq. (19) linearized: det(K − ω² M) = 0 gives ω² = (g/l)(3 ∓ 6/√7).
+        let gl = g / links[0].length;
+        let r = 6.0 / 7f64.sqrt();
+        push(
+            "equal uniform rods: ω² = (g/l)(3 ∓ 6/√7) (seed 004)",
+            vec![(gl * (3.0 - r)).sqrt(), (gl * (3.0 + r)).sqrt()],
+        );
+    }
     let equal_points = links
         .iter()
         .all(|l| is_point(l) && l.length == links[0].length && l.mass == links[0].mass);
@@ -472,4 +489,215 @@ mod tests {
         ));
         assert_eq!(Equilibrium::all(3).unwrap().len(), 8);
     }
+}
+
+/// What `pendula modes` computes, validated.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModesOptions {
+    pub equilibria: Vec<Equilibrium>,
+    /// Compare the hanging equilibrium's frequencies with the closed forms that apply.
+    pub check: bool,
+    /// Start the nonlinear model in each mode and measure its frequency.
+    pub nonlinear: Option<NonlinearOptions>,
+}
+
+/// Options of [`verify_nonlinear`].
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NonlinearOptions {
+    /// Amplitude (rad) of the largest link angle for the small-amplitude check (default 1e-3).
+    pub amplitude: f64,
+    /// Linear periods to integrate (default 20).
+    pub periods: f64,
+    /// Larger amplitudes (rad) at which the lowest mode's frequency is measured: the nonlinear
+    /// shift (default 0.1, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0).
+    pub amplitudes: Vec<f64>,
+    /// DOP853 tolerance (default 1e-12).
+    pub tol: f64,
+}
+
+impl Default for NonlinearOptions {
+    fn default() -> Self {
+        NonlinearOptions {
+            amplitude: 1e-3,
+            periods: 20.0,
+            amplitudes: vec![0.1, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
+            tol: 1e-12,
+        }
+    }
+}
+
+/// One nonlinear frequency measurement.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct NonlinearCheck {
+    /// Mode index (0 = lowest).
+    pub mode: usize,
+    /// Largest link angle at release (rad).
+    pub amplitude: f64,
+    /// Linear frequency ω_k (rad/s).
+    pub linear: f64,
+    /// Mean frequency 2π/T̄ from the zero crossings of the modal coordinate (rad/s).
+    pub measured: f64,
+    /// |measured − linear| / linear.
+    pub relative_difference: f64,
+    /// For a single link: the exact frequency 2π / (4 √(l_eff/g) K(sin(θ₀/2))) (else NaN).
+    pub exact: f64,
+    /// Upward zero crossings used.
+    pub crossings: usize,
+}
+
+/// The result of a modes analysis.
+#[derive(Debug, Clone)]
+pub struct ModesResult {
+    pub equilibria: Vec<EquilibriumModes>,
+    pub checks: Vec<FormulaCheck>,
+    pub nonlinear: Vec<NonlinearCheck>,
+}
+
+impl ModesResult {
+    /// The hanging equilibrium's modes, if it was computed.
+    pub fn hanging(&self) -> Option<&EquilibriumModes> {
+        self.equilibria
+            .iter()
+            .find(|e| e.equilibrium.inverted_links() == 0)
+    }
+}
+
+/// Complete elliptic integral of the first kind K(k), modulus k (not the parameter m = k²), by
+/// the arithmetic–geometric mean: K = π / (2 AGM(1, √(1 − k²))).
+pub fn elliptic_k(k: f64) -> f64 {
+    let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
+    for _ in 0..60 {
+        let (an, bn) = (0.5 * (a + b), (a * b).sqrt());
+        a = an;
+        b = bn;
+        if (a - b).abs() <= 1e-16 * a {
+            break;
+        }
+    }
+    std::f64::consts::PI / (2.0 * a)
+}
+
+/// Modes at every requested equilibrium, the formula checks, and the nonlinear verification.
+pub fn modes(chain: &Chain, opts: &ModesOptions) -> Result<ModesResult, ModesError> {
+    let equilibria = opts
+        .equilibria
+        .iter()
+        .map(|eq| modes_at(chain, eq))
+        .collect::<Result<Vec<_>, _>>()?;
+    let mut result = ModesResult {
+        equilibria,
+        checks: vec![],
+        nonlinear: vec![],
+    };
+    let hanging = match result.hanging() {
+        Some(h) => h.clone(),
+        None => modes_at(chain, &Equilibrium::hanging(chain.links()))?,
+    };
+    if opts.check {
+        result.checks = formula_checks(chain, &hanging.frequencies());
+    }
+    if let Some(nl) = &opts.nonlinear {
+        result.nonlinear = verify_nonlinear(chain, &hanging, nl);
+    }
+    Ok(result)
+}
+
+/// Starts the full nonlinear chain from rest in each mode of a stable equilibrium (largest link
+/// displacement `amplitude`) and measures the mean frequency from the upward zero crossings of
+/// the modal coordinate q_k = v_kᵀ M (θ − θ*), located on DOP853's dense output. Then the same
+/// for the lowest mode at `opts.amplitudes` (the amplitude dependence). Modes of an unstable
+/// equilibrium are skipped (their motion leaves the neighbourhood).
+pub fn verify_nonlinear(
+    chain: &Chain,
+    em: &EquilibriumModes,
+    opts: &NonlinearOptions,
+) -> Vec<NonlinearCheck> {
+    if em.unstable > 0 {
+        return vec![];
+    }
+    let n = chain.links();
+    let mut out = vec![];
+    let omegas = em.frequencies();
+    for k in 0..n {
+        if let Some(c) = measure_mode(chain, em, k, opts.amplitude, opts, omegas[k]) {
+            out.push(c);
+        }
+    }
+    for &a in &opts.amplitudes {
+        if let Some(c) = measure_mode(chain, em, 0, a, opts, omegas[0]) {
+            out.push(c);
+        }
+    }
+    out
+}
+
+fn measure_mode(
+    chain: &Chain,
+    em: &EquilibriumModes,
+    k: usize,
+    amplitude: f64,
+    opts: &NonlinearOptions,
+    omega: f64,
+) -> Option<NonlinearCheck> {
+    use crate::integrate::{locate, Direction, Dop853, Flow, Solver};
+    let n = chain.links();
+    let theta_star = em.equilibrium.theta();
+    let v: DVector<f64> = em.shapes.column(k).into_owned();
+    let scale = amplitude / v.amax();
+    let mut x0 = vec![0.0; 2 * n];
+    for j in 0..n {
+        x0[j] = theta_star[j] + scale * v[j];
+    }
+    // Row vector w = vᵀ M*, so q = w · (θ − θ*).
+    let w: Vec<f64> = (em.mass.transpose() * &v).iter().copied().collect();
+    let q = |y: &[f64]| -> f64 { (0..n).map(|j| w[j] * (y[j] - theta_star[j])).sum() };
+    let mut flow = Flow::new(chain);
+    let mut solver = Dop853::with_tol(opts.tol).solver(2 * n);
+    let mut y = x0.clone();
+    let mut buf = vec![0.0; 2 * n];
+    let t_end = opts.periods * 2.0 * std::f64::consts::PI / omega;
+    let (mut t, mut g0) = (0.0, q(&y));
+    let mut ups = vec![];
+    while t < t_end {
+        let t1 = solver.step(&mut flow, t, &mut y, t_end).ok()?;
+        let g1 = q(&y);
+        if Direction::Rising.crosses(g0, g1) {
+            let c = locate(
+                &mut solver,
+                &mut flow,
+                t,
+                g0,
+                t1,
+                g1,
+                |_, s| q(s),
+                &mut buf,
+                1e-13,
+            )?;
+            ups.push(c.t);
+        }
+        t = t1;
+        g0 = g1;
+    }
+    if ups.len() < 2 {
+        return None;
+    }
+    let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64;
+    let measured = 2.0 * std::f64::consts::PI / period;
+    let exact = if n == 1 {
+        let l = &chain.params().links[0];
+        let l_eff = (l.inertia + l.mass * l.com * l.com) / (l.mass * l.com);
+        2.0 * std::f64::consts::PI
+            / (4.0 * (l_eff / chain.gravity()).sqrt() * elliptic_k((amplitude / 2.0).sin()))
+    } else {
+        f64::NAN
+    };
+    Some(NonlinearCheck {
+        mode: k,
+        amplitude,
+        linear: omega,
+        measured,
+        relative_difference: ((measured - omega) / omega).abs(),
+        exact,
+        crossings: ups.len(),
+    })
 }

@@ -2,7 +2,7 @@
 
 use super::CliError;
 use clap::{Args, Parser, Subcommand};
-use pendula::spec::{self, SimulateSpec, SpecFile};
+use pendula::spec::{self, EquilibriaSpec, SimulateSpec, SpecFile};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -20,8 +20,90 @@ pub struct Cli {
 pub enum Command {
     /// Integrate a chain from an initial state and write the sampled trajectory.
     Simulate(SimulateArgs),
+    /// Equilibria, small-oscillation normal modes and the small-angle formula checks.
+    Modes(ModesArgs),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
+}
+
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct ModesArgs {
+    /// Start from this analysis spec (kind = "modes"); the flags below override it.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// Equilibria: hanging (default), all, or sign strings like +-+ (comma-separated).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "hanging|all|+-…"
+    )]
+    pub equilibria: Option<Vec<String>>,
+    /// Compare with the small-angle closed forms (on by default; --check=false to skip).
+    #[arg(long, num_args = 0..=1, default_missing_value = "true", value_name = "BOOL")]
+    pub check: Option<bool>,
+    /// Start the nonlinear model in each mode and measure its frequency.
+    #[arg(long)]
+    pub verify_nonlinear: bool,
+    /// Release amplitude (rad) for --verify-nonlinear (default 1e-3).
+    #[arg(long)]
+    pub amplitude: Option<f64>,
+    /// Linear periods integrated per measurement (default 20).
+    #[arg(long)]
+    pub periods: Option<f64>,
+    /// Amplitudes (rad) for the lowest mode's amplitude dependence, comma-separated.
+    #[arg(long, value_delimiter = ',')]
+    pub amplitudes: Option<Vec<f64>>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl ModesArgs {
+    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = base_spec(&self.spec, "modes")?;
+        let mut flags: FlagMap = vec![];
+        self.model.apply(&mut file, &mut flags)?;
+        let m = file.modes.get_or_insert_with(Default::default);
+        if let Some(e) = &self.equilibria {
+            m.equilibria = Some(if e.len() == 1 {
+                EquilibriaSpec::Word(e[0].clone())
+            } else {
+                EquilibriaSpec::List(e.clone())
+            });
+            flags.push(("modes.equilibria", "--equilibria"));
+        }
+        if let Some(c) = self.check {
+            m.check = Some(c);
+        }
+        if self.verify_nonlinear {
+            m.verify_nonlinear = Some(true);
+        }
+        for (v, target, field, flag) in [
+            (
+                &self.amplitude,
+                &mut m.amplitude,
+                "modes.amplitude",
+                "--amplitude",
+            ),
+            (&self.periods, &mut m.periods, "modes.periods", "--periods"),
+        ] {
+            if let Some(v) = v {
+                *target = Some(*v);
+                flags.push((field, flag));
+            }
+        }
+        if let Some(a) = &self.amplitudes {
+            m.amplitudes = Some(a.clone());
+            flags.push(("modes.amplitudes", "--amplitudes"));
+        }
+        if self.spec.is_none() {
+            flags.extend(ALL_FLAGS);
+        }
+        Ok((file, flags))
+    }
 }
 
 /// Flags every command shares.
@@ -58,24 +140,8 @@ pub struct SimulateArgs {
     /// Start from this analysis spec; the flags below override it.
     #[arg(long, value_name = "SPEC.toml")]
     pub spec: Option<PathBuf>,
-    /// Read the model from this TOML file (the fields of a spec's [model] table).
-    #[arg(long, value_name = "MODEL.toml", conflicts_with = "preset")]
-    pub model: Option<PathBuf>,
-    /// Model preset: simple, double, triple, chain, rods (default double).
-    #[arg(long)]
-    pub preset: Option<String>,
-    /// Number of links (for the chain and rods presets).
-    #[arg(long, value_name = "N")]
-    pub links: Option<usize>,
-    /// Link length for presets (m).
-    #[arg(long)]
-    pub length: Option<f64>,
-    /// Link mass for presets (kg).
-    #[arg(long)]
-    pub mass: Option<f64>,
-    /// Gravity (m/s²).
-    #[arg(long)]
-    pub gravity: Option<f64>,
+    #[command(flatten)]
+    pub model: ModelArgs,
     /// Initial angles (rad), comma-separated, from the downward vertical.
     #[arg(
         long,
@@ -123,7 +189,11 @@ pub struct SimulateArgs {
     pub common: Common,
 }
 
-const ALL_FLAGS: [(&str, &str); 16] = [
+const ALL_FLAGS: [(&str, &str); 20] = [
+    ("modes.equilibria", "--equilibria"),
+    ("modes.amplitude", "--amplitude"),
+    ("modes.periods", "--periods"),
+    ("modes.amplitudes", "--amplitudes"),
     ("model.preset", "--preset"),
     ("model.links", "--links"),
     ("model.length", "--length"),
@@ -142,26 +212,32 @@ const ALL_FLAGS: [(&str, &str); 16] = [
     ("integrator.h_max", "--h-max"),
 ];
 
-/// (spec field, flag) pairs, so that errors name the flag the user typed.
-pub type FlagMap = Vec<(&'static str, &'static str)>;
+/// Flags that describe the model (shared by every command that takes one).
+#[derive(Debug, Args)]
+pub struct ModelArgs {
+    /// Read the model from this TOML file (the fields of a spec's [model] table).
+    #[arg(long, value_name = "MODEL.toml", conflicts_with = "preset")]
+    pub model: Option<PathBuf>,
+    /// Model preset: simple, double, triple, chain, rods (default double).
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// Number of links (for the chain and rods presets).
+    #[arg(long, value_name = "N")]
+    pub links: Option<usize>,
+    /// Link length for presets (m).
+    #[arg(long)]
+    pub length: Option<f64>,
+    /// Link mass for presets (kg).
+    #[arg(long)]
+    pub mass: Option<f64>,
+    /// Gravity (m/s²).
+    #[arg(long)]
+    pub gravity: Option<f64>,
+}
 
-impl SimulateArgs {
-    /// The spec these flags describe, and which fields came from flags.
-    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
-        let mut file = match &self.spec {
-            Some(p) => super::read_spec(p)?,
-            None => SpecFile {
-                kind: Some("simulate".into()),
-                ..Default::default()
-            },
-        };
-        if file.kind.as_deref() != Some("simulate") {
-            return Err(CliError::Input(format!(
-                "--spec: the spec's kind is `{}`, not simulate (use `pendula run`)",
-                file.kind.as_deref().unwrap_or("missing")
-            )));
-        }
-        let mut flags: FlagMap = vec![];
+impl ModelArgs {
+    /// Applies these flags to a spec's `[model]`, recording which fields came from flags.
+    pub fn apply(&self, file: &mut SpecFile, flags: &mut FlagMap) -> Result<(), CliError> {
         macro_rules! set {
             ($value:expr, $target:expr, $field:literal, $flag:literal) => {
                 if let Some(v) = &$value {
@@ -193,6 +269,45 @@ impl SimulateArgs {
             "model.gravity",
             "--gravity"
         );
+        Ok(())
+    }
+}
+
+/// Reads `--spec` (checking its kind) or starts an empty spec of `kind`.
+fn base_spec(spec: &Option<PathBuf>, kind: &str) -> Result<SpecFile, CliError> {
+    let file = match spec {
+        Some(p) => super::read_spec(p)?,
+        None => SpecFile {
+            kind: Some(kind.into()),
+            ..Default::default()
+        },
+    };
+    if file.kind.as_deref() != Some(kind) {
+        return Err(CliError::Input(format!(
+            "--spec: the spec's kind is `{}`, not {kind} (use `pendula run`)",
+            file.kind.as_deref().unwrap_or("missing")
+        )));
+    }
+    Ok(file)
+}
+
+/// (spec field, flag) pairs, so that errors name the flag the user typed.
+pub type FlagMap = Vec<(&'static str, &'static str)>;
+
+impl SimulateArgs {
+    /// The spec these flags describe, and which fields came from flags.
+    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = base_spec(&self.spec, "simulate")?;
+        let mut flags: FlagMap = vec![];
+        self.model.apply(&mut file, &mut flags)?;
+        macro_rules! set {
+            ($value:expr, $target:expr, $field:literal, $flag:literal) => {
+                if let Some(v) = &$value {
+                    $target = Some(v.clone());
+                    flags.push(($field, $flag));
+                }
+            };
+        }
         if self.theta.is_some() || self.theta_deg.is_some() {
             file.initial.theta = None;
             file.initial.theta_deg = None;

@@ -64,6 +64,11 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
+        Command::Modes(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
         Command::Run(a) => {
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
@@ -114,7 +119,8 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             }
         }
     }
-    if outputs.file.is_none() && outputs.plot.is_none() && !common.json {
+    let prints_report = matches!(spec.analysis, pendula::spec::Analysis::Modes(_));
+    if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report {
         return Err(CliError::Input(
             "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),
         ));

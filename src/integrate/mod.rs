@@ -26,6 +26,9 @@ use thiserror::Error;
 pub trait Ode {
     /// Length of `y`.
     fn len(&self) -> usize;
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// `dy = f(t, y)`.
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]);
     /// How many leading components the adaptive error norm looks at.

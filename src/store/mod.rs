@@ -38,7 +38,7 @@ mod h5;
 pub use h5::{GroupWriter, H5Out, Var};
 
 mod results;
-pub use results::{write_method, write_model, write_trajectory};
+pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 use std::fs;
 use std::io;

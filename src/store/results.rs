@@ -3,10 +3,12 @@
 //! the model's per-link parameters and every run parameter as attributes).
 
 use super::{GroupWriter, H5Out, Provenance, StoreError};
+use crate::analysis::modes::ModesResult;
 use crate::analysis::Trajectory;
 use crate::integrate::Method;
 use crate::model::Chain;
 use crate::spec::Spec;
+use ndarray::{Array2, Array3};
 use std::path::{Path, PathBuf};
 
 /// The chain's parameters: per-link variables over `link` (which must be a coordinate of `g`)
@@ -172,6 +174,259 @@ pub fn write_trajectory(
         g.attr_i64("rejected_steps", tr.stats.rejected as i64)?;
         g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
         g.attr_bool("complete", tr.complete)?;
+    }
+    out.finish()
+}
+
+/// Writes a [`ModesResult`] as group `modes` (plus `modes/check_*` and `modes/nonlinear`).
+///
+/// Layout: coordinates `equilibrium` (index), `link`, `mode` (1 = lowest ω²) and `link_k` (a
+/// second link axis for matrices); `signs(equilibrium, link)` (+1 hanging, −1 inverted),
+/// `omega2(equilibrium, mode)`, `frequency` and `growth_rate` (NaN where not applicable),
+/// `shape(equilibrium, mode, link)` (M-orthonormal), `unstable(equilibrium)` (Morse index),
+/// `mass_matrix` and `stiffness(equilibrium, link, link_k)`.
+pub fn write_modes(
+    path: &Path,
+    force: bool,
+    spec: &Spec,
+    result: &ModesResult,
+    prov: &Provenance,
+) -> Result<PathBuf, StoreError> {
+    let n = spec.chain.links();
+    let e = result.equilibria.len();
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", &spec.title)?;
+    {
+        let g = out.group("modes")?;
+        g.coord_i64(
+            "equilibrium",
+            &(0..e as i64).collect::<Vec<_>>(),
+            "1",
+            "equilibrium index (see attribute equilibria)",
+        )?;
+        link_coord(&g, n)?;
+        g.coord_i64(
+            "mode",
+            &(1..=n as i64).collect::<Vec<_>>(),
+            "1",
+            "mode number, ascending omega2",
+        )?;
+        g.coord_i64(
+            "link_k",
+            &(1..=n as i64).collect::<Vec<_>>(),
+            "1",
+            "link index (second matrix axis)",
+        )?;
+        let labels: Vec<String> = result
+            .equilibria
+            .iter()
+            .map(|m| m.equilibrium.label())
+            .collect();
+        g.attr_str("equilibria", &labels.join(","))?;
+        let signs =
+            Array2::from_shape_fn((e, n), |(i, j)| result.equilibria[i].equilibrium.signs[j]);
+        g.var(
+            "signs",
+            &["equilibrium", "link"],
+            &signs,
+            "1",
+            "cos of the equilibrium angle: +1 hanging, -1 inverted",
+        )?;
+        let per_mode = |f: &dyn Fn(&crate::analysis::modes::EquilibriumModes) -> Vec<f64>| {
+            Array2::from_shape_fn((e, n), |(i, k)| f(&result.equilibria[i])[k])
+        };
+        g.var(
+            "omega2",
+            &["equilibrium", "mode"],
+            &per_mode(&|m| m.omega2.clone()),
+            "rad2 s-2",
+            "squared mode frequency (negative: unstable)",
+        )?;
+        g.var(
+            "frequency",
+            &["equilibrium", "mode"],
+            &per_mode(&|m| m.frequencies()),
+            "rad s-1",
+            "mode frequency (NaN for unstable modes)",
+        )?;
+        g.var(
+            "period",
+            &["equilibrium", "mode"],
+            &per_mode(&|m| m.periods()),
+            "s",
+            "mode period (NaN for unstable modes)",
+        )?;
+        g.var(
+            "growth_rate",
+            &["equilibrium", "mode"],
+            &per_mode(&|m| m.growth_rates()),
+            "s-1",
+            "growth rate of unstable modes (NaN for stable ones)",
+        )?;
+        let shape =
+            Array3::from_shape_fn((e, n, n), |(i, k, j)| result.equilibria[i].shapes[(j, k)]);
+        g.var(
+            "shape",
+            &["equilibrium", "mode", "link"],
+            &shape,
+            "rad",
+            "mode shape, mass-normalized (v^T M v = 1)",
+        )?;
+        let mass = Array3::from_shape_fn((e, n, n), |(i, j, k)| result.equilibria[i].mass[(j, k)]);
+        g.var(
+            "mass_matrix",
+            &["equilibrium", "link", "link_k"],
+            &mass,
+            "kg m2",
+            "mass matrix M at the equilibrium",
+        )?;
+        let stiff = Array3::from_shape_fn((e, n, n), |(i, j, k)| {
+            result.equilibria[i].stiffness[(j, k)]
+        });
+        g.var(
+            "stiffness",
+            &["equilibrium", "link", "link_k"],
+            &stiff,
+            "N m",
+            "stiffness matrix K = diag(g b_j cos theta_j)",
+        )?;
+        let unstable: Vec<i64> = result
+            .equilibria
+            .iter()
+            .map(|m| m.unstable as i64)
+            .collect();
+        g.var(
+            "unstable",
+            &["equilibrium"],
+            unstable.as_slice(),
+            "1",
+            "number of unstable directions (Morse index)",
+        )?;
+        if result.equilibria.iter().any(|m| !m.damped.is_empty()) {
+            g.coord_i64(
+                "eigenvalue",
+                &(1..=2 * n as i64).collect::<Vec<_>>(),
+                "1",
+                "eigenvalue of the damped first-order system",
+            )?;
+            let pick = |f: fn(&crate::analysis::modes::DampedMode) -> f64| {
+                Array2::from_shape_fn((e, 2 * n), |(i, k)| {
+                    result.equilibria[i].damped.get(k).map_or(f64::NAN, f)
+                })
+            };
+            g.var(
+                "damped_re",
+                &["equilibrium", "eigenvalue"],
+                &pick(|d| d.re),
+                "s-1",
+                "real part of the damped eigenvalue",
+            )?;
+            g.var(
+                "damped_im",
+                &["equilibrium", "eigenvalue"],
+                &pick(|d| d.im),
+                "rad s-1",
+                "imaginary part of the damped eigenvalue",
+            )?;
+            g.var(
+                "quality_factor",
+                &["equilibrium", "eigenvalue"],
+                &pick(|d| d.quality_factor),
+                "1",
+                "quality factor |lambda| / (2 decay rate)",
+            )?;
+        }
+        write_model(&g, &spec.chain)?;
+        g.attr_str("title", &spec.title)?;
+        g.attr_str("model", &spec.model_name)?;
+        for (i, c) in result.checks.iter().enumerate() {
+            let cg = g.group(&format!("check_{}", i + 1))?;
+            cg.coord_i64(
+                "mode",
+                &(1..=c.expected.len() as i64).collect::<Vec<_>>(),
+                "1",
+                "mode number",
+            )?;
+            cg.var(
+                "computed",
+                &["mode"],
+                c.computed.as_slice(),
+                "rad s-1",
+                "computed frequency",
+            )?;
+            cg.var(
+                "expected",
+                &["mode"],
+                c.expected.as_slice(),
+                "rad s-1",
+                "closed-form frequency",
+            )?;
+            cg.var(
+                "relative_difference",
+                &["mode"],
+                c.relative_difference.as_slice(),
+                "1",
+                "|computed - expected| / expected",
+            )?;
+            cg.attr_str("formula", &c.formula)?;
+        }
+        if !result.nonlinear.is_empty() {
+            let ng = g.group("nonlinear")?;
+            let m = result.nonlinear.len();
+            ng.coord_i64(
+                "measurement",
+                &(0..m as i64).collect::<Vec<_>>(),
+                "1",
+                "measurement index",
+            )?;
+            let col = |f: fn(&crate::analysis::modes::NonlinearCheck) -> f64| {
+                result.nonlinear.iter().map(f).collect::<Vec<f64>>()
+            };
+            let modes: Vec<i64> = result.nonlinear.iter().map(|c| c.mode as i64 + 1).collect();
+            ng.var(
+                "mode",
+                &["measurement"],
+                modes.as_slice(),
+                "1",
+                "mode number started in",
+            )?;
+            ng.var(
+                "amplitude",
+                &["measurement"],
+                col(|c| c.amplitude).as_slice(),
+                "rad",
+                "largest link angle at release",
+            )?;
+            ng.var(
+                "linear",
+                &["measurement"],
+                col(|c| c.linear).as_slice(),
+                "rad s-1",
+                "linear mode frequency",
+            )?;
+            ng.var(
+                "measured",
+                &["measurement"],
+                col(|c| c.measured).as_slice(),
+                "rad s-1",
+                "nonlinear mean frequency from zero crossings",
+            )?;
+            ng.var(
+                "relative_difference",
+                &["measurement"],
+                col(|c| c.relative_difference).as_slice(),
+                "1",
+                "|measured - linear| / linear",
+            )?;
+            ng.var(
+                "exact",
+                &["measurement"],
+                col(|c| c.exact).as_slice(),
+                "rad s-1",
+                "elliptic-integral frequency (single link; else NaN)",
+            )?;
+        }
     }
     out.finish()
 }
