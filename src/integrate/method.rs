@@ -9,7 +9,13 @@ pub enum Method {
     /// Classical RK4 with fixed step `dt` (s).
     Rk4 { dt: f64 },
     /// Adaptive Dormand–Prince 8(5,3) with dense output.
-    Dop853 { rtol: f64, atol: f64, h_max: f64 },
+    Dop853 {
+        rtol: f64,
+        atol: f64,
+        /// Largest step (s); infinite (the default) is left out of JSON, which has no infinity.
+        #[serde(skip_serializing_if = "is_unbounded")]
+        h_max: f64,
+    },
     /// Gauss–Legendre collocation (symplectic, in canonical coordinates), fixed step.
     Gauss { dt: f64, stages: usize },
 }
@@ -30,4 +36,8 @@ impl Method {
             Method::Dop853 { .. } => None,
         }
     }
+}
+
+fn is_unbounded(h: &f64) -> bool {
+    h.is_infinite()
 }
