@@ -375,3 +375,42 @@ fn outputs_open_in_h5py_and_xarray() {
         );
     }
 }
+
+/// Ctrl-C stops a long run cleanly: exit 1, and the samples so far are written, marked incomplete.
+#[test]
+fn interrupt_writes_what_was_done_marked_incomplete() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("long.h5");
+    let bin = assert_cmd::cargo::cargo_bin("pendula");
+    let mut child = std::process::Command::new(bin)
+        .args([
+            "simulate", "--theta", "2,2", "--t-end", "1e7", "--dt-out", "1",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(std::time::Duration::from_millis(1500));
+    let pid = child.id().to_string();
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = child.wait().unwrap();
+    let mut err = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    let f = hdf5::File::open(&out).unwrap();
+    let g = f.group("trajectory").unwrap();
+    let complete: i8 = g.attr("complete").unwrap().read_scalar().unwrap();
+    assert_eq!(complete, 0);
+    let t: Vec<f64> = g.dataset("time").unwrap().read_raw().unwrap();
+    assert!(
+        t.len() > 10 && *t.last().unwrap() < 1e7,
+        "{} samples",
+        t.len()
+    );
+}
