@@ -623,3 +623,69 @@ fn gauss_no_convergence() {
         "{e:?}"
     );
 }
+
+// ---------------------------------------------------------------- allocation
+
+/// Counts heap allocations made by the current thread (other test threads do not interfere).
+struct CountingAlloc;
+
+thread_local! {
+    static ALLOCS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+fn allocations() -> u64 {
+    ALLOCS.with(|c| c.get())
+}
+
+/// `step` and `dense` of DOP853 and Gauss, on Chain and Canonical with 4 deviation vectors,
+/// allocate nothing once the solver and flow exist.
+#[test]
+fn hot_path_does_not_allocate() {
+    let chain = forced(vec![Link::point(1.0, 1.0), Link::rod(0.8, 0.7)]);
+    let can = Canonical(&chain);
+    let x0 = [1.0, -0.5, 0.3, 0.8];
+    let y0 = chain.to_canonical(&x0);
+    fn run<S: System, V: Solver>(sys: &S, mut solver: V, x0: &[f64]) -> u64 {
+        let mut flow = Flow::with_layout(sys, false, 4);
+        let mut y = flow.initial(x0, None);
+        let mut out = vec![0.0; y.len()];
+        let before = allocations();
+        let mut t = 0.0;
+        while t < 2.0 {
+            let t0 = t;
+            t = solver.step(&mut flow, t, &mut y, 2.0).unwrap();
+            solver.dense(&mut flow, 0.5 * (t0 + t), &mut out);
+        }
+        allocations() - before
+    }
+    // The counter sees this thread's allocations.
+    let before = allocations();
+    let v = std::hint::black_box(vec![1u8; 16]);
+    assert!(allocations() > before && v.len() == 16);
+    let n = 4 * 5;
+    assert_eq!(run(&chain, dop(1e-10, n), &x0), 0, "dop853 on Chain");
+    assert_eq!(run(&can, dop(1e-10, n), &y0), 0, "dop853 on Canonical");
+    assert_eq!(
+        run(&can, Gauss::new(0.01).solver(n), &y0),
+        0,
+        "gauss on Canonical"
+    );
+    assert_eq!(
+        run(&chain, Rk4::new(0.01).solver(n), &x0),
+        0,
+        "rk4 on Chain"
+    );
+}
