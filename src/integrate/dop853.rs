@@ -14,6 +14,10 @@
 //! - Dense output: the 3 extra stages are computed **lazily**, on the first [`Solver::dense`]
 //!   call after a step (3 evaluations), so a plain integration pays nothing for it.
 
+// Numerical kernels index several parallel buffers with one counter; iterator chains over
+// four or five zipped slices would hide the formulas they implement.
+#![allow(clippy::needless_range_loop)]
+
 use super::{check_finite, IntegrateError, Ode, Solver, Stats};
 
 /// Adaptive Dormand–Prince 8(5,3) (DOP853).

@@ -13,6 +13,10 @@
 //! where `(g_x, g_y) = (s̈_x, g + s̈_y)` folds a moving pivot into gravity exactly as [`Chain`]
 //! does. Energy and power are the chain's, so `E(t) − E(0) = ∫ θ̇·Q dt` holds in both views.
 
+// Numerical kernels index several parallel buffers with one counter; iterator chains over
+// four or five zipped slices would hide the formulas they implement.
+#![allow(clippy::needless_range_loop)]
+
 use super::chain::Chain;
 use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::System;
