@@ -387,10 +387,18 @@ impl Dop853Solver {
             return self.opts.h_max.min(1e-2);
         }
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
+        let na = ode.angles();
+        let mag = |i: usize, v: f64| {
+            if i < na {
+                v.abs().min(std::f64::consts::PI)
+            } else {
+                v.abs()
+            }
+        };
         let mut dnf = 0.0;
         let mut dny = 0.0;
         for i in 0..nl {
-            let sk = atol + rtol * y[i].abs();
+            let sk = atol + rtol * mag(i, y[i]);
             dnf += (self.k[i] / sk).powi(2);
             dny += (y[i] / sk).powi(2);
         }
@@ -411,7 +419,7 @@ impl Dop853Solver {
         self.stats.evals += 1;
         let mut der2 = 0.0;
         for i in 0..nl {
-            let sk = atol + rtol * y[i].abs();
+            let sk = atol + rtol * mag(i, y[i]);
             der2 += ((self.k[len + i] - self.k[i]) / sk).powi(2);
         }
         let der2 = (der2 / nl as f64).sqrt() / h;
@@ -469,6 +477,14 @@ impl Solver for Dop853Solver {
         h = h.min(self.opts.h_max);
         let nl = ode.norm_len().min(len);
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
+        let na = ode.angles();
+        let mag = |i: usize, v: f64| {
+            if i < na {
+                v.abs().min(std::f64::consts::PI)
+            } else {
+                v.abs()
+            }
+        };
         let mut rejected_before = false;
         loop {
             if self.stats.steps + self.stats.rejected >= self.opts.max_steps {
@@ -502,7 +518,7 @@ impl Solver for Dop853Solver {
                 let yn = y[i] + hs * inc;
                 self.y_new[i] = yn;
                 if i < nl {
-                    let sk = atol + rtol * y[i].abs().max(yn.abs());
+                    let sk = atol + rtol * mag(i, y[i]).max(mag(i, yn));
                     let mut e3 = inc;
                     for &(j, b) in &BHH {
                         e3 -= b * self.k[j * len + i];

@@ -35,6 +35,12 @@ pub trait Ode {
     fn norm_len(&self) -> usize {
         self.len()
     }
+    /// How many leading components are angles. An adaptive error norm scales their relative
+    /// tolerance with min(|y|, π): an unwrapped angle grows as a link winds, and its size says
+    /// nothing about the accuracy it needs.
+    fn angles(&self) -> usize {
+        0
+    }
 }
 
 /// Layout of the augmented vector of a [`Flow`].
@@ -137,6 +143,10 @@ impl<S: System> Ode for Flow<'_, S> {
         if l.work {
             drest[0] = self.sys.power(t, x);
         }
+    }
+
+    fn angles(&self) -> usize {
+        self.sys.angles()
     }
 
     fn norm_len(&self) -> usize {

@@ -237,6 +237,10 @@ impl System for Canonical<'_> {
         self.0.power(t, &self.0.from_canonical(y))
     }
 
+    fn angles(&self) -> usize {
+        self.0.links()
+    }
+
     fn component_name(&self, i: usize) -> String {
         let n = self.0.links();
         if i < n {

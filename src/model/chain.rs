@@ -584,9 +584,32 @@ impl System for Chain {
         self.kinetic_energy(x) + self.potential_energy(&x[..self.n])
     }
 
+    /// θ̇·Q without allocating (the work quadrature calls it at every stage).
     fn power(&self, t: f64, x: &[f64]) -> f64 {
-        let q = self.generalized_forces(t, x);
-        q.iter().zip(&x[self.n..]).map(|(q, w)| q * w).sum()
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let mut p = self.torque(t) * omega[0];
+        if let Some(pm) = &self.params.drive.pivot {
+            let acc = pm.acceleration(t);
+            for j in 0..n {
+                let (s, c) = theta[j].sin_cos();
+                p -= omega[j] * self.b[j] * (acc[0] * c + acc[1] * s);
+            }
+        }
+        if self.damped {
+            // ω·Dω with D tridiagonal.
+            for j in 0..n {
+                p -= self.d_diag[j] * omega[j] * omega[j];
+                if j + 1 < n {
+                    p -= 2.0 * self.d_off[j] * omega[j] * omega[j + 1];
+                }
+            }
+        }
+        p
+    }
+
+    fn angles(&self) -> usize {
+        self.n
     }
 
     fn component_name(&self, i: usize) -> String {

@@ -51,6 +51,11 @@ pub trait System: Sync {
     /// Power of the non-conservative forces, `dE/dt = θ̇ · Q` (W).
     fn power(&self, t: f64, x: &[f64]) -> f64;
 
+    /// How many leading state components are angles (see [`crate::integrate::Ode::angles`]).
+    fn angles(&self) -> usize {
+        0
+    }
+
     /// Names of the state components, for error messages ("theta[2]", "omega[1]").
     fn component_name(&self, i: usize) -> String {
         format!("x[{i}]")
