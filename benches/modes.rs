@@ -1,0 +1,37 @@
+//! Normal modes of the equal hanging chain (benchmark M of ../shared/benchmarks.md, dense route):
+//! the generalized symmetric-definite eigenproblem K v = ω² M v at N = 10, 100, 1000,
+//! eigenvalues only and with eigenvectors. Run: `cargo bench --bench modes`.
+
+use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
+use nalgebra::DMatrix;
+use pendula::analysis::modes::{generalized_symmetric_eigen, linearize, Equilibrium};
+use pendula::model::{Chain, ChainParams};
+use std::hint::black_box;
+
+/// Eigenvalues only: the same Cholesky reduction, then nalgebra's symmetric eigenvalues.
+fn eigenvalues_only(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Vec<f64> {
+    let l = m.clone().cholesky().unwrap().l();
+    let x = l.solve_lower_triangular(k).unwrap();
+    let c = l.solve_lower_triangular(&x.transpose()).unwrap();
+    let c = (&c + c.transpose()) * 0.5;
+    c.symmetric_eigenvalues().iter().copied().collect()
+}
+
+fn modes(c: &mut Criterion) {
+    let mut group = c.benchmark_group("modes_dense");
+    group.sample_size(10);
+    for &n in &[10usize, 100, 1000] {
+        let chain = Chain::new(ChainParams::equal_points(n)).unwrap();
+        let (m, k) = linearize(&chain, &Equilibrium::hanging(n));
+        group.bench_function(BenchmarkId::new("eigenvalues", n), |b| {
+            b.iter(|| eigenvalues_only(black_box(&m), black_box(&k)))
+        });
+        group.bench_function(BenchmarkId::new("eigenvalues+vectors", n), |b| {
+            b.iter(|| generalized_symmetric_eigen(black_box(&m), black_box(&k)).unwrap())
+        });
+    }
+    group.finish();
+}
+
+criterion_group!(benches, modes);
+criterion_main!(benches);
