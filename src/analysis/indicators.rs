@@ -229,7 +229,7 @@ pub fn indicators<S: System>(
             chaos_time = Some(t);
         }
         let below = opts.stop_below.is_some_and(|b| s < b && gvals[m - 1] < b);
-        if e % stride == 0 || below || e == total {
+        if e.is_multiple_of(stride) || below || e == total {
             hist_e.push(e);
             time.push(t);
             sali.push(s);
@@ -239,7 +239,7 @@ pub fn indicators<S: System>(
                 stride *= 2;
                 let mut w = 0;
                 for r in 0..hist_e.len() {
-                    if hist_e[r] % stride == 0 {
+                    if hist_e[r].is_multiple_of(stride) {
                         hist_e[w] = hist_e[r];
                         time[w] = time[r];
                         sali[w] = sali[r];
@@ -257,7 +257,7 @@ pub fn indicators<S: System>(
             stopped_below = true;
             break;
         }
-        if (e % every == 0 || e == total) && observer.advance(e) == Control::Stop {
+        if (e.is_multiple_of(every) || e == total) && observer.advance(e) == Control::Stop {
             complete = false;
             break;
         }

@@ -48,7 +48,7 @@ impl Accum {
             *s += l;
         }
         self.events += 1;
-        if self.events % self.stride != 0 {
+        if !self.events.is_multiple_of(self.stride) {
             return false;
         }
         self.record(t);
@@ -70,7 +70,7 @@ impl Accum {
         let stride2 = 2 * self.stride;
         let mut w = 0;
         for r in 0..self.hist_n.len() {
-            if self.hist_n[r] % stride2 == 0 {
+            if self.hist_n[r].is_multiple_of(stride2) {
                 self.hist_n[w] = self.hist_n[r];
                 self.hist_t[w] = self.hist_t[r];
                 self.hist_s.copy_within(r * k..(r + 1) * k, w * k);

@@ -404,7 +404,7 @@ impl Progress {
     }
     #[inline]
     fn stop(&self, observer: &mut dyn Observer, e: u64) -> bool {
-        (e % self.every == 0 || e == self.total) && observer.advance(e) == Control::Stop
+        (e.is_multiple_of(self.every) || e == self.total) && observer.advance(e) == Control::Stop
     }
 }
 
@@ -533,11 +533,11 @@ pub fn kaplan_yorke(exponents: &[f64], full: bool) -> Option<f64> {
         return Some(0.0);
     }
     let mut s = 0.0;
-    for j in 0..l.len() {
-        if s + l[j] < 0.0 {
-            return Some(j as f64 + s / l[j].abs());
+    for (j, &lj) in l.iter().enumerate() {
+        if s + lj < 0.0 {
+            return Some(j as f64 + s / lj.abs());
         }
-        s += l[j];
+        s += lj;
     }
     full.then_some(l.len() as f64)
 }

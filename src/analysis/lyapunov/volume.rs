@@ -112,8 +112,9 @@ fn neg_trace_minv_d(chain: &Chain, theta: &[f64], scratch: &mut Vec<f64>) -> f64
             col[i] = s / l[i * n + i];
         }
         // tr(M⁻¹D) = Σ_jk (M⁻¹)_jk D_kj; only |j − k| ≤ 1 contributes.
-        for j in k.saturating_sub(1)..(k + 2).min(n) {
-            tr += col[j] * d(k, j);
+        let lo = k.saturating_sub(1);
+        for (j, cj) in col.iter().enumerate().take((k + 2).min(n)).skip(lo) {
+            tr += cj * d(k, j);
         }
     }
     -tr
