@@ -616,3 +616,76 @@ fn invalid_options_are_named() {
     .unwrap_err();
     assert!(e.to_string().contains("k = 5"), "{e}");
 }
+
+#[test]
+fn store_and_plot() {
+    use pendula::analysis::indicators::*;
+    use pendula::plot::{draw_convergence, draw_indicators};
+    use pendula::store::{write_ensemble, write_indicators, write_lyapunov_chain, H5Out};
+    let dir = std::env::var_os("PENDULA_PLOT_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(std::env::temp_dir);
+    let tmp = tempfile::tempdir().unwrap();
+    let c = chain(3);
+    let x0 = rest(&[2.0; 3]);
+    let m = Method::Rk4 { dt: 1e-3 };
+    let opts = LyapunovOptions {
+        time: 100.0,
+        ..Default::default()
+    };
+    let r = chain_spectrum(&c, &m, &x0, &opts, &mut Silent).unwrap();
+    let png = dir.join("lyapunov_convergence.png");
+    draw_convergence(&r, "benchmark L, N = 3, θ = 2.0", &png).unwrap();
+    assert!(std::fs::metadata(&png).unwrap().len() > 10_000);
+    let ind = chain_indicators(
+        &c,
+        &m,
+        &x0,
+        &IndicatorOptions {
+            time: 30.0,
+            k: 4,
+            ..Default::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    draw_indicators(&ind, "N = 3, θ = 2.0", &dir.join("lyapunov_sali.png")).unwrap();
+    let ens = chain_ensemble(
+        &chain(2),
+        &m,
+        &rest(&[2.0, 2.0]),
+        &LyapunovOptions {
+            transient: 1.0,
+            time: 5.0,
+            ..Default::default()
+        },
+        &EnsembleOptions {
+            members: 3,
+            ..Default::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
+
+    let path = tmp.path().join("lyap.h5");
+    let out = H5Out::create(&path, false).unwrap();
+    write_lyapunov_chain(&out, "lyapunov", &c, &x0, &r).unwrap();
+    write_ensemble(&out.group("ensemble").unwrap(), &ens).unwrap();
+    write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
+    out.finish().unwrap();
+
+    let f = hdf5::File::open(&path).unwrap();
+    let g = f.group("lyapunov").unwrap();
+    let ex: Vec<f64> = g.dataset("exponents").unwrap().read_raw().unwrap();
+    assert_eq!(ex, r.exponents);
+    let hist = g.dataset("history").unwrap();
+    assert_eq!(hist.shape(), vec![r.history.time.len(), 6]);
+    let steps: i64 = g.attr("steps").unwrap().read_scalar().unwrap();
+    assert_eq!(steps as u64, r.counts.steps);
+    let sum: f64 = g.attr("sum_exponents").unwrap().read_scalar().unwrap();
+    assert_eq!(sum, r.sum);
+    let e = f.group("ensemble").unwrap();
+    assert_eq!(e.dataset("member_exponents").unwrap().shape(), vec![3, 4]);
+    let s = f.group("indicators").unwrap();
+    assert_eq!(s.dataset("gali").unwrap().shape(), vec![ind.time.len(), 3]);
+}

@@ -221,8 +221,8 @@ pub struct History {
     pub time: Vec<f64>,
     /// λ_i(t) = S_i(t) / (t − t_transient), shape (time, exponent).
     pub estimate: Array2<f64>,
-    /// Running batch-means standard error over the window so far (NaN until it holds B
-    /// points), shape (time, exponent).
+    /// Running batch-means standard error over the window so far (NaN until it holds 10
+    /// intervals per block), shape (time, exponent).
     pub standard_error: Array2<f64>,
 }
 
@@ -467,7 +467,8 @@ fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full: bool) -> L
         for i in 0..k {
             estimate[(j, i)] = acc.hist_s[j * k + i] / t;
         }
-        if j + 1 >= b {
+        // As for the stopping rule: a block must hold at least 10 intervals.
+        if j + 1 >= b && acc.hist_n[j] >= 10 * b as u64 {
             for (i, v) in acc.standard_errors(j, b, &[]).into_iter().enumerate() {
                 running[(j, i)] = v;
             }
