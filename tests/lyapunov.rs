@@ -672,6 +672,11 @@ fn store_and_plot() {
     write_lyapunov_chain(&out, "lyapunov", &c, &x0, &r).unwrap();
     write_ensemble(&out.group("ensemble").unwrap(), &ens).unwrap();
     write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
+    // A run stopped inside its transient has an empty history and NaN exponents; it still stores.
+    let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();
+    assert!(!stopped.complete && stopped.history.time.is_empty());
+    assert!(stopped.exponents.iter().all(|v| v.is_nan()));
+    write_lyapunov_chain(&out, "stopped", &c, &x0, &stopped).unwrap();
     out.finish().unwrap();
 
     let f = hdf5::File::open(&path).unwrap();
