@@ -622,10 +622,11 @@ fn store_and_plot() {
     use pendula::analysis::indicators::*;
     use pendula::plot::{draw_convergence, draw_indicators};
     use pendula::store::{write_ensemble, write_indicators, write_lyapunov_chain, H5Out};
+    // Set PENDULA_PLOT_DIR to keep the figures for a look.
+    let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
         .map(std::path::PathBuf::from)
-        .unwrap_or_else(std::env::temp_dir);
-    let tmp = tempfile::tempdir().unwrap();
+        .unwrap_or_else(|| tmp.path().to_path_buf());
     let c = chain(3);
     let x0 = rest(&[2.0; 3]);
     let m = Method::Rk4 { dt: 1e-3 };
