@@ -1,9 +1,17 @@
 //! What we measure: analyses are functions over a model, an integrator choice and an options
 //! struct, returning result structs with their histories and the counts of work done.
 
+pub mod indicators;
+pub mod lyapunov;
 pub mod modes;
 pub mod simulate;
 
+pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
+pub use lyapunov::{
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,
+    max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
+    LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
+};
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 
 use crate::integrate::IntegrateError;

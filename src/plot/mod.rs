@@ -10,10 +10,12 @@
 //! Files are written to [`partial_path`] and renamed on success, so an interrupted or
 //! failed draw never leaves a broken image under the requested name.
 
+pub mod convergence;
 pub mod modes;
 pub mod timeseries;
 pub mod trajectory;
 
+pub use convergence::{draw_convergence, draw_indicators};
 pub use modes::{draw_modes, ModesFigure};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};
 pub use trajectory::draw_trajectory;

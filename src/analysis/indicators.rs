@@ -1,0 +1,323 @@
+//! Fast chaos indicators: SALI and GALI_k (Skokos, J. Phys. A 34, 10029 (2001); Skokos, Bountis &
+//! Antonopoulos, Physica D 231, 30 (2007)).
+//!
+//! k deviation vectors are integrated with the state and normalized (not orthogonalized) every
+//! τ, so they keep their directions and all of them align with the most unstable one on a chaotic
+//! orbit. `SALI = min(‖u₁ + u₂‖, ‖u₁ − u₂‖)` of the first two; `GALI_j` (j = 2..k) is the volume
+//! of the parallelotope spanned by the first j unit vectors, `Π_{i≤j} |R_ii|` of their QR
+//! factorization. On a chaotic orbit `SALI ∝ e^{−(λ₁−λ₂)t}` and `GALI_j ∝ e^{−Σ_{i≤j}(λ₁−λ_i)t}`
+//! fall to round-off (~1e-16); on a regular orbit of an N-dof Hamiltonian system SALI and GALI_j,
+//! j ≤ N, stay bounded away from 0, while GALI_j, j > N, decays as a power law `t^{−2(j−N)}`.
+//!
+//! **Resolution.** Each unit vector carries ~16 significant digits, so a component orthogonal to
+//! the others below ~1e-16 of its length is not resolved: SALI and GALI_2 bottom out near 1e-16,
+//! and the factors of GALI_j (j > 2) below ~1e-16 are round-off; the run stops when SALI falls
+//! below `stop_below`.
+//!
+//! **Classification** ([`Regularity`], from SALI, the thresholds of Skokos et al. 2004,
+//! J. Phys. A 37, 6269): chaotic once SALI < 10⁻⁸ ([`SALI_CHAOTIC`]); regular if SALI stays
+//! above 10⁻⁴ ([`SALI_REGULAR`]) over the second half of a run that reached its end time;
+//! undecided otherwise (sticky orbits, or a run too short).
+
+use super::lyapunov::{LyapunovError, Qr};
+use super::AnalysisError;
+use crate::integrate::{component_name, Flow, IntegrateError, Method};
+use crate::model::{Canonical, Chain, System};
+use crate::observe::{Control, Observer};
+use ndarray::Array2;
+use serde::Serialize;
+
+/// SALI below this: chaotic.
+pub const SALI_CHAOTIC: f64 = 1e-8;
+/// SALI above this over the second half of the run: regular.
+pub const SALI_REGULAR: f64 = 1e-4;
+
+/// Options of [`indicators`]. Defaults: `tau = 0.1` s, `time = 200` s, `k = 2`,
+/// `stop_below = Some(1e-14)`, `seed = 7`, `max_history = 10_000`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct IndicatorOptions {
+    /// Normalization and sampling interval τ (s); a multiple of dt for fixed-step methods.
+    pub tau: f64,
+    /// End time (s).
+    pub time: f64,
+    /// Deviation vectors (2 ≤ k ≤ dim): SALI from the first two, GALI_2..GALI_k.
+    pub k: usize,
+    /// Stop once SALI is below this (it has reached round-off).
+    pub stop_below: Option<f64>,
+    /// Seed of the random initial deviation vectors (orthonormalized).
+    pub seed: u64,
+    /// Most history points kept (≥ 16), thinned evenly.
+    pub max_history: usize,
+}
+
+impl Default for IndicatorOptions {
+    fn default() -> Self {
+        IndicatorOptions {
+            tau: 0.1,
+            time: 200.0,
+            k: 2,
+            stop_below: Some(1e-14),
+            seed: 7,
+            max_history: 10_000,
+        }
+    }
+}
+
+/// Regular / chaotic verdict from SALI (see the module docs for the thresholds).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Regularity {
+    Chaotic,
+    Regular,
+    Undecided,
+}
+
+impl Regularity {
+    pub fn name(&self) -> &'static str {
+        match self {
+            Regularity::Chaotic => "chaotic",
+            Regularity::Regular => "regular",
+            Regularity::Undecided => "undecided",
+        }
+    }
+}
+
+/// SALI and GALI histories with a verdict.
+#[derive(Debug, Clone)]
+pub struct Indicators {
+    /// Sample times (s), evenly spaced multiples of τ (thinned), starting at 0.
+    pub time: Vec<f64>,
+    pub sali: Vec<f64>,
+    /// GALI_j for j in `orders`, shape (time, order).
+    pub gali: Array2<f64>,
+    /// 2..=k.
+    pub orders: Vec<usize>,
+    pub regularity: Regularity,
+    /// First interval end with SALI < [`SALI_CHAOTIC`].
+    pub chaos_time: Option<f64>,
+    /// Smallest SALI over every interval (not only the kept history).
+    pub min_sali: f64,
+    /// Smallest SALI over the second half of the run.
+    pub min_sali_second_half: f64,
+    pub steps: u64,
+    pub rhs_evaluations: u64,
+    pub t_end: f64,
+    pub method: Method,
+    pub options: IndicatorOptions,
+    /// Stopped by `stop_below` (the indicators reached round-off).
+    pub stopped_below: bool,
+    /// False when the observer stopped the run.
+    pub complete: bool,
+}
+
+/// SALI and GALI_2..GALI_k along the orbit of `sys` from `x0` (see the module docs).
+///
+/// Errors: [`LyapunovError::Invalid`] for bad options; [`AnalysisError::Blowup`] for NaN/Inf.
+pub fn indicators<S: System>(
+    sys: &S,
+    method: &Method,
+    x0: &[f64],
+    opts: &IndicatorOptions,
+    observer: &mut dyn Observer,
+) -> Result<Indicators, LyapunovError> {
+    let n = sys.dim();
+    let k = opts.k;
+    if k < 2 || k > n {
+        return Err(LyapunovError::invalid(
+            "k",
+            k as f64,
+            format!("must be between 2 and the state dimension {n}"),
+        ));
+    }
+    if x0.len() != n {
+        return Err(LyapunovError::invalid(
+            "x0",
+            x0.len() as f64,
+            format!("must have the state dimension {n}"),
+        ));
+    }
+    if !(opts.tau.is_finite() && opts.tau > 0.0) {
+        return Err(LyapunovError::invalid(
+            "tau",
+            opts.tau,
+            "must be finite and > 0",
+        ));
+    }
+    let total = (opts.time / opts.tau).round();
+    if !(opts.time.is_finite() && total >= 1.0) {
+        return Err(LyapunovError::invalid(
+            "time",
+            opts.time,
+            "must be finite and at least one interval tau",
+        ));
+    }
+    if opts.max_history < 16 {
+        return Err(LyapunovError::invalid(
+            "max_history",
+            opts.max_history as f64,
+            "must be >= 16",
+        ));
+    }
+    let total = total as u64;
+    let mut flow = Flow::with_layout(sys, false, k);
+    let layout = flow.layout;
+    let off = layout.tangent_offset();
+    // Random initial vectors (SplitMix64), orthonormalized.
+    let mut state = opts.seed;
+    let mut v0: Vec<f64> = (0..n * k)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect();
+    let mut qr = Qr::new(n, k);
+    qr.factor(&mut v0, true);
+    let mut y = flow.initial(x0, Some(&v0));
+    let mut stepper = super::lyapunov::stepper_for(method, opts.tau, y.len())?;
+    let name = |e: IntegrateError| -> LyapunovError {
+        match e {
+            IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
+                time,
+                variable: component_name(sys, layout, index),
+            }
+            .into(),
+            other => AnalysisError::Integrate(other).into(),
+        }
+    };
+    let orders: Vec<usize> = (2..=k).collect();
+    let m = orders.len();
+    let half = (opts.max_history / 2).max(8);
+    let mut stride = 1u64;
+    let mut hist_e: Vec<u64> = vec![0];
+    let mut time = vec![0.0];
+    let mut sali = vec![2f64.sqrt()];
+    let mut gali: Vec<f64> = vec![1.0; m];
+    let mut gvals = vec![0.0; m];
+    let mut min_sali = f64::INFINITY;
+    let mut min_second = f64::INFINITY;
+    let mut chaos_time = None;
+    let mut stopped_below = false;
+    let mut complete = true;
+    let every = (total / 1000).max(1);
+    observer.start(total, "intervals");
+    let mut done = 0;
+    for e in 1..=total {
+        stepper.interval(&mut flow, e, &mut y).map_err(name)?;
+        done = e;
+        let t = stepper.time(e);
+        let v = &mut y[off..];
+        for c in v.chunks_exact_mut(n) {
+            let norm = c.iter().map(|x| x * x).sum::<f64>().sqrt();
+            c.iter_mut().for_each(|x| *x /= norm);
+        }
+        let (mut plus, mut minus) = (0.0, 0.0);
+        for i in 0..n {
+            plus += (v[i] + v[n + i]).powi(2);
+            minus += (v[i] - v[n + i]).powi(2);
+        }
+        let s = plus.sqrt().min(minus.sqrt());
+        qr.factor(v, false);
+        let mut prod = qr.rdiag()[0];
+        for j in 1..k {
+            prod *= qr.rdiag()[j];
+            gvals[j - 1] = prod;
+        }
+        min_sali = min_sali.min(s);
+        if 2 * e > total {
+            min_second = min_second.min(s);
+        }
+        if chaos_time.is_none() && s < SALI_CHAOTIC {
+            chaos_time = Some(t);
+        }
+        let below = opts.stop_below.is_some_and(|b| s < b);
+        if e.is_multiple_of(stride) || below || e == total {
+            hist_e.push(e);
+            time.push(t);
+            sali.push(s);
+            gali.extend_from_slice(&gvals);
+            if hist_e.len() >= 2 * half {
+                // Keep the points on the doubled stride (and the start).
+                stride *= 2;
+                let mut w = 0;
+                for r in 0..hist_e.len() {
+                    if hist_e[r].is_multiple_of(stride) {
+                        hist_e[w] = hist_e[r];
+                        time[w] = time[r];
+                        sali[w] = sali[r];
+                        gali.copy_within(r * m..(r + 1) * m, w * m);
+                        w += 1;
+                    }
+                }
+                hist_e.truncate(w);
+                time.truncate(w);
+                sali.truncate(w);
+                gali.truncate(w * m);
+            }
+        }
+        if below {
+            stopped_below = true;
+            break;
+        }
+        if (e.is_multiple_of(every) || e == total) && observer.advance(e) == Control::Stop {
+            complete = false;
+            break;
+        }
+    }
+    observer.finish();
+    let t_end = stepper.time(done);
+    let regularity = if chaos_time.is_some() {
+        Regularity::Chaotic
+    } else if complete && done == total && min_second > SALI_REGULAR {
+        Regularity::Regular
+    } else {
+        Regularity::Undecided
+    };
+    let rows = time.len();
+    let stats = stepper.stats();
+    Ok(Indicators {
+        time,
+        sali,
+        gali: Array2::from_shape_vec((rows, m), gali).expect("shape"),
+        orders,
+        regularity,
+        chaos_time,
+        min_sali,
+        min_sali_second_half: min_second,
+        steps: stats.steps,
+        rhs_evaluations: stats.evals,
+        t_end,
+        method: *method,
+        options: *opts,
+        stopped_below,
+        complete,
+    })
+}
+
+/// [`indicators`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
+/// coordinates (the indicators' verdict is coordinate independent).
+pub fn chain_indicators(
+    chain: &Chain,
+    method: &Method,
+    x0: &[f64],
+    opts: &IndicatorOptions,
+    observer: &mut dyn Observer,
+) -> Result<Indicators, LyapunovError> {
+    if x0.len() != chain.dim() {
+        return Err(LyapunovError::invalid(
+            "x0",
+            x0.len() as f64,
+            format!("must have 2N = {} entries", chain.dim()),
+        ));
+    }
+    match method {
+        Method::Gauss { .. } => {
+            let y0 = chain.to_canonical(x0);
+            indicators(&Canonical(chain), method, &y0, opts, observer)
+        }
+        _ => indicators(chain, method, x0, opts, observer),
+    }
+}

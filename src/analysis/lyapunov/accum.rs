@@ -1,0 +1,196 @@
+//! Running sums of log stretch factors, an evenly thinned history and batch-means errors.
+//!
+//! The history stores the *cumulative* sums `S_i(t_j) = Σ ln|R_ii|` at every `stride`-th
+//! interval; when it reaches `2·half` points every other point is dropped and the stride doubles,
+//! so the points stay evenly spaced and their number stays in `[half, 2·half)`. Block means over
+//! any window are differences of these cumulative sums, so the batch-means standard error can be
+//! evaluated at every history point (the running error) without storing every interval.
+
+/// Accumulator for `k` exponents with averaging intervals of length `tau`.
+#[derive(Debug, Clone)]
+pub(crate) struct Accum {
+    pub k: usize,
+    pub tau: f64,
+    /// Σ ln|R_ii| over the averaging phase.
+    pub sums: Vec<f64>,
+    /// Averaging intervals so far.
+    pub events: u64,
+    stride: u64,
+    half: usize,
+    /// Interval counts at the history points.
+    pub hist_n: Vec<u64>,
+    /// Absolute times of the history points.
+    pub hist_t: Vec<f64>,
+    /// Cumulative sums at the history points (`k` per point).
+    pub hist_s: Vec<f64>,
+}
+
+impl Accum {
+    pub(crate) fn new(k: usize, tau: f64, max_points: usize) -> Accum {
+        let half = (max_points / 2).max(8);
+        Accum {
+            k,
+            tau,
+            sums: vec![0.0; k],
+            events: 0,
+            stride: 1,
+            half,
+            hist_n: Vec::with_capacity(2 * half + 1),
+            hist_t: Vec::with_capacity(2 * half + 1),
+            hist_s: Vec::with_capacity((2 * half + 1) * k),
+        }
+    }
+
+    /// Adds one interval's logs; returns true when a history point was recorded.
+    #[inline]
+    pub(crate) fn push(&mut self, t: f64, logs: &[f64]) -> bool {
+        for (s, l) in self.sums.iter_mut().zip(logs) {
+            *s += l;
+        }
+        self.events += 1;
+        if !self.events.is_multiple_of(self.stride) {
+            return false;
+        }
+        self.record(t);
+        if self.hist_n.len() >= 2 * self.half {
+            self.thin();
+        }
+        true
+    }
+
+    fn record(&mut self, t: f64) {
+        self.hist_n.push(self.events);
+        self.hist_t.push(t);
+        self.hist_s.extend_from_slice(&self.sums);
+    }
+
+    /// Keeps the points whose count is a multiple of 2·stride.
+    fn thin(&mut self) {
+        let k = self.k;
+        let stride2 = 2 * self.stride;
+        let mut w = 0;
+        for r in 0..self.hist_n.len() {
+            if self.hist_n[r].is_multiple_of(stride2) {
+                self.hist_n[w] = self.hist_n[r];
+                self.hist_t[w] = self.hist_t[r];
+                self.hist_s.copy_within(r * k..(r + 1) * k, w * k);
+                w += 1;
+            }
+        }
+        self.hist_n.truncate(w);
+        self.hist_t.truncate(w);
+        self.hist_s.truncate(w * k);
+        self.stride = stride2;
+    }
+
+    /// Appends the last interval if it is not a history point yet.
+    pub(crate) fn close(&mut self, t: f64) {
+        if self.events > 0 && self.hist_n.last() != Some(&self.events) {
+            self.record(t);
+        }
+    }
+
+    /// Averaged time so far (s).
+    pub(crate) fn averaged_time(&self) -> f64 {
+        self.events as f64 * self.tau
+    }
+
+    /// Exponent estimates `S_i / (n τ)` at the end; NaN when nothing was averaged.
+    pub(crate) fn estimates(&self) -> Vec<f64> {
+        let t = self.averaged_time();
+        self.sums
+            .iter()
+            .map(|s| if t > 0.0 { s / t } else { f64::NAN })
+            .collect()
+    }
+
+    /// Batch-means standard errors of the exponents and of `combo`s (linear combinations of the
+    /// exponents, e.g. Σλ) over the window up to history point `j` (inclusive), with `blocks`
+    /// blocks whose ends are the history points nearest to `b·n_j/B`. NaN when the window holds
+    /// fewer than `blocks` history points.
+    pub(crate) fn standard_errors(&self, j: usize, blocks: usize, combos: &[&[f64]]) -> Vec<f64> {
+        let k = self.k;
+        let m = k + combos.len();
+        let mut out = vec![f64::NAN; m];
+        if j + 1 < blocks || blocks < 2 {
+            return out;
+        }
+        let n_end = self.hist_n[j];
+        // Block boundaries as history indices (−1 = the start, zero sums).
+        let mut bounds: Vec<isize> = Vec::with_capacity(blocks + 1);
+        bounds.push(-1);
+        for b in 1..=blocks {
+            let target = (b as f64 * n_end as f64 / blocks as f64).round() as u64;
+            let idx = match self.hist_n[..=j].binary_search(&target) {
+                Ok(i) => i,
+                Err(i) => {
+                    // Nearest of i−1 and i.
+                    if i == 0 {
+                        0
+                    } else if i > j {
+                        j
+                    } else if target - self.hist_n[i - 1] <= self.hist_n[i] - target {
+                        i - 1
+                    } else {
+                        i
+                    }
+                }
+            };
+            let idx = idx as isize;
+            if idx <= *bounds.last().unwrap() {
+                return out;
+            }
+            bounds.push(idx);
+        }
+        let at = |i: isize, c: usize| -> (u64, f64) {
+            if i < 0 {
+                (0, 0.0)
+            } else {
+                let i = i as usize;
+                let s = if c < k {
+                    self.hist_s[i * k + c]
+                } else {
+                    let w = combos[c - k];
+                    (0..k).map(|q| w[q] * self.hist_s[i * k + q]).sum()
+                };
+                (self.hist_n[i], s)
+            }
+        };
+        let mut means = vec![0.0; blocks];
+        for (c, o) in out.iter_mut().enumerate() {
+            for b in 0..blocks {
+                let (n0, s0) = at(bounds[b], c);
+                let (n1, s1) = at(bounds[b + 1], c);
+                means[b] = (s1 - s0) / ((n1 - n0) as f64 * self.tau);
+            }
+            let mean = means.iter().sum::<f64>() / blocks as f64;
+            let var = means.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (blocks - 1) as f64;
+            *o = (var / blocks as f64).sqrt();
+        }
+        out
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn thinning_keeps_even_spacing_and_bounds() {
+        let mut a = Accum::new(1, 0.5, 16);
+        for e in 1..=1000u64 {
+            a.push(e as f64 * 0.5, &[1.0]);
+        }
+        a.close(500.0);
+        assert!(a.hist_n.len() <= 17 && a.hist_n.len() >= 8);
+        let d = a.hist_n[1] - a.hist_n[0];
+        for w in a.hist_n.windows(2).take(a.hist_n.len() - 2) {
+            assert_eq!(w[1] - w[0], d);
+        }
+        assert_eq!(*a.hist_n.last().unwrap(), 1000);
+        assert_eq!(a.estimates(), vec![2.0]);
+        // A constant stretch has zero spread.
+        let se = a.standard_errors(a.hist_n.len() - 1, 4, &[]);
+        assert!(se[0].abs() < 1e-12);
+    }
+}

@@ -1,0 +1,168 @@
+//! Convergence figures: running Lyapunov estimates λ_i(t) with ±1 standard-error bands on a log
+//! time axis (so every decade of the run is visible), and SALI/GALI against time.
+
+use super::timeseries::{draw_timeseries, Figure, Panel, Series};
+use super::PlotError;
+use crate::analysis::indicators::Indicators;
+use crate::analysis::lyapunov::Lyapunov;
+use std::path::Path;
+
+/// History points whose averaging time is below this many intervals τ are not drawn: the first
+/// few estimates are dominated by the initial alignment of the vectors and would only stretch
+/// the y axis.
+pub const SKIP_INTERVALS: f64 = 10.0;
+
+/// Points drawn per series: the evenly spaced history is subsampled to about this many
+/// log-spaced times, so the last decade (which holds 90% of the points) is not a solid smear.
+pub const LOG_POINTS: usize = 600;
+
+/// The indices of `idx` nearest to `n` log-spaced values of `x` (first and last kept).
+fn log_spaced(idx: &[usize], x: &dyn Fn(usize) -> f64, n: usize) -> Vec<usize> {
+    if idx.len() <= n {
+        return idx.to_vec();
+    }
+    let (a, b) = (
+        x(idx[0]).max(f64::MIN_POSITIVE).ln(),
+        x(idx[idx.len() - 1]).ln(),
+    );
+    let mut out = vec![idx[0]];
+    let mut next = 1;
+    for &j in idx {
+        let target = a + (b - a) * next as f64 / (n - 1) as f64;
+        if x(j).ln() >= target && Some(&j) != out.last() {
+            out.push(j);
+            while next < n && a + (b - a) * next as f64 / (n - 1) as f64 <= x(j).ln() {
+                next += 1;
+            }
+        }
+    }
+    if out.last() != idx.last() {
+        out.push(idx[idx.len() - 1]);
+    }
+    out
+}
+
+/// Draws λ_i(t) against the averaging time t − t_transient (log axis), each with a band of ±1
+/// running batch-means standard error, over a panel of the running standard errors (log–log,
+/// which falls like t^{-1/2} once the blocks decorrelate). Legends give the final λ_i ± SE.
+///
+/// Errors: as [`draw_timeseries`] (e.g. an empty history, from a run stopped in its transient).
+pub fn draw_convergence(r: &Lyapunov, title: &str, path: &Path) -> Result<(), PlotError> {
+    let h = &r.history;
+    let k = r.exponents.len();
+    let x_of = |j: usize| h.time[j] - r.transient;
+    let all: Vec<usize> = (0..h.time.len())
+        .filter(|&j| x_of(j) >= SKIP_INTERVALS * r.tau)
+        .collect();
+    let all = if all.is_empty() {
+        (0..h.time.len()).collect()
+    } else {
+        all
+    };
+    let keep = log_spaced(&all, &x_of, LOG_POINTS);
+    let x: Vec<f64> = keep.iter().map(|&j| h.time[j] - r.transient).collect();
+    let mut y = Vec::with_capacity(k);
+    let mut lo = Vec::with_capacity(k);
+    let mut hi = Vec::with_capacity(k);
+    let mut se = Vec::with_capacity(k);
+    for i in 0..k {
+        let yi: Vec<f64> = keep.iter().map(|&j| h.estimate[(j, i)]).collect();
+        let si: Vec<f64> = keep.iter().map(|&j| h.standard_error[(j, i)]).collect();
+        lo.push(yi.iter().zip(&si).map(|(a, s)| a - s).collect::<Vec<f64>>());
+        hi.push(yi.iter().zip(&si).map(|(a, s)| a + s).collect::<Vec<f64>>());
+        y.push(yi);
+        se.push(si);
+    }
+    let label = |i: usize| {
+        format!(
+            "λ{} = {:.4} ± {:.4} s⁻¹",
+            i + 1,
+            r.exponents[i],
+            r.standard_error[i]
+        )
+    };
+    let estimates = (0..k)
+        .map(|i| Series {
+            label: label(i),
+            x: &x,
+            y: &y[i],
+            band: Some((&lo[i], &hi[i])),
+        })
+        .collect();
+    let mut panels = vec![Panel {
+        y_label: "running estimate λᵢ / s⁻¹".into(),
+        series: estimates,
+        log_y: false,
+    }];
+    if se.iter().flatten().any(|&s| s > 0.0 && s.is_finite()) {
+        panels.push(Panel {
+            y_label: "standard error / s⁻¹".into(),
+            series: (0..k)
+                .filter(|&i| se[i].iter().any(|&s| s > 0.0 && s.is_finite()))
+                .map(|i| Series {
+                    label: format!("λ{}", i + 1),
+                    x: &x,
+                    y: &se[i],
+                    band: None,
+                })
+                .collect(),
+            log_y: true,
+        });
+    }
+    let status = if r.complete { "" } else { ", stopped early" };
+    let fig = Figure {
+        title: format!(
+            "{title} ({}, {}, τ = {} s, Σλ = {:.2e}{status})",
+            r.estimator.name(),
+            r.method.name(),
+            r.tau,
+            r.sum
+        ),
+        x_label: format!(
+            "time after the transient t − t₀ / s   (t₀ = {} s; bands: ±1 batch-means SE, B = {})",
+            r.transient, r.blocks
+        ),
+        panels,
+        log_x: true,
+        size: (1200, 900),
+    };
+    draw_timeseries(&fig, path)
+}
+
+/// Draws SALI and GALI_2..GALI_k against time on a log y axis, with the verdict in the title
+/// (values below ~1e-16 are round-off; see [`crate::analysis::indicators`]).
+pub fn draw_indicators(r: &Indicators, title: &str, path: &Path) -> Result<(), PlotError> {
+    let gali: Vec<Vec<f64>> = (0..r.orders.len())
+        .map(|c| r.gali.column(c).to_vec())
+        .collect();
+    // SALI ≈ GALI_2 on a chaotic orbit: draw it last, on top.
+    let mut series: Vec<Series> = r
+        .orders
+        .iter()
+        .enumerate()
+        .map(|(c, o)| Series {
+            label: format!("GALI_{o}"),
+            x: &r.time,
+            y: &gali[c],
+            band: None,
+        })
+        .collect();
+    series.push(Series {
+        label: "SALI".into(),
+        x: &r.time,
+        y: &r.sali,
+        band: None,
+    });
+    let fig = Figure {
+        title: format!("{title} ({}: {})", r.method.name(), r.regularity.name()),
+        x_label: "time t / s".into(),
+        panels: vec![Panel {
+            y_label: "alignment index".into(),
+            series,
+            log_y: true,
+        }],
+        log_x: false,
+        size: (1200, 700),
+    };
+    draw_timeseries(&fig, path)
+}
