@@ -35,6 +35,8 @@
 //! plot = "out/double.png"
 //! ```
 
+use crate::analysis::indicators::IndicatorOptions;
+use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
@@ -77,6 +79,7 @@ pub struct SpecFile {
     pub integrator: IntegratorSpec,
     pub simulate: Option<SimulateSpec>,
     pub modes: Option<ModesSpec>,
+    pub lyapunov: Option<LyapunovSpec>,
     #[serde(default)]
     pub output: OutputSpec,
 }
@@ -226,6 +229,225 @@ pub struct Spec {
 pub enum Analysis {
     Simulate(SimulateOptions),
     Modes(ModesOptions),
+    Lyapunov(LyapunovRun),
+}
+
+/// Which Lyapunov estimator, with its options.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LyapunovRun {
+    pub estimator: LyapunovEstimator,
+    pub options: LyapunovOptions,
+    /// Members of a perturbed ensemble (None: a single orbit).
+    pub ensemble: Option<EnsembleOptions>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LyapunovEstimator {
+    /// QR method, k exponents.
+    Spectrum,
+    /// One tangent vector.
+    Tangent,
+    /// Two trajectories with rescaling.
+    TwoTrajectory(TwoTrajectoryOptions),
+    /// SALI / GALI fast indicators.
+    Sali(IndicatorOptions),
+}
+
+impl LyapunovEstimator {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LyapunovEstimator::Spectrum => "spectrum",
+            LyapunovEstimator::Tangent => "tangent",
+            LyapunovEstimator::TwoTrajectory(_) => "two-trajectory",
+            LyapunovEstimator::Sali(_) => "sali",
+        }
+    }
+}
+
+/// The `[lyapunov]` table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LyapunovSpec {
+    /// `spectrum` (default), `tangent`, `two-trajectory` or `sali`.
+    pub estimator: Option<String>,
+    /// Number of exponents: an integer, or "all" (default).
+    pub exponents: Option<ExponentsSpec>,
+    /// Re-orthonormalization interval τ (s), default 0.01 (a multiple of dt for rk4/gauss).
+    pub tau: Option<f64>,
+    /// Transient (s) integrated with the logs discarded, default 10.
+    pub transient: Option<f64>,
+    /// Averaging time (s) after the transient, default 200 (or give `t_max`).
+    pub time: Option<f64>,
+    /// End time transient + time (s), instead of `time`.
+    pub t_max: Option<f64>,
+    /// Stopping rule: stop once every standard error is below this (1/s).
+    pub tolerance: Option<f64>,
+    /// Blocks for the batch-means standard errors (>= 10, default 20).
+    pub blocks: Option<usize>,
+    /// Initial separation of the two-trajectory method (default 1e-8).
+    pub d0: Option<f64>,
+    /// Members of a perturbed ensemble (>= 2), with perturbation size `epsilon` and `seed`.
+    pub ensemble: Option<usize>,
+    pub epsilon: Option<f64>,
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ExponentsSpec {
+    Count(usize),
+    Word(String),
+}
+
+impl LyapunovSpec {
+    fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
+        let d = LyapunovOptions::default();
+        let k = match &self.exponents {
+            None => None,
+            Some(ExponentsSpec::Word(w)) if w == "all" => None,
+            Some(ExponentsSpec::Word(w)) => {
+                return Err(SpecError::new(
+                    "lyapunov.exponents",
+                    format!("expected a number or \"all\" (got `{w}`)"),
+                ))
+            }
+            Some(ExponentsSpec::Count(k)) => {
+                if *k == 0 || *k > dim {
+                    return Err(SpecError::new(
+                        "lyapunov.exponents",
+                        format!("must be between 1 and 2N = {dim} (got {k})"),
+                    ));
+                }
+                Some(*k)
+            }
+        };
+        let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
+        let transient = self.transient.unwrap_or(d.transient);
+        if !(transient.is_finite() && transient >= 0.0) {
+            return Err(SpecError::new(
+                "lyapunov.transient",
+                format!("must be finite and >= 0 (got {transient})"),
+            ));
+        }
+        let time = match (self.time, self.t_max) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "lyapunov.t_max",
+                    "give either `time` or `t_max`, not both",
+                ))
+            }
+            (Some(t), None) => positive("lyapunov.time", t)?,
+            (None, Some(t)) => {
+                let t = positive("lyapunov.t_max", t)?;
+                if t <= transient {
+                    return Err(SpecError::new(
+                        "lyapunov.t_max",
+                        format!("must exceed the transient ({t} <= {transient})"),
+                    ));
+                }
+                t - transient
+            }
+            (None, None) => d.time,
+        };
+        if time < tau {
+            return Err(SpecError::new(
+                "lyapunov.time",
+                format!("is shorter than tau ({time} < {tau})"),
+            ));
+        }
+        if (transient + time) / tau > 1e10 {
+            return Err(SpecError::new(
+                "lyapunov.tau",
+                "gives more than 1e10 intervals",
+            ));
+        }
+        let tolerance = match self.tolerance {
+            Some(t) => Some(positive("lyapunov.tolerance", t)?),
+            None => None,
+        };
+        let blocks = self.blocks.unwrap_or(d.blocks);
+        if blocks < 10 {
+            return Err(SpecError::new(
+                "lyapunov.blocks",
+                format!("must be >= 10 (got {blocks})"),
+            ));
+        }
+        let options = LyapunovOptions {
+            k,
+            tau,
+            transient,
+            time,
+            tolerance,
+            blocks,
+            ..d
+        };
+        let name = self.estimator.as_deref().unwrap_or("spectrum");
+        let estimator = match name {
+            "spectrum" => LyapunovEstimator::Spectrum,
+            "tangent" => LyapunovEstimator::Tangent,
+            "two-trajectory" => {
+                let d0 = positive("lyapunov.d0", self.d0.unwrap_or(1e-8))?;
+                if d0 > 1e-3 {
+                    return Err(SpecError::new("lyapunov.d0", format!("must be small (<= 1e-3) for a linear separation (got {d0})")));
+                }
+                LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
+            }
+            "sali" => {
+                let k = k.unwrap_or(2).max(2);
+                LyapunovEstimator::Sali(IndicatorOptions { tau, time: transient + time, k, ..IndicatorOptions::default() })
+            }
+            other => {
+                return Err(SpecError::new(
+                    "lyapunov.estimator",
+                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory or sali)"),
+                ))
+            }
+        };
+        if self.d0.is_some() && name != "two-trajectory" {
+            return Err(SpecError::new(
+                "lyapunov.d0",
+                "applies to estimator = \"two-trajectory\"",
+            ));
+        }
+        let ensemble = match self.ensemble {
+            None => {
+                if self.epsilon.is_some() || self.seed.is_some() {
+                    return Err(SpecError::new(
+                        "lyapunov.epsilon",
+                        "applies only with `ensemble`",
+                    ));
+                }
+                None
+            }
+            Some(m) => {
+                if m < 2 {
+                    return Err(SpecError::new(
+                        "lyapunov.ensemble",
+                        format!("needs at least 2 members (got {m})"),
+                    ));
+                }
+                if !matches!(name, "spectrum" | "tangent") {
+                    return Err(SpecError::new(
+                        "lyapunov.ensemble",
+                        format!("is offered for the spectrum and tangent estimators, not {name}"),
+                    ));
+                }
+                let e = EnsembleOptions::default();
+                let epsilon = positive("lyapunov.epsilon", self.epsilon.unwrap_or(e.epsilon))?;
+                Some(EnsembleOptions {
+                    members: m,
+                    epsilon,
+                    seed: self.seed.unwrap_or(e.seed),
+                    ..e
+                })
+            }
+        };
+        Ok(LyapunovRun {
+            estimator,
+            options,
+            ensemble,
+        })
+    }
 }
 
 impl Analysis {
@@ -233,6 +455,7 @@ impl Analysis {
         match self {
             Analysis::Simulate(_) => "simulate",
             Analysis::Modes(_) => "modes",
+            Analysis::Lyapunov(_) => "lyapunov",
         }
     }
 }
@@ -672,13 +895,16 @@ impl InitialSpec {
 }
 
 /// The analysis kinds a spec can ask for.
-pub const KINDS: [&str; 2] = ["simulate", "modes"];
+pub const KINDS: [&str; 3] = ["simulate", "modes", "lyapunov"];
 
 impl SpecFile {
     /// Checks every value and builds the analysis.
     pub fn validate(&self) -> Result<Spec, SpecError> {
         let kind = self.kind.as_deref().ok_or_else(|| {
-            SpecError::new("kind", "missing: the analysis to run (simulate or modes)")
+            SpecError::new(
+                "kind",
+                "missing: the analysis to run (simulate, modes or lyapunov)",
+            )
         })?;
         let (chain, model_name) = self.model.build()?;
         for (section, present) in [
@@ -757,10 +983,40 @@ impl SpecFile {
                 };
                 (Analysis::Modes(opts), vec![], method)
             }
+            "lyapunov" => {
+                let x0 = self.initial.state(chain.links())?;
+                let run = self
+                    .lyapunov
+                    .clone()
+                    .unwrap_or_default()
+                    .run(2 * chain.links())?;
+                // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
+                let mut integrator = self.integrator.clone();
+                if integrator.method.is_none() {
+                    integrator.method = Some("rk4".into());
+                }
+                let method = integrator.method(None)?;
+                if let Some(dt) = method.fixed_dt() {
+                    let q = run.options.tau / dt;
+                    if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
+                        return Err(SpecError::new(
+                            "lyapunov.tau",
+                            format!(
+                                "must be a whole multiple of integrator.dt = {dt} (got {})",
+                                run.options.tau
+                            ),
+                        ));
+                    }
+                }
+                (Analysis::Lyapunov(run), x0, method)
+            }
             other => {
                 return Err(SpecError::new(
                     "kind",
-                    format!("unknown analysis kind `{other}` (expected simulate or modes)"),
+                    format!(
+                        "unknown analysis kind `{other}` (expected {})",
+                        KINDS.join(", ")
+                    ),
                 ))
             }
         };

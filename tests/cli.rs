@@ -414,3 +414,86 @@ fn interrupt_writes_what_was_done_marked_incomplete() {
         t.len()
     );
 }
+
+#[test]
+fn lyapunov_bad_input_is_refused() {
+    let base = [
+        "lyapunov",
+        "--preset",
+        "double",
+        "--theta",
+        "2,2",
+        "--time",
+        "5",
+        "--transient",
+        "0",
+    ];
+    assert_bad_input(&[&base[..], &["--exponents", "5"]].concat(), "--exponents");
+    assert_bad_input(&[&base[..], &["--tau", "0"]].concat(), "--tau");
+    assert_bad_input(
+        &[&base[..], &["--tau", "0.0105"]].concat(),
+        "whole multiple",
+    );
+    assert_bad_input(
+        &[
+            "lyapunov",
+            "--preset",
+            "double",
+            "--theta",
+            "2,2",
+            "--transient",
+            "-1",
+        ],
+        "--transient",
+    );
+    assert_bad_input(&[&base[..], &["--ensemble", "0"]].concat(), "--ensemble");
+    assert_bad_input(
+        &["lyapunov", "--preset", "double", "--theta", "2,NaN"],
+        "--theta",
+    );
+    assert_bad_input(
+        &[&base[..], &["--estimator", "fourier"]].concat(),
+        "unknown estimator",
+    );
+}
+
+#[test]
+fn lyapunov_spectrum_pairs_and_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("l.h5");
+    let png = dir.path().join("l.png");
+    let (code, stdout, err) = run(pendula()
+        .args([
+            "lyapunov",
+            "--preset",
+            "double",
+            "--theta",
+            "2,2",
+            "--transient",
+            "5",
+            "--time",
+            "100",
+            "--tau",
+            "0.1",
+        ])
+        .arg("-o")
+        .arg(&out)
+        .arg("--plot")
+        .arg(&png)
+        .arg("--json"));
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    let l: Vec<f64> = v["exponents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert_eq!(l.len(), 4);
+    assert!(l[0] > 0.5, "{l:?}");
+    assert!(
+        (l[0] + l[3]).abs() < 0.05 * l[0] && (l[1] + l[2]).abs() < 0.05 * l[0],
+        "{l:?}"
+    );
+    assert!(out.exists() && png.exists());
+}

@@ -2,7 +2,7 @@
 
 use super::CliError;
 use clap::{Args, Parser, Subcommand};
-use pendula::spec::{self, EquilibriaSpec, SimulateSpec, SpecFile};
+use pendula::spec::{self, EquilibriaSpec, ExponentsSpec, SimulateSpec, SpecFile};
 use std::path::PathBuf;
 
 #[derive(Debug, Parser)]
@@ -22,8 +22,32 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Equilibria, small-oscillation normal modes and the small-angle formula checks.
     Modes(ModesArgs),
+    /// Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.
+    Lyapunov(LyapunovArgs),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
+    /// The benchmark workloads of ../shared/benchmarks.md, printed as one JSON line.
+    #[command(subcommand)]
+    Bench(BenchCommand),
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchCommand {
+    /// Benchmark L: Lyapunov spectrum of the equal N-link chain from θ = 2 (RK4, dt = 1e-3, QR every 10 steps).
+    Lyapunov {
+        /// Links N.
+        #[arg(long, default_value_t = 3)]
+        links: usize,
+        /// Transient (s).
+        #[arg(long, default_value_t = 10.0)]
+        t_trans: f64,
+        /// Averaging time T (s).
+        #[arg(long, default_value_t = 200.0)]
+        t: f64,
+        /// Repeats; the best wall time is reported.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+    },
 }
 
 #[derive(Debug, Args)]
@@ -134,61 +158,6 @@ pub struct RunArgs {
     pub common: Common,
 }
 
-#[derive(Debug, Args)]
-#[command(allow_negative_numbers = true)]
-pub struct SimulateArgs {
-    /// Start from this analysis spec; the flags below override it.
-    #[arg(long, value_name = "SPEC.toml")]
-    pub spec: Option<PathBuf>,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// Initial angles (rad), comma-separated, from the downward vertical.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "θ1,θ2,…"
-    )]
-    pub theta: Option<Vec<f64>>,
-    /// Initial angles in degrees (instead of --theta).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        conflicts_with = "theta"
-    )]
-    pub theta_deg: Option<Vec<f64>>,
-    /// Initial angular velocities (rad/s), default 0.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub omega: Option<Vec<f64>>,
-    /// End time (s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub t_end: Option<f64>,
-    /// Sampling interval (s), default 0.01.
-    #[arg(long, allow_hyphen_values = true)]
-    pub dt_out: Option<f64>,
-    /// Integrator: rk4, dop853 (default) or gauss.
-    #[arg(long)]
-    pub method: Option<String>,
-    /// Fixed step for rk4 and gauss (s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub dt: Option<f64>,
-    /// Steps per output sample for rk4 and gauss (instead of --dt).
-    #[arg(long, conflicts_with = "dt")]
-    pub substeps: Option<u64>,
-    /// Relative tolerance of dop853.
-    #[arg(long, allow_hyphen_values = true)]
-    pub rtol: Option<f64>,
-    /// Absolute tolerance of dop853.
-    #[arg(long, allow_hyphen_values = true)]
-    pub atol: Option<f64>,
-    /// Largest step of dop853 (s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub h_max: Option<f64>,
-    #[command(flatten)]
-    pub common: Common,
-}
-
 const ALL_FLAGS: [(&str, &str); 20] = [
     ("modes.equilibria", "--equilibria"),
     ("modes.amplitude", "--amplitude"),
@@ -294,35 +263,82 @@ fn base_spec(spec: &Option<PathBuf>, kind: &str) -> Result<SpecFile, CliError> {
 /// (spec field, flag) pairs, so that errors name the flag the user typed.
 pub type FlagMap = Vec<(&'static str, &'static str)>;
 
-impl SimulateArgs {
-    /// The spec these flags describe, and which fields came from flags.
-    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
-        let mut file = base_spec(&self.spec, "simulate")?;
-        let mut flags: FlagMap = vec![];
-        self.model.apply(&mut file, &mut flags)?;
-        macro_rules! set {
-            ($value:expr, $target:expr, $field:literal, $flag:literal) => {
-                if let Some(v) = &$value {
-                    $target = Some(v.clone());
-                    flags.push(($field, $flag));
-                }
-            };
-        }
+/// Initial-state flags (simulate, lyapunov).
+#[derive(Debug, Args)]
+pub struct InitialArgs {
+    /// Initial angles (rad), comma-separated, from the downward vertical.
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        value_name = "θ1,θ2,…"
+    )]
+    pub theta: Option<Vec<f64>>,
+    /// Initial angles in degrees (instead of --theta).
+    #[arg(
+        long,
+        value_delimiter = ',',
+        allow_hyphen_values = true,
+        conflicts_with = "theta"
+    )]
+    pub theta_deg: Option<Vec<f64>>,
+    /// Initial angular velocities (rad/s), default 0.
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub omega: Option<Vec<f64>>,
+}
+
+impl InitialArgs {
+    fn apply(&self, file: &mut SpecFile, flags: &mut FlagMap) {
         if self.theta.is_some() || self.theta_deg.is_some() {
             file.initial.theta = None;
             file.initial.theta_deg = None;
         }
-        set!(self.theta, file.initial.theta, "initial.theta", "--theta");
-        set!(
-            self.theta_deg,
-            file.initial.theta_deg,
-            "initial.theta_deg",
-            "--theta-deg"
+        set(
+            &self.theta,
+            &mut file.initial.theta,
+            ("initial.theta", "--theta"),
+            flags,
         );
-        set!(self.omega, file.initial.omega, "initial.omega", "--omega");
-        let sim = file.simulate.get_or_insert_with(SimulateSpec::default);
-        set!(self.t_end, sim.t_end, "simulate.t_end", "--t-end");
-        set!(self.dt_out, sim.dt_out, "simulate.dt_out", "--dt-out");
+        set(
+            &self.theta_deg,
+            &mut file.initial.theta_deg,
+            ("initial.theta_deg", "--theta-deg"),
+            flags,
+        );
+        set(
+            &self.omega,
+            &mut file.initial.omega,
+            ("initial.omega", "--omega"),
+            flags,
+        );
+    }
+}
+
+/// Integrator flags (simulate, lyapunov).
+#[derive(Debug, Args)]
+pub struct IntegratorArgs {
+    /// Integrator: rk4, dop853 or gauss.
+    #[arg(long)]
+    pub method: Option<String>,
+    /// Fixed step for rk4 and gauss (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub dt: Option<f64>,
+    /// Steps per output sample for rk4 and gauss (instead of --dt; simulate only).
+    #[arg(long, conflicts_with = "dt")]
+    pub substeps: Option<u64>,
+    /// Relative tolerance of dop853.
+    #[arg(long, allow_hyphen_values = true)]
+    pub rtol: Option<f64>,
+    /// Absolute tolerance of dop853.
+    #[arg(long, allow_hyphen_values = true)]
+    pub atol: Option<f64>,
+    /// Largest step of dop853 (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub h_max: Option<f64>,
+}
+
+impl IntegratorArgs {
+    fn apply(&self, file: &mut SpecFile, flags: &mut FlagMap) {
         let integ = &mut file.integrator;
         if let Some(m) = &self.method {
             if integ.method.as_deref() != Some(m) {
@@ -330,17 +346,96 @@ impl SimulateArgs {
                 *integ = Default::default();
             }
         }
-        set!(self.method, integ.method, "integrator.method", "--method");
-        set!(self.dt, integ.dt, "integrator.dt", "--dt");
-        set!(
-            self.substeps,
-            integ.substeps,
-            "integrator.substeps",
-            "--substeps"
+        set(
+            &self.method,
+            &mut integ.method,
+            ("integrator.method", "--method"),
+            flags,
         );
-        set!(self.rtol, integ.rtol, "integrator.rtol", "--rtol");
-        set!(self.atol, integ.atol, "integrator.atol", "--atol");
-        set!(self.h_max, integ.h_max, "integrator.h_max", "--h-max");
+        set(&self.dt, &mut integ.dt, ("integrator.dt", "--dt"), flags);
+        set(
+            &self.substeps,
+            &mut integ.substeps,
+            ("integrator.substeps", "--substeps"),
+            flags,
+        );
+        set(
+            &self.rtol,
+            &mut integ.rtol,
+            ("integrator.rtol", "--rtol"),
+            flags,
+        );
+        set(
+            &self.atol,
+            &mut integ.atol,
+            ("integrator.atol", "--atol"),
+            flags,
+        );
+        set(
+            &self.h_max,
+            &mut integ.h_max,
+            ("integrator.h_max", "--h-max"),
+            flags,
+        );
+    }
+}
+
+/// Copies a flag's value into the spec and records that the field came from that flag.
+fn set<T: Clone>(
+    value: &Option<T>,
+    target: &mut Option<T>,
+    names: (&'static str, &'static str),
+    flags: &mut FlagMap,
+) {
+    if let Some(v) = value {
+        *target = Some(v.clone());
+        flags.push(names);
+    }
+}
+
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct SimulateArgs {
+    /// Start from this analysis spec; the flags below override it.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub initial: InitialArgs,
+    /// End time (s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_end: Option<f64>,
+    /// Sampling interval (s), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub dt_out: Option<f64>,
+    #[command(flatten)]
+    pub integrator: IntegratorArgs,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl SimulateArgs {
+    /// The spec these flags describe, and which fields came from flags.
+    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = base_spec(&self.spec, "simulate")?;
+        let mut flags: FlagMap = vec![];
+        self.model.apply(&mut file, &mut flags)?;
+        self.initial.apply(&mut file, &mut flags);
+        let sim = file.simulate.get_or_insert_with(SimulateSpec::default);
+        set(
+            &self.t_end,
+            &mut sim.t_end,
+            ("simulate.t_end", "--t-end"),
+            &mut flags,
+        );
+        set(
+            &self.dt_out,
+            &mut sim.dt_out,
+            ("simulate.dt_out", "--dt-out"),
+            &mut flags,
+        );
+        self.integrator.apply(&mut file, &mut flags);
         if self.spec.is_none() {
             // Everything came from flags or their defaults: name the flag in every error.
             flags.extend(ALL_FLAGS);
@@ -348,3 +443,144 @@ impl SimulateArgs {
         Ok((file, flags))
     }
 }
+
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct LyapunovArgs {
+    /// Start from this analysis spec (kind = "lyapunov"); the flags below override it.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    #[command(flatten)]
+    pub initial: InitialArgs,
+    /// Estimator: spectrum (default), tangent, two-trajectory or sali.
+    #[arg(long)]
+    pub estimator: Option<String>,
+    /// Number of exponents k, or "all" (default).
+    #[arg(long, value_name = "k|all")]
+    pub exponents: Option<String>,
+    /// Re-orthonormalization interval τ (s), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub tau: Option<f64>,
+    /// Transient (s) whose logs are discarded, default 10.
+    #[arg(long, allow_hyphen_values = true)]
+    pub transient: Option<f64>,
+    /// Averaging time after the transient (s), default 200.
+    #[arg(long, allow_hyphen_values = true, conflicts_with = "t_max")]
+    pub time: Option<f64>,
+    /// End time = transient + averaging time (s), instead of --time.
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_max: Option<f64>,
+    /// Stop once every standard error is below this (1/s).
+    #[arg(long, allow_hyphen_values = true)]
+    pub tol: Option<f64>,
+    /// Initial separation of the two-trajectory method.
+    #[arg(long, allow_hyphen_values = true)]
+    pub d0: Option<f64>,
+    /// Run an ensemble of N perturbed initial conditions (mean ± standard error).
+    #[arg(long, value_name = "N", allow_hyphen_values = true)]
+    pub ensemble: Option<usize>,
+    /// Size of the ensemble's perturbations (default 1e-10).
+    #[arg(long, allow_hyphen_values = true)]
+    pub epsilon: Option<f64>,
+    /// Seed of the ensemble's perturbations.
+    #[arg(long)]
+    pub seed: Option<u64>,
+    #[command(flatten)]
+    pub integrator: IntegratorArgs,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+impl LyapunovArgs {
+    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = base_spec(&self.spec, "lyapunov")?;
+        let mut flags: FlagMap = vec![];
+        self.model.apply(&mut file, &mut flags)?;
+        self.initial.apply(&mut file, &mut flags);
+        self.integrator.apply(&mut file, &mut flags);
+        let l = file.lyapunov.get_or_insert_with(Default::default);
+        set(
+            &self.estimator,
+            &mut l.estimator,
+            ("lyapunov.estimator", "--estimator"),
+            &mut flags,
+        );
+        if let Some(e) = &self.exponents {
+            l.exponents = Some(match e.parse::<usize>() {
+                Ok(k) => ExponentsSpec::Count(k),
+                Err(_) => ExponentsSpec::Word(e.clone()),
+            });
+            flags.push(("lyapunov.exponents", "--exponents"));
+        }
+        set(&self.tau, &mut l.tau, ("lyapunov.tau", "--tau"), &mut flags);
+        set(
+            &self.transient,
+            &mut l.transient,
+            ("lyapunov.transient", "--transient"),
+            &mut flags,
+        );
+        if self.time.is_some() || self.t_max.is_some() {
+            l.time = None;
+            l.t_max = None;
+        }
+        set(
+            &self.time,
+            &mut l.time,
+            ("lyapunov.time", "--time"),
+            &mut flags,
+        );
+        set(
+            &self.t_max,
+            &mut l.t_max,
+            ("lyapunov.t_max", "--t-max"),
+            &mut flags,
+        );
+        set(
+            &self.tol,
+            &mut l.tolerance,
+            ("lyapunov.tolerance", "--tol"),
+            &mut flags,
+        );
+        set(&self.d0, &mut l.d0, ("lyapunov.d0", "--d0"), &mut flags);
+        set(
+            &self.ensemble,
+            &mut l.ensemble,
+            ("lyapunov.ensemble", "--ensemble"),
+            &mut flags,
+        );
+        set(
+            &self.epsilon,
+            &mut l.epsilon,
+            ("lyapunov.epsilon", "--epsilon"),
+            &mut flags,
+        );
+        set(
+            &self.seed,
+            &mut l.seed,
+            ("lyapunov.seed", "--seed"),
+            &mut flags,
+        );
+        if self.spec.is_none() {
+            flags.extend(ALL_FLAGS);
+            flags.extend(LYAPUNOV_FLAGS);
+        }
+        Ok((file, flags))
+    }
+}
+
+const LYAPUNOV_FLAGS: [(&str, &str); 12] = [
+    ("lyapunov.estimator", "--estimator"),
+    ("lyapunov.exponents", "--exponents"),
+    ("lyapunov.tau", "--tau"),
+    ("lyapunov.transient", "--transient"),
+    ("lyapunov.time", "--time"),
+    ("lyapunov.t_max", "--t-max"),
+    ("lyapunov.tolerance", "--tol"),
+    ("lyapunov.d0", "--d0"),
+    ("lyapunov.ensemble", "--ensemble"),
+    ("lyapunov.epsilon", "--epsilon"),
+    ("lyapunov.seed", "--seed"),
+    ("lyapunov.blocks", "--blocks"),
+];

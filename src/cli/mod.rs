@@ -69,10 +69,44 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
+        Command::Lyapunov(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
+        Command::Bench(b) => bench(b),
         Command::Run(a) => {
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
             execute(&spec, &a.common, command_line)
+        }
+    }
+}
+
+fn bench(b: args::BenchCommand) -> Result<(), CliError> {
+    match b {
+        args::BenchCommand::Lyapunov {
+            links,
+            t_trans,
+            t,
+            repeats,
+        } => {
+            if links == 0
+                || t.is_nan()
+                || t <= 0.0
+                || t_trans.is_nan()
+                || t_trans < 0.0
+                || repeats == 0
+            {
+                return Err(CliError::Input(
+                    "bench lyapunov: --links, --t and --repeats must be > 0 and --t-trans >= 0"
+                        .into(),
+                ));
+            }
+            let r = pendula::analysis::lyapunov::bench_lyapunov(links, t_trans, t, repeats)
+                .map_err(|e| CliError::Run(e.to_string()))?;
+            println!("{}", serde_json::to_string(&r).unwrap_or_default());
+            Ok(())
         }
     }
 }
@@ -119,7 +153,10 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             }
         }
     }
-    let prints_report = matches!(spec.analysis, pendula::spec::Analysis::Modes(_));
+    let prints_report = matches!(
+        spec.analysis,
+        pendula::spec::Analysis::Modes(_) | pendula::spec::Analysis::Lyapunov(_)
+    );
     if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report {
         return Err(CliError::Input(
             "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),
