@@ -40,6 +40,9 @@ pub use h5::{GroupWriter, H5Out, Var};
 mod results;
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
+mod poincare;
+pub use poincare::write_poincare;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
