@@ -11,10 +11,12 @@
 //! failed draw never leaves a broken image under the requested name.
 
 pub mod modes;
+pub mod poincare;
 pub mod timeseries;
 pub mod trajectory;
 
 pub use modes::{draw_modes, ModesFigure};
+pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};
 pub use trajectory::draw_trajectory;
 
