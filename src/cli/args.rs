@@ -22,6 +22,8 @@ pub enum Command {
     Simulate(SimulateArgs),
     /// Equilibria, small-oscillation normal modes and the small-angle formula checks.
     Modes(ModesArgs),
+    /// Poincaré sections on energy shells (or stroboscopic sections of a driven chain).
+    Poincare(Box<super::poincare::PoincareArgs>),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
 }

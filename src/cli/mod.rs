@@ -5,6 +5,7 @@
 
 mod args;
 mod output;
+mod poincare;
 mod progress;
 
 use args::{Cli, Command, Common};
@@ -69,6 +70,11 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
+        Command::Poincare(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
         Command::Run(a) => {
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
@@ -119,7 +125,10 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             }
         }
     }
-    let prints_report = matches!(spec.analysis, pendula::spec::Analysis::Modes(_));
+    let prints_report = matches!(
+        spec.analysis,
+        pendula::spec::Analysis::Modes(_) | pendula::spec::Analysis::Poincare(_)
+    );
     if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report {
         return Err(CliError::Input(
             "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),

@@ -54,6 +54,7 @@ pub fn run_analysis(
             }
             Ok(())
         }
+        Analysis::Poincare(opts) => super::poincare::run(spec, opts, outputs, common, command_line),
         Analysis::Modes(opts) => {
             let start = Instant::now();
             let result =
