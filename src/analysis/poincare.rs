@@ -89,7 +89,7 @@ impl Section {
                 direction,
             } => format!("a·x = {offset}, a = {normal:?} ({})", dir(direction)),
             Section::Stroboscopic { t0, period } => {
-                format!("t = {t0} + k·{period} s (stroboscopic)")
+                format!("t = {t0} + k·{period:.6} s (stroboscopic)")
             }
         }
     }

@@ -270,7 +270,7 @@ fn labels(opts: &PoincareOptions) -> (String, String) {
     let x = format!("θ{j} / rad");
     let y = match opts.sampling.variables {
         Variables::Momentum => format!("p{j} / (J s)"),
-        Variables::Velocity => format!("θ̇{j} / (rad/s)"),
+        Variables::Velocity => format!("dθ{j}/dt / (rad/s)"),
     };
     (x, y)
 }
@@ -322,9 +322,14 @@ pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> Poinca
             Colouring::Orbit
         },
         subtitle: format!(
-            "section {}; {} crossings per orbit{}",
+            "section {}; {} crossings per orbit{}{}",
             opts.section.describe(&spec.chain),
             opts.orbit.crossings,
+            if opts.energies.is_empty() {
+                ""
+            } else {
+                "; energy fraction (E − E_hanging)/(E_inverted − E_hanging)"
+            },
             if lyap {
                 format!(
                     "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
