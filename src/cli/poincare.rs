@@ -121,7 +121,7 @@ pub struct PoincareArgs {
     pub common: Common,
 }
 
-const FLAGS: [(&str, &str); 33] = [
+const FLAGS: [(&str, &str); 31] = [
     ("model.preset", "--preset"),
     ("model.links", "--links"),
     ("model.length", "--length"),
@@ -150,11 +150,9 @@ const FLAGS: [(&str, &str); 33] = [
     ("initial.theta", "--theta"),
     ("initial.omega", "--omega"),
     ("initial", "--theta"),
-    ("integrator.method", "--method"),
     ("integrator.rtol", "--rtol"),
     ("integrator.atol", "--atol"),
     ("integrator.h_max", "--h-max"),
-    ("integrator.dt", "--rtol"),
 ];
 
 impl PoincareArgs {
