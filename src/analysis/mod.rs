@@ -4,6 +4,7 @@
 pub mod indicators;
 pub mod lyapunov;
 pub mod modes;
+pub mod poincare;
 pub mod simulate;
 
 pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};

@@ -24,6 +24,8 @@ pub enum Command {
     Modes(ModesArgs),
     /// Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.
     Lyapunov(LyapunovArgs),
+    /// Poincaré sections on energy shells (or stroboscopic sections of a driven chain).
+    Poincare(Box<super::poincare::PoincareArgs>),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
     /// The benchmark workloads of ../shared/benchmarks.md, printed as one JSON line.

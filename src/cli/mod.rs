@@ -5,6 +5,7 @@
 
 mod args;
 mod output;
+mod poincare;
 mod progress;
 
 use args::{Cli, Command, Common};
@@ -70,6 +71,11 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             execute(&spec, &a.common, command_line)
         }
         Command::Lyapunov(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
+        Command::Poincare(a) => {
             let (file, flags) = a.to_spec_file()?;
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
@@ -155,7 +161,9 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
     }
     let prints_report = matches!(
         spec.analysis,
-        pendula::spec::Analysis::Modes(_) | pendula::spec::Analysis::Lyapunov(_)
+        pendula::spec::Analysis::Modes(_)
+            | pendula::spec::Analysis::Lyapunov(_)
+            | pendula::spec::Analysis::Poincare(_)
     );
     if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report {
         return Err(CliError::Input(

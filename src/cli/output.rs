@@ -59,6 +59,7 @@ pub fn run_analysis(
             Ok(())
         }
         Analysis::Lyapunov(run) => run_lyapunov(spec, run, outputs, common, command_line),
+        Analysis::Poincare(opts) => super::poincare::run(spec, opts, outputs, common, command_line),
         Analysis::Modes(opts) => {
             let start = Instant::now();
             let result =

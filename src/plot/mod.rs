@@ -12,11 +12,13 @@
 
 pub mod convergence;
 pub mod modes;
+pub mod poincare;
 pub mod timeseries;
 pub mod trajectory;
 
 pub use convergence::{draw_convergence, draw_indicators};
 pub use modes::{draw_modes, ModesFigure};
+pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};
 pub use trajectory::draw_trajectory;
 

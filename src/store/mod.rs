@@ -42,6 +42,9 @@ mod results;
 pub use lyapunov::{write_ensemble, write_indicators, write_lyapunov, write_lyapunov_chain};
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
+mod poincare;
+pub use poincare::write_poincare;
+
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};

@@ -1,0 +1,280 @@
+//! The `poincare` figure: surfaces of section as small-point scatters, one panel per energy
+//! shell, the angle axis labelled in multiples of π.
+
+use std::f64::consts::PI;
+use std::path::Path;
+
+use plotters::coord::Shift;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, Pos, VPos};
+
+use super::{font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
+
+/// How points are coloured.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Colouring {
+    /// A distinct hue per orbit (golden-angle steps, so neighbours differ).
+    Orbit,
+    /// Chaotic orbits in one grey (the sea), regular ones in a hue each, drawn on top.
+    Chaos,
+}
+
+/// One section: the crossings of each orbit in the (angle, speed) plane.
+pub struct PoincarePanel {
+    pub title: String,
+    pub orbits: Vec<Vec<(f64, f64)>>,
+    /// Per orbit, for [`Colouring::Chaos`].
+    pub chaotic: Option<Vec<bool>>,
+}
+
+/// The figure: panels in a grid (up to 3 columns), shared labels.
+pub struct PoincareFigure {
+    pub title: String,
+    pub x_label: String,
+    pub y_label: String,
+    pub panels: Vec<PoincarePanel>,
+    pub colouring: Colouring,
+    /// Shown under the title, e.g. the threshold used for the chaos colouring.
+    pub subtitle: String,
+}
+
+/// Draws the sections to `path` (`.png` or `.svg`); the size follows the panel count.
+pub fn draw_poincare(fig: &PoincareFigure, path: &Path) -> Result<(), PlotError> {
+    save(fig, path, fig.size())
+}
+
+const CHAOTIC: RGBColor = RGBColor(0x80, 0x80, 0x80);
+
+impl PoincareFigure {
+    fn grid(&self) -> (usize, usize) {
+        let k = self.panels.len().max(1);
+        let cols = if k == 4 { 2 } else { k.min(3) };
+        (cols, k.div_ceil(cols))
+    }
+
+    /// Logical size: 560 × 520 per panel plus title and legend bands.
+    pub fn size(&self) -> (u32, u32) {
+        let (c, r) = self.grid();
+        if self.panels.len() == 1 {
+            return (900, 860);
+        }
+        (c as u32 * 560 + 20, r as u32 * 520 + 110)
+    }
+
+    fn colour(&self, panel: &PoincarePanel, orbit: usize) -> RGBColor {
+        match (self.colouring, &panel.chaotic) {
+            (Colouring::Chaos, Some(c)) if c.get(orbit) == Some(&true) => CHAOTIC,
+            _ => hue_colour(orbit),
+        }
+    }
+}
+
+/// A saturated, mid-lightness colour whose hue steps by the golden angle with `i`.
+pub fn hue_colour(i: usize) -> RGBColor {
+    let h = (i as f64 * 0.618_033_988_75).fract();
+    hsl(h, 0.72, 0.42)
+}
+
+fn hsl(h: f64, s: f64, l: f64) -> RGBColor {
+    let c = (1.0 - (2.0 * l - 1.0).abs()) * s;
+    let hp = h * 6.0;
+    let x = c * (1.0 - (hp % 2.0 - 1.0).abs());
+    let (r, g, b) = match hp as u32 {
+        0 => (c, x, 0.0),
+        1 => (x, c, 0.0),
+        2 => (0.0, c, x),
+        3 => (0.0, x, c),
+        4 => (x, 0.0, c),
+        _ => (c, 0.0, x),
+    };
+    let m = l - c / 2.0;
+    let u = |v: f64| ((v + m) * 255.0).round().clamp(0.0, 255.0) as u8;
+    RGBColor(u(r), u(g), u(b))
+}
+
+fn pi_label(v: f64) -> String {
+    let k = (v / (PI / 2.0)).round() as i64;
+    match k {
+        0 => "0".into(),
+        1 => "π/2".into(),
+        -1 => "\u{2212}π/2".into(),
+        2 => "π".into(),
+        -2 => "\u{2212}π".into(),
+        k if k % 2 == 0 => format!("{}π", k / 2).replace('-', "\u{2212}"),
+        k => format!("{k}π/2").replace('-', "\u{2212}"),
+    }
+}
+
+impl Render for PoincareFigure {
+    fn validate(&self) -> Result<(), DataError> {
+        if self.panels.is_empty() {
+            return Err(DataError::Empty {
+                what: "Poincaré sections".into(),
+            });
+        }
+        for p in &self.panels {
+            if p.orbits.iter().all(|o| o.is_empty()) {
+                return Err(DataError::Empty {
+                    what: format!("section `{}` (no crossings)", p.title),
+                });
+            }
+            if let Some(c) = &p.chaotic {
+                if c.len() != p.orbits.len() {
+                    return Err(DataError::LengthMismatch {
+                        what: "chaos flags".into(),
+                        expected: p.orbits.len(),
+                        found: c.len(),
+                    });
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn render<DB: DrawingBackend>(
+        &self,
+        root: &DrawingArea<DB, Shift>,
+        surface: Surface,
+    ) -> Result<(), DrawError> {
+        let scale = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let (dw, dh) = root.dim_in_pixel();
+        let (w, h) = (f64::from(dw) / scale, f64::from(dh) / scale);
+        root.fill(&WHITE)?;
+        root.draw(&Text::new(
+            self.title.clone(),
+            (px(w / 2.0), px(24.0)),
+            font(22.0, scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+        if !self.subtitle.is_empty() {
+            root.draw(&Text::new(
+                self.subtitle.clone(),
+                (px(w / 2.0), px(50.0)),
+                font(15.0, scale, false).pos(Pos::new(HPos::Center, VPos::Center)),
+            ))?;
+        }
+        let legend_h = if self.colouring == Colouring::Chaos {
+            30.0
+        } else {
+            0.0
+        };
+        let top = 66.0;
+        let (cols, rows) = self.grid();
+        let cell_w = (w - 10.0) / cols as f64;
+        let cell_h = (h - top - legend_h - 6.0) / rows as f64;
+        let thin = surface.stroke(1.0);
+        let dot = (scale * 1.15).round().max(1.0) as i32;
+        for (k, panel) in self.panels.iter().enumerate() {
+            let (r, c) = (k / cols, k % cols);
+            let area = root.clone().shrink(
+                (px(5.0 + c as f64 * cell_w), px(top + r as f64 * cell_h)),
+                (px(cell_w) as u32, px(cell_h) as u32),
+            );
+            let ys = panel.orbits.iter().flatten().map(|p| p.1);
+            let y_axis = Axis::fit(ys, false, 0.04, 7, "momentum")?;
+            let x_axis = Axis::linear(-PI, PI, 4);
+            let mut chart = ChartBuilder::on(&area)
+                .caption(panel.title.clone(), font(17.0, scale, false))
+                .margin(px(8.0))
+                .x_label_area_size(px(48.0))
+                .y_label_area_size(px(70.0))
+                .build_cartesian_2d(x_axis, y_axis.clone())?;
+            let y_fmt = |v: &f64| y_axis.label(*v);
+            let x_fmt = |_: &f64| String::new();
+            chart
+                .configure_mesh()
+                .disable_x_mesh()
+                .x_labels(0)
+                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
+                .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
+                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
+                .label_style(font(14.0, scale, false))
+                .axis_desc_style(font(16.0, scale, false))
+                .y_label_formatter(&y_fmt)
+                .x_label_formatter(&x_fmt)
+                .x_desc(self.x_label.clone())
+                .y_desc(self.y_label.clone())
+                .draw()?;
+            let plot = chart.plotting_area();
+            let (ylo, yhi) = y_axis.bounds();
+            // The angle axis in multiples of π/2: grid lines and labels drawn by hand.
+            for i in -2..=2 {
+                let v = f64::from(i) * PI / 2.0;
+                plot.draw(&PathElement::new(
+                    vec![(v, ylo), (v, yhi)],
+                    RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin),
+                ))?;
+                let (sx, sy) = chart.backend_coord(&(v, ylo));
+                root.draw(&Text::new(
+                    pi_label(v),
+                    (sx, sy + px(8.0)),
+                    font(14.0, scale, false).pos(Pos::new(HPos::Center, VPos::Top)),
+                ))?;
+                root.draw(&PathElement::new(
+                    vec![(sx, sy), (sx, sy + px(4.0))],
+                    RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
+                ))?;
+            }
+            // Chaotic orbits first, so the regular curves stay visible on top of the sea.
+            let mut order: Vec<usize> = (0..panel.orbits.len()).collect();
+            if let Some(ch) = &panel.chaotic {
+                order.sort_by_key(|&i| !ch[i]);
+            }
+            let screen = plot.strip_coord_spec();
+            let (ox, oy) = plot.get_base_pixel();
+            for i in order {
+                let colour = self.colour(panel, i).filled();
+                for p in &panel.orbits[i] {
+                    if !(p.0.is_finite() && p.1.is_finite()) {
+                        continue;
+                    }
+                    let (x, y) = plot.map_coordinate(p);
+                    let (x, y) = (x - ox, y - oy);
+                    if surface.raster {
+                        screen.draw(&Rectangle::new(
+                            [
+                                (x - dot / 2, y - dot / 2),
+                                (x - dot / 2 + dot, y - dot / 2 + dot),
+                            ],
+                            colour,
+                        ))?;
+                    } else {
+                        screen.draw(&Circle::new((x, y), 1, colour))?;
+                    }
+                }
+            }
+        }
+        if self.colouring == Colouring::Chaos {
+            let y = px(h - legend_h / 2.0 - 4.0);
+            let entries = [
+                (None, "regular orbits (one colour each)"),
+                (Some(CHAOTIC), "chaotic orbits"),
+            ];
+            let mut x = px(w / 2.0 - 190.0);
+            for (c, label) in entries {
+                match c {
+                    Some(c) => root.draw(&Rectangle::new(
+                        [(x, y - px(5.0)), (x + px(10.0), y + px(5.0))],
+                        c.filled(),
+                    ))?,
+                    None => {
+                        for q in 0..3 {
+                            let xq = x + px(4.0 * q as f64);
+                            root.draw(&Rectangle::new(
+                                [(xq, y - px(5.0)), (xq + px(4.0), y + px(5.0))],
+                                hue_colour(q).filled(),
+                            ))?;
+                        }
+                    }
+                }
+                root.draw(&Text::new(
+                    label,
+                    (x + px(16.0), y),
+                    font(15.0, scale, false).pos(Pos::new(HPos::Left, VPos::Center)),
+                ))?;
+                x += px(260.0);
+            }
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,230 @@
+//! The Poincaré result in HDF5: group `poincare` (run parameters, the model) with one
+//! self-contained subgroup `shell_<k>` per energy shell.
+//!
+//! Each shell has coordinates `orbit` (0-based), `crossing` (1-based return number) and `link`,
+//! and variables `time(orbit, crossing)`, `theta`, `omega`, `momentum(orbit, crossing, link)`,
+//! `energy_error(orbit, crossing)` (NaN past an orbit's last crossing), `count(orbit)`,
+//! `initial_theta`, `initial_omega(orbit, link)`, `lyapunov(orbit)` and `chaotic(orbit)`.
+//! Crossing angles are wrapped into (−π, π]; the section's own angle is ≈ 0 mod 2π there.
+
+use super::{write_method, write_model, GroupWriter, H5Out, Provenance, StoreError};
+use crate::analysis::poincare::{wrap_angle, OrbitEnd, PoincareOptions, PoincareResult, Shell};
+use crate::model::Chain;
+use crate::spec::{Analysis, Spec};
+use ndarray::{Array2, Array3};
+use std::path::{Path, PathBuf};
+
+fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
+    let idx: Vec<i64> = (1..=n as i64).collect();
+    g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
+    Ok(())
+}
+
+fn write_shell(
+    g: &GroupWriter<'_>,
+    chain: &Chain,
+    shell: &Shell,
+    opts: &PoincareOptions,
+) -> Result<(), StoreError> {
+    let n = chain.links();
+    let no = shell.orbits.len();
+    let kmax = shell.orbits.iter().map(|o| o.len()).max().unwrap_or(0);
+    g.coord_i64(
+        "orbit",
+        &(0..no as i64).collect::<Vec<_>>(),
+        "1",
+        "orbit index",
+    )?;
+    g.coord_i64(
+        "crossing",
+        &(1..=kmax as i64).collect::<Vec<_>>(),
+        "1",
+        "return to the section, counted from 1",
+    )?;
+    link_coord(g, n)?;
+    let mut time = Array2::from_elem((no, kmax), f64::NAN);
+    let mut err = Array2::from_elem((no, kmax), f64::NAN);
+    let mut theta = Array3::from_elem((no, kmax, n), f64::NAN);
+    let mut omega = Array3::from_elem((no, kmax, n), f64::NAN);
+    let mut mom = Array3::from_elem((no, kmax, n), f64::NAN);
+    for (i, o) in shell.orbits.iter().enumerate() {
+        for (k, x) in o.states.iter().enumerate() {
+            time[(i, k)] = o.t[k];
+            err[(i, k)] = o.energy_error[k];
+            let p = chain.to_canonical(x);
+            for j in 0..n {
+                theta[(i, k, j)] = wrap_angle(x[j]);
+                omega[(i, k, j)] = x[n + j];
+                mom[(i, k, j)] = p[n + j];
+            }
+        }
+    }
+    g.var(
+        "time",
+        &["orbit", "crossing"],
+        &time,
+        "s",
+        "crossing time (NaN past the orbit's last crossing)",
+    )?;
+    g.var(
+        "theta",
+        &["orbit", "crossing", "link"],
+        &theta,
+        "rad",
+        "link angle at the crossing, wrapped into (-pi, pi]",
+    )?;
+    g.var(
+        "omega",
+        &["orbit", "crossing", "link"],
+        &omega,
+        "rad s-1",
+        "link angular velocity at the crossing",
+    )?;
+    g.var(
+        "momentum",
+        &["orbit", "crossing", "link"],
+        &mom,
+        "J s",
+        "canonical momentum p = M(theta) omega at the crossing",
+    )?;
+    g.var(
+        "energy_error",
+        &["orbit", "crossing"],
+        &err,
+        "1",
+        "|E - E0 - W| / energy_scale at the crossing",
+    )?;
+    let count: Vec<i64> = shell.orbits.iter().map(|o| o.len() as i64).collect();
+    g.var(
+        "count",
+        &["orbit"],
+        count.as_slice(),
+        "1",
+        "crossings found",
+    )?;
+    let t_end: Vec<f64> = shell.orbits.iter().map(|o| o.t_end).collect();
+    g.var(
+        "t_end",
+        &["orbit"],
+        t_end.as_slice(),
+        "s",
+        "time integrated",
+    )?;
+    let complete: Vec<i64> = shell
+        .orbits
+        .iter()
+        .map(|o| i64::from(o.end == OrbitEnd::Complete))
+        .collect();
+    g.var(
+        "complete",
+        &["orbit"],
+        complete.as_slice(),
+        "1",
+        "1 if all requested crossings were found before t_max",
+    )?;
+    let init =
+        |off: usize| Array2::from_shape_fn((no, n), |(i, j)| shell.orbits[i].initial[off + j]);
+    g.var(
+        "initial_theta",
+        &["orbit", "link"],
+        &init(0),
+        "rad",
+        "initial link angle",
+    )?;
+    g.var(
+        "initial_omega",
+        &["orbit", "link"],
+        &init(n),
+        "rad s-1",
+        "initial angular velocity",
+    )?;
+    let lyap: Vec<f64> = shell
+        .orbits
+        .iter()
+        .map(|o| o.lyapunov.unwrap_or(f64::NAN))
+        .collect();
+    g.var(
+        "lyapunov",
+        &["orbit"],
+        lyap.as_slice(),
+        "s-1",
+        "finite-time maximal Lyapunov exponent (NaN: not computed)",
+    )?;
+    let chaotic: Vec<i64> = lyap
+        .iter()
+        .map(|l| match l {
+            l if l.is_nan() => -1,
+            l => i64::from(*l > opts.chaos_threshold),
+        })
+        .collect();
+    g.var(
+        "chaotic",
+        &["orbit"],
+        chaotic.as_slice(),
+        "1",
+        "1 chaotic, 0 regular (exponent vs chaos_threshold), -1 not computed",
+    )?;
+    if let Some(e) = shell.energy {
+        g.attr_f64("energy", e)?;
+    }
+    g.attr_i64("skipped_unreachable", shell.skipped.len() as i64)?;
+    g.attr_f64s("angle_range", &[shell.angle_range.0, shell.angle_range.1])?;
+    if let Some(r) = shell.speed_range {
+        g.attr_f64s("speed_range", &[r.0, r.1])?;
+    }
+    Ok(())
+}
+
+/// Writes a [`PoincareResult`] as group `poincare` of a new file at `path` (atomically).
+pub fn write_poincare(
+    path: &Path,
+    force: bool,
+    spec: &Spec,
+    result: &PoincareResult,
+    prov: &Provenance,
+) -> Result<PathBuf, StoreError> {
+    let Analysis::Poincare(opts) = &spec.analysis else {
+        return Err(StoreError::Name {
+            name: "poincare".into(),
+            what: "the spec is not a Poincaré analysis".into(),
+        });
+    };
+    let chain = &spec.chain;
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", &spec.title)?;
+    {
+        let g = out.group("poincare")?;
+        link_coord(&g, chain.links())?;
+        write_model(&g, chain)?;
+        write_method(&g, &spec.method)?;
+        g.attr_str("title", &spec.title)?;
+        g.attr_str("model", &spec.model_name)?;
+        g.attr_str("section", &opts.section.describe(chain))?;
+        g.attr_i64("plane_link", opts.sampling.link as i64 + 1)?;
+        g.attr_str(
+            "variables",
+            match opts.sampling.variables {
+                crate::analysis::poincare::Variables::Momentum => "momentum",
+                crate::analysis::poincare::Variables::Velocity => "velocity",
+            },
+        )?;
+        g.attr_str(
+            "sampling",
+            &serde_json::to_string(&opts.sampling.sampling).unwrap_or_default(),
+        )?;
+        g.attr_f64s("energies", &opts.energies)?;
+        g.attr_i64("crossings", opts.orbit.crossings as i64)?;
+        g.attr_f64("t_max", opts.orbit.t_max)?;
+        g.attr_f64("chaos_threshold", opts.chaos_threshold)?;
+        g.attr_bool("lyapunov", opts.orbit.lyapunov)?;
+        g.attr_i64("shells", result.shells.len() as i64)?;
+        g.attr_bool("complete", result.complete)?;
+        g.attr_f64("max_energy_error", result.max_energy_error())?;
+        for (k, shell) in result.shells.iter().enumerate() {
+            let sg = g.group(&format!("shell_{}", k + 1))?;
+            write_shell(&sg, chain, shell, opts)?;
+        }
+    }
+    out.finish()
+}
