@@ -24,6 +24,14 @@ pub enum Command {
     Modes(ModesArgs),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
+    /// Initial-condition map (flip-time fractal, energy error, Lyapunov): tiled, resumable, shardable.
+    Map(super::map::MapArgs),
+    /// Join the shard files of one map into the map a single run would write.
+    Merge(super::map::MergeArgs),
+    /// Draw the figure of a map file.
+    Render(super::map::RenderArgs),
+    /// Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).
+    Bench(super::map::BenchArgs),
 }
 
 #[derive(Debug, Args)]

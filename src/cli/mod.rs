@@ -4,6 +4,7 @@
 //! Exit codes: 0 success, 2 bad input (one line naming the flag or field), 1 a failed run.
 
 mod args;
+mod map;
 mod output;
 mod progress;
 
@@ -72,8 +73,15 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         Command::Run(a) => {
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
+            if matches!(spec.analysis, pendula::spec::Analysis::Map(_)) {
+                return map::run_map(&spec, &a.common, &Default::default(), command_line);
+            }
             execute(&spec, &a.common, command_line)
         }
+        Command::Map(a) => map::map_command(&a, command_line),
+        Command::Merge(a) => map::merge_command(&a, command_line),
+        Command::Render(a) => map::render_command(&a),
+        Command::Bench(a) => map::bench_command(&a),
     }
 }
 

@@ -10,6 +10,7 @@
 //! Files are written to [`partial_path`] and renamed on success, so an interrupted or
 //! failed draw never leaves a broken image under the requested name.
 
+pub mod map;
 pub mod modes;
 pub mod timeseries;
 pub mod trajectory;

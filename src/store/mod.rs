@@ -37,6 +37,7 @@ mod h5;
 
 pub use h5::{GroupWriter, H5Out, Var};
 
+pub mod map;
 mod results;
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 

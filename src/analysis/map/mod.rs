@@ -8,6 +8,7 @@
 //! bits. Conservative two-link chains go through the SIMD [`kernel`]; every other chain (and
 //! `Kernel::Scalar`) through the generic [`System`] + RK4 path.
 
+pub mod bench;
 pub mod grid;
 pub mod kernel;
 mod sincos;
@@ -700,4 +701,15 @@ pub fn estimate(chain: &Chain, opts: &MapOptions, tiles: &[usize]) -> Estimate {
         output_bytes: pixels * per_pixel,
         kernel: opts.kernel_name(chain),
     }
+}
+
+/// A fingerprint of everything that determines a map's bits: the chain, the options (grid,
+/// kind, t_max, dt, skip, tile size, kernel) and the pendula version. Checkpoints, resumes and
+/// shard merges refuse to combine tiles of different fingerprints.
+pub fn spec_hash(chain: &Chain, opts: &MapOptions) -> String {
+    let mut f = Fnv::new();
+    f.bytes(env!("CARGO_PKG_VERSION").as_bytes());
+    f.bytes(format!("{:?}", chain.params()).as_bytes());
+    f.bytes(serde_json::to_string(opts).unwrap_or_default().as_bytes());
+    f.hex()
 }
