@@ -965,37 +965,38 @@ impl MapSpec {
                 format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
             ));
         }
-        let kind =
-            match self.kind.as_deref().unwrap_or("flip-time") {
-                "flip-time" => {
-                    let target = match self.flip.as_deref().unwrap_or("any") {
-                        "any" => FlipTarget::Any,
-                        l => match l.parse::<usize>() {
-                            Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
-                            _ => {
-                                return Err(SpecError::new(
-                                    "map.flip",
-                                    format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
-                                ))
-                            }
-                        },
-                    };
-                    MapKind::FlipTime { target }
+        let kind = match self.kind.as_deref().unwrap_or("flip-time") {
+            "flip-time" => {
+                let target = match self.flip.as_deref().unwrap_or("any") {
+                    "any" => FlipTarget::Any,
+                    l => match l.parse::<usize>() {
+                        Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
+                        _ => {
+                            return Err(SpecError::new(
+                                "map.flip",
+                                format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
+                            ))
+                        }
+                    },
+                };
+                MapKind::FlipTime { target }
+            }
+            "energy-error" => MapKind::EnergyError,
+            "lyapunov" => {
+                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                MapKind::Lyapunov {
+                    renorm_steps: ((tau / dt).round() as u32).max(1),
                 }
-                "energy-error" => MapKind::EnergyError,
-                "lyapunov" => {
-                    let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
-                    MapKind::Lyapunov {
-                        renorm_steps: ((tau / dt).round() as u32).max(1),
-                    }
-                }
-                other => return Err(SpecError::new(
+            }
+            other => {
+                return Err(SpecError::new(
                     "map.kind",
                     format!(
                         "unknown map kind `{other}` (expected flip-time, energy-error or lyapunov)"
                     ),
-                )),
-            };
+                ))
+            }
+        };
         for (field, set, applies) in [
             (
                 "map.flip",

@@ -89,3 +89,277 @@ fn energy_criterion_generalizes() {
         assert_eq!(t.forbidden(&rods, &[a, b, 0.0, 0.0]), want, "({a}, {b})");
     }
 }
+
+// ------------------------------------------------------------------------------------------
+// The real binary: resume after SIGKILL, shards and merge, bad input.
+
+use pendula::store::map::MapReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Proc, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_pendula"))
+}
+
+fn pendula(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Proc::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = pendula(dir, args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+/// The map arrays and completion mask of a file.
+fn read(path: &Path) -> (map::MapData, Vec<bool>) {
+    let r = MapReader::open(path).unwrap();
+    (r.read_all().unwrap(), r.header.tile_done.clone())
+}
+
+fn tiles_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Starts a map run and SIGKILLs it once its checkpoint holds at least `tiles` tiles.
+fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
+    let mut child = Proc::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "run failed before the kill");
+            return false; // finished before we could kill it: nothing to test this round
+        }
+        if tiles_in(ckpt) >= tiles {
+            child.kill().unwrap(); // SIGKILL
+            child.wait().unwrap();
+            return true;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+const SLOW: [&str; 12] = [
+    "map",
+    "--resolution",
+    "128",
+    "--tile",
+    "8",
+    "--kernel",
+    "scalar",
+    "--no-energy-skip",
+    "--t-max",
+    "10",
+    "--threads",
+    "2",
+];
+
+#[test]
+fn sigkill_and_resume_is_bit_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let whole = [&SLOW[..], &["-o", "whole.h5"]].concat();
+    ok(d, &whole);
+    let part = [&SLOW[..], &["-o", "part.h5"]].concat();
+    let resume = [&part[..], &["--resume"]].concat();
+    let ckpt = d.join("part.h5.tiles");
+    let mut kills = 0;
+    kills += kill_after(d, &part, &ckpt, 20) as usize;
+    if kills == 1 {
+        assert!(!d.join("part.h5").exists());
+        // Without --resume the checkpoint is not silently discarded.
+        let (code, _, err) = pendula(d, &part);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--resume"), "{err}");
+        kills += kill_after(d, &resume, &ckpt, 120) as usize;
+    }
+    eprintln!("killed {kills} time(s)");
+    let out = ok(d, &[&resume[..], &["--json"]].concat());
+    assert!(
+        kills >= 1,
+        "the run always finished before it could be killed"
+    );
+    assert!(!ckpt.exists(), "checkpoint left behind");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["tiles_resumed"].as_u64().unwrap() >= 20, "{v}");
+    let (a, da) = read(&d.join("whole.h5"));
+    let (b, db) = read(&d.join("part.h5"));
+    assert!(da.iter().all(|&x| x) && db.iter().all(|&x| x));
+    assert_eq!(a, b, "resumed map differs from the uninterrupted one");
+    // Resuming a finished map is a no-op that succeeds (a requeued job).
+    ok(d, &resume);
+}
+
+#[test]
+fn shards_merge_to_the_single_run_and_bad_merges_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = ["map", "--resolution", "96", "--tile", "16", "--t-max", "6"];
+    ok(d, &[&base[..], &["-o", "single.h5"]].concat());
+    for i in 1..=3 {
+        let s = format!("{i}/3");
+        let o = format!("s{i}.h5");
+        ok(d, &[&base[..], &["--shard", &s, "-o", &o]].concat());
+        let (_, done) = read(&d.join(&o));
+        assert_eq!(done.iter().filter(|&&x| x).count(), 12);
+    }
+    let out = ok(
+        d,
+        &[
+            "merge",
+            "s1.h5",
+            "s2.h5",
+            "s3.h5",
+            "-o",
+            "merged.h5",
+            "--json",
+            "--plot",
+            "m.png",
+        ],
+    );
+    assert!(out.contains("\"complete\":true"), "{out}");
+    let (a, _) = read(&d.join("single.h5"));
+    let (b, done) = read(&d.join("merged.h5"));
+    assert!(done.iter().all(|&x| x));
+    assert_eq!(a, b);
+    assert!(d.join("m.png").exists());
+
+    let refuse = |args: &[&str], needle: &str| {
+        let (code, _, err) = pendula(d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!d.join("bad.h5").exists());
+    };
+    refuse(&["merge", "s1.h5", "s3.h5", "-o", "bad.h5"], "incomplete");
+    refuse(
+        &["merge", "s1.h5", "s1.h5", "s2.h5", "s3.h5", "-o", "bad.h5"],
+        "both",
+    );
+    ok(
+        d,
+        &[
+            "map",
+            "--resolution",
+            "96",
+            "--tile",
+            "16",
+            "--t-max",
+            "5",
+            "--shard",
+            "2/3",
+            "-o",
+            "other.h5",
+        ],
+    );
+    refuse(
+        &["merge", "s1.h5", "other.h5", "s3.h5", "-o", "bad.h5"],
+        "same map",
+    );
+    refuse(
+        &["merge", "s1.h5", "s2.h5", "s3.h5", "-o", "merged.h5"],
+        "exists",
+    );
+}
+
+#[test]
+fn bad_map_input_is_one_line_exit_2_and_writes_nothing() {
+    let cases: [(&[&str], &str); 11] = [
+        (&["--resolution", "0"], "--resolution"),
+        (&["--resolution", "20000"], "--force"),
+        (&["--resolution", "64x0"], "--resolution"),
+        (&["--window", "-4,4,-3,3"], "--window"),
+        (&["--window", "1,0,-3,3"], "--window"),
+        (&["--kind", "fractal"], "--kind"),
+        (&["--t-max", "0"], "--t-max"),
+        (&["--t-max", "-1"], "--t-max"),
+        (&["--shard", "4/3"], "--shard"),
+        (&["--shard", "0/3"], "--shard"),
+        (&["--flip", "3"], "--flip"),
+    ];
+    for (extra, needle) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let size: &[&str] = if extra.contains(&"--resolution") {
+            &[]
+        } else {
+            &["--resolution", "32"]
+        };
+        let args = [&["map"][..], size, extra, &["-o", "m.h5"]].concat();
+        let (code, _, err) = pendula(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?}"
+        );
+    }
+    // An existing output is never overwritten without --force.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.h5"), b"precious").unwrap();
+    let (code, _, err) = pendula(dir.path(), &["map", "--resolution", "32", "-o", "m.h5"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read(dir.path().join("m.h5")).unwrap(), b"precious");
+    // --dry-run writes nothing and says what it would cost.
+    let out = ok(
+        dir.path(),
+        &["map", "--resolution", "64", "--dry-run", "--json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["pixels"], 4096);
+    assert_eq!(v["forbidden_skipped"], 1264);
+    assert_eq!(v["max_rk4_steps"], (4096 - 1264) * 1000);
+}
+
+#[test]
+fn map_file_matches_benchmark_f_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--resolution",
+            "128",
+            "-o",
+            "f.h5",
+            "--plot",
+            "f.png",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["checksum"]["fnv1a64"], "3151129d2bae4a85");
+    assert_eq!(v["checksum"]["n_flipped"], 9424);
+    assert_eq!(v["n_forbidden"], 5016);
+    ok(d, &["render", "f.h5", "-o", "f.svg"]);
+    let png = std::fs::read(d.join("f.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = std::fs::read_to_string(d.join("f.svg")).unwrap();
+    assert!(svg.contains("<image"), "the map is embedded as one raster");
+    assert!(svg.len() < 2_000_000);
+}
