@@ -211,6 +211,37 @@ fn sigkill_and_resume_is_bit_identical() {
     assert_eq!(a, b, "resumed map differs from the uninterrupted one");
     // Resuming a finished map is a no-op that succeeds (a requeued job).
     ok(d, &resume);
+
+    // Ctrl-C (SIGINT): the tiles in flight are finished and kept, exit 1 naming --resume.
+    let int = [&SLOW[..], &["-o", "int.h5"]].concat();
+    let ckpt = d.join("int.h5.tiles");
+    let mut child = Proc::new(bin())
+        .current_dir(d)
+        .args(&int)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while tiles_in(&ckpt) < 10 && t0.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let sent = Proc::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(1) {
+        assert!(err.contains("--resume"), "{err}");
+        assert!(tiles_in(&ckpt) >= 10 && !d.join("int.h5").exists());
+        ok(d, &[&int[..], &["--resume"]].concat());
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{err}"); // finished before the signal landed
+    }
+    let (c, _) = read(&d.join("int.h5"));
+    assert_eq!(a, c, "map after Ctrl-C + resume differs");
 }
 
 #[test]

@@ -32,6 +32,50 @@ pub type FlipMask = (bool, bool);
 /// Marks a pixel whose state became non-finite (in `link_out`).
 pub const DIVERGED: u8 = u8::MAX;
 
+/// The instruction set the kernel runs with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Simd {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+/// The best instruction set of this CPU, or a lesser one named by the environment variable
+/// `PENDULA_SIMD` (`avx512`, `avx2`, `baseline`; to benchmark the variants side by side).
+/// All give the same bits.
+pub fn simd() -> Simd {
+    static CHOICE: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        #[allow(unused_mut)]
+        let mut best = Simd::Baseline;
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") && has!("fma") {
+                best = Simd::Avx2;
+                if has!("avx512f") && has!("avx512dq") && has!("avx512vl") {
+                    best = Simd::Avx512;
+                }
+            }
+        }
+        let rank = |s: Simd| match s {
+            Simd::Baseline => 0,
+            Simd::Avx2 => 1,
+            Simd::Avx512 => 2,
+        };
+        let asked = match std::env::var("PENDULA_SIMD").as_deref() {
+            Ok("avx512") => Some(Simd::Avx512),
+            Ok("avx2") => Some(Simd::Avx2),
+            Ok("baseline") => Some(Simd::Baseline),
+            _ => None,
+        };
+        match asked {
+            Some(a) if rank(a) <= rank(best) => a,
+            _ => best,
+        }
+    })
+}
+
 impl TwoLink {
     #[inline(always)]
     fn accel(&self, th1: f64, th2: f64, w1: f64, w2: f64) -> (f64, f64) {
@@ -147,21 +191,14 @@ pub fn flip_run(
     link_out: &mut [u8],
 ) -> u64 {
     assert!(k_out.len() == y0.len() && link_out.len() == y0.len());
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the features were detected on this CPU.
-            return unsafe { flip_avx512(p, y0, n_steps, h, mask, k_out, link_out) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: as above.
-            return unsafe { flip_avx2(p, y0, n_steps, h, mask, k_out, link_out) };
-        }
+    match simd() {
+        // SAFETY: `simd()` only names features detected on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { flip_avx512(p, y0, n_steps, h, mask, k_out, link_out) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { flip_avx2(p, y0, n_steps, h, mask, k_out, link_out) },
+        _ => flip_lanes::<4>(p, y0, n_steps, h, mask, k_out, link_out),
     }
-    flip_lanes::<4>(p, y0, n_steps, h, mask, k_out, link_out)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -271,21 +308,14 @@ fn flip_lanes<const L: usize>(
 
 /// Integrates every state in `y` in place for exactly `n_steps` steps (no stopping rule).
 pub fn full_run(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: f64) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx512f")
-            && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the features were detected on this CPU.
-            return unsafe { full_avx512(p, y, n_steps, h) };
-        }
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: as above.
-            return unsafe { full_avx2(p, y, n_steps, h) };
-        }
+    match simd() {
+        // SAFETY: `simd()` only names features detected on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { full_avx512(p, y, n_steps, h) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { full_avx2(p, y, n_steps, h) },
+        _ => full_lanes::<4>(p, y, n_steps, h),
     }
-    full_lanes::<4>(p, y, n_steps, h)
 }
 
 #[cfg(target_arch = "x86_64")]
