@@ -893,7 +893,7 @@ mod tests {
 ///
 /// ```toml
 /// [map]
-/// kind = "flip-time"          # flip-time | energy-error | lyapunov
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle
 /// width = 512                 # pixels; height defaults to width
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
@@ -982,6 +982,7 @@ impl MapSpec {
                 MapKind::FlipTime { target }
             }
             "energy-error" => MapKind::EnergyError,
+            "ftle" => MapKind::Ftle,
             "lyapunov" => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 MapKind::Lyapunov {
@@ -992,7 +993,7 @@ impl MapSpec {
                 return Err(SpecError::new(
                     "map.kind",
                     format!(
-                        "unknown map kind `{other}` (expected flip-time, energy-error or lyapunov)"
+                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov or ftle)"
                     ),
                 ))
             }

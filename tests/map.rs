@@ -394,3 +394,38 @@ fn map_file_matches_benchmark_f_and_renders() {
     assert!(svg.contains("<image"), "the map is embedded as one raster");
     assert!(svg.len() < 2_000_000);
 }
+
+#[test]
+fn lyapunov_and_ftle_maps_see_order_and_chaos() {
+    let chain = double();
+    let mut opts = MapOptions::benchmark_f(10, 20.0);
+    for kind in [
+        map::MapKind::Lyapunov { renorm_steps: 10 },
+        map::MapKind::Ftle,
+    ] {
+        opts.kind = kind;
+        let d = compute_map(&chain, &opts, &mut Silent);
+        let n = d.value.len();
+        // θ → −θ symmetry of the grid and the ODE holds for the exponents too.
+        for p in 0..n {
+            let (a, b) = (d.value[p], d.value[n - 1 - p]);
+            assert!(
+                (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                "{kind:?} p = {p}: {a} vs {b}"
+            );
+        }
+        // The centre pixels (|θ| ≈ 0.3 rad) oscillate regularly; the corners (|θ| ≈ 2.8) are chaotic.
+        let centre = d.value[4 * 10 + 5];
+        let corner = d.value[0];
+        assert!(centre.abs() < 0.25, "{kind:?}: centre {centre}");
+        assert!(corner > 0.8, "{kind:?}: corner {corner}");
+    }
+    // A tiny window around the hanging state is a linear oscillator: λ → 0.
+    opts.kind = map::MapKind::Lyapunov { renorm_steps: 10 };
+    opts.grid.x.lo = -1e-3;
+    opts.grid.x.hi = 1e-3;
+    opts.grid.y.lo = -1e-3;
+    opts.grid.y.hi = 1e-3;
+    let d = compute_map(&chain, &opts, &mut Silent);
+    assert!(d.value.iter().all(|v| v.abs() < 0.15), "{:?}", d.value);
+}

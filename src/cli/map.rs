@@ -32,8 +32,8 @@ pub struct MapArgs {
     pub spec: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// What each pixel shows: flip-time (default), energy-error or lyapunov.
-    #[arg(long, value_name = "flip-time|energy-error|lyapunov")]
+    /// What each pixel shows: flip-time (default), energy-error, lyapunov or ftle.
+    #[arg(long, value_name = "flip-time|energy-error|lyapunov|ftle")]
     pub kind: Option<String>,
     /// Pixels: W (square) or WxH (default 256).
     #[arg(long, value_name = "W[xH]")]
@@ -269,6 +269,10 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
         match opts.kind {
             MapKind::FlipTime { .. } => format!("First-flip time, {} pendulum", spec.model_name),
             MapKind::EnergyError => format!("RK4 energy error, {} pendulum", spec.model_name),
+            MapKind::Ftle => format!(
+                "Finite-time Lyapunov exponent (flow map), {} pendulum",
+                spec.model_name
+            ),
             MapKind::Lyapunov { .. } => {
                 format!(
                     "Finite-time Lyapunov exponent, {} pendulum",
@@ -740,7 +744,11 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
                 lo,
                 hi,
                 log: false,
-                label: format!("Lyapunov exponent over {} s / (1/s)", h.t_max),
+                label: if h.kind == "ftle" {
+                    format!("FTLE over {} s / (1/s)", h.t_max)
+                } else {
+                    format!("Lyapunov exponent over {} s / (1/s)", h.t_max)
+                },
                 map: ColourMap::Cividis,
             };
         }

@@ -513,6 +513,11 @@ pub fn write_map(
                 "1",
                 "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
             ),
+            MapKind::Ftle => (
+                "ftle",
+                "s-1",
+                "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
+            ),
             _ => (
                 "lyapunov",
                 "s-1",
@@ -653,7 +658,7 @@ pub fn write_map(
         MapKind::Lyapunov { renorm_steps } => {
             g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
         }
-        MapKind::EnergyError => {}
+        MapKind::EnergyError | MapKind::Ftle => {}
     }
     {
         let m = g.group("model")?;
@@ -784,10 +789,10 @@ impl MapReader {
     }
 
     fn value_name(&self) -> &'static str {
-        if self.header.kind == "energy-error" {
-            "energy_error"
-        } else {
-            "lyapunov"
+        match self.header.kind.as_str() {
+            "energy-error" => "energy_error",
+            "ftle" => "ftle",
+            _ => "lyapunov",
         }
     }
 

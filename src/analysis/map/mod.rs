@@ -68,6 +68,9 @@ pub enum MapKind {
     /// Largest finite-time Lyapunov exponent over [0, t_max] (1/s): one tangent vector
     /// (normalised all-ones start), renormalised every `renorm_steps` steps.
     Lyapunov { renorm_steps: u32 },
+    /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
+    /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
+    Ftle,
 }
 
 impl MapKind {
@@ -76,6 +79,7 @@ impl MapKind {
             MapKind::FlipTime { .. } => "flip-time",
             MapKind::EnergyError => "energy-error",
             MapKind::Lyapunov { .. } => "lyapunov",
+            MapKind::Ftle => "ftle",
         }
     }
 }
@@ -152,7 +156,9 @@ impl MapOptions {
     }
 
     fn fast(&self, chain: &Chain) -> Option<TwoLink> {
-        if self.kernel != Kernel::Auto || matches!(self.kind, MapKind::Lyapunov { .. }) {
+        if self.kernel != Kernel::Auto
+            || matches!(self.kind, MapKind::Lyapunov { .. } | MapKind::Ftle)
+        {
             return None;
         }
         two_link(chain)
@@ -383,8 +389,63 @@ pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResul
             }
             out.steps = np as u64 * u64::from(n);
         }
+        MapKind::Ftle => {
+            out.value = vec![0.0; np];
+            let mut flow = Flow::with_layout(chain, false, dim);
+            let mut solver = Rk4::new(h).solver(flow.layout.len());
+            for p in 0..np {
+                let mut y = flow.initial(&starts[p], None);
+                for k in 0..n {
+                    solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+                }
+                let s = largest_singular_value(&y[dim..], dim);
+                let v = s.ln() / (f64::from(n) * h);
+                if v.is_finite() {
+                    out.value[p] = v;
+                } else {
+                    out.value[p] = f64::NAN;
+                    out.class[p] = class::DIVERGED;
+                }
+            }
+            out.steps = np as u64 * u64::from(n);
+        }
     }
     out
+}
+
+/// σ_max of the dim × dim matrix whose columns are `cols` (column-major), by power iteration
+/// on ΦᵀΦ (scaled first, so that e^{λT} up to the f64 range is fine).
+fn largest_singular_value(cols: &[f64], dim: usize) -> f64 {
+    let scale = cols.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if !(scale.is_finite() && scale > 0.0) {
+        return f64::NAN;
+    }
+    let phi: Vec<f64> = cols.iter().map(|v| v / scale).collect();
+    let mut c = vec![0.0; dim * dim];
+    for a in 0..dim {
+        for b in 0..dim {
+            c[a * dim + b] = (0..dim).map(|i| phi[a * dim + i] * phi[b * dim + i]).sum();
+        }
+    }
+    let mut v = vec![1.0 / (dim as f64).sqrt(); dim];
+    let mut lambda = 0.0;
+    for _ in 0..1000 {
+        let w: Vec<f64> = (0..dim)
+            .map(|a| (0..dim).map(|b| c[a * dim + b] * v[b]).sum())
+            .collect();
+        let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm == 0.0 {
+            break;
+        }
+        let next = norm;
+        v = w.into_iter().map(|x| x / norm).collect();
+        let done = (next - lambda).abs() <= 1e-14 * next;
+        lambda = next;
+        if done {
+            break;
+        }
+    }
+    lambda.sqrt() * scale
 }
 
 /// The generic path: RK4 through [`Flow`], the flip test after every step at t_k = k·dt.
