@@ -215,7 +215,7 @@ fn sigkill_and_resume_is_bit_identical() {
     // Ctrl-C (SIGINT): the tiles in flight are finished and kept, exit 1 naming --resume.
     let int = [&SLOW[..], &["-o", "int.h5"]].concat();
     let ckpt = d.join("int.h5.tiles");
-    let mut child = Proc::new(bin())
+    let child = Proc::new(bin())
         .current_dir(d)
         .args(&int)
         .stdout(Stdio::null())
