@@ -37,6 +37,7 @@
 
 use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
+use crate::analysis::map::{FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Tiling};
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
@@ -81,6 +82,7 @@ pub struct SpecFile {
     pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
     pub poincare: Option<PoincareSpec>,
+    pub map: Option<MapSpec>,
     #[serde(default)]
     pub output: OutputSpec,
 }
@@ -232,6 +234,7 @@ pub enum Analysis {
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
     Poincare(crate::analysis::poincare::PoincareOptions),
+    Map(MapOptions),
 }
 
 /// Which Lyapunov estimator, with its options.
@@ -459,6 +462,7 @@ impl Analysis {
             Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Poincare(_) => "poincare",
+            Analysis::Map(_) => "map",
         }
     }
 }
@@ -898,7 +902,7 @@ impl InitialSpec {
 }
 
 /// The analysis kinds a spec can ask for.
-pub const KINDS: [&str; 4] = ["simulate", "modes", "lyapunov", "poincare"];
+pub const KINDS: [&str; 5] = ["simulate", "modes", "lyapunov", "poincare", "map"];
 
 impl SpecFile {
     /// Checks every value and builds the analysis.
@@ -906,7 +910,7 @@ impl SpecFile {
         let kind = self.kind.as_deref().ok_or_else(|| {
             SpecError::new(
                 "kind",
-                "missing: the analysis to run (simulate, modes, lyapunov or poincare)",
+                "missing: the analysis to run (simulate, modes, lyapunov, poincare or map)",
             )
         })?;
         let (chain, model_name) = self.model.build()?;
@@ -915,6 +919,7 @@ impl SpecFile {
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("poincare", self.poincare.is_some()),
+            ("map", self.map.is_some()),
         ] {
             if present && kind != section && KINDS.contains(&kind) {
                 return Err(SpecError::new(
@@ -1046,6 +1051,21 @@ impl SpecFile {
                     initial.unwrap_or_default(),
                     method,
                 )
+            }
+            "map" => {
+                if self.integrator != IntegratorSpec::default() {
+                    return Err(SpecError::new(
+                        "integrator",
+                        "a map uses RK4 with map.dt; remove [integrator]",
+                    ));
+                }
+                let opts = self
+                    .map
+                    .clone()
+                    .unwrap_or_default()
+                    .options(&chain, &self.initial)?;
+                let (x0, dt) = (opts.grid.base.clone(), opts.dt);
+                (Analysis::Map(opts), x0, Method::Rk4 { dt })
             }
             other => {
                 return Err(SpecError::new(
@@ -1524,6 +1544,244 @@ impl PoincareSpec {
                 ..OrbitOptions::default()
             },
             chaos_threshold,
+        })
+    }
+}
+
+/// The `[map]` table: an initial-condition map over two start coordinates.
+///
+/// ```toml
+/// [map]
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle
+/// width = 512                 # pixels; height defaults to width
+/// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
+/// y = "theta2"
+/// window = [-3.14159, 3.14159, -3.14159, 3.14159]   # x_lo, x_hi, y_lo, y_hi (default [−π, π]²)
+/// t_max = 10.0                # s
+/// dt = 0.01                   # RK4 step (s)
+/// flip = "any"                # flip-time: "any" link, or a link number "1", "2", …
+/// energy_skip = true          # classify energetically forbidden pixels without integrating
+/// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
+/// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
+/// tau = 0.1                   # lyapunov: renormalisation interval (s)
+/// ```
+/// The other coordinates start from `[initial]` (default: all zero, at rest).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSpec {
+    pub kind: Option<String>,
+    pub width: Option<usize>,
+    pub height: Option<usize>,
+    pub x: Option<String>,
+    pub y: Option<String>,
+    pub window: Option<Vec<f64>>,
+    pub t_max: Option<f64>,
+    pub dt: Option<f64>,
+    pub flip: Option<String>,
+    pub energy_skip: Option<bool>,
+    pub tile: Option<usize>,
+    pub kernel: Option<String>,
+    pub tau: Option<f64>,
+}
+
+/// Largest map edge a spec accepts (the CLI asks for --force well below this).
+pub const MAP_MAX_EDGE: usize = 65_536;
+
+/// `theta1` / `omega2` → state index for a chain of `n` links.
+fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
+    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
+    let idx = if let Some(r) = name.strip_prefix("theta") {
+        parse(r).map(|i| i - 1)
+    } else if let Some(r) = name.strip_prefix("omega") {
+        parse(r).map(|i| n + i - 1)
+    } else {
+        None
+    };
+    idx.ok_or_else(|| {
+        SpecError::new(
+            field,
+            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
+        )
+    })
+}
+
+impl MapSpec {
+    /// Validates the table against the chain; `initial` gives the fixed coordinates.
+    pub fn options(&self, chain: &Chain, initial: &InitialSpec) -> Result<MapOptions, SpecError> {
+        let n = chain.links();
+        let t_max = positive("map.t_max", self.t_max.unwrap_or(10.0))?;
+        let dt = positive("map.dt", self.dt.unwrap_or(0.01))?;
+        if dt > t_max {
+            return Err(SpecError::new(
+                "map.dt",
+                format!("is longer than t_max ({dt} > {t_max})"),
+            ));
+        }
+        let steps = (t_max / dt).round();
+        if steps > f64::from(i32::MAX) {
+            return Err(SpecError::new(
+                "map.t_max",
+                format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
+            ));
+        }
+        let kind = match self.kind.as_deref().unwrap_or("flip-time") {
+            "flip-time" => {
+                let target = match self.flip.as_deref().unwrap_or("any") {
+                    "any" => FlipTarget::Any,
+                    l => match l.parse::<usize>() {
+                        Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
+                        _ => {
+                            return Err(SpecError::new(
+                                "map.flip",
+                                format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
+                            ))
+                        }
+                    },
+                };
+                MapKind::FlipTime { target }
+            }
+            "energy-error" => MapKind::EnergyError,
+            "ftle" => MapKind::Ftle,
+            "lyapunov" => {
+                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                MapKind::Lyapunov {
+                    renorm_steps: ((tau / dt).round() as u32).max(1),
+                }
+            }
+            other => {
+                return Err(SpecError::new(
+                    "map.kind",
+                    format!(
+                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov or ftle)"
+                    ),
+                ))
+            }
+        };
+        for (field, set, applies) in [
+            (
+                "map.flip",
+                self.flip.is_some(),
+                matches!(kind, MapKind::FlipTime { .. }),
+            ),
+            (
+                "map.energy_skip",
+                self.energy_skip.is_some(),
+                matches!(kind, MapKind::FlipTime { .. }),
+            ),
+            (
+                "map.tau",
+                self.tau.is_some(),
+                matches!(kind, MapKind::Lyapunov { .. }),
+            ),
+        ] {
+            if set && !applies {
+                return Err(SpecError::new(
+                    field,
+                    format!("does not apply to a {} map", kind.name()),
+                ));
+            }
+        }
+        let width = self.width.unwrap_or(256);
+        let height = self.height.unwrap_or(width);
+        for (field, v) in [("map.width", width), ("map.height", height)] {
+            if v == 0 || v > MAP_MAX_EDGE {
+                return Err(SpecError::new(
+                    field,
+                    format!("must be between 1 and {MAP_MAX_EDGE} pixels (got {v})"),
+                ));
+            }
+        }
+        let xi = map_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
+        let yi = map_coordinate(
+            "map.y",
+            self.y
+                .as_deref()
+                .unwrap_or(if n >= 2 { "theta2" } else { "omega1" }),
+            n,
+        )?;
+        if xi == yi {
+            return Err(SpecError::new("map.y", "must differ from map.x"));
+        }
+        let pi = std::f64::consts::PI;
+        let default = |i: usize| if i < n { (-pi, pi) } else { (-10.0, 10.0) };
+        let (xr, yr) = match &self.window {
+            None => (default(xi), default(yi)),
+            Some(w) if w.len() == 4 => ((w[0], w[1]), (w[2], w[3])),
+            Some(w) => {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("needs 4 numbers x_lo, x_hi, y_lo, y_hi (got {})", w.len()),
+                ))
+            }
+        };
+        for (axis, idx, (lo, hi)) in [("x", xi, xr), ("y", yi, yr)] {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("{axis} range [{lo}, {hi}] must be finite with lo < hi"),
+                ));
+            }
+            // 1e-12 rad of slack so that a window written with π to 6 digits is not refused.
+            if idx < n && (lo < -pi - 1e-12 || hi > pi + 1e-12) {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("{axis} range [{lo}, {hi}] is outside the angle range [−π, π]"),
+                ));
+            }
+        }
+        let tile = self
+            .tile
+            .unwrap_or_else(|| Tiling::default_size(width, height));
+        if !(4..=1024).contains(&tile) {
+            return Err(SpecError::new(
+                "map.tile",
+                format!("must be between 4 and 1024 pixels (got {tile})"),
+            ));
+        }
+        let kernel = match self.kernel.as_deref().unwrap_or("auto") {
+            "auto" => Kernel::Auto,
+            "scalar" => Kernel::Scalar,
+            other => {
+                return Err(SpecError::new(
+                    "map.kernel",
+                    format!("unknown kernel `{other}` (expected auto or scalar)"),
+                ))
+            }
+        };
+        let base = if initial.theta.is_some() || initial.theta_deg.is_some() {
+            initial.state(n)?
+        } else if let Some(w) = &initial.omega {
+            InitialSpec {
+                theta: Some(vec![0.0; n]),
+                omega: Some(w.clone()),
+                ..Default::default()
+            }
+            .state(n)?
+        } else {
+            vec![0.0; 2 * n]
+        };
+        Ok(MapOptions {
+            grid: Grid {
+                width,
+                height,
+                x: GridAxis {
+                    index: xi,
+                    lo: xr.0,
+                    hi: xr.1,
+                },
+                y: GridAxis {
+                    index: yi,
+                    lo: yr.0,
+                    hi: yr.1,
+                },
+                base,
+            },
+            kind,
+            t_max,
+            dt,
+            energy_skip: self.energy_skip.unwrap_or(true),
+            tile,
+            kernel,
         })
     }
 }

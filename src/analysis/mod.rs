@@ -3,6 +3,7 @@
 
 pub mod indicators;
 pub mod lyapunov;
+pub mod map;
 pub mod modes;
 pub mod poincare;
 pub mod simulate;

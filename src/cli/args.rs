@@ -28,28 +28,14 @@ pub enum Command {
     Poincare(Box<super::poincare::PoincareArgs>),
     /// Run an analysis spec (analyses/*.toml).
     Run(RunArgs),
-    /// The benchmark workloads of ../shared/benchmarks.md, printed as one JSON line.
-    #[command(subcommand)]
-    Bench(BenchCommand),
-}
-
-#[derive(Debug, Subcommand)]
-pub enum BenchCommand {
-    /// Benchmark L: Lyapunov spectrum of the equal N-link chain from θ = 2 (RK4, dt = 1e-3, QR every 10 steps).
-    Lyapunov {
-        /// Links N.
-        #[arg(long, default_value_t = 3)]
-        links: usize,
-        /// Transient (s).
-        #[arg(long, default_value_t = 10.0)]
-        t_trans: f64,
-        /// Averaging time T (s).
-        #[arg(long, default_value_t = 200.0)]
-        t: f64,
-        /// Repeats; the best wall time is reported.
-        #[arg(long, default_value_t = 3)]
-        repeats: usize,
-    },
+    /// Initial-condition map (flip-time fractal, energy error, Lyapunov): tiled, resumable, shardable.
+    Map(super::map::MapArgs),
+    /// Join the shard files of one map into the map a single run would write.
+    Merge(super::map::MergeArgs),
+    /// Draw the figure of a map file.
+    Render(super::map::RenderArgs),
+    /// Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).
+    Bench(super::bench::BenchArgs),
 }
 
 #[derive(Debug, Args)]

@@ -4,6 +4,8 @@
 //! Exit codes: 0 success, 2 bad input (one line naming the flag or field), 1 a failed run.
 
 mod args;
+mod bench;
+mod map;
 mod output;
 mod poincare;
 mod progress;
@@ -80,40 +82,18 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
-        Command::Bench(b) => bench(b),
         Command::Run(a) => {
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
+            if matches!(spec.analysis, pendula::spec::Analysis::Map(_)) {
+                return map::run_map(&spec, &a.common, &Default::default(), command_line);
+            }
             execute(&spec, &a.common, command_line)
         }
-    }
-}
-
-fn bench(b: args::BenchCommand) -> Result<(), CliError> {
-    match b {
-        args::BenchCommand::Lyapunov {
-            links,
-            t_trans,
-            t,
-            repeats,
-        } => {
-            if links == 0
-                || t.is_nan()
-                || t <= 0.0
-                || t_trans.is_nan()
-                || t_trans < 0.0
-                || repeats == 0
-            {
-                return Err(CliError::Input(
-                    "bench lyapunov: --links, --t and --repeats must be > 0 and --t-trans >= 0"
-                        .into(),
-                ));
-            }
-            let r = pendula::analysis::lyapunov::bench_lyapunov(links, t_trans, t, repeats)
-                .map_err(|e| CliError::Run(e.to_string()))?;
-            println!("{}", serde_json::to_string(&r).unwrap_or_default());
-            Ok(())
-        }
+        Command::Map(a) => map::map_command(&a, command_line),
+        Command::Merge(a) => map::merge_command(&a, command_line),
+        Command::Render(a) => map::render_command(&a),
+        Command::Bench(a) => bench::bench_command(&a),
     }
 }
 

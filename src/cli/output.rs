@@ -32,6 +32,7 @@ pub fn run_analysis(
     command_line: &str,
 ) -> Result<(), CliError> {
     match &spec.analysis {
+        Analysis::Map(_) => super::map::run_map(spec, common, &Default::default(), command_line),
         Analysis::Simulate(opts) => {
             let start = Instant::now();
             let mut bar = Bar::new("simulate");

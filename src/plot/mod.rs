@@ -11,6 +11,7 @@
 //! failed draw never leaves a broken image under the requested name.
 
 pub mod convergence;
+pub mod map;
 pub mod modes;
 pub mod poincare;
 pub mod timeseries;

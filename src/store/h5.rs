@@ -226,6 +226,11 @@ fn hdf5_ctx<'a>(what: impl FnOnce() -> String + 'a) -> impl FnOnce(hdf5::Error) 
 }
 
 impl<'f> GroupWriter<'f> {
+    /// The HDF5 group itself, for writers that stream a large array slab by slab (map tiles).
+    pub(crate) fn hdf5_group(&self) -> &Group {
+        &self.group
+    }
+
     /// The group's path in the file, e.g. `/trajectory`.
     pub fn name(&self) -> String {
         self.group.name()

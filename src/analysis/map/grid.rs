@@ -1,0 +1,190 @@
+//! The pixel grid of an initial-condition map and its tiling.
+//!
+//! Pixel (i, j) — row i, column j, row-major index p = i·W + j — starts at the state `base` with
+//! component `x.index` set to `x.lo + (j + 0.5)·((x.hi − x.lo)/W)` and `y.index` to
+//! `y.lo + (i + 0.5)·((y.hi − y.lo)/H)`. With the default window [−π, π)² this is benchmark F's
+//! `−π + (j + 0.5)·(2π/W)` to the bit (π − (−π) is exactly 2π in binary64).
+
+use serde::Serialize;
+
+/// One axis of the map: a state component and its range.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct GridAxis {
+    /// Index into the state (θ_1..θ_N, ω_1..ω_N), 0-based.
+    pub index: usize,
+    pub lo: f64,
+    pub hi: f64,
+}
+
+impl GridAxis {
+    /// Centre of pixel `j` of `n`.
+    #[inline]
+    pub fn centre(&self, j: usize, n: usize) -> f64 {
+        self.lo + (j as f64 + 0.5) * ((self.hi - self.lo) / n as f64)
+    }
+}
+
+/// The grid: resolution, the two axes, the fixed rest of the state.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Grid {
+    pub width: usize,
+    pub height: usize,
+    /// Columns.
+    pub x: GridAxis,
+    /// Rows.
+    pub y: GridAxis,
+    /// The state every pixel starts from before its two coordinates are set.
+    pub base: Vec<f64>,
+}
+
+impl Grid {
+    pub fn pixels(&self) -> usize {
+        self.width * self.height
+    }
+
+    /// The start state of pixel (row `i`, column `j`), written into `out`.
+    #[inline]
+    pub fn state_into(&self, i: usize, j: usize, out: &mut [f64]) {
+        out.copy_from_slice(&self.base);
+        out[self.x.index] = self.x.centre(j, self.width);
+        out[self.y.index] = self.y.centre(i, self.height);
+    }
+
+    pub fn state(&self, i: usize, j: usize) -> Vec<f64> {
+        let mut v = self.base.clone();
+        self.state_into(i, j, &mut v);
+        v
+    }
+
+    /// Column centres.
+    pub fn x_centres(&self) -> Vec<f64> {
+        (0..self.width)
+            .map(|j| self.x.centre(j, self.width))
+            .collect()
+    }
+
+    /// Row centres.
+    pub fn y_centres(&self) -> Vec<f64> {
+        (0..self.height)
+            .map(|i| self.y.centre(i, self.height))
+            .collect()
+    }
+}
+
+/// Square tiles of `size` pixels (clipped at the right and bottom edges), numbered row-major.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct Tiling {
+    pub width: usize,
+    pub height: usize,
+    pub size: usize,
+}
+
+/// Rows `r0..r1`, columns `c0..c1` of one tile.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct TileRect {
+    pub index: usize,
+    pub r0: usize,
+    pub r1: usize,
+    pub c0: usize,
+    pub c1: usize,
+}
+
+impl TileRect {
+    pub fn rows(&self) -> usize {
+        self.r1 - self.r0
+    }
+    pub fn cols(&self) -> usize {
+        self.c1 - self.c0
+    }
+    pub fn pixels(&self) -> usize {
+        self.rows() * self.cols()
+    }
+}
+
+impl Tiling {
+    pub fn new(width: usize, height: usize, size: usize) -> Tiling {
+        Tiling {
+            width,
+            height,
+            size: size.max(1),
+        }
+    }
+
+    /// The default tile edge: 64, or 32 for maps up to 256 pixels on a side so that small
+    /// maps still split into enough tiles for the threads.
+    pub fn default_size(width: usize, height: usize) -> usize {
+        if width.max(height) <= 256 {
+            32
+        } else {
+            64
+        }
+    }
+
+    pub fn cols(&self) -> usize {
+        self.width.div_ceil(self.size)
+    }
+    pub fn rows(&self) -> usize {
+        self.height.div_ceil(self.size)
+    }
+    pub fn count(&self) -> usize {
+        self.rows() * self.cols()
+    }
+
+    pub fn rect(&self, index: usize) -> TileRect {
+        let (ti, tj) = (index / self.cols(), index % self.cols());
+        TileRect {
+            index,
+            r0: ti * self.size,
+            r1: ((ti + 1) * self.size).min(self.height),
+            c0: tj * self.size,
+            c1: ((tj + 1) * self.size).min(self.width),
+        }
+    }
+
+    /// The tiles of shard `i` of `n` (1-based): every n-th tile, so that each shard gets a
+    /// fair share of the cheap and the expensive regions.
+    pub fn shard(&self, i: usize, n: usize) -> Vec<usize> {
+        (0..self.count()).filter(|t| t % n == i - 1).collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::f64::consts::PI;
+
+    #[test]
+    fn centres_match_benchmark_f() {
+        let a = GridAxis {
+            index: 0,
+            lo: -PI,
+            hi: PI,
+        };
+        for w in [64usize, 128, 1000] {
+            for j in [0, 1, w / 2, w - 1] {
+                assert_eq!(
+                    a.centre(j, w),
+                    -PI + (j as f64 + 0.5) * (2.0 * PI / w as f64)
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn tiles_cover_once() {
+        let t = Tiling::new(100, 70, 32);
+        let mut hit = vec![0u8; 100 * 70];
+        for k in 0..t.count() {
+            let r = t.rect(k);
+            for i in r.r0..r.r1 {
+                for j in r.c0..r.c1 {
+                    hit[i * 100 + j] += 1;
+                }
+            }
+        }
+        assert!(hit.iter().all(|&h| h == 1));
+        let mut all: Vec<usize> = (1..=3).flat_map(|i| t.shard(i, 3)).collect();
+        all.sort();
+        assert_eq!(all, (0..t.count()).collect::<Vec<_>>());
+    }
+}

@@ -1,0 +1,776 @@
+//! Initial-condition maps: every pixel of a grid of start states is integrated on its own and
+//! reduced to one number — the first flip time (Heyl's fractal), the final energy error, or a
+//! finite-time Lyapunov exponent.
+//!
+//! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
+//! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
+//! thread or the batch it ran in, so every thread count, resume and shard split gives the same
+//! bits. Conservative two-link chains go through the SIMD [`kernel`]; every other chain (and
+//! `Kernel::Scalar`) through the generic [`System`] + RK4 path.
+
+pub mod bench;
+pub mod grid;
+pub mod kernel;
+mod sincos;
+
+pub use grid::{Grid, GridAxis, TileRect, Tiling};
+pub use kernel::TwoLink;
+
+use crate::integrate::{Flow, Rk4};
+use crate::model::{Chain, System};
+use crate::observe::{Control, Observer};
+use rayon::prelude::*;
+use serde::Serialize;
+use std::f64::consts::PI;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::Duration;
+use thiserror::Error;
+
+/// Pixel classes, stored beside the values.
+pub mod class {
+    /// Integrated to t_max without flipping.
+    pub const NEVER: u8 = 0;
+    pub const FLIPPED: u8 = 1;
+    /// Not enough energy to flip (physics.md §5); integrated only with the energy skip off.
+    pub const FORBIDDEN: u8 = 2;
+    /// The state became non-finite.
+    pub const DIVERGED: u8 = 3;
+    /// `flag_meanings` in CF order of the values 0, 1, 2, 3.
+    pub const MEANINGS: &str = "never_flipped flipped energetically_forbidden diverged";
+}
+
+/// Which link's flip counts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum FlipTarget {
+    /// The first of any link (benchmark F: link 1 or link 2).
+    Any,
+    /// Only link j (0-based).
+    Link(usize),
+}
+
+impl FlipTarget {
+    pub fn label(&self) -> String {
+        match self {
+            FlipTarget::Any => "any".into(),
+            FlipTarget::Link(j) => format!("{}", j + 1),
+        }
+    }
+}
+
+/// What each pixel is reduced to.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MapKind {
+    /// First step k after which |θ| > π for the target link(s), up to n_steps.
+    FlipTime { target: FlipTarget },
+    /// |E(t_max) − E(0) − W(t_max)| / E_scale, with E_scale = max(|E(0)|, g Σ b).
+    EnergyError,
+    /// Largest finite-time Lyapunov exponent over [0, t_max] (1/s): one tangent vector
+    /// (normalised all-ones start), renormalised every `renorm_steps` steps.
+    Lyapunov { renorm_steps: u32 },
+    /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
+    /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
+    Ftle,
+}
+
+impl MapKind {
+    pub fn name(&self) -> &'static str {
+        match self {
+            MapKind::FlipTime { .. } => "flip-time",
+            MapKind::EnergyError => "energy-error",
+            MapKind::Lyapunov { .. } => "lyapunov",
+            MapKind::Ftle => "ftle",
+        }
+    }
+}
+
+/// Which integrator code runs the pixels (both are classical RK4 with the same step).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub enum Kernel {
+    /// The SIMD two-link kernel where it applies, the scalar path otherwise.
+    Auto,
+    /// Always the generic `System` path (any chain; the reference for the fast kernel).
+    Scalar,
+}
+
+/// Options of a map. Defaults: benchmark F (see [`MapOptions::benchmark_f`]).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct MapOptions {
+    pub grid: Grid,
+    pub kind: MapKind,
+    /// End time (s); n_steps = round(t_max/dt).
+    pub t_max: f64,
+    /// RK4 step (s).
+    pub dt: f64,
+    /// Classify energetically forbidden pixels without integrating them (flip-time only).
+    pub energy_skip: bool,
+    pub tile: usize,
+    pub kernel: Kernel,
+}
+
+impl MapOptions {
+    /// Benchmark F on a W × W grid: θ1, θ2 over [−π, π)², RK4 dt = 0.01, any link, no skip.
+    pub fn benchmark_f(width: usize, t_max: f64) -> MapOptions {
+        MapOptions {
+            grid: Grid {
+                width,
+                height: width,
+                x: GridAxis {
+                    index: 0,
+                    lo: -PI,
+                    hi: PI,
+                },
+                y: GridAxis {
+                    index: 1,
+                    lo: -PI,
+                    hi: PI,
+                },
+                base: vec![0.0; 4],
+            },
+            kind: MapKind::FlipTime {
+                target: FlipTarget::Any,
+            },
+            t_max,
+            dt: 0.01,
+            energy_skip: false,
+            tile: Tiling::default_size(width, width),
+            kernel: Kernel::Auto,
+        }
+    }
+
+    pub fn n_steps(&self) -> u32 {
+        (self.t_max / self.dt).round() as u32
+    }
+
+    pub fn tiling(&self) -> Tiling {
+        Tiling::new(self.grid.width, self.grid.height, self.tile)
+    }
+
+    /// Which code will run the pixels: `"simd-two-link"` or `"scalar"`.
+    pub fn kernel_name(&self, chain: &Chain) -> &'static str {
+        if self.fast(chain).is_some() {
+            "simd-two-link"
+        } else {
+            "scalar"
+        }
+    }
+
+    fn fast(&self, chain: &Chain) -> Option<TwoLink> {
+        if self.kernel != Kernel::Auto
+            || matches!(self.kind, MapKind::Lyapunov { .. } | MapKind::Ftle)
+        {
+            return None;
+        }
+        two_link(chain)
+    }
+}
+
+/// The SIMD kernel's constants, if `chain` is a conservative two-link chain.
+pub fn two_link(chain: &Chain) -> Option<TwoLink> {
+    if chain.links() != 2 || !chain.is_conservative() {
+        return None;
+    }
+    let (a, b, g) = (chain.a(), chain.b(), chain.gravity());
+    Some(TwoLink {
+        a11: a[0],
+        a12: a[1],
+        a22: a[3],
+        gb1: g * b[0],
+        gb2: g * b[1],
+    })
+}
+
+/// The energy criterion of physics.md §5, or `None` where it does not apply (a drive feeds
+/// energy in; with g ≤ 0 there is no potential well).
+#[derive(Debug, Clone)]
+pub struct EnergyTest {
+    b: Vec<f64>,
+    g: f64,
+    /// Σ b_i − min over the watched links of 2 b_j: at rest, forbidden iff Σ b_i cos θ_i > this.
+    threshold: f64,
+}
+
+impl EnergyTest {
+    pub fn new(chain: &Chain, target: FlipTarget) -> Option<EnergyTest> {
+        if !chain.params().drive.is_none() || chain.gravity() <= 0.0 {
+            return None;
+        }
+        let b = chain.b().to_vec();
+        let sum: f64 = b.iter().sum();
+        let least = match target {
+            FlipTarget::Any => b.iter().fold(f64::INFINITY, |m, &x| m.min(2.0 * x)),
+            FlipTarget::Link(j) => 2.0 * b[j],
+        };
+        Some(EnergyTest {
+            g: chain.gravity(),
+            threshold: sum - least,
+            b,
+        })
+    }
+
+    /// Whether the start state `x` cannot reach a flip: E < g(min_j 2b_j − Σ b) with
+    /// E = T − g Σ b_i cos θ_i. Released from rest this is Σ b_i cos θ_i > Σ b − min 2b_j,
+    /// for the unit double pendulum benchmark F's `2 cos θ1 + cos θ2 > 1`, to the bit.
+    pub fn forbidden(&self, chain: &Chain, x: &[f64]) -> bool {
+        let n = self.b.len();
+        let s = self
+            .b
+            .iter()
+            .zip(&x[..n])
+            .fold(0.0, |acc, (b, th)| acc + b * th.cos());
+        if x[n..].iter().all(|&w| w == 0.0) {
+            s > self.threshold
+        } else {
+            chain.kinetic_energy(x) / self.g - s < -self.threshold
+        }
+    }
+}
+
+/// One finished tile; arrays are row-major over the tile.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TileResult {
+    pub index: usize,
+    /// Flip step k (0 = never), flip-time maps only (else empty).
+    pub flip_step: Vec<i32>,
+    /// Which link flipped first (1-based; 3 = links 1 and 2 together), flip-time only.
+    pub flip_link: Vec<u8>,
+    /// The [`class`] of each pixel.
+    pub class: Vec<u8>,
+    /// Energy error or Lyapunov exponent (NaN where diverged); empty for flip-time maps.
+    pub value: Vec<f64>,
+    /// RK4 steps taken, summed over the tile's pixels.
+    pub steps: u64,
+}
+
+/// Errors of a map run.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum MapError {
+    /// Storing a finished tile failed (the tile is lost; the others are kept).
+    #[error("storing tile {tile}: {message}")]
+    Sink { tile: usize, message: String },
+}
+
+/// Computes one tile. Never fails: a blow-up is a pixel class, not an error of the map.
+pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResult {
+    let rect = opts.tiling().rect(index);
+    let np = rect.pixels();
+    let dim = chain.dim();
+    let mut starts = Vec::with_capacity(np);
+    let mut x = vec![0.0; dim];
+    for i in rect.r0..rect.r1 {
+        for j in rect.c0..rect.c1 {
+            opts.grid.state_into(i, j, &mut x);
+            starts.push(x.clone());
+        }
+    }
+    let mut out = TileResult {
+        index,
+        flip_step: vec![],
+        flip_link: vec![],
+        class: vec![class::NEVER; np],
+        value: vec![],
+        steps: 0,
+    };
+    let n = opts.n_steps();
+    let h = opts.dt;
+    match opts.kind {
+        MapKind::FlipTime { target } => {
+            out.flip_step = vec![0; np];
+            out.flip_link = vec![0; np];
+            let test = EnergyTest::new(chain, target);
+            let mut todo = Vec::with_capacity(np);
+            for (p, s) in starts.iter().enumerate() {
+                let forbidden = test.as_ref().is_some_and(|t| t.forbidden(chain, s));
+                if forbidden {
+                    out.class[p] = class::FORBIDDEN;
+                }
+                if !(forbidden && opts.energy_skip) {
+                    todo.push(p);
+                }
+            }
+            let mut k = vec![0i32; todo.len()];
+            let mut link = vec![0u8; todo.len()];
+            if let Some(p2) = opts.fast(chain) {
+                let y0: Vec<[f64; 4]> = todo
+                    .iter()
+                    .map(|&p| [starts[p][0], starts[p][1], starts[p][2], starts[p][3]])
+                    .collect();
+                let mask = match target {
+                    FlipTarget::Any => (true, true),
+                    FlipTarget::Link(0) => (true, false),
+                    FlipTarget::Link(_) => (false, true),
+                };
+                out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link);
+            } else {
+                let mut flow = Flow::new(chain);
+                let mut solver = Rk4::new(h).solver(dim);
+                for (q, &p) in todo.iter().enumerate() {
+                    let (kk, l, s) = flip_scalar(&mut flow, &mut solver, &starts[p], n, h, target);
+                    k[q] = kk;
+                    link[q] = l;
+                    out.steps += s;
+                }
+            }
+            for (q, &p) in todo.iter().enumerate() {
+                out.flip_step[p] = k[q];
+                if link[q] == kernel::DIVERGED {
+                    out.class[p] = class::DIVERGED;
+                } else {
+                    out.flip_link[p] = link[q];
+                    if k[q] > 0 && out.class[p] != class::FORBIDDEN {
+                        out.class[p] = class::FLIPPED;
+                    }
+                }
+            }
+        }
+        MapKind::EnergyError => {
+            out.value = vec![0.0; np];
+            let scale_of = |e0: f64| {
+                let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
+                e0.abs().max(depth).max(f64::MIN_POSITIVE)
+            };
+            if let Some(p2) = opts.fast(chain) {
+                let mut y: Vec<[f64; 4]> =
+                    starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+                kernel::full_run(&p2, &mut y, n, h);
+                for p in 0..np {
+                    let e0 = chain.energy(0.0, &starts[p]);
+                    let e1 = chain.energy(0.0, &y[p]);
+                    out.value[p] = (e1 - e0).abs() / scale_of(e0);
+                }
+            } else {
+                let mut flow = Flow::with_layout(chain, !chain.is_conservative(), 0);
+                let len = flow.layout.len();
+                let mut solver = Rk4::new(h).solver(len);
+                for p in 0..np {
+                    let mut y = flow.initial(&starts[p], None);
+                    for k in 0..n {
+                        solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+                    }
+                    let t = n as f64 * h;
+                    let e0 = chain.energy(0.0, &starts[p]);
+                    let w = if flow.layout.work { y[dim] } else { 0.0 };
+                    out.value[p] = (chain.energy(t, &y[..dim]) - e0 - w).abs() / scale_of(e0);
+                }
+            }
+            out.steps = np as u64 * u64::from(n);
+            for p in 0..np {
+                if !out.value[p].is_finite() {
+                    out.value[p] = f64::NAN;
+                    out.class[p] = class::DIVERGED;
+                }
+            }
+        }
+        MapKind::Lyapunov { renorm_steps } => {
+            out.value = vec![0.0; np];
+            let mut flow = Flow::with_layout(chain, false, 1);
+            let mut solver = Rk4::new(h).solver(flow.layout.len());
+            let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
+            let q = renorm_steps.max(1);
+            for p in 0..np {
+                let mut y = flow.initial(&starts[p], Some(&v0));
+                let mut sum = 0.0;
+                for k in 0..n {
+                    solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+                    if (k + 1) % q == 0 || k + 1 == n {
+                        let v = &mut y[dim..];
+                        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+                        sum += norm.ln();
+                        v.iter_mut().for_each(|a| *a /= norm);
+                    }
+                }
+                let lambda = sum / (f64::from(n) * h);
+                if lambda.is_finite() {
+                    out.value[p] = lambda;
+                } else {
+                    out.value[p] = f64::NAN;
+                    out.class[p] = class::DIVERGED;
+                }
+            }
+            out.steps = np as u64 * u64::from(n);
+        }
+        MapKind::Ftle => {
+            out.value = vec![0.0; np];
+            let mut flow = Flow::with_layout(chain, false, dim);
+            let mut solver = Rk4::new(h).solver(flow.layout.len());
+            for p in 0..np {
+                let mut y = flow.initial(&starts[p], None);
+                for k in 0..n {
+                    solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+                }
+                let s = largest_singular_value(&y[dim..], dim);
+                let v = s.ln() / (f64::from(n) * h);
+                if v.is_finite() {
+                    out.value[p] = v;
+                } else {
+                    out.value[p] = f64::NAN;
+                    out.class[p] = class::DIVERGED;
+                }
+            }
+            out.steps = np as u64 * u64::from(n);
+        }
+    }
+    out
+}
+
+/// σ_max of the dim × dim matrix whose columns are `cols` (column-major), by power iteration
+/// on ΦᵀΦ (scaled first, so that e^{λT} up to the f64 range is fine).
+fn largest_singular_value(cols: &[f64], dim: usize) -> f64 {
+    let scale = cols.iter().fold(0.0f64, |m, v| m.max(v.abs()));
+    if !(scale.is_finite() && scale > 0.0) {
+        return f64::NAN;
+    }
+    let phi: Vec<f64> = cols.iter().map(|v| v / scale).collect();
+    let mut c = vec![0.0; dim * dim];
+    for a in 0..dim {
+        for b in 0..dim {
+            c[a * dim + b] = (0..dim).map(|i| phi[a * dim + i] * phi[b * dim + i]).sum();
+        }
+    }
+    let mut v = vec![1.0 / (dim as f64).sqrt(); dim];
+    let mut lambda = 0.0;
+    for _ in 0..1000 {
+        let w: Vec<f64> = (0..dim)
+            .map(|a| (0..dim).map(|b| c[a * dim + b] * v[b]).sum())
+            .collect();
+        let norm = w.iter().map(|x| x * x).sum::<f64>().sqrt();
+        if norm == 0.0 {
+            break;
+        }
+        let next = norm;
+        v = w.into_iter().map(|x| x / norm).collect();
+        let done = (next - lambda).abs() <= 1e-14 * next;
+        lambda = next;
+        if done {
+            break;
+        }
+    }
+    lambda.sqrt() * scale
+}
+
+/// The generic path: RK4 through [`Flow`], the flip test after every step at t_k = k·dt.
+/// Returns (flip step or 0, flipping link 1-based or 0 / DIVERGED, steps taken).
+fn flip_scalar(
+    flow: &mut Flow<'_, Chain>,
+    solver: &mut crate::integrate::rk4::Rk4Solver,
+    x0: &[f64],
+    n: u32,
+    h: f64,
+    target: FlipTarget,
+) -> (i32, u8, u64) {
+    let nl = x0.len() / 2;
+    let mut y = x0.to_vec();
+    let (lo, hi) = match target {
+        FlipTarget::Any => (0, nl),
+        FlipTarget::Link(j) => (j, j + 1),
+    };
+    for k in 1..=n {
+        solver.rk4_step(flow, f64::from(k - 1) * h, h, &mut y);
+        if let Some(j) = (lo..hi).find(|&j| y[j].abs() > PI) {
+            // Benchmark F's convention for two links: 3 when both passed in the same step.
+            let both = nl == 2 && target == FlipTarget::Any && y[0].abs() > PI && y[1].abs() > PI;
+            return (k as i32, if both { 3 } else { j as u8 + 1 }, u64::from(k));
+        }
+    }
+    let finite = y.iter().all(|v| v.is_finite());
+    (0, if finite { 0 } else { kernel::DIVERGED }, u64::from(n))
+}
+
+/// What a run did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct RunSummary {
+    pub tiles_done: usize,
+    pub pixels_done: u64,
+    pub steps: u64,
+    /// An observer asked to stop; the in-flight tiles were finished and handed to the sink.
+    pub stopped: bool,
+}
+
+/// Computes `tiles` in parallel (rayon's current pool) and hands each finished tile to `sink`
+/// on the calling thread, in completion order. The observer sees pixel counts a few times a
+/// second; `Control::Stop` lets the tiles in flight finish (they still reach the sink) and
+/// starts no more. A sink error stops the run the same way and is returned.
+pub fn run_tiles(
+    chain: &Chain,
+    opts: &MapOptions,
+    tiles: &[usize],
+    observer: &mut dyn Observer,
+    sink: &mut dyn FnMut(TileResult) -> Result<(), String>,
+) -> Result<RunSummary, MapError> {
+    let tiling = opts.tiling();
+    let total: u64 = tiles.iter().map(|&t| tiling.rect(t).pixels() as u64).sum();
+    observer.start(total, "pixels");
+    let cancel = AtomicBool::new(false);
+    let mut summary = RunSummary::default();
+    let mut failure = None;
+    std::thread::scope(|s| {
+        let (tx, rx) = mpsc::channel::<TileResult>();
+        let cancel = &cancel;
+        s.spawn(move || {
+            tiles.par_iter().for_each(|&t| {
+                if cancel.load(Ordering::Relaxed) {
+                    return;
+                }
+                let _ = tx.send(compute_tile(chain, opts, t));
+            });
+        });
+        loop {
+            match rx.recv_timeout(Duration::from_millis(200)) {
+                Ok(tile) => {
+                    let (index, px, steps) = (
+                        tile.index,
+                        tiling.rect(tile.index).pixels() as u64,
+                        tile.steps,
+                    );
+                    if failure.is_none() {
+                        match sink(tile) {
+                            Ok(()) => {
+                                summary.tiles_done += 1;
+                                summary.pixels_done += px;
+                                summary.steps += steps;
+                            }
+                            Err(message) => {
+                                failure = Some(MapError::Sink {
+                                    tile: index,
+                                    message,
+                                });
+                                cancel.store(true, Ordering::Relaxed);
+                            }
+                        }
+                    }
+                }
+                Err(mpsc::RecvTimeoutError::Timeout) => {}
+                Err(mpsc::RecvTimeoutError::Disconnected) => break,
+            }
+            if observer.advance(summary.pixels_done) == Control::Stop
+                && !cancel.swap(true, Ordering::Relaxed)
+            {
+                summary.stopped = true;
+            }
+        }
+    });
+    observer.finish();
+    match failure {
+        Some(e) => Err(e),
+        None => Ok(summary),
+    }
+}
+
+/// A whole map in memory (tests, benchmarks, rendering, assembling small files).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapData {
+    pub width: usize,
+    pub height: usize,
+    pub flip_step: Vec<i32>,
+    pub flip_link: Vec<u8>,
+    pub class: Vec<u8>,
+    pub value: Vec<f64>,
+    /// Per tile: whether it is filled in.
+    pub done: Vec<bool>,
+    pub steps: u64,
+}
+
+impl MapData {
+    pub fn new(opts: &MapOptions) -> MapData {
+        let np = opts.grid.pixels();
+        let flip = matches!(opts.kind, MapKind::FlipTime { .. });
+        MapData {
+            width: opts.grid.width,
+            height: opts.grid.height,
+            flip_step: if flip { vec![0; np] } else { vec![] },
+            flip_link: if flip { vec![0; np] } else { vec![] },
+            class: vec![0; np],
+            value: if flip { vec![] } else { vec![f64::NAN; np] },
+            done: vec![false; opts.tiling().count()],
+            steps: 0,
+        }
+    }
+
+    /// Copies a tile in (a tile given twice overwrites itself with the same values).
+    pub fn insert(&mut self, tiling: &Tiling, t: &TileResult) {
+        let r = tiling.rect(t.index);
+        let w = self.width;
+        let mut q = 0;
+        for i in r.r0..r.r1 {
+            for j in r.c0..r.c1 {
+                let p = i * w + j;
+                self.class[p] = t.class[q];
+                if !t.flip_step.is_empty() {
+                    self.flip_step[p] = t.flip_step[q];
+                    self.flip_link[p] = t.flip_link[q];
+                }
+                if !t.value.is_empty() {
+                    self.value[p] = t.value[q];
+                }
+                q += 1;
+            }
+        }
+        if !self.done[t.index] {
+            self.steps += t.steps;
+        }
+        self.done[t.index] = true;
+    }
+
+    pub fn complete(&self) -> bool {
+        self.done.iter().all(|&d| d)
+    }
+
+    /// Benchmark F's checks of a flip-time map.
+    pub fn flip_stats(&self, dt: f64) -> FlipStats {
+        let mut s = FlipStats::of(&self.flip_step, &self.class, dt);
+        s.symmetry_mismatches = Some(symmetry_mismatches(&self.flip_step));
+        s
+    }
+}
+
+/// Benchmark F's checksum and counts (symmetry only where the whole map is at hand).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct FlipStats {
+    pub n_flipped: u64,
+    pub sum_flip_steps: u64,
+    pub sum_flip_time: f64,
+    /// FNV-1a 64 of the int32 LE row-major flip steps, 16 hex digits.
+    pub fnv1a64: String,
+    pub n_forbidden: u64,
+    pub n_forbidden_flipped: u64,
+    pub n_diverged: u64,
+    pub symmetry_mismatches: Option<u64>,
+}
+
+impl FlipStats {
+    pub fn of(k: &[i32], class: &[u8], dt: f64) -> FlipStats {
+        let mut f = Fnv::new();
+        f.i32s(k);
+        let mut s = FlipStats {
+            n_flipped: 0,
+            sum_flip_steps: 0,
+            sum_flip_time: 0.0,
+            fnv1a64: f.hex(),
+            n_forbidden: 0,
+            n_forbidden_flipped: 0,
+            n_diverged: 0,
+            symmetry_mismatches: None,
+        };
+        for (&k, &c) in k.iter().zip(class) {
+            if k > 0 {
+                s.n_flipped += 1;
+                s.sum_flip_steps += k as u64;
+            }
+            if c == class::FORBIDDEN {
+                s.n_forbidden += 1;
+                s.n_forbidden_flipped += u64::from(k > 0);
+            }
+            s.n_diverged += u64::from(c == class::DIVERGED);
+        }
+        s.sum_flip_time = s.sum_flip_steps as f64 * dt;
+        s
+    }
+}
+
+/// #p with k_p ≠ k_{P−1−p}: the grid and the ODE are symmetric under θ → −θ.
+pub fn symmetry_mismatches(k: &[i32]) -> u64 {
+    let n = k.len();
+    (0..n).filter(|&p| k[p] != k[n - 1 - p]).count() as u64
+}
+
+/// FNV-1a 64, one byte at a time (benchmark F's checksum; also the spec hash).
+#[derive(Debug, Clone, Copy)]
+pub struct Fnv(pub u64);
+
+impl Fnv {
+    pub fn new() -> Fnv {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+    pub fn bytes(&mut self, b: &[u8]) {
+        for &x in b {
+            self.0 ^= u64::from(x);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+    pub fn i32s(&mut self, v: &[i32]) {
+        for x in v {
+            self.bytes(&x.to_le_bytes());
+        }
+    }
+    pub fn hex(&self) -> String {
+        format!("{:016x}", self.0)
+    }
+}
+
+impl Default for Fnv {
+    fn default() -> Self {
+        Fnv::new()
+    }
+}
+
+/// Computes the whole map in memory (all tiles), e.g. for tests and `pendula bench flip`.
+pub fn compute_map(chain: &Chain, opts: &MapOptions, observer: &mut dyn Observer) -> MapData {
+    let tiling = opts.tiling();
+    let tiles: Vec<usize> = (0..tiling.count()).collect();
+    let mut data = MapData::new(opts);
+    let _ = run_tiles(chain, opts, &tiles, observer, &mut |t| {
+        data.insert(&tiling, &t);
+        Ok(())
+    });
+    data
+}
+
+/// What a run would cost, before it starts (`--dry-run`).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Estimate {
+    pub pixels: u64,
+    pub tiles: usize,
+    /// Pixels the energy test classifies without integration.
+    pub forbidden_skipped: u64,
+    /// RK4 steps if no pixel stopped early (an upper bound for flip maps).
+    pub max_rk4_steps: u64,
+    /// Uncompressed bytes of the result arrays (the file is usually smaller).
+    pub output_bytes: u64,
+    pub kernel: &'static str,
+}
+
+pub fn estimate(chain: &Chain, opts: &MapOptions, tiles: &[usize]) -> Estimate {
+    let tiling = opts.tiling();
+    let mut pixels = 0u64;
+    let mut skipped = 0u64;
+    let test = match (opts.kind, opts.energy_skip) {
+        (MapKind::FlipTime { target }, true) => EnergyTest::new(chain, target),
+        _ => None,
+    };
+    let mut x = vec![0.0; chain.dim()];
+    for &t in tiles {
+        let r = tiling.rect(t);
+        pixels += r.pixels() as u64;
+        if let Some(test) = &test {
+            for i in r.r0..r.r1 {
+                for j in r.c0..r.c1 {
+                    opts.grid.state_into(i, j, &mut x);
+                    skipped += u64::from(test.forbidden(chain, &x));
+                }
+            }
+        }
+    }
+    let per_pixel = match opts.kind {
+        MapKind::FlipTime { .. } => 4 + 8 + 1 + 1,
+        _ => 8 + 1,
+    };
+    Estimate {
+        pixels,
+        tiles: tiles.len(),
+        forbidden_skipped: skipped,
+        max_rk4_steps: (pixels - skipped) * u64::from(opts.n_steps()),
+        output_bytes: pixels * per_pixel,
+        kernel: opts.kernel_name(chain),
+    }
+}
+
+/// A fingerprint of everything that determines a map's bits: the chain, the options (grid,
+/// kind, t_max, dt, skip, tile size, kernel) and the pendula version. Checkpoints, resumes and
+/// shard merges refuse to combine tiles of different fingerprints.
+pub fn spec_hash(chain: &Chain, opts: &MapOptions) -> String {
+    let mut f = Fnv::new();
+    f.bytes(env!("CARGO_PKG_VERSION").as_bytes());
+    f.bytes(format!("{:?}", chain.params()).as_bytes());
+    f.bytes(serde_json::to_string(opts).unwrap_or_default().as_bytes());
+    f.hex()
+}

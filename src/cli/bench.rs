@@ -1,0 +1,103 @@
+//! `pendula bench`: the workloads of ../shared/benchmarks.md, each printing its JSON fields on one line.
+
+use super::map::set_threads;
+use super::CliError;
+use clap::{Args, Subcommand};
+use pendula::analysis::lyapunov::bench_lyapunov;
+use pendula::analysis::map::bench::bench_flip;
+
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    #[command(subcommand)]
+    pub which: BenchWhich,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum BenchWhich {
+    /// Benchmark F: flip-time fractal of the double pendulum (benchmarks.md §1); one JSON line.
+    Flip {
+        /// Grid edge W (W × W pixels).
+        #[arg(long, default_value_t = 256)]
+        width: usize,
+        /// End time (s).
+        #[arg(long, default_value_t = 10.0)]
+        t_max: f64,
+        /// Repeats; the best wall time is reported, and all of them.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+        /// Classify energetically forbidden pixels without integrating them (not benchmark F's
+        /// rule, but the same map).
+        #[arg(long)]
+        energy_skip: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Benchmark L: Lyapunov spectrum of the equal N-link chain from θ = 2 (RK4, dt = 1e-3, QR
+    /// every 10 steps, 1 thread); one JSON line.
+    Lyapunov {
+        /// Links N.
+        #[arg(long, default_value_t = 3)]
+        links: usize,
+        /// Transient (s).
+        #[arg(long, default_value_t = 10.0)]
+        t_trans: f64,
+        /// Averaging time T (s).
+        #[arg(long, default_value_t = 200.0)]
+        t: f64,
+        /// Repeats; the best wall time is reported, and all of them.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
+    },
+}
+
+pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
+    match &a.which {
+        BenchWhich::Flip {
+            width,
+            t_max,
+            repeats,
+            energy_skip,
+            threads,
+        } => {
+            if *width == 0 || *width > 8192 {
+                return Err(CliError::Input(format!(
+                    "--width: must be between 1 and 8192 (got {width})"
+                )));
+            }
+            if !(t_max.is_finite() && *t_max > 0.0) {
+                return Err(CliError::Input(format!(
+                    "--t-max: must be finite and > 0 (got {t_max})"
+                )));
+            }
+            set_threads(*threads)?;
+            let b = bench_flip(*width, *t_max, *repeats, *energy_skip);
+            println!("{}", serde_json::to_string(&b).unwrap_or_default());
+            Ok(())
+        }
+        BenchWhich::Lyapunov {
+            links,
+            t_trans,
+            t,
+            repeats,
+        } => {
+            let (links, t_trans, t, repeats) = (*links, *t_trans, *t, *repeats);
+            if links == 0
+                || t.is_nan()
+                || t <= 0.0
+                || t_trans.is_nan()
+                || t_trans < 0.0
+                || repeats == 0
+            {
+                return Err(CliError::Input(
+                    "bench lyapunov: --links, --t and --repeats must be > 0 and --t-trans >= 0"
+                        .into(),
+                ));
+            }
+            let r = bench_lyapunov(links, t_trans, t, repeats)
+                .map_err(|e| CliError::Run(e.to_string()))?;
+            println!("{}", serde_json::to_string(&r).unwrap_or_default());
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,770 @@
+//! `pendula map`, `pendula merge`, `pendula render` and `pendula bench flip`.
+//!
+//! A map run keeps finished tiles in the checkpoint `OUT.h5.tiles/` and assembles `OUT.h5`
+//! at the end (see `store::map` for why); `--resume` continues a killed or interrupted run,
+//! `--shard i/n` computes every n-th tile into its own file, `merge` joins shard files.
+
+use super::args::{FlagMap, ModelArgs};
+use super::progress::Bar;
+use super::{CliError, Common};
+use clap::Args;
+use pendula::analysis::map::{self, class, spec_hash, MapKind, MapOptions};
+use pendula::model::System;
+use pendula::plot::map::{
+    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, FORBIDDEN_COLOR, NEVER_COLOR,
+};
+use pendula::spec::{self, Analysis, MapSpec, Spec, SpecFile};
+use pendula::store::map::{coord_name, write_map, Checkpoint, MapHeader, MapInfo, MapReader};
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+/// Above this many pixels (or this edge) a map needs --force: it would take hours and GBs.
+const LARGE_PIXELS: usize = 1 << 26;
+const LARGE_EDGE: usize = 16_384;
+
+#[derive(Debug, Args)]
+#[command(allow_negative_numbers = true)]
+pub struct MapArgs {
+    /// Start from this analysis spec (kind = "map"); the flags below override it.
+    #[arg(long, value_name = "SPEC.toml")]
+    pub spec: Option<PathBuf>,
+    #[command(flatten)]
+    pub model: ModelArgs,
+    /// What each pixel shows: flip-time (default), energy-error, lyapunov or ftle.
+    #[arg(long, value_name = "flip-time|energy-error|lyapunov|ftle")]
+    pub kind: Option<String>,
+    /// Pixels: W (square) or WxH (default 256).
+    #[arg(long, value_name = "W[xH]")]
+    pub resolution: Option<String>,
+    /// End time (s), default 10.
+    #[arg(long, allow_hyphen_values = true)]
+    pub t_max: Option<f64>,
+    /// RK4 step (s), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub dt: Option<f64>,
+    /// Zoom window x_lo,x_hi,y_lo,y_hi (default −π,π,−π,π for angles).
+    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
+    pub window: Option<Vec<f64>>,
+    /// Horizontal coordinate (theta1, …, omegaN), default theta1.
+    #[arg(long)]
+    pub x: Option<String>,
+    /// Vertical coordinate, default theta2.
+    #[arg(long)]
+    pub y: Option<String>,
+    /// Which link's flip counts: any (default) or a link number.
+    #[arg(long, value_name = "any|N")]
+    pub flip: Option<String>,
+    /// Integrate energetically forbidden pixels too (the map is identical; only slower).
+    #[arg(long)]
+    pub no_energy_skip: bool,
+    /// Tile edge in pixels (default 32 up to 256 pixels a side, else 64).
+    #[arg(long)]
+    pub tile: Option<usize>,
+    /// auto (SIMD two-link kernel where it applies) or scalar (generic path).
+    #[arg(long, value_name = "auto|scalar")]
+    pub kernel: Option<String>,
+    /// Lyapunov maps: renormalisation interval (s), default 0.1.
+    #[arg(long, allow_hyphen_values = true)]
+    pub tau: Option<f64>,
+    /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
+    #[arg(long)]
+    pub resume: bool,
+    /// Compute only shard i of n (every n-th tile) into its own file; join with `merge`.
+    #[arg(long, value_name = "i/n")]
+    pub shard: Option<String>,
+    /// Print what the run would cost (pixels, RK4 steps, output size) and write nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// Shard files of one map (`pendula map --shard i/n`).
+    #[arg(required = true, value_name = "SHARD.h5")]
+    pub inputs: Vec<PathBuf>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+#[derive(Debug, Args)]
+pub struct RenderArgs {
+    /// A map file written by `pendula map` or `pendula merge`.
+    pub input: PathBuf,
+    /// The figure (.png or .svg).
+    #[arg(short = 'o', long = "output", value_name = "FILE.png|svg")]
+    pub output: PathBuf,
+    /// Overwrite an existing figure.
+    #[arg(long)]
+    pub force: bool,
+}
+
+pub(super) fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+        }
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    Ok(())
+}
+
+/// `i/n` with 1 ≤ i ≤ n.
+fn parse_shard(s: &str) -> Result<(usize, usize), CliError> {
+    let bad = || {
+        CliError::Input(format!(
+            "--shard: expected i/n with 1 <= i <= n (got `{s}`)"
+        ))
+    };
+    let (i, n) = s.split_once('/').ok_or_else(bad)?;
+    let (i, n) = (
+        i.trim().parse::<usize>().map_err(|_| bad())?,
+        n.trim().parse::<usize>().map_err(|_| bad())?,
+    );
+    if n == 0 || i == 0 || i > n {
+        return Err(bad());
+    }
+    Ok((i, n))
+}
+
+impl MapArgs {
+    fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
+        let mut file = match &self.spec {
+            Some(p) => super::read_spec(p)?,
+            None => SpecFile {
+                kind: Some("map".into()),
+                ..Default::default()
+            },
+        };
+        if file.kind.as_deref() != Some("map") {
+            return Err(CliError::Input(format!(
+                "--spec: the spec's kind is `{}`, not map (use `pendula run`)",
+                file.kind.as_deref().unwrap_or("missing")
+            )));
+        }
+        let mut flags: FlagMap = vec![];
+        self.model.apply(&mut file, &mut flags)?;
+        let m = file.map.get_or_insert_with(MapSpec::default);
+        macro_rules! set {
+            ($value:expr, $target:expr, $field:literal, $flag:literal) => {
+                if let Some(v) = &$value {
+                    $target = Some(v.clone());
+                    flags.push(($field, $flag));
+                }
+            };
+        }
+        set!(self.kind, m.kind, "map.kind", "--kind");
+        if let Some(r) = &self.resolution {
+            let bad = || {
+                CliError::Input(format!(
+                    "--resolution: expected W or WxH in pixels (got `{r}`)"
+                ))
+            };
+            let (w, h) = match r.split_once(['x', 'X']) {
+                Some((w, h)) => (
+                    w.parse::<usize>().map_err(|_| bad())?,
+                    h.parse::<usize>().map_err(|_| bad())?,
+                ),
+                None => {
+                    let w = r.parse::<usize>().map_err(|_| bad())?;
+                    (w, w)
+                }
+            };
+            m.width = Some(w);
+            m.height = Some(h);
+            flags.push(("map.width", "--resolution"));
+            flags.push(("map.height", "--resolution"));
+        }
+        set!(self.t_max, m.t_max, "map.t_max", "--t-max");
+        set!(self.dt, m.dt, "map.dt", "--dt");
+        set!(self.window, m.window, "map.window", "--window");
+        set!(self.x, m.x, "map.x", "--x");
+        set!(self.y, m.y, "map.y", "--y");
+        set!(self.flip, m.flip, "map.flip", "--flip");
+        set!(self.tile, m.tile, "map.tile", "--tile");
+        set!(self.kernel, m.kernel, "map.kernel", "--kernel");
+        set!(self.tau, m.tau, "map.tau", "--tau");
+        if self.no_energy_skip {
+            m.energy_skip = Some(false);
+            flags.push(("map.energy_skip", "--no-energy-skip"));
+        }
+        if self.spec.is_none() {
+            flags.extend([
+                ("model.preset", "--preset"),
+                ("model.links", "--links"),
+                ("model.length", "--length"),
+                ("model.mass", "--mass"),
+                ("model.gravity", "--gravity"),
+            ]);
+        }
+        Ok((file, flags))
+    }
+}
+
+/// Run-control flags that are not part of the spec.
+#[derive(Debug, Clone, Default)]
+pub struct RunFlags {
+    pub resume: bool,
+    pub shard: Option<(usize, usize)>,
+    pub dry_run: bool,
+}
+
+pub fn map_command(a: &MapArgs, command_line: &str) -> Result<(), CliError> {
+    let (file, flags) = a.to_spec_file()?;
+    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
+    let spec = super::validate(&file, &flags)?;
+    let run = RunFlags {
+        resume: a.resume,
+        shard,
+        dry_run: a.dry_run,
+    };
+    run_map(&spec, &a.common, &run, command_line)
+}
+
+fn map_options(spec: &Spec) -> &MapOptions {
+    match &spec.analysis {
+        Analysis::Map(o) => o,
+        _ => unreachable!("run_map is only called for map specs"),
+    }
+}
+
+fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
+    let opts = map_options(spec);
+    let default_title = format!("map: {} chain", spec.model_name);
+    let title = if spec.title == default_title {
+        match opts.kind {
+            MapKind::FlipTime { .. } => format!("First-flip time, {} pendulum", spec.model_name),
+            MapKind::EnergyError => format!("RK4 energy error, {} pendulum", spec.model_name),
+            MapKind::Ftle => format!(
+                "Finite-time Lyapunov exponent (flow map), {} pendulum",
+                spec.model_name
+            ),
+            MapKind::Lyapunov { .. } => {
+                format!(
+                    "Finite-time Lyapunov exponent, {} pendulum",
+                    spec.model_name
+                )
+            }
+        }
+    } else {
+        spec.title.clone()
+    };
+    MapInfo {
+        title,
+        model_name: spec.model_name.clone(),
+        spec_hash: spec_hash(&spec.chain, opts),
+        opts: opts.clone(),
+        x_name: coord_name(&spec.chain.component_name(opts.grid.x.index)),
+        y_name: coord_name(&spec.chain.component_name(opts.grid.y.index)),
+        shard,
+        spec_text: spec.text.clone(),
+    }
+}
+
+fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool) -> Result<(), CliError> {
+    if let Some(p) = plot {
+        match p.extension().and_then(|e| e.to_str()) {
+            Some("png") | Some("svg") => {}
+            _ => {
+                return Err(CliError::Input(format!(
+                    "--plot: `{}` must end in .png or .svg",
+                    p.display()
+                )))
+            }
+        }
+        super::output::prepare_path(p, overwrite)
+            .map_err(|m| CliError::Input(format!("--plot: {m}")))?;
+    }
+    Ok(())
+}
+
+/// Runs a validated map spec: checkpoint, tiles, assembly, figure, summary.
+pub fn run_map(
+    spec: &Spec,
+    common: &Common,
+    run: &RunFlags,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let opts = map_options(spec);
+    let chain = &spec.chain;
+    let (w, h) = (opts.grid.width, opts.grid.height);
+    if !common.force && (w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE) {
+        return Err(CliError::Input(format!(
+            "--resolution: {w}x{h} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}); add --force if you mean it",
+            (w * h) as f64
+        )));
+    }
+    set_threads(common.threads)?;
+    let tiling = opts.tiling();
+    let tiles: Vec<usize> = match run.shard {
+        Some((i, n)) => tiling.shard(i, n),
+        None => (0..tiling.count()).collect(),
+    };
+    let info = info_of(spec, run.shard);
+    if run.dry_run {
+        let e = map::estimate(chain, opts, &tiles);
+        let v = json!({
+            "kind": "map", "dry_run": true, "map": opts.kind.name(),
+            "width": w, "height": h, "tile": opts.tile, "tiles": e.tiles,
+            "tiles_total": tiling.count(), "pixels": e.pixels,
+            "energy_skip": opts.energy_skip, "forbidden_skipped": e.forbidden_skipped,
+            "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps,
+            "output_bytes_uncompressed": e.output_bytes, "kernel": e.kernel,
+            "threads": rayon::current_num_threads(), "spec_hash": info.spec_hash,
+        });
+        if common.json {
+            println!("{v}");
+        } else {
+            println!(
+                "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed",
+                opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64,
+                e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64
+            );
+        }
+        return Ok(());
+    }
+    let out = common
+        .output
+        .clone()
+        .or_else(|| spec.output.file.clone())
+        .ok_or_else(|| {
+            CliError::Input(
+                "-o: a map needs an output file FILE.h5 (its checkpoint lives beside it)".into(),
+            )
+        })?;
+    let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+    check_plot_path(&plot, common.force || run.resume)?;
+    let ckpt_dir = Checkpoint::dir_for(&out);
+    let out_exists = out.exists();
+    if out_exists && !common.force {
+        if run.resume && !ckpt_dir.exists() {
+            // A finished run asked to resume (a requeued job): nothing to do if it is this map.
+            let r = MapReader::open(&out).map_err(|e| CliError::Input(format!("-o: {e}")))?;
+            if r.header.spec_hash == info.spec_hash && r.header.complete == run.shard.is_none() {
+                if let Some(p) = &plot {
+                    render_file(&r, p)?;
+                }
+                if common.json {
+                    println!(
+                        "{}",
+                        json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
+                    );
+                }
+                return Ok(());
+            }
+            return Err(CliError::Input(format!(
+                "-o: {} exists and belongs to another map (spec hash {}); use --force to overwrite it",
+                out.display(),
+                r.header.spec_hash
+            )));
+        }
+        if !run.resume {
+            return Err(CliError::Input(format!(
+                "-o: output file {} already exists (use --force to overwrite it)",
+                out.display()
+            )));
+        }
+    }
+    super::output::prepare_path(&out, true).map_err(|m| CliError::Input(format!("-o: {m}")))?;
+    let ckpt = if ckpt_dir.exists() && !common.force {
+        if !run.resume {
+            return Err(CliError::Input(format!(
+                "-o: checkpoint {} of an unfinished run exists; add --resume to continue it or --force to start over",
+                ckpt_dir.display()
+            )));
+        }
+        Checkpoint::open(&ckpt_dir, &info.spec_hash)
+            .map_err(|e| CliError::Input(format!("--resume: {e}")))?
+    } else {
+        Checkpoint::create(&ckpt_dir, &info).map_err(|e| CliError::Run(e.to_string()))?
+    };
+    let mut have = ckpt
+        .finished(tiling.count())
+        .map_err(|e| CliError::Run(e.to_string()))?;
+    let resumed = tiles.iter().filter(|&&t| have[t]).count();
+    let todo: Vec<usize> = tiles.iter().copied().filter(|&t| !have[t]).collect();
+
+    let start = Instant::now();
+    let mut bar = Bar::new("map");
+    let summary = map::run_tiles(chain, opts, &todo, &mut bar, &mut |t| {
+        let index = t.index;
+        ckpt.write_tile(&t).map_err(|e| e.to_string())?;
+        have[index] = true;
+        Ok(())
+    })
+    .map_err(|e| {
+        CliError::Run(format!(
+            "{e}; the finished tiles are kept in {}, rerun with --resume",
+            ckpt_dir.display()
+        ))
+    })?;
+    let wall = start.elapsed().as_secs_f64();
+    if summary.stopped {
+        let done = tiles.iter().filter(|&&t| have[t]).count();
+        return Err(CliError::Run(format!(
+            "interrupted: {done} of {} tiles are in {}; rerun the same command with --resume to finish",
+            tiles.len(),
+            ckpt_dir.display()
+        )));
+    }
+    let mine: Vec<bool> = {
+        let mut m = vec![false; tiling.count()];
+        for &t in &tiles {
+            m[t] = have[t];
+        }
+        m
+    };
+    let prov = Provenance::now(command_line, &spec.text);
+    let written = write_map(
+        &out,
+        true,
+        chain,
+        &info,
+        &mine,
+        &mut |t| {
+            ckpt.read_tile(t).ok_or_else(|| store::StoreError::Dims {
+                var: ckpt_dir.display().to_string(),
+                what: format!("tile {t} vanished from the checkpoint"),
+            })
+        },
+        &prov,
+    )
+    .map_err(|e| CliError::Run(e.to_string()))?;
+    ckpt.remove().map_err(|e| CliError::Run(e.to_string()))?;
+    if let Some(p) = &plot {
+        let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+        render_file(&r, p)?;
+    }
+    if common.json {
+        let mut v = json!({
+            "kind": "map",
+            "map": opts.kind.name(),
+            "title": info.title,
+            "model": spec.model_name,
+            "width": w, "height": h, "tile": opts.tile,
+            "tiles": tiles.len(), "tiles_total": tiling.count(),
+            "tiles_computed": summary.tiles_done, "tiles_resumed": resumed,
+            "complete": written.complete,
+            "shard": run.shard.map(|(i, n)| format!("{i}/{n}")),
+            "t_max": opts.t_max, "dt": opts.dt, "n_steps": opts.n_steps(),
+            "energy_skip": opts.energy_skip, "kernel": opts.kernel_name(chain),
+            "steps_this_run": summary.steps, "steps_total": written.steps,
+            "wall_s": wall, "steps_per_s": summary.steps as f64 / wall.max(1e-12),
+            "threads": rayon::current_num_threads(),
+            "spec_hash": info.spec_hash,
+            "output": out.display().to_string(),
+            "plot": plot.as_ref().map(|p| p.display().to_string()),
+        });
+        if let Some(f) = &written.flip {
+            v["checksum"] = json!({
+                "n_flipped": f.n_flipped, "sum_flip_steps": f.sum_flip_steps,
+                "sum_flip_time": f.sum_flip_time,
+                "fnv1a64": if written.complete { Some(&f.fnv1a64) } else { None },
+            });
+            v["n_forbidden"] = json!(f.n_forbidden);
+            v["n_forbidden_flipped"] = json!(f.n_forbidden_flipped);
+            v["n_diverged"] = json!(f.n_diverged);
+        }
+        if let Some((lo, hi)) = written.value_range {
+            v["value_min"] = json!(lo);
+            v["value_max"] = json!(hi);
+        }
+        println!("{v}");
+    }
+    Ok(())
+}
+
+/// Rebuilds the validated spec stored in a map file (root attribute `spec`).
+fn spec_of_file(path: &Path) -> Result<Spec, CliError> {
+    let file = hdf5::File::open(path)
+        .map_err(|e| CliError::Input(format!("cannot open {}: {e}", path.display())))?;
+    let text = file
+        .attr("spec")
+        .and_then(|a| a.read_scalar::<hdf5::types::VarLenUnicode>())
+        .map_err(|e| CliError::Input(format!("{}: no spec attribute ({e})", path.display())))?;
+    let sf = spec::parse(text.as_str(), &path.display().to_string())?;
+    Ok(sf.validate()?)
+}
+
+pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> {
+    let out = a
+        .common
+        .output
+        .clone()
+        .ok_or_else(|| CliError::Input("-o: give the merged map file -o OUT.h5".into()))?;
+    check_plot_path(&a.common.plot, a.common.force)?;
+    let mut readers = Vec::new();
+    for p in &a.inputs {
+        let r = MapReader::open(p).map_err(|e| CliError::Input(format!("merge: {e}")))?;
+        readers.push(r);
+    }
+    let first = &readers[0].header;
+    for (r, p) in readers.iter().zip(&a.inputs).skip(1) {
+        if r.header.spec_hash != first.spec_hash {
+            return Err(CliError::Input(format!(
+                "merge: {} (spec hash {}) is not a shard of the same map as {} (spec hash {})",
+                p.display(),
+                r.header.spec_hash,
+                a.inputs[0].display(),
+                first.spec_hash
+            )));
+        }
+    }
+    let count = first.tile_done.len();
+    let mut owner: Vec<Option<usize>> = vec![None; count];
+    for (f, r) in readers.iter().enumerate() {
+        for (t, &d) in r.header.tile_done.iter().enumerate() {
+            if !d {
+                continue;
+            }
+            if let Some(g) = owner[t] {
+                return Err(CliError::Input(format!(
+                    "merge: tile {t} is in both {} and {} (duplicate or overlapping shards)",
+                    a.inputs[g].display(),
+                    a.inputs[f].display()
+                )));
+            }
+            owner[t] = Some(f);
+        }
+    }
+    let missing: Vec<usize> = (0..count).filter(|&t| owner[t].is_none()).collect();
+    if let Some(&t) = missing.first() {
+        let shards: Vec<String> = readers
+            .iter()
+            .map(|r| {
+                r.header
+                    .shard
+                    .map(|(i, n)| format!("{i}/{n}"))
+                    .unwrap_or_else(|| "whole".into())
+            })
+            .collect();
+        return Err(CliError::Input(format!(
+            "merge: incomplete: {} of {count} tiles missing (first: tile {t}); shards given: {}",
+            missing.len(),
+            shards.join(", ")
+        )));
+    }
+    let spec = spec_of_file(&a.inputs[0])?;
+    let mut info = info_of(&spec, None);
+    if info.spec_hash != first.spec_hash {
+        return Err(CliError::Input(format!(
+            "merge: {} was written by another pendula version (spec hash {} here, {} in the file)",
+            a.inputs[0].display(),
+            info.spec_hash,
+            first.spec_hash
+        )));
+    }
+    info.title = first.title.clone();
+    super::output::prepare_path(&out, a.common.force)
+        .map_err(|m| CliError::Input(format!("-o: {m}")))?;
+    let prov = Provenance::now(command_line, &spec.text);
+    let have = vec![true; count];
+    let written = write_map(
+        &out,
+        a.common.force,
+        &spec.chain,
+        &info,
+        &have,
+        &mut |t| readers[owner[t].expect("checked complete")].read_tile(t),
+        &prov,
+    )
+    .map_err(|e| CliError::Run(e.to_string()))?;
+    if let Some(p) = &a.common.plot {
+        let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+        render_file(&r, p)?;
+    }
+    if a.common.json {
+        let mut v = json!({
+            "kind": "merge", "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
+            "output": out.display().to_string(), "tiles": count, "complete": written.complete,
+            "steps_total": written.steps, "spec_hash": info.spec_hash,
+        });
+        if let Some(f) = &written.flip {
+            v["checksum"] = json!({"n_flipped": f.n_flipped, "sum_flip_steps": f.sum_flip_steps,
+                "sum_flip_time": f.sum_flip_time, "fnv1a64": f.fnv1a64});
+            v["n_forbidden"] = json!(f.n_forbidden);
+            v["n_forbidden_flipped"] = json!(f.n_forbidden_flipped);
+        }
+        println!("{v}");
+    }
+    Ok(())
+}
+
+pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
+    match a.output.extension().and_then(|e| e.to_str()) {
+        Some("png") | Some("svg") => {}
+        _ => {
+            return Err(CliError::Input(format!(
+                "-o: `{}` must end in .png or .svg",
+                a.output.display()
+            )))
+        }
+    }
+    let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
+    super::output::prepare_path(&a.output, a.force)
+        .map_err(|m| CliError::Input(format!("-o: {m}")))?;
+    render_file(&r, &a.output)
+}
+
+fn axis_label(name: &str) -> (String, bool) {
+    let sub = |s: &str| {
+        s.chars()
+            .map(|c| match c {
+                '0'..='9' => char::from_u32(0x2080 + c as u32 - '0' as u32).unwrap_or(c),
+                _ => c,
+            })
+            .collect::<String>()
+    };
+    if let Some(i) = name.strip_prefix("theta") {
+        (format!("θ{} at release / rad", sub(i)), true)
+    } else if let Some(i) = name.strip_prefix("omega") {
+        (format!("ω{} at release / (rad/s)", sub(i)), false)
+    } else {
+        (name.to_string(), false)
+    }
+}
+
+fn fmt_list(v: &[f64], unit: &str) -> String {
+    let mut u = v.to_vec();
+    u.dedup();
+    let s: Vec<String> = u.iter().map(|x| format!("{x}")).collect();
+    if u.len() == 1 && v.len() > 1 {
+        format!("{} {unit} each", s[0])
+    } else {
+        format!("{} {unit}", s.join(", "))
+    }
+}
+
+/// Draws a map file's figure.
+fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
+    let h: &MapHeader = &r.header;
+    let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
+    let values: Vec<f64>;
+    let (scale, swatches);
+    let n_links = h.link_length.len();
+    if h.is_flip() {
+        values = data
+            .flip_step
+            .iter()
+            .zip(&data.class)
+            .map(|(&k, &c)| {
+                if k > 0 && c != class::FORBIDDEN {
+                    k as f64 * h.dt
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect();
+        let min = values
+            .iter()
+            .copied()
+            .filter(|v| v.is_finite())
+            .fold(f64::INFINITY, f64::min);
+        let lo = if min.is_finite() {
+            min.min(h.t_max * 0.5)
+        } else {
+            h.dt
+        };
+        let target = if h.flip_target == "any" {
+            "any link".to_string()
+        } else {
+            format!("link {}", h.flip_target)
+        };
+        scale = ColourScale {
+            lo,
+            hi: h.t_max,
+            log: true,
+            label: format!("time of first flip ({target}) / s"),
+            map: ColourMap::Viridis,
+        };
+        swatches = vec![
+            (format!("no flip by t = {} s", h.t_max), NEVER_COLOR),
+            ("energetically forbidden".to_string(), FORBIDDEN_COLOR),
+        ];
+    } else {
+        values = data.value.clone();
+        let finite = values.iter().copied().filter(|v| v.is_finite());
+        if h.kind == "energy-error" {
+            let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
+            let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+            let lo = pos
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .max(hi * 1e-12);
+            let lo = if lo.is_finite() && lo < hi {
+                lo
+            } else {
+                hi / 10.0
+            };
+            scale = ColourScale {
+                lo,
+                hi,
+                log: true,
+                label: format!("relative energy error at t = {} s", h.t_max),
+                map: ColourMap::Magma,
+            };
+        } else {
+            let (lo, hi) = pendula::plot::nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
+            scale = ColourScale {
+                lo,
+                hi,
+                log: false,
+                label: if h.kind == "ftle" {
+                    format!("FTLE over {} s / (1/s)", h.t_max)
+                } else {
+                    format!("Lyapunov exponent over {} s / (1/s)", h.t_max)
+                },
+                map: ColourMap::Cividis,
+            };
+        }
+        swatches = vec![];
+    }
+    let (xl, xa) = axis_label(&h.x_name);
+    let (yl, ya) = axis_label(&h.y_name);
+    let at_rest = h.base_state[n_links..].iter().all(|&w| w == 0.0)
+        && !h.x_name.starts_with("omega")
+        && !h.y_name.starts_with("omega");
+    let subtitle = format!(
+        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
+        h.model_name,
+        n_links,
+        if n_links == 1 { "" } else { "s" },
+        fmt_list(&h.link_mass, "kg"),
+        fmt_list(&h.link_length, "m"),
+        h.gravity,
+        if at_rest { ", released from rest" } else { "" },
+        h.dt,
+        h.t_max,
+        h.width,
+        h.height
+    );
+    let fig = MapFigure {
+        title: h.title.clone(),
+        subtitle,
+        width: h.width,
+        height: h.height,
+        class: &data.class,
+        values: &values,
+        x: MapAxis {
+            lo: h.window[0],
+            hi: h.window[1],
+            label: xl,
+            angle: xa,
+        },
+        y: MapAxis {
+            lo: h.window[2],
+            hi: h.window[3],
+            label: yl,
+            angle: ya,
+        },
+        scale,
+        swatches,
+    };
+    draw_map(&fig, path).map_err(|e| CliError::Run(e.to_string()))
+}

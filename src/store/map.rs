@@ -1,0 +1,880 @@
+//! Initial-condition maps on disk: the checkpoint of finished tiles, and the HDF5 map file.
+//!
+//! **Why a sidecar checkpoint and not an HDF5 file written in place:** a `kill -9` (or a node
+//! lost mid-job) during an HDF5 write can leave the file's B-trees or superblock inconsistent,
+//! and then every tile in it is lost. So a run keeps each finished tile in its own small file in
+//! `OUT.h5.tiles/` (written as `tile-N.tmp`, then renamed: a tile file is complete or absent),
+//! beside a `manifest.json` holding the map's spec hash. `--resume` reads the manifest, refuses a
+//! different spec, drops torn or foreign tile files (each carries its own FNV checksum), and
+//! computes only the missing tiles. The HDF5 file is assembled once at the end (as `.partial`,
+//! renamed when complete, see [`super::H5Out`]), streaming one band of tiles at a time, so memory
+//! stays bounded by a band however large the map; then the checkpoint is removed.
+//!
+//! File layout (group `/map`, xarray-friendly): coordinates named after the two state
+//! components (`theta1`, `theta2`, …: pixel centres), `tile_row`, `tile_col`; variables over
+//! (y, x): `flip_step` (int32, 0 = never), `flip_time` (s, NaN = never), `flip_link`, `class`
+//! (CF flags) for flip-time maps, or `energy_error` / `lyapunov`; `tile_done` (the completion
+//! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
+
+use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
+use crate::analysis::map::{class, FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
+use crate::model::Chain;
+use hdf5::types::VarLenUnicode;
+use hdf5::{Dataset, File, H5Type};
+use ndarray::{s, Array2, ArrayView2};
+use std::fs;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::str::FromStr;
+
+/// What a map file says about itself, besides the arrays.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapInfo {
+    pub title: String,
+    pub model_name: String,
+    pub spec_hash: String,
+    pub opts: MapOptions,
+    /// Names of the two coordinates (`theta1`, `omega2`, …).
+    pub x_name: String,
+    pub y_name: String,
+    /// `(i, n)` for shard i of n.
+    pub shard: Option<(usize, usize)>,
+    /// The spec as TOML, for provenance and for re-running.
+    pub spec_text: String,
+}
+
+/// The map file's header as read back.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapHeader {
+    pub title: String,
+    pub model_name: String,
+    pub kind: String,
+    pub spec_hash: String,
+    pub width: usize,
+    pub height: usize,
+    pub tile: usize,
+    pub t_max: f64,
+    pub dt: f64,
+    pub n_steps: u32,
+    pub energy_skip: bool,
+    pub kernel: String,
+    pub flip_target: String,
+    pub x_name: String,
+    pub y_name: String,
+    /// `[x_lo, x_hi, y_lo, y_hi]`.
+    pub window: [f64; 4],
+    pub shard: Option<(usize, usize)>,
+    pub complete: bool,
+    /// Per tile (row-major): whether the file holds it.
+    pub tile_done: Vec<bool>,
+    pub tile_steps: Vec<u64>,
+    /// Link parameters, for figure titles.
+    pub link_length: Vec<f64>,
+    pub link_mass: Vec<f64>,
+    pub gravity: f64,
+    /// The state every pixel starts from before its two coordinates are set.
+    pub base_state: Vec<f64>,
+}
+
+impl MapHeader {
+    pub fn tiling(&self) -> crate::analysis::map::Tiling {
+        crate::analysis::map::Tiling::new(self.width, self.height, self.tile)
+    }
+    pub fn is_flip(&self) -> bool {
+        self.kind == "flip-time"
+    }
+}
+
+/// Counts of a written map (what `--json` reports).
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct MapSummary {
+    pub path: PathBuf,
+    pub tiles: usize,
+    pub tiles_done: usize,
+    pub complete: bool,
+    pub steps: u64,
+    /// Flip-time maps only; the fnv1a64 checksum only when complete.
+    pub flip: Option<FlipStats>,
+    /// Finite min/max of the value map (energy-error, lyapunov).
+    pub value_range: Option<(f64, f64)>,
+}
+
+fn io_err(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> StoreError {
+    let (path, what) = (path.to_path_buf(), what.to_string());
+    move |source| StoreError::Io { path, what, source }
+}
+
+fn h5_err(what: impl Into<String>) -> impl FnOnce(hdf5::Error) -> StoreError {
+    let what = what.into();
+    move |source| StoreError::Hdf5 { what, source }
+}
+
+fn bad(path: &Path, what: impl Into<String>) -> StoreError {
+    StoreError::Dims {
+        var: path.display().to_string(),
+        what: what.into(),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Checkpoint
+
+const TILE_MAGIC: &[u8; 8] = b"PNDTILE1";
+const MANIFEST: &str = "manifest.json";
+
+/// The sidecar directory of finished tiles for an output file (`OUT.h5.tiles`).
+#[derive(Debug, Clone)]
+pub struct Checkpoint {
+    dir: PathBuf,
+    spec_hash: String,
+}
+
+/// Why a checkpoint cannot be used.
+#[derive(Debug, thiserror::Error)]
+pub enum CheckpointError {
+    #[error("checkpoint {} was written for a different spec (hash {found}, this run {expected}); use --force to start over", dir.display())]
+    OtherSpec {
+        dir: PathBuf,
+        found: String,
+        expected: String,
+    },
+    #[error("checkpoint {} has no readable manifest ({why}); use --force to start over", dir.display())]
+    Manifest { dir: PathBuf, why: String },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+impl Checkpoint {
+    /// `OUT.h5` → `OUT.h5.tiles`.
+    pub fn dir_for(output: &Path) -> PathBuf {
+        let mut s = output.as_os_str().to_owned();
+        s.push(".tiles");
+        PathBuf::from(s)
+    }
+
+    /// Starts an empty checkpoint (removing a stale one: the caller decided to start over).
+    pub fn create(dir: &Path, info: &MapInfo) -> Result<Checkpoint, StoreError> {
+        if dir.exists() {
+            fs::remove_dir_all(dir).map_err(io_err(dir, "removing old checkpoint"))?;
+        }
+        fs::create_dir_all(dir).map_err(io_err(dir, "creating checkpoint"))?;
+        let manifest = serde_json::json!({
+            "format": "pendula-map-checkpoint/1",
+            "spec_hash": info.spec_hash,
+            "kind": info.opts.kind.name(),
+            "width": info.opts.grid.width,
+            "height": info.opts.grid.height,
+            "tile": info.opts.tile,
+            "shard": info.shard.map(|(i, n)| format!("{i}/{n}")),
+            "spec": info.spec_text,
+        });
+        let path = dir.join(MANIFEST);
+        let tmp = dir.join("manifest.tmp");
+        fs::write(&tmp, manifest.to_string()).map_err(io_err(&tmp, "writing"))?;
+        fs::rename(&tmp, &path).map_err(io_err(&path, "renaming manifest to"))?;
+        Ok(Checkpoint {
+            dir: dir.to_path_buf(),
+            spec_hash: info.spec_hash.clone(),
+        })
+    }
+
+    /// Opens an existing checkpoint, checking that it belongs to `spec_hash`.
+    pub fn open(dir: &Path, spec_hash: &str) -> Result<Checkpoint, CheckpointError> {
+        let path = dir.join(MANIFEST);
+        let text = fs::read_to_string(&path).map_err(|e| CheckpointError::Manifest {
+            dir: dir.to_path_buf(),
+            why: e.to_string(),
+        })?;
+        let v: serde_json::Value =
+            serde_json::from_str(&text).map_err(|e| CheckpointError::Manifest {
+                dir: dir.to_path_buf(),
+                why: e.to_string(),
+            })?;
+        let found = v["spec_hash"].as_str().unwrap_or("").to_string();
+        if found != spec_hash {
+            return Err(CheckpointError::OtherSpec {
+                dir: dir.to_path_buf(),
+                found,
+                expected: spec_hash.to_string(),
+            });
+        }
+        Ok(Checkpoint {
+            dir: dir.to_path_buf(),
+            spec_hash: spec_hash.to_string(),
+        })
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    fn tile_path(&self, index: usize) -> PathBuf {
+        self.dir.join(format!("tile-{index:07}.bin"))
+    }
+
+    /// Stores a finished tile atomically: `tile-N.tmp` (synced), then renamed to `tile-N.bin`.
+    pub fn write_tile(&self, t: &TileResult) -> Result<(), StoreError> {
+        let bytes = encode_tile(t, &self.spec_hash);
+        let tmp = self.dir.join(format!("tile-{:07}.tmp", t.index));
+        let mut f = fs::File::create(&tmp).map_err(io_err(&tmp, "creating"))?;
+        f.write_all(&bytes).map_err(io_err(&tmp, "writing"))?;
+        f.sync_data().map_err(io_err(&tmp, "syncing"))?;
+        drop(f);
+        let path = self.tile_path(t.index);
+        fs::rename(&tmp, &path).map_err(io_err(&path, "renaming tile to"))
+    }
+
+    /// Reads a stored tile; `None` if it is absent, torn, or from another spec.
+    pub fn read_tile(&self, index: usize) -> Option<TileResult> {
+        let bytes = fs::read(self.tile_path(index)).ok()?;
+        decode_tile(&bytes, &self.spec_hash).filter(|t| t.index == index)
+    }
+
+    /// The indices (< `count`) of the valid stored tiles. Leftover `.tmp` files and invalid
+    /// tile files are deleted, so they are recomputed.
+    pub fn finished(&self, count: usize) -> Result<Vec<bool>, StoreError> {
+        let mut done = vec![false; count];
+        let entries = fs::read_dir(&self.dir).map_err(io_err(&self.dir, "listing"))?;
+        for e in entries.flatten() {
+            let name = e.file_name().to_string_lossy().into_owned();
+            if name.ends_with(".tmp") && name != "manifest.tmp" {
+                let _ = fs::remove_file(e.path());
+                continue;
+            }
+            let Some(num) = name
+                .strip_prefix("tile-")
+                .and_then(|n| n.strip_suffix(".bin"))
+            else {
+                continue;
+            };
+            match num.parse::<usize>() {
+                Ok(i) if i < count && self.read_tile(i).is_some() => done[i] = true,
+                _ => {
+                    let _ = fs::remove_file(e.path());
+                }
+            }
+        }
+        Ok(done)
+    }
+
+    /// Deletes the checkpoint (after the map file is safely in place).
+    pub fn remove(self) -> Result<(), StoreError> {
+        fs::remove_dir_all(&self.dir).map_err(io_err(&self.dir, "removing checkpoint"))
+    }
+}
+
+fn encode_tile(t: &TileResult, spec_hash: &str) -> Vec<u8> {
+    let np = t.class.len();
+    let mut b = Vec::with_capacity(64 + np * 14);
+    b.extend_from_slice(TILE_MAGIC);
+    b.extend_from_slice(
+        &u64::from_str_radix(spec_hash, 16)
+            .unwrap_or(0)
+            .to_le_bytes(),
+    );
+    b.extend_from_slice(&(t.index as u64).to_le_bytes());
+    b.extend_from_slice(&t.steps.to_le_bytes());
+    b.extend_from_slice(&(np as u64).to_le_bytes());
+    let flags = u8::from(!t.flip_step.is_empty()) | (u8::from(!t.value.is_empty()) << 1);
+    b.push(flags);
+    for k in &t.flip_step {
+        b.extend_from_slice(&k.to_le_bytes());
+    }
+    b.extend_from_slice(&t.flip_link);
+    b.extend_from_slice(&t.class);
+    for v in &t.value {
+        b.extend_from_slice(&v.to_le_bytes());
+    }
+    let mut f = Fnv::new();
+    f.bytes(&b);
+    b.extend_from_slice(&f.0.to_le_bytes());
+    b
+}
+
+fn decode_tile(b: &[u8], spec_hash: &str) -> Option<TileResult> {
+    if b.len() < 49 || &b[..8] != TILE_MAGIC {
+        return None;
+    }
+    let (body, sum) = b.split_at(b.len() - 8);
+    let mut f = Fnv::new();
+    f.bytes(body);
+    if f.0.to_le_bytes() != sum {
+        return None;
+    }
+    let u64_at = |o: usize| u64::from_le_bytes(body[o..o + 8].try_into().unwrap());
+    if u64_at(8) != u64::from_str_radix(spec_hash, 16).unwrap_or(0) {
+        return None;
+    }
+    let index = u64_at(16) as usize;
+    let steps = u64_at(24);
+    let np = u64_at(32) as usize;
+    let flags = body[40];
+    let (has_flip, has_value) = (flags & 1 != 0, flags & 2 != 0);
+    let want = 41 + np + if has_flip { np * 5 } else { 0 } + if has_value { np * 8 } else { 0 };
+    if body.len() != want {
+        return None;
+    }
+    let mut o = 41;
+    let mut t = TileResult {
+        index,
+        flip_step: vec![],
+        flip_link: vec![],
+        class: vec![],
+        value: vec![],
+        steps,
+    };
+    if has_flip {
+        t.flip_step = body[o..o + 4 * np]
+            .chunks_exact(4)
+            .map(|c| i32::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+        o += 4 * np;
+        t.flip_link = body[o..o + np].to_vec();
+        o += np;
+    }
+    t.class = body[o..o + np].to_vec();
+    o += np;
+    if has_value {
+        t.value = body[o..o + 8 * np]
+            .chunks_exact(8)
+            .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
+            .collect();
+    }
+    Some(t)
+}
+
+// ---------------------------------------------------------------------------------------------
+// HDF5 map file
+
+/// Class value of pixels in tiles a (shard) file does not hold.
+pub const NOT_COMPUTED: u8 = 255;
+
+fn put_str_attr(ds: &hdf5::Location, name: &str, value: &str) -> Result<(), StoreError> {
+    let v = VarLenUnicode::from_str(value).map_err(|_| StoreError::Name {
+        name: name.into(),
+        what: "string attribute value contains a NUL byte".into(),
+    })?;
+    ds.new_attr::<VarLenUnicode>()
+        .shape(())
+        .create(name)
+        .and_then(|a| a.write_scalar(&v))
+        .map_err(h5_err(format!("writing attribute {name}")))
+}
+
+/// A chunked, deflated (y, x) dataset to be filled band by band, attached to its dimensions.
+fn new_map_var<T: H5Type>(
+    g: &GroupWriter<'_>,
+    name: &str,
+    dims: [&str; 2],
+    shape: (usize, usize),
+    chunk: (usize, usize),
+    units: &str,
+    long_name: &str,
+) -> Result<Dataset, StoreError> {
+    let grp = g.hdf5_group();
+    let b = grp.new_dataset::<T>().shape([shape.0, shape.1]);
+    let b = b.chunk([chunk.0.min(shape.0).max(1), chunk.1.min(shape.1).max(1)]);
+    let b = if hdf5::filters::deflate_available() {
+        b.shuffle().deflate(4)
+    } else {
+        b
+    };
+    let ds = b
+        .create(name)
+        .map_err(h5_err(format!("creating dataset {name}")))?;
+    for (i, d) in dims.iter().enumerate() {
+        let scale = grp
+            .dataset(d)
+            .map_err(h5_err(format!("opening coordinate {d}")))?;
+        super::dimscale::attach_scale(&ds, &scale, i)?;
+    }
+    put_str_attr(&ds, "units", units)?;
+    put_str_attr(&ds, "long_name", long_name)?;
+    Ok(ds)
+}
+
+fn write_band<T: H5Type>(
+    ds: &Dataset,
+    r0: usize,
+    band: ArrayView2<'_, T>,
+) -> Result<(), StoreError> {
+    let r1 = r0 + band.nrows();
+    ds.write_slice(band, s![r0..r1, ..])
+        .map_err(h5_err(format!("writing rows {r0}..{r1} of {}", ds.name())))
+}
+
+/// `theta[1]` → `theta1`, for dimension names.
+pub fn coord_name(component: &str) -> String {
+    component.replace(['[', ']'], "")
+}
+
+fn coord_long_name(name: &str) -> String {
+    let (sym, unit) = if let Some(i) = name.strip_prefix("theta") {
+        (format!("θ{i}"), "angle from the downward vertical")
+    } else if let Some(i) = name.strip_prefix("omega") {
+        (format!("ω{i}"), "angular velocity")
+    } else {
+        (name.to_string(), "coordinate")
+    };
+    format!("{sym} at release (pixel centre), {unit}")
+}
+
+fn coord_units(name: &str) -> &'static str {
+    if name.starts_with("omega") {
+        "rad s-1"
+    } else {
+        "rad"
+    }
+}
+
+/// Writes the map file `path` (as `.partial`, renamed at the end), taking tile `t` from
+/// `source(t)` for each `t` with `have[t]`; other tiles are marked not done (a shard file).
+/// Streams one band of tiles at a time.
+pub fn write_map(
+    path: &Path,
+    force: bool,
+    chain: &Chain,
+    info: &MapInfo,
+    have: &[bool],
+    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
+    prov: &Provenance,
+) -> Result<MapSummary, StoreError> {
+    let opts = &info.opts;
+    let tiling = opts.tiling();
+    let (w, h) = (opts.grid.width, opts.grid.height);
+    let flip = matches!(opts.kind, MapKind::FlipTime { .. });
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", &info.title)?;
+    let g = out.group("map")?;
+    let (xn, yn) = (info.x_name.as_str(), info.y_name.as_str());
+    g.coord(
+        xn,
+        &opts.grid.x_centres(),
+        coord_units(xn),
+        &coord_long_name(xn),
+    )?;
+    g.coord(
+        yn,
+        &opts.grid.y_centres(),
+        coord_units(yn),
+        &coord_long_name(yn),
+    )?;
+    let tr: Vec<i64> = (0..tiling.rows() as i64).collect();
+    let tc: Vec<i64> = (0..tiling.cols() as i64).collect();
+    g.coord_i64("tile_row", &tr, "1", "tile row index")?;
+    g.coord_i64("tile_col", &tc, "1", "tile column index")?;
+    let dims = [yn, xn];
+    let chunk = (opts.tile, opts.tile);
+    let class_ds = new_map_var::<u8>(&g, "class", dims, (h, w), chunk, "1", "pixel class")?;
+    class_ds
+        .new_attr_builder()
+        .with_data(&[0u8, 1, 2, 3, NOT_COMPUTED])
+        .create("flag_values")
+        .map_err(h5_err("writing flag_values"))?;
+    put_str_attr(
+        &class_ds,
+        "flag_meanings",
+        &format!("{} not_computed", class::MEANINGS),
+    )?;
+    let (mut k_ds, mut t_ds, mut l_ds, mut v_ds) = (None, None, None, None);
+    if flip {
+        k_ds = Some(new_map_var::<i32>(
+            &g,
+            "flip_step",
+            dims,
+            (h, w),
+            chunk,
+            "1",
+            "first RK4 step after which a watched link is beyond ±π (0 = never)",
+        )?);
+        t_ds = Some(new_map_var::<f64>(
+            &g,
+            "flip_time",
+            dims,
+            (h, w),
+            chunk,
+            "s",
+            "first flip time flip_step·dt (NaN = never flipped or not computed)",
+        )?);
+        l_ds = Some(new_map_var::<u8>(
+            &g,
+            "flip_link",
+            dims,
+            (h, w),
+            chunk,
+            "1",
+            "link that flipped first (1-based; 3 = links 1 and 2 in the same step; 0 = none)",
+        )?);
+    } else {
+        let (name, units, long) = match opts.kind {
+            MapKind::EnergyError => (
+                "energy_error",
+                "1",
+                "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
+            ),
+            MapKind::Ftle => (
+                "ftle",
+                "s-1",
+                "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
+            ),
+            _ => (
+                "lyapunov",
+                "s-1",
+                "largest finite-time Lyapunov exponent over [0, t_max]",
+            ),
+        };
+        v_ds = Some(new_map_var::<f64>(
+            &g,
+            name,
+            dims,
+            (h, w),
+            chunk,
+            units,
+            long,
+        )?);
+    }
+
+    let mut done = vec![0u8; tiling.count()];
+    let mut tile_steps = vec![0i64; tiling.count()];
+    let mut fnv = Fnv::new();
+    let mut stats = FlipStats::of(&[], &[], opts.dt);
+    let mut vrange: Option<(f64, f64)> = None;
+    let mut steps = 0u64;
+    for ti in 0..tiling.rows() {
+        let first = tiling.rect(ti * tiling.cols());
+        let (r0, rows) = (first.r0, first.rows());
+        let mut cls = Array2::<u8>::from_elem((rows, w), NOT_COMPUTED);
+        let mut k = Array2::<i32>::zeros((rows, if flip { w } else { 0 }));
+        let mut link = Array2::<u8>::zeros((rows, if flip { w } else { 0 }));
+        let mut val = Array2::<f64>::from_elem((rows, if flip { 0 } else { w }), f64::NAN);
+        for tj in 0..tiling.cols() {
+            let index = ti * tiling.cols() + tj;
+            if !have[index] {
+                continue;
+            }
+            let t = source(index)?;
+            let r = tiling.rect(index);
+            if t.index != index || t.class.len() != r.pixels() {
+                return Err(bad(path, format!("tile {index} has the wrong shape")));
+            }
+            let mut q = 0;
+            for i in 0..r.rows() {
+                for j in r.c0..r.c1 {
+                    cls[(i, j)] = t.class[q];
+                    if flip {
+                        k[(i, j)] = t.flip_step[q];
+                        link[(i, j)] = t.flip_link[q];
+                    } else {
+                        val[(i, j)] = t.value[q];
+                    }
+                    q += 1;
+                }
+            }
+            done[index] = 1;
+            tile_steps[index] = t.steps as i64;
+            steps += t.steps;
+        }
+        write_band(&class_ds, r0, cls.view())?;
+        if flip {
+            let times = k.mapv(|k| if k > 0 { k as f64 * opts.dt } else { f64::NAN });
+            write_band(k_ds.as_ref().unwrap(), r0, k.view())?;
+            write_band(t_ds.as_ref().unwrap(), r0, times.view())?;
+            write_band(l_ds.as_ref().unwrap(), r0, link.view())?;
+            let kv = k.as_slice().expect("standard layout");
+            fnv.i32s(kv);
+            let band_cls: Vec<u8> = cls.iter().copied().collect();
+            let b = FlipStats::of(kv, &band_cls, opts.dt);
+            stats.n_flipped += b.n_flipped;
+            stats.sum_flip_steps += b.sum_flip_steps;
+            stats.n_forbidden += b.n_forbidden;
+            stats.n_forbidden_flipped += b.n_forbidden_flipped;
+            stats.n_diverged += b.n_diverged;
+        } else {
+            write_band(v_ds.as_ref().unwrap(), r0, val.view())?;
+            for &v in val.iter().filter(|v| v.is_finite()) {
+                vrange = Some(match vrange {
+                    None => (v, v),
+                    Some((a, b)) => (a.min(v), b.max(v)),
+                });
+            }
+        }
+    }
+    let complete = done.iter().all(|&d| d == 1);
+    let (trn, tcn) = (tiling.rows(), tiling.cols());
+    g.var(
+        "tile_done",
+        &["tile_row", "tile_col"],
+        &Array2::from_shape_vec((trn, tcn), done.clone()).expect("shape"),
+        "1",
+        "completion mask: 1 where the tile is in this file",
+    )?;
+    g.var(
+        "tile_steps",
+        &["tile_row", "tile_col"],
+        &Array2::from_shape_vec((trn, tcn), tile_steps).expect("shape"),
+        "1",
+        "RK4 steps integrated for the tile",
+    )?;
+    stats.sum_flip_time = stats.sum_flip_steps as f64 * opts.dt;
+    stats.fnv1a64 = if complete { fnv.hex() } else { String::new() };
+    let grid = &opts.grid;
+    g.attr_str("kind", opts.kind.name())?
+        .attr_str("title", &info.title)?
+        .attr_str("model", &info.model_name)?
+        .attr_str("spec_hash", &info.spec_hash)?
+        .attr_i64("width", w as i64)?
+        .attr_i64("height", h as i64)?
+        .attr_i64("tile", opts.tile as i64)?
+        .attr_f64("t_max", opts.t_max)?
+        .attr_f64("dt", opts.dt)?
+        .attr_i64("n_steps", i64::from(opts.n_steps()))?
+        .attr_str("integrator", "rk4")?
+        .attr_bool("energy_skip", opts.energy_skip)?
+        .attr_str("kernel", &format!("{:?}", opts.kernel).to_lowercase())?
+        .attr_str("x_coordinate", &info.x_name)?
+        .attr_str("y_coordinate", &info.y_name)?
+        .attr_f64s("window", &[grid.x.lo, grid.x.hi, grid.y.lo, grid.y.hi])?
+        .attr_f64s("base_state", &grid.base)?
+        .attr_str(
+            "shard",
+            &info
+                .shard
+                .map(|(i, n)| format!("{i}/{n}"))
+                .unwrap_or_default(),
+        )?
+        .attr_bool("complete", complete)?
+        .attr_i64("steps", steps as i64)?;
+    match opts.kind {
+        MapKind::FlipTime { target } => {
+            g.attr_str("flip_target", &target.label())?
+                .attr_i64("n_flipped", stats.n_flipped as i64)?
+                .attr_i64("sum_flip_steps", stats.sum_flip_steps as i64)?
+                .attr_i64("n_forbidden", stats.n_forbidden as i64)?
+                .attr_i64("n_forbidden_flipped", stats.n_forbidden_flipped as i64)?
+                .attr_i64("n_diverged", stats.n_diverged as i64)?
+                .attr_str("fnv1a64", &stats.fnv1a64)?;
+        }
+        MapKind::Lyapunov { renorm_steps } => {
+            g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
+        }
+        MapKind::EnergyError | MapKind::Ftle => {}
+    }
+    {
+        let m = g.group("model")?;
+        let n = chain.links() as i64;
+        m.coord_i64("link", &(1..=n).collect::<Vec<_>>(), "1", "link index")?;
+        super::write_model(&m, chain)?;
+    }
+    drop(g);
+    let written = out.finish()?;
+    Ok(MapSummary {
+        path: written,
+        tiles: tiling.count(),
+        tiles_done: done.iter().filter(|&&d| d == 1).count(),
+        complete,
+        steps,
+        flip: flip.then_some(stats),
+        value_range: vrange,
+    })
+}
+
+/// An open map file, read tile by tile (merge) or whole (render).
+pub struct MapReader {
+    file: File,
+    path: PathBuf,
+    pub header: MapHeader,
+}
+
+impl MapReader {
+    /// Opens `path` and reads its header; refuses files that are not pendula maps.
+    pub fn open(path: &Path) -> Result<MapReader, StoreError> {
+        let file = File::open(path).map_err(h5_err(format!("opening {}", path.display())))?;
+        let g = file
+            .group("map")
+            .map_err(|_| bad(path, "is not a pendula map file (no /map group)"))?;
+        let s = |name: &str| -> Result<String, StoreError> {
+            g.attr(name)
+                .and_then(|a| a.read_scalar::<VarLenUnicode>())
+                .map(|v| v.as_str().to_string())
+                .map_err(h5_err(format!("reading attribute {name}")))
+        };
+        let i = |name: &str| -> Result<i64, StoreError> {
+            g.attr(name)
+                .and_then(|a| a.read_scalar::<i64>())
+                .map_err(h5_err(format!("reading attribute {name}")))
+        };
+        let f = |name: &str| -> Result<f64, StoreError> {
+            g.attr(name)
+                .and_then(|a| a.read_scalar::<f64>())
+                .map_err(h5_err(format!("reading attribute {name}")))
+        };
+        let b = |name: &str| -> Result<bool, StoreError> {
+            g.attr(name)
+                .and_then(|a| a.read_scalar::<i8>())
+                .map(|v| v != 0)
+                .map_err(h5_err(format!("reading attribute {name}")))
+        };
+        let window: Vec<f64> = g
+            .attr("window")
+            .and_then(|a| a.read_raw::<f64>())
+            .map_err(h5_err("reading attribute window"))?;
+        let base_state: Vec<f64> = g
+            .attr("base_state")
+            .and_then(|a| a.read_raw::<f64>())
+            .map_err(h5_err("reading attribute base_state"))?;
+        let shard = s("shard")?;
+        let shard = shard
+            .split_once('/')
+            .and_then(|(a, b)| Some((a.parse::<usize>().ok()?, b.parse::<usize>().ok()?)));
+        let done: Vec<u8> = g
+            .dataset("tile_done")
+            .and_then(|d| d.read_raw::<u8>())
+            .map_err(h5_err("reading tile_done"))?;
+        let steps: Vec<i64> = g
+            .dataset("tile_steps")
+            .and_then(|d| d.read_raw::<i64>())
+            .map_err(h5_err("reading tile_steps"))?;
+        let model = g.group("model").map_err(h5_err("opening /map/model"))?;
+        let col = |name: &str| -> Result<Vec<f64>, StoreError> {
+            model
+                .dataset(name)
+                .and_then(|d| d.read_raw::<f64>())
+                .map_err(h5_err(format!("reading {name}")))
+        };
+        let gravity = model
+            .attr("gravity")
+            .and_then(|a| a.read_scalar::<f64>())
+            .map_err(h5_err("reading gravity"))?;
+        let header = MapHeader {
+            title: s("title")?,
+            model_name: s("model")?,
+            kind: s("kind")?,
+            spec_hash: s("spec_hash")?,
+            width: i("width")? as usize,
+            height: i("height")? as usize,
+            tile: i("tile")? as usize,
+            t_max: f("t_max")?,
+            dt: f("dt")?,
+            n_steps: i("n_steps")? as u32,
+            energy_skip: b("energy_skip")?,
+            kernel: s("kernel")?,
+            flip_target: s("flip_target").unwrap_or_default(),
+            x_name: s("x_coordinate")?,
+            y_name: s("y_coordinate")?,
+            window: [window[0], window[1], window[2], window[3]],
+            shard,
+            complete: b("complete")?,
+            tile_done: done.iter().map(|&d| d == 1).collect(),
+            tile_steps: steps.iter().map(|&v| v as u64).collect(),
+            link_length: col("link_length")?,
+            link_mass: col("link_mass")?,
+            gravity,
+            base_state,
+        };
+        if header.tile_done.len() != header.tiling().count() {
+            return Err(bad(path, "tile_done does not match the tiling"));
+        }
+        Ok(MapReader {
+            file,
+            path: path.to_path_buf(),
+            header,
+        })
+    }
+
+    fn ds(&self, name: &str) -> Result<Dataset, StoreError> {
+        self.file
+            .dataset(&format!("map/{name}"))
+            .map_err(h5_err(format!("opening {name} in {}", self.path.display())))
+    }
+
+    fn value_name(&self) -> &'static str {
+        match self.header.kind.as_str() {
+            "energy-error" => "energy_error",
+            "ftle" => "ftle",
+            _ => "lyapunov",
+        }
+    }
+
+    /// Reads tile `index` back as it was computed.
+    pub fn read_tile(&self, index: usize) -> Result<TileResult, StoreError> {
+        let r = self.header.tiling().rect(index);
+        let sel = s![r.r0..r.r1, r.c0..r.c1];
+        let flat = |a: Array2<u8>| a.iter().copied().collect::<Vec<u8>>();
+        let read_err = |n: &str| h5_err(format!("reading tile {index} of {n}"));
+        let class = flat(
+            self.ds("class")?
+                .read_slice_2d::<u8, _>(sel)
+                .map_err(read_err("class"))?,
+        );
+        let mut t = TileResult {
+            index,
+            flip_step: vec![],
+            flip_link: vec![],
+            class,
+            value: vec![],
+            steps: self.header.tile_steps[index],
+        };
+        if self.header.is_flip() {
+            t.flip_step = self
+                .ds("flip_step")?
+                .read_slice_2d::<i32, _>(sel)
+                .map_err(read_err("flip_step"))?
+                .iter()
+                .copied()
+                .collect();
+            t.flip_link = flat(
+                self.ds("flip_link")?
+                    .read_slice_2d::<u8, _>(sel)
+                    .map_err(read_err("flip_link"))?,
+            );
+        } else {
+            t.value = self
+                .ds(self.value_name())?
+                .read_slice_2d::<f64, _>(sel)
+                .map_err(read_err("value"))?
+                .iter()
+                .copied()
+                .collect();
+        }
+        Ok(t)
+    }
+
+    /// Reads the whole map.
+    pub fn read_all(&self) -> Result<MapData, StoreError> {
+        let h = &self.header;
+        let raw_u8 = |n: &str| -> Result<Vec<u8>, StoreError> {
+            self.ds(n)?
+                .read_raw::<u8>()
+                .map_err(h5_err(format!("reading {n}")))
+        };
+        let mut d = MapData {
+            width: h.width,
+            height: h.height,
+            flip_step: vec![],
+            flip_link: vec![],
+            class: raw_u8("class")?,
+            value: vec![],
+            done: h.tile_done.clone(),
+            steps: h.tile_steps.iter().sum(),
+        };
+        if h.is_flip() {
+            d.flip_step = self
+                .ds("flip_step")?
+                .read_raw::<i32>()
+                .map_err(h5_err("reading flip_step"))?;
+            d.flip_link = raw_u8("flip_link")?;
+        } else {
+            d.value = self
+                .ds(self.value_name())?
+                .read_raw::<f64>()
+                .map_err(h5_err("reading the value map"))?;
+        }
+        Ok(d)
+    }
+}
+
+/// Checks that a map file can be written at `path` before work starts (as for every result).
+pub fn check_map_output(path: &Path, force: bool) -> Result<(), StoreError> {
+    check_output_path(path, force)
+}

@@ -1,0 +1,431 @@
+//! Initial-condition maps: benchmark F's reference table (the correctness oracle), symmetry,
+//! thread-count independence, and the real binary's resume, shards, merge and bad input.
+
+use pendula::analysis::map::{self, compute_map, Kernel, MapOptions};
+use pendula::model::{Chain, ChainParams};
+use pendula::observe::Silent;
+
+fn double() -> Chain {
+    Chain::new(ChainParams::equal_points(2)).unwrap()
+}
+
+/// Benchmark F's reference rows: W, n_flipped, sum_flip_steps, steps, fnv1a64, n_forbidden.
+const TABLE: [(usize, u64, u64, u64, &str, u64); 2] = [
+    (64, 2340, 637056, 2393056, "d28d64c5649257e1", 1264),
+    (128, 9424, 2635044, 9595044, "3151129d2bae4a85", 5016),
+];
+
+fn check_row(w: usize, skip: bool, kernel: Kernel) {
+    let row = TABLE.iter().find(|r| r.0 == w).unwrap();
+    let mut opts = MapOptions::benchmark_f(w, 10.0);
+    opts.energy_skip = skip;
+    opts.kernel = kernel;
+    let data = compute_map(&double(), &opts, &mut Silent);
+    assert!(data.complete());
+    let s = data.flip_stats(opts.dt);
+    let label = format!("W = {w}, skip = {skip}, {kernel:?}");
+    assert_eq!(s.n_flipped, row.1, "{label}");
+    assert_eq!(s.sum_flip_steps, row.2, "{label}");
+    assert_eq!(s.fnv1a64, row.4, "{label}");
+    assert_eq!(s.n_forbidden, row.5, "{label}");
+    assert_eq!(s.n_forbidden_flipped, 0, "{label}");
+    assert_eq!(s.symmetry_mismatches, Some(0), "{label}");
+    if skip {
+        // Forbidden pixels cost nothing: steps = benchmark steps − n_forbidden · n_steps.
+        assert_eq!(data.steps, row.3 - row.5 * 1000, "{label}");
+    } else {
+        assert_eq!(data.steps, row.3, "{label}");
+    }
+}
+
+#[test]
+fn benchmark_f_w64() {
+    check_row(64, false, Kernel::Auto);
+    check_row(64, true, Kernel::Auto);
+}
+
+#[test]
+fn benchmark_f_w128() {
+    check_row(128, false, Kernel::Auto);
+    check_row(128, true, Kernel::Auto);
+}
+
+#[test]
+fn benchmark_f_w64_generic_scalar_path() {
+    check_row(64, false, Kernel::Scalar);
+    check_row(64, true, Kernel::Scalar);
+}
+
+#[test]
+fn thread_counts_give_identical_maps() {
+    let mut opts = MapOptions::benchmark_f(96, 10.0);
+    opts.tile = 16;
+    let chain = double();
+    let one = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .build()
+        .unwrap()
+        .install(|| compute_map(&chain, &opts, &mut Silent));
+    let two = rayon::ThreadPoolBuilder::new()
+        .num_threads(2)
+        .build()
+        .unwrap()
+        .install(|| compute_map(&chain, &opts, &mut Silent));
+    assert_eq!(one, two);
+    // A different tile size changes the work split, not a single pixel.
+    opts.tile = 40;
+    let other = compute_map(&chain, &opts, &mut Silent);
+    assert_eq!(one.flip_step, other.flip_step);
+    assert_eq!(one.class, other.class);
+}
+
+#[test]
+fn energy_criterion_generalizes() {
+    // Equal rods: forbidden iff 3 cos θ1 + cos θ2 > 2 (physics.md §5).
+    let rods = Chain::new(ChainParams::equal_rods(2)).unwrap();
+    let t = map::EnergyTest::new(&rods, map::FlipTarget::Any).unwrap();
+    for (a, b) in [(0.1, 0.2), (0.5, 1.5), (1.0, 0.3), (2.0, 0.1), (0.0, 2.0)] {
+        let want = 3.0 * f64::cos(a) + f64::cos(b) > 2.0;
+        assert_eq!(t.forbidden(&rods, &[a, b, 0.0, 0.0]), want, "({a}, {b})");
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// The real binary: resume after SIGKILL, shards and merge, bad input.
+
+use pendula::store::map::MapReader;
+use std::path::{Path, PathBuf};
+use std::process::{Command as Proc, Stdio};
+use std::time::{Duration, Instant};
+
+fn bin() -> PathBuf {
+    PathBuf::from(env!("CARGO_BIN_EXE_pendula"))
+}
+
+fn pendula(dir: &Path, args: &[&str]) -> (i32, String, String) {
+    let out = Proc::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+fn ok(dir: &Path, args: &[&str]) -> String {
+    let (code, out, err) = pendula(dir, args);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    out
+}
+
+/// The map arrays and completion mask of a file.
+fn read(path: &Path) -> (map::MapData, Vec<bool>) {
+    let r = MapReader::open(path).unwrap();
+    (r.read_all().unwrap(), r.header.tile_done.clone())
+}
+
+fn tiles_in(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.flatten()
+                .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+                .count()
+        })
+        .unwrap_or(0)
+}
+
+/// Starts a map run and SIGKILLs it once its checkpoint holds at least `tiles` tiles.
+fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
+    let mut child = Proc::new(bin())
+        .current_dir(dir)
+        .args(args)
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            assert!(status.success(), "run failed before the kill");
+            return false; // finished before we could kill it: nothing to test this round
+        }
+        if tiles_in(ckpt) >= tiles {
+            child.kill().unwrap(); // SIGKILL
+            child.wait().unwrap();
+            return true;
+        }
+        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+const SLOW: [&str; 12] = [
+    "map",
+    "--resolution",
+    "128",
+    "--tile",
+    "8",
+    "--kernel",
+    "scalar",
+    "--no-energy-skip",
+    "--t-max",
+    "10",
+    "--threads",
+    "2",
+];
+
+#[test]
+fn sigkill_and_resume_is_bit_identical() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let whole = [&SLOW[..], &["-o", "whole.h5"]].concat();
+    ok(d, &whole);
+    let part = [&SLOW[..], &["-o", "part.h5"]].concat();
+    let resume = [&part[..], &["--resume"]].concat();
+    let ckpt = d.join("part.h5.tiles");
+    let mut kills = 0;
+    kills += kill_after(d, &part, &ckpt, 20) as usize;
+    if kills == 1 {
+        assert!(!d.join("part.h5").exists());
+        // Without --resume the checkpoint is not silently discarded.
+        let (code, _, err) = pendula(d, &part);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains("--resume"), "{err}");
+        kills += kill_after(d, &resume, &ckpt, 120) as usize;
+    }
+    eprintln!("killed {kills} time(s)");
+    let out = ok(d, &[&resume[..], &["--json"]].concat());
+    assert!(
+        kills >= 1,
+        "the run always finished before it could be killed"
+    );
+    assert!(!ckpt.exists(), "checkpoint left behind");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["tiles_resumed"].as_u64().unwrap() >= 20, "{v}");
+    let (a, da) = read(&d.join("whole.h5"));
+    let (b, db) = read(&d.join("part.h5"));
+    assert!(da.iter().all(|&x| x) && db.iter().all(|&x| x));
+    assert_eq!(a, b, "resumed map differs from the uninterrupted one");
+    // Resuming a finished map is a no-op that succeeds (a requeued job).
+    ok(d, &resume);
+
+    // Ctrl-C (SIGINT): the tiles in flight are finished and kept, exit 1 naming --resume.
+    let int = [&SLOW[..], &["-o", "int.h5"]].concat();
+    let ckpt = d.join("int.h5.tiles");
+    let child = Proc::new(bin())
+        .current_dir(d)
+        .args(&int)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let t0 = Instant::now();
+    while tiles_in(&ckpt) < 10 && t0.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let sent = Proc::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    if out.status.code() == Some(1) {
+        assert!(err.contains("--resume"), "{err}");
+        assert!(tiles_in(&ckpt) >= 10 && !d.join("int.h5").exists());
+        ok(d, &[&int[..], &["--resume"]].concat());
+    } else {
+        assert_eq!(out.status.code(), Some(0), "{err}"); // finished before the signal landed
+    }
+    let (c, _) = read(&d.join("int.h5"));
+    assert_eq!(a, c, "map after Ctrl-C + resume differs");
+}
+
+#[test]
+fn shards_merge_to_the_single_run_and_bad_merges_are_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let base = ["map", "--resolution", "96", "--tile", "16", "--t-max", "6"];
+    ok(d, &[&base[..], &["-o", "single.h5"]].concat());
+    for i in 1..=3 {
+        let s = format!("{i}/3");
+        let o = format!("s{i}.h5");
+        ok(d, &[&base[..], &["--shard", &s, "-o", &o]].concat());
+        let (_, done) = read(&d.join(&o));
+        assert_eq!(done.iter().filter(|&&x| x).count(), 12);
+    }
+    let out = ok(
+        d,
+        &[
+            "merge",
+            "s1.h5",
+            "s2.h5",
+            "s3.h5",
+            "-o",
+            "merged.h5",
+            "--json",
+            "--plot",
+            "m.png",
+        ],
+    );
+    assert!(out.contains("\"complete\":true"), "{out}");
+    let (a, _) = read(&d.join("single.h5"));
+    let (b, done) = read(&d.join("merged.h5"));
+    assert!(done.iter().all(|&x| x));
+    assert_eq!(a, b);
+    assert!(d.join("m.png").exists());
+
+    let refuse = |args: &[&str], needle: &str| {
+        let (code, _, err) = pendula(d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: {err}");
+        assert!(!d.join("bad.h5").exists());
+    };
+    refuse(&["merge", "s1.h5", "s3.h5", "-o", "bad.h5"], "incomplete");
+    refuse(
+        &["merge", "s1.h5", "s1.h5", "s2.h5", "s3.h5", "-o", "bad.h5"],
+        "both",
+    );
+    ok(
+        d,
+        &[
+            "map",
+            "--resolution",
+            "96",
+            "--tile",
+            "16",
+            "--t-max",
+            "5",
+            "--shard",
+            "2/3",
+            "-o",
+            "other.h5",
+        ],
+    );
+    refuse(
+        &["merge", "s1.h5", "other.h5", "s3.h5", "-o", "bad.h5"],
+        "same map",
+    );
+    refuse(
+        &["merge", "s1.h5", "s2.h5", "s3.h5", "-o", "merged.h5"],
+        "exists",
+    );
+}
+
+#[test]
+fn bad_map_input_is_one_line_exit_2_and_writes_nothing() {
+    let cases: [(&[&str], &str); 11] = [
+        (&["--resolution", "0"], "--resolution"),
+        (&["--resolution", "20000"], "--force"),
+        (&["--resolution", "64x0"], "--resolution"),
+        (&["--window", "-4,4,-3,3"], "--window"),
+        (&["--window", "1,0,-3,3"], "--window"),
+        (&["--kind", "fractal"], "--kind"),
+        (&["--t-max", "0"], "--t-max"),
+        (&["--t-max", "-1"], "--t-max"),
+        (&["--shard", "4/3"], "--shard"),
+        (&["--shard", "0/3"], "--shard"),
+        (&["--flip", "3"], "--flip"),
+    ];
+    for (extra, needle) in cases {
+        let dir = tempfile::tempdir().unwrap();
+        let size: &[&str] = if extra.contains(&"--resolution") {
+            &[]
+        } else {
+            &["--resolution", "32"]
+        };
+        let args = [&["map"][..], size, extra, &["-o", "m.h5"]].concat();
+        let (code, _, err) = pendula(dir.path(), &args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+        assert_eq!(
+            std::fs::read_dir(dir.path()).unwrap().count(),
+            0,
+            "{args:?}"
+        );
+    }
+    // An existing output is never overwritten without --force.
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("m.h5"), b"precious").unwrap();
+    let (code, _, err) = pendula(dir.path(), &["map", "--resolution", "32", "-o", "m.h5"]);
+    assert_eq!(code, 2, "{err}");
+    assert_eq!(std::fs::read(dir.path().join("m.h5")).unwrap(), b"precious");
+    // --dry-run writes nothing and says what it would cost.
+    let out = ok(
+        dir.path(),
+        &["map", "--resolution", "64", "--dry-run", "--json"],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["pixels"], 4096);
+    assert_eq!(v["forbidden_skipped"], 1264);
+    assert_eq!(v["max_rk4_steps"], (4096 - 1264) * 1000);
+}
+
+#[test]
+fn map_file_matches_benchmark_f_and_renders() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--resolution",
+            "128",
+            "-o",
+            "f.h5",
+            "--plot",
+            "f.png",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["checksum"]["fnv1a64"], "3151129d2bae4a85");
+    assert_eq!(v["checksum"]["n_flipped"], 9424);
+    assert_eq!(v["n_forbidden"], 5016);
+    ok(d, &["render", "f.h5", "-o", "f.svg"]);
+    let png = std::fs::read(d.join("f.png")).unwrap();
+    assert_eq!(&png[1..4], b"PNG");
+    let svg = std::fs::read_to_string(d.join("f.svg")).unwrap();
+    assert!(svg.contains("<image"), "the map is embedded as one raster");
+    assert!(svg.len() < 2_000_000);
+}
+
+#[test]
+fn lyapunov_and_ftle_maps_see_order_and_chaos() {
+    let chain = double();
+    let mut opts = MapOptions::benchmark_f(10, 20.0);
+    for kind in [
+        map::MapKind::Lyapunov { renorm_steps: 10 },
+        map::MapKind::Ftle,
+    ] {
+        opts.kind = kind;
+        let d = compute_map(&chain, &opts, &mut Silent);
+        let n = d.value.len();
+        // θ → −θ symmetry of the grid and the ODE holds for the exponents too.
+        for p in 0..n {
+            let (a, b) = (d.value[p], d.value[n - 1 - p]);
+            assert!(
+                (a - b).abs() <= 1e-9 * a.abs().max(1.0),
+                "{kind:?} p = {p}: {a} vs {b}"
+            );
+        }
+        // The centre pixels (|θ| ≈ 0.3 rad) oscillate regularly; the corners (|θ| ≈ 2.8) are chaotic.
+        let centre = d.value[4 * 10 + 5];
+        let corner = d.value[0];
+        assert!(centre.abs() < 0.25, "{kind:?}: centre {centre}");
+        assert!(corner > 0.8, "{kind:?}: corner {corner}");
+    }
+    // A tiny window around the hanging state is a linear oscillator: λ → 0.
+    opts.kind = map::MapKind::Lyapunov { renorm_steps: 10 };
+    opts.grid.x.lo = -1e-3;
+    opts.grid.x.hi = 1e-3;
+    opts.grid.y.lo = -1e-3;
+    opts.grid.y.hi = 1e-3;
+    let d = compute_map(&chain, &opts, &mut Silent);
+    assert!(d.value.iter().all(|v| v.abs() < 0.15), "{:?}", d.value);
+}
