@@ -245,3 +245,202 @@ fn thousand_link_chain_conserves_energy() {
         "energy drift {rel_motion:e} of the motion's energy"
     );
 }
+
+use pendula::analysis::modes::{
+    bessel_j0_zeros, laguerre_zeros, modes_at_with, Equilibrium, ModesRoute,
+};
+use pendula::analysis::modes_structured::{benchmark_m, TridiagonalReduction};
+
+fn random_point_chain(rng: &mut StdRng, n: usize) -> Chain {
+    let links = (0..n)
+        .map(|_| Link::point(rng.random_range(0.3..2.0), rng.random_range(0.3..3.0)))
+        .collect();
+    Chain::new(ChainParams {
+        gravity: rng.random_range(1.0..20.0),
+        ..ChainParams::new(links)
+    })
+    .unwrap()
+}
+
+/// Tridiagonal and dense modes of random point chains at random equilibria (stable and
+/// unstable), N = 2..200: ω² to 1e-10 relative (to max |ω²|), shapes up to sign, residuals.
+#[test]
+fn tridiagonal_modes_match_dense() {
+    let mut rng = StdRng::seed_from_u64(10);
+    let (mut worst_w, mut worst_v, mut worst_res, mut worst_orth) =
+        (0.0f64, 0.0f64, 0.0f64, 0.0f64);
+    let sizes: Vec<usize> = (2..=40).chain([50, 64, 100, 150, 200]).collect();
+    for &n in &sizes {
+        for rep in 0..3 {
+            let chain = random_point_chain(&mut rng, n);
+            let eq = if rep == 0 {
+                Equilibrium::hanging(n)
+            } else {
+                Equilibrium {
+                    signs: (0..n)
+                        .map(|_| if rng.random_bool(0.3) { -1 } else { 1 })
+                        .collect(),
+                }
+            };
+            let d = modes_at_with(&chain, &eq, ModesRoute::Dense).unwrap();
+            let t = modes_at_with(&chain, &eq, ModesRoute::Tridiagonal).unwrap();
+            assert_eq!(d.unstable, t.unstable);
+            assert_eq!(t.unstable, eq.inverted_links());
+            let scale = d.omega2.iter().fold(0.0f64, |m, w| m.max(w.abs()));
+            for k in 0..n {
+                let e = (t.omega2[k] - d.omega2[k]).abs() / scale;
+                worst_w = worst_w.max(e);
+                assert!(
+                    e < 1e-10,
+                    "N = {n}, {}: ω²[{k}] {} vs {}",
+                    eq.label(),
+                    t.omega2[k],
+                    d.omega2[k]
+                );
+                // Shapes up to sign, where the mode is separated from its neighbours.
+                let gap = (0..n)
+                    .filter(|&i| i != k)
+                    .map(|i| (d.omega2[i] - d.omega2[k]).abs())
+                    .fold(f64::INFINITY, f64::min)
+                    / scale;
+                let (vt, vd) = (t.shapes.column(k), d.shapes.column(k));
+                let sign = if vt.dot(&vd) < 0.0 { -1.0 } else { 1.0 };
+                let dv = (vt * sign - vd).amax() / vd.amax();
+                worst_v = worst_v.max(dv * gap);
+                assert!(
+                    dv * gap < 1e-12,
+                    "N = {n}: shape {k} differs by {dv:e} (gap {gap:e})"
+                );
+            }
+            let lam = DMatrix::from_diagonal(&nalgebra::DVector::from_vec(t.omega2.clone()));
+            let kv = &t.stiffness * &t.shapes;
+            let res = (&kv - &t.mass * &t.shapes * lam).norm() / kv.norm();
+            let orth =
+                (t.shapes.transpose() * &t.mass * &t.shapes - DMatrix::identity(n, n)).amax();
+            worst_res = worst_res.max(res);
+            worst_orth = worst_orth.max(orth);
+            assert!(
+                res < 1e-11 && orth < 1e-11,
+                "N = {n}: residual {res:e}, orthogonality {orth:e}"
+            );
+        }
+    }
+    eprintln!(
+        "tridiagonal vs dense modes, N = 2..200: ω² max rel diff {worst_w:.2e}, shapes max diff·gap \
+         {worst_v:.2e}, residual {worst_res:.2e}, max|VᵀMV − I| {worst_orth:.2e}"
+    );
+}
+
+#[test]
+fn tridiagonal_structure_detection() {
+    let eq = Equilibrium::hanging(3);
+    let rods = Chain::new(ChainParams::equal_rods(3)).unwrap();
+    assert!(TridiagonalReduction::new(&rods, &eq).is_none());
+    // A link of two point masses at its joints, m₁ at the top and m₂ at the bottom:
+    // c = m₂ l / m, J = m₁ m₂ l² / m = m c (l − c), so a_jj = l_j b_j and T is tridiagonal.
+    let (m1, m2, l) = (0.4, 1.1, 0.9);
+    let m = m1 + m2;
+    let dumbbell = Link {
+        length: l,
+        mass: m,
+        com: m2 * l / m,
+        inertia: m1 * m2 * l * l / m,
+    };
+    let chain = Chain::new(ChainParams::new(vec![
+        Link::point(1.0, 1.0),
+        dumbbell,
+        Link::point(0.7, 0.5),
+    ]))
+    .unwrap();
+    let red = TridiagonalReduction::new(&chain, &eq).expect("point-like links");
+    let d = modes_at_with(&chain, &eq, ModesRoute::Dense).unwrap();
+    for (a, b) in red.eigenvalues().iter().zip(&d.omega2) {
+        assert!((a - b).abs() < 1e-13 * b.abs(), "{a} vs {b}");
+    }
+}
+
+#[test]
+fn tridiagonal_laguerre_zeros_and_trace() {
+    for n in 1..=50 {
+        let chain = Chain::new(ChainParams::equal_points(n)).unwrap();
+        let red = TridiagonalReduction::new(&chain, &Equilibrium::hanging(n)).unwrap();
+        let w = red.eigenvalues();
+        for (k, (w2, x)) in w.iter().zip(laguerre_zeros(n)).enumerate() {
+            let e = ((w2 / 9.81 - x) / x).abs();
+            assert!(e < 1e-10, "N = {n}, mode {k}: {e:e}");
+        }
+    }
+    for n in [1000usize, 10_000] {
+        let chain = Chain::new(ChainParams::equal_points(n)).unwrap();
+        let red = TridiagonalReduction::new(&chain, &Equilibrium::hanging(n)).unwrap();
+        let w = red.eigenvalues();
+        let total = 9.81 * (n * n) as f64;
+        let e = (w.iter().sum::<f64>() - total).abs() / total;
+        eprintln!(
+            "trace identity, N = {n}: rel {e:.2e}; ω²_min = {:.6e}",
+            w[0]
+        );
+        assert!(e < 1e-12, "N = {n}: trace {e:e}");
+    }
+}
+
+/// The 1000-link chain's lowest modes approach the continuous hanging chain's
+/// ω_k = (j_{0,k}/2) √(g/L), with an error falling like 1/N.
+#[test]
+fn long_chain_modes_approach_bessel_zeros() {
+    let j0 = bessel_j0_zeros(5);
+    let mut errs = vec![];
+    for n in [250usize, 1000] {
+        let chain =
+            Chain::new(ChainParams::new(vec![Link::point(1.0 / n as f64, 1.0); n])).unwrap();
+        let w = TridiagonalReduction::new(&chain, &Equilibrium::hanging(n))
+            .unwrap()
+            .eigenvalues();
+        let e: Vec<f64> = (0..5)
+            .map(|k| {
+                let cont = 0.5 * j0[k] * 9.81f64.sqrt();
+                (w[k].sqrt() - cont).abs() / cont
+            })
+            .collect();
+        eprintln!("N = {n}: lowest five vs Bessel zeros, rel {e:?}");
+        errs.push(e);
+    }
+    for k in 0..5 {
+        assert!(errs[1][k] < 2e-3, "mode {k}: {:e}", errs[1][k]);
+        let ratio = errs[0][k] / errs[1][k];
+        assert!((3.0..5.0).contains(&ratio), "mode {k}: error ratio {ratio}");
+    }
+}
+
+#[test]
+fn benchmark_m_checks() {
+    for n in [10usize, 100, 1000] {
+        let b = benchmark_m(n, 1);
+        eprintln!(
+            "benchmark M, N = {n}: values {:.3e} s, vectors {:.3e} s, checks {:?}",
+            b.time_values_s, b.time_vectors_s, b.checks
+        );
+        assert!(b.checks.laguerre_max_rel.unwrap() < 1e-9);
+        assert!(b.checks.trace_rel < 1e-12);
+        assert!(b.checks.residual < 1e-11);
+        assert!(b.checks.orthogonality < 1e-10);
+        let json = serde_json::to_string(&b).unwrap();
+        assert!(json.contains("\"frequencies\""));
+    }
+    let b = benchmark_m(10, 1);
+    let reference = [
+        1.1626495370,
+        2.6750605845,
+        4.2118694028,
+        5.7765097227,
+        7.3803785224,
+        9.0398450455,
+        10.7790323810,
+        12.6372275174,
+        14.6896734755,
+        17.1324848662,
+    ];
+    for (a, r) in b.frequencies.iter().zip(reference) {
+        assert!((a - r).abs() < 1e-9, "{a} vs {r}");
+    }
+}

@@ -2,6 +2,7 @@
 //! struct, returning result structs with their histories and the counts of work done.
 
 pub mod modes;
+pub mod modes_structured;
 pub mod simulate;
 
 pub use simulate::{simulate, SimulateOptions, Trajectory};
