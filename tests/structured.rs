@@ -444,3 +444,59 @@ fn benchmark_m_checks() {
         assert!((a - r).abs() < 1e-9, "{a} vs {r}");
     }
 }
+
+/// Counts heap allocations made by the current thread.
+struct CountingAlloc;
+
+thread_local! {
+    static ALLOCS: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
+}
+
+unsafe impl std::alloc::GlobalAlloc for CountingAlloc {
+    unsafe fn alloc(&self, layout: std::alloc::Layout) -> *mut u8 {
+        let _ = ALLOCS.try_with(|c| c.set(c.get() + 1));
+        unsafe { std::alloc::System.alloc(layout) }
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: std::alloc::Layout) {
+        unsafe { std::alloc::System.dealloc(ptr, layout) }
+    }
+}
+
+#[global_allocator]
+static GLOBAL: CountingAlloc = CountingAlloc;
+
+/// The structured rhs and rhs_tangent (damped, driven, 6 deviation vectors) allocate nothing.
+#[test]
+fn structured_hot_path_does_not_allocate() {
+    let mut rng = StdRng::seed_from_u64(12);
+    let n = 40;
+    let mut params = ChainParams::new(random_links(&mut rng, n, "mixed"));
+    (params.damping, params.drive) = forcing(&mut rng, n);
+    let chain = Chain::new(params).unwrap().with_route(Route::Structured);
+    let mut ws = chain.workspace();
+    let x: Vec<f64> = (0..2 * n).map(|i| 0.01 * i as f64).collect();
+    let v = vec![0.5; 2 * n * 6];
+    let (mut dx, mut dv) = (vec![0.0; 2 * n], vec![0.0; 2 * n * 6]);
+    let before = ALLOCS.with(|c| c.get());
+    for _ in 0..10 {
+        chain.rhs(0.3, &x, &mut dx, &mut ws);
+        chain.rhs_tangent(0.3, &x, &v, &mut dx, &mut dv, &mut ws);
+        std::hint::black_box(chain.energy(0.3, &x));
+    }
+    assert_eq!(ALLOCS.with(|c| c.get()) - before, 0);
+}
+
+/// Benchmark M at N = 10⁴ (about a minute with the checks): `cargo test --release --test
+/// structured -- --ignored --nocapture benchmark_m_ten_thousand`.
+#[test]
+#[ignore]
+fn benchmark_m_ten_thousand() {
+    let b = benchmark_m(10_000, 1);
+    eprintln!(
+        "benchmark M, N = 10000: values {:.3e} s, vectors {:.3e} s, checks {:?}",
+        b.time_values_s, b.time_vectors_s, b.checks
+    );
+    assert!(b.checks.trace_rel < 1e-12);
+    assert!(b.checks.residual < 1e-10);
+    assert!(b.checks.orthogonality < 1e-8);
+}
