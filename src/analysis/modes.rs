@@ -205,11 +205,56 @@ pub fn generalized_symmetric_eigen(
     Some((omega2, v))
 }
 
-/// Modes at one equilibrium, with the damped spectrum when the chain has damping.
+/// Which eigen-solver [`modes_at_with`] uses for ω² and the shapes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ModesRoute {
+    /// Tridiagonal for point-like chains from [`TRIDIAGONAL_MIN_LINKS`] links on, else dense.
+    #[default]
+    Auto,
+    /// Cholesky reduction and nalgebra's dense symmetric eigen-solver: O(N³).
+    Dense,
+    /// The symmetric tridiagonal reduction of [`super::modes_structured`] (O(N²)) where its
+    /// structure holds (point-like links); other chains take the dense route.
+    Tridiagonal,
+}
+
+/// Smallest N for which [`ModesRoute::Auto`] takes the tridiagonal route (`cargo bench --bench
+/// modes`: the tridiagonal route is already faster at N = 10; the closed-form tests of N ≤ 3
+/// keep the dense route).
+pub const TRIDIAGONAL_MIN_LINKS: usize = 4;
+
+/// Modes at one equilibrium, with the damped spectrum when the chain has damping
+/// ([`ModesRoute::Auto`]).
 pub fn modes_at(chain: &Chain, eq: &Equilibrium) -> Result<EquilibriumModes, ModesError> {
+    modes_at_with(chain, eq, ModesRoute::Auto)
+}
+
+/// [`modes_at`] with an explicit eigen-solver route. Both routes give the same ω² and
+/// M-orthonormal shapes (largest component positive) to round-off (`tests/structured.rs`).
+pub fn modes_at_with(
+    chain: &Chain,
+    eq: &Equilibrium,
+    route: ModesRoute,
+) -> Result<EquilibriumModes, ModesError> {
+    if eq.signs.len() != chain.links() {
+        return Err(ModesError::WrongLength {
+            signs: eq.label(),
+            got: eq.signs.len(),
+            links: chain.links(),
+        });
+    }
     let (m, k) = linearize(chain, eq);
-    let (omega2, shapes) =
-        generalized_symmetric_eigen(&m, &k).ok_or_else(|| ModesError::NotDefinite(eq.label()))?;
+    let tri = match route {
+        ModesRoute::Dense => None,
+        ModesRoute::Auto if chain.links() < TRIDIAGONAL_MIN_LINKS => None,
+        _ => super::modes_structured::TridiagonalReduction::new(chain, eq),
+    };
+    let (omega2, shapes) = match tri {
+        Some(t) => t.eigen(),
+        None => generalized_symmetric_eigen(&m, &k)
+            .ok_or_else(|| ModesError::NotDefinite(eq.label()))?,
+    };
     let unstable = omega2.iter().filter(|&&w| w < 0.0).count();
     let damped = if chain.params().damping.is_zero() {
         vec![]
@@ -287,9 +332,11 @@ pub fn laguerre_zeros(n: usize) -> Vec<f64> {
     z.sort_by(f64::total_cmp);
     for x in z.iter_mut() {
         for _ in 0..3 {
+            // L_n overflows for large x and N (x ≳ 1400 at N = 1000): keep the eigenvalue then.
             let (p, dp) = laguerre_with_derivative(n, *x);
-            if dp != 0.0 {
-                *x -= p / dp;
+            let step = p / dp;
+            if step.is_finite() {
+                *x -= step;
             }
         }
     }

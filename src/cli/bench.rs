@@ -5,6 +5,7 @@ use super::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
 use pendula::analysis::map::bench::bench_flip;
+use pendula::analysis::modes_structured::benchmark_m;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -32,6 +33,16 @@ pub enum BenchWhich {
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
+    },
+    /// Benchmark M: normal modes of the equal hanging chain (structured tridiagonal route), with
+    /// the Laguerre, trace, residual and orthogonality checks; one JSON line.
+    Modes {
+        /// Links N.
+        #[arg(long, default_value_t = 1000)]
+        links: usize,
+        /// Repeats; the best times are reported.
+        #[arg(long, default_value_t = 3)]
+        repeats: usize,
     },
     /// Benchmark L: Lyapunov spectrum of the equal N-link chain from θ = 2 (RK4, dt = 1e-3, QR
     /// every 10 steps, 1 thread); one JSON line.
@@ -73,6 +84,16 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             set_threads(*threads)?;
             let b = bench_flip(*width, *t_max, *repeats, *energy_skip);
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
+            Ok(())
+        }
+        BenchWhich::Modes { links, repeats } => {
+            if *links == 0 || *links > 100_000 || *repeats == 0 {
+                return Err(CliError::Input(format!(
+                    "bench modes: --links must be 1..=100000 and --repeats >= 1 (got {links}, {repeats})"
+                )));
+            }
+            let r = benchmark_m(*links, *repeats);
+            println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
         }
         BenchWhich::Lyapunov {

@@ -15,8 +15,25 @@
 
 use super::forcing::{Damping, Drive};
 use super::linalg::{cholesky_in_place, cholesky_solve};
+use super::structured::{self, Consts};
 use super::{ModelError, System};
 use serde::{Deserialize, Serialize};
+use std::sync::OnceLock;
+
+/// Which kernels evaluate the dynamics of a [`Chain`].
+///
+/// Both give the same numbers to round-off (`tests/structured.rs`); they differ in cost only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Route {
+    /// [`Route::Structured`] from [`Chain::STRUCTURED_MIN_LINKS`] links on, else [`Route::Dense`].
+    #[default]
+    Auto,
+    /// Build M(θ) as an N × N matrix and factor it: O(N³) per evaluation, O(N²) per tangent.
+    Dense,
+    /// The semiseparable kernels of `model::structured`: O(N) per evaluation and per tangent.
+    Structured,
+}
 
 /// How a link's mass is distributed (physics.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
@@ -99,28 +116,47 @@ impl ChainParams {
 pub struct Chain {
     params: ChainParams,
     n: usize,
-    /// a_jk, row-major n × n.
-    a: Vec<f64>,
+    /// a_jk, row-major n × n, built on first use (the structured route never needs it).
+    a: OnceLock<Vec<f64>>,
     b: Vec<f64>,
+    /// Link lengths l_j and the diagonal a_jj, for the structured route.
+    len: Vec<f64>,
+    diag: Vec<f64>,
+    /// The resolved route: true for the structured kernels.
+    structured: bool,
     /// Damping matrix D (tridiagonal): diagonal and the (j, j+1) off-diagonal.
     d_diag: Vec<f64>,
     d_off: Vec<f64>,
     damped: bool,
 }
 
-/// Scratch memory of [`Chain`]'s right-hand side.
+/// Scratch memory of [`Chain`]'s right-hand side. Sized for the chain's route: the dense
+/// buffers are empty on the structured route, whose buffers are all O(N).
 #[derive(Debug, Clone)]
 pub struct ChainWorkspace {
     s: Vec<f64>,
     c: Vec<f64>,
-    /// Cholesky factor of M(θ).
+    /// Cholesky factor of M(θ) (dense route).
     l: Vec<f64>,
     alpha: Vec<f64>,
     g: Vec<f64>,
     h: Vec<f64>,
+    /// Structured route: pivots L_kk, generators w_k, and the tangent block's P, Q, G_jj.
+    ld: Vec<f64>,
+    wx: Vec<f64>,
+    wy: Vec<f64>,
+    tp: Vec<f64>,
+    tq: Vec<f64>,
+    gd: Vec<f64>,
+    /// ω_k² for the force sums.
+    w2: Vec<f64>,
 }
 
 impl Chain {
+    /// Smallest N for which [`Route::Auto`] takes the structured kernels (measured with
+    /// `cargo bench --bench structured`: below it the dense route's simpler loops win).
+    pub const STRUCTURED_MIN_LINKS: usize = 8;
+
     /// Validates the parameters and precomputes a_jk, b_k and the damping matrix.
     ///
     /// Errors name the link (1-based) and field: lengths and masses must be finite and > 0,
@@ -207,31 +243,72 @@ impl Chain {
         let b: Vec<f64> = (0..n)
             .map(|k| links[k].mass * links[k].com + links[k].length * below[k])
             .collect();
-        let mut a = vec![0.0; n * n];
-        for j in 0..n {
-            let lj = &links[j];
-            a[j * n + j] =
-                lj.mass * lj.com * lj.com + lj.inertia + lj.length * lj.length * below[j];
-            for k in (j + 1)..n {
-                a[j * n + k] = lj.length * b[k];
-                a[k * n + j] = a[j * n + k];
+        let diag: Vec<f64> = (0..n)
+            .map(|j| {
+                let lj = &links[j];
+                lj.mass * lj.com * lj.com + lj.inertia + lj.length * lj.length * below[j]
+            })
+            .collect();
+        let len: Vec<f64> = links.iter().map(|l| l.length).collect();
+        // D tridiagonal, as `Damping::matrix` builds it, without the N × N buffer.
+        let mut d_diag = vec![0.0; n];
+        let mut d_off = vec![0.0; n.saturating_sub(1)];
+        for (j, &g) in params.damping.absolute.iter().enumerate() {
+            d_diag[j] += g;
+        }
+        for (j, &c) in params.damping.joint.iter().enumerate() {
+            d_diag[j] += c;
+            if j > 0 {
+                d_diag[j - 1] += c;
+                d_off[j - 1] -= c;
             }
         }
-        let dm = params.damping.matrix(n);
-        let d_diag = (0..n).map(|j| dm[j * n + j]).collect();
-        let d_off = (0..n.saturating_sub(1))
-            .map(|j| dm[j * n + j + 1])
-            .collect();
         let damped = !params.damping.is_zero();
         Ok(Chain {
             params,
             n,
-            a,
+            a: OnceLock::new(),
             b,
+            len,
+            diag,
+            structured: n >= Self::STRUCTURED_MIN_LINKS,
             d_diag,
             d_off,
             damped,
         })
+    }
+
+    /// The same chain evaluated by `route` ([`Route::Auto`]: by N). Make workspaces after this.
+    pub fn with_route(mut self, route: Route) -> Chain {
+        self.structured = match route {
+            Route::Auto => self.n >= Self::STRUCTURED_MIN_LINKS,
+            Route::Dense => false,
+            Route::Structured => true,
+        };
+        self
+    }
+
+    /// The route in use: [`Route::Dense`] or [`Route::Structured`].
+    pub fn route(&self) -> Route {
+        if self.structured {
+            Route::Structured
+        } else {
+            Route::Dense
+        }
+    }
+
+    /// The diagonal a_jj of the constant matrix (kg·m²).
+    pub fn a_diag(&self) -> &[f64] {
+        &self.diag
+    }
+
+    #[inline]
+    fn consts(&self) -> Consts<'_> {
+        Consts {
+            l: &self.len,
+            b: &self.b,
+            d: &self.diag,
+        }
     }
 
     pub fn params(&self) -> &ChainParams {
@@ -241,9 +318,20 @@ impl Chain {
     pub fn links(&self) -> usize {
         self.n
     }
-    /// a_jk (row-major N × N).
+    /// a_jk (row-major N × N; built on the first call, O(N²) memory).
     pub fn a(&self) -> &[f64] {
-        &self.a
+        self.a.get_or_init(|| {
+            let n = self.n;
+            let mut a = vec![0.0; n * n];
+            for j in 0..n {
+                a[j * n + j] = self.diag[j];
+                for k in (j + 1)..n {
+                    a[j * n + k] = self.len[j] * self.b[k];
+                    a[k * n + j] = a[j * n + k];
+                }
+            }
+            a
+        })
     }
     /// b_k (kg·m).
     pub fn b(&self) -> &[f64] {
@@ -282,10 +370,11 @@ impl Chain {
     /// Mass matrix M(θ) (row-major N × N).
     pub fn mass_matrix(&self, theta: &[f64]) -> Vec<f64> {
         let n = self.n;
+        let a = self.a();
         let mut m = vec![0.0; n * n];
         for j in 0..n {
             for k in 0..n {
-                m[j * n + k] = self.a[j * n + k] * (theta[j] - theta[k]).cos();
+                m[j * n + k] = a[j * n + k] * (theta[j] - theta[k]).cos();
             }
         }
         m
@@ -295,11 +384,15 @@ impl Chain {
     pub fn kinetic_energy(&self, x: &[f64]) -> f64 {
         let n = self.n;
         let (theta, omega) = x.split_at(n);
+        if self.structured {
+            return structured::kinetic_energy(&self.consts(), theta, omega);
+        }
+        let a = self.a();
         let mut t = 0.0;
         for j in 0..n {
-            t += 0.5 * self.a[j * n + j] * omega[j] * omega[j];
+            t += 0.5 * a[j * n + j] * omega[j] * omega[j];
             for k in (j + 1)..n {
-                t += self.a[j * n + k] * (theta[j] - theta[k]).cos() * omega[j] * omega[k];
+                t += a[j * n + k] * (theta[j] - theta[k]).cos() * omega[j] * omega[k];
             }
         }
         t
@@ -453,7 +546,19 @@ impl Chain {
             ws.c[j] = c;
         }
         let (gx, gy) = self.effective_gravity(t);
-        let a = &self.a;
+        if self.structured {
+            let k = self.consts();
+            for j in 0..n {
+                ws.w2[j] = omega[j] * omega[j];
+            }
+            structured::forces(&k, &ws.c, &ws.s, &ws.w2, gx, gy, &mut ws.alpha);
+            self.add_damping_and_torque(t, omega, &mut ws.alpha);
+            // M is SPD for any θ; a NaN state is caught by the integrators' finiteness check.
+            let _ = structured::factor(&k, &ws.c, &ws.s, &mut ws.ld, &mut ws.wx, &mut ws.wy);
+            structured::solve(&k, &ws.c, &ws.s, &ws.ld, &ws.wx, &ws.wy, &mut ws.alpha);
+            return;
+        }
+        let a = self.a();
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);
             let mut f = -self.b[j] * (gy * sj + gx * cj);
@@ -467,20 +572,65 @@ impl Chain {
             }
             ws.alpha[j] = f;
         }
-        if self.damped {
-            for j in 0..n {
-                ws.alpha[j] -= self.d_diag[j] * omega[j];
-                if j + 1 < n {
-                    ws.alpha[j] -= self.d_off[j] * omega[j + 1];
-                    ws.alpha[j + 1] -= self.d_off[j] * omega[j];
-                }
-            }
-        }
-        ws.alpha[0] += self.torque(t);
+        self.add_damping_and_torque(t, omega, &mut ws.alpha);
         // M is SPD for any θ (it is a Gram matrix of the link velocities), so this cannot fail
         // for finite input; a NaN state is caught by the integrators' finiteness check.
         let _ = cholesky_in_place(&mut ws.l, n);
         cholesky_solve(&ws.l, n, &mut ws.alpha);
+    }
+
+    /// f −= D ω, f_1 += τ(t).
+    #[inline]
+    fn add_damping_and_torque(&self, t: f64, omega: &[f64], f: &mut [f64]) {
+        let n = self.n;
+        if self.damped {
+            for j in 0..n {
+                f[j] -= self.d_diag[j] * omega[j];
+                if j + 1 < n {
+                    f[j] -= self.d_off[j] * omega[j + 1];
+                    f[j + 1] -= self.d_off[j] * omega[j];
+                }
+            }
+        }
+        f[0] += self.torque(t);
+    }
+
+    /// The structured tangent block: per column, G vθ + H vω − D vω by prefix/suffix sums, then
+    /// the O(N) solve with the factor that served the state.
+    fn tangent_structured(
+        &self,
+        t: f64,
+        x: &[f64],
+        v: &[f64],
+        dv: &mut [f64],
+        ws: &mut ChainWorkspace,
+    ) {
+        let n = self.n;
+        let dim = 2 * n;
+        let omega = &x[n..];
+        let (gx, gy) = self.effective_gravity(t);
+        let k = self.consts();
+        structured::tangent_setup(
+            &k, &ws.c, &ws.s, omega, &ws.alpha, gx, gy, &mut ws.tp, &mut ws.tq, &mut ws.gd,
+        );
+        for (vc, dvc) in v.chunks_exact(dim).zip(dv.chunks_exact_mut(dim)) {
+            let (vth, vom) = vc.split_at(n);
+            let (dth, dom) = dvc.split_at_mut(n);
+            dth.copy_from_slice(vom);
+            structured::tangent_column(
+                &k, &ws.c, &ws.s, omega, &ws.tp, &ws.tq, &ws.gd, vth, vom, dom,
+            );
+            if self.damped {
+                for j in 0..n {
+                    dom[j] -= self.d_diag[j] * vom[j];
+                    if j + 1 < n {
+                        dom[j] -= self.d_off[j] * vom[j + 1];
+                        dom[j + 1] -= self.d_off[j] * vom[j];
+                    }
+                }
+            }
+            structured::solve(&k, &ws.c, &ws.s, &ws.ld, &ws.wx, &ws.wy, dom);
+        }
     }
 }
 
@@ -493,13 +643,21 @@ impl System for Chain {
 
     fn workspace(&self) -> ChainWorkspace {
         let n = self.n;
+        let (dn, sn) = if self.structured { (0, n) } else { (n * n, 0) };
         ChainWorkspace {
             s: vec![0.0; n],
             c: vec![0.0; n],
-            l: vec![0.0; n * n],
+            l: vec![0.0; dn],
             alpha: vec![0.0; n],
-            g: vec![0.0; n * n],
-            h: vec![0.0; n * n],
+            g: vec![0.0; dn],
+            h: vec![0.0; dn],
+            ld: vec![0.0; sn],
+            wx: vec![0.0; sn],
+            wy: vec![0.0; sn],
+            tp: vec![0.0; sn],
+            tq: vec![0.0; sn],
+            gd: vec![0.0; sn],
+            w2: vec![0.0; sn],
         }
     }
 
@@ -533,8 +691,12 @@ impl System for Chain {
         let omega = &x[n..];
         dx[..n].copy_from_slice(omega);
         dx[n..].copy_from_slice(&ws.alpha);
+        if self.structured {
+            self.tangent_structured(t, x, v, dv, ws);
+            return;
+        }
         let (gx, gy) = self.effective_gravity(t);
-        let a = &self.a;
+        let a = self.a();
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);
             let mut diag = 0.0;

@@ -8,9 +8,10 @@ pub mod canonical;
 pub mod chain;
 pub mod forcing;
 mod linalg;
+mod structured;
 
 pub use canonical::{Canonical, CanonicalWorkspace};
-pub use chain::{Chain, ChainParams, Link, LinkShape};
+pub use chain::{Chain, ChainParams, Link, LinkShape, Route};
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
 
 use thiserror::Error;
