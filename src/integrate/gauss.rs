@@ -23,7 +23,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::{check_finite, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, FixedClock, IntegrateError, Ode, Solver, Stats};
 
 /// Gauss–Legendre collocation with `stages` ∈ {1, 2, 3} (order 2, 4, 6) and fixed step `dt` (s).
 ///
@@ -71,15 +71,13 @@ impl Gauss {
             *l = lagrange_integral(&c[..s], j);
         }
         GaussSolver {
-            dt: self.dt,
             s,
             c,
             a,
             b,
             lp,
             max_iter: 50,
-            t0: f64::NAN,
-            count: 0,
+            clock: FixedClock::new(self.dt),
             t_prev: 0.0,
             t_new: f64::NAN,
             h_last: 0.0,
@@ -161,7 +159,6 @@ fn horner(p: &[f64; 4], x: f64) -> f64 {
 /// Gauss buffers and step bookkeeping.
 #[derive(Debug, Clone)]
 pub struct GaussSolver {
-    dt: f64,
     s: usize,
     c: [f64; 3],
     a: [[f64; 3]; 3],
@@ -170,8 +167,7 @@ pub struct GaussSolver {
     lp: [[f64; 4]; 3],
     /// Fixed-point sweeps after which [`IntegrateError::NoConvergence`] is returned (default 50).
     pub max_iter: u32,
-    t0: f64,
-    count: u64,
+    clock: FixedClock,
     t_prev: f64,
     t_new: f64,
     h_last: f64,
@@ -315,20 +311,7 @@ impl Solver for GaussSolver {
         t_stop: f64,
     ) -> Result<f64, IntegrateError> {
         debug_assert_eq!(y.len(), self.len);
-        let expected = self.t0 + self.count as f64 * self.dt;
-        if self.t0.is_nan() || t != expected {
-            self.t0 = t;
-            self.count = 0;
-        }
-        let mut t_next = self.t0 + (self.count + 1) as f64 * self.dt;
-        let slack = 1e-9 * self.dt;
-        let mut reset = false;
-        if t_next > t_stop + slack {
-            t_next = t_stop;
-            reset = true;
-        } else if (t_next - t_stop).abs() <= slack {
-            t_next = t_stop;
-        }
+        let (t_next, reset) = self.clock.next(t, t_stop);
         if t_next <= t {
             return Ok(t);
         }
@@ -337,16 +320,7 @@ impl Solver for GaussSolver {
         self.t_new = t_next;
         self.have_prev = true;
         self.y_last.copy_from_slice(y);
-        if reset {
-            self.t0 = t_next;
-            self.count = 0;
-        } else {
-            self.count += 1;
-            if t_next != self.t0 + self.count as f64 * self.dt {
-                self.t0 = t_next;
-                self.count = 0;
-            }
-        }
+        self.clock.commit(t_next, reset);
         check_finite(t_next, y)?;
         Ok(t_next)
     }

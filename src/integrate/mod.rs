@@ -158,6 +158,56 @@ impl<S: System> Ode for Flow<'_, S> {
     }
 }
 
+/// The time grid of a fixed-step method: `t_k = t_0 + k·dt` from an integer step count, never a
+/// running sum of dt, so step decisions are reproducible. A step that would pass `t_stop` is
+/// shortened to land on it (and the grid restarts there); one within 1e-9·dt of it snaps to it.
+#[derive(Debug, Clone, Copy)]
+pub struct FixedClock {
+    pub dt: f64,
+    t0: f64,
+    count: u64,
+}
+
+impl FixedClock {
+    pub fn new(dt: f64) -> FixedClock {
+        FixedClock {
+            dt,
+            t0: f64::NAN,
+            count: 0,
+        }
+    }
+
+    /// The end of the next step from `t`, not beyond `t_stop`, and whether it was shortened.
+    #[inline]
+    pub fn next(&mut self, t: f64, t_stop: f64) -> (f64, bool) {
+        if self.t0.is_nan() || t != self.t0 + self.count as f64 * self.dt {
+            // A new start (or the caller moved t): restart the grid at t.
+            self.t0 = t;
+            self.count = 0;
+        }
+        let t_next = self.t0 + (self.count + 1) as f64 * self.dt;
+        let slack = 1e-9 * self.dt;
+        if t_next > t_stop + slack {
+            (t_stop, true)
+        } else if (t_next - t_stop).abs() <= slack {
+            (t_stop, false)
+        } else {
+            (t_next, false)
+        }
+    }
+
+    /// Records a step that ended at `t_next` (as returned by [`FixedClock::next`]).
+    #[inline]
+    pub fn commit(&mut self, t_next: f64, shortened: bool) {
+        self.count += 1;
+        // Keep t == t0 + count·dt exact for the next call, also after snapping to t_stop.
+        if shortened || t_next != self.t0 + self.count as f64 * self.dt {
+            self.t0 = t_next;
+            self.count = 0;
+        }
+    }
+}
+
 /// Work done by an integrator, for reports and cost assertions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
 pub struct Stats {

@@ -1,6 +1,6 @@
 //! Classical fixed-step RK4 (benchmarks.md §0), with a cubic Hermite continuous extension.
 
-use super::{check_finite, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, FixedClock, IntegrateError, Ode, Solver, Stats};
 
 /// Classical Runge–Kutta of order 4 with a fixed step `dt` (s).
 ///
@@ -18,9 +18,7 @@ impl Rk4 {
     /// A solver with buffers for vectors of length `len`.
     pub fn solver(&self, len: usize) -> Rk4Solver {
         Rk4Solver {
-            dt: self.dt,
-            t0: f64::NAN,
-            count: 0,
+            clock: FixedClock::new(self.dt),
             t_prev: 0.0,
             t_new: 0.0,
             k: [
@@ -42,9 +40,7 @@ impl Rk4 {
 /// RK4 buffers and step bookkeeping.
 #[derive(Debug, Clone)]
 pub struct Rk4Solver {
-    dt: f64,
-    t0: f64,
-    count: u64,
+    clock: FixedClock,
     t_prev: f64,
     t_new: f64,
     k: [Vec<f64>; 4],
@@ -92,37 +88,14 @@ impl Solver for Rk4Solver {
         y: &mut [f64],
         t_stop: f64,
     ) -> Result<f64, IntegrateError> {
-        let expected = self.t0 + self.count as f64 * self.dt;
-        if self.t0.is_nan() || t != expected {
-            self.t0 = t;
-            self.count = 0;
-        }
-        let mut t_next = self.t0 + (self.count + 1) as f64 * self.dt;
-        let slack = 1e-9 * self.dt;
-        let mut reset = false;
-        if t_next > t_stop + slack {
-            t_next = t_stop;
-            reset = true;
-        } else if (t_next - t_stop).abs() <= slack {
-            t_next = t_stop;
-        }
+        let (t_next, reset) = self.clock.next(t, t_stop);
         self.y_prev.copy_from_slice(y);
         self.t_prev = t;
         self.rk4_step(ode, t, t_next - t, y);
         self.f_prev.copy_from_slice(&self.k[0]);
         self.f_new_valid = false;
         self.t_new = t_next;
-        if reset {
-            self.t0 = t_next;
-            self.count = 0;
-        } else {
-            self.count += 1;
-            // Keep t == t0 + count·dt exact for the next call even when we snapped to t_stop.
-            if t_next != self.t0 + self.count as f64 * self.dt {
-                self.t0 = t_next;
-                self.count = 0;
-            }
-        }
+        self.clock.commit(t_next, reset);
         check_finite(t_next, y)?;
         Ok(t_next)
     }
