@@ -398,8 +398,13 @@ impl LyapunovSpec {
                 LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
             }
             "sali" => {
+                // SALI/GALI have no transient: they run from t = 0 to `time` (or `t_max`).
+                if self.transient.is_some() {
+                    return Err(SpecError::new("lyapunov.transient", "does not apply to estimator = \"sali\""));
+                }
                 let k = k.unwrap_or(2).max(2);
-                LyapunovEstimator::Sali(IndicatorOptions { tau, time: transient + time, k, ..IndicatorOptions::default() })
+                let end = self.t_max.unwrap_or(time);
+                LyapunovEstimator::Sali(IndicatorOptions { tau, time: end, k, ..IndicatorOptions::default() })
             }
             other => {
                 return Err(SpecError::new(
