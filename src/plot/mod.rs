@@ -767,6 +767,26 @@ pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
     out
 }
 
+/// Clears the canvas and draws a centred bold title at height `y` (logical pixels): the header
+/// every multi-panel figure starts with. Returns the figure's logical size (w, h).
+pub fn begin_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    title: &str,
+    y: f64,
+) -> Result<(f64, f64), DrawError> {
+    use plotters::style::text_anchor::{HPos, Pos, VPos};
+    let (dw, dh) = root.dim_in_pixel();
+    let (w, h) = (f64::from(dw) / surface.scale, f64::from(dh) / surface.scale);
+    root.fill(&WHITE)?;
+    root.draw(&Text::new(
+        title.to_string(),
+        (surface.px(w / 2.0), surface.px(y)),
+        font(22.0, surface.scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
+    ))?;
+    Ok((w, h))
+}
+
 /// Text style in [`FONT_FAMILY`] at `size` logical pixels.
 pub fn font(size: f64, scale: f64, bold: bool) -> TextStyle<'static> {
     let style = if bold {

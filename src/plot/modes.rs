@@ -6,10 +6,10 @@ use std::path::Path;
 
 use plotters::coord::Shift;
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    draw_polyline, font, save, series_color, Axis, DataError, DrawError, PlotError, Render, Surface,
+    begin_figure, draw_polyline, font, save, series_color, Axis, DataError, DrawError, PlotError,
+    Render, Surface,
 };
 use crate::analysis::modes::{EquilibriumModes, FormulaCheck};
 
@@ -57,14 +57,7 @@ impl Render for ModesFigure<'_> {
     ) -> Result<(), DrawError> {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
-        let (dw, dh) = root.dim_in_pixel();
-        let (w, h) = (f64::from(dw) / scale, f64::from(dh) / scale);
-        root.fill(&WHITE)?;
-        root.draw(&Text::new(
-            self.title.clone(),
-            (px(w / 2.0), px(28.0)),
-            font(22.0, scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
+        let (w, h) = begin_figure(root, surface, &self.title, 28.0)?;
         let n = self.lengths.len();
         let shown = n.min(MAX_SHAPE_PANELS);
         let cols = shown.min(4);

@@ -8,7 +8,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
+use super::{begin_figure, font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
 
 /// How points are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -138,14 +138,7 @@ impl Render for PoincareFigure {
     ) -> Result<(), DrawError> {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
-        let (dw, dh) = root.dim_in_pixel();
-        let (w, h) = (f64::from(dw) / scale, f64::from(dh) / scale);
-        root.fill(&WHITE)?;
-        root.draw(&Text::new(
-            self.title.clone(),
-            (px(w / 2.0), px(24.0)),
-            font(22.0, scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
+        let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
         if !self.subtitle.is_empty() {
             root.draw(&Text::new(
                 self.subtitle.clone(),
