@@ -1,6 +1,6 @@
 //! `pendula bench`: the workloads of ../shared/benchmarks.md, each printing its JSON fields on one line.
 
-use super::map::set_threads;
+use super::set_threads;
 use super::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;

@@ -102,18 +102,6 @@ pub struct RenderArgs {
     pub force: bool,
 }
 
-pub(super) fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
-        }
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global();
-    }
-    Ok(())
-}
-
 /// `i/n` with 1 ≤ i ≤ n.
 fn parse_shard(s: &str) -> Result<(usize, usize), CliError> {
     let bad = || {
@@ -299,7 +287,7 @@ pub fn run_map(
             (w * h) as f64
         )));
     }
-    set_threads(common.threads)?;
+    super::set_threads(common.threads)?;
     let tiling = opts.tiling();
     let tiles: Vec<usize> = match run.shard {
         Some((i, n)) => tiling.shard(i, n),

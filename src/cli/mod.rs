@@ -97,6 +97,20 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
     }
 }
 
+/// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any
+/// work, so the pool cannot exist yet and `build_global` cannot fail.
+pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+        }
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    Ok(())
+}
+
 /// Reads and parses a spec file; errors are bad input.
 fn read_spec(path: &Path) -> Result<SpecFile, CliError> {
     let text = std::fs::read_to_string(path)
@@ -156,14 +170,6 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
                 .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
         }
     }
-    if let Some(n) = common.threads {
-        if n == 0 {
-            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
-        }
-        // Fails only if a pool exists already, which cannot happen before this point.
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global();
-    }
+    set_threads(common.threads)?;
     output::run_analysis(spec, &outputs, common, command_line)
 }

@@ -42,8 +42,10 @@ pub struct PoincareArgs {
     /// Stroboscopic section t = t0 + k·period (driven chains; period defaults to 2π/Ω).
     #[arg(long)]
     pub stroboscopic: bool,
+    /// Stroboscopic period (s), default 2π/Ω of the drive.
     #[arg(long, allow_hyphen_values = true)]
     pub period: Option<f64>,
+    /// Stroboscopic phase: the first sample time t0 (s), default 0.
     #[arg(long, allow_hyphen_values = true)]
     pub t0: Option<f64>,
     /// Shell energies (J), comma-separated: one panel each.
