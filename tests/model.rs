@@ -1,9 +1,9 @@
 //! Oracle tests of the planar chain against independent routes: the seeds' scalar equations,
 //! finite differences of the right-hand side, energy derivatives and the pendulum's rod tension.
 
-use pendula::model::{
-    Chain, ChainParams, Damping, Drive, Harmonic, Link, ModelError, PivotMotion, System,
-};
+mod common;
+use common::forced;
+use pendula::model::{Chain, ChainParams, Link, ModelError, System};
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
 
@@ -142,32 +142,6 @@ fn equal_rod_double_pendulum_matches_explicit_form() {
         r1.abs() < 1e-12 * 30.0 && r2.abs() < 1e-12 * 30.0,
         "{r1:e} {r2:e}"
     );
-}
-
-fn forced(links: Vec<Link>) -> Chain {
-    let n = links.len();
-    Chain::new(ChainParams {
-        links,
-        gravity: 9.81,
-        damping: Damping {
-            absolute: (0..n).map(|j| 0.05 * (j + 1) as f64).collect(),
-            joint: (0..n).map(|j| 0.02 + 0.01 * j as f64).collect(),
-        },
-        drive: Drive {
-            torque: Some(Harmonic {
-                amplitude: 0.7,
-                frequency: 2.3,
-                phase: 0.4,
-            }),
-            pivot: Some(PivotMotion {
-                x_amplitude: 0.03,
-                y_amplitude: 0.05,
-                frequency: 9.0,
-                phase: 0.1,
-            }),
-        },
-    })
-    .unwrap()
 }
 
 fn test_chains() -> Vec<(&'static str, Chain)> {
