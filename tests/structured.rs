@@ -69,10 +69,29 @@ fn rel_diff(a: &[f64], b: &[f64]) -> f64 {
 /// that is larger; the report counts the cases beyond 1e-12.
 #[test]
 fn structured_route_matches_dense() {
-    let mut rng = StdRng::seed_from_u64(8);
+    compare_with_dense(Route::Structured, 1..=64, 8);
+}
+
+/// The fixed-size kernels (closed-form M⁻¹, N ≤ 3) against the general dense route, by the same
+/// cases and the same rule as the structured route.
+#[test]
+fn small_route_matches_dense() {
+    compare_with_dense(Route::Small, 1..=3, 10);
+    assert_eq!(
+        Chain::new(ChainParams::equal_points(4))
+            .unwrap()
+            .with_route(Route::Small)
+            .route(),
+        Route::Dense,
+        "Route::Small resolves to Dense beyond three links"
+    );
+}
+
+fn compare_with_dense(route: Route, links: std::ops::RangeInclusive<usize>, seed: u64) {
+    let mut rng = StdRng::seed_from_u64(seed);
     let (mut worst_acc, mut worst_tan, mut worst_ratio) = (0.0f64, 0.0f64, 0.0f64);
     let (mut cases, mut beyond) = (0usize, 0usize);
-    for n in 1..=64 {
+    for n in links.clone() {
         for kind in ["point", "rod", "mixed"] {
             for forced in [false, true] {
                 let mut params = ChainParams::new(random_links(&mut rng, n, kind));
@@ -80,8 +99,8 @@ fn structured_route_matches_dense() {
                     (params.damping, params.drive) = forcing(&mut rng, n);
                 }
                 let dense = Chain::new(params.clone()).unwrap().with_route(Route::Dense);
-                let fast = Chain::new(params).unwrap().with_route(Route::Structured);
-                assert_eq!(fast.route(), Route::Structured);
+                let fast = Chain::new(params).unwrap().with_route(route);
+                assert_eq!(fast.route(), route);
                 let (mut wd, mut wf) = (dense.workspace(), fast.workspace());
                 let dim = 2 * n;
                 let k = 4;
@@ -134,7 +153,7 @@ fn structured_route_matches_dense() {
         }
     }
     eprintln!(
-        "structured vs dense, N = 1..64: θ̈ max rel diff {worst_acc:.2e}, J·v {worst_tan:.2e}; \
+        "{route:?} vs dense, N = {links:?}: θ̈ max rel diff {worst_acc:.2e}, J·v {worst_tan:.2e}; \
          max diff/(ε·cond M) {worst_ratio:.2e}; {beyond} of {cases} comparisons beyond 1e-12"
     );
 }
@@ -195,6 +214,14 @@ fn auto_route_switches_at_the_crossover() {
     let below = Chain::new(ChainParams::equal_points(n - 1)).unwrap();
     let above = Chain::new(ChainParams::equal_points(n)).unwrap();
     assert_eq!(below.route(), Route::Dense);
+    for small in 1..=3 {
+        let chain = Chain::new(ChainParams::equal_points(small)).unwrap();
+        assert_eq!(chain.route(), Route::Small);
+    }
+    assert_eq!(
+        Chain::new(ChainParams::equal_points(4)).unwrap().route(),
+        Route::Dense
+    );
     assert_eq!(above.route(), Route::Structured);
     assert_eq!(above.with_route(Route::Dense).route(), Route::Dense);
 }

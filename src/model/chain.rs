@@ -13,11 +13,14 @@
 //! `M α = F`, `F_j = −Σ_k a_jk sin(θ_j − θ_k) ω_k² − b_j (g_y sin θ_j + g_x cos θ_j) + Q_j`,
 //! where `(g_x, g_y) = (s̈_x, g + s̈_y)` folds a moving pivot into gravity.
 
+mod small;
+
 use super::forcing::{Damping, Drive};
 use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::structured::{self, Consts};
 use super::{ModelError, System};
 use serde::{Deserialize, Serialize};
+use small::SMALL_MAX_LINKS;
 use std::sync::OnceLock;
 
 /// Which kernels evaluate the dynamics of a [`Chain`].
@@ -26,11 +29,15 @@ use std::sync::OnceLock;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum Route {
-    /// [`Route::Structured`] from [`Chain::STRUCTURED_MIN_LINKS`] links on, else [`Route::Dense`].
+    /// [`Route::Small`] up to three links, [`Route::Structured`] from
+    /// [`Chain::STRUCTURED_MIN_LINKS`] links on, else [`Route::Dense`].
     #[default]
     Auto,
     /// Build M(θ) as an N × N matrix and factor it: O(N³) per evaluation, O(N²) per tangent.
     Dense,
+    /// The dense equations in fixed-size, fully unrolled kernels with M⁻¹ in closed form
+    /// (`chain/small.rs`); N ≤ 3 only (for more links it resolves to [`Route::Dense`]).
+    Small,
     /// The semiseparable kernels of `model::structured`: O(N) per evaluation and per tangent.
     Structured,
 }
@@ -124,6 +131,8 @@ pub struct Chain {
     diag: Vec<f64>,
     /// The resolved route: true for the structured kernels.
     structured: bool,
+    /// The resolved route: true for the fixed-size kernels of `small.rs` (N ≤ 3).
+    small: bool,
     /// Damping matrix D (tridiagonal): diagonal and the (j, j+1) off-diagonal.
     d_diag: Vec<f64>,
     d_off: Vec<f64>,
@@ -272,6 +281,7 @@ impl Chain {
             len,
             diag,
             structured: n >= Self::STRUCTURED_MIN_LINKS,
+            small: n <= SMALL_MAX_LINKS,
             d_diag,
             d_off,
             damped,
@@ -282,9 +292,10 @@ impl Chain {
     pub fn with_route(mut self, route: Route) -> Chain {
         self.structured = match route {
             Route::Auto => self.n >= Self::STRUCTURED_MIN_LINKS,
-            Route::Dense => false,
+            Route::Dense | Route::Small => false,
             Route::Structured => true,
         };
+        self.small = matches!(route, Route::Auto | Route::Small) && self.n <= SMALL_MAX_LINKS;
         self
     }
 
@@ -292,6 +303,8 @@ impl Chain {
     pub fn route(&self) -> Route {
         if self.structured {
             Route::Structured
+        } else if self.small {
+            Route::Small
         } else {
             Route::Dense
         }
@@ -663,6 +676,14 @@ impl System for Chain {
 
     fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut ChainWorkspace) {
         let n = self.n;
+        if self.small {
+            match n {
+                1 => return self.small_rhs::<1>(t, x, dx),
+                2 => return self.small_rhs::<2>(t, x, dx),
+                3 => return self.small_rhs::<3>(t, x, dx),
+                _ => {}
+            }
+        }
         self.dynamics(t, x, ws);
         dx[..n].copy_from_slice(&x[n..]);
         dx[n..].copy_from_slice(&ws.alpha);
@@ -686,6 +707,14 @@ impl System for Chain {
         ws: &mut ChainWorkspace,
     ) {
         let n = self.n;
+        if self.small {
+            match n {
+                1 => return self.small_rhs_tangent::<1>(t, x, v, dx, dv),
+                2 => return self.small_rhs_tangent::<2>(t, x, v, dx, dv),
+                3 => return self.small_rhs_tangent::<3>(t, x, v, dx, dv),
+                _ => {}
+            }
+        }
         let dim = 2 * n;
         self.dynamics(t, x, ws);
         let omega = &x[n..];
