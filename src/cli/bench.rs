@@ -43,6 +43,9 @@ pub enum BenchWhich {
         /// Repeats; the best times are reported.
         #[arg(long, default_value_t = 3)]
         repeats: usize,
+        /// Worker threads for the eigenvectors (default: all cores; SciPy's reference used 1).
+        #[arg(long)]
+        threads: Option<usize>,
     },
     /// Benchmark L: Lyapunov spectrum of the equal N-link chain from θ = 2 (RK4, dt = 1e-3, QR
     /// every 10 steps, 1 thread); one JSON line.
@@ -86,12 +89,17 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
             Ok(())
         }
-        BenchWhich::Modes { links, repeats } => {
+        BenchWhich::Modes {
+            links,
+            repeats,
+            threads,
+        } => {
             if *links == 0 || *links > 100_000 || *repeats == 0 {
                 return Err(CliError::Input(format!(
                     "bench modes: --links must be 1..=100000 and --repeats >= 1 (got {links}, {repeats})"
                 )));
             }
+            set_threads(*threads)?;
             let r = benchmark_m(*links, *repeats);
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
