@@ -1,5 +1,6 @@
-//! Per-step cost of the two chain routes (issue 8, item 4): one RK4 step of the equal point
-//! chain, state only and state + 2N tangents, N = 2 … 2048, dense and structured kernels.
+//! Per-step cost of the chain routes (issue 8, item 4): one RK4 step of the equal point chain,
+//! state only and state + 2N tangents, N = 2 … 2048, dense and structured kernels (and the
+//! fixed-size kernels of `Route::Small` at N = 2, 3).
 //! Run: `cargo bench --bench structured -- rk4_route`; the crossover sets
 //! `Chain::STRUCTURED_MIN_LINKS`, and t(2N)/t(N) for N ≥ 128 shows the O(N) slope.
 
@@ -14,7 +15,10 @@ fn rk4_route(c: &mut Criterion) {
     group.warm_up_time(Duration::from_millis(500));
     group.measurement_time(Duration::from_secs(2));
     for &n in &[2usize, 3, 8, 32, 128, 512, 2048] {
-        for route in [Route::Dense, Route::Structured] {
+        for route in [Route::Small, Route::Dense, Route::Structured] {
+            if route == Route::Small && n > 3 {
+                continue;
+            }
             let chain = Chain::new(ChainParams::equal_points(n))
                 .unwrap()
                 .with_route(route);
