@@ -37,7 +37,9 @@
 
 use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
-use crate::analysis::map::{FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Tiling};
+use crate::analysis::map::{
+    FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Shell, Tiling,
+};
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
@@ -1575,6 +1577,8 @@ impl PoincareSpec {
 /// dwell = 1.0                 # final-state, undriven: time the state must stay settled (s)
 /// max_period = 8              # final-state, driven: largest stroboscopic period searched
 /// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
+/// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
+/// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
 /// The other coordinates start from `[initial]` (default: all zero, at rest).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -1599,6 +1603,8 @@ pub struct MapSpec {
     pub dwell: Option<f64>,
     pub max_period: Option<u32>,
     pub repeats: Option<u32>,
+    pub energy: Option<f64>,
+    pub solve: Option<String>,
 }
 
 /// Largest map edge a spec accepts (the CLI asks for --force well below this).
@@ -1941,6 +1947,46 @@ impl MapSpec {
         } else {
             vec![0.0; 2 * n]
         };
+        let shell = match (self.energy, &self.solve) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(SpecError::new(
+                    "map.solve",
+                    "applies only to an energy-shell grid (give map.energy)",
+                ))
+            }
+            (Some(e), solve) => {
+                if !e.is_finite() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        format!("must be finite (got {e})"),
+                    ));
+                }
+                if !chain.is_conservative() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        "energy shells need a conservative chain (no damping or drive)",
+                    ));
+                }
+                let free = (n..2 * n).rev().find(|&i| i != xi && i != yi);
+                let omega = match solve {
+                    Some(name) => Some(map_coordinate("map.solve", name, n)?),
+                    None => free,
+                };
+                match omega {
+                    Some(i) if i >= n && i != xi && i != yi => Some(Shell {
+                        omega: i,
+                        energy: e,
+                    }),
+                    _ => {
+                        return Err(SpecError::new(
+                            "map.solve",
+                            "must name a velocity omega<j> that is neither map axis",
+                        ))
+                    }
+                }
+            }
+        };
         Ok(MapOptions {
             grid: Grid {
                 width,
@@ -1956,6 +2002,7 @@ impl MapSpec {
                     hi: yr.1,
                 },
                 base,
+                shell,
             },
             kind,
             t_max,

@@ -610,6 +610,62 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         ],
         "--tau",
     );
+    refuse(
+        &[
+            "map",
+            "--solve",
+            "theta1",
+            "--energy",
+            "1",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--solve",
+    );
+    refuse(
+        &[
+            "map",
+            "--solve",
+            "omega2",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--solve",
+    );
+    refuse(
+        &[&base[..], &["--energy", "1", "-o", "bad.h5"]].concat(),
+        "--energy",
+    );
+    // An energy-shell grid: off-shell pixels are counted as skipped and classified forbidden.
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--energy",
+            "-5",
+            "--resolution",
+            "16",
+            "--json",
+            "-o",
+            "shell.h5",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["n_forbidden"].as_u64().unwrap() > 0, "{v}");
+    let f = hdf5::File::open(d.join("shell.h5")).unwrap();
+    let e: f64 = f
+        .group("map")
+        .unwrap()
+        .attr("shell_energy")
+        .unwrap()
+        .read_scalar()
+        .unwrap();
+    assert_eq!(e, -5.0);
+    drop(f);
     // --dry-run of a SALI map, then a small one that opens in h5py/xarray with named dims.
     let out = ok(
         d,
@@ -654,7 +710,7 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         return;
     }
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
-    for file in ["whole.h5", "sali.h5"] {
+    for file in ["whole.h5", "sali.h5", "shell.h5"] {
         let out = Proc::new(&python)
             .arg(&script)
             .arg(d.join(file))

@@ -346,3 +346,82 @@ fn sali_and_gali_maps_match_the_single_orbit_indicators() {
         }
     }
 }
+
+#[test]
+fn energy_shell_grids_put_every_pixel_on_the_shell() {
+    use pendula::model::System;
+    let chain = Chain::new(ChainParams::equal_points(2)).unwrap();
+    let e = -5.0; // J: above the hanging minimum −29.43 J and the flip threshold −9.81 J
+                  // (θ1, θ2) with θ̇1 = 0 and θ̇2 ≥ 0 solved; and (θ1, θ̇1) on the plane θ2 = 0.
+    let mut plane = MapOptions::benchmark_f(24, 5.0);
+    plane.grid.y.index = 2;
+    plane.grid.y.lo = -6.0;
+    plane.grid.y.hi = 6.0;
+    for mut opts in [MapOptions::benchmark_f(24, 5.0), plane] {
+        opts.grid.shell = Some(map::Shell {
+            omega: 3,
+            energy: e,
+        });
+        let (mut on, mut off) = (0, 0);
+        let mut x = vec![0.0; 4];
+        for i in 0..24 {
+            for j in 0..24 {
+                if opts.grid.start(&chain, i, j, &mut x) {
+                    on += 1;
+                    let got = chain.energy(0.0, &x);
+                    assert!((got - e).abs() <= 1e-12 * e.abs(), "({i}, {j}): E = {got}");
+                    assert!(x[3] >= 0.0);
+                    assert_eq!(x[opts.grid.x.index], opts.grid.x.centre(j, 24));
+                    assert_eq!(x[opts.grid.y.index], opts.grid.y.centre(i, 24));
+                } else {
+                    off += 1;
+                    // Forbidden: the minimum of E over θ̇2 (the others fixed) is above E, or
+                    // both roots of E(θ̇2) = E are negative (the convention θ̇2 ≥ 0).
+                    x[3] = 0.0;
+                    let m = chain.mass_matrix(&x[..2]);
+                    let (a, b) = (0.5 * m[3], m[2] * x[2]);
+                    let c = chain.energy(0.0, &x) - e;
+                    let min_e = e + c - b * b / (4.0 * a);
+                    let larger = (-b + (b * b - 4.0 * a * c).max(0.0).sqrt()) / (2.0 * a);
+                    assert!(
+                        min_e > e - 1e-12 || larger < 1e-12,
+                        "({i}, {j}): reachable, E_min = {min_e}, root {larger}"
+                    );
+                }
+            }
+        }
+        assert!(on > 50 && off > 50, "{on} on the shell, {off} off");
+        // The map classifies the off-shell pixels without integrating them.
+        let d = compute_map(&chain, &opts, &mut Silent);
+        let forbidden = d
+            .class
+            .iter()
+            .filter(|&&c| c == map::class::FORBIDDEN)
+            .count();
+        assert!(forbidden >= off && forbidden < on + off, "{forbidden}");
+        assert!(
+            d.flip_step.iter().any(|&k| k > 0),
+            "some pixels on the shell flip"
+        );
+        let skipped = map::estimate(
+            &chain,
+            &opts,
+            &(0..opts.tiling().count()).collect::<Vec<_>>(),
+        );
+        assert_eq!(skipped.forbidden_skipped as usize, forbidden);
+        opts.kind = MapKind::Lyapunov { renorm_steps: 10 };
+        let d = compute_map(&chain, &opts, &mut Silent);
+        assert_eq!(
+            d.steps as usize,
+            on * 500,
+            "only on-shell pixels are integrated"
+        );
+        assert_eq!(
+            d.class
+                .iter()
+                .filter(|&&c| c == map::class::FORBIDDEN)
+                .count(),
+            off
+        );
+    }
+}

@@ -94,6 +94,13 @@ pub struct MapArgs {
     /// Final-state maps of driven chains: times a period-k orbit must repeat, default 3.
     #[arg(long)]
     pub repeats: Option<u32>,
+    /// Energy-shell grid: every pixel has this energy E (J); one velocity is solved from it.
+    #[arg(long, allow_hyphen_values = true)]
+    pub energy: Option<f64>,
+    /// Energy-shell grid: the velocity solved from E, root ≥ 0 (default: the last omega<j>
+    /// that is not a map axis).
+    #[arg(long, value_name = "omegaJ")]
+    pub solve: Option<String>,
     /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
     #[arg(long)]
     pub resume: bool,
@@ -226,6 +233,8 @@ impl MapArgs {
             "--max-period"
         );
         set!(self.repeats, m.repeats, "map.repeats", "--repeats");
+        set!(self.energy, m.energy, "map.energy", "--energy");
+        set!(self.solve, m.solve, "map.solve", "--solve");
         if self.no_energy_skip {
             m.energy_skip = Some(false);
             flags.push(("map.energy_skip", "--no-energy-skip"));
@@ -983,7 +992,7 @@ fn render_with(
                 map: ColourMap::Magma,
             };
             for c in class.iter_mut() {
-                if *c != class::DIVERGED && *c != NOT_COMPUTED {
+                if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
                     *c = 0;
                 }
             }
@@ -1006,11 +1015,21 @@ fn render_with(
     if let Some(c) = cmap {
         scale.map = c;
     }
+    if !h.is_flip() && class.contains(&class::FORBIDDEN) {
+        swatches.push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
+    }
     let (xl, xa) = axis_label(&h.x_name);
     let (yl, ya) = axis_label(&h.y_name);
     let at_rest = h.base_state[n_links..].iter().all(|&w| w == 0.0)
+        && h.shell.is_none()
         && !h.x_name.starts_with("omega")
         && !h.y_name.starts_with("omega");
+    let shell = h.shell.as_ref().map_or(String::new(), |(e, v)| {
+        format!(
+            ", on the energy shell E = {e} J ({} ≥ 0 solved)",
+            axis_label(v).0.split(' ').next().unwrap_or(v)
+        )
+    });
     let subtitle = format!(
         "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
         h.model_name,
@@ -1019,7 +1038,7 @@ fn render_with(
         fmt_list(&h.link_mass, "kg"),
         fmt_list(&h.link_length, "m"),
         h.gravity,
-        if at_rest { ", released from rest" } else { "" },
+        if at_rest { ", released from rest" } else { shell.as_str() },
         h.dt,
         h.t_max,
         h.width,

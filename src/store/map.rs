@@ -17,8 +17,9 @@
 //! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
 
 use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
+use crate::analysis::map::class::FORBIDDEN;
 use crate::analysis::map::{FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
-use crate::model::Chain;
+use crate::model::{Chain, System};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, H5Type};
 use ndarray::{s, Array2};
@@ -154,6 +155,8 @@ pub struct MapHeader {
     pub gravity: f64,
     /// The state every pixel starts from before its two coordinates are set.
     pub base_state: Vec<f64>,
+    /// Energy-shell grids: (E, the solved velocity's name).
+    pub shell: Option<(f64, String)>,
 }
 
 impl MapHeader {
@@ -586,6 +589,14 @@ pub fn write_map(
     }
     let class_ds = new_map_var::<u8>(&g, "class", &dims, &shape, &chunk, "1", "pixel class")?;
     let mut legend = opts.kind.legend(n_links);
+    if opts.grid.shell.is_some() && !legend.iter().any(|l| l.0 == FORBIDDEN) {
+        legend.push((
+            FORBIDDEN,
+            "energetically_forbidden".into(),
+            "off the energy shell: no real velocity ≥ 0 reaches E".into(),
+        ));
+        legend.sort_by_key(|l| l.0);
+    }
     legend.push((
         NOT_COMPUTED,
         "not_computed".into(),
@@ -793,6 +804,10 @@ pub fn write_map(
         )?
         .attr_bool("complete", complete)?
         .attr_i64("steps", steps as i64)?;
+    if let Some(sh) = grid.shell {
+        g.attr_f64("shell_energy", sh.energy)?
+            .attr_str("shell_solve", &coord_name(&chain.component_name(sh.omega)))?;
+    }
     match opts.kind {
         MapKind::FlipTime { target } => {
             g.attr_str("flip_target", &target.label())?
@@ -941,6 +956,7 @@ impl MapReader {
             link_mass: col("link_mass")?,
             gravity,
             base_state,
+            shell: f("shell_energy").ok().zip(s("shell_solve").ok()),
         };
         if header.tile_done.len() != header.tiling().count() {
             return Err(bad(path, "tile_done does not match the tiling"));

@@ -14,7 +14,7 @@ pub mod grid;
 pub mod kernel;
 mod sincos;
 
-pub use grid::{Grid, GridAxis, TileRect, Tiling};
+pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kernel::TwoLink;
 
 use crate::analysis::indicators::{IndicatorOptions, Regularity};
@@ -180,6 +180,7 @@ impl MapOptions {
                     hi: PI,
                 },
                 base: vec![0.0; 4],
+                shell: None,
             },
             kind: MapKind::FlipTime {
                 target: FlipTarget::Any,
@@ -307,18 +308,60 @@ pub enum MapError {
 }
 
 /// Computes one tile. Never fails: a blow-up is a pixel class, not an error of the map.
+/// Pixels off an energy shell ([`Grid::start`]) are classified `FORBIDDEN` without integration.
 pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResult {
     let rect = opts.tiling().rect(index);
     let np = rect.pixels();
-    let dim = chain.dim();
     let mut starts = Vec::with_capacity(np);
-    let mut x = vec![0.0; dim];
+    let mut on = Vec::with_capacity(np);
+    let mut x = vec![0.0; chain.dim()];
     for i in rect.r0..rect.r1 {
         for j in rect.c0..rect.c1 {
-            opts.grid.state_into(i, j, &mut x);
-            starts.push(x.clone());
+            let ok = opts.grid.start(chain, i, j, &mut x);
+            on.push(ok);
+            if ok {
+                starts.push(x.clone());
+            }
         }
     }
+    let live = compute_starts(chain, opts, index, &starts);
+    if starts.len() == np {
+        return live;
+    }
+    // Scatter the integrated pixels back among the forbidden ones.
+    let m = opts.kind.aux_columns(chain.links());
+    let flip = !live.flip_step.is_empty();
+    let mut out = TileResult {
+        index,
+        flip_step: if flip { vec![0; np] } else { vec![] },
+        flip_link: if flip { vec![0; np] } else { vec![] },
+        class: vec![class::FORBIDDEN; np],
+        value: if flip { vec![] } else { vec![f64::NAN; np] },
+        aux: vec![f64::NAN; np * m],
+        steps: live.steps,
+    };
+    for (q, p) in (0..np).filter(|&p| on[p]).enumerate() {
+        out.class[p] = live.class[q];
+        if flip {
+            out.flip_step[p] = live.flip_step[q];
+            out.flip_link[p] = live.flip_link[q];
+        } else {
+            out.value[p] = live.value[q];
+        }
+        out.aux[p * m..(p + 1) * m].copy_from_slice(&live.aux[q * m..(q + 1) * m]);
+    }
+    out
+}
+
+/// The work of [`compute_tile`] on the given start states (pixel order).
+fn compute_starts(
+    chain: &Chain,
+    opts: &MapOptions,
+    index: usize,
+    starts: &[Vec<f64>],
+) -> TileResult {
+    let np = starts.len();
+    let dim = chain.dim();
     let mut out = TileResult {
         index,
         flip_step: vec![],
@@ -883,11 +926,12 @@ pub fn estimate(chain: &Chain, opts: &MapOptions, tiles: &[usize]) -> Estimate {
     for &t in tiles {
         let r = tiling.rect(t);
         pixels += r.pixels() as u64;
-        if let Some(test) = &test {
+        if test.is_some() || opts.grid.shell.is_some() {
             for i in r.r0..r.r1 {
                 for j in r.c0..r.c1 {
-                    opts.grid.state_into(i, j, &mut x);
-                    skipped += u64::from(test.forbidden(chain, &x));
+                    let off = !opts.grid.start(chain, i, j, &mut x);
+                    skipped +=
+                        u64::from(off || test.as_ref().is_some_and(|t| t.forbidden(chain, &x)));
                 }
             }
         }
