@@ -522,7 +522,7 @@ pub fn run_map(
             v["value_min"] = json!(lo);
             v["value_max"] = json!(hi);
         }
-        if !written.flip.is_some() {
+        if written.flip.is_none() {
             v["class_counts"] = written
                 .class_counts
                 .iter()

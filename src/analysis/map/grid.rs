@@ -65,7 +65,7 @@ impl Shell {
         // With θ̇_j = 0: c = T_rest + V − E.
         let c = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]) - self.energy;
         let disc = b * b - 4.0 * a * c;
-        if !(disc >= 0.0) {
+        if disc.is_nan() || disc < 0.0 {
             return false;
         }
         let sq = disc.sqrt();
@@ -75,7 +75,7 @@ impl Shell {
         } else {
             -2.0 * c / (b + sq)
         };
-        if !(root >= 0.0) {
+        if root.is_nan() || root < 0.0 {
             return false;
         }
         x[self.omega] = root;
