@@ -666,6 +666,22 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         .unwrap();
     assert_eq!(e, -5.0);
     drop(f);
+    // The shipped spec validates; its dry run states the work.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/damped-driven-basins.toml");
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--spec",
+            shipped.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["map"], "final-state");
+    assert_eq!(v["pixels"], 192 * 192);
+    assert_eq!(v["output_bytes_uncompressed"], 192 * 192 * (9 + 8 * 6));
     // --dry-run of a SALI map, then a small one that opens in h5py/xarray with named dims.
     let out = ok(
         d,
