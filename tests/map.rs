@@ -385,6 +385,9 @@ fn map_file_matches_benchmark_f_and_renders() {
     );
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["checksum"]["fnv1a64"], "3151129d2bae4a85");
+    // Point symmetry θ → −θ, from the file: every one of the 128²/2 pairs matches.
+    assert_eq!(v["point_symmetry"]["pairs"], 128 * 64);
+    assert_eq!(v["point_symmetry"]["matched"], 128 * 64);
     assert_eq!(v["checksum"]["n_flipped"], 9424);
     assert_eq!(v["n_forbidden"], 5016);
     ok(d, &["render", "f.h5", "-o", "f.svg"]);
@@ -474,6 +477,10 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
     let out = ok(d, &[&base[..], &["-o", "whole.h5", "--json"]].concat());
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let counts = v["class_counts"].as_object().unwrap();
+    // Basins of the damped chain: class and (negated) turns are point-symmetric pixel pairs.
+    let sym = &v["point_symmetry"];
+    assert_eq!(sym["pairs"], 2048);
+    assert!(sym["matched"].as_u64().unwrap() >= 2040, "{sym}");
     assert_eq!(
         counts.values().map(|c| c.as_u64().unwrap()).sum::<u64>(),
         4096

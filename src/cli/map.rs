@@ -522,6 +522,11 @@ pub fn run_map(
             v["value_min"] = json!(lo);
             v["value_max"] = json!(hi);
         }
+        if written.complete && map::point_symmetric(chain, opts) {
+            let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+            let (pairs, matched) = r.symmetry().map_err(|e| CliError::Run(e.to_string()))?;
+            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
+        }
         if written.flip.is_none() {
             v["class_counts"] = written
                 .class_counts

@@ -1010,6 +1010,55 @@ impl MapReader {
         Ok(out)
     }
 
+    /// Point symmetry of a complete map (see [`point_symmetric`](crate::analysis::map::point_symmetric)):
+    /// (pixel pairs p ↔ P−1−p compared, pairs equal), over `flip_step` of flip-time maps or
+    /// `class` and turns of final-state maps (turns negate), one pair of rows at a time.
+    pub fn symmetry(&self) -> Result<(u64, u64), StoreError> {
+        let h = &self.header;
+        let (w, ht) = (h.width, h.height);
+        let row = |i: usize| -> Result<(Vec<i64>, Vec<f64>), StoreError> {
+            let err = h5_err(format!("reading row {i}"));
+            if h.is_flip() {
+                let k = self
+                    .ds("flip_step")?
+                    .read_slice_1d::<i32, _>(s![i, ..])
+                    .map_err(err)?;
+                Ok((k.iter().map(|&v| i64::from(v)).collect(), vec![]))
+            } else {
+                let c = self
+                    .ds("class")?
+                    .read_slice_1d::<u8, _>(s![i, ..])
+                    .map_err(err)?;
+                let t = self.read_aux(i, i + 1, 0, w)?;
+                Ok((c.iter().map(|&v| i64::from(v)).collect(), t))
+            }
+        };
+        let m = if h.is_flip() {
+            0
+        } else {
+            aux_vars(&h.kind).len() * h.link_length.len()
+        };
+        let nl = h.link_length.len();
+        let (mut pairs, mut same) = (0u64, 0u64);
+        for i in 0..ht.div_ceil(2) {
+            let (a, ta) = row(i)?;
+            let (b, tb) = row(ht - 1 - i)?;
+            let cols = if i == ht - 1 - i { w / 2 } else { w };
+            for j in 0..cols {
+                let jj = w - 1 - j;
+                pairs += 1;
+                // Turns (columns nl..2nl) of the mirror pixel are the negatives.
+                let turns_ok = m == 0
+                    || (0..nl).all(|l| {
+                        let (x, y) = (ta[j * m + nl + l], tb[jj * m + nl + l]);
+                        x == -y || (x.is_nan() && y.is_nan())
+                    });
+                same += u64::from(a[j] == b[jj] && turns_ok);
+            }
+        }
+        Ok((pairs, same))
+    }
+
     /// Reads tile `index` back as it was computed.
     pub fn read_tile(&self, index: usize) -> Result<TileResult, StoreError> {
         let r = self.header.tiling().rect(index);

@@ -852,6 +852,25 @@ impl FlipStats {
     }
 }
 
+/// Whether the map should be point-symmetric, pixel p ↔ P−1−p: the window is symmetric about 0
+/// on both axes, the rest of the start state is 0, no energy shell picks a velocity sign, and the
+/// equations are odd under x → −x (damping and a vertical pivot motion keep that; a torque or a
+/// horizontal pivot motion break it). Only flip-time and final-state maps have exactly comparable
+/// outputs (integers); the other kinds' values are left out.
+pub fn point_symmetric(chain: &Chain, opts: &MapOptions) -> bool {
+    let g = &opts.grid;
+    let drive = &chain.params().drive;
+    matches!(
+        opts.kind,
+        MapKind::FlipTime { .. } | MapKind::FinalState { .. }
+    ) && g.x.lo == -g.x.hi
+        && g.y.lo == -g.y.hi
+        && g.base.iter().all(|&v| v == 0.0)
+        && g.shell.is_none()
+        && drive.torque.is_none()
+        && drive.pivot.is_none_or(|p| p.x_amplitude == 0.0)
+}
+
 /// #p with k_p ≠ k_{P−1−p}: the grid and the ODE are symmetric under θ → −θ.
 pub fn symmetry_mismatches(k: &[i32]) -> u64 {
     let n = k.len();
