@@ -37,7 +37,9 @@
 
 use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
-use crate::analysis::map::{FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Tiling};
+use crate::analysis::map::{
+    FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Shell, Tiling,
+};
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::analysis::SimulateOptions;
 use crate::integrate::Method;
@@ -1568,7 +1570,15 @@ impl PoincareSpec {
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
-/// tau = 0.1                   # lyapunov: renormalisation interval (s)
+/// tau = 0.1                   # lyapunov, sali, gali: renormalisation interval (s)
+/// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
+/// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
+/// omega_tol = 0.01            # final-state: on velocities (rad/s)
+/// dwell = 1.0                 # final-state, undriven: time the state must stay settled (s)
+/// max_period = 8              # final-state, driven: largest stroboscopic period searched
+/// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
+/// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
+/// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
 /// The other coordinates start from `[initial]` (default: all zero, at rest).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -1587,6 +1597,14 @@ pub struct MapSpec {
     pub tile: Option<usize>,
     pub kernel: Option<String>,
     pub tau: Option<f64>,
+    pub gali_order: Option<usize>,
+    pub angle_tol: Option<f64>,
+    pub omega_tol: Option<f64>,
+    pub dwell: Option<f64>,
+    pub max_period: Option<u32>,
+    pub repeats: Option<u32>,
+    pub energy: Option<f64>,
+    pub solve: Option<String>,
 }
 
 /// Largest map edge a spec accepts (the CLI asks for --force well below this).
@@ -1611,6 +1629,112 @@ fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError>
 }
 
 impl MapSpec {
+    /// The final-state kind: settling tolerances; for a driven chain the stroboscopic test at
+    /// the drive period 2π/Ω, which must be a whole number of RK4 steps.
+    fn final_state(&self, chain: &Chain, dt: f64) -> Result<MapKind, SpecError> {
+        use crate::analysis::map::basins::{self, Settle, Strobe};
+        let n = chain.links();
+        if n > basins::MAX_LINKS {
+            return Err(SpecError::new(
+                "map.kind",
+                format!(
+                    "final-state maps classify up to {} links (got {n})",
+                    basins::MAX_LINKS
+                ),
+            ));
+        }
+        let drive = &chain.params().drive;
+        if chain.is_conservative() {
+            return Err(SpecError::new(
+                "map.kind",
+                "a final-state map needs a damped or driven chain ([model.damping] or [model.drive]): a conservative chain never settles",
+            ));
+        }
+        let angle_tol = positive("map.angle_tol", self.angle_tol.unwrap_or(0.01))?;
+        let omega_tol = positive("map.omega_tol", self.omega_tol.unwrap_or(0.01))?;
+        if angle_tol >= std::f64::consts::FRAC_PI_2 {
+            return Err(SpecError::new(
+                "map.angle_tol",
+                format!("must be below π/2 (got {angle_tol})"),
+            ));
+        }
+        let omega = drive
+            .torque
+            .map(|h| h.frequency)
+            .or(drive.pivot.map(|p| p.frequency))
+            .filter(|w| *w != 0.0);
+        let not_for = |field: &str, what: &str| {
+            SpecError::new(
+                field,
+                format!("applies only to a final-state map of {what} chain"),
+            )
+        };
+        let (dwell_steps, strobe) = match omega {
+            None => {
+                if self.max_period.is_some() {
+                    return Err(not_for("map.max_period", "a driven"));
+                }
+                if self.repeats.is_some() {
+                    return Err(not_for("map.repeats", "a driven"));
+                }
+                let dwell = self.dwell.unwrap_or(1.0);
+                if !(dwell.is_finite() && dwell >= 0.0) {
+                    return Err(SpecError::new(
+                        "map.dwell",
+                        format!("must be finite and >= 0 (got {dwell})"),
+                    ));
+                }
+                ((dwell / dt).round() as u32, None)
+            }
+            Some(w) => {
+                if self.dwell.is_some() {
+                    return Err(not_for("map.dwell", "an undriven"));
+                }
+                let period = std::f64::consts::TAU / w.abs();
+                let q = (period / dt).round();
+                if q < 1.0 || (q * dt - period).abs() > 1e-9 * period {
+                    return Err(SpecError::new(
+                        "map.dt",
+                        format!(
+                            "the drive period 2π/Ω = {period} s must be a whole number of RK4 steps (e.g. dt = {} s)",
+                            period / (period / dt).ceil()
+                        ),
+                    ));
+                }
+                let max_period = self.max_period.unwrap_or(8);
+                if !(1..=basins::MAX_PERIOD).contains(&max_period) {
+                    return Err(SpecError::new(
+                        "map.max_period",
+                        format!(
+                            "must be between 1 and {} (got {max_period})",
+                            basins::MAX_PERIOD
+                        ),
+                    ));
+                }
+                let repeats = self.repeats.unwrap_or(3);
+                if repeats == 0 {
+                    return Err(SpecError::new("map.repeats", "must be at least 1"));
+                }
+                (
+                    0,
+                    Some(Strobe {
+                        period_steps: q as u32,
+                        max_period,
+                        repeats,
+                    }),
+                )
+            }
+        };
+        Ok(MapKind::FinalState {
+            settle: Settle {
+                angle_tol,
+                omega_tol,
+                dwell_steps,
+                strobe,
+            },
+        })
+    }
+
     /// Validates the table against the chain; `initial` gives the fixed coordinates.
     pub fn options(&self, chain: &Chain, initial: &InitialSpec) -> Result<MapOptions, SpecError> {
         let n = chain.links();
@@ -1647,6 +1771,31 @@ impl MapSpec {
             }
             "energy-error" => MapKind::EnergyError,
             "ftle" => MapKind::Ftle,
+            "final-state" => self.final_state(chain, dt)?,
+            "sali" | "gali" => {
+                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                let q = (tau / dt).round();
+                if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
+                    return Err(SpecError::new(
+                        "map.tau",
+                        format!("must be a whole number of RK4 steps dt = {dt} s (got {tau})"),
+                    ));
+                }
+                let tau_steps = q as u32;
+                if self.kind.as_deref() == Some("sali") {
+                    MapKind::Sali { tau_steps }
+                } else {
+                    let dim = 2 * n;
+                    let k = self.gali_order.unwrap_or(dim);
+                    if !(2..=dim).contains(&k) {
+                        return Err(SpecError::new(
+                            "map.gali_order",
+                            format!("must be between 2 and 2N = {dim} (got {k})"),
+                        ));
+                    }
+                    MapKind::Gali { k, tau_steps }
+                }
+            }
             "lyapunov" => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 MapKind::Lyapunov {
@@ -1657,7 +1806,7 @@ impl MapSpec {
                 return Err(SpecError::new(
                     "map.kind",
                     format!(
-                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov or ftle)"
+                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov, ftle, sali, gali or final-state)"
                     ),
                 ))
             }
@@ -1676,7 +1825,40 @@ impl MapSpec {
             (
                 "map.tau",
                 self.tau.is_some(),
-                matches!(kind, MapKind::Lyapunov { .. }),
+                matches!(
+                    kind,
+                    MapKind::Lyapunov { .. } | MapKind::Sali { .. } | MapKind::Gali { .. }
+                ),
+            ),
+            (
+                "map.gali_order",
+                self.gali_order.is_some(),
+                matches!(kind, MapKind::Gali { .. }),
+            ),
+            (
+                "map.angle_tol",
+                self.angle_tol.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.omega_tol",
+                self.omega_tol.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.dwell",
+                self.dwell.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.max_period",
+                self.max_period.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.repeats",
+                self.repeats.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
             ),
         ] {
             if set && !applies {
@@ -1765,6 +1947,46 @@ impl MapSpec {
         } else {
             vec![0.0; 2 * n]
         };
+        let shell = match (self.energy, &self.solve) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(SpecError::new(
+                    "map.solve",
+                    "applies only to an energy-shell grid (give map.energy)",
+                ))
+            }
+            (Some(e), solve) => {
+                if !e.is_finite() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        format!("must be finite (got {e})"),
+                    ));
+                }
+                if !chain.is_conservative() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        "energy shells need a conservative chain (no damping or drive)",
+                    ));
+                }
+                let free = (n..2 * n).rev().find(|&i| i != xi && i != yi);
+                let omega = match solve {
+                    Some(name) => Some(map_coordinate("map.solve", name, n)?),
+                    None => free,
+                };
+                match omega {
+                    Some(i) if i >= n && i != xi && i != yi => Some(Shell {
+                        omega: i,
+                        energy: e,
+                    }),
+                    _ => {
+                        return Err(SpecError::new(
+                            "map.solve",
+                            "must name a velocity omega<j> that is neither map axis",
+                        ))
+                    }
+                }
+            }
+        };
         Ok(MapOptions {
             grid: Grid {
                 width,
@@ -1780,6 +2002,7 @@ impl MapSpec {
                     hi: yr.1,
                 },
                 base,
+                shell,
             },
             kind,
             t_max,

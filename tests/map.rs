@@ -385,6 +385,9 @@ fn map_file_matches_benchmark_f_and_renders() {
     );
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["checksum"]["fnv1a64"], "3151129d2bae4a85");
+    // Point symmetry θ → −θ, from the file: every one of the 128²/2 pairs matches.
+    assert_eq!(v["point_symmetry"]["pairs"], 128 * 64);
+    assert_eq!(v["point_symmetry"]["matched"], 128 * 64);
     assert_eq!(v["checksum"]["n_flipped"], 9424);
     assert_eq!(v["n_forbidden"], 5016);
     ok(d, &["render", "f.h5", "-o", "f.svg"]);
@@ -428,4 +431,320 @@ fn lyapunov_and_ftle_maps_see_order_and_chaos() {
     opts.grid.y.hi = 1e-3;
     let d = compute_map(&chain, &opts, &mut Silent);
     assert!(d.value.iter().all(|v| v.abs() < 0.15), "{:?}", d.value);
+}
+
+// ------------------------------------------------------------------------------------------
+// Final-state and SALI maps through the binary: resume, shards, render, HDF5, bad input.
+
+const BASINS: &str = r#"
+kind = "map"
+[model]
+preset = "double"
+[model.damping]
+absolute = 0.8
+[map]
+kind = "final-state"
+t_max = 30.0
+"#;
+
+/// Class, value and aux bits of a map file (NaN-safe equality).
+fn bits_of(path: &Path) -> (Vec<u8>, Vec<u64>, Vec<u64>, Vec<bool>) {
+    let (d, done) = read(path);
+    (
+        d.class,
+        d.value.iter().map(|v| v.to_bits()).collect(),
+        d.aux.iter().map(|v| v.to_bits()).collect(),
+        done,
+    )
+}
+
+#[test]
+fn final_state_map_resumes_merges_renders_and_checks_input() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("b.toml"), BASINS).unwrap();
+    let base = [
+        "map",
+        "--spec",
+        "b.toml",
+        "--resolution",
+        "64",
+        "--tile",
+        "8",
+        "--threads",
+        "2",
+    ];
+    let out = ok(d, &[&base[..], &["-o", "whole.h5", "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    let counts = v["class_counts"].as_object().unwrap();
+    // Basins of the damped chain: class and (negated) turns are point-symmetric pixel pairs.
+    let sym = &v["point_symmetry"];
+    assert_eq!(sym["pairs"], 2048);
+    assert_eq!(sym["matched"], 2048, "{sym}");
+    assert_eq!(
+        counts.values().map(|c| c.as_u64().unwrap()).sum::<u64>(),
+        4096
+    );
+    assert!(counts["hanging"].as_u64().unwrap() > 1000, "{v}");
+    // SIGKILL part-way, then resume: bit-identical.
+    let part = [&base[..], &["-o", "part.h5"]].concat();
+    let ckpt = d.join("part.h5.tiles");
+    let killed = kill_after(d, &part, &ckpt, 8);
+    let out = ok(d, &[&part[..], &["--resume", "--json"]].concat());
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    if killed {
+        assert!(v["tiles_resumed"].as_u64().unwrap() >= 8, "{v}");
+    }
+    assert_eq!(bits_of(&d.join("whole.h5")), bits_of(&d.join("part.h5")));
+    // Shards merged equal the single run.
+    for i in 1..=2 {
+        let (s, o) = (format!("{i}/2"), format!("s{i}.h5"));
+        ok(d, &[&base[..], &["--shard", &s, "-o", &o]].concat());
+    }
+    ok(d, &["merge", "s1.h5", "s2.h5", "-o", "m.h5"]);
+    assert_eq!(bits_of(&d.join("whole.h5")), bits_of(&d.join("m.h5")));
+    // The legend travels with the file.
+    let f = hdf5::File::open(d.join("whole.h5")).unwrap();
+    let cls = f.dataset("map/class").unwrap();
+    let meanings: hdf5::types::VarLenUnicode =
+        cls.attr("flag_meanings").unwrap().read_scalar().unwrap();
+    assert!(meanings
+        .as_str()
+        .starts_with("unsettled hanging inverted_1 inverted_2 inverted_1_2"));
+    let fa = f.dataset("map/final_angle").unwrap();
+    assert_eq!(fa.shape(), vec![64, 64, 2]);
+    drop(f);
+    // Figures: basins (default), final angles with the cyclic map, settle time.
+    ok(d, &["render", "whole.h5", "-o", "b.png"]);
+    ok(
+        d,
+        &[
+            "render",
+            "whole.h5",
+            "-o",
+            "a.svg",
+            "--show",
+            "final_angle2",
+        ],
+    );
+    ok(
+        d,
+        &[
+            "render",
+            "whole.h5",
+            "-o",
+            "t.png",
+            "--show",
+            "settle_time",
+            "--cmap",
+            "magma",
+        ],
+    );
+    for f in ["b.png", "a.svg", "t.png"] {
+        assert!(std::fs::metadata(d.join(f)).unwrap().len() > 1000, "{f}");
+    }
+    let refuse = |args: &[&str], needle: &str| {
+        let (code, _, err) = pendula(d, args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(needle), "{args:?}: `{err}` lacks `{needle}`");
+        assert!(!d.join("bad.h5").exists() && !d.join("bad.png").exists());
+    };
+    refuse(
+        &[
+            "render",
+            "whole.h5",
+            "-o",
+            "bad.png",
+            "--show",
+            "final_angle3",
+        ],
+        "--show",
+    );
+    refuse(
+        &["render", "whole.h5", "-o", "bad.png", "--cmap", "jet"],
+        "--cmap",
+    );
+    refuse(
+        &[
+            "map",
+            "--kind",
+            "final-state",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--kind",
+    );
+    refuse(
+        &[&base[..], &["--angle-tol", "-1", "-o", "bad.h5"]].concat(),
+        "--angle-tol",
+    );
+    refuse(
+        &[&base[..], &["--max-period", "2", "-o", "bad.h5"]].concat(),
+        "--max-period",
+    );
+    refuse(
+        &["map", "--dwell", "1", "--resolution", "8", "-o", "bad.h5"],
+        "--dwell",
+    );
+    refuse(
+        &[
+            "map",
+            "--kind",
+            "gali",
+            "--gali-order",
+            "5",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--gali-order",
+    );
+    refuse(
+        &[
+            "map",
+            "--kind",
+            "sali",
+            "--tau",
+            "0.015",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--tau",
+    );
+    refuse(
+        &[
+            "map",
+            "--solve",
+            "theta1",
+            "--energy",
+            "1",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--solve",
+    );
+    refuse(
+        &[
+            "map",
+            "--solve",
+            "omega2",
+            "--resolution",
+            "8",
+            "-o",
+            "bad.h5",
+        ],
+        "--solve",
+    );
+    refuse(
+        &[&base[..], &["--energy", "1", "-o", "bad.h5"]].concat(),
+        "--energy",
+    );
+    // An energy-shell grid: off-shell pixels are counted as skipped and classified forbidden.
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--energy",
+            "-5",
+            "--resolution",
+            "16",
+            "--json",
+            "-o",
+            "shell.h5",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert!(v["n_forbidden"].as_u64().unwrap() > 0, "{v}");
+    let f = hdf5::File::open(d.join("shell.h5")).unwrap();
+    let e: f64 = f
+        .group("map")
+        .unwrap()
+        .attr("shell_energy")
+        .unwrap()
+        .read_scalar()
+        .unwrap();
+    assert_eq!(e, -5.0);
+    drop(f);
+    // The shipped spec validates; its dry run states the work.
+    let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/damped-driven-basins.toml");
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--spec",
+            shipped.to_str().unwrap(),
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["map"], "final-state");
+    assert_eq!(v["pixels"], 192 * 192);
+    assert_eq!(v["output_bytes_uncompressed"], 192 * 192 * (9 + 8 * 6));
+    // --dry-run of a SALI map, then a small one that opens in h5py/xarray with named dims.
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--kind",
+            "sali",
+            "--resolution",
+            "8",
+            "--dry-run",
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["map"], "sali");
+    assert_eq!(v["output_bytes_uncompressed"], 64 * 17);
+    ok(
+        d,
+        &[
+            "map",
+            "--kind",
+            "sali",
+            "--resolution",
+            "6",
+            "--t-max",
+            "20",
+            "-o",
+            "sali.h5",
+            "--plot",
+            "sali.png",
+        ],
+    );
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let have_py = Proc::new(&python)
+        .args(["-c", "import h5py, xarray, h5netcdf"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !have_py {
+        assert!(std::env::var("PENDULA_REQUIRE_PYTHON").map_or(true, |v| v != "1"));
+        eprintln!("\n*** SKIPPED: python check of the map files\n");
+        return;
+    }
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
+    for file in ["whole.h5", "sali.h5", "shell.h5"] {
+        let out = Proc::new(&python)
+            .arg(&script)
+            .arg(d.join(file))
+            .arg("map")
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{file}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
 }

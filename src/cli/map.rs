@@ -11,11 +11,15 @@ use clap::Args;
 use pendula::analysis::map::{self, class, spec_hash, MapKind, MapOptions};
 use pendula::model::System;
 use pendula::plot::map::{
-    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, FORBIDDEN_COLOR, NEVER_COLOR,
+    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, COLOUR_MAPS, DIVERGED_COLOR,
+    FORBIDDEN_COLOR, MISSING_COLOR, NEVER_COLOR,
 };
 use pendula::spec::{self, Analysis, MapSpec, Spec, SpecFile};
-use pendula::store::map::{coord_name, write_map, Checkpoint, MapHeader, MapInfo, MapReader};
+use pendula::store::map::{
+    coord_name, write_map, Checkpoint, MapHeader, MapInfo, MapReader, NOT_COMPUTED,
+};
 use pendula::store::{self, Provenance};
+use plotters::style::RGBColor;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -32,8 +36,12 @@ pub struct MapArgs {
     pub spec: Option<PathBuf>,
     #[command(flatten)]
     pub model: ModelArgs,
-    /// What each pixel shows: flip-time (default), energy-error, lyapunov or ftle.
-    #[arg(long, value_name = "flip-time|energy-error|lyapunov|ftle")]
+    /// What each pixel shows: flip-time (default), energy-error, lyapunov, ftle, sali, gali or
+    /// final-state (basins of a damped or driven chain).
+    #[arg(
+        long,
+        value_name = "flip-time|energy-error|lyapunov|ftle|sali|gali|final-state"
+    )]
     pub kind: Option<String>,
     /// Pixels: W (square) or WxH (default 256).
     #[arg(long, value_name = "W[xH]")]
@@ -65,9 +73,34 @@ pub struct MapArgs {
     /// auto (SIMD two-link kernel where it applies) or scalar (generic path).
     #[arg(long, value_name = "auto|scalar")]
     pub kernel: Option<String>,
-    /// Lyapunov maps: renormalisation interval (s), default 0.1.
+    /// Lyapunov, SALI and GALI maps: renormalisation interval (s), default 0.1.
     #[arg(long, allow_hyphen_values = true)]
     pub tau: Option<f64>,
+    /// GALI maps: number of deviation vectors k (2..2N, default 2N).
+    #[arg(long, value_name = "K")]
+    pub gali_order: Option<usize>,
+    /// Final-state maps: settling tolerance on angles (rad), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub angle_tol: Option<f64>,
+    /// Final-state maps: settling tolerance on angular velocities (rad/s), default 0.01.
+    #[arg(long, allow_hyphen_values = true)]
+    pub omega_tol: Option<f64>,
+    /// Final-state maps of undriven chains: time the state must stay settled (s), default 1.
+    #[arg(long, allow_hyphen_values = true)]
+    pub dwell: Option<f64>,
+    /// Final-state maps of driven chains: largest stroboscopic period searched, default 8.
+    #[arg(long)]
+    pub max_period: Option<u32>,
+    /// Final-state maps of driven chains: times a period-k orbit must repeat, default 3.
+    #[arg(long)]
+    pub repeats: Option<u32>,
+    /// Energy-shell grid: every pixel has this energy E (J); one velocity is solved from it.
+    #[arg(long, allow_hyphen_values = true)]
+    pub energy: Option<f64>,
+    /// Energy-shell grid: the velocity solved from E, root ≥ 0 (default: the last omega<j>
+    /// that is not a map axis).
+    #[arg(long, value_name = "omegaJ")]
+    pub solve: Option<String>,
     /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
     #[arg(long)]
     pub resume: bool,
@@ -100,6 +133,13 @@ pub struct RenderArgs {
     /// Overwrite an existing figure.
     #[arg(long)]
     pub force: bool,
+    /// What to draw: the map's main variable (default), or for final-state maps `basins`
+    /// (default), `settle_time` or `final_angle<j>`.
+    #[arg(long, value_name = "VARIABLE")]
+    pub show: Option<String>,
+    /// Colour map: viridis, magma, cividis or cyclic (default: by variable; cyclic for angles).
+    #[arg(long, value_name = "NAME")]
+    pub cmap: Option<String>,
 }
 
 /// `i/n` with 1 ≤ i ≤ n.
@@ -177,6 +217,24 @@ impl MapArgs {
         set!(self.tile, m.tile, "map.tile", "--tile");
         set!(self.kernel, m.kernel, "map.kernel", "--kernel");
         set!(self.tau, m.tau, "map.tau", "--tau");
+        set!(
+            self.gali_order,
+            m.gali_order,
+            "map.gali_order",
+            "--gali-order"
+        );
+        set!(self.angle_tol, m.angle_tol, "map.angle_tol", "--angle-tol");
+        set!(self.omega_tol, m.omega_tol, "map.omega_tol", "--omega-tol");
+        set!(self.dwell, m.dwell, "map.dwell", "--dwell");
+        set!(
+            self.max_period,
+            m.max_period,
+            "map.max_period",
+            "--max-period"
+        );
+        set!(self.repeats, m.repeats, "map.repeats", "--repeats");
+        set!(self.energy, m.energy, "map.energy", "--energy");
+        set!(self.solve, m.solve, "map.solve", "--solve");
         if self.no_energy_skip {
             m.energy_skip = Some(false);
             flags.push(("map.energy_skip", "--no-energy-skip"));
@@ -238,6 +296,9 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
                     spec.model_name
                 )
             }
+            MapKind::FinalState { .. } => format!("Final states, {} pendulum", spec.model_name),
+            MapKind::Sali { .. } => format!("SALI, {} pendulum", spec.model_name),
+            MapKind::Gali { k, .. } => format!("GALI_{k}, {} pendulum", spec.model_name),
         }
     } else {
         spec.title.clone()
@@ -366,8 +427,7 @@ pub fn run_map(
                 ckpt_dir.display()
             )));
         }
-        Checkpoint::open(&ckpt_dir, &info.spec_hash)
-            .map_err(|e| CliError::Input(format!("--resume: {e}")))?
+        Checkpoint::open(&ckpt_dir, &info).map_err(|e| CliError::Input(format!("--resume: {e}")))?
     } else {
         Checkpoint::create(&ckpt_dir, &info).map_err(|e| CliError::Run(e.to_string()))?
     };
@@ -461,6 +521,19 @@ pub fn run_map(
         if let Some((lo, hi)) = written.value_range {
             v["value_min"] = json!(lo);
             v["value_max"] = json!(hi);
+        }
+        if written.complete && map::point_symmetric(chain, opts) {
+            let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+            let (pairs, matched) = r.symmetry().map_err(|e| CliError::Run(e.to_string()))?;
+            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
+        }
+        if written.flip.is_none() {
+            v["class_counts"] = written
+                .class_counts
+                .iter()
+                .map(|(w, c)| (w.clone(), json!(c)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
         }
         println!("{v}");
     }
@@ -593,10 +666,163 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
             )))
         }
     }
+    let cmap = a
+        .cmap
+        .as_deref()
+        .map(|c| {
+            ColourMap::parse(c).ok_or_else(|| {
+                CliError::Input(format!(
+                    "--cmap: unknown colour map `{c}` (expected {})",
+                    COLOUR_MAPS.join(", ")
+                ))
+            })
+        })
+        .transpose()?;
     let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
+    let show = match a.show.as_deref() {
+        None => Show::Default,
+        Some("basins") if r.header.kind == "final-state" => Show::Basins,
+        Some("settle_time") if r.header.kind == "final-state" => Show::SettleTime,
+        Some(v) if r.header.kind == "final-state" && v.starts_with("final_angle") => {
+            let n = r.header.link_length.len();
+            match v["final_angle".len()..].parse::<usize>() {
+                Ok(j) if (1..=n).contains(&j) => Show::FinalAngle(j - 1),
+                _ => {
+                    return Err(CliError::Input(format!(
+                        "--show: `{v}`: expected final_angle1..final_angle{n}"
+                    )))
+                }
+            }
+        }
+        Some(v) => {
+            return Err(CliError::Input(format!(
+                "--show: `{v}` is not a variable this {} map can draw{}",
+                r.header.kind,
+                if r.header.kind == "final-state" {
+                    " (basins, settle_time, final_angle<j>)"
+                } else {
+                    " (leave --show out)"
+                }
+            )))
+        }
+    };
     super::output::prepare_path(&a.output, a.force)
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    render_file(&r, &a.output)
+    render_with(&r, &a.output, show, cmap)
+}
+
+/// Which variable of a map file a figure shows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Show {
+    /// The kind's main figure (basins for final-state maps).
+    Default,
+    Basins,
+    SettleTime,
+    /// Link j (0-based).
+    FinalAngle(usize),
+}
+
+/// Most categories a basin figure colours; the rarer ones share one swatch.
+const MAX_CATEGORIES: usize = 10;
+
+/// Colours each pixel of a final-state map by its attractor: the class together with the net
+/// turns (equilibria) or rotation numbers (periodic orbits), the most common first.
+fn basin_colours(h: &MapHeader, data: &map::MapData) -> (Vec<RGBColor>, Vec<(String, RGBColor)>) {
+    use pendula::analysis::map::basins::{describe, label};
+    let nl = h.link_length.len();
+    let m = data.aux_width;
+    let key = |p: usize| -> (u8, Vec<i64>) {
+        let c = data.class[p];
+        let off = if c >= label::PERIODIC && c != label::DIVERGED {
+            2 * nl
+        } else {
+            nl
+        };
+        let w = if c == label::UNSETTLED || c == label::DIVERGED || c == NOT_COMPUTED {
+            vec![]
+        } else {
+            (0..nl)
+                .map(|j| (data.aux[p * m + off + j] * 1e6).round() as i64)
+                .collect()
+        };
+        (c, w)
+    };
+    let np = data.class.len();
+    let mut counts: std::collections::BTreeMap<(u8, Vec<i64>), u64> = Default::default();
+    for p in 0..np {
+        *counts.entry(key(p)).or_default() += 1;
+    }
+    let mut order: Vec<_> = counts
+        .into_iter()
+        .filter(|(k, _)| ![label::UNSETTLED, label::DIVERGED, NOT_COMPUTED].contains(&k.0))
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let palette = colorous::TABLEAU10;
+    let other = RGBColor(0x5a, 0x5a, 0x5a);
+    let mut colour_of: std::collections::BTreeMap<(u8, Vec<i64>), RGBColor> = Default::default();
+    let mut swatches = Vec::new();
+    for (i, (k, n)) in order.iter().enumerate() {
+        let frac = 100.0 * *n as f64 / np as f64;
+        if i < MAX_CATEGORIES - 1 || order.len() == MAX_CATEGORIES {
+            let c = palette[i % palette.len()];
+            let c = RGBColor(c.r, c.g, c.b);
+            colour_of.insert(k.clone(), c);
+            let nums: Vec<String> = k.1.iter().map(|&v| format!("{}", v as f64 / 1e6)).collect();
+            let what = if k.0 >= label::PERIODIC {
+                "rotation"
+            } else {
+                "turns"
+            };
+            swatches.push((
+                format!(
+                    "{}, {what} ({}): {frac:.1}%",
+                    describe(k.0),
+                    nums.join(", ")
+                ),
+                c,
+            ));
+        } else {
+            colour_of.insert(k.clone(), other);
+        }
+    }
+    if order.len() > MAX_CATEGORIES {
+        let rest: u64 = order[MAX_CATEGORIES - 1..].iter().map(|x| x.1).sum();
+        swatches.push((
+            format!(
+                "{} other states: {:.1}%",
+                order.len() - (MAX_CATEGORIES - 1),
+                100.0 * rest as f64 / np as f64
+            ),
+            other,
+        ));
+    }
+    let unsettled = data
+        .class
+        .iter()
+        .filter(|&&c| c == label::UNSETTLED)
+        .count();
+    if unsettled > 0 {
+        swatches.push((
+            format!(
+                "{}: {:.1}%",
+                describe(label::UNSETTLED),
+                100.0 * unsettled as f64 / np as f64
+            ),
+            FORBIDDEN_COLOR,
+        ));
+    }
+    if data.class.contains(&label::DIVERGED) {
+        swatches.push(("diverged".into(), DIVERGED_COLOR));
+    }
+    let rgb = (0..np)
+        .map(|p| match data.class[p] {
+            label::UNSETTLED => FORBIDDEN_COLOR,
+            label::DIVERGED => DIVERGED_COLOR,
+            NOT_COMPUTED => MISSING_COLOR,
+            _ => colour_of[&key(p)],
+        })
+        .collect();
+    (rgb, swatches)
 }
 
 fn axis_label(name: &str) -> (String, bool) {
@@ -628,14 +854,73 @@ fn fmt_list(v: &[f64], unit: &str) -> String {
     }
 }
 
-/// Draws a map file's figure.
+/// Draws a map file's default figure.
 fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
+    render_with(r, path, Show::Default, None)
+}
+
+/// Draws variable `show` of a map file, with colour map `cmap` (else the variable's own).
+fn render_with(
+    r: &MapReader,
+    path: &Path,
+    show: Show,
+    cmap: Option<ColourMap>,
+) -> Result<(), CliError> {
     let h: &MapHeader = &r.header;
     let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
     let values: Vec<f64>;
-    let (scale, swatches);
+    let (mut scale, mut swatches);
+    let mut rgb = None;
+    let mut class = data.class.clone();
     let n_links = h.link_length.len();
-    if h.is_flip() {
+    let show = match (show, h.kind.as_str()) {
+        (Show::Default, "final-state") => Show::Basins,
+        (s, _) => s,
+    };
+    if h.kind == "final-state" {
+        use pendula::analysis::map::basins::label;
+        // The figure's own classes: 0 (a value or NaN), 3 diverged, 255 missing.
+        for c in class.iter_mut() {
+            *c = match *c {
+                label::DIVERGED => class::DIVERGED,
+                NOT_COMPUTED => NOT_COMPUTED,
+                _ => 0,
+            };
+        }
+        match show {
+            Show::FinalAngle(j) => {
+                values = (0..data.class.len())
+                    .map(|p| data.aux[p * data.aux_width + j])
+                    .collect();
+                scale = ColourScale {
+                    lo: -std::f64::consts::PI,
+                    hi: std::f64::consts::PI,
+                    log: false,
+                    label: format!("final θ{} mod 2π / rad", j + 1),
+                    map: ColourMap::Cyclic,
+                };
+                swatches = vec![];
+            }
+            _ => {
+                values = data.value.clone();
+                let finite = values.iter().copied().filter(|v| v.is_finite());
+                let (lo, hi) = pendula::plot::nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
+                scale = ColourScale {
+                    lo: lo.min(0.0),
+                    hi,
+                    log: false,
+                    label: "settle time / s".into(),
+                    map: ColourMap::Viridis,
+                };
+                swatches = vec![(format!("unsettled by t = {} s", h.t_max), NEVER_COLOR)];
+                if show == Show::Basins {
+                    let (c, s) = basin_colours(h, &data);
+                    rgb = Some(c);
+                    swatches = s;
+                }
+            }
+        }
+    } else if h.is_flip() {
         values = data
             .flip_step
             .iter()
@@ -697,6 +982,25 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
                 label: format!("relative energy error at t = {} s", h.t_max),
                 map: ColourMap::Magma,
             };
+        } else if h.kind == "sali" || h.kind == "gali" {
+            // Log scale from round-off (1e-16) to the largest value (SALI ≤ √2, GALI ≤ 1).
+            let hi = finite.fold(1e-15f64, f64::max).max(1.0);
+            scale = ColourScale {
+                lo: 1e-16,
+                hi,
+                log: true,
+                label: format!(
+                    "{} at t = {} s (or where SALI < 1e-14)",
+                    h.kind.to_uppercase(),
+                    h.t_max
+                ),
+                map: ColourMap::Magma,
+            };
+            for c in class.iter_mut() {
+                if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
+                    *c = 0;
+                }
+            }
         } else {
             let (lo, hi) = pendula::plot::nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
             scale = ColourScale {
@@ -713,11 +1017,24 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
         }
         swatches = vec![];
     }
+    if let Some(c) = cmap {
+        scale.map = c;
+    }
+    if !h.is_flip() && class.contains(&class::FORBIDDEN) {
+        swatches.push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
+    }
     let (xl, xa) = axis_label(&h.x_name);
     let (yl, ya) = axis_label(&h.y_name);
     let at_rest = h.base_state[n_links..].iter().all(|&w| w == 0.0)
+        && h.shell.is_none()
         && !h.x_name.starts_with("omega")
         && !h.y_name.starts_with("omega");
+    let shell = h.shell.as_ref().map_or(String::new(), |(e, v)| {
+        format!(
+            ", on the energy shell E = {e} J ({} ≥ 0 solved)",
+            axis_label(v).0.split(' ').next().unwrap_or(v)
+        )
+    });
     let subtitle = format!(
         "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
         h.model_name,
@@ -726,7 +1043,7 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
         fmt_list(&h.link_mass, "kg"),
         fmt_list(&h.link_length, "m"),
         h.gravity,
-        if at_rest { ", released from rest" } else { "" },
+        if at_rest { ", released from rest" } else { shell.as_str() },
         h.dt,
         h.t_max,
         h.width,
@@ -737,7 +1054,7 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
         subtitle,
         width: h.width,
         height: h.height,
-        class: &data.class,
+        class: &class,
         values: &values,
         x: MapAxis {
             lo: h.window[0],
@@ -753,6 +1070,7 @@ fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
         },
         scale,
         swatches,
+        rgb,
     };
     draw_map(&fig, path).map_err(|e| CliError::Run(e.to_string()))
 }

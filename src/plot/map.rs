@@ -34,20 +34,32 @@ pub enum ColourMap {
     Viridis,
     Magma,
     Cividis,
+    /// Cyclic, for angles: stop 255 runs back into stop 0 (see [`cyclic_stop`]).
+    Cyclic,
 }
 
+/// Names accepted by `--cmap`.
+pub const COLOUR_MAPS: [&str; 4] = ["viridis", "magma", "cividis", "cyclic"];
+
 impl ColourMap {
-    fn gradient(self) -> colorous::Gradient {
-        match self {
-            ColourMap::Viridis => colorous::VIRIDIS,
-            ColourMap::Magma => colorous::MAGMA,
-            ColourMap::Cividis => colorous::CIVIDIS,
-        }
+    pub fn parse(name: &str) -> Option<ColourMap> {
+        Some(match name {
+            "viridis" => ColourMap::Viridis,
+            "magma" => ColourMap::Magma,
+            "cividis" => ColourMap::Cividis,
+            "cyclic" => ColourMap::Cyclic,
+            _ => return None,
+        })
     }
 
     /// The 256 stops.
     pub fn lut(self) -> Vec<RGBColor> {
-        let g = self.gradient();
+        let g = match self {
+            ColourMap::Viridis => colorous::VIRIDIS,
+            ColourMap::Magma => colorous::MAGMA,
+            ColourMap::Cividis => colorous::CIVIDIS,
+            ColourMap::Cyclic => return (0..256).map(|i| cyclic_stop(i as f64 / 256.0)).collect(),
+        };
         (0..256)
             .map(|i| {
                 let c = g.eval_rational(i, 256);
@@ -55,6 +67,47 @@ impl ColourMap {
             })
             .collect()
     }
+}
+
+/// The cyclic map at `f` ∈ [0, 1): a circle of radius 0.12 in the OKLab colour space
+/// (Ottosson 2020), centred on the grey L = 0.72 and tilted 30° out of the a–b plane, so the hue
+/// turns once and the lightness rises and falls once per cycle. OKLab distances approximate
+/// perceived colour differences and a circle is traversed at constant speed, so equal angle
+/// steps are equal colour steps (perceptually uniform, like matplotlib's twilight, which no
+/// permissively licensed crate ships: colorous and colorgrad have only sinebow and rainbow).
+/// Every stop lies inside the sRGB gamut (tested), so nothing is clipped.
+pub fn cyclic_stop(f: f64) -> RGBColor {
+    let (r, tilt) = (0.12, 30f64.to_radians());
+    let phi = 2.0 * PI * f;
+    let (l, a, b) = (
+        0.72 + r * tilt.sin() * phi.sin(),
+        r * phi.cos(),
+        r * tilt.cos() * phi.sin(),
+    );
+    let [lr, lg, lb] = oklab_to_linear_srgb(l, a, b);
+    let enc = |c: f64| {
+        let c = c.clamp(0.0, 1.0);
+        let s = if c <= 0.003_130_8 {
+            12.92 * c
+        } else {
+            1.055 * c.powf(1.0 / 2.4) - 0.055
+        };
+        (s * 255.0).round() as u8
+    };
+    RGBColor(enc(lr), enc(lg), enc(lb))
+}
+
+/// OKLab → linear sRGB (Ottosson's published matrices).
+pub fn oklab_to_linear_srgb(l: f64, a: f64, b: f64) -> [f64; 3] {
+    let l_ = l + 0.396_337_777_4 * a + 0.215_803_757_3 * b;
+    let m_ = l - 0.105_561_345_8 * a - 0.063_854_172_8 * b;
+    let s_ = l - 0.089_484_177_5 * a - 1.291_485_548_0 * b;
+    let (l3, m3, s3) = (l_ * l_ * l_, m_ * m_ * m_, s_ * s_ * s_);
+    [
+        4.076_741_662_1 * l3 - 3.307_711_591_3 * m3 + 0.230_969_929_2 * s3,
+        -1.268_438_004_6 * l3 + 2.609_757_401_1 * m3 - 0.341_319_396_5 * s3,
+        -0.004_196_086_3 * l3 - 0.703_418_614_7 * m3 + 1.707_614_701_0 * s3,
+    ]
 }
 
 /// One axis of the map.
@@ -93,6 +146,8 @@ pub struct MapFigure<'a> {
     pub scale: ColourScale,
     /// Legend swatches for classes without a value: (label, colour).
     pub swatches: Vec<(String, RGBColor)>,
+    /// A categorical figure: each pixel's colour (the swatches are the legend, no colour bar).
+    pub rgb: Option<Vec<RGBColor>>,
 }
 
 /// Draws `fig` to `path` (`.png` or `.svg`), 1100 × 900 logical pixels.
@@ -173,6 +228,9 @@ fn colour_bar_ticks(axis: &Axis, scale: &ColourScale) -> Vec<(f64, String)> {
 
 impl MapFigure<'_> {
     fn colour_of(&self, p: usize, lut: &[RGBColor], scale_axis: &Axis) -> RGBColor {
+        if let Some(rgb) = &self.rgb {
+            return rgb[p];
+        }
         match self.class[p] {
             2 => FORBIDDEN_COLOR,
             3 => DIVERGED_COLOR,
@@ -200,7 +258,12 @@ impl Render for MapFigure<'_> {
         if n == 0 {
             return Err(DataError::Empty { what: "map".into() });
         }
-        for (what, len) in [("class", self.class.len()), ("values", self.values.len())] {
+        let rgb = self.rgb.as_ref().map_or(n, |c| c.len());
+        for (what, len) in [
+            ("class", self.class.len()),
+            ("values", self.values.len()),
+            ("rgb", rgb),
+        ] {
             if len != n {
                 return Err(DataError::LengthMismatch {
                     what: what.into(),
@@ -338,8 +401,18 @@ impl Render for MapFigure<'_> {
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
 
-        // Colour bar: the upper part of the map's height; swatches under it.
+        // Colour bar: the upper part of the map's height; swatches under it (a categorical
+        // figure has only the swatches).
         let cb_x0 = x1 + px(36.0);
+        let sw = px(22.0);
+        if self.rgb.is_some() {
+            let mut sy = y0;
+            for (label, colour) in &self.swatches {
+                swatch(root, (cb_x0, sy), sw, label, *colour, ink, thin, sc)?;
+                sy += sw + px(10.0);
+            }
+            return Ok(());
+        }
         let cb_w = px(26.0).max(1);
         let cb_h = ((f64::from(phd)) * 0.72) as i32;
         let cb_y0 = y0;
@@ -395,31 +468,94 @@ impl Render for MapFigure<'_> {
                 .transform(FontTransform::Rotate270)
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
-        let sw = px(22.0);
         let mut sy = cb_y1 + px(28.0);
         for (label, colour) in &self.swatches {
-            root.draw(&Rectangle::new(
-                [(cb_x0, sy), (cb_x0 + sw, sy + sw)],
-                colour.filled(),
-            ))?;
-            root.draw(&Rectangle::new(
-                [(cb_x0, sy), (cb_x0 + sw, sy + sw)],
-                ink.stroke_width(thin),
-            ))?;
-            root.draw(&Text::new(
-                label.clone(),
-                (cb_x0 + sw + px(8.0), sy + sw / 2),
-                font(15.0, sc, false).pos(Pos::new(HPos::Left, VPos::Center)),
-            ))?;
+            swatch(root, (cb_x0, sy), sw, label, *colour, ink, thin, sc)?;
             sy += sw + px(10.0);
         }
         Ok(())
     }
 }
 
+/// One legend entry: a framed colour square and its label.
+#[allow(clippy::too_many_arguments)]
+fn swatch<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    (x, y): (i32, i32),
+    sw: i32,
+    label: &str,
+    colour: RGBColor,
+    ink: RGBColor,
+    thin: u32,
+    sc: f64,
+) -> Result<(), DrawError> {
+    root.draw(&Rectangle::new([(x, y), (x + sw, y + sw)], colour.filled()))?;
+    root.draw(&Rectangle::new(
+        [(x, y), (x + sw, y + sw)],
+        ink.stroke_width(thin),
+    ))?;
+    root.draw(&Text::new(
+        label.to_string(),
+        (x + sw + (8.0 * sc) as i32, y + sw / 2),
+        font(15.0, sc, false).pos(Pos::new(HPos::Left, VPos::Center)),
+    ))?;
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Linear sRGB → OKLab (the inverse matrices), for checking the cyclic map.
+    fn oklab(c: RGBColor) -> [f64; 3] {
+        let dec = |v: u8| {
+            let s = f64::from(v) / 255.0;
+            if s <= 0.040_45 {
+                s / 12.92
+            } else {
+                ((s + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        let (r, g, b) = (dec(c.0), dec(c.1), dec(c.2));
+        let l = (0.412_221_470_8 * r + 0.536_332_536_3 * g + 0.051_445_992_9 * b).cbrt();
+        let m = (0.211_903_498_2 * r + 0.680_699_545_1 * g + 0.107_396_956_6 * b).cbrt();
+        let s = (0.088_302_461_9 * r + 0.281_718_837_6 * g + 0.629_978_700_5 * b).cbrt();
+        [
+            0.210_454_255_3 * l + 0.793_617_785_0 * m - 0.004_072_046_8 * s,
+            1.977_998_495_1 * l - 2.428_592_205_0 * m + 0.450_593_709_9 * s,
+            0.025_904_037_1 * l + 0.782_771_766_2 * m - 0.808_675_766_0 * s,
+        ]
+    }
+
+    #[test]
+    fn cyclic_map_is_in_gamut_uniform_and_closes() {
+        let lut = ColourMap::Cyclic.lut();
+        // In gamut: no channel of the unclamped linear sRGB leaves [0, 1].
+        for i in 0..256 {
+            let phi = 2.0 * PI * i as f64 / 256.0;
+            let t = 30f64.to_radians();
+            let c = oklab_to_linear_srgb(
+                0.72 + 0.12 * t.sin() * phi.sin(),
+                0.12 * phi.cos(),
+                0.12 * t.cos() * phi.sin(),
+            );
+            assert!(c.iter().all(|v| (0.0..=1.0).contains(v)), "stop {i}: {c:?}");
+        }
+        // Equal steps: ΔE_OK between stops 16 apart (wrapping 255 → 0) is the chord
+        // 2·0.12·sin(π/16) ≈ 0.0468 everywhere, up to the 8-bit rounding of the stops.
+        let want = 2.0 * 0.12 * (PI / 16.0).sin();
+        for i in 0..256 {
+            let (a, b) = (oklab(lut[i]), oklab(lut[(i + 16) % 256]));
+            let d = ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt();
+            assert!((d - want).abs() < 0.08 * want, "stop {i}: ΔE {d} vs {want}");
+        }
+        // Round trip: the 8-bit stops sit on the designed circle to 8-bit precision.
+        let l: Vec<f64> = lut.iter().map(|&c| oklab(c)[0]).collect();
+        let (lo, hi) = l
+            .iter()
+            .fold((1.0f64, 0.0f64), |(a, b), &v| (a.min(v), b.max(v)));
+        assert!((hi - lo - 0.12).abs() < 0.01, "lightness range {lo}..{hi}");
+    }
 
     #[test]
     fn pi_ticks() {

@@ -17,11 +17,12 @@
 //! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
 
 use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
-use crate::analysis::map::{class, FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
-use crate::model::Chain;
+use crate::analysis::map::class::FORBIDDEN;
+use crate::analysis::map::{FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
+use crate::model::{Chain, System};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, H5Type};
-use ndarray::{s, Array2, ArrayView2};
+use ndarray::{s, Array2};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -41,6 +42,86 @@ pub struct MapInfo {
     pub shard: Option<(usize, usize)>,
     /// The spec as TOML, for provenance and for re-running.
     pub spec_text: String,
+}
+
+impl MapInfo {
+    /// Aux columns per pixel ([`MapKind::aux_columns`]).
+    pub fn aux_width(&self) -> usize {
+        self.opts.kind.aux_columns(self.opts.grid.base.len() / 2)
+    }
+}
+
+/// The value variable of a map kind: (name, units, long_name); `None` for flip-time maps.
+pub fn value_var(kind: &str) -> Option<(&'static str, &'static str, &'static str)> {
+    Some(match kind {
+        "flip-time" => return None,
+        "energy-error" => (
+            "energy_error",
+            "1",
+            "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
+        ),
+        "ftle" => (
+            "ftle",
+            "s-1",
+            "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
+        ),
+        "final-state" => (
+            "settle_time",
+            "s",
+            "time at which the state settled into its final class (NaN = unsettled or diverged)",
+        ),
+        "sali" => (
+            "sali",
+            "1",
+            "SALI at the horizon t_max, or where it fell below 1e-14 (the run stops there)",
+        ),
+        "gali" => (
+            "gali",
+            "1",
+            "GALI_k at the horizon t_max, or where SALI fell below 1e-14 (the run stops there)",
+        ),
+        _ => (
+            "lyapunov",
+            "s-1",
+            "largest finite-time Lyapunov exponent over [0, t_max]",
+        ),
+    })
+}
+
+/// One auxiliary variable of a map kind: name, over (y, x, link) if per link else (y, x),
+/// units, long_name. Their columns, in this order, make up [`TileResult::aux`].
+type AuxVar = (&'static str, bool, &'static str, &'static str);
+
+pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
+    match kind {
+        "final-state" => &[
+            (
+                "final_angle",
+                true,
+                "rad",
+                "angle mod 2π in [−π, π] when the pixel was classified (or at t_max)",
+            ),
+            (
+                "turns",
+                true,
+                "1",
+                "net turns round((θ − θ*)/2π) about the final equilibrium (NaN if none)",
+            ),
+            (
+                "rotation",
+                true,
+                "1",
+                "rotation number: turns per drive period on the periodic orbit (NaN if none)",
+            ),
+        ],
+        "sali" | "gali" => &[(
+            "chaos_time",
+            false,
+            "s",
+            "first time SALI < 1e-8 (NaN = never)",
+        )],
+        _ => &[],
+    }
 }
 
 /// The map file's header as read back.
@@ -74,6 +155,8 @@ pub struct MapHeader {
     pub gravity: f64,
     /// The state every pixel starts from before its two coordinates are set.
     pub base_state: Vec<f64>,
+    /// Energy-shell grids: (E, the solved velocity's name).
+    pub shell: Option<(f64, String)>,
 }
 
 impl MapHeader {
@@ -97,6 +180,8 @@ pub struct MapSummary {
     pub flip: Option<FlipStats>,
     /// Finite min/max of the value map (energy-error, lyapunov).
     pub value_range: Option<(f64, f64)>,
+    /// Pixels per class of the legend (flag meaning, count), classes with none left out.
+    pub class_counts: Vec<(String, u64)>,
 }
 
 fn io_err(path: &Path, what: &str) -> impl FnOnce(std::io::Error) -> StoreError {
@@ -127,6 +212,8 @@ const MANIFEST: &str = "manifest.json";
 pub struct Checkpoint {
     dir: PathBuf,
     spec_hash: String,
+    /// Aux columns per pixel of the map's kind.
+    aux_width: usize,
 }
 
 /// Why a checkpoint cannot be used.
@@ -175,11 +262,13 @@ impl Checkpoint {
         Ok(Checkpoint {
             dir: dir.to_path_buf(),
             spec_hash: info.spec_hash.clone(),
+            aux_width: info.aux_width(),
         })
     }
 
-    /// Opens an existing checkpoint, checking that it belongs to `spec_hash`.
-    pub fn open(dir: &Path, spec_hash: &str) -> Result<Checkpoint, CheckpointError> {
+    /// Opens an existing checkpoint, checking that it belongs to the map of `info`.
+    pub fn open(dir: &Path, info: &MapInfo) -> Result<Checkpoint, CheckpointError> {
+        let spec_hash = info.spec_hash.as_str();
         let path = dir.join(MANIFEST);
         let text = fs::read_to_string(&path).map_err(|e| CheckpointError::Manifest {
             dir: dir.to_path_buf(),
@@ -201,6 +290,7 @@ impl Checkpoint {
         Ok(Checkpoint {
             dir: dir.to_path_buf(),
             spec_hash: spec_hash.to_string(),
+            aux_width: info.aux_width(),
         })
     }
 
@@ -227,7 +317,7 @@ impl Checkpoint {
     /// Reads a stored tile; `None` if it is absent, torn, or from another spec.
     pub fn read_tile(&self, index: usize) -> Option<TileResult> {
         let bytes = fs::read(self.tile_path(index)).ok()?;
-        decode_tile(&bytes, &self.spec_hash).filter(|t| t.index == index)
+        decode_tile(&bytes, &self.spec_hash, self.aux_width).filter(|t| t.index == index)
     }
 
     /// The indices (< `count`) of the valid stored tiles. Leftover `.tmp` files and invalid
@@ -275,14 +365,16 @@ fn encode_tile(t: &TileResult, spec_hash: &str) -> Vec<u8> {
     b.extend_from_slice(&(t.index as u64).to_le_bytes());
     b.extend_from_slice(&t.steps.to_le_bytes());
     b.extend_from_slice(&(np as u64).to_le_bytes());
-    let flags = u8::from(!t.flip_step.is_empty()) | (u8::from(!t.value.is_empty()) << 1);
+    let flags = u8::from(!t.flip_step.is_empty())
+        | (u8::from(!t.value.is_empty()) << 1)
+        | (u8::from(!t.aux.is_empty()) << 2);
     b.push(flags);
     for k in &t.flip_step {
         b.extend_from_slice(&k.to_le_bytes());
     }
     b.extend_from_slice(&t.flip_link);
     b.extend_from_slice(&t.class);
-    for v in &t.value {
+    for v in t.value.iter().chain(&t.aux) {
         b.extend_from_slice(&v.to_le_bytes());
     }
     let mut f = Fnv::new();
@@ -291,7 +383,8 @@ fn encode_tile(t: &TileResult, spec_hash: &str) -> Vec<u8> {
     b
 }
 
-fn decode_tile(b: &[u8], spec_hash: &str) -> Option<TileResult> {
+/// `aux_width`: the [`MapKind::aux_columns`] the spec implies (a tile is refused otherwise).
+fn decode_tile(b: &[u8], spec_hash: &str, aux_width: usize) -> Option<TileResult> {
     if b.len() < 49 || &b[..8] != TILE_MAGIC {
         return None;
     }
@@ -310,7 +403,12 @@ fn decode_tile(b: &[u8], spec_hash: &str) -> Option<TileResult> {
     let np = u64_at(32) as usize;
     let flags = body[40];
     let (has_flip, has_value) = (flags & 1 != 0, flags & 2 != 0);
-    let want = 41 + np + if has_flip { np * 5 } else { 0 } + if has_value { np * 8 } else { 0 };
+    let m = if flags & 4 != 0 { aux_width } else { 0 };
+    let want = 41
+        + np
+        + if has_flip { np * 5 } else { 0 }
+        + if has_value { np * 8 } else { 0 }
+        + np * m * 8;
     if body.len() != want {
         return None;
     }
@@ -321,6 +419,7 @@ fn decode_tile(b: &[u8], spec_hash: &str) -> Option<TileResult> {
         flip_link: vec![],
         class: vec![],
         value: vec![],
+        aux: vec![],
         steps,
     };
     if has_flip {
@@ -334,12 +433,17 @@ fn decode_tile(b: &[u8], spec_hash: &str) -> Option<TileResult> {
     }
     t.class = body[o..o + np].to_vec();
     o += np;
-    if has_value {
-        t.value = body[o..o + 8 * np]
+    let f64s = |o: usize, len: usize| -> Vec<f64> {
+        body[o..o + 8 * len]
             .chunks_exact(8)
             .map(|c| f64::from_le_bytes(c.try_into().unwrap()))
-            .collect();
+            .collect()
+    };
+    if has_value {
+        t.value = f64s(o, np);
+        o += 8 * np;
     }
+    t.aux = f64s(o, np * m);
     Some(t)
 }
 
@@ -361,19 +465,25 @@ fn put_str_attr(ds: &hdf5::Location, name: &str, value: &str) -> Result<(), Stor
         .map_err(h5_err(format!("writing attribute {name}")))
 }
 
-/// A chunked, deflated (y, x) dataset to be filled band by band, attached to its dimensions.
+/// A chunked, deflated (y, x) or (y, x, link) dataset to be filled band by band, attached
+/// to its dimensions.
 fn new_map_var<T: H5Type>(
     g: &GroupWriter<'_>,
     name: &str,
-    dims: [&str; 2],
-    shape: (usize, usize),
-    chunk: (usize, usize),
+    dims: &[&str],
+    shape: &[usize],
+    chunk: &[usize],
     units: &str,
     long_name: &str,
 ) -> Result<Dataset, StoreError> {
     let grp = g.hdf5_group();
-    let b = grp.new_dataset::<T>().shape([shape.0, shape.1]);
-    let b = b.chunk([chunk.0.min(shape.0).max(1), chunk.1.min(shape.1).max(1)]);
+    let b = grp.new_dataset::<T>().shape(shape);
+    let chunk: Vec<usize> = chunk
+        .iter()
+        .zip(shape)
+        .map(|(&c, &n)| c.min(n).max(1))
+        .collect();
+    let b = b.chunk(chunk);
     let b = if hdf5::filters::deflate_available() {
         b.shuffle().deflate(4)
     } else {
@@ -393,14 +503,18 @@ fn new_map_var<T: H5Type>(
     Ok(ds)
 }
 
-fn write_band<T: H5Type>(
+fn write_band<T: H5Type, D: ndarray::Dimension>(
     ds: &Dataset,
     r0: usize,
-    band: ArrayView2<'_, T>,
+    band: ndarray::ArrayView<'_, T, D>,
 ) -> Result<(), StoreError> {
-    let r1 = r0 + band.nrows();
-    ds.write_slice(band, s![r0..r1, ..])
-        .map_err(h5_err(format!("writing rows {r0}..{r1} of {}", ds.name())))
+    let r1 = r0 + band.shape()[0];
+    let res = if band.ndim() == 3 {
+        ds.write_slice(band, s![r0..r1, .., ..])
+    } else {
+        ds.write_slice(band, s![r0..r1, ..])
+    };
+    res.map_err(h5_err(format!("writing rows {r0}..{r1} of {}", ds.name())))
 }
 
 /// `theta[1]` → `theta1`, for dimension names.
@@ -465,73 +579,94 @@ pub fn write_map(
     g.coord_i64("tile_row", &tr, "1", "tile row index")?;
     g.coord_i64("tile_col", &tc, "1", "tile column index")?;
     let dims = [yn, xn];
-    let chunk = (opts.tile, opts.tile);
-    let class_ds = new_map_var::<u8>(&g, "class", dims, (h, w), chunk, "1", "pixel class")?;
+    let chunk = [opts.tile, opts.tile];
+    let shape = [h, w];
+    let n_links = chain.links();
+    let aux_defs = aux_vars(opts.kind.name());
+    if aux_defs.iter().any(|a| a.1) {
+        let links: Vec<i64> = (1..=n_links as i64).collect();
+        g.coord_i64("link", &links, "1", "link index")?;
+    }
+    let class_ds = new_map_var::<u8>(&g, "class", &dims, &shape, &chunk, "1", "pixel class")?;
+    let mut legend = opts.kind.legend(n_links);
+    if opts.grid.shell.is_some() && !legend.iter().any(|l| l.0 == FORBIDDEN) {
+        legend.push((
+            FORBIDDEN,
+            "energetically_forbidden".into(),
+            "off the energy shell: no real velocity ≥ 0 reaches E".into(),
+        ));
+        legend.sort_by_key(|l| l.0);
+    }
+    legend.push((
+        NOT_COMPUTED,
+        "not_computed".into(),
+        "not in this (shard) file".into(),
+    ));
+    let values: Vec<u8> = legend.iter().map(|l| l.0).collect();
     class_ds
         .new_attr_builder()
-        .with_data(&[0u8, 1, 2, 3, NOT_COMPUTED])
+        .with_data(&values)
         .create("flag_values")
         .map_err(h5_err("writing flag_values"))?;
-    put_str_attr(
-        &class_ds,
-        "flag_meanings",
-        &format!("{} not_computed", class::MEANINGS),
-    )?;
+    let words: Vec<&str> = legend.iter().map(|l| l.1.as_str()).collect();
+    put_str_attr(&class_ds, "flag_meanings", &words.join(" "))?;
+    let lines: Vec<String> = legend
+        .iter()
+        .map(|(v, w, d)| format!("{v} {w}: {d}"))
+        .collect();
+    put_str_attr(&class_ds, "legend", &lines.join("\n"))?;
+    let aux_ds: Vec<Dataset> = aux_defs
+        .iter()
+        .map(|&(name, per_link, units, long)| {
+            if per_link {
+                new_map_var::<f64>(
+                    &g,
+                    name,
+                    &[yn, xn, "link"],
+                    &[h, w, n_links],
+                    &[opts.tile, opts.tile, n_links],
+                    units,
+                    long,
+                )
+            } else {
+                new_map_var::<f64>(&g, name, &dims, &shape, &chunk, units, long)
+            }
+        })
+        .collect::<Result<_, _>>()?;
+    let aux_width = info.aux_width();
     let (mut k_ds, mut t_ds, mut l_ds, mut v_ds) = (None, None, None, None);
     if flip {
         k_ds = Some(new_map_var::<i32>(
             &g,
             "flip_step",
-            dims,
-            (h, w),
-            chunk,
+            &dims,
+            &shape,
+            &chunk,
             "1",
             "first RK4 step after which a watched link is beyond ±π (0 = never)",
         )?);
         t_ds = Some(new_map_var::<f64>(
             &g,
             "flip_time",
-            dims,
-            (h, w),
-            chunk,
+            &dims,
+            &shape,
+            &chunk,
             "s",
             "first flip time flip_step·dt (NaN = never flipped or not computed)",
         )?);
         l_ds = Some(new_map_var::<u8>(
             &g,
             "flip_link",
-            dims,
-            (h, w),
-            chunk,
+            &dims,
+            &shape,
+            &chunk,
             "1",
             "link that flipped first (1-based; 3 = links 1 and 2 in the same step; 0 = none)",
         )?);
     } else {
-        let (name, units, long) = match opts.kind {
-            MapKind::EnergyError => (
-                "energy_error",
-                "1",
-                "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
-            ),
-            MapKind::Ftle => (
-                "ftle",
-                "s-1",
-                "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
-            ),
-            _ => (
-                "lyapunov",
-                "s-1",
-                "largest finite-time Lyapunov exponent over [0, t_max]",
-            ),
-        };
+        let (name, units, long) = value_var(opts.kind.name()).expect("a value map");
         v_ds = Some(new_map_var::<f64>(
-            &g,
-            name,
-            dims,
-            (h, w),
-            chunk,
-            units,
-            long,
+            &g, name, &dims, &shape, &chunk, units, long,
         )?);
     }
 
@@ -540,6 +675,7 @@ pub fn write_map(
     let mut fnv = Fnv::new();
     let mut stats = FlipStats::of(&[], &[], opts.dt);
     let mut vrange: Option<(f64, f64)> = None;
+    let mut counts = [0u64; 256];
     let mut steps = 0u64;
     for ti in 0..tiling.rows() {
         let first = tiling.rect(ti * tiling.cols());
@@ -548,6 +684,8 @@ pub fn write_map(
         let mut k = Array2::<i32>::zeros((rows, if flip { w } else { 0 }));
         let mut link = Array2::<u8>::zeros((rows, if flip { w } else { 0 }));
         let mut val = Array2::<f64>::from_elem((rows, if flip { 0 } else { w }), f64::NAN);
+        // The aux columns of the band, (row, col, column of aux).
+        let mut aux = ndarray::Array3::<f64>::from_elem((rows, w, aux_width), f64::NAN);
         for tj in 0..tiling.cols() {
             let index = ti * tiling.cols() + tj;
             if !have[index] {
@@ -555,7 +693,10 @@ pub fn write_map(
             }
             let t = source(index)?;
             let r = tiling.rect(index);
-            if t.index != index || t.class.len() != r.pixels() {
+            if t.index != index
+                || t.class.len() != r.pixels()
+                || t.aux.len() != r.pixels() * aux_width
+            {
                 return Err(bad(path, format!("tile {index} has the wrong shape")));
             }
             let mut q = 0;
@@ -568,6 +709,9 @@ pub fn write_map(
                     } else {
                         val[(i, j)] = t.value[q];
                     }
+                    for c in 0..aux_width {
+                        aux[(i, j, c)] = t.aux[q * aux_width + c];
+                    }
                     q += 1;
                 }
             }
@@ -576,6 +720,9 @@ pub fn write_map(
             steps += t.steps;
         }
         write_band(&class_ds, r0, cls.view())?;
+        for &c in cls.iter() {
+            counts[c as usize] += 1;
+        }
         if flip {
             let times = k.mapv(|k| if k > 0 { k as f64 * opts.dt } else { f64::NAN });
             write_band(k_ds.as_ref().unwrap(), r0, k.view())?;
@@ -592,6 +739,18 @@ pub fn write_map(
             stats.n_diverged += b.n_diverged;
         } else {
             write_band(v_ds.as_ref().unwrap(), r0, val.view())?;
+            let mut c0 = 0;
+            for (ds, def) in aux_ds.iter().zip(aux_defs) {
+                if def.1 {
+                    let part = aux.slice(s![.., .., c0..c0 + n_links]);
+                    write_band(ds, r0, part.as_standard_layout().view())?;
+                    c0 += n_links;
+                } else {
+                    let part = aux.slice(s![.., .., c0]);
+                    write_band(ds, r0, part.as_standard_layout().view())?;
+                    c0 += 1;
+                }
+            }
             for &v in val.iter().filter(|v| v.is_finite()) {
                 vrange = Some(match vrange {
                     None => (v, v),
@@ -645,6 +804,10 @@ pub fn write_map(
         )?
         .attr_bool("complete", complete)?
         .attr_i64("steps", steps as i64)?;
+    if let Some(sh) = grid.shell {
+        g.attr_f64("shell_energy", sh.energy)?
+            .attr_str("shell_solve", &coord_name(&chain.component_name(sh.omega)))?;
+    }
     match opts.kind {
         MapKind::FlipTime { target } => {
             g.attr_str("flip_target", &target.label())?
@@ -657,6 +820,23 @@ pub fn write_map(
         }
         MapKind::Lyapunov { renorm_steps } => {
             g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
+        }
+        MapKind::FinalState { settle } => {
+            g.attr_f64("settle_angle_tol", settle.angle_tol)?
+                .attr_f64("settle_omega_tol", settle.omega_tol)?
+                .attr_i64("settle_dwell_steps", i64::from(settle.dwell_steps))?;
+            if let Some(st) = settle.strobe {
+                g.attr_i64("strobe_period_steps", i64::from(st.period_steps))?
+                    .attr_i64("strobe_max_period", i64::from(st.max_period))?
+                    .attr_i64("strobe_repeats", i64::from(st.repeats))?;
+            }
+        }
+        MapKind::Sali { tau_steps } => {
+            g.attr_i64("tau_steps", i64::from(tau_steps))?;
+        }
+        MapKind::Gali { k, tau_steps } => {
+            g.attr_i64("tau_steps", i64::from(tau_steps))?
+                .attr_i64("gali_order", k as i64)?;
         }
         MapKind::EnergyError | MapKind::Ftle => {}
     }
@@ -676,6 +856,11 @@ pub fn write_map(
         steps,
         flip: flip.then_some(stats),
         value_range: vrange,
+        class_counts: legend
+            .iter()
+            .filter(|l| counts[l.0 as usize] > 0 && l.0 != NOT_COMPUTED)
+            .map(|l| (l.1.clone(), counts[l.0 as usize]))
+            .collect(),
     })
 }
 
@@ -771,6 +956,7 @@ impl MapReader {
             link_mass: col("link_mass")?,
             gravity,
             base_state,
+            shell: f("shell_energy").ok().zip(s("shell_solve").ok()),
         };
         if header.tile_done.len() != header.tiling().count() {
             return Err(bad(path, "tile_done does not match the tiling"));
@@ -789,11 +975,88 @@ impl MapReader {
     }
 
     fn value_name(&self) -> &'static str {
-        match self.header.kind.as_str() {
-            "energy-error" => "energy_error",
-            "ftle" => "ftle",
-            _ => "lyapunov",
+        value_var(&self.header.kind).map_or("", |v| v.0)
+    }
+
+    /// Reads the aux variables over rows r0..r1, columns c0..c1 into pixel-major columns.
+    fn read_aux(&self, r0: usize, r1: usize, c0: usize, c1: usize) -> Result<Vec<f64>, StoreError> {
+        let defs = aux_vars(&self.header.kind);
+        let nl = self.header.link_length.len();
+        let m: usize = defs.iter().map(|d| if d.1 { nl } else { 1 }).sum();
+        let np = (r1 - r0) * (c1 - c0);
+        let mut out = vec![f64::NAN; np * m];
+        let mut off = 0;
+        for &(name, per_link, ..) in defs {
+            let ds = self.ds(name)?;
+            let err = h5_err(format!("reading {name}"));
+            if per_link {
+                let a = ds
+                    .read_slice::<f64, _, ndarray::Ix3>(s![r0..r1, c0..c1, ..])
+                    .map_err(err)?;
+                for (q, v) in a.iter().enumerate() {
+                    out[(q / nl) * m + off + q % nl] = *v;
+                }
+                off += nl;
+            } else {
+                let a = ds
+                    .read_slice_2d::<f64, _>(s![r0..r1, c0..c1])
+                    .map_err(err)?;
+                for (q, v) in a.iter().enumerate() {
+                    out[q * m + off] = *v;
+                }
+                off += 1;
+            }
         }
+        Ok(out)
+    }
+
+    /// Point symmetry of a complete map (see [`point_symmetric`](crate::analysis::map::point_symmetric)):
+    /// (pixel pairs p ↔ P−1−p compared, pairs equal), over `flip_step` of flip-time maps or
+    /// `class` and turns of final-state maps (turns negate), one pair of rows at a time.
+    pub fn symmetry(&self) -> Result<(u64, u64), StoreError> {
+        let h = &self.header;
+        let (w, ht) = (h.width, h.height);
+        let row = |i: usize| -> Result<(Vec<i64>, Vec<f64>), StoreError> {
+            let err = h5_err(format!("reading row {i}"));
+            if h.is_flip() {
+                let k = self
+                    .ds("flip_step")?
+                    .read_slice_1d::<i32, _>(s![i, ..])
+                    .map_err(err)?;
+                Ok((k.iter().map(|&v| i64::from(v)).collect(), vec![]))
+            } else {
+                let c = self
+                    .ds("class")?
+                    .read_slice_1d::<u8, _>(s![i, ..])
+                    .map_err(err)?;
+                let t = self.read_aux(i, i + 1, 0, w)?;
+                Ok((c.iter().map(|&v| i64::from(v)).collect(), t))
+            }
+        };
+        let m = if h.is_flip() {
+            0
+        } else {
+            aux_vars(&h.kind).len() * h.link_length.len()
+        };
+        let nl = h.link_length.len();
+        let (mut pairs, mut same) = (0u64, 0u64);
+        for i in 0..ht.div_ceil(2) {
+            let (a, ta) = row(i)?;
+            let (b, tb) = row(ht - 1 - i)?;
+            let cols = if i == ht - 1 - i { w / 2 } else { w };
+            for j in 0..cols {
+                let jj = w - 1 - j;
+                pairs += 1;
+                // Turns (columns nl..2nl) of the mirror pixel are the negatives.
+                let turns_ok = m == 0
+                    || (0..nl).all(|l| {
+                        let (x, y) = (ta[j * m + nl + l], tb[jj * m + nl + l]);
+                        x == -y || (x.is_nan() && y.is_nan())
+                    });
+                same += u64::from(a[j] == b[jj] && turns_ok);
+            }
+        }
+        Ok((pairs, same))
     }
 
     /// Reads tile `index` back as it was computed.
@@ -813,6 +1076,7 @@ impl MapReader {
             flip_link: vec![],
             class,
             value: vec![],
+            aux: self.read_aux(r.r0, r.r1, r.c0, r.c1)?,
             steps: self.header.tile_steps[index],
         };
         if self.header.is_flip() {
@@ -855,9 +1119,12 @@ impl MapReader {
             flip_link: vec![],
             class: raw_u8("class")?,
             value: vec![],
+            aux: self.read_aux(0, h.height, 0, h.width)?,
+            aux_width: 0,
             done: h.tile_done.clone(),
             steps: h.tile_steps.iter().sum(),
         };
+        d.aux_width = d.aux.len() / (h.width * h.height).max(1);
         if h.is_flip() {
             d.flip_step = self
                 .ds("flip_step")?

@@ -5,6 +5,7 @@
 //! `y.lo + (i + 0.5)·((y.hi − y.lo)/H)`. With the default window [−π, π)² this is benchmark F's
 //! `−π + (j + 0.5)·(2π/W)` to the bit (π − (−π) is exactly 2π in binary64).
 
+use crate::model::Chain;
 use serde::Serialize;
 
 /// One axis of the map: a state component and its range.
@@ -35,6 +36,51 @@ pub struct Grid {
     pub y: GridAxis,
     /// The state every pixel starts from before its two coordinates are set.
     pub base: Vec<f64>,
+    /// An energy-shell grid: one velocity is solved from the energy (see [`Shell`]).
+    pub shell: Option<Shell>,
+}
+
+/// An energy-shell grid: after the two map coordinates are set, the velocity `omega` (a state
+/// index N..2N, neither map axis) is the larger root of E(x) = `energy`, which must be ≥ 0
+/// (the convention θ̇_j ≥ 0 of a Poincaré plane; with the other velocities zero the two roots
+/// are ±, so this is the non-negative one). E is quadratic in θ̇_j:
+/// ½ M_jj θ̇_j² + (Σ_{k≠j} M_jk θ̇_k) θ̇_j + T_rest + V − E = 0. Pixels without a real
+/// non-negative root are energetically forbidden and are not integrated.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Shell {
+    pub omega: usize,
+    /// J.
+    pub energy: f64,
+}
+
+impl Shell {
+    /// Solves `x[omega]` in place; false if no real root ≥ 0 exists.
+    pub fn solve(&self, chain: &Chain, x: &mut [f64]) -> bool {
+        let n = chain.links();
+        let j = self.omega - n;
+        x[self.omega] = 0.0;
+        let m = chain.mass_matrix(&x[..n]);
+        let a = 0.5 * m[j * n + j];
+        let b: f64 = (0..n).map(|k| m[j * n + k] * x[n + k]).sum();
+        // With θ̇_j = 0: c = T_rest + V − E.
+        let c = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]) - self.energy;
+        let disc = b * b - 4.0 * a * c;
+        if disc.is_nan() || disc < 0.0 {
+            return false;
+        }
+        let sq = disc.sqrt();
+        // The larger root, without cancellation.
+        let root = if b <= 0.0 {
+            (sq - b) / (2.0 * a)
+        } else {
+            -2.0 * c / (b + sq)
+        };
+        if root.is_nan() || root < 0.0 {
+            return false;
+        }
+        x[self.omega] = root;
+        true
+    }
 }
 
 impl Grid {
@@ -48,6 +94,14 @@ impl Grid {
         out.copy_from_slice(&self.base);
         out[self.x.index] = self.x.centre(j, self.width);
         out[self.y.index] = self.y.centre(i, self.height);
+    }
+
+    /// The start state of pixel (i, j) of `chain`, on the energy shell if there is one; false
+    /// (and `out` unspecified in the solved velocity) where the shell is out of reach.
+    #[inline]
+    pub fn start(&self, chain: &Chain, i: usize, j: usize, out: &mut [f64]) -> bool {
+        self.state_into(i, j, out);
+        self.shell.is_none_or(|s| s.solve(chain, out))
     }
 
     pub fn state(&self, i: usize, j: usize) -> Vec<f64> {

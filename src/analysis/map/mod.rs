@@ -8,14 +8,16 @@
 //! bits. Conservative two-link chains go through the SIMD [`kernel`]; every other chain (and
 //! `Kernel::Scalar`) through the generic [`System`] + RK4 path.
 
+pub mod basins;
 pub mod bench;
 pub mod grid;
 pub mod kernel;
 mod sincos;
 
-pub use grid::{Grid, GridAxis, TileRect, Tiling};
+pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kernel::TwoLink;
 
+use crate::analysis::indicators::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
 use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
@@ -38,6 +40,10 @@ pub mod class {
     pub const DIVERGED: u8 = 3;
     /// `flag_meanings` in CF order of the values 0, 1, 2, 3.
     pub const MEANINGS: &str = "never_flipped flipped energetically_forbidden diverged";
+    /// SALI/GALI maps: the single-orbit verdict ([`Regularity`](crate::analysis::indicators::Regularity)).
+    pub const UNDECIDED: u8 = 0;
+    pub const CHAOTIC: u8 = 1;
+    pub const REGULAR: u8 = 4;
 }
 
 /// Which link's flip counts.
@@ -71,6 +77,13 @@ pub enum MapKind {
     /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
     /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
     Ftle,
+    /// Which attractor a damped or driven chain ends in, and when ([`basins`]).
+    FinalState { settle: basins::Settle },
+    /// SALI at the horizon t_max (or where it fell below 1e-14), the single-orbit
+    /// [`indicators`](crate::analysis::indicators::indicators) run per pixel with RK4, τ = tau_steps·dt.
+    Sali { tau_steps: u32 },
+    /// GALI_k at the horizon, from the same run with k deviation vectors.
+    Gali { k: usize, tau_steps: u32 },
 }
 
 impl MapKind {
@@ -80,6 +93,47 @@ impl MapKind {
             MapKind::EnergyError => "energy-error",
             MapKind::Lyapunov { .. } => "lyapunov",
             MapKind::Ftle => "ftle",
+            MapKind::FinalState { .. } => "final-state",
+            MapKind::Sali { .. } => "sali",
+            MapKind::Gali { .. } => "gali",
+        }
+    }
+
+    /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
+    /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
+    /// chaos time.
+    pub fn aux_columns(&self, n_links: usize) -> usize {
+        match self {
+            MapKind::FinalState { .. } => 3 * n_links,
+            MapKind::Sali { .. } | MapKind::Gali { .. } => 1,
+            _ => 0,
+        }
+    }
+
+    /// The `class` legend: (value, CF flag meaning, description).
+    pub fn legend(&self, n_links: usize) -> Vec<(u8, String, String)> {
+        let row = |v: u8, w: &str, d: &str| (v, w.to_string(), d.to_string());
+        match self {
+            MapKind::FinalState { settle } => basins::legend(n_links, settle),
+            MapKind::Sali { .. } | MapKind::Gali { .. } => vec![
+                row(
+                    class::UNDECIDED,
+                    "undecided",
+                    "neither verdict by t_max (sticky or too short)",
+                ),
+                row(class::CHAOTIC, "chaotic", "SALI fell below 1e-8"),
+                row(
+                    class::REGULAR,
+                    "regular",
+                    "SALI stayed above 1e-4 over the second half",
+                ),
+                row(class::DIVERGED, "diverged", "the state became non-finite"),
+            ],
+            _ => class::MEANINGS
+                .split(' ')
+                .enumerate()
+                .map(|(v, w)| row(v as u8, w, &w.replace('_', " ")))
+                .collect(),
         }
     }
 }
@@ -126,6 +180,7 @@ impl MapOptions {
                     hi: PI,
                 },
                 base: vec![0.0; 4],
+                shell: None,
             },
             kind: MapKind::FlipTime {
                 target: FlipTarget::Any,
@@ -157,7 +212,7 @@ impl MapOptions {
 
     fn fast(&self, chain: &Chain) -> Option<TwoLink> {
         if self.kernel != Kernel::Auto
-            || matches!(self.kind, MapKind::Lyapunov { .. } | MapKind::Ftle)
+            || !matches!(self.kind, MapKind::FlipTime { .. } | MapKind::EnergyError)
         {
             return None;
         }
@@ -238,6 +293,8 @@ pub struct TileResult {
     pub class: Vec<u8>,
     /// Energy error or Lyapunov exponent (NaN where diverged); empty for flip-time maps.
     pub value: Vec<f64>,
+    /// [`MapKind::aux_columns`] values per pixel, pixel-major (`aux[p·m + c]`); else empty.
+    pub aux: Vec<f64>,
     /// RK4 steps taken, summed over the tile's pixels.
     pub steps: u64,
 }
@@ -251,24 +308,67 @@ pub enum MapError {
 }
 
 /// Computes one tile. Never fails: a blow-up is a pixel class, not an error of the map.
+/// Pixels off an energy shell ([`Grid::start`]) are classified `FORBIDDEN` without integration.
 pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResult {
     let rect = opts.tiling().rect(index);
     let np = rect.pixels();
-    let dim = chain.dim();
     let mut starts = Vec::with_capacity(np);
-    let mut x = vec![0.0; dim];
+    let mut on = Vec::with_capacity(np);
+    let mut x = vec![0.0; chain.dim()];
     for i in rect.r0..rect.r1 {
         for j in rect.c0..rect.c1 {
-            opts.grid.state_into(i, j, &mut x);
-            starts.push(x.clone());
+            let ok = opts.grid.start(chain, i, j, &mut x);
+            on.push(ok);
+            if ok {
+                starts.push(x.clone());
+            }
         }
     }
+    let live = compute_starts(chain, opts, index, &starts);
+    if starts.len() == np {
+        return live;
+    }
+    // Scatter the integrated pixels back among the forbidden ones.
+    let m = opts.kind.aux_columns(chain.links());
+    let flip = !live.flip_step.is_empty();
+    let mut out = TileResult {
+        index,
+        flip_step: if flip { vec![0; np] } else { vec![] },
+        flip_link: if flip { vec![0; np] } else { vec![] },
+        class: vec![class::FORBIDDEN; np],
+        value: if flip { vec![] } else { vec![f64::NAN; np] },
+        aux: vec![f64::NAN; np * m],
+        steps: live.steps,
+    };
+    for (q, p) in (0..np).filter(|&p| on[p]).enumerate() {
+        out.class[p] = live.class[q];
+        if flip {
+            out.flip_step[p] = live.flip_step[q];
+            out.flip_link[p] = live.flip_link[q];
+        } else {
+            out.value[p] = live.value[q];
+        }
+        out.aux[p * m..(p + 1) * m].copy_from_slice(&live.aux[q * m..(q + 1) * m]);
+    }
+    out
+}
+
+/// The work of [`compute_tile`] on the given start states (pixel order).
+fn compute_starts(
+    chain: &Chain,
+    opts: &MapOptions,
+    index: usize,
+    starts: &[Vec<f64>],
+) -> TileResult {
+    let np = starts.len();
+    let dim = chain.dim();
     let mut out = TileResult {
         index,
         flip_step: vec![],
         flip_link: vec![],
         class: vec![class::NEVER; np],
         value: vec![],
+        aux: vec![],
         steps: 0,
     };
     let n = opts.n_steps();
@@ -409,8 +509,83 @@ pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResul
             }
             out.steps = np as u64 * u64::from(n);
         }
+        MapKind::FinalState { settle } => {
+            out.value = vec![f64::NAN; np];
+            let m = opts.kind.aux_columns(chain.links());
+            out.aux = vec![f64::NAN; np * m];
+            let mut flow = Flow::new(chain);
+            let mut solver = Rk4::new(h).solver(dim);
+            let (mut y, mut ring) = (Vec::with_capacity(dim), Vec::new());
+            for p in 0..np {
+                let o = basins::classify(
+                    &mut flow,
+                    &mut solver,
+                    &settle,
+                    &starts[p],
+                    n,
+                    h,
+                    &mut y,
+                    &mut ring,
+                    &mut out.aux[p * m..(p + 1) * m],
+                );
+                out.class[p] = o.label;
+                out.value[p] = o.settle_time;
+                out.steps += o.steps;
+            }
+        }
+        MapKind::Sali { .. } | MapKind::Gali { .. } => {
+            out.value = vec![f64::NAN; np];
+            out.aux = vec![f64::NAN; np];
+            let io = indicator_options(opts).expect("validated kind");
+            let method = crate::integrate::Method::Rk4 { dt: h };
+            for p in 0..np {
+                let r = crate::analysis::indicators::indicators(
+                    chain,
+                    &method,
+                    &starts[p],
+                    &io,
+                    &mut crate::observe::Silent,
+                );
+                match r {
+                    Ok(ind) => {
+                        out.value[p] = match opts.kind {
+                            MapKind::Gali { .. } => ind.gali[(ind.gali.nrows() - 1, io.k - 2)],
+                            _ => *ind.sali.last().expect("history starts at t = 0"),
+                        };
+                        out.aux[p] = ind.chaos_time.unwrap_or(f64::NAN);
+                        out.class[p] = match ind.regularity {
+                            Regularity::Chaotic => class::CHAOTIC,
+                            Regularity::Regular => class::REGULAR,
+                            Regularity::Undecided => class::UNDECIDED,
+                        };
+                        out.steps += ind.steps;
+                    }
+                    Err(_) => {
+                        out.class[p] = class::DIVERGED;
+                        out.steps += u64::from(n);
+                    }
+                }
+            }
+        }
     }
     out
+}
+
+/// The single-orbit indicator options a SALI/GALI map runs each pixel with: τ = tau_steps·dt,
+/// time = t_max, the default seed and stop at SALI < 1e-14, the shortest history.
+pub fn indicator_options(opts: &MapOptions) -> Option<IndicatorOptions> {
+    let (k, tau_steps) = match opts.kind {
+        MapKind::Sali { tau_steps } => (2, tau_steps),
+        MapKind::Gali { k, tau_steps } => (k, tau_steps),
+        _ => return None,
+    };
+    Some(IndicatorOptions {
+        tau: f64::from(tau_steps) * opts.dt,
+        time: opts.t_max,
+        k,
+        max_history: 16,
+        ..IndicatorOptions::default()
+    })
 }
 
 /// σ_max of the dim × dim matrix whose columns are `cols` (column-major), by power iteration
@@ -565,6 +740,9 @@ pub struct MapData {
     pub flip_link: Vec<u8>,
     pub class: Vec<u8>,
     pub value: Vec<f64>,
+    /// [`MapKind::aux_columns`] per pixel, pixel-major (empty for other kinds).
+    pub aux: Vec<f64>,
+    pub aux_width: usize,
     /// Per tile: whether it is filled in.
     pub done: Vec<bool>,
     pub steps: u64,
@@ -574,6 +752,7 @@ impl MapData {
     pub fn new(opts: &MapOptions) -> MapData {
         let np = opts.grid.pixels();
         let flip = matches!(opts.kind, MapKind::FlipTime { .. });
+        let m = opts.kind.aux_columns(opts.grid.base.len() / 2);
         MapData {
             width: opts.grid.width,
             height: opts.grid.height,
@@ -581,6 +760,8 @@ impl MapData {
             flip_link: if flip { vec![0; np] } else { vec![] },
             class: vec![0; np],
             value: if flip { vec![] } else { vec![f64::NAN; np] },
+            aux: vec![f64::NAN; np * m],
+            aux_width: m,
             done: vec![false; opts.tiling().count()],
             steps: 0,
         }
@@ -601,6 +782,10 @@ impl MapData {
                 }
                 if !t.value.is_empty() {
                     self.value[p] = t.value[q];
+                }
+                let m = self.aux_width;
+                if m > 0 && t.aux.len() == t.class.len() * m {
+                    self.aux[p * m..(p + 1) * m].copy_from_slice(&t.aux[q * m..(q + 1) * m]);
                 }
                 q += 1;
             }
@@ -665,6 +850,25 @@ impl FlipStats {
         s.sum_flip_time = s.sum_flip_steps as f64 * dt;
         s
     }
+}
+
+/// Whether the map should be point-symmetric, pixel p ↔ P−1−p: the window is symmetric about 0
+/// on both axes, the rest of the start state is 0, no energy shell picks a velocity sign, and the
+/// equations are odd under x → −x (damping and a vertical pivot motion keep that; a torque or a
+/// horizontal pivot motion break it). Only flip-time and final-state maps have exactly comparable
+/// outputs (integers); the other kinds' values are left out.
+pub fn point_symmetric(chain: &Chain, opts: &MapOptions) -> bool {
+    let g = &opts.grid;
+    let drive = &chain.params().drive;
+    matches!(
+        opts.kind,
+        MapKind::FlipTime { .. } | MapKind::FinalState { .. }
+    ) && g.x.lo == -g.x.hi
+        && g.y.lo == -g.y.hi
+        && g.base.iter().all(|&v| v == 0.0)
+        && g.shell.is_none()
+        && drive.torque.is_none()
+        && drive.pivot.is_none_or(|p| p.x_amplitude == 0.0)
 }
 
 /// #p with k_p ≠ k_{P−1−p}: the grid and the ODE are symmetric under θ → −θ.
@@ -741,18 +945,19 @@ pub fn estimate(chain: &Chain, opts: &MapOptions, tiles: &[usize]) -> Estimate {
     for &t in tiles {
         let r = tiling.rect(t);
         pixels += r.pixels() as u64;
-        if let Some(test) = &test {
+        if test.is_some() || opts.grid.shell.is_some() {
             for i in r.r0..r.r1 {
                 for j in r.c0..r.c1 {
-                    opts.grid.state_into(i, j, &mut x);
-                    skipped += u64::from(test.forbidden(chain, &x));
+                    let off = !opts.grid.start(chain, i, j, &mut x);
+                    skipped +=
+                        u64::from(off || test.as_ref().is_some_and(|t| t.forbidden(chain, &x)));
                 }
             }
         }
     }
     let per_pixel = match opts.kind {
         MapKind::FlipTime { .. } => 4 + 8 + 1 + 1,
-        _ => 8 + 1,
+        k => 8 + 1 + 8 * k.aux_columns(chain.links()) as u64,
     };
     Estimate {
         pixels,
