@@ -1,6 +1,8 @@
 //! What we measure: analyses are functions over a model, an integrator choice and an options
 //! struct, returning result structs with their histories and the counts of work done.
 
+pub mod animate;
+pub mod budget;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;
@@ -15,6 +17,8 @@ pub use lyapunov::{
     max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
     LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
 };
+pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
+pub use budget::EnergyBudget;
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 
 use crate::integrate::IntegrateError;
