@@ -16,10 +16,11 @@ use std::path::Path;
 const LEVELS: usize = 64;
 
 /// What colours the spirograph's path.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum TraceColour {
     /// viridis from t = 0 (dark) to the end (yellow).
+    #[default]
     Time,
     /// viridis by the point's speed |ṙ|, from 0 to the largest speed.
     Speed,
@@ -219,7 +220,7 @@ impl Render for PhasePortrait<'_> {
                 .axis_desc_style(font(16.0, scale, false))
                 .y_label_formatter(&y_fmt)
                 .x_desc(format!("θ{} (wrapped) / rad", j + 1))
-                .y_desc(format!("θ̇{} / rad s⁻¹", j + 1))
+                .y_desc(format!("ω{} = dθ{}/dt / rad s⁻¹", j + 1, j + 1))
                 .draw()?;
             let plot = chart.plotting_area();
             let screen = plot.strip_coord_spec();
