@@ -917,7 +917,9 @@ impl InitialSpec {
 }
 
 /// The analysis kinds a spec can ask for.
-pub const KINDS: [&str; 6] = ["simulate", "modes", "lyapunov", "poincare", "map", "animate"];
+pub const KINDS: [&str; 6] = [
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate",
+];
 
 impl SpecFile {
     /// Checks every value and builds the analysis.

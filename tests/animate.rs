@@ -58,7 +58,9 @@ fn frame_count_is_duration_times_fps_in_gif_and_pngs() {
         count += 1;
     }
     assert_eq!(count, 12);
-    let pngs = std::fs::read_dir(o.frames.as_ref().unwrap()).unwrap().count();
+    let pngs = std::fs::read_dir(o.frames.as_ref().unwrap())
+        .unwrap()
+        .count();
     assert_eq!(pngs, 12);
     assert!(!dir.path().join("a.gif.partial").exists());
 }
@@ -81,7 +83,13 @@ fn gif_bytes_are_deterministic() {
 }
 
 /// Centroid of the pixels within `r` of `centre` whose colour is within 40 of `colour`.
-fn centroid(rgb: &[u8], w: usize, centre: (f64, f64), r: f64, colour: [u8; 3]) -> (f64, f64, usize) {
+fn centroid(
+    rgb: &[u8],
+    w: usize,
+    centre: (f64, f64),
+    r: f64,
+    colour: [u8; 3],
+) -> (f64, f64, usize) {
     let (mut sx, mut sy, mut n) = (0.0, 0.0, 0usize);
     let h = rgb.len() / (3 * w);
     for y in 0..h {
@@ -148,7 +156,11 @@ fn bobs_sit_where_the_integrator_says_at_t_k() {
             let (cx, cy, n) = centroid(&rgb, 600, expect, 2.0 * BOB_RADIUS, o.style.bob);
             assert!(n > 60, "frame {k} bob {}: only {n} bob pixels", j + 1);
             let err = (cx - expect.0).hypot(cy - expect.1);
-            assert!(err < 0.75, "frame {k} bob {}: centroid off by {err:.2} px", j + 1);
+            assert!(
+                err < 0.75,
+                "frame {k} bob {}: centroid off by {err:.2} px",
+                j + 1
+            );
         }
     }
 }
@@ -192,7 +204,10 @@ fn traces_fade_linearly_over_trace_time() {
         let d = dark(p);
         let expect = o.trace_alpha(age);
         assert!((expect - (1.0 - age / 1.2)).abs() < 1e-12);
-        assert!((d - expect).abs() < 0.1, "age {age}: darkness {d:.3}, expected {expect:.3}");
+        assert!(
+            (d - expect).abs() < 0.1,
+            "age {age}: darkness {d:.3}, expected {expect:.3}"
+        );
         assert!(d < last, "trace must get lighter with age");
         last = d;
     }
@@ -219,7 +234,10 @@ fn energy_budget_closes() {
     let b = EnergyBudget::new(&chain, &tr);
     let scale = b.total[0].abs().max(9.81 * 6.0);
     for k in 0..b.t.len() {
-        assert!((b.sum_at(k) - b.total[k]).abs() < 1e-12 * scale, "sample {k}");
+        assert!(
+            (b.sum_at(k) - b.total[k]).abs() < 1e-12 * scale,
+            "sample {k}"
+        );
     }
     // Damped: E(t) − W(t) stays E(0) to integrator accuracy while damping removes a lot.
     let mut p = ChainParams::equal_points(3);
@@ -231,7 +249,10 @@ fn energy_budget_closes() {
     let tr = simulate(&damped, &dop, &x0, &sim, &mut Silent).unwrap();
     let b = EnergyBudget::new(&damped, &tr);
     let dissipated = -b.work.last().unwrap();
-    assert!(dissipated > 0.2 * (b.total[0] - b.potential_floor), "{dissipated}");
+    assert!(
+        dissipated > 0.2 * (b.total[0] - b.potential_floor),
+        "{dissipated}"
+    );
     let fig = EnergyFigure {
         budget: &b,
         title: String::new(),
@@ -264,7 +285,15 @@ fn cli_animate_writes_gif_still_and_figures() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let out = pendula()
-        .args(["animate", "--preset", "double", "--theta", "2,2", "--duration", "0.6"])
+        .args([
+            "animate",
+            "--preset",
+            "double",
+            "--theta",
+            "2,2",
+            "--duration",
+            "0.6",
+        ])
         .args(["--fps", "10", "--width", "200", "--height", "150", "--json"])
         .arg("--gif")
         .arg(d.join("a.gif"))
@@ -286,7 +315,15 @@ fn cli_animate_writes_gif_still_and_figures() {
     }
     // Refuses to overwrite without --force.
     pendula()
-        .args(["animate", "--preset", "double", "--theta", "2,2", "--duration", "0.2"])
+        .args([
+            "animate",
+            "--preset",
+            "double",
+            "--theta",
+            "2,2",
+            "--duration",
+            "0.2",
+        ])
         .arg("--gif")
         .arg(d.join("a.gif"))
         .assert()
@@ -304,7 +341,19 @@ fn cli_bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         (&["--width", "0"], "--width"),
         (&["--height", "100000"], "--height"),
         (&["--trace", "4"], "--trace"),
-        (&["--duration", "1000", "--fps", "50", "--width", "4000", "--height", "4000"], "--duration"),
+        (
+            &[
+                "--duration",
+                "1000",
+                "--fps",
+                "50",
+                "--width",
+                "4000",
+                "--height",
+                "4000",
+            ],
+            "--duration",
+        ),
     ];
     for (extra, flag) in cases {
         let out = pendula()
@@ -320,7 +369,9 @@ fn cli_bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         assert!(!gif.exists(), "{extra:?} wrote a file");
     }
     let out = pendula()
-        .args(["simulate", "--preset", "double", "--theta", "1,1", "--t-end", "1"])
+        .args([
+            "simulate", "--preset", "double", "--theta", "1,1", "--t-end", "1",
+        ])
         .args(["--phase-links", "3", "--phase"])
         .arg(dir.path().join("p.png"))
         .assert()

@@ -74,7 +74,11 @@ fn http_get(addr: &str, path: &str) -> String {
 fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
     let v = start();
     let page = http_get(&v.addr, "/");
-    assert!(page.starts_with("HTTP/1.1 200"), "{}", &page[..40.min(page.len())]);
+    assert!(
+        page.starts_with("HTTP/1.1 200"),
+        "{}",
+        &page[..40.min(page.len())]
+    );
     assert!(page.contains("<canvas id=\"chain\""));
     assert!(http_get(&v.addr, "/nope").starts_with("HTTP/1.1 404"));
     // A request head that never ends is cut off at its size limit.
@@ -83,13 +87,19 @@ fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
     let _ = s.write_all(&junk);
     let mut reply = String::new();
     let _ = s.read_to_string(&mut reply);
-    assert!(reply.is_empty() || reply.starts_with("HTTP/1.1 400"), "{reply}");
+    assert!(
+        reply.is_empty() || reply.starts_with("HTTP/1.1 400"),
+        "{reply}"
+    );
 
     let mut ws = open(&v);
     let f0 = next(&mut ws, "frame");
     assert_eq!(f0["n"], 3);
     let f1 = next(&mut ws, "frame");
-    assert!(f1["t"].as_f64().unwrap() > f0["t"].as_f64().unwrap(), "time advances");
+    assert!(
+        f1["t"].as_f64().unwrap() > f0["t"].as_f64().unwrap(),
+        "time advances"
+    );
     // The bob positions follow from the angles (x_k = Σ l sin θ, y_k = −Σ l cos θ).
     let th: Vec<f64> = serde_json::from_value(f1["theta"].clone()).unwrap();
     let l: Vec<f64> = serde_json::from_value(f1["lengths"].clone()).unwrap();
@@ -114,8 +124,10 @@ fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
     assert_eq!(next(&mut ws, "frame")["n"], 3);
 
     // Controls: N, pause, set angles.
-    ws.send(Message::text(r#"{"type":"config","n":5,"speed":2,"substeps":20}"#))
-        .unwrap();
+    ws.send(Message::text(
+        r#"{"type":"config","n":5,"speed":2,"substeps":20}"#,
+    ))
+    .unwrap();
     let mut f = next(&mut ws, "frame");
     while f["n"] != 5 {
         f = next(&mut ws, "frame");
@@ -204,9 +216,7 @@ fn engine_steps_match_seed_002_time_scaling() {
         .collect();
     let tr = pendula::analysis::simulate(
         &chain,
-        &pendula::integrate::Method::Rk4 {
-            dt: 3.0 / 420.0,
-        },
+        &pendula::integrate::Method::Rk4 { dt: 3.0 / 420.0 },
         &x0,
         &pendula::analysis::SimulateOptions {
             t_end: 3.0,

@@ -11,14 +11,14 @@ pub mod modes_structured;
 pub mod poincare;
 pub mod simulate;
 
+pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
+pub use budget::EnergyBudget;
 pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,
     max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
     LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
 };
-pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
-pub use budget::EnergyBudget;
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 
 use crate::integrate::IntegrateError;

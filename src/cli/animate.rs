@@ -288,7 +288,9 @@ pub fn run(
     let tr = analysis::animation_trajectory(&spec.chain, &spec.method, &spec.x0, opts, &mut bar)
         .map_err(|e| CliError::Run(e.to_string()))?;
     if !tr.complete {
-        return Err(CliError::Run("interrupted while integrating; nothing written".into()));
+        return Err(CliError::Run(
+            "interrupted while integrating; nothing written".into(),
+        ));
     }
     let anim = Animation::new(&spec.chain, &tr, opts);
     let mut bar = Bar::new("render");

@@ -6,6 +6,7 @@
 mod animate;
 mod args;
 mod bench;
+mod bench_visual;
 mod map;
 mod output;
 mod poincare;

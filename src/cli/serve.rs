@@ -20,8 +20,12 @@ pub fn serve_command(a: &ServeArgs) -> Result<(), CliError> {
             a.max_clients
         )));
     }
-    let server = pendula::serve::Server::bind(a.port, a.max_clients)
-        .map_err(|e| CliError::Run(format!("--port: cannot listen on 127.0.0.1:{}: {e}", a.port)))?;
+    let server = pendula::serve::Server::bind(a.port, a.max_clients).map_err(|e| {
+        CliError::Run(format!(
+            "--port: cannot listen on 127.0.0.1:{}: {e}",
+            a.port
+        ))
+    })?;
     println!("pendula viewer at http://{}/", server.local_addr());
     eprintln!("serving on 127.0.0.1 only; Ctrl-C stops");
     server.run();

@@ -22,6 +22,9 @@ use std::path::{Path, PathBuf};
 const PANEL_W: f64 = 150.0;
 /// Fade levels a trace is drawn with (consecutive segments of one level form one polyline).
 const FADE_LEVELS: usize = 48;
+/// NeuQuant's sampling factor for the per-frame palette (1 best … 30 fastest). Frames are flat
+/// colours with anti-aliased edges, which the fastest setting quantizes without visible loss.
+const GIF_SPEED: i32 = 30;
 /// Bob radius (logical pixels).
 pub const BOB_RADIUS: f64 = 7.0;
 
@@ -191,8 +194,7 @@ impl Render for Frame<'_, '_> {
                         j += 1;
                     }
                     if lv > 0 {
-                        let pts: Vec<(i32, i32)> =
-                            (i..=j).map(|m| paths[m][link + 1]).collect();
+                        let pts: Vec<(i32, i32)> = (i..=j).map(|m| paths[m][link + 1]).collect();
                         let c = blend(colour, st.background, lv as f64 / FADE_LEVELS as f64);
                         stamp_polyline(root, pts, c, surface.stroke(2.0))?;
                     }
@@ -369,8 +371,8 @@ pub fn write_animation(
     let mut encoder = match &partial {
         Some(p) => {
             let file = BufWriter::new(fs::File::create(p).map_err(io(p))?);
-            let mut e = gif::Encoder::new(file, w as u16, h as u16, &[])
-                .map_err(|e| gif_error(p, e))?;
+            let mut e =
+                gif::Encoder::new(file, w as u16, h as u16, &[]).map_err(|e| gif_error(p, e))?;
             e.set_repeat(gif::Repeat::Infinite)
                 .map_err(|e| gif_error(p, e))?;
             Some(e)
@@ -390,8 +392,7 @@ pub fn write_animation(
         let mut k0 = 0;
         while k0 < total {
             let k1 = (k0 + batch).min(total);
-            let rendered: Vec<Result<Option<gif::Frame<'static>>, PlotError>> = (k0
-                ..k1)
+            let rendered: Vec<Result<Option<gif::Frame<'static>>, PlotError>> = (k0..k1)
                 .into_par_iter()
                 .map(|k| {
                     let rgb = anim.render(k).map_err(draw(label))?;
@@ -399,7 +400,7 @@ pub fn write_animation(
                         save(&anim.frame(k), &frame_path(dir, k), anim.opts.size)?;
                     }
                     let frame = encoder.is_some().then(|| {
-                        let mut f = gif::Frame::from_rgb_speed(w as u16, h as u16, &rgb, 10);
+                        let mut f = gif::Frame::from_rgb_speed(w as u16, h as u16, &rgb, GIF_SPEED);
                         f.delay = delay;
                         f
                     });

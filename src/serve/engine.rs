@@ -170,7 +170,10 @@ impl Engine {
             Request::SetAngles { theta } => {
                 let n = self.settings.links();
                 if theta.len() != n {
-                    return Err(format!("theta has {} values, the chain {n} links", theta.len()));
+                    return Err(format!(
+                        "theta has {} values, the chain {n} links",
+                        theta.len()
+                    ));
                 }
                 for &th in &theta {
                     check("theta", th, -100.0, 100.0)?;
@@ -211,7 +214,10 @@ impl Engine {
                         // One value for every link, or one per link.
                         let v = if v.len() == 1 { vec![v[0]; n] } else { v };
                         if v.len() != n {
-                            return Err(format!("{name} has {} values, the chain {n} links", v.len()));
+                            return Err(format!(
+                                "{name} has {} values, the chain {n} links",
+                                v.len()
+                            ));
                         }
                         for &x in &v {
                             check(name, x, 0.01, 100.0)?;
@@ -234,7 +240,9 @@ impl Engine {
                 }
                 if let Some(k) = substeps {
                     if k == 0 || k > MAX_SUBSTEPS {
-                        return Err(format!("substeps must be between 1 and {MAX_SUBSTEPS} (got {k})"));
+                        return Err(format!(
+                            "substeps must be between 1 and {MAX_SUBSTEPS} (got {k})"
+                        ));
                     }
                     s.substeps = k;
                 }

@@ -53,7 +53,12 @@ impl Server {
             let Ok(mut stream) = stream else { continue };
             if self.active.fetch_add(1, Ordering::SeqCst) >= self.max_clients {
                 self.active.fetch_sub(1, Ordering::SeqCst);
-                let _ = respond(&mut stream, "503 Service Unavailable", "text/plain", b"busy\n");
+                let _ = respond(
+                    &mut stream,
+                    "503 Service Unavailable",
+                    "text/plain",
+                    b"busy\n",
+                );
                 continue;
             }
             let active = Arc::clone(&self.active);
@@ -92,7 +97,10 @@ fn read_head(stream: &mut TcpStream) -> io::Result<(Vec<u8>, Vec<u8>)> {
             return Ok((buf, rest));
         }
         if buf.len() > MAX_HEAD || Instant::now() > deadline {
-            return Err(io::Error::new(io::ErrorKind::InvalidData, "request head too large or slow"));
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidData,
+                "request head too large or slow",
+            ));
         }
         let k = stream.read(&mut chunk)?;
         if k == 0 {
@@ -106,14 +114,24 @@ fn handle(mut stream: TcpStream) -> io::Result<()> {
     let (head, rest) = match read_head(&mut stream) {
         Ok(h) => h,
         Err(_) => {
-            let _ = respond(&mut stream, "400 Bad Request", "text/plain", b"bad request\n");
+            let _ = respond(
+                &mut stream,
+                "400 Bad Request",
+                "text/plain",
+                b"bad request\n",
+            );
             return Ok(());
         }
     };
     let mut headers = [httparse::EMPTY_HEADER; 32];
     let mut req = httparse::Request::new(&mut headers);
     if !matches!(req.parse(&head), Ok(httparse::Status::Complete(_))) {
-        return respond(&mut stream, "400 Bad Request", "text/plain", b"bad request\n");
+        return respond(
+            &mut stream,
+            "400 Bad Request",
+            "text/plain",
+            b"bad request\n",
+        );
     }
     let header = |name: &str| {
         req.headers
@@ -123,13 +141,21 @@ fn handle(mut stream: TcpStream) -> io::Result<()> {
     };
     let path = req.path.unwrap_or("");
     match (req.method, path) {
-        (Some("GET"), "/") | (Some("GET"), "/index.html") => {
-            respond(&mut stream, "200 OK", "text/html; charset=utf-8", PAGE.as_bytes())
-        }
+        (Some("GET"), "/") | (Some("GET"), "/index.html") => respond(
+            &mut stream,
+            "200 OK",
+            "text/html; charset=utf-8",
+            PAGE.as_bytes(),
+        ),
         (Some("GET"), "/ws") => {
             let upgrade = header("upgrade").is_some_and(|v| v.eq_ignore_ascii_case("websocket"));
             let Some(key) = header("sec-websocket-key").filter(|_| upgrade) else {
-                return respond(&mut stream, "400 Bad Request", "text/plain", b"expected a WebSocket upgrade\n");
+                return respond(
+                    &mut stream,
+                    "400 Bad Request",
+                    "text/plain",
+                    b"expected a WebSocket upgrade\n",
+                );
             };
             let accept = tungstenite::handshake::derive_accept_key(key.as_bytes());
             let head = format!(
@@ -175,11 +201,16 @@ fn live(stream: TcpStream, rest: Vec<u8>) -> io::Result<()> {
                         ws.send(error_message(&why)).map_err(to_io)?;
                     }
                 }
-                Ok(Message::Binary(_)) => ws.send(error_message("binary messages are not accepted")).map_err(to_io)?,
+                Ok(Message::Binary(_)) => ws
+                    .send(error_message("binary messages are not accepted"))
+                    .map_err(to_io)?,
                 Ok(Message::Close(_)) => return Ok(()),
                 Ok(_) => {}
                 Err(tungstenite::Error::Io(e))
-                    if matches!(e.kind(), io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut) =>
+                    if matches!(
+                        e.kind(),
+                        io::ErrorKind::WouldBlock | io::ErrorKind::TimedOut
+                    ) =>
                 {
                     std::thread::sleep(Duration::from_millis(1));
                 }
@@ -199,11 +230,11 @@ fn live(stream: TcpStream, rest: Vec<u8>) -> io::Result<()> {
         sent_frames += 1;
         let mut frame = engine.frame();
         let wall = started.elapsed().as_secs_f64();
-        frame["frame_rate"] = serde_json::json!((sent_frames as f64 / wall.max(1e-9) * 10.0).round() / 10.0);
+        frame["frame_rate"] =
+            serde_json::json!((sent_frames as f64 / wall.max(1e-9) * 10.0).round() / 10.0);
         // Steps the engine could take per second of compute: the headroom over real time.
-        frame["steps_per_s_capacity"] = serde_json::json!(
-            (engine.steps as f64 / compute.as_secs_f64().max(1e-9)).round()
-        );
+        frame["steps_per_s_capacity"] =
+            serde_json::json!((engine.steps as f64 / compute.as_secs_f64().max(1e-9)).round());
         frame["steps_per_s"] = serde_json::json!((engine.steps as f64 / wall.max(1e-9)).round());
         ws.send(Message::text(frame.to_string())).map_err(to_io)?;
         next += period;

@@ -138,7 +138,11 @@ impl AnimateSpec {
         }
         let mut style = AnimateStyle::default();
         for (field, value, target) in [
-            ("animate.background", &self.background, &mut style.background),
+            (
+                "animate.background",
+                &self.background,
+                &mut style.background,
+            ),
             ("animate.chain_colour", &self.chain_colour, &mut style.chain),
             ("animate.bob_colour", &self.bob_colour, &mut style.bob),
         ] {

@@ -17,6 +17,7 @@ const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), "pendula-chromium-"));
 const context = await chromium.launchPersistentContext(userDataDir, {
   executablePath: process.env.PENDULA_CHROMIUM || "/usr/bin/chromium",
   headless: true,
+  viewport: { width: 1400, height: 700 },
   args: [
     "--headless",
     "--no-sandbox",
