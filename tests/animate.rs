@@ -380,3 +380,27 @@ fn cli_bad_input_exits_2_naming_the_flag_and_writes_nothing() {
     assert!(err.contains("--phase-links"), "{err}");
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn the_analysis_spec_is_seed_002s_engine() {
+    let text = std::fs::read_to_string(concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/analyses/triple-pendulum-animation.toml"
+    ))
+    .unwrap();
+    let spec = pendula::spec::parse(&text, "triple-pendulum-animation.toml")
+        .unwrap()
+        .validate()
+        .unwrap();
+    let pendula::spec::Analysis::Animate(o) = &spec.analysis else {
+        panic!("kind")
+    };
+    assert_eq!(o.frame_count(), 300);
+    // δt = α / (fps · S) = 1 / (25 · 10).
+    assert_eq!(spec.method, Method::Rk4 { dt: 0.004 });
+    assert_eq!(o.traces, vec![1, 2]);
+    assert!(spec.figures.energy.is_some() && spec.figures.spirograph.is_some());
+    // [figures] belongs to simulate and animate only.
+    let bad = text.replace("kind = \"animate\"", "kind = \"modes\"");
+    assert!(pendula::spec::parse(&bad, "x").unwrap().validate().is_err());
+}

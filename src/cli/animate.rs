@@ -1,6 +1,6 @@
 //! `pendula animate` and the visual lab's still figures (also drawn by `simulate`).
 
-use super::args::{base_spec, FlagMap, InitialArgs, ModelArgs};
+use super::args::{base_spec, set, FlagMap, InitialArgs, ModelArgs};
 use super::output::prepare_path;
 use super::progress::Bar;
 use super::{CliError, Common, Outputs};
@@ -57,20 +57,18 @@ impl FigureArgs {
             return;
         }
         let f = file.figures.get_or_insert_with(FiguresSpec::default);
-        macro_rules! set {
-            ($v:expr, $t:expr) => {
-                if let Some(v) = &$v {
-                    $t = Some(v.clone());
-                }
-            };
-        }
-        set!(self.spirograph, f.spirograph);
-        set!(self.spirograph_link, f.spirograph_link);
-        set!(self.spirograph_colour, f.spirograph_colour);
-        set!(self.phase, f.phase);
-        set!(self.phase_links, f.phase_links);
-        set!(self.energy_plot, f.energy);
-        flags.extend(FIGURE_FLAGS);
+        let [sp, spl, spc, ph, phl, en] = FIGURE_FLAGS;
+        set(&self.spirograph, &mut f.spirograph, sp, flags);
+        set(&self.spirograph_link, &mut f.spirograph_link, spl, flags);
+        set(
+            &self.spirograph_colour,
+            &mut f.spirograph_colour,
+            spc,
+            flags,
+        );
+        set(&self.phase, &mut f.phase, ph, flags);
+        set(&self.phase_links, &mut f.phase_links, phl, flags);
+        set(&self.energy_plot, &mut f.energy, en, flags);
     }
 }
 
@@ -175,31 +173,26 @@ impl AnimateArgs {
         self.model.apply(&mut file, &mut flags)?;
         self.initial.apply(&mut file, &mut flags);
         let a = file.animate.get_or_insert_with(AnimateSpec::default);
-        macro_rules! set {
-            ($v:expr, $t:expr) => {
-                if let Some(v) = &$v {
-                    $t = Some(v.clone());
-                }
-            };
-        }
-        set!(self.gif, a.gif);
-        set!(self.frames, a.frames);
-        set!(self.fps, a.fps);
-        set!(self.duration, a.duration);
-        set!(self.speed, a.speed);
-        set!(self.substeps, a.substeps);
-        set!(self.trace, a.trace);
-        set!(self.trace_time, a.trace_time);
-        set!(self.width, a.width);
-        set!(self.height, a.height);
-        set!(self.background, a.background);
-        set!(self.chain_colour, a.chain_colour);
-        set!(self.bob_colour, a.bob_colour);
-        set!(self.trace_colours, a.trace_colours);
+        let f = &mut flags;
+        let name = |i: usize| ANIMATE_FLAGS[i];
+        set(&self.gif, &mut a.gif, name(0), f);
+        set(&self.frames, &mut a.frames, name(1), f);
+        set(&self.fps, &mut a.fps, name(2), f);
+        set(&self.duration, &mut a.duration, name(3), f);
+        set(&self.speed, &mut a.speed, name(4), f);
+        set(&self.substeps, &mut a.substeps, name(5), f);
+        set(&self.trace, &mut a.trace, name(6), f);
+        set(&self.trace_time, &mut a.trace_time, name(7), f);
+        set(&self.width, &mut a.width, name(8), f);
+        set(&self.height, &mut a.height, name(9), f);
+        set(&self.background, &mut a.background, name(10), f);
+        set(&self.chain_colour, &mut a.chain_colour, name(11), f);
+        set(&self.bob_colour, &mut a.bob_colour, name(12), f);
+        set(&self.trace_colours, &mut a.trace_colours, name(13), f);
         let integ = &mut file.integrator;
-        set!(self.method, integ.method);
-        set!(self.rtol, integ.rtol);
-        set!(self.atol, integ.atol);
+        set(&self.method, &mut integ.method, name(14), f);
+        set(&self.rtol, &mut integ.rtol, name(15), f);
+        set(&self.atol, &mut integ.atol, name(16), f);
         self.figures.apply(&mut file, &mut flags);
         if self.spec.is_none() {
             flags.extend(ANIMATE_FLAGS);

@@ -373,7 +373,7 @@ impl IntegratorArgs {
 }
 
 /// Copies a flag's value into the spec and records that the field came from that flag.
-fn set<T: Clone>(
+pub(super) fn set<T: Clone>(
     value: &Option<T>,
     target: &mut Option<T>,
     names: (&'static str, &'static str),
