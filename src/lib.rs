@@ -19,5 +19,6 @@ pub mod integrate;
 pub mod model;
 pub mod observe;
 pub mod plot;
+pub mod serve;
 pub mod spec;
 pub mod store;

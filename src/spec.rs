@@ -50,6 +50,9 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use thiserror::Error;
 
+mod visual;
+pub use visual::{AnimateSpec, Figures, FiguresSpec};
+
 /// A bad value in a spec or on the command line; `field` is the spec path of the value.
 #[derive(Debug, Error, Clone, PartialEq)]
 #[error("{field}: {message}")]
@@ -85,6 +88,9 @@ pub struct SpecFile {
     pub lyapunov: Option<LyapunovSpec>,
     pub poincare: Option<PoincareSpec>,
     pub map: Option<MapSpec>,
+    pub animate: Option<AnimateSpec>,
+    /// Still figures of the visual lab (simulate and animate kinds).
+    pub figures: Option<FiguresSpec>,
     #[serde(default)]
     pub output: OutputSpec,
 }
@@ -225,6 +231,8 @@ pub struct Spec {
     pub method: Method,
     pub analysis: Analysis,
     pub output: OutputSpec,
+    /// Still figures of the visual lab (`[figures]`).
+    pub figures: Figures,
     /// The spec as TOML (what was read, with the command line's overrides applied), for provenance.
     pub text: String,
 }
@@ -237,6 +245,7 @@ pub enum Analysis {
     Lyapunov(LyapunovRun),
     Poincare(crate::analysis::poincare::PoincareOptions),
     Map(MapOptions),
+    Animate(crate::analysis::AnimateOptions),
 }
 
 /// Which Lyapunov estimator, with its options.
@@ -470,6 +479,7 @@ impl Analysis {
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Poincare(_) => "poincare",
             Analysis::Map(_) => "map",
+            Analysis::Animate(_) => "animate",
         }
     }
 }
@@ -909,7 +919,9 @@ impl InitialSpec {
 }
 
 /// The analysis kinds a spec can ask for.
-pub const KINDS: [&str; 5] = ["simulate", "modes", "lyapunov", "poincare", "map"];
+pub const KINDS: [&str; 6] = [
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate",
+];
 
 impl SpecFile {
     /// Checks every value and builds the analysis.
@@ -917,7 +929,7 @@ impl SpecFile {
         let kind = self.kind.as_deref().ok_or_else(|| {
             SpecError::new(
                 "kind",
-                "missing: the analysis to run (simulate, modes, lyapunov, poincare or map)",
+                "missing: the analysis to run (simulate, modes, lyapunov, poincare, map or animate)",
             )
         })?;
         let (chain, model_name) = self.model.build()?;
@@ -927,6 +939,7 @@ impl SpecFile {
             ("lyapunov", self.lyapunov.is_some()),
             ("poincare", self.poincare.is_some()),
             ("map", self.map.is_some()),
+            ("animate", self.animate.is_some()),
         ] {
             if present && kind != section && KINDS.contains(&kind) {
                 return Err(SpecError::new(
@@ -1074,6 +1087,38 @@ impl SpecFile {
                 let (x0, dt) = (opts.grid.base.clone(), opts.dt);
                 (Analysis::Map(opts), x0, Method::Rk4 { dt })
             }
+            "animate" => {
+                let x0 = self.initial.state(chain.links())?;
+                let opts = self
+                    .animate
+                    .clone()
+                    .unwrap_or_default()
+                    .options(chain.links())?;
+                // Seed 002's engine: RK4 with S sub-steps per frame unless the spec asks for
+                // the adaptive method; the step comes from [animate], not from [integrator].
+                let mut integ = self.integrator.clone();
+                if integ.dt.is_some() || integ.substeps.is_some() {
+                    return Err(SpecError::new(
+                        "integrator.dt",
+                        "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
+                    ));
+                }
+                let method = match integ.method.as_deref() {
+                    None | Some("rk4") => {
+                        integ.method = Some("rk4".into());
+                        integ.dt = Some(opts.sample_dt());
+                        integ.method(None)?
+                    }
+                    Some("dop853") => integ.method(None)?,
+                    Some(other) => {
+                        return Err(SpecError::new(
+                            "integrator.method",
+                            format!("an animation uses rk4 or dop853 (got `{other}`)"),
+                        ))
+                    }
+                };
+                (Analysis::Animate(opts), x0, method)
+            }
             other => {
                 return Err(SpecError::new(
                     "kind",
@@ -1105,11 +1150,22 @@ impl SpecFile {
                 }
             }
         }
+        let figures = match &self.figures {
+            None => Figures::default(),
+            Some(_) if !matches!(kind, "simulate" | "animate") => {
+                return Err(SpecError::new(
+                    "figures",
+                    format!("still figures are drawn by simulate and animate, not {kind}"),
+                ))
+            }
+            Some(f) => f.figures(chain.links())?,
+        };
         let title = self
             .title
             .clone()
             .unwrap_or_else(|| format!("{kind}: {model_name} chain"));
         Ok(Spec {
+            figures,
             title,
             chain,
             model_name,

@@ -1,6 +1,8 @@
 //! What we measure: analyses are functions over a model, an integrator choice and an options
 //! struct, returning result structs with their histories and the counts of work done.
 
+pub mod animate;
+pub mod budget;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;
@@ -9,6 +11,8 @@ pub mod modes_structured;
 pub mod poincare;
 pub mod simulate;
 
+pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
+pub use budget::EnergyBudget;
 pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,

@@ -36,6 +36,10 @@ pub enum Command {
     Render(super::map::RenderArgs),
     /// Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).
     Bench(super::bench::BenchArgs),
+    /// Animated GIF / PNG frames of a chain with fading traces and kinetic-energy bars.
+    Animate(Box<super::animate::AnimateArgs>),
+    /// Live viewer in the browser (binds 127.0.0.1 only).
+    Serve(super::serve::ServeArgs),
 }
 
 #[derive(Debug, Args)]
@@ -231,7 +235,7 @@ impl ModelArgs {
 }
 
 /// Reads `--spec` (checking its kind) or starts an empty spec of `kind`.
-fn base_spec(spec: &Option<PathBuf>, kind: &str) -> Result<SpecFile, CliError> {
+pub(super) fn base_spec(spec: &Option<PathBuf>, kind: &str) -> Result<SpecFile, CliError> {
     let file = match spec {
         Some(p) => super::read_spec(p)?,
         None => SpecFile {
@@ -276,7 +280,7 @@ pub struct InitialArgs {
 }
 
 impl InitialArgs {
-    fn apply(&self, file: &mut SpecFile, flags: &mut FlagMap) {
+    pub(super) fn apply(&self, file: &mut SpecFile, flags: &mut FlagMap) {
         if self.theta.is_some() || self.theta_deg.is_some() {
             file.initial.theta = None;
             file.initial.theta_deg = None;
@@ -369,7 +373,7 @@ impl IntegratorArgs {
 }
 
 /// Copies a flag's value into the spec and records that the field came from that flag.
-fn set<T: Clone>(
+pub(super) fn set<T: Clone>(
     value: &Option<T>,
     target: &mut Option<T>,
     names: (&'static str, &'static str),
@@ -400,6 +404,8 @@ pub struct SimulateArgs {
     #[command(flatten)]
     pub integrator: IntegratorArgs,
     #[command(flatten)]
+    pub figures: super::animate::FigureArgs,
+    #[command(flatten)]
     pub common: Common,
 }
 
@@ -424,6 +430,7 @@ impl SimulateArgs {
             &mut flags,
         );
         self.integrator.apply(&mut file, &mut flags);
+        self.figures.apply(&mut file, &mut flags);
         if self.spec.is_none() {
             // Everything came from flags or their defaults: name the flag in every error.
             flags.extend(ALL_FLAGS);

@@ -63,6 +63,27 @@ pub enum BenchWhich {
         #[arg(long, default_value_t = 3)]
         repeats: usize,
     },
+    /// Frames per second of a GIF of the triple pendulum (render, quantize, encode).
+    Animate {
+        /// Frames to render.
+        #[arg(long, default_value_t = 100)]
+        frames: usize,
+        /// Image side in pixels.
+        #[arg(long, default_value_t = 600)]
+        size: u32,
+    },
+    /// The live viewer's engine flat out: steps/s and the frame rate it could sustain.
+    Viewer {
+        /// Links N.
+        #[arg(long, default_value_t = 3)]
+        links: usize,
+        /// RK4 sub-steps per 1/60 s frame.
+        #[arg(long, default_value_t = 10)]
+        substeps: u64,
+        /// Wall seconds to run.
+        #[arg(long, default_value_t = 2.0)]
+        seconds: f64,
+    },
 }
 
 pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
@@ -128,5 +149,11 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
         }
+        BenchWhich::Animate { frames, size } => super::bench_visual::animate(*frames, *size),
+        BenchWhich::Viewer {
+            links,
+            substeps,
+            seconds,
+        } => super::bench_visual::viewer(*links, *substeps, *seconds),
     }
 }

@@ -3,12 +3,15 @@
 //!
 //! Exit codes: 0 success, 2 bad input (one line naming the flag or field), 1 a failed run.
 
+mod animate;
 mod args;
 mod bench;
+mod bench_visual;
 mod map;
 mod output;
 mod poincare;
 mod progress;
+mod serve;
 
 use args::{Cli, Command, Common};
 use clap::Parser;
@@ -94,6 +97,12 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         Command::Merge(a) => map::merge_command(&a, command_line),
         Command::Render(a) => map::render_command(&a),
         Command::Bench(a) => bench::bench_command(&a),
+        Command::Animate(a) => {
+            let (file, flags) = a.to_spec_file()?;
+            let spec = validate(&file, &flags)?;
+            execute(&spec, &a.common, command_line)
+        }
+        Command::Serve(a) => serve::serve_command(&a),
     }
 }
 
@@ -159,7 +168,14 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             | pendula::spec::Analysis::Lyapunov(_)
             | pendula::spec::Analysis::Poincare(_)
     );
-    if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report {
+    let animation = match &spec.analysis {
+        pendula::spec::Analysis::Animate(o) => Some(o),
+        _ => None,
+    };
+    let visual = !spec.figures.paths().is_empty()
+        || animation.is_some_and(|o| o.gif.is_some() || o.frames.is_some());
+    if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report && !visual
+    {
         return Err(CliError::Input(
             "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),
         ));
@@ -169,6 +185,10 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
             output::prepare_path(p, common.force)
                 .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
         }
+    }
+    animate::prepare_figures(spec, common.force)?;
+    if let Some(o) = animation {
+        animate::prepare_animation(o, common.force)?;
     }
     set_threads(common.threads)?;
     output::run_analysis(spec, &outputs, common, command_line)

@@ -48,6 +48,7 @@ pub fn run_analysis(
                 pendula::plot::draw_trajectory(&tr, &spec.title, path)
                     .map_err(|e| CliError::Run(e.to_string()))?;
             }
+            super::animate::draw_figures(spec, &tr)?;
             if common.json {
                 println!("{}", simulate_summary(spec, &tr, outputs, wall));
             }
@@ -59,6 +60,7 @@ pub fn run_analysis(
             }
             Ok(())
         }
+        Analysis::Animate(opts) => super::animate::run(spec, opts, outputs, common, command_line),
         Analysis::Lyapunov(run) => run_lyapunov(spec, run, outputs, common, command_line),
         Analysis::Poincare(opts) => super::poincare::run(spec, opts, outputs, common, command_line),
         Analysis::Modes(opts) => {

@@ -10,7 +10,9 @@
 //! Files are written to [`partial_path`] and renamed on success, so an interrupted or
 //! failed draw never leaves a broken image under the requested name.
 
+pub mod animation;
 pub mod convergence;
+pub mod lab;
 pub mod map;
 pub mod modes;
 pub mod poincare;
@@ -237,9 +239,23 @@ where
         plot.draw(&PathElement::new(points.to_vec(), color.stroke_width(w)))?;
         return Ok(());
     }
-    let mut pixels: Vec<(i32, i32)> = points.iter().map(|p| plot.map_coordinate(p)).collect();
+    let pixels: Vec<(i32, i32)> = points.iter().map(|p| plot.map_coordinate(p)).collect();
+    stamp_polyline(&plot.use_screen_coord(), pixels, color, w)
+}
+
+/// Draws a polyline through device `pixels` `w` device pixels wide by stamping 1-pixel
+/// polylines over a disc (see [`draw_polyline`]; also used by the animation frames).
+pub fn stamp_polyline<DB: DrawingBackend>(
+    screen: &DrawingArea<DB, Shift>,
+    mut pixels: Vec<(i32, i32)>,
+    color: RGBColor,
+    w: u32,
+) -> Result<(), DrawError> {
     pixels.dedup();
-    let screen = plot.use_screen_coord();
+    if w <= 1 {
+        screen.draw(&PathElement::new(pixels, color.stroke_width(1)))?;
+        return Ok(());
+    }
     let r = (f64::from(w) - 1.0) / 2.0;
     let ri = r.ceil() as i32;
     for dy in -ri..=ri {
