@@ -177,6 +177,9 @@ fn error_message(why: &str) -> Message {
 fn live(stream: TcpStream, rest: Vec<u8>) -> io::Result<()> {
     let frame_dt = 1.0 / FRAME_RATE;
     stream.set_read_timeout(Some(Duration::from_millis(2)))?;
+    // A page that stops reading frames fills the socket buffer: give up on it after 5 s
+    // instead of holding its connection slot for ever.
+    stream.set_write_timeout(Some(Duration::from_secs(5)))?;
     stream.set_nodelay(true)?;
     let config = WebSocketConfig::default()
         .max_message_size(Some(MAX_MESSAGE))
