@@ -1035,8 +1035,23 @@ fn render_with(
             axis_label(v).0.split(' ').next().unwrap_or(v)
         )
     });
+    let mut forcing = String::new();
+    for (v, what) in [
+        (&h.damping_absolute, "γ"),
+        (&h.damping_joint, "joint damping"),
+    ] {
+        if v.iter().any(|&c| c != 0.0) {
+            forcing += &format!(", {what} = {}", fmt_list(v, "N·m·s"));
+        }
+    }
+    if let Some((a, w)) = h.torque {
+        forcing += &format!(", torque {a} cos({w} t) N·m");
+    }
+    if let Some((x, y, w)) = h.pivot {
+        forcing += &format!(", pivot ({x}, {y}) cos({w} t) m");
+    }
     let subtitle = format!(
-        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
+        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{forcing}){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
         h.model_name,
         n_links,
         if n_links == 1 { "" } else { "s" },

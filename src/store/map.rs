@@ -157,6 +157,13 @@ pub struct MapHeader {
     pub base_state: Vec<f64>,
     /// Energy-shell grids: (E, the solved velocity's name).
     pub shell: Option<(f64, String)>,
+    /// Damping per link (N·m·s), for figure titles.
+    pub damping_absolute: Vec<f64>,
+    pub damping_joint: Vec<f64>,
+    /// Torque drive (amplitude N·m, frequency rad/s) and pivot drive (x, y amplitude m,
+    /// frequency rad/s), if any.
+    pub torque: Option<(f64, f64)>,
+    pub pivot: Option<(f64, f64, f64)>,
 }
 
 impl MapHeader {
@@ -927,6 +934,7 @@ impl MapReader {
                 .and_then(|d| d.read_raw::<f64>())
                 .map_err(h5_err(format!("reading {name}")))
         };
+        let mf = |name: &str| model.attr(name).and_then(|a| a.read_scalar::<f64>()).ok();
         let gravity = model
             .attr("gravity")
             .and_then(|a| a.read_scalar::<f64>())
@@ -957,6 +965,13 @@ impl MapReader {
             gravity,
             base_state,
             shell: f("shell_energy").ok().zip(s("shell_solve").ok()),
+            damping_absolute: col("damping_absolute").unwrap_or_default(),
+            damping_joint: col("damping_joint").unwrap_or_default(),
+            torque: mf("torque_amplitude").zip(mf("torque_frequency")),
+            pivot: mf("pivot_x_amplitude")
+                .zip(mf("pivot_y_amplitude"))
+                .zip(mf("pivot_frequency"))
+                .map(|((x, y), w)| (x, y, w)),
         };
         if header.tile_done.len() != header.tiling().count() {
             return Err(bad(path, "tile_done does not match the tiling"));
