@@ -617,30 +617,13 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         ],
         "--tau",
     );
+    let words = |s: &'static str| s.split(' ').collect::<Vec<_>>();
     refuse(
-        &[
-            "map",
-            "--solve",
-            "theta1",
-            "--energy",
-            "1",
-            "--resolution",
-            "8",
-            "-o",
-            "bad.h5",
-        ],
+        &words("map --solve theta1 --energy 1 --resolution 8 -o bad.h5"),
         "--solve",
     );
     refuse(
-        &[
-            "map",
-            "--solve",
-            "omega2",
-            "--resolution",
-            "8",
-            "-o",
-            "bad.h5",
-        ],
+        &words("map --solve omega2 --resolution 8 -o bad.h5"),
         "--solve",
     );
     refuse(

@@ -183,6 +183,17 @@ pub struct Outcome {
     pub steps: u64,
 }
 
+impl Outcome {
+    /// Unsettled or diverged after `steps` steps.
+    fn ended(label: u8, steps: u32) -> Outcome {
+        Outcome {
+            label,
+            settle_time: f64::NAN,
+            steps: u64::from(steps),
+        }
+    }
+}
+
 /// Integrates `x0` with RK4 (steps at t_k = k·h) until it settles or `n` steps pass.
 /// `y` and `ring` are scratch (no allocation per pixel once sized).
 #[allow(clippy::too_many_arguments)]
@@ -214,11 +225,7 @@ pub fn classify(
                 if k > 0 {
                     solver.rk4_step(flow, f64::from(k - 1) * h, h, y);
                     if !y.iter().all(|v| v.is_finite()) {
-                        return Outcome {
-                            label: label::DIVERGED,
-                            settle_time: f64::NAN,
-                            steps: u64::from(k),
-                        };
+                        return Outcome::ended(label::DIVERGED, k);
                     }
                 }
                 match near_equilibrium(y, settle) {
@@ -243,11 +250,7 @@ pub fn classify(
                 }
             }
             finish(y, aux);
-            Outcome {
-                label: label::UNSETTLED,
-                settle_time: f64::NAN,
-                steps: u64::from(n),
-            }
+            Outcome::ended(label::UNSETTLED, n)
         }
         Some(s) => {
             let kmax = s.max_period as usize;
@@ -263,11 +266,7 @@ pub fn classify(
             for k in 1..=n {
                 solver.rk4_step(flow, f64::from(k - 1) * h, h, y);
                 if !y.iter().all(|v| v.is_finite()) {
-                    return Outcome {
-                        label: label::DIVERGED,
-                        settle_time: f64::NAN,
-                        steps: u64::from(k),
-                    };
+                    return Outcome::ended(label::DIVERGED, k);
                 }
                 if k % per != 0 {
                     continue;
@@ -300,11 +299,7 @@ pub fn classify(
                 }
             }
             finish(y, aux);
-            Outcome {
-                label: label::UNSETTLED,
-                settle_time: f64::NAN,
-                steps: u64::from(n),
-            }
+            Outcome::ended(label::UNSETTLED, n)
         }
     }
 }
