@@ -33,7 +33,9 @@
 //! lets the small eigenvalues converge first), with the small ones refined by bisection: O(N²)
 //! either way. Eigenvectors by inverse iteration, O(N) per vector per iteration (tridiagonal LU
 //! with partial pivoting), with Gram–Schmidt against the preceding vectors of a cluster
-//! (consecutive gaps below `1e-5 ‖T‖`; at most 16 of them); clusters run in parallel.
+//! (consecutive gaps below `1e-5 ‖T‖`; at most 16 of them); clusters run in parallel. With D > 0, an
+//! eigenvector whose relative gap is ≥ 1e-3 comes instead from one twisted factorization of the
+//! factored form (MRRR's getvec): no pivoting, no iteration.
 
 use super::modes::{laguerre_zeros, Equilibrium};
 use crate::model::Chain;
@@ -206,14 +208,15 @@ impl TridiagonalReduction {
     pub fn eigen(&self) -> (Vec<f64>, DMatrix<f64>) {
         let n = self.diag.len();
         let w = self.eigenvalues();
-        let y = tridiagonal_eigenvectors(&self.diag, &self.off, &w);
-        let mut v = DMatrix::zeros(n, n);
-        let cols = v.as_mut_slice().par_chunks_mut(n).zip(y.par_chunks(n));
-        cols.for_each(|(col, yc)| {
+        let rrr = self.udu_d.iter().all(|&x| x > 0.0);
+        let rrr = rrr.then_some((self.udu_d.as_slice(), self.udu_u.as_slice()));
+        let mut y = eigenvectors_with(&self.diag, &self.off, &w, rrr);
+        // v_j = (s_j / l_j)(y_j / √m̃_j − y_{j−1} / √m̃_{j−1}), column by column in place.
+        y.par_chunks_mut(n).for_each(|col| {
             let mut prev = 0.0;
             let mut big = 0.0f64;
             for j in 0..n {
-                let z = yc[j] * self.inv_sqrt_mass[j];
+                let z = col[j] * self.inv_sqrt_mass[j];
                 col[j] = self.signs[j] / self.len[j] * (z - prev);
                 prev = z;
                 if col[j].abs() > big.abs() {
@@ -224,6 +227,7 @@ impl TridiagonalReduction {
                 col.iter_mut().for_each(|x| *x = -*x);
             }
         });
+        let v = DMatrix::from_vec(n, n, y);
         (w, v)
     }
 
@@ -440,6 +444,13 @@ fn ql_implicit(d: &mut [f64], e: &mut [f64]) {
 /// rayon's threads; each vector's random start is seeded by its index, so the result does not
 /// depend on the thread count.
 pub fn tridiagonal_eigenvectors(d: &[f64], e: &[f64], w: &[f64]) -> Vec<f64> {
+    eigenvectors_with(d, e, w, None)
+}
+
+/// [`tridiagonal_eigenvectors`], and where the factored form `T = U D Uᵀ` (D > 0, `(D, u)`) is
+/// given, each eigenvector whose eigenvalue is separated from its neighbours by a relative gap
+/// ≥ [`TWIST_MIN_RELGAP`] in one pass of a twisted factorization ([`twisted_vector`]) instead.
+fn eigenvectors_with(d: &[f64], e: &[f64], w: &[f64], rrr: Option<(&[f64], &[f64])>) -> Vec<f64> {
     let n = d.len();
     let mut out = vec![0.0; n * n];
     if n == 1 {
@@ -469,19 +480,21 @@ pub fn tridiagonal_eigenvectors(d: &[f64], e: &[f64], w: &[f64]) -> Vec<f64> {
         rest = tail;
     }
     chunks.into_par_iter().for_each(|(first, block)| {
-        inverse_iteration(d, e, w, norm, cluster_gap, first, block);
+        inverse_iteration(d, e, w, norm, cluster_gap, rrr, first, block);
     });
     out
 }
 
 /// Inverse iteration for the eigenvalues `w[first..first + block.len() / n]`, which begin a
 /// cluster; Gram–Schmidt against the preceding vectors of the same cluster (within the block).
+#[allow(clippy::too_many_arguments)]
 fn inverse_iteration(
     d: &[f64],
     e: &[f64],
     w: &[f64],
     norm: f64,
     cluster_gap: f64,
+    rrr: Option<(&[f64], &[f64])>,
     first: usize,
     block: &mut [f64],
 ) {
@@ -490,11 +503,30 @@ fn inverse_iteration(
     let (mut u0, mut u1, mut u2, mut lm) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let mut piv = vec![false; n];
     let mut x = vec![0.0; n];
+    let mut twist = vec![0.0; if rrr.is_some() { 3 * n } else { 0 }];
     let mut cluster_start = first;
     let mut last_shift = f64::NEG_INFINITY;
     for j in first..first + block.len() / n {
         if j > first && w[j] - w[j - 1] > cluster_gap {
             cluster_start = j;
+        }
+        if let Some((dd, uu)) = rrr {
+            let below = if j > 0 {
+                w[j] - w[j - 1]
+            } else {
+                f64::INFINITY
+            };
+            let above = if j + 1 < n {
+                w[j + 1] - w[j]
+            } else {
+                f64::INFINITY
+            };
+            let isolated = below > cluster_gap && above > cluster_gap;
+            if isolated && below.min(above) >= TWIST_MIN_RELGAP * w[j].abs() {
+                let col = &mut block[(j - first) * n..(j - first + 1) * n];
+                twisted_vector(dd, uu, w[j], &mut twist, col);
+                continue;
+            }
         }
         // Perturb coincident shifts apart, as dstein does, so the factors differ.
         let mut shift = w[j];
@@ -574,6 +606,59 @@ fn inverse_iteration(
         }
         block[(j - first) * n..(j - first + 1) * n].copy_from_slice(&x);
     }
+}
+
+/// Smallest relative gap for which [`twisted_vector`] alone gives an eigenvector orthogonal to
+/// its neighbours to working accuracy (about nε / relgap; MRRR's threshold).
+const TWIST_MIN_RELGAP: f64 = 1e-3;
+
+/// The eigenvector of `T = U D Uᵀ` (U unit upper bidiagonal, `U_{i,i+1} = u_i`, D > 0) for the
+/// eigenvalue `lambda`, known to high relative accuracy, from the twisted factorization of
+/// `T − λI` (Dhillon & Parlett's getvec): the top-down `L₋ D₋ L₋ᵀ` (progressive differential
+/// transform `p`) and the bottom-up `U₊ D₊ U₊ᵀ` (stationary transform `s`) meet at the twist
+/// index r of least `|γ_r| = |p_r + s_r + λ|`, and `z_r = 1` spreads both ways by products of
+/// the factors. O(N) with no pivoting and no iteration; `aux` is scratch of length 3N.
+fn twisted_vector(d: &[f64], u: &[f64], lambda: f64, aux: &mut [f64], z: &mut [f64]) {
+    let n = d.len();
+    let tiny = f64::MIN_POSITIVE / f64::EPSILON;
+    let guard = |x: f64| if x.abs() < tiny { tiny.copysign(x) } else { x };
+    let (s, rest) = aux.split_at_mut(n);
+    let (p, l) = rest.split_at_mut(n);
+    // The two transforms are independent recurrences, each bound by a division's latency: one
+    // loop runs both (bottom-up from the end, top-down from the start) so they overlap.
+    // Bottom-up: D₊_i = d_i + s_i, U₊_i = u_i d_{i+1} / D₊_{i+1} (kept in z_{i+1}).
+    // Top-down: D₋_i = p_i + u_i² d_{i+1}, l_i = u_i d_{i+1} / D₋_i.
+    s[n - 1] = -lambda;
+    p[0] = d[0] - lambda;
+    for k in 0..n - 1 {
+        let i = n - 2 - k;
+        let dp = guard(d[i + 1] + s[i + 1]);
+        let up = u[i] * d[i + 1] / dp;
+        z[i + 1] = up;
+        s[i] = up * u[i] * s[i + 1] - lambda;
+        let dm = guard(p[k] + u[k] * u[k] * d[k + 1]);
+        l[k] = u[k] * d[k + 1] / dm;
+        p[k + 1] = d[k + 1] * p[k] / dm - lambda;
+    }
+    // The twist index: least |γ_r| = |p_r + s_r + λ|.
+    let (mut r, mut best) = (0usize, f64::INFINITY);
+    for i in 0..n {
+        let g = (p[i] + s[i] + lambda).abs();
+        if g < best {
+            best = g;
+            r = i;
+        }
+    }
+    // z_r = 1; above r: z_i = −l_i z_{i+1}; below r: z_i = −U₊_{i−1} z_{i−1}.
+    z[r] = 1.0;
+    for i in r + 1..n {
+        z[i] = -z[i] * z[i - 1];
+    }
+    for i in (0..r).rev() {
+        z[i] = -l[i] * z[i + 1];
+    }
+    let norm = z.iter().map(|v| v * v).sum::<f64>().sqrt();
+    z.iter_mut().for_each(|v| *v /= norm);
 }
 
 /// Benchmark M (../shared/benchmarks.md §3) on the structured route: the equal point chain
