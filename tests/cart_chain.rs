@@ -313,3 +313,222 @@ fn bad_parameters_and_states_are_rejected() {
     let e = sys.check_state(&bad_w).unwrap_err().to_string();
     assert!(e.contains("omega[2]") && e.contains("perpendicular"), "{e}");
 }
+
+mod linear {
+    use super::*;
+    use nalgebra::DMatrix;
+    use pendula::analysis::cart::{
+        cart_modes, closed_loop, label, linearize, lqr, parse_signs, perturbed_equilibrium,
+        LqrWeights,
+    };
+    use pendula::analysis::modes::{modes_at, Equilibrium};
+    use pendula::integrate::Method;
+    use pendula::observe::Silent;
+
+    /// Seed 003's eq. (31) written out with the hat matrices, in its coordinates (δx, Cᵀξ_i).
+    fn seed031(l: &[f64], m: &[f64], cart: f64, g: f64) -> (DMatrix<f64>, DMatrix<f64>) {
+        let n = l.len();
+        let mu = |i: usize| m[i..].iter().sum::<f64>();
+        let e3hat = DMatrix::from_row_slice(3, 3, &[0., -1., 0., 1., 0., 0., 0., 0., 0.]);
+        let c = DMatrix::from_row_slice(3, 2, &[1., 0., 0., 1., 0., 0.]);
+        let ct_e3_c = c.transpose() * &e3hat * &c;
+        let dim = 2 * n + 2;
+        let mut mm = DMatrix::zeros(dim, dim);
+        let mut kk = DMatrix::zeros(dim, dim);
+        let m00 = cart + m.iter().sum::<f64>();
+        mm.view_mut((0, 0), (2, 2)).copy_from(&(DMatrix::identity(2, 2) * m00));
+        for i in 0..n {
+            // M_0i = Cᵀ μ_i l_i; block (0, i) = −M_0i ê₃ C, block (i, 0) = Cᵀ ê₃ M_i0.
+            let m0i = c.transpose() * (mu(i) * l[i]);
+            let b0i = -(&m0i * &e3hat * &c);
+            let bi0 = c.transpose() * &e3hat * m0i.transpose();
+            mm.view_mut((0, 2 + 2 * i), (2, 2)).copy_from(&b0i);
+            mm.view_mut((2 + 2 * i, 0), (2, 2)).copy_from(&bi0);
+            for j in 0..n {
+                let mij = mu(i.max(j)) * l[i] * l[j];
+                mm.view_mut((2 + 2 * i, 2 + 2 * j), (2, 2))
+                    .copy_from(&(DMatrix::identity(2, 2) * mij));
+            }
+            kk.view_mut((2 + 2 * i, 2 + 2 * i), (2, 2))
+                .copy_from(&(DMatrix::identity(2, 2) * (mu(i) * g * l[i])));
+        }
+        let _ = ct_e3_c;
+        (mm, kk)
+    }
+
+    /// ω² of (K, M) from the general (non-symmetric) eigenproblem M⁻¹K.
+    fn omega2(m: &DMatrix<f64>, k: &DMatrix<f64>) -> Vec<f64> {
+        let a = m.clone().try_inverse().unwrap() * k;
+        let mut v: Vec<f64> = a.complex_eigenvalues().iter().map(|z| z.re).collect();
+        v.sort_by(|a, b| a.total_cmp(b));
+        v
+    }
+
+    #[test]
+    fn hanging_modes_match_seed_eq31_and_the_planar_chain() {
+        for n in [1, 2, 3] {
+            let l: Vec<f64> = (0..n).map(|i| 1.0 - 0.2 * i as f64).collect();
+            let m: Vec<f64> = (0..n).map(|i| 1.0 + 0.5 * i as f64).collect();
+            let mut p = CartChainParams::uniform(n, 1.0, 1.0, Some(2.5));
+            p.lengths = l.clone();
+            p.masses = m.clone();
+            let free = CartChain::new(p.clone()).unwrap();
+            let modes = cart_modes(&free, &vec![1.0; n]).unwrap();
+            let (ms, ks) = seed031(&l, &m, 2.5, 9.81);
+            let want = omega2(&ms, &ks);
+            assert_eq!(modes.zero_modes, 2, "n = {n}: two cart translations");
+            let mut worst: f64 = 0.0;
+            for (a, b) in modes.omega2.iter().zip(&want) {
+                worst = worst.max((a - b).abs() / (1.0 + b.abs()));
+            }
+            eprintln!("n = {n}: free-cart ω² vs eq. (31) {worst:e}");
+            assert!(worst < 1e-10, "n = {n}: ω² {:?} vs eq. (31) {want:?}", modes.omega2);
+            assert!(modes.stable && modes.controllable && modes.unstable == 0);
+            // Fixed cart: every planar chain frequency twice.
+            p.cart_mass = None;
+            let fixed = CartChain::new(p).unwrap();
+            let fm = cart_modes(&fixed, &vec![1.0; n]).unwrap();
+            let planar = Chain::new(ChainParams::new(
+                (0..n).map(|i| Link::point(l[i], m[i])).collect(),
+            ))
+            .unwrap();
+            let pm = modes_at(&planar, &Equilibrium::hanging(n)).unwrap();
+            for (i, w) in pm.omega2.iter().enumerate() {
+                for c in 0..2 {
+                    let got = fm.omega2[2 * i + c];
+                    assert!((got - w).abs() < 1e-12 * w, "n = {n}: {got} vs planar {w}");
+                }
+            }
+            assert!(!fm.controllable);
+            // The free cart lifts each link frequency (the cart recoils): ω_free > ω_fixed.
+            for i in 0..n {
+                assert!(modes.omega2[2 + 2 * i] > fm.omega2[2 * i] * (1.0 + 1e-6));
+            }
+        }
+    }
+
+    #[test]
+    fn linearization_matches_the_nonlinear_tangent_at_equilibria() {
+        // A mode of the linearization started at small amplitude in the nonlinear chain
+        // returns to its start after one period (to O(amplitude²)).
+        let sys = CartChain::new(CartChainParams::uniform(2, 1.0, 1.0, Some(1.0))).unwrap();
+        let modes = cart_modes(&sys, &[1.0, 1.0]).unwrap();
+        let k = 2; // first link mode (after the two zero modes)
+        let w = modes.frequencies[k];
+        let shape = modes.shapes.column(k);
+        let amp = 1e-4;
+        let mut q = Vec::new();
+        for i in 0..2 {
+            let r = [amp * shape[2 + 2 * i], amp * shape[3 + 2 * i]];
+            q.push([r[0], r[1], (1.0 - r[0] * r[0] - r[1] * r[1]).sqrt()]);
+        }
+        let x = [amp * shape[0], amp * shape[1]];
+        let x0 = sys.state(x, [0.0; 2], &q, &[[0.0; 3]; 2]);
+        let y = integrate(&sys, &x0, std::f64::consts::TAU / w, 1e-13);
+        let z0 = sys.linear_coordinates(&x0, [0.0; 2]);
+        let z1 = sys.linear_coordinates(&y, [0.0; 2]);
+        let err = z0.iter().zip(&z1).map(|(a, b)| (a - b).abs()).fold(0.0, f64::max);
+        eprintln!("one linear period in the nonlinear chain: |Δz| {err:e} (amplitude {amp})");
+        assert!(err < 1e-3 * amp, "{err:e}");
+    }
+
+    #[test]
+    fn inverted_and_folded_equilibria_are_unstable_hanging_is_not() {
+        let sys = CartChain::new(CartChainParams::uniform(3, 1.0, 1.0, Some(1.0))).unwrap();
+        for s in ["hanging", "inverted", "folded", "+-+", "--+"] {
+            let signs = parse_signs(s, 3).unwrap();
+            let m = cart_modes(&sys, &signs).unwrap();
+            assert_eq!(m.stable, label(&signs) == "+++", "{s}");
+            assert!(m.controllable, "{s}");
+        }
+        assert!(parse_signs("+x+", 3).is_err() && parse_signs("++", 3).is_err());
+    }
+
+    #[test]
+    fn lqr_stabilizes_the_inverted_chain_linear_and_nonlinear() {
+        for n in [2, 3] {
+            let sys = CartChain::new(CartChainParams::uniform(n, 1.0, 1.0, Some(1.0))).unwrap();
+            let signs = vec![-1.0; n];
+            let w = LqrWeights::default();
+            let design = lqr(&sys, &signs, &w).unwrap();
+            let worst_re = design.closed_loop.iter().map(|z| z.0).fold(f64::MIN, f64::max);
+            eprintln!(
+                "n = {n}: Riccati residual {:e}, slowest closed-loop Re λ {worst_re}",
+                design.riccati_residual
+            );
+            assert!(design.riccati_residual < 1e-10);
+            assert!(worst_re < 0.0, "closed loop {:?}", design.closed_loop);
+            assert!(design.open_loop.iter().any(|z| z.0 > 0.1));
+            let x0 = perturbed_equilibrium(&sys, &signs, 0.05, [0.0; 2]);
+            sys.check_state(&x0).unwrap();
+            let method = Method::Dop853 {
+                rtol: 1e-10,
+                atol: 1e-12,
+                h_max: f64::INFINITY,
+            };
+            let run = closed_loop(&sys, &signs, &w, [0.0; 2], &method, &x0, 20.0, 0.5, &mut Silent)
+                .unwrap();
+            let last = *run.error.last().unwrap();
+            eprintln!("n = {n}: closed-loop ‖z(20 s)‖ = {last:e}, from {:e}", run.error[0]);
+            assert!(last < 1e-6, "n = {n}: ‖error‖ at 20 s = {last:e}");
+            assert!(run.trajectory.constraint_drift < 1e-12);
+        }
+    }
+
+    #[test]
+    fn uncontrollable_designs_are_refused() {
+        let fixed = CartChain::new(CartChainParams::uniform(2, 1.0, 1.0, None)).unwrap();
+        let e = lqr(&fixed, &[-1.0, -1.0], &LqrWeights::default()).unwrap_err();
+        assert!(e.to_string().contains("not controllable"), "{e}");
+        let mut p = CartChainParams::uniform(2, 1.0, 1.0, Some(1.0));
+        p.gravity = 0.0;
+        let weightless = CartChain::new(p).unwrap();
+        let e = lqr(&weightless, &[-1.0, -1.0], &LqrWeights::default()).unwrap_err();
+        assert!(e.to_string().contains("not controllable"), "{e}");
+        let _ = linearize(&weightless, &[1.0, 1.0]).unwrap();
+    }
+}
+
+
+#[test]
+fn spherical_double_pendulum_spectrum_pairs_with_four_zeros() {
+    use pendula::analysis::{lyapunov_spectrum, LyapunovOptions};
+    use pendula::integrate::Method;
+    let sys = CartChain::new(CartChainParams::uniform(2, 1.0, 1.0, None)).unwrap();
+    let a: f64 = 1.5;
+    let b: f64 = 1.0;
+    let x0 = sys.state(
+        [0.0; 2],
+        [0.0; 2],
+        &[[a.sin(), 0.0, a.cos()], [0.0, b.sin(), -b.cos()]],
+        &[[0.0, 1.0, 0.0], [1.5, 0.0, 0.0]],
+    );
+    sys.check_state(&x0).unwrap();
+    let opts = LyapunovOptions {
+        tau: 0.01,
+        transient: 5.0,
+        time: 100.0,
+        ..Default::default()
+    };
+    let r = lyapunov_spectrum(
+        &sys,
+        &Method::Rk4 { dt: 1e-3 },
+        &x0,
+        &opts,
+        &mut pendula::observe::Silent,
+    )
+    .unwrap();
+    eprintln!("spherical double pendulum: λ = {:?}, Σλ = {:e}", r.exponents, r.sum);
+    // 4n = 8 exponents on the phase space, not 6n = 12 on the ambient state.
+    assert_eq!(r.exponents.len(), 8);
+    assert!(r.sum.abs() < 1e-3, "Σλ = {}", r.sum);
+    let mut l = r.exponents.clone();
+    l.sort_by(|a, b| b.total_cmp(a));
+    assert!(l[0] > 0.3 && l[1] > 0.2, "two positive exponents: {l:?}");
+    for i in 0..4 {
+        assert!((l[i] + l[7 - i]).abs() < 0.05, "pair {i}: {l:?}");
+    }
+    for z in &l[2..6] {
+        assert!(z.abs() < 0.08, "four zeros (time/energy, rotation/L_z): {l:?}");
+    }
+}

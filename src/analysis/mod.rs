@@ -1,6 +1,7 @@
 //! What we measure: analyses are functions over a model, an integrator choice and an options
 //! struct, returning result structs with their histories and the counts of work done.
 
+pub mod cart;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;

@@ -36,6 +36,9 @@ pub enum Command {
     Render(super::map::RenderArgs),
     /// Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).
     Bench(super::bench::BenchArgs),
+    /// LQR about a vertical equilibrium of a cart chain ([model] kind = "cart-chain") and the
+    /// nonlinear closed loop from a tilted start.
+    Control(super::cart::ControlArgs),
 }
 
 #[derive(Debug, Args)]

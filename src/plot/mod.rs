@@ -10,6 +10,7 @@
 //! Files are written to [`partial_path`] and renamed on success, so an interrupted or
 //! failed draw never leaves a broken image under the requested name.
 
+pub mod cart;
 pub mod convergence;
 pub mod map;
 pub mod modes;
@@ -17,6 +18,7 @@ pub mod poincare;
 pub mod timeseries;
 pub mod trajectory;
 
+pub use cart::{draw_cart_chain, CartFigure};
 pub use convergence::{draw_convergence, draw_indicators};
 pub use modes::{draw_modes, ModesFigure};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
