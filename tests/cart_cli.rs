@@ -86,10 +86,11 @@ fn simulate_modes_and_lyapunov_accept_the_cart_chain() {
     let dir = tempfile::tempdir().unwrap();
     let model = dir.path().join("model.toml");
     std::fs::write(&model, MODEL.replace("[model]\n", "")).unwrap();
-    let (code, out, err) = run(pendula()
-        .args(["modes", "--model"])
-        .arg(&model)
-        .args(["--equilibria", "hanging,inverted", "--json"]));
+    let (code, out, err) = run(pendula().args(["modes", "--model"]).arg(&model).args([
+        "--equilibria",
+        "hanging,inverted",
+        "--json",
+    ]));
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     let eq = j["equilibria"].as_array().unwrap();
@@ -164,4 +165,49 @@ fn bad_cart_chain_input_exits_2_and_writes_nothing() {
         &["run", "SPEC"],
         "control",
     );
+}
+
+#[test]
+fn shipped_cart_chain_specs_run() {
+    for spec in [
+        "cart-chain-hanging-modes",
+        "cart-chain-inverted-lqr",
+        "spherical-double-pendulum-lyapunov",
+    ] {
+        let dir = tempfile::tempdir().unwrap();
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join(format!("analyses/{spec}.toml"));
+        let out = dir.path().join("r.h5");
+        let (code, stdout, err) = run(pendula()
+            .current_dir(dir.path())
+            .arg("run")
+            .arg(&path)
+            .arg("-o")
+            .arg(&out)
+            .arg("--json"));
+        assert_eq!(code, 0, "{spec}: {err}");
+        assert!(out.exists(), "{spec}");
+        let v: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+        match v["kind"].as_str().unwrap() {
+            "modes" => {
+                let eq = v["equilibria"].as_array().unwrap();
+                assert_eq!(eq.len(), 8);
+                // Only the hanging equilibrium is stable; all are controllable.
+                for e in eq {
+                    let hanging = e["equilibrium"] == "+++";
+                    assert_eq!(e["stable"].as_bool().unwrap(), hanging, "{e}");
+                    assert_eq!(e["controllable"], true);
+                    assert_eq!(e["zero_modes"], 2);
+                }
+            }
+            "control" => {
+                assert!(v["final_error"].as_f64().unwrap() < 1e-6, "{v}");
+                assert!(dir.path().join("out/cart-chain-inverted-lqr.png").exists());
+            }
+            "lyapunov" => {
+                assert_eq!(v["exponents"].as_array().unwrap().len(), 8);
+                assert!(v["sum_exponents"].as_f64().unwrap().abs() < 1e-3, "{v}");
+            }
+            other => panic!("{other}"),
+        }
+    }
 }

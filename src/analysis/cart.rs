@@ -18,8 +18,8 @@
 //! (the inverted chain is open-loop unstable). The relative residual is returned and checked.
 
 use super::AnalysisError;
-use crate::integrate::{component_name, Dop853, Flow, IntegrateError, Method, Rk4, Solver, Stats};
 use crate::integrate::Gauss;
+use crate::integrate::{component_name, Dop853, Flow, IntegrateError, Method, Rk4, Solver, Stats};
 use crate::model::{CartChain, CartInput, System};
 use nalgebra::{Complex, DMatrix};
 use serde::Serialize;
@@ -47,7 +47,9 @@ pub fn parse_signs(s: &str, n: usize) -> Result<Vec<f64>, CartError> {
     let signs: Vec<f64> = match s {
         "hanging" => vec![1.0; n],
         "inverted" => vec![-1.0; n],
-        "folded" => (0..n).map(|i| if i % 2 == 0 { 1.0 } else { -1.0 }).collect(),
+        "folded" => (0..n)
+            .map(|i| if i % 2 == 0 { 1.0 } else { -1.0 })
+            .collect(),
         _ => s
             .chars()
             .map(|c| match c {
@@ -65,7 +67,10 @@ pub fn parse_signs(s: &str, n: usize) -> Result<Vec<f64>, CartError> {
 
 /// `+-+` label of a sign vector.
 pub fn label(signs: &[f64]) -> String {
-    signs.iter().map(|s| if *s > 0.0 { '+' } else { '-' }).collect()
+    signs
+        .iter()
+        .map(|s| if *s > 0.0 { '+' } else { '-' })
+        .collect()
 }
 
 /// All 2ⁿ sign vectors (hanging first), for n ≤ 12.
@@ -203,13 +208,22 @@ pub fn cart_modes(sys: &CartChain, signs: &[f64]) -> Result<CartModes, CartError
     let lin = linearize(sys, signs)?;
     let (omega2, shapes) = super::modes::generalized_symmetric_eigen(&lin.mass, &lin.stiffness)
         .ok_or_else(|| CartError::Riccati("mass matrix not positive definite".into()))?;
-    let scale = omega2.iter().fold(0.0f64, |a, b| a.max(b.abs())).max(1e-300);
+    let scale = omega2
+        .iter()
+        .fold(0.0f64, |a, b| a.max(b.abs()))
+        .max(1e-300);
     let tol = 1e-9 * scale;
     let zero_modes = omega2.iter().filter(|w| w.abs() <= tol).count();
     let unstable = omega2.iter().filter(|w| **w < -tol).count();
     let frequencies = omega2
         .iter()
-        .map(|&w| if w >= -tol { w.max(0.0).sqrt() } else { f64::NAN })
+        .map(|&w| {
+            if w >= -tol {
+                w.max(0.0).sqrt()
+            } else {
+                f64::NAN
+            }
+        })
         .collect();
     let growth_rates = omega2
         .iter()
@@ -218,7 +232,9 @@ pub fn cart_modes(sys: &CartChain, signs: &[f64]) -> Result<CartModes, CartError
     let (a, b) = lin.state_space();
     let eig = a.complex_eigenvalues();
     let eigenvalues: Vec<(f64, f64)> = eig.iter().map(|z| (z.re, z.im)).collect();
-    let emax = eigenvalues.iter().fold(0.0f64, |m, z| m.max(z.0.hypot(z.1)));
+    let emax = eigenvalues
+        .iter()
+        .fold(0.0f64, |m, z| m.max(z.0.hypot(z.1)));
     let stable = eigenvalues.iter().all(|z| z.0 <= 1e-9 * emax.max(1.0));
     let margin = controllability_margin(&a, &b);
     Ok(CartModes {
@@ -250,12 +266,16 @@ pub fn controllability_margin(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
     let mut ab = DMatrix::zeros(n, n + m);
     ab.view_mut((0, 0), (n, n)).copy_from(a);
     ab.view_mut((0, n), (n, m)).copy_from(b);
-    let norm = ab.clone().svd(false, false).singular_values.max().max(1e-300);
+    let norm = ab
+        .clone()
+        .svd(false, false)
+        .singular_values
+        .max()
+        .max(1e-300);
     let mut worst = f64::INFINITY;
     for lam in a.complex_eigenvalues().iter() {
-        let mut c = DMatrix::<Complex<f64>>::from_fn(n, n + m, |r, col| {
-            Complex::new(ab[(r, col)], 0.0)
-        });
+        let mut c =
+            DMatrix::<Complex<f64>>::from_fn(n, n + m, |r, col| Complex::new(ab[(r, col)], 0.0));
         for i in 0..n {
             c[(i, i)] -= *lam;
         }
@@ -288,9 +308,9 @@ pub fn care(
     for _ in 0..100 {
         let lu = z.clone().lu();
         let det = lu.determinant();
-        let zinv = lu
-            .try_inverse()
-            .ok_or_else(|| CartError::Riccati("Hamiltonian matrix has eigenvalues on the imaginary axis".into()))?;
+        let zinv = lu.try_inverse().ok_or_else(|| {
+            CartError::Riccati("Hamiltonian matrix has eigenvalues on the imaginary axis".into())
+        })?;
         let c = if det.is_finite() && det != 0.0 {
             det.abs().powf(1.0 / (2 * n) as f64)
         } else {
@@ -418,7 +438,11 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
     let k = r.try_inverse().unwrap() * b.transpose() * &p;
     let acl = &a - &b * &k;
     let sorted = |m: &DMatrix<f64>| {
-        let mut v: Vec<(f64, f64)> = m.complex_eigenvalues().iter().map(|z| (z.re, z.im)).collect();
+        let mut v: Vec<(f64, f64)> = m
+            .complex_eigenvalues()
+            .iter()
+            .map(|z| (z.re, z.im))
+            .collect();
         v.sort_by(|x, y| x.0.total_cmp(&y.0).then(x.1.total_cmp(&y.1)));
         v
     };
@@ -439,22 +463,21 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
     })
 }
 
-/// The equilibrium `signs` with the cart at `x` and link i tilted by `angle` (rad) towards the
-/// azimuth 2π i/(n + 1) (a genuinely 3-D perturbation), at rest.
+/// The equilibrium `signs` with the cart at `x` and every link tilted by `angle` (rad) towards
+/// the common azimuth [`TILT_AZIMUTH`] (out of both coordinate planes, so the motion is 3-D), at
+/// rest. (Tilting the links towards different azimuths twists the chain; for the inverted triple
+/// chain that start leaves the basin of the default LQR at 0.05 rad.)
 pub fn perturbed_equilibrium(sys: &CartChain, signs: &[f64], angle: f64, x: [f64; 2]) -> Vec<f64> {
     let n = sys.links();
+    let (s, c) = TILT_AZIMUTH.sin_cos();
     let q: Vec<[f64; 3]> = (0..n)
-        .map(|i| {
-            let phi = std::f64::consts::TAU * (i + 1) as f64 / (n + 1) as f64;
-            [
-                angle.sin() * phi.cos(),
-                angle.sin() * phi.sin(),
-                signs[i] * angle.cos(),
-            ]
-        })
+        .map(|i| [angle.sin() * c, angle.sin() * s, signs[i] * angle.cos()])
         .collect();
     sys.state(x, [0.0; 2], &q, &vec![[0.0; 3]; n])
 }
+
+/// Azimuth (rad from e₁) of the tilt of [`perturbed_equilibrium`].
+pub const TILT_AZIMUTH: f64 = 0.7;
 
 /// A sampled trajectory of a cart chain: states (time × state), with its invariants.
 #[derive(Debug, Clone)]
@@ -573,7 +596,11 @@ pub fn simulate_cart(
         out.work.push(y[n]);
         out.momentum.push(sys.momentum(s));
         out.angular_momentum_z.push(sys.angular_momentum_z(s));
-        out.input.push(if sys.free() { sys.input(t, s) } else { [0.0; 2] });
+        out.input.push(if sys.free() {
+            sys.input(t, s)
+        } else {
+            [0.0; 2]
+        });
         out.constraint_drift = out.constraint_drift.max(drift(sys, s));
     };
     record(&mut out, 0.0, &y);

@@ -113,12 +113,10 @@ pub fn run_file(file: &CartSpecFile, common: &Common, cl: &str) -> Result<(), Cl
 pub fn control_command(a: &ControlArgs, cl: &str) -> Result<(), CliError> {
     let mut file = match detect(&a.spec, &a.model, "control")? {
         Some(f) => f,
-        None if a.spec.is_none() && a.model.is_none() => {
-            return Err(CliError::Input(
-                "--spec or --model: control needs a cart-chain spec or model (kind = \"cart-chain\")"
-                    .into(),
-            ))
-        }
+        None if a.spec.is_none() && a.model.is_none() => return Err(CliError::Input(
+            "--spec or --model: control needs a cart-chain spec or model (kind = \"cart-chain\")"
+                .into(),
+        )),
         None => {
             return Err(CliError::Input(
                 "--spec/--model: not a cart-chain file ([model] kind = \"cart-chain\")".into(),
@@ -191,13 +189,19 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
     let file = common.output.clone().or_else(|| spec.output.file.clone());
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
     if let Some(p) = &plot {
-        if !matches!(p.extension().and_then(|e| e.to_str()), Some("png") | Some("svg")) {
+        if !matches!(
+            p.extension().and_then(|e| e.to_str()),
+            Some("png") | Some("svg")
+        ) {
             return Err(CliError::Input(format!(
                 "--plot: `{}` must end in .png or .svg",
                 p.display()
             )));
         }
-        if matches!(spec.analysis, CartAnalysis::Modes { .. } | CartAnalysis::Lyapunov(_)) {
+        if matches!(
+            spec.analysis,
+            CartAnalysis::Modes { .. } | CartAnalysis::Lyapunov(_)
+        ) {
             return Err(CliError::Input(
                 "--plot: the cart-chain figure is drawn for simulate and control".into(),
             ));
@@ -212,20 +216,21 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
     let prov = Provenance::now(cl, &spec.text);
     let sys = &spec.chain;
     let start = Instant::now();
-    let write = |body: &dyn Fn(&store::H5Out) -> Result<(), store::StoreError>| -> Result<(), CliError> {
-        if let Some(path) = &file {
-            let run = || -> Result<(), store::StoreError> {
-                let out = store::H5Out::create(path, common.force)?;
-                out.provenance(&prov)?;
-                out.root()?.attr_str("title", &spec.title)?;
-                body(&out)?;
-                out.finish()?;
-                Ok(())
-            };
-            run().map_err(run_err)?;
-        }
-        Ok(())
-    };
+    let write =
+        |body: &dyn Fn(&store::H5Out) -> Result<(), store::StoreError>| -> Result<(), CliError> {
+            if let Some(path) = &file {
+                let run = || -> Result<(), store::StoreError> {
+                    let out = store::H5Out::create(path, common.force)?;
+                    out.provenance(&prov)?;
+                    out.root()?.attr_str("title", &spec.title)?;
+                    body(&out)?;
+                    out.finish()?;
+                    Ok(())
+                };
+                run().map_err(run_err)?;
+            }
+            Ok(())
+        };
     let draw = |tr: &cart::CartTrajectory| -> Result<(), CliError> {
         if let Some(path) = &plot {
             let frames: Vec<Vec<[f64; 3]>> =
@@ -315,7 +320,15 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
         } => {
             let mut bar = Bar::new("control");
             let run = closed_loop(
-                sys, signs, weights, *x_ref, &spec.method, &spec.x0, *t_end, *dt_out, &mut bar,
+                sys,
+                signs,
+                weights,
+                *x_ref,
+                &spec.method,
+                &spec.x0,
+                *t_end,
+                *dt_out,
+                &mut bar,
             )
             .map_err(|e| match e {
                 cart::ClosedLoopError::Design(d) => CliError::Input(d.to_string()),
@@ -329,7 +342,12 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
                 store::cart::write_closed_loop_error(&g, &run)
             })?;
             draw(&run.trajectory)?;
-            let slowest = run.lqr.closed_loop.iter().map(|z| z.0).fold(f64::MIN, f64::max);
+            let slowest = run
+                .lqr
+                .closed_loop
+                .iter()
+                .map(|z| z.0)
+                .fold(f64::MIN, f64::max);
             let j = json!({
                 "kind": "control", "model": "cart-chain", "title": spec.title,
                 "equilibrium": run.lqr.equilibrium,
@@ -349,7 +367,10 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
     if common.json {
         println!("{summary}");
     } else if file.is_none() && plot.is_none() {
-        println!("{}", serde_json::to_string_pretty(&summary).unwrap_or_default());
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).unwrap_or_default()
+        );
     }
     if !complete {
         return Err(CliError::Run(

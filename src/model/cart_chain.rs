@@ -176,7 +176,11 @@ impl CartChain {
             return Err(bad("gravity", p.gravity, "must be finite"));
         }
         if !(p.cart_damping.is_finite() && p.cart_damping >= 0.0) {
-            return Err(bad("cart_damping", p.cart_damping, "must be finite and >= 0"));
+            return Err(bad(
+                "cart_damping",
+                p.cart_damping,
+                "must be finite and >= 0",
+            ));
         }
         if !p.joint_damping.is_empty() && p.joint_damping.len() != n {
             return Err(ModelError::Length {
@@ -210,7 +214,11 @@ impl CartChain {
                     && omega.is_finite()
                     && phase.is_finite())
                 {
-                    return Err(bad("input", f64::NAN, "amplitude, omega and phase must be finite"));
+                    return Err(bad(
+                        "input",
+                        f64::NAN,
+                        "amplitude, omega and phase must be finite",
+                    ));
                 }
             }
             CartInput::Feedback { gain, x_ref } => {
@@ -462,7 +470,10 @@ impl CartChain {
         let (qo, wo) = (self.q_offset(), self.omega_offset());
         let mut p = [self.m00 * s[2], self.m00 * s[3]];
         for i in 0..self.n {
-            let qd = cross(&s[wo + 3 * i..wo + 3 * i + 3], &s[qo + 3 * i..qo + 3 * i + 3]);
+            let qd = cross(
+                &s[wo + 3 * i..wo + 3 * i + 3],
+                &s[qo + 3 * i..qo + 3 * i + 3],
+            );
             p[0] += self.ml[i] * qd[0];
             p[1] += self.ml[i] * qd[1];
         }
@@ -739,7 +750,10 @@ impl CartChain {
             out[3] = ws.z[1];
         }
         for i in 0..n {
-            let qd = cross(&s[wo + 3 * i..wo + 3 * i + 3], &s[qo + 3 * i..qo + 3 * i + 3]);
+            let qd = cross(
+                &s[wo + 3 * i..wo + 3 * i + 3],
+                &s[qo + 3 * i..qo + 3 * i + 3],
+            );
             out[qo + 3 * i..qo + 3 * i + 3].copy_from_slice(&qd);
             out[wo + 3 * i..wo + 3 * i + 3].copy_from_slice(&ws.z[o + 3 * i..o + 3 * i + 3]);
         }
@@ -829,7 +843,12 @@ impl System for CartChain {
         let n = self.n;
         let (qo, wo) = (self.q_offset(), self.omega_offset());
         let qd: Vec<[f64; 3]> = (0..n)
-            .map(|i| cross(&s[wo + 3 * i..wo + 3 * i + 3], &s[qo + 3 * i..qo + 3 * i + 3]))
+            .map(|i| {
+                cross(
+                    &s[wo + 3 * i..wo + 3 * i + 3],
+                    &s[qo + 3 * i..qo + 3 * i + 3],
+                )
+            })
             .collect();
         let mut t = 0.0;
         if self.free() {
@@ -889,7 +908,8 @@ impl System for CartChain {
                 for k in 0..3 {
                     col[qa + k] -= c * s[qa + k];
                 }
-                let c = dot(&s[qa..qa + 3], &col[wa..wa + 3]) + dot(&s[wa..wa + 3], &col[qa..qa + 3]);
+                let c =
+                    dot(&s[qa..qa + 3], &col[wa..wa + 3]) + dot(&s[wa..wa + 3], &col[qa..qa + 3]);
                 for k in 0..3 {
                     col[wa + k] -= c * s[qa + k];
                 }
@@ -914,7 +934,11 @@ impl System for CartChain {
             let q = &s[qo + 3 * i..qo + 3 * i + 3];
             let w = &s[wo + 3 * i..wo + 3 * i + 3];
             // A vector not parallel to q, then two orthonormal vectors ⊥ q.
-            let pick = if q[0].abs() < 0.6 { [1.0, 0.0, 0.0] } else { [0.0, 1.0, 0.0] };
+            let pick = if q[0].abs() < 0.6 {
+                [1.0, 0.0, 0.0]
+            } else {
+                [0.0, 1.0, 0.0]
+            };
             let mut a = cross(q, &pick);
             let na = dot(&a, &a).sqrt();
             a.iter_mut().for_each(|x| *x /= na);
@@ -936,7 +960,10 @@ impl System for CartChain {
             for i in 0..j {
                 let (done, rest) = basis.split_at_mut(j);
                 let c: f64 = done[i].iter().zip(&rest[0]).map(|(a, b)| a * b).sum();
-                rest[0].iter_mut().zip(&done[i]).for_each(|(x, y)| *x -= c * y);
+                rest[0]
+                    .iter_mut()
+                    .zip(&done[i])
+                    .for_each(|(x, y)| *x -= c * y);
             }
             let nb = basis[j].iter().map(|x| x * x).sum::<f64>().sqrt();
             basis[j].iter_mut().for_each(|x| *x /= nb);

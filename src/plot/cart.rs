@@ -6,7 +6,10 @@ use std::path::Path;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 
-use super::{begin_figure, draw_polyline, font, save, series_color, DataError, DrawError, PlotError, Render, Surface};
+use super::{
+    begin_figure, draw_polyline, font, save, series_color, DataError, DrawError, PlotError, Render,
+    Surface,
+};
 
 /// What the figure needs: for each sample, the cart and mass positions ((n + 1) × 3).
 pub struct CartFigure<'a> {
@@ -54,7 +57,10 @@ impl Render for CartFigure<'_> {
         let panel_w = (w - 60.0) / 2.0;
         let panel_h = h - top - 20.0;
         // (horizontal axis, vertical axis, sign of vertical): top view e₁ → e₂; side view e₁ → −e₃.
-        let views = [("top view (e1, e2)", 1usize, 1.0), ("side view (e1, -e3: up)", 2usize, -1.0)];
+        let views = [
+            ("top view (e1, e2)", 1usize, 1.0),
+            ("side view (e1, -e3: up)", 2usize, -1.0),
+        ];
         for (v, (caption, vert, sign)) in views.iter().enumerate() {
             let area = root.clone().shrink(
                 (px(20.0 + v as f64 * (panel_w + 20.0)), px(top)),
@@ -74,7 +80,11 @@ impl Render for CartFigure<'_> {
             let span = ((x1 - x0).max(y1 - y0) * 1.15).max(1e-6);
             let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
             let ratio = f64::from(aw) / f64::from(ah).max(1.0);
-            let (sx, sy) = if ratio >= 1.0 { (span * ratio, span) } else { (span, span / ratio) };
+            let (sx, sy) = if ratio >= 1.0 {
+                (span * ratio, span)
+            } else {
+                (span, span / ratio)
+            };
             let mut chart = ChartBuilder::on(&area)
                 .caption(caption.to_string(), font(16.0, scale, false))
                 .margin(px(8.0))
@@ -98,7 +108,11 @@ impl Render for CartFigure<'_> {
             draw_polyline(plot, &tip, series_color(1), 1.2, surface)?;
             let m = self.snapshots.max(1);
             for s in 0..m {
-                let k = if m == 1 { 0 } else { s * (self.frames.len() - 1) / (m - 1) };
+                let k = if m == 1 {
+                    0
+                } else {
+                    s * (self.frames.len() - 1) / (m - 1)
+                };
                 let shade = 0.75 - 0.75 * s as f64 / m.max(2) as f64;
                 let base = series_color(0);
                 let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * shade) as u8;
@@ -109,7 +123,10 @@ impl Render for CartFigure<'_> {
                     plot.draw(&Circle::new(*p, px(3.0) as u32, color.filled()))?;
                 }
                 plot.draw(&Rectangle::new(
-                    [(chain[0].0 - 0.04 * span, chain[0].1 - 0.015 * span), (chain[0].0 + 0.04 * span, chain[0].1 + 0.015 * span)],
+                    [
+                        (chain[0].0 - 0.04 * span, chain[0].1 - 0.015 * span),
+                        (chain[0].0 + 0.04 * span, chain[0].1 + 0.015 * span),
+                    ],
                     RGBColor(0x44, 0x44, 0x44).filled(),
                 ))?;
             }

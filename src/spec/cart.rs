@@ -144,8 +144,13 @@ pub struct ControlSpec {
 /// A validated cart-chain analysis.
 #[derive(Debug, Clone)]
 pub enum CartAnalysis {
-    Simulate { t_end: f64, dt_out: f64 },
-    Modes { equilibria: Vec<Vec<f64>> },
+    Simulate {
+        t_end: f64,
+        dt_out: f64,
+    },
+    Modes {
+        equilibria: Vec<Vec<f64>>,
+    },
     Lyapunov(LyapunovOptions),
     Control {
         signs: Vec<f64>,
@@ -190,10 +195,9 @@ pub fn parse_cart_model(text: &str, origin: &str) -> Result<CartModelSpec, SpecE
 
 fn model_error(e: ModelError) -> SpecError {
     match e {
-        ModelError::Link { link, field, .. } => SpecError::new(
-            format!("model.{field}[{link}]"),
-            e.to_string(),
-        ),
+        ModelError::Link { link, field, .. } => {
+            SpecError::new(format!("model.{field}[{link}]"), e.to_string())
+        }
         ModelError::Parameter { ref field, .. } => {
             SpecError::new(format!("model.{field}"), e.to_string())
         }
@@ -281,7 +285,10 @@ impl CartInitialSpec {
         let x = self.x.unwrap_or([0.0; 2]);
         let v = self.v.unwrap_or([0.0; 2]);
         if !chain.free() && (self.x.is_some() || self.v.is_some()) {
-            return Err(SpecError::new("initial.x", "a fixed cart has no position or velocity"));
+            return Err(SpecError::new(
+                "initial.x",
+                "a fixed cart has no position or velocity",
+            ));
         }
         let s = match (&self.q, &self.equilibrium) {
             (Some(_), Some(_)) => {
@@ -298,7 +305,10 @@ impl CartInitialSpec {
                     ));
                 }
                 if self.tilt.is_some() {
-                    return Err(SpecError::new("initial.tilt", "applies to `equilibrium` only"));
+                    return Err(SpecError::new(
+                        "initial.tilt",
+                        "applies to `equilibrium` only",
+                    ));
                 }
                 let w = self.omega.clone().unwrap_or_else(|| vec![[0.0; 3]; n]);
                 if w.len() != n {
@@ -398,13 +408,18 @@ impl CartSpecFile {
                     if k == 0 || k > dim {
                         return Err(SpecError::new(
                             "lyapunov.exponents",
-                            format!("must be between 1 and the phase-space dimension {dim} (got {k})"),
+                            format!(
+                                "must be between 1 and the phase-space dimension {dim} (got {k})"
+                            ),
                         ));
                     }
                 }
                 let transient = l.transient.unwrap_or(d.transient);
                 if !(transient.is_finite() && transient >= 0.0) {
-                    return Err(SpecError::new("lyapunov.transient", "must be finite and >= 0"));
+                    return Err(SpecError::new(
+                        "lyapunov.transient",
+                        "must be finite and >= 0",
+                    ));
                 }
                 let opts = LyapunovOptions {
                     k: l.exponents,
@@ -467,9 +482,16 @@ impl CartSpecFile {
         };
         let x0 = self.initial.state(&chain)?;
         let method = self.integrator.method(dt_out)?;
-        let what = if chain.free() { "on a cart" } else { "on a fixed pivot" };
+        let what = if chain.free() {
+            "on a cart"
+        } else {
+            "on a fixed pivot"
+        };
         let title = self.title.clone().unwrap_or_else(|| {
-            format!("{kind}: {n} spherical pendulum{} {what}", if n == 1 { "" } else { "s" })
+            format!(
+                "{kind}: {n} spherical pendulum{} {what}",
+                if n == 1 { "" } else { "s" }
+            )
         });
         Ok(CartSpec {
             title,
@@ -487,4 +509,3 @@ fn chain_dim(c: &CartChain) -> usize {
     use crate::model::System;
     c.manifold_dim()
 }
-
