@@ -583,6 +583,9 @@ impl ModesSpec {
     }
 }
 
+/// Cart-chain specs (`[model] kind = "cart-chain"`).
+pub mod cart;
+
 /// Parses TOML text; the error is one line with the line:column of the problem.
 pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
     toml::from_str(text).map_err(|e| toml_error(&e, text, origin))

@@ -3,6 +3,7 @@
 
 pub mod animate;
 pub mod budget;
+pub mod cart;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;

@@ -40,6 +40,9 @@ pub enum Command {
     Animate(Box<super::animate::AnimateArgs>),
     /// Live viewer in the browser (binds 127.0.0.1 only).
     Serve(super::serve::ServeArgs),
+    /// LQR about a vertical equilibrium of a cart chain ([model] kind = "cart-chain") and the
+    /// nonlinear closed loop from a tilted start.
+    Control(super::cart::ControlArgs),
 }
 
 #[derive(Debug, Args)]

@@ -7,6 +7,7 @@ mod animate;
 mod args;
 mod bench;
 mod bench_visual;
+mod cart;
 mod map;
 mod output;
 mod poincare;
@@ -66,16 +67,34 @@ pub fn main() -> ExitCode {
 fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
     match cli.command {
         Command::Simulate(a) => {
+            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "simulate")? {
+                let s = f.simulate.get_or_insert_with(Default::default);
+                s.t_end = a.t_end.or(s.t_end);
+                s.dt_out = a.dt_out.or(s.dt_out);
+                return cart::run_file(&f, &a.common, command_line);
+            }
             let (file, flags) = a.to_spec_file()?;
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
         Command::Modes(a) => {
+            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "modes")? {
+                let m = f.modes.get_or_insert_with(Default::default);
+                m.equilibria = a.equilibria.clone().or(m.equilibria.take());
+                return cart::run_file(&f, &a.common, command_line);
+            }
             let (file, flags) = a.to_spec_file()?;
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
         }
         Command::Lyapunov(a) => {
+            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "lyapunov")? {
+                let l = f.lyapunov.get_or_insert_with(Default::default);
+                l.tau = a.tau.or(l.tau);
+                l.transient = a.transient.or(l.transient);
+                l.time = a.time.or(l.time);
+                return cart::run_file(&f, &a.common, command_line);
+            }
             let (file, flags) = a.to_spec_file()?;
             let spec = validate(&file, &flags)?;
             execute(&spec, &a.common, command_line)
@@ -86,6 +105,12 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             execute(&spec, &a.common, command_line)
         }
         Command::Run(a) => {
+            if let Ok(text) = std::fs::read_to_string(&a.spec) {
+                if spec::cart::is_cart_chain(&text) {
+                    let origin = a.spec.display().to_string();
+                    return cart::run_text(&text, &origin, &a.common, command_line);
+                }
+            }
             let file = read_spec(&a.spec)?;
             let spec = validate(&file, &[])?;
             if matches!(spec.analysis, pendula::spec::Analysis::Map(_)) {
@@ -103,6 +128,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
             execute(&spec, &a.common, command_line)
         }
         Command::Serve(a) => serve::serve_command(&a),
+        Command::Control(a) => cart::control_command(&a, command_line),
     }
 }
 

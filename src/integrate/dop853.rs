@@ -551,6 +551,8 @@ impl Solver for Dop853Solver {
             };
             if err <= 1.0 {
                 let t_new = if last { t_stop } else { t + hs };
+                // Back onto the constraint manifold first, so that the FSAL stage is f there.
+                ode.project(&mut self.y_new);
                 self.y_stage.copy_from_slice(&self.y_new);
                 self.eval_stage(ode, t, hs, STAGES - 1);
                 check_finite(t_new, &self.y_new)?;

@@ -316,6 +316,7 @@ impl Solver for GaussSolver {
             return Ok(t);
         }
         self.gauss_step(ode, t, t_next - t, y)?;
+        ode.project(y);
         self.t_prev = t;
         self.t_new = t_next;
         self.have_prev = true;

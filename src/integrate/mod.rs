@@ -41,6 +41,14 @@ pub trait Ode {
     fn angles(&self) -> usize {
         0
     }
+    /// Puts `y` back on the constraint manifold of a model whose state is embedded in a larger
+    /// vector space (unit vectors, say); called by every solver after each accepted step, before
+    /// the derivative at the new point is taken. Returns false when there is nothing to project
+    /// (the default, which the compiler removes from unconstrained models' steps).
+    #[inline]
+    fn project(&mut self, _y: &mut [f64]) -> bool {
+        false
+    }
 }
 
 /// Layout of the augmented vector of a [`Flow`].
@@ -106,11 +114,7 @@ impl<'a, S: System> Flow<'a, S> {
         let off = l.tangent_offset();
         match v0 {
             Some(v) => y[off..].copy_from_slice(v),
-            None => {
-                for c in 0..l.k.min(l.n) {
-                    y[off + c * l.n + c] = 1.0;
-                }
-            }
+            None => self.sys.tangent_basis(x0, l.k, &mut y[off..]),
         }
         y
     }
@@ -147,6 +151,14 @@ impl<S: System> Ode for Flow<'_, S> {
 
     fn angles(&self) -> usize {
         self.sys.angles()
+    }
+
+    #[inline]
+    fn project(&mut self, y: &mut [f64]) -> bool {
+        let l = self.layout;
+        let (x, rest) = y.split_at_mut(l.n);
+        let off = l.tangent_offset() - l.n;
+        self.sys.project(x, &mut rest[off..])
     }
 
     fn norm_len(&self) -> usize {

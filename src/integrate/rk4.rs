@@ -75,6 +75,7 @@ impl Rk4Solver {
         for i in 0..y.len() {
             y[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
         }
+        ode.project(y);
         self.stats.steps += 1;
         self.stats.evals += 4;
     }

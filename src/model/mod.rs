@@ -5,12 +5,14 @@
 //! one factorization of the mass matrix serves the state and all deviation vectors at once.
 
 pub mod canonical;
+pub mod cart_chain;
 pub mod chain;
 pub mod forcing;
 mod linalg;
 mod structured;
 
 pub use canonical::{Canonical, CanonicalWorkspace};
+pub use cart_chain::{CartChain, CartChainParams, CartInput};
 pub use chain::{Chain, ChainParams, Link, LinkShape, Route};
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
 
@@ -55,6 +57,30 @@ pub trait System: Sync {
     /// How many leading state components are angles (see [`crate::integrate::Ode::angles`]).
     fn angles(&self) -> usize {
         0
+    }
+
+    /// Dimension of the phase space (≤ [`System::dim`]): the number of Lyapunov exponents. A
+    /// model whose state is embedded in a larger vector space (unit vectors on S², say) has
+    /// fewer; its deviation vectors live in the tangent space of the constraint manifold.
+    fn manifold_dim(&self) -> usize {
+        self.dim()
+    }
+
+    /// Puts a state that drifted off the constraint manifold back on it and the `v.len() / dim()`
+    /// deviation vectors in `v` into its tangent space there. Returns false for a model without
+    /// constraints (the default: nothing is touched).
+    #[inline]
+    fn project(&self, _x: &mut [f64], _v: &mut [f64]) -> bool {
+        false
+    }
+
+    /// `k` orthonormal initial deviation vectors at `x` (column-major in `v`, zeroed by the
+    /// caller): the first k columns of the identity unless the state is constrained.
+    fn tangent_basis(&self, _x: &[f64], k: usize, v: &mut [f64]) {
+        let n = self.dim();
+        for c in 0..k.min(n) {
+            v[c * n + c] = 1.0;
+        }
     }
 
     /// Names of the state components, for error messages ("theta[2]", "omega[1]").

@@ -11,6 +11,7 @@
 //! failed draw never leaves a broken image under the requested name.
 
 pub mod animation;
+pub mod cart;
 pub mod convergence;
 pub mod lab;
 pub mod map;
@@ -19,6 +20,7 @@ pub mod poincare;
 pub mod timeseries;
 pub mod trajectory;
 
+pub use cart::{draw_cart_chain, CartFigure};
 pub use convergence::{draw_convergence, draw_indicators};
 pub use modes::{draw_modes, ModesFigure};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};

@@ -43,6 +43,7 @@ mod results;
 pub use lyapunov::{write_ensemble, write_indicators, write_lyapunov, write_lyapunov_chain};
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
+pub mod cart;
 mod poincare;
 pub use poincare::write_poincare;
 

@@ -586,8 +586,8 @@ pub fn lyapunov_spectrum<S: System + PhaseVolume>(
     opts: &LyapunovOptions,
     observer: &mut dyn Observer,
 ) -> Result<Lyapunov, LyapunovError> {
-    let (k, n_trans, n_avg) = opts.resolve(sys.dim())?;
-    let est = if opts.k == Some(1) && sys.dim() > 1 {
+    let (k, n_trans, n_avg) = opts.resolve(sys.manifold_dim())?;
+    let est = if opts.k == Some(1) && sys.manifold_dim() > 1 {
         Estimator::Tangent
     } else {
         Estimator::Spectrum
@@ -607,7 +607,7 @@ pub fn max_exponent_tangent<S: System + PhaseVolume>(
         k: Some(1),
         ..*opts
     };
-    let (_, n_trans, n_avg) = o.resolve(sys.dim())?;
+    let (_, n_trans, n_avg) = o.resolve(sys.manifold_dim())?;
     tangent_run(
         sys,
         method,
@@ -649,8 +649,10 @@ fn tangent_run<S: System + PhaseVolume>(
     let mut qr = Qr::new(n, k);
     let mut logs = vec![0.0; k];
     let mut acc = Accum::new(k, opts.tau, opts.max_history);
-    let full = k == n;
-    let mut vol = full.then(|| VolumeTracker::new(sys));
+    let full = k == sys.manifold_dim();
+    // tr J of an embedded state (n > manifold_dim) includes the directions normal to the
+    // constraint manifold, so Liouville's check does not apply there.
+    let mut vol = (full && n == sys.manifold_dim()).then(|| VolumeTracker::new(sys));
     let e0 = sys.energy(0.0, x0);
     let mut max_err: f64 = 0.0;
     let total = n_trans + n_avg;

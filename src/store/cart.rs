@@ -1,0 +1,366 @@
+//! HDF5 layouts of the cart-chain results (named dimensions throughout, for xarray).
+//!
+//! Trajectory group: coordinates `time`, `link` (1..n), `axis` (1 = e₁, 2 = e₂, 3 = e₃ down),
+//! `plane` (1 = e₁, 2 = e₂); variables `q(time, link, axis)`, `omega(time, link, axis)`,
+//! `position(time, link, axis)` (the masses), `cart_position`, `cart_velocity`, `input`,
+//! `momentum(time, plane)`, `energy`, `work`, `angular_momentum_z(time)`.
+//! Modes group: `equilibrium` (index), `mode`, `link`, `eigenvalue` coordinates; `signs`,
+//! `omega2`, `frequency`, `growth_rate`, `eigenvalue_re/_im`, `stable`, `controllable`.
+//! Control group: `input` (1..2) × `state` (1..4n+4) gain, closed- and open-loop eigenvalues.
+
+use super::{GroupWriter, StoreError};
+use crate::analysis::cart::{CartModes, CartTrajectory, ClosedLoop, Lqr};
+use crate::integrate::Method;
+use crate::model::CartChain;
+use ndarray::{Array2, Array3};
+
+fn index(k: usize) -> Vec<i64> {
+    (1..=k as i64).collect()
+}
+
+/// The model's parameters as variables over `link` and attributes.
+pub fn write_cart_model(g: &GroupWriter<'_>, sys: &CartChain) -> Result<(), StoreError> {
+    let p = sys.params();
+    g.var(
+        "length",
+        &["link"],
+        p.lengths.as_slice(),
+        "m",
+        "link length",
+    )?;
+    g.var(
+        "mass",
+        &["link"],
+        p.masses.as_slice(),
+        "kg",
+        "point mass at the link's outer end",
+    )?;
+    g.attr_bool("cart_fixed", !sys.free())?;
+    g.attr_f64("cart_mass", p.cart_mass.unwrap_or(f64::NAN))?;
+    g.attr_f64("gravity", p.gravity)?;
+    g.attr_f64("cart_damping", p.cart_damping)?;
+    g.attr_f64s("joint_damping", &p.joint_damping)?;
+    Ok(())
+}
+
+/// A sampled trajectory into `g`.
+pub fn write_cart_trajectory(
+    g: &GroupWriter<'_>,
+    sys: &CartChain,
+    tr: &CartTrajectory,
+    method: &Method,
+) -> Result<(), StoreError> {
+    let n = sys.links();
+    let s = tr.len();
+    g.coord("time", &tr.t, "s", "time")?;
+    g.coord_i64("link", &index(n), "1", "link index, counted from the cart")?;
+    g.coord_i64(
+        "axis",
+        &index(3),
+        "1",
+        "component: 1 = e1, 2 = e2, 3 = e3 (along gravity)",
+    )?;
+    g.coord_i64(
+        "plane",
+        &index(2),
+        "1",
+        "horizontal component: 1 = e1, 2 = e2",
+    )?;
+    let (qo, wo) = (sys.q_offset(), sys.omega_offset());
+    let mut q = Array3::zeros((s, n, 3));
+    let mut w = Array3::zeros((s, n, 3));
+    let mut pos = Array3::zeros((s, n, 3));
+    let mut cx = Array2::zeros((s, 2));
+    let mut cv = Array2::zeros((s, 2));
+    let mut u = Array2::zeros((s, 2));
+    let mut p = Array2::zeros((s, 2));
+    for k in 0..s {
+        let x = tr.sample(k);
+        let joints = sys.positions(x);
+        for i in 0..n {
+            for c in 0..3 {
+                q[(k, i, c)] = x[qo + 3 * i + c];
+                w[(k, i, c)] = x[wo + 3 * i + c];
+                pos[(k, i, c)] = joints[i + 1][c];
+            }
+        }
+        for c in 0..2 {
+            if sys.free() {
+                cx[(k, c)] = x[c];
+                cv[(k, c)] = x[2 + c];
+            }
+            u[(k, c)] = tr.input[k][c];
+            p[(k, c)] = tr.momentum[k][c];
+        }
+    }
+    g.var(
+        "q",
+        &["time", "link", "axis"],
+        &q,
+        "1",
+        "link direction (unit vector)",
+    )?;
+    g.var(
+        "omega",
+        &["time", "link", "axis"],
+        &w,
+        "rad s-1",
+        "link angular velocity (perpendicular to q)",
+    )?;
+    g.var(
+        "position",
+        &["time", "link", "axis"],
+        &pos,
+        "m",
+        "position of the link's mass",
+    )?;
+    g.var(
+        "cart_position",
+        &["time", "plane"],
+        &cx,
+        "m",
+        "cart position",
+    )?;
+    g.var(
+        "cart_velocity",
+        &["time", "plane"],
+        &cv,
+        "m s-1",
+        "cart velocity",
+    )?;
+    g.var(
+        "input",
+        &["time", "plane"],
+        &u,
+        "N",
+        "horizontal force on the cart",
+    )?;
+    g.var(
+        "momentum",
+        &["time", "plane"],
+        &p,
+        "kg m s-1",
+        "horizontal momentum of cart and chain",
+    )?;
+    g.var(
+        "energy",
+        &["time"],
+        tr.energy.as_slice(),
+        "J",
+        "total mechanical energy T + V",
+    )?;
+    g.var(
+        "work",
+        &["time"],
+        tr.work.as_slice(),
+        "J",
+        "work of the input and damping since t = 0",
+    )?;
+    g.var(
+        "angular_momentum_z",
+        &["time"],
+        tr.angular_momentum_z.as_slice(),
+        "kg m2 s-1",
+        "vertical angular momentum of the masses about the pivot",
+    )?;
+    write_cart_model(g, sys)?;
+    super::write_method(g, method)?;
+    g.attr_f64("max_energy_error", tr.max_energy_error())?;
+    g.attr_f64("constraint_drift", tr.constraint_drift)?;
+    g.attr_i64("steps", tr.stats.steps as i64)?;
+    g.attr_i64("rejected_steps", tr.stats.rejected as i64)?;
+    g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
+    g.attr_bool("complete", tr.complete)?;
+    Ok(())
+}
+
+/// Modes of several equilibria into `g`.
+pub fn write_cart_modes(
+    g: &GroupWriter<'_>,
+    sys: &CartChain,
+    modes: &[CartModes],
+    signs: &[Vec<f64>],
+) -> Result<(), StoreError> {
+    let n = sys.links();
+    let e = modes.len();
+    let m = modes.first().map_or(0, |x| x.omega2.len());
+    let ne = 2 * m;
+    g.coord_i64(
+        "equilibrium",
+        &index(e),
+        "1",
+        "equilibrium index (see attribute labels)",
+    )?;
+    g.coord_i64("mode", &index(m), "1", "mode index, ascending omega2")?;
+    g.coord_i64("link", &index(n), "1", "link index, counted from the cart")?;
+    g.coord_i64(
+        "eigenvalue",
+        &index(ne),
+        "1",
+        "eigenvalue index of the state matrix",
+    )?;
+    let fill = |f: &dyn Fn(&CartModes, usize) -> f64, cols: usize| {
+        Array2::from_shape_fn((e, cols), |(i, j)| f(&modes[i], j))
+    };
+    let sg = Array2::from_shape_fn((e, n), |(i, j)| signs[i][j]);
+    g.var(
+        "signs",
+        &["equilibrium", "link"],
+        &sg,
+        "1",
+        "+1: q = e3 (hanging), -1: q = -e3",
+    )?;
+    g.var(
+        "omega2",
+        &["equilibrium", "mode"],
+        &fill(&|c, j| c.omega2[j], m),
+        "s-2",
+        "generalized eigenvalue of (K, M)",
+    )?;
+    g.var(
+        "frequency",
+        &["equilibrium", "mode"],
+        &fill(&|c, j| c.frequencies[j], m),
+        "rad s-1",
+        "mode frequency (NaN if unstable)",
+    )?;
+    g.var(
+        "growth_rate",
+        &["equilibrium", "mode"],
+        &fill(&|c, j| c.growth_rates[j], m),
+        "s-1",
+        "exponential growth rate (0 if not unstable)",
+    )?;
+    g.var(
+        "eigenvalue_re",
+        &["equilibrium", "eigenvalue"],
+        &fill(&|c, j| c.eigenvalues[j].0, ne),
+        "s-1",
+        "real part of the state-matrix eigenvalue",
+    )?;
+    g.var(
+        "eigenvalue_im",
+        &["equilibrium", "eigenvalue"],
+        &fill(&|c, j| c.eigenvalues[j].1, ne),
+        "s-1",
+        "imaginary part of the state-matrix eigenvalue",
+    )?;
+    let flag = |f: &dyn Fn(&CartModes) -> bool| -> Vec<i64> {
+        modes.iter().map(|c| f(c) as i64).collect()
+    };
+    g.var(
+        "stable",
+        &["equilibrium"],
+        flag(&|c| c.stable).as_slice(),
+        "1",
+        "1 if no eigenvalue has a positive real part",
+    )?;
+    g.var(
+        "controllable",
+        &["equilibrium"],
+        flag(&|c| c.controllable).as_slice(),
+        "1",
+        "1 if controllable from the cart force (PBH)",
+    )?;
+    let zeros: Vec<i64> = modes.iter().map(|c| c.zero_modes as i64).collect();
+    g.var(
+        "zero_modes",
+        &["equilibrium"],
+        zeros.as_slice(),
+        "1",
+        "modes with omega2 = 0 (cart translations)",
+    )?;
+    let labels: Vec<String> = modes.iter().map(|c| c.equilibrium.clone()).collect();
+    g.attr_str("labels", &labels.join(","))?;
+    write_cart_model(g, sys)?;
+    Ok(())
+}
+
+/// An LQR design into `g`.
+pub fn write_lqr(g: &GroupWriter<'_>, l: &Lqr) -> Result<(), StoreError> {
+    let m = l.gain.len() / 2;
+    g.coord_i64(
+        "input",
+        &index(2),
+        "1",
+        "cart force component: 1 = e1, 2 = e2",
+    )?;
+    g.coord_i64(
+        "state",
+        &index(m),
+        "1",
+        "linear coordinate (x, C^T q_i, x dot, C^T q_i dot)",
+    )?;
+    g.coord_i64(
+        "eigenvalue",
+        &index(m),
+        "1",
+        "eigenvalue index, by real part",
+    )?;
+    let k = Array2::from_shape_vec((2, m), l.gain.clone()).expect("2 × m gain");
+    g.var(
+        "gain",
+        &["input", "state"],
+        &k,
+        "1",
+        "LQR gain K (u = -K z; units of N per unit of z)",
+    )?;
+    let part = |v: &[(f64, f64)], re: bool| -> Vec<f64> {
+        v.iter().map(|z| if re { z.0 } else { z.1 }).collect()
+    };
+    g.var(
+        "closed_loop_re",
+        &["eigenvalue"],
+        part(&l.closed_loop, true).as_slice(),
+        "s-1",
+        "closed-loop eigenvalue, real part",
+    )?;
+    g.var(
+        "closed_loop_im",
+        &["eigenvalue"],
+        part(&l.closed_loop, false).as_slice(),
+        "s-1",
+        "closed-loop eigenvalue, imaginary part",
+    )?;
+    g.var(
+        "open_loop_re",
+        &["eigenvalue"],
+        part(&l.open_loop, true).as_slice(),
+        "s-1",
+        "open-loop eigenvalue, real part",
+    )?;
+    g.var(
+        "open_loop_im",
+        &["eigenvalue"],
+        part(&l.open_loop, false).as_slice(),
+        "s-1",
+        "open-loop eigenvalue, imaginary part",
+    )?;
+    g.attr_str("equilibrium", &l.equilibrium)?;
+    g.attr_f64("riccati_residual", l.riccati_residual)?;
+    g.attr_f64("controllability_margin", l.controllability_margin)?;
+    g.attr_f64s(
+        "weights",
+        &[
+            l.weights.q_cart,
+            l.weights.q_angle,
+            l.weights.q_rate,
+            l.weights.r,
+        ],
+    )?;
+    g.attr_str("weights_order", "q_cart, q_angle, q_rate, r")?;
+    Ok(())
+}
+
+/// The closed-loop error ‖z(t)‖ next to a trajectory group (same `time` coordinate).
+pub fn write_closed_loop_error(g: &GroupWriter<'_>, c: &ClosedLoop) -> Result<(), StoreError> {
+    g.var(
+        "error",
+        &["time"],
+        c.error.as_slice(),
+        "1",
+        "norm of the linear-coordinate error z - z_ref",
+    )?;
+    g.attr_f64("final_direction_error", c.final_direction_error)?;
+    Ok(())
+}
