@@ -126,16 +126,12 @@ fn bad_cart_chain_input_exits_2_and_writes_nothing() {
         "initial.omega[1]",
     );
     bad(
-        &format!(
-            "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 0.0\n"
-        ),
+        "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 0.0\n",
         &["run", "SPEC"],
         "model.cart_mass",
     );
     bad(
-        &format!(
-            "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = -2.0\n"
-        ),
+        "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = -2.0\n",
         &["simulate", "--spec", "SPEC"],
         "model.cart_mass",
     );
