@@ -126,16 +126,12 @@ fn bad_cart_chain_input_exits_2_and_writes_nothing() {
         "initial.omega[1]",
     );
     bad(
-        &format!(
-            "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 0.0\n"
-        ),
+        "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 0.0\n",
         &["run", "SPEC"],
         "model.cart_mass",
     );
     bad(
-        &format!(
-            "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = -2.0\n"
-        ),
+        "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = -2.0\n",
         &["simulate", "--spec", "SPEC"],
         "model.cart_mass",
     );
@@ -209,5 +205,45 @@ fn shipped_cart_chain_specs_run() {
             }
             other => panic!("{other}"),
         }
+        check_h5(&out, &v);
+    }
+}
+
+/// The files open in h5py and xarray with named dimensions (tests/python/check_h5.py); skipped
+/// loudly without python's h5py/xarray/h5netcdf unless PENDULA_REQUIRE_PYTHON=1, as in tests/cli.rs.
+fn check_h5(file: &Path, summary: &serde_json::Value) {
+    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
+    let ok = std::process::Command::new(&python)
+        .args(["-c", "import h5py, xarray, h5netcdf"])
+        .output()
+        .map(|o| o.status.success())
+        .unwrap_or(false);
+    if !ok {
+        assert!(
+            std::env::var("PENDULA_REQUIRE_PYTHON").map_or(true, |v| v != "1"),
+            "python modules missing"
+        );
+        eprintln!("\n*** SKIPPED: python check of the cart-chain outputs\n");
+        return;
+    }
+    let groups: &[&str] = match summary["kind"].as_str().unwrap() {
+        "modes" => &["modes"],
+        "control" => &["lqr", "trajectory"],
+        _ => &["lyapunov"],
+    };
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
+    for g in groups {
+        let out = std::process::Command::new(&python)
+            .arg(&script)
+            .arg(file)
+            .arg(g)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{g}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }

@@ -432,7 +432,8 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
     });
     let r = DMatrix::identity(2, 2) * w.r;
     let (p, residual) = care(&a, &b, &q, &r)?;
-    if !(residual < 1e-8) {
+    // NaN fails too.
+    if residual.is_nan() || residual >= 1e-8 {
         return Err(CartError::Riccati(format!("residual {residual:.1e}")));
     }
     let k = r.try_inverse().unwrap() * b.transpose() * &p;
@@ -647,6 +648,7 @@ pub struct ClosedLoop {
 }
 
 /// Designs the LQR at `signs` and runs the nonlinear chain under `u = −K (z − z_ref)` from `x0`.
+#[allow(clippy::too_many_arguments)]
 pub fn closed_loop(
     sys: &CartChain,
     signs: &[f64],

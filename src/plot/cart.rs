@@ -86,7 +86,7 @@ impl Render for CartFigure<'_> {
                 (span, span / ratio)
             };
             let mut chart = ChartBuilder::on(&area)
-                .caption(caption.to_string(), font(16.0, scale, false))
+                .caption(*caption, font(16.0, scale, false))
                 .margin(px(8.0))
                 .x_label_area_size(px(36.0))
                 .y_label_area_size(px(52.0))
