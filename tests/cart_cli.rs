@@ -247,3 +247,42 @@ fn check_h5(file: &Path, summary: &serde_json::Value) {
         );
     }
 }
+
+/// Planar-only flags (`--theta`, `--links`, `--method`, …) given with a cart-chain spec are
+/// refused, naming the flag, instead of being silently ignored; the flags the cart path applies
+/// (and the shared output flags) still work.
+#[test]
+fn planar_only_flags_are_refused_for_cart_chains() {
+    let sim = format!("kind = \"simulate\"\n{MODEL}");
+    bad(
+        &sim,
+        &["simulate", "--spec", "SPEC", "--theta", "1,2"],
+        "--theta",
+    );
+    bad(
+        &sim,
+        &["simulate", "--spec", "SPEC", "--method", "rk4"],
+        "--method",
+    );
+    let modes = format!("kind = \"modes\"\n{MODEL}");
+    bad(
+        &modes,
+        &["modes", "--spec", "SPEC", "--links", "3"],
+        "--links",
+    );
+    let lyap = format!("kind = \"lyapunov\"\n{MODEL}");
+    bad(
+        &lyap,
+        &["lyapunov", "--spec", "SPEC", "--estimator", "qr"],
+        "--estimator",
+    );
+    let (code, out, err, _dir) = run_spec(
+        &sim,
+        &[
+            "simulate", "--spec", "SPEC", "--t-end", "0.5", "--json", "--force",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let summary: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON summary");
+    assert!(summary.is_object(), "{out}");
+}

@@ -379,3 +379,38 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
     }
     Ok(())
 }
+
+/// Flags every command shares, which a cart-chain run honours.
+const COMMON_FLAGS: &[&str] = &["output", "force", "json", "plot", "threads"];
+
+/// A cart-chain run of `simulate`, `modes` or `lyapunov` takes its model, initial state and
+/// integrator from the spec; a planar-only flag given with it (`--theta`, `--links`, `--method`,
+/// …) is refused, naming the flag, rather than silently ignored. `allowed` lists the clap ids
+/// the cart path does apply.
+pub fn refuse_planar_flags(allowed: &[&str]) -> Result<(), CliError> {
+    use clap::parser::ValueSource;
+    use clap::CommandFactory;
+    let cmd = super::args::Cli::command();
+    let Ok(m) = cmd.clone().try_get_matches_from(std::env::args_os()) else {
+        return Ok(());
+    };
+    let Some((name, sub)) = m.subcommand() else {
+        return Ok(());
+    };
+    let Some(sub_cmd) = cmd.find_subcommand(name) else {
+        return Ok(());
+    };
+    // Arguments only: the ids of the flattened structs' groups are present too.
+    for arg in sub_cmd.get_arguments() {
+        let id = arg.get_id().as_str();
+        let given = matches!(sub.try_get_raw(id), Ok(Some(_)))
+            && sub.value_source(id) == Some(ValueSource::CommandLine);
+        if given && !allowed.contains(&id) && !COMMON_FLAGS.contains(&id) {
+            return Err(CliError::Input(format!(
+                "--{}: not used with a cart-chain model (set it in the spec's tables instead)",
+                id.replace('_', "-")
+            )));
+        }
+    }
+    Ok(())
+}

@@ -68,6 +68,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
     match cli.command {
         Command::Simulate(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "simulate")? {
+                cart::refuse_planar_flags(&["spec", "model", "t_end", "dt_out"])?;
                 let s = f.simulate.get_or_insert_with(Default::default);
                 s.t_end = a.t_end.or(s.t_end);
                 s.dt_out = a.dt_out.or(s.dt_out);
@@ -79,6 +80,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         }
         Command::Modes(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "modes")? {
+                cart::refuse_planar_flags(&["spec", "model", "equilibria"])?;
                 let m = f.modes.get_or_insert_with(Default::default);
                 m.equilibria = a.equilibria.clone().or(m.equilibria.take());
                 return cart::run_file(&f, &a.common, command_line);
@@ -89,6 +91,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         }
         Command::Lyapunov(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "lyapunov")? {
+                cart::refuse_planar_flags(&["spec", "model", "tau", "transient", "time"])?;
                 let l = f.lyapunov.get_or_insert_with(Default::default);
                 l.tau = a.tau.or(l.tau);
                 l.transient = a.transient.or(l.transient);
