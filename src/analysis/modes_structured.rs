@@ -212,12 +212,13 @@ impl TridiagonalReduction {
         let rrr = rrr.then_some((self.udu_d.as_slice(), self.udu_u.as_slice()));
         let mut y = eigenvectors_with(&self.diag, &self.off, &w, rrr);
         // v_j = (s_j / l_j)(y_j / √m̃_j − y_{j−1} / √m̃_{j−1}), column by column in place.
+        let sign_over_len: Vec<f64> = (0..n).map(|j| self.signs[j] / self.len[j]).collect();
         y.par_chunks_mut(n).for_each(|col| {
             let mut prev = 0.0;
             let mut big = 0.0f64;
             for j in 0..n {
                 let z = col[j] * self.inv_sqrt_mass[j];
-                col[j] = self.signs[j] / self.len[j] * (z - prev);
+                col[j] = sign_over_len[j] * (z - prev);
                 prev = z;
                 if col[j].abs() > big.abs() {
                     big = col[j];
@@ -619,9 +620,31 @@ const TWIST_MIN_RELGAP: f64 = 1e-3;
 /// index r of least `|γ_r| = |p_r + s_r + λ|`, and `z_r = 1` spreads both ways by products of
 /// the factors. O(N) with no pivoting and no iteration; `aux` is scratch of length 3N.
 fn twisted_vector(d: &[f64], u: &[f64], lambda: f64, aux: &mut [f64], z: &mut [f64]) {
+    // A pivot that is exactly zero (or tiny) overflows the products: then, and only then,
+    // redo the pass with pivots bounded away from zero.
+    if !twisted_pass::<false>(d, u, lambda, aux, z) {
+        twisted_pass::<true>(d, u, lambda, aux, z);
+    }
+}
+
+/// One pass of [`twisted_vector`]; false if the vector came out non-finite.
+#[inline(always)]
+fn twisted_pass<const GUARD: bool>(
+    d: &[f64],
+    u: &[f64],
+    lambda: f64,
+    aux: &mut [f64],
+    z: &mut [f64],
+) -> bool {
     let n = d.len();
     let tiny = f64::MIN_POSITIVE / f64::EPSILON;
-    let guard = |x: f64| if x.abs() < tiny { tiny.copysign(x) } else { x };
+    let guard = |x: f64| {
+        if GUARD && x.abs() < tiny {
+            tiny.copysign(x)
+        } else {
+            x
+        }
+    };
     let (s, rest) = aux.split_at_mut(n);
     let (p, l) = rest.split_at_mut(n);
     // The two transforms are independent recurrences, each bound by a division's latency: one
@@ -636,9 +659,9 @@ fn twisted_vector(d: &[f64], u: &[f64], lambda: f64, aux: &mut [f64], z: &mut [f
         let up = u[i] * d[i + 1] / dp;
         z[i + 1] = up;
         s[i] = up * u[i] * s[i + 1] - lambda;
-        let dm = guard(p[k] + u[k] * u[k] * d[k + 1]);
-        l[k] = u[k] * d[k + 1] / dm;
-        p[k + 1] = d[k + 1] * p[k] / dm - lambda;
+        let inv_dm = 1.0 / guard(p[k] + u[k] * u[k] * d[k + 1]);
+        l[k] = u[k] * d[k + 1] * inv_dm;
+        p[k + 1] = d[k + 1] * p[k] * inv_dm - lambda;
     }
     // The twist index: least |γ_r| = |p_r + s_r + λ|.
     let (mut r, mut best) = (0usize, f64::INFINITY);
@@ -657,8 +680,13 @@ fn twisted_vector(d: &[f64], u: &[f64], lambda: f64, aux: &mut [f64], z: &mut [f
     for i in (0..r).rev() {
         z[i] = -l[i] * z[i + 1];
     }
-    let norm = z.iter().map(|v| v * v).sum::<f64>().sqrt();
-    z.iter_mut().for_each(|v| *v /= norm);
+    let norm2 = z.iter().map(|v| v * v).sum::<f64>();
+    if !(norm2.is_finite() && norm2 > 0.0) {
+        return false;
+    }
+    let inv_norm = 1.0 / norm2.sqrt();
+    z.iter_mut().for_each(|v| *v *= inv_norm);
+    true
 }
 
 /// Benchmark M (../shared/benchmarks.md §3) on the structured route: the equal point chain
@@ -771,5 +799,60 @@ pub fn benchmark_m(n: usize, repeats: usize) -> BenchmarkM {
             orthogonality: orth,
             orthogonality_columns: cols,
         },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// ‖T z − λ z‖ for T = U D Uᵀ.
+    fn residual(d: &[f64], u: &[f64], lambda: f64, z: &[f64]) -> f64 {
+        let n = d.len();
+        let mut worst = 0.0f64;
+        for i in 0..n {
+            let mut tz = (d[i]
+                + if i + 1 < n {
+                    u[i] * u[i] * d[i + 1]
+                } else {
+                    0.0
+                })
+                * z[i];
+            if i + 1 < n {
+                tz += u[i] * d[i + 1] * z[i + 1];
+            }
+            if i > 0 {
+                tz += u[i - 1] * d[i] * z[i - 1];
+            }
+            worst = worst.max((tz - lambda * z[i]).abs());
+        }
+        worst
+    }
+
+    /// An exactly zero pivot (λ = D_n with the last link uncoupled) makes the fast pass
+    /// non-finite; the guarded pass still returns the eigenvector e_n.
+    #[test]
+    fn twisted_vector_survives_a_zero_pivot() {
+        let (d, u) = ([2.0, 3.0, 5.0], [0.5, 0.0]);
+        let (mut aux, mut z) = (vec![0.0; 9], vec![0.0; 3]);
+        twisted_vector(&d, &u, 5.0, &mut aux, &mut z);
+        assert!(
+            (z[2].abs() - 1.0).abs() < 1e-15 && z[0] == 0.0 && z[1] == 0.0,
+            "{z:?}"
+        );
+        // A generic well-separated eigenvalue: residual at round-off.
+        let (d, u) = ([4.0, 3.0, 2.0, 1.0], [-0.7, -0.8, -0.9]);
+        let q: Vec<f64> = d.to_vec();
+        let e: Vec<f64> = (0..3).map(|i| u[i] * u[i] * d[i + 1]).collect();
+        let w = dqds_eigenvalues(&q, &e).unwrap();
+        let mut z = vec![0.0; 4];
+        let mut aux = vec![0.0; 12];
+        for &lambda in &w {
+            twisted_vector(&d, &u, lambda, &mut aux, &mut z);
+            assert!(
+                residual(&d, &u, lambda, &z) < 1e-14 * w[3],
+                "λ = {lambda}: {z:?}"
+            );
+        }
     }
 }
