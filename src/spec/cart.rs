@@ -14,7 +14,7 @@
 //! # input = { kind = "harmonic", amplitude = [1.0, 0.0], omega = 2.0, phase = 0.0 }
 //! [initial]                        # explicit q (unit vectors) and omega (⊥ q), cart x, v …
 //! q = [[0.3, 0.0, 0.954], [0.0, 0.1, 0.995]]
-//! # … or an equilibrium with every link tilted by `tilt` rad (3-D azimuths)
+//! # … or an equilibrium with every link tilted by `tilt` rad (towards one common 3-D azimuth)
 //! # equilibrium = "inverted"; tilt = 0.05
 //! [control]
 //! equilibrium = "inverted"
