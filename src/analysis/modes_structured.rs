@@ -306,11 +306,8 @@ pub fn dqds_eigenvalues(q: &[f64], e: &[f64]) -> Option<Vec<f64>> {
             continue;
         }
         if m == 2 || e[m - 3] <= tol2 * sigma || e[m - 3] <= tol2 * q[m - 3] {
-            // The trailing 2 × 2 of Z Zᵀ: [[q₁ + e₁, √(e₁ q₂)], [√(e₁ q₂), q₂]], det = q₁ q₂.
-            let (q1, e1, q2) = (q[m - 2], e[m - 2], q[m - 1]);
-            let half = 0.5 * (q1 + e1 - q2);
-            let big = 0.5 * (q1 + e1 + q2) + (half * half + e1 * q2).sqrt();
-            out.push(q1 * q2 / big + sigma);
+            let (small, big) = trailing_2x2(q[m - 2], e[m - 2], q[m - 1]);
+            out.push(small + sigma);
             out.push(big + sigma);
             m -= 2;
             tau = if m > 2 {
@@ -360,6 +357,16 @@ pub fn dqds_eigenvalues(q: &[f64], e: &[f64]) -> Option<Vec<f64>> {
     Some(out)
 }
 
+/// Eigenvalues (smaller, larger) of the trailing 2 × 2 of Z Zᵀ,
+/// `[[q₁ + e₁, √(e₁ q₂)], [√(e₁ q₂), q₂]]`: the larger from the trace, the smaller as
+/// det / larger (det = q₁ q₂), so both keep high relative accuracy.
+#[inline]
+fn trailing_2x2(q1: f64, e1: f64, q2: f64) -> (f64, f64) {
+    let half = 0.5 * (q1 + e1 - q2);
+    let big = 0.5 * (q1 + e1 + q2) + (half * half + e1 * q2).sqrt();
+    (q1 * q2 / big, big)
+}
+
 /// A dqds shift for the active array (m ≥ 3): the smaller eigenvalue μ of the trailing 2 × 2 of
 /// Z Zᵀ (≥ the smallest of all, by interlacing) less twice its first-order coupling to the rest,
 /// `b² w² / gap` (b² = e_{m−3} q_{m−2}, w the 2 × 2 eigenvector's top component), and never
@@ -367,9 +374,7 @@ pub fn dqds_eigenvalues(q: &[f64], e: &[f64]) -> Option<Vec<f64>> {
 fn next_shift(q: &[f64], e: &[f64]) -> f64 {
     let m = q.len();
     let (q1, e1, q2) = (q[m - 2], e[m - 2], q[m - 1]);
-    let half = 0.5 * (q1 + e1 - q2);
-    let big = 0.5 * (q1 + e1 + q2) + (half * half + e1 * q2).sqrt();
-    let est = q1 * q2 / big;
+    let (est, _) = trailing_2x2(q1, e1, q2);
     let (a2, b2) = (q1 + e1, e1 * q2);
     let w2 = b2 / ((a2 - est) * (a2 - est) + b2);
     let gap = q[m - 3] + e[m - 3] - est;

@@ -31,6 +31,7 @@
 //! moves the state by no more than its local error), and works for any [`System`]; the price is
 //! that the discrete map is not symplectic, which no analysis here relies on.
 
+use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::{ModelError, System};
 
 /// The horizontal force on the cart.
@@ -608,8 +609,10 @@ impl CartChain {
             }
             b[o + 3 * i..o + 3 * i + 3].copy_from_slice(&bi);
         }
-        cholesky(a, d);
-        solve(a, d, b);
+        // A is SPD for any state (a kinetic-energy Gram matrix); a NaN state is caught by the
+        // integrators' finiteness check.
+        let _ = cholesky_in_place(a, d);
+        cholesky_solve(a, d, b);
     }
 
     /// The tangent right-hand side of one deviation vector `dv` into `out` (see the module docs
@@ -720,7 +723,7 @@ impl CartChain {
             }
             r[o + 3 * i..o + 3 * i + 3].copy_from_slice(&ri);
         }
-        solve(&ws.a, d, r);
+        cholesky_solve(&ws.a, d, r);
         if o == 2 {
             out[0] = dx[2];
             out[1] = dx[3];
@@ -757,46 +760,6 @@ impl CartChain {
             out[qo + 3 * i..qo + 3 * i + 3].copy_from_slice(&qd);
             out[wo + 3 * i..wo + 3 * i + 3].copy_from_slice(&ws.z[o + 3 * i..o + 3 * i + 3]);
         }
-    }
-}
-
-/// In-place Cholesky factorization of the lower triangle of a d × d row-major SPD matrix.
-#[inline]
-fn cholesky(a: &mut [f64], d: usize) {
-    for j in 0..d {
-        let mut s = a[j * d + j];
-        for k in 0..j {
-            s -= a[j * d + k] * a[j * d + k];
-        }
-        let l = s.sqrt();
-        a[j * d + j] = l;
-        let inv = 1.0 / l;
-        for i in (j + 1)..d {
-            let mut s = a[i * d + j];
-            for k in 0..j {
-                s -= a[i * d + k] * a[j * d + k];
-            }
-            a[i * d + j] = s * inv;
-        }
-    }
-}
-
-/// Solves L Lᵀ x = b in place with the factor from [`cholesky`].
-#[inline]
-fn solve(l: &[f64], d: usize, b: &mut [f64]) {
-    for i in 0..d {
-        let mut s = b[i];
-        for k in 0..i {
-            s -= l[i * d + k] * b[k];
-        }
-        b[i] = s / l[i * d + i];
-    }
-    for i in (0..d).rev() {
-        let mut s = b[i];
-        for k in (i + 1)..d {
-            s -= l[k * d + i] * b[k];
-        }
-        b[i] = s / l[i * d + i];
     }
 }
 

@@ -15,6 +15,8 @@ pub(super) const SMALL_MAX_LINKS: usize = 3;
 
 /// What one evaluation leaves for the tangent block.
 struct Eval<const N: usize> {
+    /// Effective gravity (g_x, g_y) at t.
+    g: (f64, f64),
     s: [f64; N],
     c: [f64; N],
     minv: [[f64; N]; N],
@@ -100,7 +102,13 @@ impl Chain {
         self.add_damping_and_torque(t, omega, &mut f);
         let minv = inverse_spd(&m);
         let alpha = mat_vec(&minv, &f);
-        Eval { s, c, minv, alpha }
+        Eval {
+            g: (gx, gy),
+            s,
+            c,
+            minv,
+            alpha,
+        }
     }
 
     /// `rhs` for N ≤ [`SMALL_MAX_LINKS`] links.
@@ -125,7 +133,7 @@ impl Chain {
         let omega: &[f64; N] = x[N..2 * N].try_into().expect("state length");
         dx[..N].copy_from_slice(omega);
         dx[N..2 * N].copy_from_slice(&e.alpha);
-        let (gx, gy) = self.effective_gravity(t);
+        let (gx, gy) = e.g;
         let a: &[f64] = &self.a()[..N * N];
         let (s, c) = (&e.s, &e.c);
         let mut g = [[0.0; N]; N];
