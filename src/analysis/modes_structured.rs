@@ -28,7 +28,7 @@
 //!
 //! **Eigen-solver.** At a stable equilibrium (D > 0 below) eigenvalues by dqds on the factored
 //! form T = U D Uᵀ: one division per entry and sweep, no square roots, and every eigenvalue to
-//! high relative accuracy. Elsewhere (or should dqds not converge) implicit QL with Wilkinson
+//! high relative accuracy, in about 2.2 transforms per eigenvalue ([`dqds`]). Elsewhere (or should dqds not converge) implicit QL with Wilkinson
 //! shifts on T reversed (T is graded, large at the top; QL deflates from the top, so the reversal
 //! lets the small eigenvalues converge first), with the small ones refined by bisection: O(N²)
 //! either way. Eigenvectors by inverse iteration, O(N) per vector per iteration (tridiagonal LU
@@ -36,6 +36,10 @@
 //! (consecutive gaps below `1e-5 ‖T‖`; at most 16 of them); clusters run in parallel. With D > 0, an
 //! eigenvector whose relative gap is ≥ 1e-3 comes instead from one twisted factorization of the
 //! factored form (MRRR's getvec): no pivoting, no iteration.
+
+mod dqds;
+
+pub use dqds::dqds_eigenvalues;
 
 use super::modes::{laguerre_zeros, Equilibrium};
 use crate::model::Chain;
@@ -260,130 +264,6 @@ pub fn tridiagonal_eigenvalues(d: &[f64], e: &[f64]) -> Vec<f64> {
     dd.sort_by(f64::total_cmp);
     debug_assert_eq!(dd.len(), n);
     dd
-}
-
-/// Eigenvalues (ascending) of `Z Zᵀ` for the upper bidiagonal Z with `Z_ii² = q_i` and
-/// `Z_{i,i+1}² = e_i`, all positive: the dqds algorithm (Fernando & Parlett 1994; Parlett &
-/// Marques 2000). Each transform `Ẑᵀ Ẑ = Z Zᵀ − τ I` is computed from products and quotients of
-/// positive numbers only, so every eigenvalue, the smallest included, comes out to a few ulps
-/// *relative* accuracy — what the graded spectrum of a long chain needs — with one division per
-/// entry and no square root, about twice as fast as QL.
-///
-/// Shifts stay below the smallest eigenvalue of the active array (else the transform meets a
-/// non-positive pivot and is retried with a smaller shift): the smaller eigenvalue of the trailing
-/// 2 × 2 of `Z Zᵀ`, an upper bound by interlacing, shrunk by a factor that tightens as the bottom
-/// off-diagonal converges. Returns `None` if the iteration budget (30 transforms per eigenvalue)
-/// runs out, so the caller can fall back to QL.
-pub fn dqds_eigenvalues(q: &[f64], e: &[f64]) -> Option<Vec<f64>> {
-    let n = q.len();
-    debug_assert_eq!(e.len() + 1, n.max(1));
-    if q.iter().chain(e).any(|&x| !(x > 0.0 && x.is_finite())) {
-        return None;
-    }
-    let (mut q, mut e) = (q.to_vec(), e.to_vec());
-    let (mut qh, mut eh) = (vec![0.0; n], vec![0.0; n.saturating_sub(1)]);
-    let mut out = Vec::with_capacity(n);
-    let tol2 = (100.0 * f64::EPSILON).powi(2);
-    let mut sigma = 0.0f64;
-    let mut m = n;
-    let mut budget = 30 * n + 10;
-    let mut tau = 0.0f64;
-    while m > 0 {
-        // Deflate converged eigenvalues at the bottom of the active array.
-        if m == 1 {
-            out.push(q[0] + sigma);
-            m = 0;
-            continue;
-        }
-        if e[m - 2] <= tol2 * (sigma + q[m - 1]) || e[m - 2] <= tol2 * q[m - 2] {
-            out.push(q[m - 1] + sigma);
-            m -= 1;
-            tau = if m > 2 {
-                next_shift(&q[..m], &e[..m - 1])
-            } else {
-                0.0
-            };
-            continue;
-        }
-        if m == 2 || e[m - 3] <= tol2 * sigma || e[m - 3] <= tol2 * q[m - 3] {
-            let (small, big) = trailing_2x2(q[m - 2], e[m - 2], q[m - 1]);
-            out.push(small + sigma);
-            out.push(big + sigma);
-            m -= 2;
-            tau = if m > 2 {
-                next_shift(&q[..m], &e[..m - 1])
-            } else {
-                0.0
-            };
-            continue;
-        }
-        if budget == 0 {
-            return None;
-        }
-        budget -= 1;
-        // One dqds transform of the active part with shift τ, into (qh, eh).
-        let mut d = q[0] - tau;
-        let mut ok = d >= 0.0;
-        for i in 0..m - 1 {
-            let s = d + e[i];
-            if s.is_nan() || s <= 0.0 {
-                ok = false;
-                break;
-            }
-            qh[i] = s;
-            let t = q[i + 1] / s;
-            eh[i] = e[i] * t;
-            d = d * t - tau;
-            if d < 0.0 {
-                ok = false;
-                break;
-            }
-        }
-        if !ok {
-            // τ was at or above the smallest eigenvalue: retry with a smaller one.
-            tau = if tau > 0.0 { 0.5 * tau } else { 0.0 };
-            if tau < f64::MIN_POSITIVE {
-                tau = 0.0;
-            }
-            continue;
-        }
-        qh[m - 1] = d;
-        sigma += tau;
-        std::mem::swap(&mut q, &mut qh);
-        std::mem::swap(&mut e, &mut eh);
-        tau = next_shift(&q[..m], &e[..m - 1]);
-    }
-    out.sort_by(f64::total_cmp);
-    Some(out)
-}
-
-/// Eigenvalues (smaller, larger) of the trailing 2 × 2 of Z Zᵀ,
-/// `[[q₁ + e₁, √(e₁ q₂)], [√(e₁ q₂), q₂]]`: the larger from the trace, the smaller as
-/// det / larger (det = q₁ q₂), so both keep high relative accuracy.
-#[inline]
-fn trailing_2x2(q1: f64, e1: f64, q2: f64) -> (f64, f64) {
-    let half = 0.5 * (q1 + e1 - q2);
-    let big = 0.5 * (q1 + e1 + q2) + (half * half + e1 * q2).sqrt();
-    (q1 * q2 / big, big)
-}
-
-/// A dqds shift for the active array (m ≥ 3): the smaller eigenvalue μ of the trailing 2 × 2 of
-/// Z Zᵀ (≥ the smallest of all, by interlacing) less twice its first-order coupling to the rest,
-/// `b² w² / gap` (b² = e_{m−3} q_{m−2}, w the 2 × 2 eigenvector's top component), and never
-/// below μ/4. A shift that still overshoots is caught by the transform and halved.
-fn next_shift(q: &[f64], e: &[f64]) -> f64 {
-    let m = q.len();
-    let (q1, e1, q2) = (q[m - 2], e[m - 2], q[m - 1]);
-    let (est, _) = trailing_2x2(q1, e1, q2);
-    let (a2, b2) = (q1 + e1, e1 * q2);
-    let w2 = b2 / ((a2 - est) * (a2 - est) + b2);
-    let gap = q[m - 3] + e[m - 3] - est;
-    let delta = if gap > 0.0 {
-        e[m - 3] * q1 * w2 / gap
-    } else {
-        est
-    };
-    (est - 2.0 * delta).max(0.25 * est)
 }
 
 /// Implicit QL (Numerical Recipes' tqli, values only); `e[i]` couples i and i+1, `e[n−1] = 0`.
