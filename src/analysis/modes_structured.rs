@@ -38,6 +38,7 @@
 //! factored form (MRRR's getvec): no pivoting, no iteration.
 
 mod dqds;
+mod twisted;
 
 pub use dqds::dqds_eigenvalues;
 
@@ -47,6 +48,7 @@ use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::Serialize;
 use std::time::Instant;
+use twisted::{twisted_vectors, TwistScratch, TWIST_MIN_RELGAP};
 
 /// The symmetric tridiagonal T of a point-like chain at an equilibrium, and what maps its
 /// eigenvectors back to mode shapes.
@@ -389,14 +391,24 @@ fn inverse_iteration(
     let (mut u0, mut u1, mut u2, mut lm) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
     let mut piv = vec![false; n];
     let mut x = vec![0.0; n];
-    let mut twist = vec![0.0; if rrr.is_some() { 3 * n } else { 0 }];
+    let mut twist = TwistScratch::default();
+    // A run of vectors for twisted factorizations, from `run_start` to the current j, done in
+    // batches when it ends.
+    let mut run_start = first;
+    let mut flush = |run_start: usize, end: usize, block: &mut [f64]| {
+        if let (Some((dd, uu)), true) = (rrr, end > run_start) {
+            let cols = &mut block[(run_start - first) * n..(end - first) * n];
+            twisted_vectors(dd, uu, &w[run_start..end], &mut twist, cols);
+        }
+    };
     let mut cluster_start = first;
     let mut last_shift = f64::NEG_INFINITY;
-    for j in first..first + block.len() / n {
+    let end = first + block.len() / n;
+    for j in first..end {
         if j > first && w[j] - w[j - 1] > cluster_gap {
             cluster_start = j;
         }
-        if let Some((dd, uu)) = rrr {
+        if rrr.is_some() {
             let below = if j > 0 {
                 w[j] - w[j - 1]
             } else {
@@ -409,11 +421,11 @@ fn inverse_iteration(
             };
             let isolated = below > cluster_gap && above > cluster_gap;
             if isolated && below.min(above) >= TWIST_MIN_RELGAP * w[j].abs() {
-                let col = &mut block[(j - first) * n..(j - first + 1) * n];
-                twisted_vector(dd, uu, w[j], &mut twist, col);
                 continue;
             }
         }
+        flush(run_start, j, block);
+        run_start = j + 1;
         // Perturb coincident shifts apart, as dstein does, so the factors differ.
         let mut shift = w[j];
         if j > cluster_start && shift - last_shift < 10.0 * eps * norm {
@@ -492,86 +504,7 @@ fn inverse_iteration(
         }
         block[(j - first) * n..(j - first + 1) * n].copy_from_slice(&x);
     }
-}
-
-/// Smallest relative gap for which [`twisted_vector`] alone gives an eigenvector orthogonal to
-/// its neighbours to working accuracy (about nε / relgap; MRRR's threshold).
-const TWIST_MIN_RELGAP: f64 = 1e-3;
-
-/// The eigenvector of `T = U D Uᵀ` (U unit upper bidiagonal, `U_{i,i+1} = u_i`, D > 0) for the
-/// eigenvalue `lambda`, known to high relative accuracy, from the twisted factorization of
-/// `T − λI` (Dhillon & Parlett's getvec): the top-down `L₋ D₋ L₋ᵀ` (progressive differential
-/// transform `p`) and the bottom-up `U₊ D₊ U₊ᵀ` (stationary transform `s`) meet at the twist
-/// index r of least `|γ_r| = |p_r + s_r + λ|`, and `z_r = 1` spreads both ways by products of
-/// the factors. O(N) with no pivoting and no iteration; `aux` is scratch of length 3N.
-fn twisted_vector(d: &[f64], u: &[f64], lambda: f64, aux: &mut [f64], z: &mut [f64]) {
-    // A pivot that is exactly zero (or tiny) overflows the products: then, and only then,
-    // redo the pass with pivots bounded away from zero.
-    if !twisted_pass::<false>(d, u, lambda, aux, z) {
-        twisted_pass::<true>(d, u, lambda, aux, z);
-    }
-}
-
-/// One pass of [`twisted_vector`]; false if the vector came out non-finite.
-#[inline(always)]
-fn twisted_pass<const GUARD: bool>(
-    d: &[f64],
-    u: &[f64],
-    lambda: f64,
-    aux: &mut [f64],
-    z: &mut [f64],
-) -> bool {
-    let n = d.len();
-    let tiny = f64::MIN_POSITIVE / f64::EPSILON;
-    let guard = |x: f64| {
-        if GUARD && x.abs() < tiny {
-            tiny.copysign(x)
-        } else {
-            x
-        }
-    };
-    let (s, rest) = aux.split_at_mut(n);
-    let (p, l) = rest.split_at_mut(n);
-    // The two transforms are independent recurrences, each bound by a division's latency: one
-    // loop runs both (bottom-up from the end, top-down from the start) so they overlap.
-    // Bottom-up: D₊_i = d_i + s_i, U₊_i = u_i d_{i+1} / D₊_{i+1} (kept in z_{i+1}).
-    // Top-down: D₋_i = p_i + u_i² d_{i+1}, l_i = u_i d_{i+1} / D₋_i.
-    s[n - 1] = -lambda;
-    p[0] = d[0] - lambda;
-    for k in 0..n - 1 {
-        let i = n - 2 - k;
-        let dp = guard(d[i + 1] + s[i + 1]);
-        let up = u[i] * d[i + 1] / dp;
-        z[i + 1] = up;
-        s[i] = up * u[i] * s[i + 1] - lambda;
-        let inv_dm = 1.0 / guard(p[k] + u[k] * u[k] * d[k + 1]);
-        l[k] = u[k] * d[k + 1] * inv_dm;
-        p[k + 1] = d[k + 1] * p[k] * inv_dm - lambda;
-    }
-    // The twist index: least |γ_r| = |p_r + s_r + λ|.
-    let (mut r, mut best) = (0usize, f64::INFINITY);
-    for i in 0..n {
-        let g = (p[i] + s[i] + lambda).abs();
-        if g < best {
-            best = g;
-            r = i;
-        }
-    }
-    // z_r = 1; above r: z_i = −l_i z_{i+1}; below r: z_i = −U₊_{i−1} z_{i−1}.
-    z[r] = 1.0;
-    for i in r + 1..n {
-        z[i] = -z[i] * z[i - 1];
-    }
-    for i in (0..r).rev() {
-        z[i] = -l[i] * z[i + 1];
-    }
-    let norm2 = z.iter().map(|v| v * v).sum::<f64>();
-    if !(norm2.is_finite() && norm2 > 0.0) {
-        return false;
-    }
-    let inv_norm = 1.0 / norm2.sqrt();
-    z.iter_mut().for_each(|v| *v *= inv_norm);
-    true
+    flush(run_start, end, block);
 }
 
 /// Benchmark M (../shared/benchmarks.md §3) on the structured route: the equal point chain
@@ -684,60 +617,5 @@ pub fn benchmark_m(n: usize, repeats: usize) -> BenchmarkM {
             orthogonality: orth,
             orthogonality_columns: cols,
         },
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// ‖T z − λ z‖ for T = U D Uᵀ.
-    fn residual(d: &[f64], u: &[f64], lambda: f64, z: &[f64]) -> f64 {
-        let n = d.len();
-        let mut worst = 0.0f64;
-        for i in 0..n {
-            let mut tz = (d[i]
-                + if i + 1 < n {
-                    u[i] * u[i] * d[i + 1]
-                } else {
-                    0.0
-                })
-                * z[i];
-            if i + 1 < n {
-                tz += u[i] * d[i + 1] * z[i + 1];
-            }
-            if i > 0 {
-                tz += u[i - 1] * d[i] * z[i - 1];
-            }
-            worst = worst.max((tz - lambda * z[i]).abs());
-        }
-        worst
-    }
-
-    /// An exactly zero pivot (λ = D_n with the last link uncoupled) makes the fast pass
-    /// non-finite; the guarded pass still returns the eigenvector e_n.
-    #[test]
-    fn twisted_vector_survives_a_zero_pivot() {
-        let (d, u) = ([2.0, 3.0, 5.0], [0.5, 0.0]);
-        let (mut aux, mut z) = (vec![0.0; 9], vec![0.0; 3]);
-        twisted_vector(&d, &u, 5.0, &mut aux, &mut z);
-        assert!(
-            (z[2].abs() - 1.0).abs() < 1e-15 && z[0] == 0.0 && z[1] == 0.0,
-            "{z:?}"
-        );
-        // A generic well-separated eigenvalue: residual at round-off.
-        let (d, u) = ([4.0, 3.0, 2.0, 1.0], [-0.7, -0.8, -0.9]);
-        let q: Vec<f64> = d.to_vec();
-        let e: Vec<f64> = (0..3).map(|i| u[i] * u[i] * d[i + 1]).collect();
-        let w = dqds_eigenvalues(&q, &e).unwrap();
-        let mut z = vec![0.0; 4];
-        let mut aux = vec![0.0; 12];
-        for &lambda in &w {
-            twisted_vector(&d, &u, lambda, &mut aux, &mut z);
-            assert!(
-                residual(&d, &u, lambda, &z) < 1e-14 * w[3],
-                "λ = {lambda}: {z:?}"
-            );
-        }
     }
 }
