@@ -6,10 +6,10 @@ use pendula::analysis::{
     animation_trajectory, simulate, AnimateOptions, AnimateStyle, EnergyBudget, SimulateOptions,
 };
 use pendula::integrate::Method;
-use pendula::model::{Chain, ChainParams, Damping, Link};
+use pendula::model::{Chain, ChainParams, Damping, Link, PivotMotion};
 use pendula::observe::Silent;
 use pendula::plot::animation::{write_animation, Animation, BOB_RADIUS};
-use pendula::plot::lab::EnergyFigure;
+use pendula::plot::lab::{EnergyFigure, Spirograph, TraceColour};
 use std::f64::consts::PI;
 
 fn opts(duration: f64, fps: f64, size: (u32, u32)) -> AnimateOptions {
@@ -162,6 +162,60 @@ fn bobs_sit_where_the_integrator_says_at_t_k() {
                 j + 1
             );
         }
+    }
+}
+
+/// A driven pivot is drawn where its motion s(t) = A cos(Ωt + φ) has taken it, and the
+/// spirograph traces the bob in the lab frame: its speed is the lab-frame speed, checked
+/// against finite differences of the traced positions.
+#[test]
+fn a_driven_pivot_is_drawn_where_it_is() {
+    let mut params = ChainParams::new(vec![Link::point(1.0, 1.0)]);
+    let pivot = PivotMotion {
+        x_amplitude: 0.4,
+        y_amplitude: 0.1,
+        frequency: 3.0,
+        phase: 0.3,
+    };
+    params.drive.pivot = Some(pivot);
+    let chain = Chain::new(params).unwrap();
+    let mut o = opts(2.0, 20.0, (600, 400));
+    o.traces = vec![0];
+    let x0 = [0.6, 0.0];
+    let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
+    let anim = Animation::new(&chain, &tr, &o);
+    let vp = anim.viewport;
+    let spiro = Spirograph {
+        chain: &chain,
+        tr: &tr,
+        link: 0,
+        colour: TraceColour::Speed,
+        title: String::new(),
+    };
+    let (pos, speed) = spiro.path();
+    for k in [0usize, 9, 23, 37] {
+        let i = o.frame_sample(k);
+        let t = tr.t[i];
+        let th = tr.theta[[i, 0]];
+        let c = (3.0 * t + 0.3).cos();
+        let world = [0.4 * c + th.sin(), 0.1 * c - th.cos()];
+        let expect = vp.to_pixel(world);
+        let rgb = anim.render(k).unwrap();
+        let (cx, cy, n) = centroid(&rgb, 600, expect, 2.0 * BOB_RADIUS, o.style.bob);
+        assert!(n > 60, "frame {k}: only {n} bob pixels");
+        let err = (cx - expect.0).hypot(cy - expect.1);
+        assert!(err < 0.75, "frame {k}: bob centroid off by {err:.2} px");
+        assert!((pos[i][0] - world[0]).abs() < 1e-12 && (pos[i][1] - world[1]).abs() < 1e-12);
+    }
+    // Lab-frame speed against central differences of the path (samples 1e-2 s apart, O(h²)).
+    let h = tr.t[1] - tr.t[0];
+    for i in [5usize, 60, 150] {
+        let v = ((pos[i + 1][0] - pos[i - 1][0]).hypot(pos[i + 1][1] - pos[i - 1][1])) / (2.0 * h);
+        assert!(
+            (v - speed[i]).abs() < 2e-3 * speed[i].max(1.0),
+            "sample {i}: speed {} vs finite difference {v}",
+            speed[i]
+        );
     }
 }
 

@@ -475,10 +475,11 @@ impl Chain {
         dx[self.n..].to_vec()
     }
 
-    /// Positions of the joints (pivot first, then each link's lower end), in the pivot's frame.
-    pub fn joint_positions(&self, theta: &[f64]) -> Vec<[f64; 2]> {
-        let mut p = vec![[0.0, 0.0]];
-        let mut cur = [0.0, 0.0];
+    /// Positions of the joints at time t (pivot first, then each link's lower end), in the lab
+    /// frame: a driven pivot is where its motion has taken it.
+    pub fn joint_positions(&self, t: f64, theta: &[f64]) -> Vec<[f64; 2]> {
+        let mut cur = self.params.drive.pivot_position(t);
+        let mut p = vec![cur];
         for (link, th) in self.params.links.iter().zip(theta) {
             cur = [
                 cur[0] + link.length * th.sin(),

@@ -65,6 +65,20 @@ pub struct PivotMotion {
 }
 
 impl PivotMotion {
+    /// Pivot position s(t) (m).
+    #[inline]
+    pub fn position(&self, t: f64) -> [f64; 2] {
+        let c = (self.frequency * t + self.phase).cos();
+        [self.x_amplitude * c, self.y_amplitude * c]
+    }
+
+    /// Pivot velocity ṡ(t) (m/s).
+    #[inline]
+    pub fn velocity(&self, t: f64) -> [f64; 2] {
+        let c = -self.frequency * (self.frequency * t + self.phase).sin();
+        [self.x_amplitude * c, self.y_amplitude * c]
+    }
+
     /// Pivot acceleration s̈(t) (m/s²).
     #[inline]
     pub fn acceleration(&self, t: f64) -> [f64; 2] {
@@ -83,5 +97,16 @@ pub struct Drive {
 impl Drive {
     pub fn is_none(&self) -> bool {
         self.torque.is_none() && self.pivot.is_none()
+    }
+
+    /// Where the pivot is at time t (m): the origin unless it is driven.
+    pub fn pivot_position(&self, t: f64) -> [f64; 2] {
+        self.pivot.map_or([0.0, 0.0], |p| p.position(t))
+    }
+
+    /// The farthest the pivot gets from the origin (m).
+    pub fn pivot_reach(&self) -> f64 {
+        self.pivot
+            .map_or(0.0, |p| p.x_amplitude.hypot(p.y_amplitude))
     }
 }

@@ -76,7 +76,8 @@ pub struct Animation<'a> {
 
 impl<'a> Animation<'a> {
     pub fn new(chain: &'a Chain, tr: &'a Trajectory, opts: &'a AnimateOptions) -> Animation<'a> {
-        let reach: f64 = chain.params().links.iter().map(|l| l.length).sum();
+        let reach = chain.params().links.iter().map(|l| l.length).sum::<f64>()
+            + chain.params().drive.pivot_reach();
         let mut anim = Animation {
             chain,
             tr,
@@ -111,11 +112,12 @@ impl<'a> Animation<'a> {
             .collect()
     }
 
-    /// Logical pixel positions of the joints at sample i (pivot first).
+    /// Logical pixel positions of the joints at sample i (pivot first, where the drive has
+    /// moved it).
     fn joints(&self, i: usize) -> Vec<(f64, f64)> {
         let theta = self.tr.theta.row(i).to_vec();
         self.chain
-            .joint_positions(&theta)
+            .joint_positions(self.tr.t[i], &theta)
             .into_iter()
             .map(|p| self.viewport.to_pixel(p))
             .collect()

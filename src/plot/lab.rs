@@ -70,14 +70,18 @@ pub struct Spirograph<'a> {
 }
 
 impl Spirograph<'_> {
-    /// Positions (m) and speeds (m/s) of the traced point at every sample.
+    /// Positions (m) and speeds (m/s) of the traced point at every sample, in the lab frame
+    /// (a driven pivot's motion included).
     pub fn path(&self) -> (Vec<[f64; 2]>, Vec<f64>) {
         let n = self.chain.links();
         let links = &self.chain.params().links;
+        let pivot = self.chain.params().drive.pivot;
         let mut pos = Vec::with_capacity(self.tr.len());
         let mut speed = Vec::with_capacity(self.tr.len());
         for k in 0..self.tr.len() {
-            let (mut x, mut y, mut vx, mut vy) = (0.0, 0.0, 0.0, 0.0);
+            let t = self.tr.t[k];
+            let ([mut x, mut y], [mut vx, mut vy]) =
+                pivot.map_or(([0.0; 2], [0.0; 2]), |p| (p.position(t), p.velocity(t)));
             for j in 0..=self.link.min(n - 1) {
                 let (s, c) = self.tr.theta[[k, j]].sin_cos();
                 let w = self.tr.omega[[k, j]];
@@ -111,10 +115,11 @@ impl Render for Spirograph<'_> {
     ) -> Result<(), DrawError> {
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
         let (pos, speed) = self.path();
-        let reach: f64 = self.chain.params().links[..=self.link]
+        let reach = self.chain.params().links[..=self.link]
             .iter()
             .map(|l| l.length)
-            .sum();
+            .sum::<f64>()
+            + self.chain.params().drive.pivot_reach();
         let (top, bottom) = (50.0, 46.0);
         let side = (w - 20.0).min(h - top - bottom);
         let (cx, cy, s) = (w / 2.0, top + side / 2.0, 0.5 * side / (1.04 * reach));

@@ -299,7 +299,7 @@ impl Engine {
     pub fn frame(&self) -> Value {
         let n = self.settings.links();
         let x = self.state();
-        let joints = self.chain.joint_positions(&x[..n]);
+        let joints = self.chain.joint_positions(self.t, &x[..n]);
         let ke = self.chain.link_kinetic_energies(x);
         let round = |v: f64| (v * 1e6).round() / 1e6;
         json!({
