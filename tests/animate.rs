@@ -359,12 +359,32 @@ fn cli_animate_writes_gif_still_and_figures() {
         .arg(d.join("p.svg"))
         .arg("--spirograph")
         .arg(d.join("s.png"))
+        .arg("-o")
+        .arg(d.join("a.h5"))
         .assert()
         .success();
     let v: serde_json::Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
     assert_eq!(v["frames"], 6);
+    // The energy budget is in the file: Σ_j T_j + V = E at every sample.
+    let f = hdf5::File::open(d.join("a.h5")).unwrap();
+    let g = f.group("trajectory").unwrap();
+    let kin = g
+        .dataset("kinetic_energy")
+        .unwrap()
+        .read_2d::<f64>()
+        .unwrap();
+    let pot: Vec<f64> = g.dataset("potential_energy").unwrap().read_raw().unwrap();
+    let total: Vec<f64> = g.dataset("energy").unwrap().read_raw().unwrap();
+    assert_eq!(kin.dim(), (total.len(), 2));
+    for k in 0..total.len() {
+        let sum = kin.row(k).sum() + pot[k];
+        assert!(
+            (sum - total[k]).abs() < 1e-12 * total[k].abs().max(1.0),
+            "sample {k}"
+        );
+    }
     assert_eq!(v["sample_dt"], 0.01);
-    for f in ["a.gif", "still.png", "e.png", "p.svg", "s.png"] {
+    for f in ["a.gif", "still.png", "e.png", "p.svg", "s.png", "a.h5"] {
         assert!(d.join(f).metadata().unwrap().len() > 100, "{f}");
     }
     // Refuses to overwrite without --force.

@@ -158,6 +158,22 @@ pub fn write_trajectory(
             "1",
             "|E - E0 - W| / energy_scale",
         )?;
+        // The energy budget the lab's figure draws, so that it can be redrawn from the file.
+        let budget = crate::analysis::EnergyBudget::new(&spec.chain, tr);
+        g.var(
+            "kinetic_energy",
+            &["time", "link"],
+            &budget.kinetic,
+            "J",
+            "kinetic energy of each link's own motion (pivot frame); sums to T over links",
+        )?;
+        g.var(
+            "potential_energy",
+            &["time"],
+            budget.potential.as_slice(),
+            "J",
+            "gravitational potential energy V",
+        )?;
         write_model(&g, &spec.chain)?;
         write_method(&g, &tr.method)?;
         g.attr_str("title", &spec.title)?;
