@@ -387,22 +387,21 @@ const COMMON_FLAGS: &[&str] = &["output", "force", "json", "plot", "threads"];
 /// integrator from the spec; a planar-only flag given with it (`--theta`, `--links`, `--method`,
 /// …) is refused, naming the flag, rather than silently ignored. `allowed` lists the clap ids
 /// the cart path does apply.
-pub fn refuse_planar_flags(allowed: &[&str]) -> Result<(), CliError> {
+pub fn refuse_planar_flags(
+    given: Option<(&str, &clap::ArgMatches)>,
+    allowed: &[&str],
+) -> Result<(), CliError> {
     use clap::parser::ValueSource;
     use clap::CommandFactory;
+    let Some((name, sub)) = given else {
+        return Ok(());
+    };
     let cmd = super::args::Cli::command();
-    let Ok(m) = cmd.clone().try_get_matches_from(std::env::args_os()) else {
-        return Ok(());
-    };
-    let Some((name, sub)) = m.subcommand() else {
-        return Ok(());
-    };
     let Some(sub_cmd) = cmd.find_subcommand(name) else {
         return Ok(());
     };
-    // Arguments only: the ids of the flattened structs' groups are present too.
-    for arg in sub_cmd.get_arguments() {
-        let id = arg.get_id().as_str();
+    // Arguments only (the matches also hold the ids of the flattened structs' groups).
+    for id in sub_cmd.get_arguments().map(|a| a.get_id().as_str()) {
         let given = matches!(sub.try_get_raw(id), Ok(Some(_)))
             && sub.value_source(id) == Some(ValueSource::CommandLine);
         if given && !allowed.contains(&id) && !COMMON_FLAGS.contains(&id) {

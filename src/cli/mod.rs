@@ -15,7 +15,6 @@ mod progress;
 mod serve;
 
 use args::{Cli, Command, Common};
-use clap::Parser;
 use pendula::spec::{self, Spec, SpecError, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -36,7 +35,13 @@ impl From<SpecError> for CliError {
 }
 
 pub fn main() -> ExitCode {
-    let cli = match Cli::try_parse() {
+    use clap::{CommandFactory, FromArgMatches};
+    // The matches are kept beside the parsed struct: a cart-chain run asks them which flags
+    // the command line itself gave.
+    let parsed = Cli::command()
+        .try_get_matches()
+        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
+    let (cli, matches) = match parsed {
         Ok(c) => c,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
@@ -51,7 +56,8 @@ pub fn main() -> ExitCode {
         }
     };
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
-    match dispatch(cli, &command_line) {
+    let given = matches.subcommand();
+    match dispatch(cli, given, &command_line) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Input(m)) => {
             eprintln!("error: {m}");
@@ -64,11 +70,16 @@ pub fn main() -> ExitCode {
     }
 }
 
-fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
+/// Runs the parsed command; `given` holds its matches (which flags the command line gave).
+fn dispatch(
+    cli: Cli,
+    given: Option<(&str, &clap::ArgMatches)>,
+    command_line: &str,
+) -> Result<(), CliError> {
     match cli.command {
         Command::Simulate(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "simulate")? {
-                cart::refuse_planar_flags(&["spec", "model", "t_end", "dt_out"])?;
+                cart::refuse_planar_flags(given, &["spec", "model", "t_end", "dt_out"])?;
                 let s = f.simulate.get_or_insert_with(Default::default);
                 s.t_end = a.t_end.or(s.t_end);
                 s.dt_out = a.dt_out.or(s.dt_out);
@@ -80,7 +91,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         }
         Command::Modes(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "modes")? {
-                cart::refuse_planar_flags(&["spec", "model", "equilibria"])?;
+                cart::refuse_planar_flags(given, &["spec", "model", "equilibria"])?;
                 let m = f.modes.get_or_insert_with(Default::default);
                 m.equilibria = a.equilibria.clone().or(m.equilibria.take());
                 return cart::run_file(&f, &a.common, command_line);
@@ -91,7 +102,7 @@ fn dispatch(cli: Cli, command_line: &str) -> Result<(), CliError> {
         }
         Command::Lyapunov(a) => {
             if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "lyapunov")? {
-                cart::refuse_planar_flags(&["spec", "model", "tau", "transient", "time"])?;
+                cart::refuse_planar_flags(given, &["spec", "model", "tau", "transient", "time"])?;
                 let l = f.lyapunov.get_or_insert_with(Default::default);
                 l.tau = a.tau.or(l.tau);
                 l.transient = a.transient.or(l.transient);
