@@ -1,11 +1,11 @@
-//! Final-state and SALI maps (the generic RK4 path): a 32² basin map of the damped double
-//! pendulum of `analyses/damped-driven-basins.toml` (γ = 0.4, tolerances 0.05, t_max = 60 s)
-//! and a 8² SALI map over 50 s. Criterion's throughput line is RK4 steps per second (the
+//! Final-state and SALI maps: a 32² basin map of the damped double pendulum of
+//! `analyses/damped-driven-basins.toml` (γ = 0.4, tolerances 0.05, t_max = 60 s) on the SIMD
+//! kernel and on the generic scalar path, and a 8² SALI map over 50 s (generic path). Criterion's throughput line is RK4 steps per second (the
 //! steps the pixels really took: a settled pixel stops). Run: `cargo bench --bench map_kinds`.
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pendula::analysis::map::basins::Settle;
-use pendula::analysis::map::{compute_map, MapKind, MapOptions};
+use pendula::analysis::map::{compute_map, Kernel, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams, Damping};
 use pendula::observe::Silent;
 use std::time::Duration;
@@ -32,6 +32,13 @@ fn basins(c: &mut Criterion) {
     g.throughput(Throughput::Elements(steps));
     g.bench_function("final_state_32", |b| {
         b.iter(|| compute_map(&chain, &opts, &mut Silent))
+    });
+    let scalar = MapOptions {
+        kernel: Kernel::Scalar,
+        ..opts.clone()
+    };
+    g.bench_function("final_state_32_scalar", |b| {
+        b.iter(|| compute_map(&chain, &scalar, &mut Silent))
     });
     let free = Chain::new(ChainParams::equal_points(2)).unwrap();
     let mut sali = MapOptions::benchmark_f(8, 50.0);

@@ -12,10 +12,12 @@
 //! A lane whose pixel flipped or reached `n_steps` is refilled with the next pixel at once, so
 //! the vector stays full until the work list runs out (then idle lanes hang at rest, masked).
 
+use super::basins::{label, near_equilibrium, wrap, Settle};
 use super::sincos::sin_cos;
 use std::f64::consts::PI;
+use std::f64::consts::TAU;
 
-/// Constants of a conservative two-link chain (see the module doc).
+/// Constants of an undriven two-link chain (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct TwoLink {
     pub a11: f64,
@@ -24,6 +26,11 @@ pub struct TwoLink {
     /// g·b1 and g·b2.
     pub gb1: f64,
     pub gb2: f64,
+    /// The symmetric damping matrix D (Q = −D θ̇): zero for the conservative kernels, which
+    /// skip it; the final-state kernel applies it.
+    pub d11: f64,
+    pub d12: f64,
+    pub d22: f64,
 }
 
 /// Which links' flips end a pixel: `(link 1, link 2)`.
@@ -77,14 +84,19 @@ pub fn simd() -> Simd {
 }
 
 impl TwoLink {
+    /// θ̈ from M(θ) θ̈ = F; with `DAMPED`, F also holds −D θ̇.
     #[inline(always)]
-    fn accel(&self, th1: f64, th2: f64, w1: f64, w2: f64) -> (f64, f64) {
+    fn accel<const DAMPED: bool>(&self, th1: f64, th2: f64, w1: f64, w2: f64) -> (f64, f64) {
         let (s1, c1) = sin_cos(th1);
         let (s2, c2) = sin_cos(th2);
         let sd = s1 * c2 - c1 * s2;
         let cd = c1 * c2 + s1 * s2;
-        let r1 = -self.a12 * w2 * w2 * sd - self.gb1 * s1;
-        let r2 = self.a12 * w1 * w1 * sd - self.gb2 * s2;
+        let mut r1 = -self.a12 * w2 * w2 * sd - self.gb1 * s1;
+        let mut r2 = self.a12 * w1 * w1 * sd - self.gb2 * s2;
+        if DAMPED {
+            r1 -= self.d11.mul_add(w1, self.d12 * w2);
+            r2 -= self.d12.mul_add(w1, self.d22 * w2);
+        }
         let bc = self.a12 * cd;
         let inv = 1.0 / (self.a11 * self.a22 - bc * bc);
         (
@@ -95,11 +107,11 @@ impl TwoLink {
 
     /// One classical RK4 step of size `h` (the stage formulas of `integrate::Rk4`).
     #[inline(always)]
-    pub fn rk4(&self, h: f64, y: &mut [f64; 4]) {
+    pub fn rk4<const DAMPED: bool>(&self, h: f64, y: &mut [f64; 4]) {
         let hh = 0.5 * h;
         let h6 = h / 6.0;
         let [t1, t2, w1, w2] = *y;
-        let (a1, a2) = self.accel(t1, t2, w1, w2);
+        let (a1, a2) = self.accel::<DAMPED>(t1, t2, w1, w2);
         let k1 = [w1, w2, a1, a2];
         let u = [
             t1 + hh * k1[0],
@@ -107,7 +119,7 @@ impl TwoLink {
             w1 + hh * k1[2],
             w2 + hh * k1[3],
         ];
-        let (a1, a2) = self.accel(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
         let k2 = [u[2], u[3], a1, a2];
         let u = [
             t1 + hh * k2[0],
@@ -115,7 +127,7 @@ impl TwoLink {
             w1 + hh * k2[2],
             w2 + hh * k2[3],
         ];
-        let (a1, a2) = self.accel(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
         let k3 = [u[2], u[3], a1, a2];
         let u = [
             t1 + h * k3[0],
@@ -123,7 +135,7 @@ impl TwoLink {
             w1 + h * k3[2],
             w2 + h * k3[3],
         ];
-        let (a1, a2) = self.accel(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
         let k4 = [u[2], u[3], a1, a2];
         for i in 0..4 {
             y[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
@@ -138,7 +150,7 @@ struct Lanes<const L: usize> {
 
 impl<const L: usize> Lanes<L> {
     #[inline(always)]
-    fn step(&mut self, p: &TwoLink, h: f64) {
+    fn step<const DAMPED: bool>(&mut self, p: &TwoLink, h: f64) {
         // Two independent halves per iteration: the vector unit gets two dependency chains
         // to overlap (the step is one long chain of polynomials and a division).
         let half = L / 2;
@@ -146,8 +158,8 @@ impl<const L: usize> Lanes<L> {
             let mut a = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
             let m = l + half;
             let mut b = [self.y[0][m], self.y[1][m], self.y[2][m], self.y[3][m]];
-            p.rk4(h, &mut a);
-            p.rk4(h, &mut b);
+            p.rk4::<DAMPED>(h, &mut a);
+            p.rk4::<DAMPED>(h, &mut b);
             for c in 0..4 {
                 self.y[c][l] = a[c];
                 self.y[c][m] = b[c];
@@ -156,7 +168,7 @@ impl<const L: usize> Lanes<L> {
         if L % 2 == 1 {
             let l = L - 1;
             let mut s = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
-            p.rk4(h, &mut s);
+            p.rk4::<DAMPED>(h, &mut s);
             for c in 0..4 {
                 self.y[c][l] = s[c];
             }
@@ -271,7 +283,7 @@ fn flip_lanes<const L: usize>(
     }
     let mut deadline = n;
     while who.iter().any(|&w| w != IDLE) {
-        lanes.step(p, h);
+        lanes.step::<false>(p, h);
         step += 1;
         if !(lanes.any_flip(mask) || step == deadline) {
             continue;
@@ -340,7 +352,7 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
             }
         }
         for _ in 0..n_steps {
-            lanes.step(p, h);
+            lanes.step::<false>(p, h);
         }
         for (l, s) in chunk.iter_mut().enumerate() {
             for c in 0..4 {
@@ -348,6 +360,189 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
             }
         }
     }
+}
+
+/// What [`basin_run`] finds for one pixel (see `basins::classify`, whose rule it applies).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct BasinPixel {
+    pub label: u8,
+    /// s; NaN when unsettled or diverged.
+    pub settle_time: f64,
+    pub steps: u64,
+    /// Wrapped final angles, and net turns about the equilibrium (NaN unless settled).
+    pub angle: [f64; 2],
+    pub turns: [f64; 2],
+}
+
+/// The final-state rule of `basins::classify` for undriven damped two-link chains, many pixels
+/// at once: integrates each `y0[p]` until it has stayed near one vertical equilibrium for
+/// `settle.dwell_steps` steps, diverges, or reaches `n_steps`. Lanes refill as pixels end.
+/// Returns the RK4 steps taken, summed over pixels.
+pub fn basin_run(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n_steps: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [BasinPixel],
+) -> u64 {
+    assert!(out.len() == y0.len() && settle.strobe.is_none());
+    match simd() {
+        // SAFETY: `simd()` only names features detected on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { basin_avx512(p, y0, n_steps, h, settle, out) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { basin_avx2(p, y0, n_steps, h, settle, out) },
+        _ => basin_lanes::<4>(p, y0, n_steps, h, settle, out),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+unsafe fn basin_avx512(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    s: &Settle,
+    out: &mut [BasinPixel],
+) -> u64 {
+    basin_lanes::<16>(p, y0, n, h, s, out)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn basin_avx2(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    s: &Settle,
+    out: &mut [BasinPixel],
+) -> u64 {
+    basin_lanes::<8>(p, y0, n, h, s, out)
+}
+
+/// One lane's progress through `basins::classify`'s equilibrium rule.
+#[derive(Clone, Copy)]
+struct Dwell {
+    /// Steps this pixel has taken.
+    k: u32,
+    /// Consecutive samples near equilibrium `mask`, from step `start` on.
+    run: u32,
+    mask: u32,
+    start: u32,
+}
+
+impl Dwell {
+    /// Applies the rule to the state after step `k` (or the start, k = 0); the pixel's result
+    /// once it ends.
+    #[inline(always)]
+    fn check(&mut self, y: &[f64; 4], n: u32, h: f64, settle: &Settle) -> Option<BasinPixel> {
+        if self.k > 0 && !y.iter().all(|v| v.is_finite()) {
+            return Some(BasinPixel {
+                label: label::DIVERGED,
+                settle_time: f64::NAN,
+                steps: u64::from(self.k),
+                angle: [f64::NAN; 2],
+                turns: [f64::NAN; 2],
+            });
+        }
+        match near_equilibrium(y, settle) {
+            Some(mask) if self.run > 0 && mask == self.mask => self.run += 1,
+            Some(mask) => (self.run, self.mask, self.start) = (1, mask, self.k),
+            None => self.run = 0,
+        }
+        let angle = [wrap(y[0]), wrap(y[1])];
+        if self.run > settle.dwell_steps {
+            let star = |j: u32| if self.mask >> j & 1 == 1 { PI } else { 0.0 };
+            return Some(BasinPixel {
+                label: label::EQUILIBRIUM + self.mask as u8,
+                settle_time: f64::from(self.start) * h,
+                steps: u64::from(self.k),
+                angle,
+                turns: [
+                    ((y[0] - star(0)) / TAU).round(),
+                    ((y[1] - star(1)) / TAU).round(),
+                ],
+            });
+        }
+        (self.k == n).then_some(BasinPixel {
+            label: label::UNSETTLED,
+            settle_time: f64::NAN,
+            steps: u64::from(n),
+            angle,
+            turns: [f64::NAN; 2],
+        })
+    }
+}
+
+#[inline(always)]
+fn basin_lanes<const L: usize>(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [BasinPixel],
+) -> u64 {
+    const IDLE: usize = usize::MAX;
+    let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
+    let mut who = [IDLE; L];
+    let fresh = Dwell {
+        k: 0,
+        run: 0,
+        mask: 0,
+        start: 0,
+    };
+    let mut dwell = [fresh; L];
+    let mut next = 0usize;
+    let mut steps = 0u64;
+    // Loads the next pixel that does not end at its start into lane l (IDLE when none is left).
+    let load = |l: usize,
+                lanes: &mut Lanes<L>,
+                who: &mut [usize; L],
+                dwell: &mut [Dwell; L],
+                next: &mut usize,
+                out: &mut [BasinPixel]| {
+        while *next < y0.len() {
+            let (px, y) = (*next, y0[*next]);
+            *next += 1;
+            dwell[l] = fresh;
+            if let Some(r) = dwell[l].check(&y, n, h, settle) {
+                out[px] = r;
+                continue;
+            }
+            for c in 0..4 {
+                lanes.y[c][l] = y[c];
+            }
+            who[l] = px;
+            return;
+        }
+        for c in 0..4 {
+            lanes.y[c][l] = 0.0;
+        }
+        who[l] = IDLE;
+    };
+    for l in 0..L {
+        load(l, &mut lanes, &mut who, &mut dwell, &mut next, out);
+    }
+    while who.iter().any(|&w| w != IDLE) {
+        lanes.step::<true>(p, h);
+        for l in 0..L {
+            if who[l] == IDLE {
+                continue;
+            }
+            dwell[l].k += 1;
+            let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
+            if let Some(r) = dwell[l].check(&y, n, h, settle) {
+                out[who[l]] = r;
+                steps += r.steps;
+                load(l, &mut lanes, &mut who, &mut dwell, &mut next, out);
+            }
+        }
+    }
+    steps
 }
 
 #[cfg(test)]
@@ -360,6 +555,9 @@ mod tests {
         a22: 1.0,
         gb1: 2.0 * 9.81,
         gb2: 9.81,
+        d11: 0.0,
+        d12: 0.0,
+        d22: 0.0,
     };
 
     /// Every lane width and the scalar step give the same bits.
@@ -373,7 +571,7 @@ mod tests {
         for (p, y) in y0.iter().enumerate() {
             let mut s = *y;
             for k in 1..=n {
-                UNIT.rk4(0.01, &mut s);
+                UNIT.rk4::<false>(0.01, &mut s);
                 if s[0].abs() > PI || s[1].abs() > PI {
                     want_k[p] = k;
                     break;
@@ -396,5 +594,61 @@ mod tests {
                 .sum();
             assert_eq!(steps, want);
         }
+    }
+
+    /// The final-state kernel gives the same pixels at every lane width (lanes refill at
+    /// different moments, so this also checks the bookkeeping), and a damped pixel from rest
+    /// near hanging settles at the hanging equilibrium with no turns.
+    #[test]
+    fn basin_lane_widths_agree() {
+        let p = TwoLink {
+            d11: 0.5,
+            d12: -0.1,
+            d22: 0.3,
+            ..UNIT
+        };
+        let settle = Settle {
+            angle_tol: 0.02,
+            omega_tol: 0.02,
+            dwell_steps: 50,
+            strobe: None,
+        };
+        let y0: Vec<[f64; 4]> = (0..41)
+            .map(|i| [-3.0 + 0.15 * i as f64, 2.9 - 0.14 * i as f64, 0.0, 0.0])
+            .chain([[0.0; 4], [1e-3, 0.0, 0.0, 0.0]])
+            .collect();
+        let blank = BasinPixel {
+            label: 0,
+            settle_time: f64::NAN,
+            steps: 0,
+            angle: [f64::NAN; 2],
+            turns: [f64::NAN; 2],
+        };
+        let bits = |v: &[BasinPixel]| -> Vec<(u8, u64, u64, [u64; 4])> {
+            v.iter()
+                .map(|r| {
+                    let a = [r.angle[0], r.angle[1], r.turns[0], r.turns[1]].map(f64::to_bits);
+                    (r.label, r.settle_time.to_bits(), r.steps, a)
+                })
+                .collect()
+        };
+        let mut want = vec![blank; y0.len()];
+        let s1 = basin_lanes::<1>(&p, &y0, 3000, 0.01, &settle, &mut want);
+        for lanes in [4usize, 8, 16] {
+            let mut got = vec![blank; y0.len()];
+            let s = match lanes {
+                4 => basin_lanes::<4>(&p, &y0, 3000, 0.01, &settle, &mut got),
+                8 => basin_lanes::<8>(&p, &y0, 3000, 0.01, &settle, &mut got),
+                _ => basin_run(&p, &y0, 3000, 0.01, &settle, &mut got),
+            };
+            assert_eq!(bits(&got), bits(&want), "{lanes} lanes");
+            assert_eq!(s, s1);
+        }
+        // The start at rest hanging settles at once (dwell counted from step 0).
+        let rest = &want[41];
+        assert_eq!((rest.label, rest.steps), (label::EQUILIBRIUM, 50));
+        assert_eq!(rest.settle_time, 0.0);
+        assert_eq!(rest.turns, [0.0, 0.0]);
+        assert!(want[42].label == label::EQUILIBRIUM && want[42].turns == [0.0, 0.0]);
     }
 }

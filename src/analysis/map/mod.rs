@@ -203,7 +203,7 @@ impl MapOptions {
 
     /// Which code will run the pixels: `"simd-two-link"` or `"scalar"`.
     pub fn kernel_name(&self, chain: &Chain) -> &'static str {
-        if self.fast(chain).is_some() {
+        if self.fast(chain).is_some() || self.fast_basins(chain).is_some() {
             "simd-two-link"
         } else {
             "scalar"
@@ -218,20 +218,45 @@ impl MapOptions {
         }
         two_link(chain)
     }
+
+    /// The SIMD kernel for a final-state map of an undriven two-link chain (the equilibrium
+    /// rule; driven chains' stroboscopic rule stays on the scalar path).
+    fn fast_basins(&self, chain: &Chain) -> Option<TwoLink> {
+        match self.kind {
+            MapKind::FinalState { settle }
+                if self.kernel == Kernel::Auto && settle.strobe.is_none() =>
+            {
+                two_link_damped(chain)
+            }
+            _ => None,
+        }
+    }
 }
 
 /// The SIMD kernel's constants, if `chain` is a conservative two-link chain.
 pub fn two_link(chain: &Chain) -> Option<TwoLink> {
-    if chain.links() != 2 || !chain.is_conservative() {
+    if !chain.is_conservative() {
+        return None;
+    }
+    two_link_damped(chain)
+}
+
+/// The SIMD kernel's constants, damping included, if `chain` is an undriven two-link chain.
+pub fn two_link_damped(chain: &Chain) -> Option<TwoLink> {
+    if chain.links() != 2 || !chain.params().drive.is_none() {
         return None;
     }
     let (a, b, g) = (chain.a(), chain.b(), chain.gravity());
+    let d = chain.damping_matrix();
     Some(TwoLink {
         a11: a[0],
         a12: a[1],
         a22: a[3],
         gb1: g * b[0],
         gb2: g * b[1],
+        d11: d[0],
+        d12: d[1],
+        d22: d[3],
     })
 }
 
@@ -513,6 +538,27 @@ fn compute_starts(
             out.value = vec![f64::NAN; np];
             let m = opts.kind.aux_columns(chain.links());
             out.aux = vec![f64::NAN; np * m];
+            if let Some(p2) = opts.fast_basins(chain) {
+                let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+                let blank = kernel::BasinPixel {
+                    label: 0,
+                    settle_time: f64::NAN,
+                    steps: 0,
+                    angle: [f64::NAN; 2],
+                    turns: [f64::NAN; 2],
+                };
+                let mut px = vec![blank; np];
+                out.steps = kernel::basin_run(&p2, &y0, n, h, &settle, &mut px);
+                for (p, r) in px.iter().enumerate() {
+                    out.class[p] = r.label;
+                    out.value[p] = r.settle_time;
+                    // aux: [angle_1, angle_2, turns_1, turns_2, rotation_1, rotation_2].
+                    let a = &mut out.aux[p * m..(p + 1) * m];
+                    a[..2].copy_from_slice(&r.angle);
+                    a[2..4].copy_from_slice(&r.turns);
+                }
+                return out;
+            }
             let mut flow = Flow::new(chain);
             let mut solver = Rk4::new(h).solver(dim);
             let (mut y, mut ring) = (Vec::with_capacity(dim), Vec::new());
