@@ -176,6 +176,7 @@ pub fn near_equilibrium(x: &[f64], settle: &Settle) -> Option<u32> {
 /// The classification of one pixel. `aux` receives, per link, the wrapped final angle, the
 /// net turns (equilibria; NaN otherwise) and the rotation number (periodic; NaN otherwise):
 /// `[angle_1..N, turns_1..N, rotation_1..N]`.
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Outcome {
     pub label: u8,
     /// s; NaN when unsettled or diverged.
@@ -191,6 +192,63 @@ impl Outcome {
             settle_time: f64::NAN,
             steps: u64::from(steps),
         }
+    }
+}
+
+/// One pixel's progress through the equilibrium rule (undriven chains; see the module doc),
+/// shared by [`classify`] and the SIMD kernel so that both apply the same rule.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dwell {
+    /// Steps the pixel has taken.
+    pub k: u32,
+    /// Consecutive samples near equilibrium `mask`, from step `start` on.
+    run: u32,
+    mask: u32,
+    start: u32,
+}
+
+impl Dwell {
+    /// Applies the rule to the state `x` (θ, θ̇) after step `self.k` (the start when 0), with
+    /// `n` steps at most; once the pixel ends, its outcome, with `aux` filled as [`classify`]
+    /// fills it.
+    #[inline(always)]
+    pub fn check(
+        &mut self,
+        x: &[f64],
+        n: u32,
+        h: f64,
+        settle: &Settle,
+        aux: &mut [f64],
+    ) -> Option<Outcome> {
+        let nl = x.len() / 2;
+        if self.k > 0 && !x.iter().all(|v| v.is_finite()) {
+            return Some(Outcome::ended(label::DIVERGED, self.k));
+        }
+        match near_equilibrium(x, settle) {
+            Some(mask) if self.run > 0 && mask == self.mask => self.run += 1,
+            Some(mask) => (self.run, self.mask, self.start) = (1, mask, self.k),
+            None => self.run = 0,
+        }
+        if self.run > settle.dwell_steps {
+            // Held for dwell_steps steps after the first one near it.
+            for j in 0..nl {
+                let star = if self.mask >> j & 1 == 1 { PI } else { 0.0 };
+                aux[j] = wrap(x[j]);
+                aux[nl + j] = ((x[j] - star) / TAU).round();
+            }
+            return Some(Outcome {
+                label: label::EQUILIBRIUM + self.mask as u8,
+                settle_time: f64::from(self.start) * h,
+                steps: u64::from(self.k),
+            });
+        }
+        if self.k == n {
+            for j in 0..nl {
+                aux[j] = wrap(x[j]);
+            }
+            return Some(Outcome::ended(label::UNSETTLED, n));
+        }
+        None
     }
 }
 
@@ -220,37 +278,16 @@ pub fn classify(
     };
     match settle.strobe {
         None => {
-            let (mut run, mut run_mask, mut start) = (0u32, 0u32, 0u32);
-            for k in 0..=n {
-                if k > 0 {
-                    solver.rk4_step(flow, f64::from(k - 1) * h, h, y);
-                    if !y.iter().all(|v| v.is_finite()) {
-                        return Outcome::ended(label::DIVERGED, k);
-                    }
+            let mut dwell = Dwell::default();
+            loop {
+                if dwell.k > 0 {
+                    solver.rk4_step(flow, f64::from(dwell.k - 1) * h, h, y);
                 }
-                match near_equilibrium(y, settle) {
-                    Some(mask) if run > 0 && mask == run_mask => run += 1,
-                    Some(mask) => {
-                        (run, run_mask, start) = (1, mask, k);
-                    }
-                    None => run = 0,
+                if let Some(o) = dwell.check(y, n, h, settle, aux) {
+                    return o;
                 }
-                if run > settle.dwell_steps {
-                    // Held for dwell_steps steps after the first one near it.
-                    finish(y, aux);
-                    for j in 0..nl {
-                        let star = if run_mask >> j & 1 == 1 { PI } else { 0.0 };
-                        aux[nl + j] = ((y[j] - star) / TAU).round();
-                    }
-                    return Outcome {
-                        label: label::EQUILIBRIUM + run_mask as u8,
-                        settle_time: f64::from(start) * h,
-                        steps: u64::from(k),
-                    };
-                }
+                dwell.k += 1;
             }
-            finish(y, aux);
-            Outcome::ended(label::UNSETTLED, n)
         }
         Some(s) => {
             let kmax = s.max_period as usize;

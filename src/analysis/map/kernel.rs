@@ -12,10 +12,9 @@
 //! A lane whose pixel flipped or reached `n_steps` is refilled with the next pixel at once, so
 //! the vector stays full until the work list runs out (then idle lanes hang at rest, masked).
 
-use super::basins::{label, near_equilibrium, wrap, Settle};
+use super::basins::{Dwell, Outcome, Settle};
 use super::sincos::sin_cos;
 use std::f64::consts::PI;
-use std::f64::consts::TAU;
 
 /// Constants of an undriven two-link chain (see the module doc).
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -362,38 +361,29 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
     }
 }
 
-/// What [`basin_run`] finds for one pixel (see `basins::classify`, whose rule it applies).
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct BasinPixel {
-    pub label: u8,
-    /// s; NaN when unsettled or diverged.
-    pub settle_time: f64,
-    pub steps: u64,
-    /// Wrapped final angles, and net turns about the equilibrium (NaN unless settled).
-    pub angle: [f64; 2],
-    pub turns: [f64; 2],
-}
-
 /// The final-state rule of `basins::classify` for undriven damped two-link chains, many pixels
 /// at once: integrates each `y0[p]` until it has stayed near one vertical equilibrium for
-/// `settle.dwell_steps` steps, diverges, or reaches `n_steps`. Lanes refill as pixels end.
-/// Returns the RK4 steps taken, summed over pixels.
+/// `settle.dwell_steps` steps, diverges, or reaches `n_steps` ([`Dwell`], the same rule object
+/// `classify` uses). Lanes refill as pixels end. `aux` holds `aux.len() / y0.len()` columns per
+/// pixel, filled as `classify` fills them. Returns the RK4 steps taken, summed over pixels.
 pub fn basin_run(
     p: &TwoLink,
     y0: &[[f64; 4]],
     n_steps: u32,
     h: f64,
     settle: &Settle,
-    out: &mut [BasinPixel],
+    out: &mut [Outcome],
+    aux: &mut [f64],
 ) -> u64 {
     assert!(out.len() == y0.len() && settle.strobe.is_none());
+    assert!(aux.len() >= 4 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
     match simd() {
         // SAFETY: `simd()` only names features detected on this CPU.
         #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { basin_avx512(p, y0, n_steps, h, settle, out) },
+        Simd::Avx512 => unsafe { basin_avx512(p, y0, n_steps, h, settle, out, aux) },
         #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { basin_avx2(p, y0, n_steps, h, settle, out) },
-        _ => basin_lanes::<4>(p, y0, n_steps, h, settle, out),
+        Simd::Avx2 => unsafe { basin_avx2(p, y0, n_steps, h, settle, out, aux) },
+        _ => basin_lanes::<4>(p, y0, n_steps, h, settle, out, aux),
     }
 }
 
@@ -405,9 +395,10 @@ unsafe fn basin_avx512(
     n: u32,
     h: f64,
     s: &Settle,
-    out: &mut [BasinPixel],
+    out: &mut [Outcome],
+    aux: &mut [f64],
 ) -> u64 {
-    basin_lanes::<16>(p, y0, n, h, s, out)
+    basin_lanes::<16>(p, y0, n, h, s, out, aux)
 }
 
 #[cfg(target_arch = "x86_64")]
@@ -418,63 +409,10 @@ unsafe fn basin_avx2(
     n: u32,
     h: f64,
     s: &Settle,
-    out: &mut [BasinPixel],
+    out: &mut [Outcome],
+    aux: &mut [f64],
 ) -> u64 {
-    basin_lanes::<8>(p, y0, n, h, s, out)
-}
-
-/// One lane's progress through `basins::classify`'s equilibrium rule.
-#[derive(Clone, Copy)]
-struct Dwell {
-    /// Steps this pixel has taken.
-    k: u32,
-    /// Consecutive samples near equilibrium `mask`, from step `start` on.
-    run: u32,
-    mask: u32,
-    start: u32,
-}
-
-impl Dwell {
-    /// Applies the rule to the state after step `k` (or the start, k = 0); the pixel's result
-    /// once it ends.
-    #[inline(always)]
-    fn check(&mut self, y: &[f64; 4], n: u32, h: f64, settle: &Settle) -> Option<BasinPixel> {
-        if self.k > 0 && !y.iter().all(|v| v.is_finite()) {
-            return Some(BasinPixel {
-                label: label::DIVERGED,
-                settle_time: f64::NAN,
-                steps: u64::from(self.k),
-                angle: [f64::NAN; 2],
-                turns: [f64::NAN; 2],
-            });
-        }
-        match near_equilibrium(y, settle) {
-            Some(mask) if self.run > 0 && mask == self.mask => self.run += 1,
-            Some(mask) => (self.run, self.mask, self.start) = (1, mask, self.k),
-            None => self.run = 0,
-        }
-        let angle = [wrap(y[0]), wrap(y[1])];
-        if self.run > settle.dwell_steps {
-            let star = |j: u32| if self.mask >> j & 1 == 1 { PI } else { 0.0 };
-            return Some(BasinPixel {
-                label: label::EQUILIBRIUM + self.mask as u8,
-                settle_time: f64::from(self.start) * h,
-                steps: u64::from(self.k),
-                angle,
-                turns: [
-                    ((y[0] - star(0)) / TAU).round(),
-                    ((y[1] - star(1)) / TAU).round(),
-                ],
-            });
-        }
-        (self.k == n).then_some(BasinPixel {
-            label: label::UNSETTLED,
-            settle_time: f64::NAN,
-            steps: u64::from(n),
-            angle,
-            turns: [f64::NAN; 2],
-        })
-    }
+    basin_lanes::<8>(p, y0, n, h, s, out, aux)
 }
 
 #[inline(always)]
@@ -484,18 +422,14 @@ fn basin_lanes<const L: usize>(
     n: u32,
     h: f64,
     settle: &Settle,
-    out: &mut [BasinPixel],
+    out: &mut [Outcome],
+    aux: &mut [f64],
 ) -> u64 {
     const IDLE: usize = usize::MAX;
+    let m = aux.len() / y0.len().max(1);
     let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
     let mut who = [IDLE; L];
-    let fresh = Dwell {
-        k: 0,
-        run: 0,
-        mask: 0,
-        start: 0,
-    };
-    let mut dwell = [fresh; L];
+    let mut dwell = [Dwell::default(); L];
     let mut next = 0usize;
     let mut steps = 0u64;
     // Loads the next pixel that does not end at its start into lane l (IDLE when none is left).
@@ -504,12 +438,13 @@ fn basin_lanes<const L: usize>(
                 who: &mut [usize; L],
                 dwell: &mut [Dwell; L],
                 next: &mut usize,
-                out: &mut [BasinPixel]| {
+                out: &mut [Outcome],
+                aux: &mut [f64]| {
         while *next < y0.len() {
             let (px, y) = (*next, y0[*next]);
             *next += 1;
-            dwell[l] = fresh;
-            if let Some(r) = dwell[l].check(&y, n, h, settle) {
+            dwell[l] = Dwell::default();
+            if let Some(r) = dwell[l].check(&y, n, h, settle, &mut aux[px * m..][..m]) {
                 out[px] = r;
                 continue;
             }
@@ -525,7 +460,7 @@ fn basin_lanes<const L: usize>(
         who[l] = IDLE;
     };
     for l in 0..L {
-        load(l, &mut lanes, &mut who, &mut dwell, &mut next, out);
+        load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
     }
     while who.iter().any(|&w| w != IDLE) {
         lanes.step::<true>(p, h);
@@ -535,10 +470,11 @@ fn basin_lanes<const L: usize>(
             }
             dwell[l].k += 1;
             let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
-            if let Some(r) = dwell[l].check(&y, n, h, settle) {
-                out[who[l]] = r;
+            let px = who[l];
+            if let Some(r) = dwell[l].check(&y, n, h, settle, &mut aux[px * m..][..m]) {
+                out[px] = r;
                 steps += r.steps;
-                load(l, &mut lanes, &mut who, &mut dwell, &mut next, out);
+                load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
             }
         }
     }
@@ -601,6 +537,7 @@ mod tests {
     /// near hanging settles at the hanging equilibrium with no turns.
     #[test]
     fn basin_lane_widths_agree() {
+        use super::super::basins::label;
         let p = TwoLink {
             d11: 0.5,
             d12: -0.1,
@@ -617,38 +554,38 @@ mod tests {
             .map(|i| [-3.0 + 0.15 * i as f64, 2.9 - 0.14 * i as f64, 0.0, 0.0])
             .chain([[0.0; 4], [1e-3, 0.0, 0.0, 0.0]])
             .collect();
-        let blank = BasinPixel {
+        let np = y0.len();
+        let blank = Outcome {
             label: 0,
             settle_time: f64::NAN,
             steps: 0,
-            angle: [f64::NAN; 2],
-            turns: [f64::NAN; 2],
         };
-        let bits = |v: &[BasinPixel]| -> Vec<(u8, u64, u64, [u64; 4])> {
-            v.iter()
-                .map(|r| {
-                    let a = [r.angle[0], r.angle[1], r.turns[0], r.turns[1]].map(f64::to_bits);
+        let bits = |o: &[Outcome], aux: &[f64]| -> Vec<(u8, u64, u64, Vec<u64>)> {
+            o.iter()
+                .enumerate()
+                .map(|(p, r)| {
+                    let a = aux[6 * p..6 * p + 6].iter().map(|v| v.to_bits()).collect();
                     (r.label, r.settle_time.to_bits(), r.steps, a)
                 })
                 .collect()
         };
-        let mut want = vec![blank; y0.len()];
-        let s1 = basin_lanes::<1>(&p, &y0, 3000, 0.01, &settle, &mut want);
+        let (mut want, mut want_aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
+        let s1 = basin_lanes::<1>(&p, &y0, 3000, 0.01, &settle, &mut want, &mut want_aux);
         for lanes in [4usize, 8, 16] {
-            let mut got = vec![blank; y0.len()];
+            let (mut got, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
             let s = match lanes {
-                4 => basin_lanes::<4>(&p, &y0, 3000, 0.01, &settle, &mut got),
-                8 => basin_lanes::<8>(&p, &y0, 3000, 0.01, &settle, &mut got),
-                _ => basin_run(&p, &y0, 3000, 0.01, &settle, &mut got),
+                4 => basin_lanes::<4>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
+                8 => basin_lanes::<8>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
+                _ => basin_run(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
             };
-            assert_eq!(bits(&got), bits(&want), "{lanes} lanes");
+            assert_eq!(bits(&got, &aux), bits(&want, &want_aux), "{lanes} lanes");
             assert_eq!(s, s1);
         }
         // The start at rest hanging settles at once (dwell counted from step 0).
-        let rest = &want[41];
-        assert_eq!((rest.label, rest.steps), (label::EQUILIBRIUM, 50));
-        assert_eq!(rest.settle_time, 0.0);
-        assert_eq!(rest.turns, [0.0, 0.0]);
-        assert!(want[42].label == label::EQUILIBRIUM && want[42].turns == [0.0, 0.0]);
+        assert_eq!((want[41].label, want[41].steps), (label::EQUILIBRIUM, 50));
+        assert_eq!(want[41].settle_time, 0.0);
+        assert_eq!(&want_aux[6 * 41 + 2..6 * 41 + 4], &[0.0, 0.0]);
+        assert_eq!(want[42].label, label::EQUILIBRIUM);
+        assert_eq!(&want_aux[6 * 42 + 2..6 * 42 + 4], &[0.0, 0.0]);
     }
 }

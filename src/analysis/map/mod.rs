@@ -540,22 +540,16 @@ fn compute_starts(
             out.aux = vec![f64::NAN; np * m];
             if let Some(p2) = opts.fast_basins(chain) {
                 let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
-                let blank = kernel::BasinPixel {
-                    label: 0,
+                let blank = basins::Outcome {
+                    label: basins::label::UNSETTLED,
                     settle_time: f64::NAN,
                     steps: 0,
-                    angle: [f64::NAN; 2],
-                    turns: [f64::NAN; 2],
                 };
                 let mut px = vec![blank; np];
-                out.steps = kernel::basin_run(&p2, &y0, n, h, &settle, &mut px);
+                out.steps = kernel::basin_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux);
                 for (p, r) in px.iter().enumerate() {
                     out.class[p] = r.label;
                     out.value[p] = r.settle_time;
-                    // aux: [angle_1, angle_2, turns_1, turns_2, rotation_1, rotation_2].
-                    let a = &mut out.aux[p * m..(p + 1) * m];
-                    a[..2].copy_from_slice(&r.angle);
-                    a[2..4].copy_from_slice(&r.turns);
                 }
                 return out;
             }
