@@ -252,6 +252,89 @@ impl Dwell {
     }
 }
 
+/// One pixel's progress through the stroboscopic rule (driven chains; see the module doc),
+/// shared by [`classify`] and the SIMD kernel. It borrows its ring of samples.
+pub struct Stroboscope<'a> {
+    /// Steps the pixel has taken.
+    pub k: u32,
+    /// Stroboscopic samples taken after the start.
+    m: usize,
+    /// The last kmax + 1 samples (θ unwrapped, θ̇), then per period p the length of the current
+    /// run of samples matching the one p periods earlier.
+    ring: &'a mut Vec<f64>,
+}
+
+impl<'a> Stroboscope<'a> {
+    pub fn new(ring: &'a mut Vec<f64>) -> Stroboscope<'a> {
+        Stroboscope { k: 0, m: 0, ring }
+    }
+
+    /// Starts a pixel at `x0`.
+    pub fn reset(&mut self, x0: &[f64], s: &Strobe) {
+        let (dim, kmax) = (x0.len(), s.max_period as usize);
+        self.ring.clear();
+        self.ring.resize((kmax + 1) * dim + kmax, 0.0);
+        self.ring[..dim].copy_from_slice(x0);
+        (self.k, self.m) = (0, 0);
+    }
+
+    /// Applies the rule to the state `x` after step `self.k` ≥ 1, with `n` steps at most;
+    /// once the pixel ends, its outcome, with `aux` filled as [`classify`] fills it.
+    #[inline]
+    pub fn check(
+        &mut self,
+        x: &[f64],
+        n: u32,
+        h: f64,
+        s: &Strobe,
+        settle: &Settle,
+        aux: &mut [f64],
+    ) -> Option<Outcome> {
+        let dim = x.len();
+        let nl = dim / 2;
+        let kmax = s.max_period as usize;
+        let k = self.k;
+        if !x.iter().all(|v| v.is_finite()) {
+            return Some(Outcome::ended(label::DIVERGED, k));
+        }
+        if k.is_multiple_of(s.period_steps) {
+            self.m += 1;
+            let m = self.m;
+            let (samples, runs) = self.ring.split_at_mut((kmax + 1) * dim);
+            let slot = m % (kmax + 1);
+            samples[slot * dim..(slot + 1) * dim].copy_from_slice(x);
+            for p in 1..=kmax.min(m) {
+                let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
+                let same = (0..nl).all(|j| {
+                    wrap(x[j] - old[j]).abs() < settle.angle_tol
+                        && (x[nl + j] - old[nl + j]).abs() < settle.omega_tol
+                });
+                runs[p - 1] = if same { runs[p - 1] + 1.0 } else { 0.0 };
+            }
+            if let Some(p) = (1..=kmax).find(|&p| runs[p - 1] >= f64::from(s.repeats) * p as f64) {
+                let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
+                for j in 0..nl {
+                    aux[j] = wrap(x[j]);
+                    aux[2 * nl + j] = ((x[j] - old[j]) / TAU).round() / p as f64;
+                }
+                let first = m as f64 - runs[p - 1] + 1.0 - p as f64;
+                return Some(Outcome {
+                    label: label::PERIODIC + p as u8,
+                    settle_time: first * f64::from(s.period_steps) * h,
+                    steps: u64::from(k),
+                });
+            }
+        }
+        if k == n {
+            for j in 0..nl {
+                aux[j] = wrap(x[j]);
+            }
+            return Some(Outcome::ended(label::UNSETTLED, n));
+        }
+        None
+    }
+}
+
 /// Integrates `x0` with RK4 (steps at t_k = k·h) until it settles or `n` steps pass.
 /// `y` and `ring` are scratch (no allocation per pixel once sized).
 #[allow(clippy::too_many_arguments)]
@@ -290,53 +373,19 @@ pub fn classify(
             }
         }
         Some(s) => {
-            let kmax = s.max_period as usize;
-            // Ring of the last kmax + 1 stroboscopic samples (θ unwrapped, θ̇), and per k the
-            // length of the current run of samples matching the one k periods earlier.
-            ring.clear();
-            ring.resize((kmax + 1) * dim + kmax, 0.0);
-            let (samples, runs) = ring.split_at_mut((kmax + 1) * dim);
-            runs.fill(0.0);
-            samples[..dim].copy_from_slice(y);
-            let per = s.period_steps;
-            let mut m = 0usize;
-            for k in 1..=n {
-                solver.rk4_step(flow, f64::from(k - 1) * h, h, y);
-                if !y.iter().all(|v| v.is_finite()) {
-                    return Outcome::ended(label::DIVERGED, k);
-                }
-                if k % per != 0 {
-                    continue;
-                }
-                m += 1;
-                let slot = m % (kmax + 1);
-                samples[slot * dim..(slot + 1) * dim].copy_from_slice(y);
-                for p in 1..=kmax.min(m) {
-                    let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
-                    let same = (0..nl).all(|j| {
-                        wrap(y[j] - old[j]).abs() < settle.angle_tol
-                            && (y[nl + j] - old[nl + j]).abs() < settle.omega_tol
-                    });
-                    runs[p - 1] = if same { runs[p - 1] + 1.0 } else { 0.0 };
-                }
-                if let Some(p) =
-                    (1..=kmax).find(|&p| runs[p - 1] >= f64::from(s.repeats) * p as f64)
-                {
-                    let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
-                    finish(y, aux);
-                    for j in 0..nl {
-                        aux[2 * nl + j] = ((y[j] - old[j]) / TAU).round() / p as f64;
-                    }
-                    let first = m as f64 - runs[p - 1] + 1.0 - p as f64;
-                    return Outcome {
-                        label: label::PERIODIC + p as u8,
-                        settle_time: first * f64::from(per) * h,
-                        steps: u64::from(k),
-                    };
+            if n == 0 {
+                finish(y, aux);
+                return Outcome::ended(label::UNSETTLED, 0);
+            }
+            let mut strobe = Stroboscope::new(ring);
+            strobe.reset(y, &s);
+            loop {
+                strobe.k += 1;
+                solver.rk4_step(flow, f64::from(strobe.k - 1) * h, h, y);
+                if let Some(o) = strobe.check(y, n, h, &s, settle, aux) {
+                    return o;
                 }
             }
-            finish(y, aux);
-            Outcome::ended(label::UNSETTLED, n)
         }
     }
 }
