@@ -12,7 +12,7 @@
 //! A lane whose pixel flipped or reached `n_steps` is refilled with the next pixel at once, so
 //! the vector stays full until the work list runs out (then idle lanes hang at rest, masked).
 
-use super::basins::{Dwell, Outcome, Settle};
+use super::basins::{Dwell, Outcome, Settle, Stroboscope};
 use super::sincos::sin_cos;
 use std::f64::consts::PI;
 
@@ -30,6 +30,21 @@ pub struct TwoLink {
     pub d11: f64,
     pub d12: f64,
     pub d22: f64,
+    /// The periodic drive, for the driven final-state kernel only (the others ignore it).
+    pub drive: TwoLinkDrive,
+}
+
+/// A two-link chain's drive in the kernel's terms: gravity acts through `b_j (g_y sin θ_j +
+/// g_x cos θ_j)` with the pivot's acceleration in (g_x, g_y), and the torque acts on link 1.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct TwoLinkDrive {
+    pub b1: f64,
+    pub b2: f64,
+    pub g: f64,
+    /// Torque amplitude (N·m), Ω (rad/s), φ; zero amplitude for none.
+    pub torque: [f64; 3],
+    /// Pivot x and y amplitudes (m), Ω, φ; zero amplitudes for none.
+    pub pivot: [f64; 4],
 }
 
 /// Which links' flips end a pixel: `(link 1, link 2)`.
@@ -83,15 +98,36 @@ pub fn simd() -> Simd {
 }
 
 impl TwoLink {
-    /// θ̈ from M(θ) θ̈ = F; with `DAMPED`, F also holds −D θ̇.
+    /// θ̈ from M(θ) θ̈ = F at time t; with `DAMPED`, F also holds −D θ̇, and with `DRIVEN`
+    /// the drive (gravity plus the pivot's acceleration, and the torque).
     #[inline(always)]
-    fn accel<const DAMPED: bool>(&self, th1: f64, th2: f64, w1: f64, w2: f64) -> (f64, f64) {
+    fn accel<const DAMPED: bool, const DRIVEN: bool>(
+        &self,
+        t: f64,
+        th1: f64,
+        th2: f64,
+        w1: f64,
+        w2: f64,
+    ) -> (f64, f64) {
         let (s1, c1) = sin_cos(th1);
         let (s2, c2) = sin_cos(th2);
         let sd = s1 * c2 - c1 * s2;
         let cd = c1 * c2 + s1 * s2;
-        let mut r1 = -self.a12 * w2 * w2 * sd - self.gb1 * s1;
-        let mut r2 = self.a12 * w1 * w1 * sd - self.gb2 * s2;
+        let (mut r1, mut r2);
+        if DRIVEN {
+            let d = &self.drive;
+            let [ax, ay, om, ph] = d.pivot;
+            // s̈ = −Ω² (ax, ay) cos(Ωt + φ).
+            let acc = -(om * om) * sin_cos(om * t + ph).1;
+            let (gx, gy) = (ax * acc, d.g + ay * acc);
+            r1 = -self.a12 * w2 * w2 * sd - d.b1 * (gy * s1 + gx * c1);
+            r2 = self.a12 * w1 * w1 * sd - d.b2 * (gy * s2 + gx * c2);
+            let [amp, om, ph] = d.torque;
+            r1 += amp * sin_cos(om * t + ph).1;
+        } else {
+            r1 = -self.a12 * w2 * w2 * sd - self.gb1 * s1;
+            r2 = self.a12 * w1 * w1 * sd - self.gb2 * s2;
+        }
         if DAMPED {
             r1 -= self.d11.mul_add(w1, self.d12 * w2);
             r2 -= self.d12.mul_add(w1, self.d22 * w2);
@@ -106,11 +142,12 @@ impl TwoLink {
 
     /// One classical RK4 step of size `h` (the stage formulas of `integrate::Rk4`).
     #[inline(always)]
-    pub fn rk4<const DAMPED: bool>(&self, h: f64, y: &mut [f64; 4]) {
+    pub fn rk4<const DAMPED: bool, const DRIVEN: bool>(&self, h: f64, t: f64, y: &mut [f64; 4]) {
         let hh = 0.5 * h;
         let h6 = h / 6.0;
+        let (tm, te) = (t + hh, t + h);
         let [t1, t2, w1, w2] = *y;
-        let (a1, a2) = self.accel::<DAMPED>(t1, t2, w1, w2);
+        let (a1, a2) = self.accel::<DAMPED, DRIVEN>(t, t1, t2, w1, w2);
         let k1 = [w1, w2, a1, a2];
         let u = [
             t1 + hh * k1[0],
@@ -118,7 +155,7 @@ impl TwoLink {
             w1 + hh * k1[2],
             w2 + hh * k1[3],
         ];
-        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED, DRIVEN>(tm, u[0], u[1], u[2], u[3]);
         let k2 = [u[2], u[3], a1, a2];
         let u = [
             t1 + hh * k2[0],
@@ -126,7 +163,7 @@ impl TwoLink {
             w1 + hh * k2[2],
             w2 + hh * k2[3],
         ];
-        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED, DRIVEN>(tm, u[0], u[1], u[2], u[3]);
         let k3 = [u[2], u[3], a1, a2];
         let u = [
             t1 + h * k3[0],
@@ -134,7 +171,7 @@ impl TwoLink {
             w1 + h * k3[2],
             w2 + h * k3[3],
         ];
-        let (a1, a2) = self.accel::<DAMPED>(u[0], u[1], u[2], u[3]);
+        let (a1, a2) = self.accel::<DAMPED, DRIVEN>(te, u[0], u[1], u[2], u[3]);
         let k4 = [u[2], u[3], a1, a2];
         for i in 0..4 {
             y[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
@@ -149,7 +186,7 @@ struct Lanes<const L: usize> {
 
 impl<const L: usize> Lanes<L> {
     #[inline(always)]
-    fn step<const DAMPED: bool>(&mut self, p: &TwoLink, h: f64) {
+    fn step<const DAMPED: bool, const DRIVEN: bool>(&mut self, p: &TwoLink, h: f64, t: &[f64; L]) {
         // Two independent halves per iteration: the vector unit gets two dependency chains
         // to overlap (the step is one long chain of polynomials and a division).
         let half = L / 2;
@@ -157,8 +194,8 @@ impl<const L: usize> Lanes<L> {
             let mut a = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
             let m = l + half;
             let mut b = [self.y[0][m], self.y[1][m], self.y[2][m], self.y[3][m]];
-            p.rk4::<DAMPED>(h, &mut a);
-            p.rk4::<DAMPED>(h, &mut b);
+            p.rk4::<DAMPED, DRIVEN>(h, t[l], &mut a);
+            p.rk4::<DAMPED, DRIVEN>(h, t[m], &mut b);
             for c in 0..4 {
                 self.y[c][l] = a[c];
                 self.y[c][m] = b[c];
@@ -167,7 +204,7 @@ impl<const L: usize> Lanes<L> {
         if L % 2 == 1 {
             let l = L - 1;
             let mut s = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
-            p.rk4::<DAMPED>(h, &mut s);
+            p.rk4::<DAMPED, DRIVEN>(h, t[l], &mut s);
             for c in 0..4 {
                 self.y[c][l] = s[c];
             }
@@ -282,7 +319,7 @@ fn flip_lanes<const L: usize>(
     }
     let mut deadline = n;
     while who.iter().any(|&w| w != IDLE) {
-        lanes.step::<false>(p, h);
+        lanes.step::<false, false>(p, h, &[0.0; L]);
         step += 1;
         if !(lanes.any_flip(mask) || step == deadline) {
             continue;
@@ -351,7 +388,7 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
             }
         }
         for _ in 0..n_steps {
-            lanes.step::<false>(p, h);
+            lanes.step::<false, false>(p, h, &[0.0; L]);
         }
         for (l, s) in chunk.iter_mut().enumerate() {
             for c in 0..4 {
@@ -463,7 +500,7 @@ fn basin_lanes<const L: usize>(
         load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
     }
     while who.iter().any(|&w| w != IDLE) {
-        lanes.step::<true>(p, h);
+        lanes.step::<true, false>(p, h, &[0.0; L]);
         for l in 0..L {
             if who[l] == IDLE {
                 continue;
@@ -475,6 +512,137 @@ fn basin_lanes<const L: usize>(
                 out[px] = r;
                 steps += r.steps;
                 load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
+            }
+        }
+    }
+    steps
+}
+
+/// The stroboscopic final-state rule of `basins::classify` for driven two-link chains, many
+/// pixels at once ([`Stroboscope`], the rule object `classify` uses; each lane keeps its own
+/// time and ring of samples). Otherwise as [`basin_run`].
+pub fn strobe_run(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n_steps: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    assert!(out.len() == y0.len() && settle.strobe.is_some());
+    assert!(aux.len() >= 6 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
+    match simd() {
+        // SAFETY: `simd()` only names features detected on this CPU.
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx512 => unsafe { strobe_avx512(p, y0, n_steps, h, settle, out, aux) },
+        #[cfg(target_arch = "x86_64")]
+        Simd::Avx2 => unsafe { strobe_avx2(p, y0, n_steps, h, settle, out, aux) },
+        _ => strobe_lanes::<4>(p, y0, n_steps, h, settle, out, aux),
+    }
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+unsafe fn strobe_avx512(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    s: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    strobe_lanes::<16>(p, y0, n, h, s, out, aux)
+}
+
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn strobe_avx2(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    s: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    strobe_lanes::<8>(p, y0, n, h, s, out, aux)
+}
+
+#[inline(always)]
+fn strobe_lanes<const L: usize>(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    const IDLE: usize = usize::MAX;
+    let strobe = settle.strobe.expect("driven map");
+    let m = aux.len() / y0.len().max(1);
+    if n == 0 {
+        // classify's rule with no step to take: unsettled at the start.
+        for (px, y) in y0.iter().enumerate() {
+            out[px] = Outcome {
+                label: super::basins::label::UNSETTLED,
+                settle_time: f64::NAN,
+                steps: 0,
+            };
+            aux[px * m] = super::basins::wrap(y[0]);
+            aux[px * m + 1] = super::basins::wrap(y[1]);
+        }
+        return 0;
+    }
+    let mut rings: Vec<Vec<f64>> = vec![Vec::new(); L];
+    let mut strobes: Vec<Stroboscope<'_>> = rings.iter_mut().map(Stroboscope::new).collect();
+    let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
+    let mut who = [IDLE; L];
+    let mut next = 0usize;
+    let mut steps = 0u64;
+    let load = |l: usize,
+                lanes: &mut Lanes<L>,
+                who: &mut [usize; L],
+                strobes: &mut [Stroboscope<'_>],
+                next: &mut usize| {
+        if *next < y0.len() {
+            let y = y0[*next];
+            strobes[l].reset(&y, &strobe);
+            for c in 0..4 {
+                lanes.y[c][l] = y[c];
+            }
+            who[l] = *next;
+            *next += 1;
+        } else {
+            for c in 0..4 {
+                lanes.y[c][l] = 0.0;
+            }
+            who[l] = IDLE;
+        }
+    };
+    for l in 0..L {
+        load(l, &mut lanes, &mut who, &mut strobes, &mut next);
+    }
+    let mut t = [0.0; L];
+    while who.iter().any(|&w| w != IDLE) {
+        // Step k of each lane's pixel starts at t = (k − 1) h.
+        for l in 0..L {
+            t[l] = f64::from(strobes[l].k) * h;
+            strobes[l].k += 1;
+        }
+        lanes.step::<true, true>(p, h, &t);
+        for l in 0..L {
+            if who[l] == IDLE {
+                continue;
+            }
+            let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
+            let px = who[l];
+            if let Some(r) = strobes[l].check(&y, n, h, &strobe, settle, &mut aux[px * m..][..m]) {
+                out[px] = r;
+                steps += r.steps;
+                load(l, &mut lanes, &mut who, &mut strobes, &mut next);
             }
         }
     }
@@ -494,6 +662,13 @@ mod tests {
         d11: 0.0,
         d12: 0.0,
         d22: 0.0,
+        drive: TwoLinkDrive {
+            b1: 0.0,
+            b2: 0.0,
+            g: 0.0,
+            torque: [0.0; 3],
+            pivot: [0.0; 4],
+        },
     };
 
     /// Every lane width and the scalar step give the same bits.
@@ -507,7 +682,7 @@ mod tests {
         for (p, y) in y0.iter().enumerate() {
             let mut s = *y;
             for k in 1..=n {
-                UNIT.rk4::<false>(0.01, &mut s);
+                UNIT.rk4::<false, false>(0.01, 0.0, &mut s);
                 if s[0].abs() > PI || s[1].abs() > PI {
                     want_k[p] = k;
                     break;
@@ -587,5 +762,64 @@ mod tests {
         assert_eq!(&want_aux[6 * 41 + 2..6 * 41 + 4], &[0.0, 0.0]);
         assert_eq!(want[42].label, label::EQUILIBRIUM);
         assert_eq!(&want_aux[6 * 42 + 2..6 * 42 + 4], &[0.0, 0.0]);
+    }
+
+    /// The driven final-state kernel gives the same pixels at every lane width (each lane
+    /// keeps its own time, so a refilled lane restarts its drive phase at t = 0).
+    #[test]
+    fn strobe_lane_widths_agree() {
+        use super::super::basins::Strobe;
+        let p = TwoLink {
+            d11: 0.8,
+            d12: 0.0,
+            d22: 0.6,
+            drive: TwoLinkDrive {
+                b1: 2.0,
+                b2: 1.0,
+                g: 9.81,
+                torque: [1.5, 2.0, 0.3],
+                pivot: [0.05, 0.02, 2.0, 0.0],
+            },
+            ..UNIT
+        };
+        let settle = Settle {
+            angle_tol: 1e-3,
+            omega_tol: 1e-3,
+            dwell_steps: 0,
+            strobe: Some(Strobe {
+                period_steps: 100,
+                max_period: 4,
+                repeats: 3,
+            }),
+        };
+        let y0: Vec<[f64; 4]> = (0..23)
+            .map(|i| [-3.0 + 0.27 * i as f64, 2.9 - 0.25 * i as f64, 0.0, 0.0])
+            .collect();
+        let np = y0.len();
+        let h = std::f64::consts::PI / 100.0;
+        let blank = Outcome {
+            label: 0,
+            settle_time: f64::NAN,
+            steps: 0,
+        };
+        let run = |lanes: usize| {
+            let (mut o, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
+            let s = match lanes {
+                1 => strobe_lanes::<1>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                4 => strobe_lanes::<4>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                8 => strobe_lanes::<8>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                _ => strobe_run(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+            };
+            let bits: Vec<(u8, u64, u64)> = o
+                .iter()
+                .map(|r| (r.label, r.settle_time.to_bits(), r.steps))
+                .collect();
+            let aux: Vec<u64> = aux.iter().map(|v| v.to_bits()).collect();
+            (bits, aux, s)
+        };
+        let want = run(1);
+        for lanes in [4, 8, 16] {
+            assert_eq!(run(lanes), want, "{lanes} lanes");
+        }
     }
 }

@@ -219,15 +219,11 @@ impl MapOptions {
         two_link(chain)
     }
 
-    /// The SIMD kernel for a final-state map of an undriven two-link chain (the equilibrium
-    /// rule; driven chains' stroboscopic rule stays on the scalar path).
+    /// The SIMD kernel for a final-state map of a two-link chain (the equilibrium rule when
+    /// undriven, the stroboscopic rule when driven).
     fn fast_basins(&self, chain: &Chain) -> Option<TwoLink> {
         match self.kind {
-            MapKind::FinalState { settle }
-                if self.kernel == Kernel::Auto && settle.strobe.is_none() =>
-            {
-                two_link_damped(chain)
-            }
+            MapKind::FinalState { .. } if self.kernel == Kernel::Auto => two_link_any(chain),
             _ => None,
         }
     }
@@ -238,16 +234,23 @@ pub fn two_link(chain: &Chain) -> Option<TwoLink> {
     if !chain.is_conservative() {
         return None;
     }
-    two_link_damped(chain)
+    two_link_any(chain)
 }
 
-/// The SIMD kernel's constants, damping included, if `chain` is an undriven two-link chain.
-pub fn two_link_damped(chain: &Chain) -> Option<TwoLink> {
-    if chain.links() != 2 || !chain.params().drive.is_none() {
+/// The SIMD kernel's constants, damping and drive included, if `chain` has two links.
+pub fn two_link_any(chain: &Chain) -> Option<TwoLink> {
+    if chain.links() != 2 {
         return None;
     }
     let (a, b, g) = (chain.a(), chain.b(), chain.gravity());
     let d = chain.damping_matrix();
+    let drive = &chain.params().drive;
+    let torque = drive
+        .torque
+        .map_or([0.0; 3], |h| [h.amplitude, h.frequency, h.phase]);
+    let pivot = drive.pivot.map_or([0.0; 4], |p| {
+        [p.x_amplitude, p.y_amplitude, p.frequency, p.phase]
+    });
     Some(TwoLink {
         a11: a[0],
         a12: a[1],
@@ -257,6 +260,13 @@ pub fn two_link_damped(chain: &Chain) -> Option<TwoLink> {
         d11: d[0],
         d12: d[1],
         d22: d[3],
+        drive: kernel::TwoLinkDrive {
+            b1: b[0],
+            b2: b[1],
+            g,
+            torque,
+            pivot,
+        },
     })
 }
 
@@ -546,7 +556,10 @@ fn compute_starts(
                     steps: 0,
                 };
                 let mut px = vec![blank; np];
-                out.steps = kernel::basin_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux);
+                out.steps = match &settle.strobe {
+                    None => kernel::basin_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux),
+                    Some(_) => kernel::strobe_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux),
+                };
                 for (p, r) in px.iter().enumerate() {
                     out.class[p] = r.label;
                     out.value[p] = r.settle_time;
