@@ -1,4 +1,4 @@
-//! The fast path: RK4 for a conservative two-link chain, many pixels at once in SIMD lanes.
+//! The fast path: RK4 for a two-link chain, many pixels at once in SIMD lanes.
 //!
 //! Any undamped, undriven two-link chain has `M(θ) α = F` with
 //! `M = [[a11, a12 cosΔ], [a12 cosΔ, a22]]`, `F1 = −a12 ω2² sinΔ − g b1 sin θ1`,
@@ -11,6 +11,11 @@
 //!
 //! A lane whose pixel flipped or reached `n_steps` is refilled with the next pixel at once, so
 //! the vector stays full until the work list runs out (then idle lanes hang at rest, masked).
+//!
+//! Final-state maps add, compiled in only there, the damping `−D θ̇` and (driven chains) the
+//! drive: the pivot's acceleration in the effective gravity, `F_j −= b_j (g_y sin θ_j +
+//! g_x cos θ_j)`, and the torque on link 1, each lane at its own time. Their settling rules are
+//! `basins::Dwell` and `basins::Stroboscope`, the objects the scalar path uses.
 
 use super::basins::{Dwell, Outcome, Settle, Stroboscope};
 use super::sincos::sin_cos;
