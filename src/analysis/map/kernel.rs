@@ -102,6 +102,32 @@ pub fn simd() -> Simd {
     })
 }
 
+/// Runs `lanes::<L>(args)` with the widest lanes this CPU's instruction set allows: 16 with
+/// AVX-512, 8 with AVX2+FMA, 4 otherwise. The two wrappers enable those features for the
+/// whole inlined kernel.
+macro_rules! widest {
+    ($lanes:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty) => {{
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
+        unsafe fn wide($($arg: $ty),*) -> $ret {
+            $lanes::<16>($($arg),*)
+        }
+        #[cfg(target_arch = "x86_64")]
+        #[target_feature(enable = "avx2,fma")]
+        unsafe fn mid($($arg: $ty),*) -> $ret {
+            $lanes::<8>($($arg),*)
+        }
+        match simd() {
+            // SAFETY: `simd()` only names features detected on this CPU.
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx512 => unsafe { wide($($arg),*) },
+            #[cfg(target_arch = "x86_64")]
+            Simd::Avx2 => unsafe { mid($($arg),*) },
+            _ => $lanes::<4>($($arg),*),
+        }
+    }};
+}
+
 impl TwoLink {
     /// θ̈ from M(θ) θ̈ = F at time t; with `DAMPED`, F also holds −D θ̇, and with `DRIVEN`
     /// the drive (gravity plus the pivot's acceleration, and the torque).
@@ -244,42 +270,15 @@ pub fn flip_run(
     link_out: &mut [u8],
 ) -> u64 {
     assert!(k_out.len() == y0.len() && link_out.len() == y0.len());
-    match simd() {
-        // SAFETY: `simd()` only names features detected on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { flip_avx512(p, y0, n_steps, h, mask, k_out, link_out) },
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { flip_avx2(p, y0, n_steps, h, mask, k_out, link_out) },
-        _ => flip_lanes::<4>(p, y0, n_steps, h, mask, k_out, link_out),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-unsafe fn flip_avx512(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    mask: FlipMask,
-    k: &mut [i32],
-    link: &mut [u8],
-) -> u64 {
-    flip_lanes::<16>(p, y0, n, h, mask, k, link)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn flip_avx2(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    mask: FlipMask,
-    k: &mut [i32],
-    link: &mut [u8],
-) -> u64 {
-    flip_lanes::<8>(p, y0, n, h, mask, k, link)
+    widest!(flip_lanes(
+        p: &TwoLink,
+        y0: &[[f64; 4]],
+        n_steps: u32,
+        h: f64,
+        mask: FlipMask,
+        k_out: &mut [i32],
+        link_out: &mut [u8]
+    ) -> u64)
 }
 
 #[inline(always)]
@@ -361,26 +360,12 @@ fn flip_lanes<const L: usize>(
 
 /// Integrates every state in `y` in place for exactly `n_steps` steps (no stopping rule).
 pub fn full_run(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: f64) {
-    match simd() {
-        // SAFETY: `simd()` only names features detected on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { full_avx512(p, y, n_steps, h) },
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { full_avx2(p, y, n_steps, h) },
-        _ => full_lanes::<4>(p, y, n_steps, h),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-unsafe fn full_avx512(p: &TwoLink, y: &mut [[f64; 4]], n: u32, h: f64) {
-    full_lanes::<16>(p, y, n, h)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn full_avx2(p: &TwoLink, y: &mut [[f64; 4]], n: u32, h: f64) {
-    full_lanes::<8>(p, y, n, h)
+    widest!(full_lanes(
+        p: &TwoLink,
+        y: &mut [[f64; 4]],
+        n_steps: u32,
+        h: f64
+    ) -> ())
 }
 
 #[inline(always)]
@@ -419,42 +404,15 @@ pub fn basin_run(
 ) -> u64 {
     assert!(out.len() == y0.len() && settle.strobe.is_none());
     assert!(aux.len() >= 4 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
-    match simd() {
-        // SAFETY: `simd()` only names features detected on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { basin_avx512(p, y0, n_steps, h, settle, out, aux) },
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { basin_avx2(p, y0, n_steps, h, settle, out, aux) },
-        _ => basin_lanes::<4>(p, y0, n_steps, h, settle, out, aux),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-unsafe fn basin_avx512(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    s: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    basin_lanes::<16>(p, y0, n, h, s, out, aux)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn basin_avx2(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    s: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    basin_lanes::<8>(p, y0, n, h, s, out, aux)
+    widest!(basin_lanes(
+        p: &TwoLink,
+        y0: &[[f64; 4]],
+        n_steps: u32,
+        h: f64,
+        settle: &Settle,
+        out: &mut [Outcome],
+        aux: &mut [f64]
+    ) -> u64)
 }
 
 #[inline(always)]
@@ -537,42 +495,15 @@ pub fn strobe_run(
 ) -> u64 {
     assert!(out.len() == y0.len() && settle.strobe.is_some());
     assert!(aux.len() >= 6 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
-    match simd() {
-        // SAFETY: `simd()` only names features detected on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { strobe_avx512(p, y0, n_steps, h, settle, out, aux) },
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { strobe_avx2(p, y0, n_steps, h, settle, out, aux) },
-        _ => strobe_lanes::<4>(p, y0, n_steps, h, settle, out, aux),
-    }
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-unsafe fn strobe_avx512(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    s: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    strobe_lanes::<16>(p, y0, n, h, s, out, aux)
-}
-
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn strobe_avx2(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    s: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    strobe_lanes::<8>(p, y0, n, h, s, out, aux)
+    widest!(strobe_lanes(
+        p: &TwoLink,
+        y0: &[[f64; 4]],
+        n_steps: u32,
+        h: f64,
+        settle: &Settle,
+        out: &mut [Outcome],
+        aux: &mut [f64]
+    ) -> u64)
 }
 
 #[inline(always)]
