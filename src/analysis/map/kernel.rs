@@ -388,12 +388,14 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
     }
 }
 
-/// The final-state rule of `basins::classify` for undriven damped two-link chains, many pixels
-/// at once: integrates each `y0[p]` until it has stayed near one vertical equilibrium for
-/// `settle.dwell_steps` steps, diverges, or reaches `n_steps` ([`Dwell`], the same rule object
-/// `classify` uses). Lanes refill as pixels end. `aux` holds `aux.len() / y0.len()` columns per
-/// pixel, filled as `classify` fills them. Returns the RK4 steps taken, summed over pixels.
-pub fn basin_run(
+/// The final-state rules of `basins::classify` for two-link chains, many pixels at once:
+/// integrates each `y0[p]` until it settles (undriven: stays near one vertical equilibrium for
+/// `settle.dwell_steps` steps, [`Dwell`]; driven: repeats on the stroboscopic map,
+/// [`Stroboscope`], each lane at its own time with its own ring of samples), diverges, or
+/// reaches `n_steps`: the same rule objects `classify` uses. Lanes refill as pixels end. `aux`
+/// holds `aux.len() / y0.len()` (≥ 6) columns per pixel, filled as `classify` fills them.
+/// Returns the RK4 steps taken, summed over pixels.
+pub fn final_state_run(
     p: &TwoLink,
     y0: &[[f64; 4]],
     n_steps: u32,
@@ -402,17 +404,28 @@ pub fn basin_run(
     out: &mut [Outcome],
     aux: &mut [f64],
 ) -> u64 {
-    assert!(out.len() == y0.len() && settle.strobe.is_none());
-    assert!(aux.len() >= 4 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
-    widest!(basin_lanes(
-        p: &TwoLink,
-        y0: &[[f64; 4]],
-        n_steps: u32,
-        h: f64,
-        settle: &Settle,
-        out: &mut [Outcome],
-        aux: &mut [f64]
-    ) -> u64)
+    assert!(out.len() == y0.len());
+    assert!(aux.len() >= 6 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
+    match settle.strobe {
+        None => widest!(basin_lanes(
+            p: &TwoLink,
+            y0: &[[f64; 4]],
+            n_steps: u32,
+            h: f64,
+            settle: &Settle,
+            out: &mut [Outcome],
+            aux: &mut [f64]
+        ) -> u64),
+        Some(_) => widest!(strobe_lanes(
+            p: &TwoLink,
+            y0: &[[f64; 4]],
+            n_steps: u32,
+            h: f64,
+            settle: &Settle,
+            out: &mut [Outcome],
+            aux: &mut [f64]
+        ) -> u64),
+    }
 }
 
 #[inline(always)]
@@ -479,31 +492,6 @@ fn basin_lanes<const L: usize>(
         }
     }
     steps
-}
-
-/// The stroboscopic final-state rule of `basins::classify` for driven two-link chains, many
-/// pixels at once ([`Stroboscope`], the rule object `classify` uses; each lane keeps its own
-/// time and ring of samples). Otherwise as [`basin_run`].
-pub fn strobe_run(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n_steps: u32,
-    h: f64,
-    settle: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    assert!(out.len() == y0.len() && settle.strobe.is_some());
-    assert!(aux.len() >= 6 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
-    widest!(strobe_lanes(
-        p: &TwoLink,
-        y0: &[[f64; 4]],
-        n_steps: u32,
-        h: f64,
-        settle: &Settle,
-        out: &mut [Outcome],
-        aux: &mut [f64]
-    ) -> u64)
 }
 
 #[inline(always)]
@@ -687,7 +675,7 @@ mod tests {
             let s = match lanes {
                 4 => basin_lanes::<4>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
                 8 => basin_lanes::<8>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
-                _ => basin_run(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
+                _ => final_state_run(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
             };
             assert_eq!(bits(&got, &aux), bits(&want, &want_aux), "{lanes} lanes");
             assert_eq!(s, s1);
@@ -744,7 +732,7 @@ mod tests {
                 1 => strobe_lanes::<1>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
                 4 => strobe_lanes::<4>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
                 8 => strobe_lanes::<8>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                _ => strobe_run(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                _ => final_state_run(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
             };
             let bits: Vec<(u8, u64, u64)> = o
                 .iter()

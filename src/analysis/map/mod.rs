@@ -556,10 +556,7 @@ fn compute_starts(
                     steps: 0,
                 };
                 let mut px = vec![blank; np];
-                out.steps = match &settle.strobe {
-                    None => kernel::basin_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux),
-                    Some(_) => kernel::strobe_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux),
-                };
+                out.steps = kernel::final_state_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux);
                 for (p, r) in px.iter().enumerate() {
                     out.class[p] = r.label;
                     out.value[p] = r.settle_time;
