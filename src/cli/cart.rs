@@ -1,7 +1,7 @@
 //! The cart-chain front end: `pendula control`, and `simulate`/`modes`/`lyapunov`/`run` when the
 //! spec or model file says `kind = "cart-chain"`.
 
-use super::output::prepare_path;
+use super::output::{f64_json, prepare_path};
 use super::progress::Bar;
 use super::{set_threads, CliError, Common};
 use clap::Args;
@@ -160,14 +160,6 @@ pub fn control_command(a: &ControlArgs, cl: &str) -> Result<(), CliError> {
 
 fn run_err(e: impl std::fmt::Display) -> CliError {
     CliError::Run(e.to_string())
-}
-
-fn f64_json(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        serde_json::Value::Null
-    }
 }
 
 fn modes_json(m: &CartModes) -> serde_json::Value {

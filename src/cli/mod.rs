@@ -8,11 +8,14 @@ mod args;
 mod bench;
 mod bench_visual;
 mod cart;
+mod lyapunov;
 mod map;
+mod modes;
 mod output;
 mod poincare;
 mod progress;
 mod serve;
+mod simulate;
 
 use args::{Cli, Command, Common};
 use pendula::spec::{self, Spec, SpecError, SpecFile};

@@ -1,0 +1,158 @@
+//! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
+//! convergence figures, JSON summary.
+
+use super::output::{f64_json, write_h5};
+use super::progress::Bar;
+use super::{CliError, Common, Outputs};
+use pendula::analysis::indicators::chain_indicators;
+use pendula::analysis::lyapunov::{
+    chain_ensemble, chain_spectrum, chain_two_trajectory, Lyapunov, LyapunovError,
+};
+use pendula::spec::{LyapunovEstimator, LyapunovRun, Spec};
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::time::Instant;
+
+fn lyapunov_error(e: LyapunovError) -> CliError {
+    match e {
+        LyapunovError::Invalid { field, value, why } => {
+            CliError::Input(format!("lyapunov.{field}: {why} (got {value})"))
+        }
+        other => CliError::Run(other.to_string()),
+    }
+}
+
+fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
+    json!({
+        "estimator": format!("{:?}", r.estimator),
+        "exponents": r.exponents,
+        "standard_error": r.standard_error,
+        "sum_exponents": r.sum,
+        "sum_standard_error": r.sum_standard_error,
+        "pair_sums": r.pair_sums,
+        "pair_sums_standard_error": r.pair_sums_standard_error,
+        "closest_to_zero": r.closest_to_zero,
+        "trace_average": r.volume.map(|v| v.trace_average),
+        "dissipation_average": r.volume.and_then(|v| v.dissipation_average),
+        "kaplan_yorke_dimension": r.kaplan_yorke,
+        "energy_initial": r.energy.initial,
+        "energy_end": r.energy.last,
+        "abs_energy_drift": r.energy.abs_drift,
+        "relative_energy_drift": r.energy.relative_drift,
+        "averaged_time": r.averaged_time,
+        "transient": r.transient,
+        "tau": r.tau,
+        "t_end": r.t_end,
+        "counts": r.counts,
+        "integrator": r.method,
+        "complete": r.complete,
+        "converged": r.converged,
+    })
+}
+
+pub fn run(
+    spec: &Spec,
+    run: &LyapunovRun,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let mut bar = Bar::new("lyapunov");
+    let start = Instant::now();
+    let chain = &spec.chain;
+    let prov = Provenance::now(command_line, &spec.text);
+    let mut opts = run.options;
+    if run.estimator == LyapunovEstimator::Tangent {
+        opts.k = Some(1);
+    }
+    let (summary, complete) = match (&run.estimator, &run.ensemble) {
+        (LyapunovEstimator::Sali(io), _) => {
+            let r = chain_indicators(chain, &spec.method, &spec.x0, io, &mut bar)
+                .map_err(lyapunov_error)?;
+            let wall = start.elapsed().as_secs_f64();
+            if let Some(path) = &outputs.file {
+                write_h5(path, common, spec, &prov, |out| {
+                    let g = out.group("indicators")?;
+                    store::write_indicators(&g, &r)?;
+                    store::write_method(&g, &r.method)?;
+                    g.attr_f64s("initial_state", &spec.x0)?;
+                    Ok(())
+                })?;
+            }
+            if let Some(path) = &outputs.plot {
+                pendula::plot::draw_indicators(&r, &spec.title, path)
+                    .map_err(|e| CliError::Run(e.to_string()))?;
+            }
+            let j = json!({
+                "kind": "lyapunov", "estimator": "sali", "title": spec.title,
+                "regularity": r.regularity.name(), "chaos_time": r.chaos_time,
+                "min_sali": f64_json(r.min_sali), "min_sali_second_half": f64_json(r.min_sali_second_half),
+                "final_sali": r.sali.last().copied().map(f64_json),
+                "t_end": r.t_end, "steps": r.steps, "rhs_evaluations": r.rhs_evaluations,
+                "complete": r.complete, "wall_s": wall,
+            });
+            (j, r.complete)
+        }
+        (_, Some(ens)) => {
+            let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)
+                .map_err(lyapunov_error)?;
+            let wall = start.elapsed().as_secs_f64();
+            if let Some(path) = &outputs.file {
+                write_h5(path, common, spec, &prov, |out| {
+                    store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
+                    let g = out.group("ensemble")?;
+                    store::write_ensemble(&g, &e)?;
+                    Ok(())
+                })?;
+            }
+            if let Some(path) = &outputs.plot {
+                pendula::plot::draw_convergence(&e.members[0], &spec.title, path)
+                    .map_err(|e| CliError::Run(e.to_string()))?;
+            }
+            let j = json!({
+                "kind": "lyapunov", "estimator": run.estimator.name(), "title": spec.title,
+                "members": e.members.len(), "mean": e.mean, "std": e.std, "standard_error": e.standard_error,
+                "member0": lyapunov_json(&e.members[0]), "complete": e.complete, "wall_s": wall,
+            });
+            (j, e.complete)
+        }
+        (est, None) => {
+            let r = match est {
+                LyapunovEstimator::TwoTrajectory(two) => {
+                    chain_two_trajectory(chain, &spec.method, &spec.x0, &opts, two, &mut bar)
+                }
+                _ => chain_spectrum(chain, &spec.method, &spec.x0, &opts, &mut bar),
+            }
+            .map_err(lyapunov_error)?;
+            let wall = start.elapsed().as_secs_f64();
+            if let Some(path) = &outputs.file {
+                write_h5(path, common, spec, &prov, |out| {
+                    store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
+                })?;
+            }
+            if let Some(path) = &outputs.plot {
+                pendula::plot::draw_convergence(&r, &spec.title, path)
+                    .map_err(|e| CliError::Run(e.to_string()))?;
+            }
+            let mut j = lyapunov_json(&r);
+            j["kind"] = json!("lyapunov");
+            j["title"] = json!(spec.title);
+            j["wall_s"] = json!(wall);
+            (j, r.complete)
+        }
+    };
+    if common.json {
+        println!("{summary}");
+    } else {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&summary).unwrap_or_default()
+        );
+    }
+    if !complete {
+        return Err(CliError::Run(
+            "interrupted: the result so far was written, marked incomplete".into(),
+        ));
+    }
+    Ok(())
+}

@@ -1,0 +1,186 @@
+//! `modes`: equilibria and small-oscillation normal modes; HDF5, mode-shape figure, table or
+//! JSON summary.
+
+use super::{CliError, Common, Outputs};
+use pendula::analysis::modes::{self, Equilibrium};
+use pendula::spec::Spec;
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::time::Instant;
+
+pub fn run(
+    spec: &Spec,
+    opts: &modes::ModesOptions,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let start = Instant::now();
+    let result = modes::modes(&spec.chain, opts).map_err(|e| CliError::Run(e.to_string()))?;
+    let wall = start.elapsed().as_secs_f64();
+    let prov = Provenance::now(command_line, &spec.text);
+    if let Some(path) = &outputs.file {
+        store::write_modes(path, common.force, spec, &result, &prov)
+            .map_err(|e| CliError::Run(e.to_string()))?;
+    }
+    if let Some(path) = &outputs.plot {
+        let hanging = match result.hanging() {
+            Some(h) => h.clone(),
+            None => modes::modes_at(&spec.chain, &Equilibrium::hanging(spec.chain.links()))
+                .map_err(|e| CliError::Run(e.to_string()))?,
+        };
+        let lengths: Vec<f64> = spec.chain.params().links.iter().map(|l| l.length).collect();
+        let check = result
+            .checks
+            .iter()
+            .find(|c| c.expected.len() == lengths.len());
+        let fig = pendula::plot::ModesFigure {
+            title: spec.title.clone(),
+            lengths: &lengths,
+            modes: &hanging,
+            check,
+        };
+        pendula::plot::draw_modes(&fig, path).map_err(|e| CliError::Run(e.to_string()))?;
+    }
+    if common.json {
+        println!("{}", modes_summary(spec, &result, outputs, wall));
+    } else {
+        print!("{}", modes_table(&result));
+    }
+    Ok(())
+}
+
+/// A human-readable report: each equilibrium's modes, the formula checks, the nonlinear checks.
+fn modes_table(r: &modes::ModesResult) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for m in &r.equilibria {
+        let _ = writeln!(
+            s,
+            "equilibrium {}  ({} unstable direction{})",
+            m.equilibrium.label(),
+            m.unstable,
+            if m.unstable == 1 { "" } else { "s" }
+        );
+        let _ = writeln!(
+            s,
+            "  {:>4}  {:>22}  {:>18}  {:>14}",
+            "mode", "ω² / (rad/s)²", "omega / (rad/s)", "period / s"
+        );
+        for (k, w2) in m.omega2.iter().enumerate() {
+            if *w2 >= 0.0 {
+                let w = w2.sqrt();
+                let _ = writeln!(
+                    s,
+                    "  {:>4}  {:>22.10}  {:>18.12}  {:>14.10}",
+                    k + 1,
+                    w2,
+                    w,
+                    2.0 * std::f64::consts::PI / w
+                );
+            } else {
+                let _ = writeln!(
+                    s,
+                    "  {:>4}  {:>22.10}  unstable, growth rate {:.12} 1/s",
+                    k + 1,
+                    w2,
+                    (-w2).sqrt()
+                );
+            }
+        }
+        for d in &m.damped {
+            let _ = writeln!(
+                s,
+                "  damped eigenvalue {:+.10} {:+.10}i  (decay {:.6} 1/s, Q = {:.4})",
+                d.re, d.im, d.decay_rate, d.quality_factor
+            );
+        }
+    }
+    for c in &r.checks {
+        let _ = writeln!(s, "check: {}", c.formula);
+        let _ = writeln!(
+            s,
+            "  {:>4}  {:>20}  {:>20}  {:>10}",
+            "mode", "computed", "formula", "rel. diff"
+        );
+        for k in 0..c.expected.len() {
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>20.14}  {:>20.14}  {:>10.2e}",
+                k + 1,
+                c.computed[k],
+                c.expected[k],
+                c.relative_difference[k]
+            );
+        }
+    }
+    if !r.nonlinear.is_empty() {
+        let _ = writeln!(
+            s,
+            "nonlinear check (full model released in a mode; frequency from zero crossings)"
+        );
+        let _ = writeln!(
+            s,
+            "  {:>4}  {:>10}  {:>18}  {:>18}  {:>10}  {:>18}",
+            "mode", "amplitude", "linear", "measured", "rel. diff", "elliptic (N = 1)"
+        );
+        for c in &r.nonlinear {
+            let exact = if c.exact.is_finite() {
+                format!("{:.12}", c.exact)
+            } else {
+                "-".into()
+            };
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>10.4}  {:>18.12}  {:>18.12}  {:>10.2e}  {:>18}",
+                c.mode + 1,
+                c.amplitude,
+                c.linear,
+                c.measured,
+                c.relative_difference,
+                exact
+            );
+        }
+    }
+    s
+}
+
+fn modes_summary(
+    spec: &Spec,
+    r: &modes::ModesResult,
+    outputs: &Outputs,
+    wall: f64,
+) -> serde_json::Value {
+    let nan_null = |v: Vec<f64>| {
+        v.into_iter()
+            .map(|x| if x.is_finite() { Some(x) } else { None })
+            .collect::<Vec<_>>()
+    };
+    json!({
+        "kind": "modes",
+        "title": spec.title,
+        "model": spec.model_name,
+        "links": spec.chain.links(),
+        "equilibria": r.equilibria.iter().map(|m| json!({
+            "label": m.equilibrium.label(),
+            "unstable": m.unstable,
+            "omega2": m.omega2,
+            "frequency": nan_null(m.frequencies()),
+            "growth_rate": nan_null(m.growth_rates()),
+            "damped": m.damped,
+        })).collect::<Vec<_>>(),
+        "checks": r.checks.iter().map(|c| json!({
+            "formula": c.formula,
+            "computed": c.computed,
+            "expected": c.expected,
+            "max_relative_difference": c.relative_difference.iter().copied().fold(0.0, f64::max),
+        })).collect::<Vec<_>>(),
+        "nonlinear": r.nonlinear.iter().map(|c| json!({
+            "mode": c.mode + 1, "amplitude": c.amplitude, "linear": c.linear, "measured": c.measured,
+            "relative_difference": c.relative_difference, "exact": if c.exact.is_finite() { Some(c.exact) } else { None },
+        })).collect::<Vec<_>>(),
+        "wall_s": wall,
+        "output": outputs.file.as_ref().map(|p| p.display().to_string()),
+        "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),
+    })
+}
