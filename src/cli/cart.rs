@@ -1,7 +1,7 @@
 //! The cart-chain front end: `pendula control`, and `simulate`/`modes`/`lyapunov`/`run` when the
 //! spec or model file says `kind = "cart-chain"`.
 
-use super::output::{f64_json, prepare_path};
+use super::output::{f64_json, prepare_path, report};
 use super::progress::Bar;
 use super::{set_threads, CliError, Common};
 use clap::Args;
@@ -356,20 +356,12 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
             (j, run.trajectory.complete)
         }
     };
-    if common.json {
-        println!("{summary}");
-    } else if file.is_none() && plot.is_none() {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).unwrap_or_default()
-        );
-    }
-    if !complete {
-        return Err(CliError::Run(
-            "interrupted: the result so far was written, marked incomplete".into(),
-        ));
-    }
-    Ok(())
+    report(
+        &summary,
+        common.json,
+        file.is_none() && plot.is_none(),
+        complete,
+    )
 }
 
 /// Flags every command shares, which a cart-chain run honours.

@@ -1,7 +1,7 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, write_h5};
+use super::output::{f64_json, report, write_h5};
 use super::progress::Bar;
 use super::{CliError, Common, Outputs};
 use pendula::analysis::indicators::chain_indicators;
@@ -141,18 +141,5 @@ pub fn run(
             (j, r.complete)
         }
     };
-    if common.json {
-        println!("{summary}");
-    } else {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(&summary).unwrap_or_default()
-        );
-    }
-    if !complete {
-        return Err(CliError::Run(
-            "interrupted: the result so far was written, marked incomplete".into(),
-        ));
-    }
-    Ok(())
+    report(&summary, common.json, true, complete)
 }

@@ -34,6 +34,30 @@ pub fn run_analysis(
     }
 }
 
+/// Prints a run's summary (one JSON line with `--json`; else pretty-printed when `pretty`),
+/// then fails the run if it was interrupted (its partial result is already written).
+pub fn report(
+    summary: &serde_json::Value,
+    json: bool,
+    pretty: bool,
+    complete: bool,
+) -> Result<(), CliError> {
+    if json {
+        println!("{summary}");
+    } else if pretty {
+        println!(
+            "{}",
+            serde_json::to_string_pretty(summary).unwrap_or_default()
+        );
+    }
+    if !complete {
+        return Err(CliError::Run(
+            "interrupted: the result so far was written, marked incomplete".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// A finite number, or JSON `null` (JSON has no NaN or infinity).
 pub fn f64_json(v: f64) -> serde_json::Value {
     if v.is_finite() {
