@@ -195,12 +195,24 @@ impl Outcome {
     }
 }
 
-/// One pixel's progress through the equilibrium rule (undriven chains; see the module doc),
-/// shared by [`classify`] and the SIMD kernel so that both apply the same rule.
-#[derive(Debug, Clone, Copy, Default)]
+/// A settling rule applied to one pixel after every RK4 step: what [`classify`] and the SIMD
+/// kernel share, so that both classify by the same rule. `aux` is filled as [`classify`]
+/// documents once the pixel ends.
+pub trait Rule {
+    /// Starts a pixel at `x0` (`n` steps at most); its outcome if it ends there.
+    fn start(&mut self, x0: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome>;
+    /// Counts one more step, which reached `x`; the outcome once the pixel ends.
+    fn advance(&mut self, x: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome>;
+    /// Steps taken: the next one starts at t = steps · h.
+    fn steps(&self) -> u32;
+}
+
+/// The equilibrium rule (undriven chains; see the module doc).
+#[derive(Debug, Clone, Copy)]
 pub struct Dwell {
+    settle: Settle,
     /// Steps the pixel has taken.
-    pub k: u32,
+    k: u32,
     /// Consecutive samples near equilibrium `mask`, from step `start` on.
     run: u32,
     mask: u32,
@@ -208,18 +220,20 @@ pub struct Dwell {
 }
 
 impl Dwell {
-    /// Applies the rule to the state `x` (θ, θ̇) after step `self.k` (the start when 0), with
-    /// `n` steps at most; once the pixel ends, its outcome, with `aux` filled as [`classify`]
-    /// fills it.
+    pub fn new(settle: Settle) -> Dwell {
+        Dwell {
+            settle,
+            k: 0,
+            run: 0,
+            mask: 0,
+            start: 0,
+        }
+    }
+
+    /// The rule at the state `x` (θ, θ̇) after step `self.k` (the start when 0).
     #[inline(always)]
-    pub fn check(
-        &mut self,
-        x: &[f64],
-        n: u32,
-        h: f64,
-        settle: &Settle,
-        aux: &mut [f64],
-    ) -> Option<Outcome> {
+    fn check(&mut self, x: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        let settle = &self.settle;
         let nl = x.len() / 2;
         if self.k > 0 && !x.iter().all(|v| v.is_finite()) {
             return Some(Outcome::ended(label::DIVERGED, self.k));
@@ -252,11 +266,31 @@ impl Dwell {
     }
 }
 
+impl Rule for Dwell {
+    #[inline(always)]
+    fn start(&mut self, x0: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        *self = Dwell::new(self.settle);
+        self.check(x0, n, h, aux)
+    }
+
+    #[inline(always)]
+    fn advance(&mut self, x: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        self.k += 1;
+        self.check(x, n, h, aux)
+    }
+
+    fn steps(&self) -> u32 {
+        self.k
+    }
+}
+
 /// One pixel's progress through the stroboscopic rule (driven chains; see the module doc),
 /// shared by [`classify`] and the SIMD kernel. It borrows its ring of samples.
 pub struct Stroboscope<'a> {
+    settle: Settle,
+    strobe: Strobe,
     /// Steps the pixel has taken.
-    pub k: u32,
+    k: u32,
     /// Stroboscopic samples taken after the start.
     m: usize,
     /// The last kmax + 1 samples (θ unwrapped, θ̇), then per period p the length of the current
@@ -265,31 +299,20 @@ pub struct Stroboscope<'a> {
 }
 
 impl<'a> Stroboscope<'a> {
-    pub fn new(ring: &'a mut Vec<f64>) -> Stroboscope<'a> {
-        Stroboscope { k: 0, m: 0, ring }
+    pub fn new(ring: &'a mut Vec<f64>, settle: Settle, strobe: Strobe) -> Stroboscope<'a> {
+        Stroboscope {
+            settle,
+            strobe,
+            k: 0,
+            m: 0,
+            ring,
+        }
     }
 
-    /// Starts a pixel at `x0`.
-    pub fn reset(&mut self, x0: &[f64], s: &Strobe) {
-        let (dim, kmax) = (x0.len(), s.max_period as usize);
-        self.ring.clear();
-        self.ring.resize((kmax + 1) * dim + kmax, 0.0);
-        self.ring[..dim].copy_from_slice(x0);
-        (self.k, self.m) = (0, 0);
-    }
-
-    /// Applies the rule to the state `x` after step `self.k` ≥ 1, with `n` steps at most;
-    /// once the pixel ends, its outcome, with `aux` filled as [`classify`] fills it.
+    /// The rule at the state `x` after step `self.k` ≥ 1.
     #[inline]
-    pub fn check(
-        &mut self,
-        x: &[f64],
-        n: u32,
-        h: f64,
-        s: &Strobe,
-        settle: &Settle,
-        aux: &mut [f64],
-    ) -> Option<Outcome> {
+    fn check(&mut self, x: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        let (s, settle) = (&self.strobe, &self.settle);
         let dim = x.len();
         let nl = dim / 2;
         let kmax = s.max_period as usize;
@@ -335,6 +358,33 @@ impl<'a> Stroboscope<'a> {
     }
 }
 
+impl Rule for Stroboscope<'_> {
+    fn start(&mut self, x0: &[f64], n: u32, _h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        let (dim, kmax) = (x0.len(), self.strobe.max_period as usize);
+        self.ring.clear();
+        self.ring.resize((kmax + 1) * dim + kmax, 0.0);
+        self.ring[..dim].copy_from_slice(x0);
+        (self.k, self.m) = (0, 0);
+        if n > 0 {
+            return None;
+        }
+        for j in 0..dim / 2 {
+            aux[j] = wrap(x0[j]);
+        }
+        Some(Outcome::ended(label::UNSETTLED, 0))
+    }
+
+    #[inline]
+    fn advance(&mut self, x: &[f64], n: u32, h: f64, aux: &mut [f64]) -> Option<Outcome> {
+        self.k += 1;
+        self.check(x, n, h, aux)
+    }
+
+    fn steps(&self) -> u32 {
+        self.k
+    }
+}
+
 /// Integrates `x0` with RK4 (steps at t_k = k·h) until it settles or `n` steps pass.
 /// `y` and `ring` are scratch (no allocation per pixel once sized).
 #[allow(clippy::too_many_arguments)]
@@ -349,43 +399,40 @@ pub fn classify(
     ring: &mut Vec<f64>,
     aux: &mut [f64],
 ) -> Outcome {
-    let dim = x0.len();
-    let nl = dim / 2;
     y.clear();
     y.extend_from_slice(x0);
     aux.fill(f64::NAN);
-    let finish = |y: &[f64], aux: &mut [f64]| {
-        for j in 0..nl {
-            aux[j] = wrap(y[j]);
-        }
-    };
     match settle.strobe {
-        None => {
-            let mut dwell = Dwell::default();
-            loop {
-                if dwell.k > 0 {
-                    solver.rk4_step(flow, f64::from(dwell.k - 1) * h, h, y);
-                }
-                if let Some(o) = dwell.check(y, n, h, settle, aux) {
-                    return o;
-                }
-                dwell.k += 1;
-            }
-        }
-        Some(s) => {
-            if n == 0 {
-                finish(y, aux);
-                return Outcome::ended(label::UNSETTLED, 0);
-            }
-            let mut strobe = Stroboscope::new(ring);
-            strobe.reset(y, &s);
-            loop {
-                strobe.k += 1;
-                solver.rk4_step(flow, f64::from(strobe.k - 1) * h, h, y);
-                if let Some(o) = strobe.check(y, n, h, &s, settle, aux) {
-                    return o;
-                }
-            }
+        None => run_rule(&mut Dwell::new(*settle), flow, solver, n, h, y, aux),
+        Some(s) => run_rule(
+            &mut Stroboscope::new(ring, *settle, s),
+            flow,
+            solver,
+            n,
+            h,
+            y,
+            aux,
+        ),
+    }
+}
+
+/// Steps `y` with RK4 until `rule` ends the pixel.
+fn run_rule(
+    rule: &mut impl Rule,
+    flow: &mut Flow<'_, Chain>,
+    solver: &mut Rk4Solver,
+    n: u32,
+    h: f64,
+    y: &mut [f64],
+    aux: &mut [f64],
+) -> Outcome {
+    if let Some(o) = rule.start(y, n, h, aux) {
+        return o;
+    }
+    loop {
+        solver.rk4_step(flow, f64::from(rule.steps()) * h, h, y);
+        if let Some(o) = rule.advance(y, n, h, aux) {
+            return o;
         }
     }
 }

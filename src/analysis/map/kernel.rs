@@ -17,7 +17,7 @@
 //! g_x cos θ_j)`, and the torque on link 1, each lane at its own time. Their settling rules are
 //! `basins::Dwell` and `basins::Stroboscope`, the objects the scalar path uses.
 
-use super::basins::{Dwell, Outcome, Settle, Stroboscope};
+use super::basins::{Dwell, Outcome, Rule, Settle, Stroboscope};
 use super::sincos::sin_cos;
 use std::f64::consts::PI;
 
@@ -438,26 +438,59 @@ fn basin_lanes<const L: usize>(
     out: &mut [Outcome],
     aux: &mut [f64],
 ) -> u64 {
+    let mut rules = [Dwell::new(*settle); L];
+    rule_lanes::<L, false, _>(p, y0, n, h, &mut rules, out, aux)
+}
+
+#[inline(always)]
+fn strobe_lanes<const L: usize>(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    let strobe = settle.strobe.expect("driven map");
+    let mut rings = vec![Vec::new(); L];
+    let mut rules: Vec<Stroboscope<'_>> = rings
+        .iter_mut()
+        .map(|r| Stroboscope::new(r, *settle, strobe))
+        .collect();
+    rule_lanes::<L, true, _>(p, y0, n, h, &mut rules, out, aux)
+}
+
+/// Runs the pixels of `y0` through `rules` (one per lane), refilling a lane as its pixel ends;
+/// with `DRIVEN` each lane's step starts at its own time, `rules[l].steps() · h`.
+#[inline(always)]
+fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
+    p: &TwoLink,
+    y0: &[[f64; 4]],
+    n: u32,
+    h: f64,
+    rules: &mut [R],
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
     const IDLE: usize = usize::MAX;
     let m = aux.len() / y0.len().max(1);
     let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
     let mut who = [IDLE; L];
-    let mut dwell = [Dwell::default(); L];
     let mut next = 0usize;
     let mut steps = 0u64;
     // Loads the next pixel that does not end at its start into lane l (IDLE when none is left).
     let load = |l: usize,
                 lanes: &mut Lanes<L>,
                 who: &mut [usize; L],
-                dwell: &mut [Dwell; L],
+                rules: &mut [R],
                 next: &mut usize,
                 out: &mut [Outcome],
                 aux: &mut [f64]| {
         while *next < y0.len() {
             let (px, y) = (*next, y0[*next]);
             *next += 1;
-            dwell[l] = Dwell::default();
-            if let Some(r) = dwell[l].check(&y, n, h, settle, &mut aux[px * m..][..m]) {
+            if let Some(r) = rules[l].start(&y, n, h, &mut aux[px * m..][..m]) {
                 out[px] = r;
                 continue;
             }
@@ -473,100 +506,26 @@ fn basin_lanes<const L: usize>(
         who[l] = IDLE;
     };
     for l in 0..L {
-        load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
-    }
-    while who.iter().any(|&w| w != IDLE) {
-        lanes.step::<true, false>(p, h, &[0.0; L]);
-        for l in 0..L {
-            if who[l] == IDLE {
-                continue;
-            }
-            dwell[l].k += 1;
-            let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
-            let px = who[l];
-            if let Some(r) = dwell[l].check(&y, n, h, settle, &mut aux[px * m..][..m]) {
-                out[px] = r;
-                steps += r.steps;
-                load(l, &mut lanes, &mut who, &mut dwell, &mut next, out, aux);
-            }
-        }
-    }
-    steps
-}
-
-#[inline(always)]
-fn strobe_lanes<const L: usize>(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n: u32,
-    h: f64,
-    settle: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    const IDLE: usize = usize::MAX;
-    let strobe = settle.strobe.expect("driven map");
-    let m = aux.len() / y0.len().max(1);
-    if n == 0 {
-        // classify's rule with no step to take: unsettled at the start.
-        for (px, y) in y0.iter().enumerate() {
-            out[px] = Outcome {
-                label: super::basins::label::UNSETTLED,
-                settle_time: f64::NAN,
-                steps: 0,
-            };
-            aux[px * m] = super::basins::wrap(y[0]);
-            aux[px * m + 1] = super::basins::wrap(y[1]);
-        }
-        return 0;
-    }
-    let mut rings: Vec<Vec<f64>> = vec![Vec::new(); L];
-    let mut strobes: Vec<Stroboscope<'_>> = rings.iter_mut().map(Stroboscope::new).collect();
-    let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
-    let mut who = [IDLE; L];
-    let mut next = 0usize;
-    let mut steps = 0u64;
-    let load = |l: usize,
-                lanes: &mut Lanes<L>,
-                who: &mut [usize; L],
-                strobes: &mut [Stroboscope<'_>],
-                next: &mut usize| {
-        if *next < y0.len() {
-            let y = y0[*next];
-            strobes[l].reset(&y, &strobe);
-            for c in 0..4 {
-                lanes.y[c][l] = y[c];
-            }
-            who[l] = *next;
-            *next += 1;
-        } else {
-            for c in 0..4 {
-                lanes.y[c][l] = 0.0;
-            }
-            who[l] = IDLE;
-        }
-    };
-    for l in 0..L {
-        load(l, &mut lanes, &mut who, &mut strobes, &mut next);
+        load(l, &mut lanes, &mut who, rules, &mut next, out, aux);
     }
     let mut t = [0.0; L];
     while who.iter().any(|&w| w != IDLE) {
-        // Step k of each lane's pixel starts at t = (k − 1) h.
-        for l in 0..L {
-            t[l] = f64::from(strobes[l].k) * h;
-            strobes[l].k += 1;
+        if DRIVEN {
+            for l in 0..L {
+                t[l] = f64::from(rules[l].steps()) * h;
+            }
         }
-        lanes.step::<true, true>(p, h, &t);
+        lanes.step::<true, DRIVEN>(p, h, &t);
         for l in 0..L {
             if who[l] == IDLE {
                 continue;
             }
             let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
             let px = who[l];
-            if let Some(r) = strobes[l].check(&y, n, h, &strobe, settle, &mut aux[px * m..][..m]) {
+            if let Some(r) = rules[l].advance(&y, n, h, &mut aux[px * m..][..m]) {
                 out[px] = r;
                 steps += r.steps;
-                load(l, &mut lanes, &mut who, &mut strobes, &mut next);
+                load(l, &mut lanes, &mut who, rules, &mut next, out, aux);
             }
         }
     }
