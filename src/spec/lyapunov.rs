@@ -1,0 +1,228 @@
+//! The `[lyapunov]` table.
+
+use super::{positive, SpecError};
+use crate::analysis::indicators::IndicatorOptions;
+use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct LyapunovRun {
+    pub estimator: LyapunovEstimator,
+    pub options: LyapunovOptions,
+    /// Members of a perturbed ensemble (None: a single orbit).
+    pub ensemble: Option<EnsembleOptions>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum LyapunovEstimator {
+    /// QR method, k exponents.
+    Spectrum,
+    /// One tangent vector.
+    Tangent,
+    /// Two trajectories with rescaling.
+    TwoTrajectory(TwoTrajectoryOptions),
+    /// SALI / GALI fast indicators.
+    Sali(IndicatorOptions),
+}
+
+impl LyapunovEstimator {
+    pub fn name(&self) -> &'static str {
+        match self {
+            LyapunovEstimator::Spectrum => "spectrum",
+            LyapunovEstimator::Tangent => "tangent",
+            LyapunovEstimator::TwoTrajectory(_) => "two-trajectory",
+            LyapunovEstimator::Sali(_) => "sali",
+        }
+    }
+}
+
+/// The `[lyapunov]` table.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LyapunovSpec {
+    /// `spectrum` (default), `tangent`, `two-trajectory` or `sali`.
+    pub estimator: Option<String>,
+    /// Number of exponents: an integer, or "all" (default).
+    pub exponents: Option<ExponentsSpec>,
+    /// Re-orthonormalization interval τ (s), default 0.01 (a multiple of dt for rk4/gauss).
+    pub tau: Option<f64>,
+    /// Transient (s) integrated with the logs discarded, default 10.
+    pub transient: Option<f64>,
+    /// Averaging time (s) after the transient, default 200 (or give `t_max`).
+    pub time: Option<f64>,
+    /// End time transient + time (s), instead of `time`.
+    pub t_max: Option<f64>,
+    /// Stopping rule: stop once every standard error is below this (1/s).
+    pub tolerance: Option<f64>,
+    /// Blocks for the batch-means standard errors (>= 10, default 20).
+    pub blocks: Option<usize>,
+    /// Initial separation of the two-trajectory method (default 1e-8).
+    pub d0: Option<f64>,
+    /// Members of a perturbed ensemble (>= 2), with perturbation size `epsilon` and `seed`.
+    pub ensemble: Option<usize>,
+    pub epsilon: Option<f64>,
+    pub seed: Option<u64>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ExponentsSpec {
+    Count(usize),
+    Word(String),
+}
+
+impl LyapunovSpec {
+    pub(super) fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
+        let d = LyapunovOptions::default();
+        let k = match &self.exponents {
+            None => None,
+            Some(ExponentsSpec::Word(w)) if w == "all" => None,
+            Some(ExponentsSpec::Word(w)) => {
+                return Err(SpecError::new(
+                    "lyapunov.exponents",
+                    format!("expected a number or \"all\" (got `{w}`)"),
+                ))
+            }
+            Some(ExponentsSpec::Count(k)) => {
+                if *k == 0 || *k > dim {
+                    return Err(SpecError::new(
+                        "lyapunov.exponents",
+                        format!("must be between 1 and 2N = {dim} (got {k})"),
+                    ));
+                }
+                Some(*k)
+            }
+        };
+        let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
+        let transient = self.transient.unwrap_or(d.transient);
+        if !(transient.is_finite() && transient >= 0.0) {
+            return Err(SpecError::new(
+                "lyapunov.transient",
+                format!("must be finite and >= 0 (got {transient})"),
+            ));
+        }
+        let time = match (self.time, self.t_max) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "lyapunov.t_max",
+                    "give either `time` or `t_max`, not both",
+                ))
+            }
+            (Some(t), None) => positive("lyapunov.time", t)?,
+            (None, Some(t)) => {
+                let t = positive("lyapunov.t_max", t)?;
+                if t <= transient {
+                    return Err(SpecError::new(
+                        "lyapunov.t_max",
+                        format!("must exceed the transient ({t} <= {transient})"),
+                    ));
+                }
+                t - transient
+            }
+            (None, None) => d.time,
+        };
+        if time < tau {
+            return Err(SpecError::new(
+                "lyapunov.time",
+                format!("is shorter than tau ({time} < {tau})"),
+            ));
+        }
+        if (transient + time) / tau > 1e10 {
+            return Err(SpecError::new(
+                "lyapunov.tau",
+                "gives more than 1e10 intervals",
+            ));
+        }
+        let tolerance = match self.tolerance {
+            Some(t) => Some(positive("lyapunov.tolerance", t)?),
+            None => None,
+        };
+        let blocks = self.blocks.unwrap_or(d.blocks);
+        if blocks < 10 {
+            return Err(SpecError::new(
+                "lyapunov.blocks",
+                format!("must be >= 10 (got {blocks})"),
+            ));
+        }
+        let options = LyapunovOptions {
+            k,
+            tau,
+            transient,
+            time,
+            tolerance,
+            blocks,
+            ..d
+        };
+        let name = self.estimator.as_deref().unwrap_or("spectrum");
+        let estimator = match name {
+            "spectrum" => LyapunovEstimator::Spectrum,
+            "tangent" => LyapunovEstimator::Tangent,
+            "two-trajectory" => {
+                let d0 = positive("lyapunov.d0", self.d0.unwrap_or(1e-8))?;
+                if d0 > 1e-3 {
+                    return Err(SpecError::new("lyapunov.d0", format!("must be small (<= 1e-3) for a linear separation (got {d0})")));
+                }
+                LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
+            }
+            "sali" => {
+                // SALI/GALI have no transient: they run from t = 0 to `time` (or `t_max`).
+                if self.transient.is_some() {
+                    return Err(SpecError::new("lyapunov.transient", "does not apply to estimator = \"sali\""));
+                }
+                let k = k.unwrap_or(2).max(2);
+                let end = self.t_max.unwrap_or(time);
+                LyapunovEstimator::Sali(IndicatorOptions { tau, time: end, k, ..IndicatorOptions::default() })
+            }
+            other => {
+                return Err(SpecError::new(
+                    "lyapunov.estimator",
+                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory or sali)"),
+                ))
+            }
+        };
+        if self.d0.is_some() && name != "two-trajectory" {
+            return Err(SpecError::new(
+                "lyapunov.d0",
+                "applies to estimator = \"two-trajectory\"",
+            ));
+        }
+        let ensemble = match self.ensemble {
+            None => {
+                if self.epsilon.is_some() || self.seed.is_some() {
+                    return Err(SpecError::new(
+                        "lyapunov.epsilon",
+                        "applies only with `ensemble`",
+                    ));
+                }
+                None
+            }
+            Some(m) => {
+                if m < 2 {
+                    return Err(SpecError::new(
+                        "lyapunov.ensemble",
+                        format!("needs at least 2 members (got {m})"),
+                    ));
+                }
+                if !matches!(name, "spectrum" | "tangent") {
+                    return Err(SpecError::new(
+                        "lyapunov.ensemble",
+                        format!("is offered for the spectrum and tangent estimators, not {name}"),
+                    ));
+                }
+                let e = EnsembleOptions::default();
+                let epsilon = positive("lyapunov.epsilon", self.epsilon.unwrap_or(e.epsilon))?;
+                Some(EnsembleOptions {
+                    members: m,
+                    epsilon,
+                    seed: self.seed.unwrap_or(e.seed),
+                    ..e
+                })
+            }
+        };
+        Ok(LyapunovRun {
+            estimator,
+            options,
+            ensemble,
+        })
+    }
+}

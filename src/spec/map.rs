@@ -1,0 +1,467 @@
+//! The `[map]` table.
+
+use super::{positive, InitialSpec, SpecError};
+use crate::analysis::map::{
+    FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Shell, Tiling,
+};
+use crate::model::Chain;
+use serde::{Deserialize, Serialize};
+
+/// The `[map]` table: an initial-condition map over two start coordinates.
+///
+/// ```toml
+/// [map]
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle
+/// width = 512                 # pixels; height defaults to width
+/// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
+/// y = "theta2"
+/// window = [-3.14159, 3.14159, -3.14159, 3.14159]   # x_lo, x_hi, y_lo, y_hi (default [−π, π]²)
+/// t_max = 10.0                # s
+/// dt = 0.01                   # RK4 step (s)
+/// flip = "any"                # flip-time: "any" link, or a link number "1", "2", …
+/// energy_skip = true          # classify energetically forbidden pixels without integrating
+/// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
+/// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
+/// tau = 0.1                   # lyapunov, sali, gali: renormalisation interval (s)
+/// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
+/// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
+/// omega_tol = 0.01            # final-state: on velocities (rad/s)
+/// dwell = 1.0                 # final-state, undriven: time the state must stay settled (s)
+/// max_period = 8              # final-state, driven: largest stroboscopic period searched
+/// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
+/// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
+/// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
+/// ```
+/// The other coordinates start from `[initial]` (default: all zero, at rest).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MapSpec {
+    pub kind: Option<String>,
+    pub width: Option<usize>,
+    pub height: Option<usize>,
+    pub x: Option<String>,
+    pub y: Option<String>,
+    pub window: Option<Vec<f64>>,
+    pub t_max: Option<f64>,
+    pub dt: Option<f64>,
+    pub flip: Option<String>,
+    pub energy_skip: Option<bool>,
+    pub tile: Option<usize>,
+    pub kernel: Option<String>,
+    pub tau: Option<f64>,
+    pub gali_order: Option<usize>,
+    pub angle_tol: Option<f64>,
+    pub omega_tol: Option<f64>,
+    pub dwell: Option<f64>,
+    pub max_period: Option<u32>,
+    pub repeats: Option<u32>,
+    pub energy: Option<f64>,
+    pub solve: Option<String>,
+}
+
+/// Largest map edge a spec accepts (the CLI asks for --force well below this).
+pub const MAP_MAX_EDGE: usize = 65_536;
+
+/// `theta1` / `omega2` → state index for a chain of `n` links.
+fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
+    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
+    let idx = if let Some(r) = name.strip_prefix("theta") {
+        parse(r).map(|i| i - 1)
+    } else if let Some(r) = name.strip_prefix("omega") {
+        parse(r).map(|i| n + i - 1)
+    } else {
+        None
+    };
+    idx.ok_or_else(|| {
+        SpecError::new(
+            field,
+            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
+        )
+    })
+}
+
+impl MapSpec {
+    /// The final-state kind: settling tolerances; for a driven chain the stroboscopic test at
+    /// the drive period 2π/Ω, which must be a whole number of RK4 steps.
+    fn final_state(&self, chain: &Chain, dt: f64) -> Result<MapKind, SpecError> {
+        use crate::analysis::map::basins::{self, Settle, Strobe};
+        let n = chain.links();
+        if n > basins::MAX_LINKS {
+            return Err(SpecError::new(
+                "map.kind",
+                format!(
+                    "final-state maps classify up to {} links (got {n})",
+                    basins::MAX_LINKS
+                ),
+            ));
+        }
+        let drive = &chain.params().drive;
+        if chain.is_conservative() {
+            return Err(SpecError::new(
+                "map.kind",
+                "a final-state map needs a damped or driven chain ([model.damping] or [model.drive]): a conservative chain never settles",
+            ));
+        }
+        let angle_tol = positive("map.angle_tol", self.angle_tol.unwrap_or(0.01))?;
+        let omega_tol = positive("map.omega_tol", self.omega_tol.unwrap_or(0.01))?;
+        if angle_tol >= std::f64::consts::FRAC_PI_2 {
+            return Err(SpecError::new(
+                "map.angle_tol",
+                format!("must be below π/2 (got {angle_tol})"),
+            ));
+        }
+        let omega = drive
+            .torque
+            .map(|h| h.frequency)
+            .or(drive.pivot.map(|p| p.frequency))
+            .filter(|w| *w != 0.0);
+        let not_for = |field: &str, what: &str| {
+            SpecError::new(
+                field,
+                format!("applies only to a final-state map of {what} chain"),
+            )
+        };
+        let (dwell_steps, strobe) = match omega {
+            None => {
+                if self.max_period.is_some() {
+                    return Err(not_for("map.max_period", "a driven"));
+                }
+                if self.repeats.is_some() {
+                    return Err(not_for("map.repeats", "a driven"));
+                }
+                let dwell = self.dwell.unwrap_or(1.0);
+                if !(dwell.is_finite() && dwell >= 0.0) {
+                    return Err(SpecError::new(
+                        "map.dwell",
+                        format!("must be finite and >= 0 (got {dwell})"),
+                    ));
+                }
+                ((dwell / dt).round() as u32, None)
+            }
+            Some(w) => {
+                if self.dwell.is_some() {
+                    return Err(not_for("map.dwell", "an undriven"));
+                }
+                let period = std::f64::consts::TAU / w.abs();
+                let q = (period / dt).round();
+                if q < 1.0 || (q * dt - period).abs() > 1e-9 * period {
+                    return Err(SpecError::new(
+                        "map.dt",
+                        format!(
+                            "the drive period 2π/Ω = {period} s must be a whole number of RK4 steps (e.g. dt = {} s)",
+                            period / (period / dt).ceil()
+                        ),
+                    ));
+                }
+                let max_period = self.max_period.unwrap_or(8);
+                if !(1..=basins::MAX_PERIOD).contains(&max_period) {
+                    return Err(SpecError::new(
+                        "map.max_period",
+                        format!(
+                            "must be between 1 and {} (got {max_period})",
+                            basins::MAX_PERIOD
+                        ),
+                    ));
+                }
+                let repeats = self.repeats.unwrap_or(3);
+                if repeats == 0 {
+                    return Err(SpecError::new("map.repeats", "must be at least 1"));
+                }
+                (
+                    0,
+                    Some(Strobe {
+                        period_steps: q as u32,
+                        max_period,
+                        repeats,
+                    }),
+                )
+            }
+        };
+        Ok(MapKind::FinalState {
+            settle: Settle {
+                angle_tol,
+                omega_tol,
+                dwell_steps,
+                strobe,
+            },
+        })
+    }
+
+    /// Validates the table against the chain; `initial` gives the fixed coordinates.
+    pub fn options(&self, chain: &Chain, initial: &InitialSpec) -> Result<MapOptions, SpecError> {
+        let n = chain.links();
+        let t_max = positive("map.t_max", self.t_max.unwrap_or(10.0))?;
+        let dt = positive("map.dt", self.dt.unwrap_or(0.01))?;
+        if dt > t_max {
+            return Err(SpecError::new(
+                "map.dt",
+                format!("is longer than t_max ({dt} > {t_max})"),
+            ));
+        }
+        let steps = (t_max / dt).round();
+        if steps > f64::from(i32::MAX) {
+            return Err(SpecError::new(
+                "map.t_max",
+                format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
+            ));
+        }
+        let kind = match self.kind.as_deref().unwrap_or("flip-time") {
+            "flip-time" => {
+                let target = match self.flip.as_deref().unwrap_or("any") {
+                    "any" => FlipTarget::Any,
+                    l => match l.parse::<usize>() {
+                        Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
+                        _ => {
+                            return Err(SpecError::new(
+                                "map.flip",
+                                format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
+                            ))
+                        }
+                    },
+                };
+                MapKind::FlipTime { target }
+            }
+            "energy-error" => MapKind::EnergyError,
+            "ftle" => MapKind::Ftle,
+            "final-state" => self.final_state(chain, dt)?,
+            "sali" | "gali" => {
+                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                let q = (tau / dt).round();
+                if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
+                    return Err(SpecError::new(
+                        "map.tau",
+                        format!("must be a whole number of RK4 steps dt = {dt} s (got {tau})"),
+                    ));
+                }
+                let tau_steps = q as u32;
+                if self.kind.as_deref() == Some("sali") {
+                    MapKind::Sali { tau_steps }
+                } else {
+                    let dim = 2 * n;
+                    let k = self.gali_order.unwrap_or(dim);
+                    if !(2..=dim).contains(&k) {
+                        return Err(SpecError::new(
+                            "map.gali_order",
+                            format!("must be between 2 and 2N = {dim} (got {k})"),
+                        ));
+                    }
+                    MapKind::Gali { k, tau_steps }
+                }
+            }
+            "lyapunov" => {
+                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                MapKind::Lyapunov {
+                    renorm_steps: ((tau / dt).round() as u32).max(1),
+                }
+            }
+            other => {
+                return Err(SpecError::new(
+                    "map.kind",
+                    format!(
+                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov, ftle, sali, gali or final-state)"
+                    ),
+                ))
+            }
+        };
+        for (field, set, applies) in [
+            (
+                "map.flip",
+                self.flip.is_some(),
+                matches!(kind, MapKind::FlipTime { .. }),
+            ),
+            (
+                "map.energy_skip",
+                self.energy_skip.is_some(),
+                matches!(kind, MapKind::FlipTime { .. }),
+            ),
+            (
+                "map.tau",
+                self.tau.is_some(),
+                matches!(
+                    kind,
+                    MapKind::Lyapunov { .. } | MapKind::Sali { .. } | MapKind::Gali { .. }
+                ),
+            ),
+            (
+                "map.gali_order",
+                self.gali_order.is_some(),
+                matches!(kind, MapKind::Gali { .. }),
+            ),
+            (
+                "map.angle_tol",
+                self.angle_tol.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.omega_tol",
+                self.omega_tol.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.dwell",
+                self.dwell.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.max_period",
+                self.max_period.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+            (
+                "map.repeats",
+                self.repeats.is_some(),
+                matches!(kind, MapKind::FinalState { .. }),
+            ),
+        ] {
+            if set && !applies {
+                return Err(SpecError::new(
+                    field,
+                    format!("does not apply to a {} map", kind.name()),
+                ));
+            }
+        }
+        let width = self.width.unwrap_or(256);
+        let height = self.height.unwrap_or(width);
+        for (field, v) in [("map.width", width), ("map.height", height)] {
+            if v == 0 || v > MAP_MAX_EDGE {
+                return Err(SpecError::new(
+                    field,
+                    format!("must be between 1 and {MAP_MAX_EDGE} pixels (got {v})"),
+                ));
+            }
+        }
+        let xi = map_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
+        let yi = map_coordinate(
+            "map.y",
+            self.y
+                .as_deref()
+                .unwrap_or(if n >= 2 { "theta2" } else { "omega1" }),
+            n,
+        )?;
+        if xi == yi {
+            return Err(SpecError::new("map.y", "must differ from map.x"));
+        }
+        let pi = std::f64::consts::PI;
+        let default = |i: usize| if i < n { (-pi, pi) } else { (-10.0, 10.0) };
+        let (xr, yr) = match &self.window {
+            None => (default(xi), default(yi)),
+            Some(w) if w.len() == 4 => ((w[0], w[1]), (w[2], w[3])),
+            Some(w) => {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("needs 4 numbers x_lo, x_hi, y_lo, y_hi (got {})", w.len()),
+                ))
+            }
+        };
+        for (axis, idx, (lo, hi)) in [("x", xi, xr), ("y", yi, yr)] {
+            if !(lo.is_finite() && hi.is_finite() && lo < hi) {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("{axis} range [{lo}, {hi}] must be finite with lo < hi"),
+                ));
+            }
+            // 1e-12 rad of slack so that a window written with π to 6 digits is not refused.
+            if idx < n && (lo < -pi - 1e-12 || hi > pi + 1e-12) {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!("{axis} range [{lo}, {hi}] is outside the angle range [−π, π]"),
+                ));
+            }
+        }
+        let tile = self
+            .tile
+            .unwrap_or_else(|| Tiling::default_size(width, height));
+        if !(4..=1024).contains(&tile) {
+            return Err(SpecError::new(
+                "map.tile",
+                format!("must be between 4 and 1024 pixels (got {tile})"),
+            ));
+        }
+        let kernel = match self.kernel.as_deref().unwrap_or("auto") {
+            "auto" => Kernel::Auto,
+            "scalar" => Kernel::Scalar,
+            other => {
+                return Err(SpecError::new(
+                    "map.kernel",
+                    format!("unknown kernel `{other}` (expected auto or scalar)"),
+                ))
+            }
+        };
+        let base = if initial.theta.is_some() || initial.theta_deg.is_some() {
+            initial.state(n)?
+        } else if let Some(w) = &initial.omega {
+            InitialSpec {
+                theta: Some(vec![0.0; n]),
+                omega: Some(w.clone()),
+                ..Default::default()
+            }
+            .state(n)?
+        } else {
+            vec![0.0; 2 * n]
+        };
+        let shell = match (self.energy, &self.solve) {
+            (None, None) => None,
+            (None, Some(_)) => {
+                return Err(SpecError::new(
+                    "map.solve",
+                    "applies only to an energy-shell grid (give map.energy)",
+                ))
+            }
+            (Some(e), solve) => {
+                if !e.is_finite() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        format!("must be finite (got {e})"),
+                    ));
+                }
+                if !chain.is_conservative() {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        "energy shells need a conservative chain (no damping or drive)",
+                    ));
+                }
+                let free = (n..2 * n).rev().find(|&i| i != xi && i != yi);
+                let omega = match solve {
+                    Some(name) => Some(map_coordinate("map.solve", name, n)?),
+                    None => free,
+                };
+                match omega {
+                    Some(i) if i >= n && i != xi && i != yi => Some(Shell {
+                        omega: i,
+                        energy: e,
+                    }),
+                    _ => {
+                        return Err(SpecError::new(
+                            "map.solve",
+                            "must name a velocity omega<j> that is neither map axis",
+                        ))
+                    }
+                }
+            }
+        };
+        Ok(MapOptions {
+            grid: Grid {
+                width,
+                height,
+                x: GridAxis {
+                    index: xi,
+                    lo: xr.0,
+                    hi: xr.1,
+                },
+                y: GridAxis {
+                    index: yi,
+                    lo: yr.0,
+                    hi: yr.1,
+                },
+                base,
+                shell,
+            },
+            kind,
+            t_max,
+            dt,
+            energy_skip: self.energy_skip.unwrap_or(true),
+            tile,
+            kernel,
+        })
+    }
+}

@@ -1,0 +1,305 @@
+//! The `[model]` table of a planar chain and the `[initial]` state.
+
+use super::SpecError;
+use crate::model::{
+    Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion,
+};
+use serde::{Deserialize, Serialize};
+
+/// The `[model]` table (also a stand-alone model file).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModelSpec {
+    pub preset: Option<String>,
+    /// Number of links for the `chain` and `rods` presets.
+    pub links: Option<usize>,
+    /// Link length (m) for presets (default 1).
+    pub length: Option<f64>,
+    /// Link mass (kg) for presets (default 1).
+    pub mass: Option<f64>,
+    pub link: Option<Vec<LinkSpec>>,
+    pub gravity: Option<f64>,
+    pub damping: Option<DampingSpec>,
+    pub drive: Option<DriveSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct LinkSpec {
+    pub length: Option<f64>,
+    pub mass: Option<f64>,
+    pub shape: Option<String>,
+    pub com: Option<f64>,
+    pub inertia: Option<f64>,
+}
+
+/// A number for every link, or one per link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum PerLink {
+    All(f64),
+    Each(Vec<f64>),
+}
+
+impl PerLink {
+    pub(super) fn expand(&self, n: usize) -> Vec<f64> {
+        match self {
+            PerLink::All(v) => vec![*v; n],
+            PerLink::Each(v) => v.clone(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DampingSpec {
+    pub absolute: Option<PerLink>,
+    pub joint: Option<PerLink>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct DriveSpec {
+    pub torque: Option<HarmonicSpec>,
+    pub pivot: Option<PivotSpec>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct HarmonicSpec {
+    pub amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PivotSpec {
+    #[serde(default)]
+    pub x_amplitude: f64,
+    #[serde(default)]
+    pub y_amplitude: f64,
+    pub frequency: f64,
+    #[serde(default)]
+    pub phase: f64,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct InitialSpec {
+    /// Angles (rad), absolute from the downward vertical.
+    pub theta: Option<Vec<f64>>,
+    /// Angles in degrees (alternative to `theta`).
+    pub theta_deg: Option<Vec<f64>>,
+    /// Angular velocities (rad/s); default 0.
+    pub omega: Option<Vec<f64>>,
+}
+
+impl ModelSpec {
+    /// Builds and validates the chain; returns it with a short name for titles.
+    pub fn build(&self) -> Result<(Chain, String), SpecError> {
+        let length = self.length.unwrap_or(1.0);
+        let mass = self.mass.unwrap_or(1.0);
+        let (links, name) = match (&self.preset, &self.link) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "model",
+                    "give either `preset` or `[[model.link]]`, not both",
+                ))
+            }
+            (None, None) => {
+                return Err(SpecError::new(
+                    "model",
+                    "missing: give `preset` or `[[model.link]]` tables",
+                ))
+            }
+            (Some(p), None) => {
+                let (count, shape) = match p.as_str() {
+                    "simple" => (1, LinkShape::Point),
+                    "double" => (2, LinkShape::Point),
+                    "triple" => (3, LinkShape::Point),
+                    "chain" | "rods" => {
+                        let n = self.links.ok_or_else(|| {
+                            SpecError::new("model.links", format!("preset `{p}` needs the number of links"))
+                        })?;
+                        (n, if p == "rods" { LinkShape::Rod } else { LinkShape::Point })
+                    }
+                    other => {
+                        return Err(SpecError::new(
+                            "model.preset",
+                            format!("unknown preset `{other}` (expected simple, double, triple, chain or rods)"),
+                        ))
+                    }
+                };
+                if let Some(n) = self.links {
+                    if n != count && !matches!(p.as_str(), "chain" | "rods") {
+                        return Err(SpecError::new(
+                            "model.links",
+                            format!("preset `{p}` has {count} links (got links = {n})"),
+                        ));
+                    }
+                }
+                (vec![Link::shaped(length, mass, shape); count], p.clone())
+            }
+            (None, Some(list)) => {
+                if self.links.is_some() || self.length.is_some() || self.mass.is_some() {
+                    return Err(SpecError::new(
+                        "model",
+                        "`links`, `length` and `mass` apply to presets; give them per [[model.link]]",
+                    ));
+                }
+                let mut links = Vec::with_capacity(list.len());
+                for (i, l) in list.iter().enumerate() {
+                    links.push(l.build(i + 1)?);
+                }
+                (links, "custom".to_string())
+            }
+        };
+        let n = links.len();
+        let damping = match &self.damping {
+            None => Damping::default(),
+            Some(d) => Damping {
+                absolute: d.absolute.as_ref().map_or(vec![], |v| v.expand(n)),
+                joint: d.joint.as_ref().map_or(vec![], |v| v.expand(n)),
+            },
+        };
+        let drive = match &self.drive {
+            None => Drive::default(),
+            Some(d) => Drive {
+                torque: d.torque.as_ref().map(|h| Harmonic {
+                    amplitude: h.amplitude,
+                    frequency: h.frequency,
+                    phase: h.phase,
+                }),
+                pivot: d.pivot.as_ref().map(|p| PivotMotion {
+                    x_amplitude: p.x_amplitude,
+                    y_amplitude: p.y_amplitude,
+                    frequency: p.frequency,
+                    phase: p.phase,
+                }),
+            },
+        };
+        let params = ChainParams {
+            links,
+            gravity: self.gravity.unwrap_or(ChainParams::G),
+            damping,
+            drive,
+        };
+        let chain = Chain::new(params).map_err(|e| model_error(e, self.preset.is_some()))?;
+        Ok((chain, name))
+    }
+}
+
+fn model_error(e: ModelError, preset: bool) -> SpecError {
+    match &e {
+        ModelError::NoLinks => SpecError::new(
+            if preset { "model.links" } else { "model.link" },
+            "a chain needs at least one link (got 0)",
+        ),
+        ModelError::Link {
+            link,
+            field,
+            value,
+            why,
+        } => {
+            let f = if preset && matches!(*field, "length" | "mass") {
+                format!("model.{field}")
+            } else {
+                format!("model.link[{link}].{field}")
+            };
+            SpecError::new(f, format!("{why} (got {value})"))
+        }
+        ModelError::Parameter { field, value, why } => {
+            SpecError::new(format!("model.{field}"), format!("{why} (got {value})"))
+        }
+        ModelError::Length { field, got, links } => SpecError::new(
+            format!("model.{field}"),
+            format!("has {got} entries but the chain has {links} links"),
+        ),
+    }
+}
+
+impl LinkSpec {
+    fn build(&self, i: usize) -> Result<Link, SpecError> {
+        let f = |name: &str| format!("model.link[{i}].{name}");
+        let length = self
+            .length
+            .ok_or_else(|| SpecError::new(f("length"), "missing"))?;
+        let mass = self
+            .mass
+            .ok_or_else(|| SpecError::new(f("mass"), "missing"))?;
+        match (&self.shape, self.com, self.inertia) {
+            (Some(_), Some(_), _) | (Some(_), _, Some(_)) => Err(SpecError::new(
+                f("shape"),
+                "give either `shape` or `com` + `inertia`, not both",
+            )),
+            (Some(s), None, None) => match s.as_str() {
+                "point" => Ok(Link::point(length, mass)),
+                "rod" => Ok(Link::rod(length, mass)),
+                other => Err(SpecError::new(
+                    f("shape"),
+                    format!("unknown shape `{other}` (expected point or rod)"),
+                )),
+            },
+            (None, None, None) => Ok(Link::point(length, mass)),
+            (None, com, inertia) => Ok(Link {
+                length,
+                mass,
+                com: com
+                    .ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
+                inertia: inertia
+                    .ok_or_else(|| SpecError::new(f("inertia"), "missing (needed with `com`)"))?,
+            }),
+        }
+    }
+}
+
+impl InitialSpec {
+    /// The initial state (θ, θ̇) for a chain of `n` links.
+    pub fn state(&self, n: usize) -> Result<Vec<f64>, SpecError> {
+        let theta = match (&self.theta, &self.theta_deg) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "give either `theta` or `theta_deg`, not both",
+                ))
+            }
+            (Some(t), None) => t.clone(),
+            (None, Some(t)) => t.iter().map(|d| d.to_radians()).collect(),
+            (None, None) => {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "missing: give the initial angles (rad)",
+                ))
+            }
+        };
+        let field = if self.theta.is_some() {
+            "initial.theta"
+        } else {
+            "initial.theta_deg"
+        };
+        if theta.len() != n {
+            return Err(SpecError::new(
+                field,
+                format!("has {} values but the chain has {n} links", theta.len()),
+            ));
+        }
+        let omega = self.omega.clone().unwrap_or_else(|| vec![0.0; n]);
+        if omega.len() != n {
+            return Err(SpecError::new(
+                "initial.omega",
+                format!("has {} values but the chain has {n} links", omega.len()),
+            ));
+        }
+        for (name, v) in [(field, &theta), ("initial.omega", &omega)] {
+            if let Some(i) = v.iter().position(|x| !x.is_finite()) {
+                return Err(SpecError::new(
+                    format!("{name}[{}]", i + 1),
+                    format!("must be finite (got {})", v[i]),
+                ));
+            }
+        }
+        Ok(theta.into_iter().chain(omega).collect())
+    }
+}

@@ -1,0 +1,104 @@
+//! The `[modes]` table.
+
+use super::{positive, SpecError};
+use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
+use crate::model::Chain;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ModesSpec {
+    /// `"hanging"` (default), `"all"` (2^N), or sign strings like `["++", "+-"]`.
+    pub equilibria: Option<EquilibriaSpec>,
+    /// Compare with the small-angle closed forms (default true).
+    pub check: Option<bool>,
+    /// Measure the nonlinear model's frequency in each mode (default false).
+    pub verify_nonlinear: Option<bool>,
+    /// Release amplitude (rad) of the small-amplitude check (default 1e-3).
+    pub amplitude: Option<f64>,
+    /// Linear periods integrated per measurement (default 20).
+    pub periods: Option<f64>,
+    /// Amplitudes (rad) for the lowest mode's amplitude dependence.
+    pub amplitudes: Option<Vec<f64>>,
+}
+
+/// A word (`hanging`, `all`, or one sign string) or a list of sign strings.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum EquilibriaSpec {
+    Word(String),
+    List(Vec<String>),
+}
+
+impl ModesSpec {
+    pub(super) fn options(&self, chain: &Chain) -> Result<ModesOptions, SpecError> {
+        let n = chain.links();
+        let bad = |e: ModesError| SpecError::new("modes.equilibria", e.to_string());
+        let equilibria = match &self.equilibria {
+            None => vec![Equilibrium::hanging(n)],
+            Some(EquilibriaSpec::Word(w)) if w == "hanging" => vec![Equilibrium::hanging(n)],
+            Some(EquilibriaSpec::Word(w)) if w == "all" => Equilibrium::all(n).map_err(bad)?,
+            Some(EquilibriaSpec::Word(w)) => vec![Equilibrium::parse(w, n).map_err(bad)?],
+            Some(EquilibriaSpec::List(v)) => {
+                if v.is_empty() {
+                    return Err(SpecError::new("modes.equilibria", "is an empty list"));
+                }
+                v.iter()
+                    .map(|w| Equilibrium::parse(w, n))
+                    .collect::<Result<_, _>>()
+                    .map_err(bad)?
+            }
+        };
+        let nonlinear = if self.verify_nonlinear.unwrap_or(false) {
+            let d = NonlinearOptions::default();
+            let amplitude = positive("modes.amplitude", self.amplitude.unwrap_or(d.amplitude))?;
+            if amplitude >= 0.5 {
+                return Err(SpecError::new(
+                    "modes.amplitude",
+                    format!("the small-amplitude check needs < 0.5 rad (got {amplitude}); use `amplitudes` for large ones"),
+                ));
+            }
+            let periods = positive("modes.periods", self.periods.unwrap_or(d.periods))?;
+            if !(2.0..=1e4).contains(&periods) {
+                return Err(SpecError::new(
+                    "modes.periods",
+                    format!("must be between 2 and 1e4 (got {periods})"),
+                ));
+            }
+            let amplitudes = self.amplitudes.clone().unwrap_or(d.amplitudes);
+            for (i, &a) in amplitudes.iter().enumerate() {
+                if !(a.is_finite() && a > 0.0 && a < std::f64::consts::PI) {
+                    return Err(SpecError::new(
+                        format!("modes.amplitudes[{}]", i + 1),
+                        format!("must be in (0, π) rad (got {a})"),
+                    ));
+                }
+            }
+            Some(NonlinearOptions {
+                amplitude,
+                periods,
+                amplitudes,
+                tol: d.tol,
+            })
+        } else {
+            for (f, set) in [
+                ("amplitude", self.amplitude.is_some()),
+                ("periods", self.periods.is_some()),
+                ("amplitudes", self.amplitudes.is_some()),
+            ] {
+                if set {
+                    return Err(SpecError::new(
+                        format!("modes.{f}"),
+                        "applies only with verify_nonlinear = true",
+                    ));
+                }
+            }
+            None
+        };
+        Ok(ModesOptions {
+            equilibria,
+            check: self.check.unwrap_or(true),
+            nonlinear,
+        })
+    }
+}

@@ -1,0 +1,374 @@
+//! The `[poincare]` table.
+
+use super::{positive, SpecError};
+use crate::model::Chain;
+use serde::{Deserialize, Serialize};
+
+/// One number or a list (energies).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum OneOrMany {
+    One(f64),
+    Many(Vec<f64>),
+}
+
+impl OneOrMany {
+    fn values(&self) -> Vec<f64> {
+        match self {
+            OneOrMany::One(v) => vec![*v],
+            OneOrMany::Many(v) => v.clone(),
+        }
+    }
+}
+
+/// The `[poincare]` table: a section, where orbits start, and how long they run.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PoincareSpec {
+    /// Section coordinate: `theta<i>` (mod 2π) or `omega<i>`, 1-based (default `theta1`).
+    pub section: Option<String>,
+    /// Section position (rad or rad/s; default 0).
+    pub value: Option<f64>,
+    /// General hyperplane `normal · x = offset` on x = (θ, θ̇) instead of `section`.
+    pub normal: Option<Vec<f64>>,
+    pub offset: Option<f64>,
+    /// Crossing direction: `+` (default), `-` or `both`.
+    pub direction: Option<String>,
+    /// Sample at t0 + k·period (default period 2π/Ω of the drive) instead of a surface.
+    pub stroboscopic: Option<bool>,
+    pub period: Option<f64>,
+    pub t0: Option<f64>,
+    /// Shell energies (J), or fractions between the hanging (0) and inverted (1) energies.
+    pub energy: Option<OneOrMany>,
+    pub energy_fraction: Option<OneOrMany>,
+    /// The link (1-based) whose plane (θ, p or θ̇) is sampled and plotted (default: the first
+    /// link that is not the section's).
+    pub link: Option<usize>,
+    /// `momentum` (default, p = M θ̇) or `velocity` (θ̇).
+    pub variables: Option<String>,
+    /// Grid of initial points [angles, speeds] (default [8, 5]), or `random` points with `seed`.
+    pub grid: Option<Vec<usize>>,
+    pub random: Option<usize>,
+    pub seed: Option<u64>,
+    pub angle_range: Option<Vec<f64>>,
+    pub speed_range: Option<Vec<f64>>,
+    /// Crossings per orbit (default 300) and time limit per orbit (s, default 5000).
+    pub crossings: Option<usize>,
+    pub t_max: Option<f64>,
+    /// Finite-time Lyapunov exponent per orbit, and the chaotic threshold (1/s, default 0.05).
+    pub lyapunov: Option<bool>,
+    pub chaos_threshold: Option<f64>,
+}
+
+fn range2(field: &str, v: &Option<Vec<f64>>) -> Result<Option<(f64, f64)>, SpecError> {
+    match v {
+        None => Ok(None),
+        Some(r) if r.len() == 2 && r.iter().all(|x| x.is_finite()) && r[0] < r[1] => {
+            Ok(Some((r[0], r[1])))
+        }
+        Some(r) => Err(SpecError::new(
+            field,
+            format!("must be [lo, hi] with finite lo < hi (got {r:?})"),
+        )),
+    }
+}
+
+impl PoincareSpec {
+    /// Validates against the chain; `initial` is the explicit start used without energies.
+    pub(super) fn options(
+        &self,
+        chain: &Chain,
+        initial: Option<Vec<f64>>,
+    ) -> Result<crate::analysis::poincare::PoincareOptions, SpecError> {
+        use crate::analysis::poincare::{
+            energy_bounds, section_min_energy, OrbitOptions, PoincareOptions, Sampling, Section,
+            ShellSampling, Variables,
+        };
+        use crate::integrate::Direction;
+        let n = chain.links();
+        let f = |name: &str| format!("poincare.{name}");
+        let direction = match self.direction.as_deref().unwrap_or("+") {
+            "+" => Direction::Rising,
+            "-" => Direction::Falling,
+            "both" => Direction::Either,
+            other => {
+                return Err(SpecError::new(
+                    f("direction"),
+                    format!("unknown direction `{other}` (expected +, - or both)"),
+                ))
+            }
+        };
+        let strobe = self.stroboscopic.unwrap_or(false);
+        let section = if strobe {
+            if self.section.is_some() || self.normal.is_some() {
+                return Err(SpecError::new(
+                    f("stroboscopic"),
+                    "a stroboscopic section replaces `section`/`normal`: give one",
+                ));
+            }
+            let drive = &chain.params().drive;
+            let omega = drive
+                .torque
+                .map(|h| h.frequency)
+                .or(drive.pivot.map(|p| p.frequency));
+            let period = match (self.period, omega) {
+                (Some(p), _) => positive(&f("period"), p)?,
+                (None, Some(w)) if w != 0.0 => 2.0 * std::f64::consts::PI / w.abs(),
+                _ => {
+                    return Err(SpecError::new(
+                        f("period"),
+                        "missing: the chain has no drive to take 2π/Ω from",
+                    ))
+                }
+            };
+            let t0 = self.t0.unwrap_or(0.0);
+            if !t0.is_finite() {
+                return Err(SpecError::new(
+                    f("t0"),
+                    format!("must be finite (got {t0})"),
+                ));
+            }
+            Section::Stroboscopic { t0, period }
+        } else {
+            for (name, set) in [("period", self.period.is_some()), ("t0", self.t0.is_some())] {
+                if set {
+                    return Err(SpecError::new(
+                        f(name),
+                        "applies only with stroboscopic = true",
+                    ));
+                }
+            }
+            match (&self.section, &self.normal) {
+                (Some(_), Some(_)) => {
+                    return Err(SpecError::new(
+                        f("normal"),
+                        "give either `section` or `normal` + `offset`, not both",
+                    ))
+                }
+                (_, Some(a)) => {
+                    if a.len() != 2 * n
+                        || a.iter().any(|v| !v.is_finite())
+                        || a.iter().all(|&v| v == 0.0)
+                    {
+                        return Err(SpecError::new(
+                            f("normal"),
+                            format!("must be {} finite numbers, not all zero (θ then θ̇)", 2 * n),
+                        ));
+                    }
+                    let offset = self.offset.unwrap_or(0.0);
+                    if !offset.is_finite() {
+                        return Err(SpecError::new(f("offset"), "must be finite"));
+                    }
+                    Section::Hyperplane {
+                        normal: a.clone(),
+                        offset,
+                        direction,
+                    }
+                }
+                (s, None) => {
+                    let name = s.as_deref().unwrap_or("theta1");
+                    let parse = |prefix: &str| {
+                        name.strip_prefix(prefix)
+                            .and_then(|k| k.parse::<usize>().ok())
+                            .filter(|k| (1..=n).contains(k))
+                    };
+                    let index = match (parse("theta"), parse("omega")) {
+                        (Some(k), _) => k - 1,
+                        (_, Some(k)) => n + k - 1,
+                        _ => {
+                            return Err(SpecError::new(
+                                f("section"),
+                                format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
+                            ))
+                        }
+                    };
+                    let value = self.value.unwrap_or(0.0);
+                    if !value.is_finite() {
+                        return Err(SpecError::new(
+                            f("value"),
+                            format!("must be finite (got {value})"),
+                        ));
+                    }
+                    Section::Coordinate {
+                        index,
+                        value,
+                        direction,
+                    }
+                }
+            }
+        };
+        let angle_link = section.angle_link(n).map(|s| s.0);
+        let link = match self.link {
+            Some(l) if (1..=n).contains(&l) && Some(l - 1) != angle_link => l - 1,
+            Some(l) => {
+                return Err(SpecError::new(
+                    f("link"),
+                    format!("must be a link 1..{n} other than the section's (got {l})"),
+                ))
+            }
+            None => (0..n).find(|&j| Some(j) != angle_link).unwrap_or(0),
+        };
+        let variables = match self.variables.as_deref().unwrap_or("momentum") {
+            "momentum" => Variables::Momentum,
+            "velocity" => Variables::Velocity,
+            other => {
+                return Err(SpecError::new(
+                    f("variables"),
+                    format!("unknown `{other}` (expected momentum or velocity)"),
+                ))
+            }
+        };
+        let sampling = match (&self.grid, self.random) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    f("random"),
+                    "give either `grid` or `random`, not both",
+                ))
+            }
+            (_, Some(c)) => {
+                if !(1..=100_000).contains(&c) {
+                    return Err(SpecError::new(
+                        f("random"),
+                        format!("must be 1..100000 (got {c})"),
+                    ));
+                }
+                Sampling::Random {
+                    count: c,
+                    seed: self.seed.unwrap_or(1),
+                }
+            }
+            (g, None) => {
+                let g = g.clone().unwrap_or(vec![8, 5]);
+                if g.len() != 2 || g.contains(&0) || g[0] * g[1] > 100_000 {
+                    return Err(SpecError::new(
+                        f("grid"),
+                        format!("must be [angles, speeds], each >= 1, at most 100000 points (got {g:?})"),
+                    ));
+                }
+                Sampling::Grid {
+                    angles: g[0],
+                    speeds: g[1],
+                }
+            }
+        };
+        if self.seed.is_some() && self.random.is_none() {
+            return Err(SpecError::new(f("seed"), "applies only with `random`"));
+        }
+        let sampling = ShellSampling {
+            link,
+            variables,
+            sampling,
+            angle_range: range2(&f("angle_range"), &self.angle_range)?
+                .unwrap_or((-std::f64::consts::PI, std::f64::consts::PI)),
+            speed_range: range2(&f("speed_range"), &self.speed_range)?,
+        };
+        let (e_lo, e_hi) = energy_bounds(chain);
+        let energies = match (&self.energy, &self.energy_fraction) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    f("energy_fraction"),
+                    "give either `energy` or `energy_fraction`, not both",
+                ))
+            }
+            (Some(e), None) => e.values(),
+            (None, Some(r)) => r
+                .values()
+                .iter()
+                .map(|r| e_lo + r * (e_hi - e_lo))
+                .collect(),
+            (None, None) => vec![],
+        };
+        let e_field = f(if self.energy_fraction.is_some() {
+            "energy_fraction"
+        } else {
+            "energy"
+        });
+        if strobe && !energies.is_empty() {
+            return Err(SpecError::new(
+                e_field,
+                "a stroboscopic section of a driven chain has no energy shell: give a grid via angle_range/speed_range",
+            ));
+        }
+        if !energies.is_empty() && !chain.is_conservative() {
+            return Err(SpecError::new(
+                e_field,
+                "energy shells need a conservative chain (no damping or drive); use stroboscopic = true",
+            ));
+        }
+        if energies.len() > 12 {
+            return Err(SpecError::new(
+                e_field,
+                format!("at most 12 energies (got {})", energies.len()),
+            ));
+        }
+        let mut initial_states = vec![];
+        if !energies.is_empty() {
+            let Some((li, c, _)) = section.angle_link(n) else {
+                return Err(SpecError::new(
+                    e_field,
+                    "energy-shell initial conditions need a section on an angle (section = \"thetaI\")",
+                ));
+            };
+            if n < 2 {
+                return Err(SpecError::new(
+                    e_field,
+                    "a single pendulum's energy shell meets the section in one point; use a drive and stroboscopic = true",
+                ));
+            }
+            let min = section_min_energy(chain, li, c);
+            for (i, &e) in energies.iter().enumerate() {
+                if !(e.is_finite() && e > min) {
+                    return Err(SpecError::new(
+                        if energies.len() > 1 { format!("{e_field}[{}]", i + 1) } else { e_field.clone() },
+                        format!("E = {e} J is not above the least energy on the section {} ({min:.6} J)", section.describe(chain)),
+                    ));
+                }
+            }
+        } else if let Some(x0) = initial {
+            if let Some((li, c, _)) = section.angle_link(n) {
+                let e = crate::model::System::energy(chain, 0.0, &x0);
+                let min = section_min_energy(chain, li, c);
+                if chain.is_conservative() && e <= min {
+                    return Err(SpecError::new(
+                        "initial",
+                        format!("the orbit's energy {e:.6} J never reaches the section {} (needs > {min:.6} J)", section.describe(chain)),
+                    ));
+                }
+            }
+            initial_states.push(x0);
+        } else if !strobe {
+            return Err(SpecError::new(
+                f("energy"),
+                "missing: give energy (J) or energy_fraction, or an [initial] state",
+            ));
+        }
+        let crossings = self.crossings.unwrap_or(300);
+        if !(1..=10_000_000).contains(&crossings) {
+            return Err(SpecError::new(
+                f("crossings"),
+                format!("must be 1..1e7 (got {crossings})"),
+            ));
+        }
+        let t_max = positive(&f("t_max"), self.t_max.unwrap_or(5000.0))?;
+        let chaos_threshold = self.chaos_threshold.unwrap_or(0.05);
+        if !(chaos_threshold.is_finite() && chaos_threshold >= 0.0) {
+            return Err(SpecError::new(
+                f("chaos_threshold"),
+                format!("must be finite and >= 0 (got {chaos_threshold})"),
+            ));
+        }
+        Ok(PoincareOptions {
+            section,
+            energies,
+            sampling,
+            initial: initial_states,
+            orbit: OrbitOptions {
+                crossings,
+                t_max,
+                lyapunov: self.lyapunov.unwrap_or(false),
+                ..OrbitOptions::default()
+            },
+            chaos_threshold,
+        })
+    }
+}
