@@ -4,7 +4,7 @@
 #
 # Submit from the repository root (the script submits itself twice):
 #     bash analyses/slurm/flip-fractal-array.sh                 # defaults below
-#     SHARDS=64 RES=8192 TMAX=20 bash analyses/slurm/flip-fractal-array.sh
+#     SHARDS=64 RES=8192 TEND=20 bash analyses/slurm/flip-fractal-array.sh
 #
 # Each task runs `pendula map --shard i/n --resume`: a task that is preempted or requeued
 # (`--requeue`) continues from its checkpoint `out/shards/flip-i.h5.tiles/` instead of starting
@@ -15,7 +15,7 @@ set -euo pipefail
 
 SHARDS=${SHARDS:-32}          # array size = number of shards
 RES=${RES:-4096}              # map edge in pixels
-TMAX=${TMAX:-20}              # s
+TEND=${TEND:-20}              # s
 SPEC=${SPEC:-analyses/double-pendulum-flip.toml}
 OUT=${OUT:-out/double-pendulum-flip-${RES}.h5}
 PENDULA=${PENDULA:-target/release/pendula}
@@ -23,7 +23,7 @@ CPUS=${CPUS:-4}               # threads per task
 
 if [[ "${1:-}" == "--task" ]]; then
     i=$((SLURM_ARRAY_TASK_ID))
-    exec "$PENDULA" map --spec "$SPEC" --resolution "$RES" --t-max "$TMAX" \
+    exec "$PENDULA" map --spec "$SPEC" --resolution "$RES" --t-end "$TEND" \
         --shard "$i/$SHARDS" --resume --threads "${SLURM_CPUS_PER_TASK:-$CPUS}" \
         -o "out/shards/flip-$i.h5"
 fi
@@ -37,9 +37,9 @@ mkdir -p out/shards out/logs
 cargo build --release
 array=$(sbatch --parsable --array=1-"$SHARDS" --cpus-per-task="$CPUS" --requeue \
     --job-name=flip-shard --output=out/logs/flip-%a.log \
-    --export=ALL,SHARDS="$SHARDS",RES="$RES",TMAX="$TMAX",SPEC="$SPEC",OUT="$OUT",PENDULA="$PENDULA" \
+    --export=ALL,SHARDS="$SHARDS",RES="$RES",TEND="$TEND",SPEC="$SPEC",OUT="$OUT",PENDULA="$PENDULA" \
     "$0" --task)
 sbatch --dependency=afterok:"$array" --job-name=flip-merge --output=out/logs/flip-merge.log \
-    --export=ALL,SHARDS="$SHARDS",RES="$RES",TMAX="$TMAX",SPEC="$SPEC",OUT="$OUT",PENDULA="$PENDULA" \
+    --export=ALL,SHARDS="$SHARDS",RES="$RES",TEND="$TEND",SPEC="$SPEC",OUT="$OUT",PENDULA="$PENDULA" \
     "$0" --merge
 echo "submitted array job $array ($SHARDS shards) and its merge"

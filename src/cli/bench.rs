@@ -1,7 +1,7 @@
 //! `pendula bench`: the workloads of ../shared/benchmarks.md, each printing its JSON fields on one line.
 
-use super::set_threads;
-use super::CliError;
+use super::output::set_threads;
+use super::output::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
 use pendula::analysis::map::bench::bench_flip;

@@ -1,6 +1,6 @@
 //! `pendula bench animate` and `pendula bench viewer`: the visual lab's throughput figures.
 
-use super::CliError;
+use super::output::CliError;
 use pendula::analysis::{animation_trajectory, AnimateOptions, AnimateStyle};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};

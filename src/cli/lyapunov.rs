@@ -1,14 +1,15 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, report, write_h5};
+use super::output::{f64_json, report, write_h5, CliError, Common, Outputs};
 use super::progress::Bar;
-use super::{CliError, Common, Outputs};
 use pendula::analysis::indicators::chain_indicators;
 use pendula::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, Lyapunov, LyapunovError,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Lyapunov,
+    LyapunovError,
 };
-use pendula::spec::{LyapunovEstimator, LyapunovRun, Spec};
+use pendula::model::{CartChain, System};
+use pendula::spec::{LyapunovEstimator, LyapunovRun, Model, Spec};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::time::Instant;
@@ -57,9 +58,12 @@ pub fn run(
     common: &Common,
     command_line: &str,
 ) -> Result<(), CliError> {
+    let chain = match &spec.model {
+        Model::Planar(c) => c,
+        Model::Cart(sys) => return run_cart(spec, run, sys, outputs, common, command_line),
+    };
     let mut bar = Bar::new("lyapunov");
     let start = Instant::now();
-    let chain = &spec.chain;
     let prov = Provenance::now(command_line, &spec.text);
     let mut opts = run.options;
     if run.estimator == LyapunovEstimator::Tangent {
@@ -142,4 +146,50 @@ pub fn run(
         }
     };
     report(&summary, common.json, true, complete)
+}
+
+/// The cart chain's spectrum on its constraint manifold.
+fn run_cart(
+    spec: &Spec,
+    run: &LyapunovRun,
+    sys: &CartChain,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let mut bar = Bar::new("lyapunov");
+    let start = Instant::now();
+    let r = lyapunov_spectrum(sys, &spec.method, &spec.x0, &run.options, &mut bar)
+        .map_err(lyapunov_error)?;
+    if let Some(path) = &outputs.file {
+        let prov = Provenance::now(command_line, &spec.text);
+        write_h5(path, common, spec, &prov, |out| {
+            let g = out.group("lyapunov")?;
+            store::write_lyapunov(&g, &r)?;
+            g.attr_f64s("initial_state", &spec.x0)?;
+            g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
+            g.attr_str("model", "cart-chain")?;
+            Ok(())
+        })?;
+    }
+    if let Some(path) = &outputs.plot {
+        pendula::plot::draw_convergence(&r, &spec.title, path)
+            .map_err(|e| CliError::Run(e.to_string()))?;
+    }
+    let summary = json!({
+        "kind": "lyapunov", "model": "cart-chain", "title": spec.title,
+        "phase_space_dimension": sys.manifold_dim(),
+        "exponents": r.exponents, "standard_error": r.standard_error,
+        "sum_exponents": r.sum, "pair_sums": r.pair_sums,
+        "closest_to_zero": r.closest_to_zero,
+        "relative_energy_drift": r.energy.relative_drift,
+        "averaged_time": r.averaged_time, "counts": r.counts,
+        "complete": r.complete, "wall_s": start.elapsed().as_secs_f64(),
+    });
+    report(
+        &summary,
+        common.json,
+        outputs.file.is_none() && outputs.plot.is_none(),
+        r.complete,
+    )
 }

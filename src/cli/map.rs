@@ -4,9 +4,8 @@
 //! at the end (see `store::map` for why); `--resume` continues a killed or interrupted run,
 //! `--shard i/n` computes every n-th tile into its own file, `merge` joins shard files.
 
-use super::args::{FlagMap, ModelArgs};
+use super::output::{planar, CliError, Common};
 use super::progress::Bar;
-use super::{CliError, Common};
 use clap::Args;
 use pendula::analysis::map::{self, class, spec_hash, MapKind, MapOptions};
 use pendula::model::System;
@@ -14,7 +13,7 @@ use pendula::plot::map::{
     draw_map, ColourMap, ColourScale, MapAxis, MapFigure, COLOUR_MAPS, DIVERGED_COLOR,
     FORBIDDEN_COLOR, MISSING_COLOR, NEVER_COLOR,
 };
-use pendula::spec::{self, Analysis, MapSpec, Spec, SpecFile};
+use pendula::spec::{self, Analysis, Spec};
 use pendula::store::map::{
     coord_name, write_map, Checkpoint, MapHeader, MapInfo, MapReader, NOT_COMPUTED,
 };
@@ -27,92 +26,6 @@ use std::time::Instant;
 /// Above this many pixels (or this edge) a map needs --force: it would take hours and GBs.
 const LARGE_PIXELS: usize = 1 << 26;
 const LARGE_EDGE: usize = 16_384;
-
-#[derive(Debug, Args)]
-#[command(allow_negative_numbers = true)]
-pub struct MapArgs {
-    /// Start from this analysis spec (kind = "map"); the flags below override it.
-    #[arg(long, value_name = "SPEC.toml")]
-    pub spec: Option<PathBuf>,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// What each pixel shows: flip-time (default), energy-error, lyapunov, ftle, sali, gali or
-    /// final-state (basins of a damped or driven chain).
-    #[arg(
-        long,
-        value_name = "flip-time|energy-error|lyapunov|ftle|sali|gali|final-state"
-    )]
-    pub kind: Option<String>,
-    /// Pixels: W (square) or WxH (default 256).
-    #[arg(long, value_name = "W[xH]")]
-    pub resolution: Option<String>,
-    /// End time (s), default 10.
-    #[arg(long, allow_hyphen_values = true)]
-    pub t_max: Option<f64>,
-    /// RK4 step (s), default 0.01.
-    #[arg(long, allow_hyphen_values = true)]
-    pub dt: Option<f64>,
-    /// Zoom window x_lo,x_hi,y_lo,y_hi (default −π,π,−π,π for angles).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub window: Option<Vec<f64>>,
-    /// Horizontal coordinate (theta1, …, omegaN), default theta1.
-    #[arg(long)]
-    pub x: Option<String>,
-    /// Vertical coordinate, default theta2.
-    #[arg(long)]
-    pub y: Option<String>,
-    /// Which link's flip counts: any (default) or a link number.
-    #[arg(long, value_name = "any|N")]
-    pub flip: Option<String>,
-    /// Integrate energetically forbidden pixels too (the map is identical; only slower).
-    #[arg(long)]
-    pub no_energy_skip: bool,
-    /// Tile edge in pixels (default 32 up to 256 pixels a side, else 64).
-    #[arg(long)]
-    pub tile: Option<usize>,
-    /// auto (SIMD two-link kernel where it applies) or scalar (generic path).
-    #[arg(long, value_name = "auto|scalar")]
-    pub kernel: Option<String>,
-    /// Lyapunov, SALI and GALI maps: renormalisation interval (s), default 0.1.
-    #[arg(long, allow_hyphen_values = true)]
-    pub tau: Option<f64>,
-    /// GALI maps: number of deviation vectors k (2..2N, default 2N).
-    #[arg(long, value_name = "K")]
-    pub gali_order: Option<usize>,
-    /// Final-state maps: settling tolerance on angles (rad), default 0.01.
-    #[arg(long, allow_hyphen_values = true)]
-    pub angle_tol: Option<f64>,
-    /// Final-state maps: settling tolerance on angular velocities (rad/s), default 0.01.
-    #[arg(long, allow_hyphen_values = true)]
-    pub omega_tol: Option<f64>,
-    /// Final-state maps of undriven chains: time the state must stay settled (s), default 1.
-    #[arg(long, allow_hyphen_values = true)]
-    pub dwell: Option<f64>,
-    /// Final-state maps of driven chains: largest stroboscopic period searched, default 8.
-    #[arg(long)]
-    pub max_period: Option<u32>,
-    /// Final-state maps of driven chains: times a period-k orbit must repeat, default 3.
-    #[arg(long)]
-    pub repeats: Option<u32>,
-    /// Energy-shell grid: every pixel has this energy E (J); one velocity is solved from it.
-    #[arg(long, allow_hyphen_values = true)]
-    pub energy: Option<f64>,
-    /// Energy-shell grid: the velocity solved from E, root ≥ 0 (default: the last omega<j>
-    /// that is not a map axis).
-    #[arg(long, value_name = "omegaJ")]
-    pub solve: Option<String>,
-    /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
-    #[arg(long)]
-    pub resume: bool,
-    /// Compute only shard i of n (every n-th tile) into its own file; join with `merge`.
-    #[arg(long, value_name = "i/n")]
-    pub shard: Option<String>,
-    /// Print what the run would cost (pixels, RK4 steps, output size) and write nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-    #[command(flatten)]
-    pub common: Common,
-}
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -143,12 +56,8 @@ pub struct RenderArgs {
 }
 
 /// `i/n` with 1 ≤ i ≤ n.
-fn parse_shard(s: &str) -> Result<(usize, usize), CliError> {
-    let bad = || {
-        CliError::Input(format!(
-            "--shard: expected i/n with 1 <= i <= n (got `{s}`)"
-        ))
-    };
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let bad = || format!("expected i/n with 1 <= i <= n (got `{s}`)");
     let (i, n) = s.split_once('/').ok_or_else(bad)?;
     let (i, n) = (
         i.trim().parse::<usize>().map_err(|_| bad())?,
@@ -160,116 +69,18 @@ fn parse_shard(s: &str) -> Result<(usize, usize), CliError> {
     Ok((i, n))
 }
 
-impl MapArgs {
-    fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
-        let mut file = match &self.spec {
-            Some(p) => super::read_spec(p)?,
-            None => SpecFile {
-                kind: Some("map".into()),
-                ..Default::default()
-            },
-        };
-        if file.kind.as_deref() != Some("map") {
-            return Err(CliError::Input(format!(
-                "--spec: the spec's kind is `{}`, not map (use `pendula run`)",
-                file.kind.as_deref().unwrap_or("missing")
-            )));
-        }
-        let mut flags: FlagMap = vec![];
-        self.model.apply(&mut file, &mut flags)?;
-        let m = file.map.get_or_insert_with(MapSpec::default);
-        macro_rules! set {
-            ($value:expr, $target:expr, $field:literal, $flag:literal) => {
-                if let Some(v) = &$value {
-                    $target = Some(v.clone());
-                    flags.push(($field, $flag));
-                }
-            };
-        }
-        set!(self.kind, m.kind, "map.kind", "--kind");
-        if let Some(r) = &self.resolution {
-            let bad = || {
-                CliError::Input(format!(
-                    "--resolution: expected W or WxH in pixels (got `{r}`)"
-                ))
-            };
-            let (w, h) = match r.split_once(['x', 'X']) {
-                Some((w, h)) => (
-                    w.parse::<usize>().map_err(|_| bad())?,
-                    h.parse::<usize>().map_err(|_| bad())?,
-                ),
-                None => {
-                    let w = r.parse::<usize>().map_err(|_| bad())?;
-                    (w, w)
-                }
-            };
-            m.width = Some(w);
-            m.height = Some(h);
-            flags.push(("map.width", "--resolution"));
-            flags.push(("map.height", "--resolution"));
-        }
-        set!(self.t_max, m.t_max, "map.t_max", "--t-max");
-        set!(self.dt, m.dt, "map.dt", "--dt");
-        set!(self.window, m.window, "map.window", "--window");
-        set!(self.x, m.x, "map.x", "--x");
-        set!(self.y, m.y, "map.y", "--y");
-        set!(self.flip, m.flip, "map.flip", "--flip");
-        set!(self.tile, m.tile, "map.tile", "--tile");
-        set!(self.kernel, m.kernel, "map.kernel", "--kernel");
-        set!(self.tau, m.tau, "map.tau", "--tau");
-        set!(
-            self.gali_order,
-            m.gali_order,
-            "map.gali_order",
-            "--gali-order"
-        );
-        set!(self.angle_tol, m.angle_tol, "map.angle_tol", "--angle-tol");
-        set!(self.omega_tol, m.omega_tol, "map.omega_tol", "--omega-tol");
-        set!(self.dwell, m.dwell, "map.dwell", "--dwell");
-        set!(
-            self.max_period,
-            m.max_period,
-            "map.max_period",
-            "--max-period"
-        );
-        set!(self.repeats, m.repeats, "map.repeats", "--repeats");
-        set!(self.energy, m.energy, "map.energy", "--energy");
-        set!(self.solve, m.solve, "map.solve", "--solve");
-        if self.no_energy_skip {
-            m.energy_skip = Some(false);
-            flags.push(("map.energy_skip", "--no-energy-skip"));
-        }
-        if self.spec.is_none() {
-            flags.extend([
-                ("model.preset", "--preset"),
-                ("model.links", "--links"),
-                ("model.length", "--length"),
-                ("model.mass", "--mass"),
-                ("model.gravity", "--gravity"),
-            ]);
-        }
-        Ok((file, flags))
-    }
-}
-
-/// Run-control flags that are not part of the spec.
-#[derive(Debug, Clone, Default)]
+/// Run-control flags of `map` (not part of the spec).
+#[derive(Debug, Clone, Default, Args)]
 pub struct RunFlags {
+    /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
+    #[arg(long)]
     pub resume: bool,
+    /// Compute only shard i of n (every n-th tile) into its own file; join with `merge`.
+    #[arg(long, value_name = "i/n", value_parser = parse_shard)]
     pub shard: Option<(usize, usize)>,
+    /// Print what the run would cost (pixels, RK4 steps, output size) and write nothing.
+    #[arg(long)]
     pub dry_run: bool,
-}
-
-pub fn map_command(a: &MapArgs, command_line: &str) -> Result<(), CliError> {
-    let (file, flags) = a.to_spec_file()?;
-    let shard = a.shard.as_deref().map(parse_shard).transpose()?;
-    let spec = super::validate(&file, &flags)?;
-    let run = RunFlags {
-        resume: a.resume,
-        shard,
-        dry_run: a.dry_run,
-    };
-    run_map(&spec, &a.common, &run, command_line)
 }
 
 fn map_options(spec: &Spec) -> &MapOptions {
@@ -279,8 +90,9 @@ fn map_options(spec: &Spec) -> &MapOptions {
     }
 }
 
-fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
+fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliError> {
     let opts = map_options(spec);
+    let chain = planar(spec)?;
     let default_title = format!("map: {} chain", spec.model_name);
     let title = if spec.title == default_title {
         match opts.kind {
@@ -303,16 +115,16 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
     } else {
         spec.title.clone()
     };
-    MapInfo {
+    Ok(MapInfo {
         title,
         model_name: spec.model_name.clone(),
-        spec_hash: spec_hash(&spec.chain, opts),
+        spec_hash: spec_hash(chain, opts),
         opts: opts.clone(),
-        x_name: coord_name(&spec.chain.component_name(opts.grid.x.index)),
-        y_name: coord_name(&spec.chain.component_name(opts.grid.y.index)),
+        x_name: coord_name(&chain.component_name(opts.grid.x.index)),
+        y_name: coord_name(&chain.component_name(opts.grid.y.index)),
         shard,
         spec_text: spec.text.clone(),
-    }
+    })
 }
 
 fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool) -> Result<(), CliError> {
@@ -340,7 +152,7 @@ pub fn run_map(
     command_line: &str,
 ) -> Result<(), CliError> {
     let opts = map_options(spec);
-    let chain = &spec.chain;
+    let chain = planar(spec)?;
     let (w, h) = (opts.grid.width, opts.grid.height);
     if !common.force && (w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE) {
         return Err(CliError::Input(format!(
@@ -354,7 +166,7 @@ pub fn run_map(
         Some((i, n)) => tiling.shard(i, n),
         None => (0..tiling.count()).collect(),
     };
-    let info = info_of(spec, run.shard);
+    let info = info_of(spec, run.shard)?;
     if run.dry_run {
         let e = map::estimate(chain, opts, &tiles);
         let v = json!({
@@ -611,7 +423,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         )));
     }
     let spec = spec_of_file(&a.inputs[0])?;
-    let mut info = info_of(&spec, None);
+    let mut info = info_of(&spec, None)?;
     if info.spec_hash != first.spec_hash {
         return Err(CliError::Input(format!(
             "merge: {} was written by another pendula version (spec hash {} here, {} in the file)",
@@ -628,7 +440,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
     let written = write_map(
         &out,
         a.common.force,
-        &spec.chain,
+        planar(&spec)?,
         &info,
         &have,
         &mut |t| readers[owner[t].expect("checked complete")].read_tile(t),

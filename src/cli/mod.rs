@@ -1,13 +1,14 @@
-//! Command-line front end: flags become a [`SpecFile`], which is validated into a [`Spec`]
-//! before any work starts; then one library call does the work and the results are exported.
+//! Command-line front end: a straight pipeline. The command line (flags declared once, in
+//! [`flags`]) is laid over the spec it starts from, the spec is validated once, the analysis
+//! runs (one module per kind), and its results are exported.
 //!
 //! Exit codes: 0 success, 2 bad input (one line naming the flag or field), 1 a failed run.
 
 mod animate;
-mod args;
 mod bench;
 mod bench_visual;
-mod cart;
+mod control;
+mod flags;
 mod lyapunov;
 mod map;
 mod modes;
@@ -17,35 +18,15 @@ mod progress;
 mod serve;
 mod simulate;
 
-use args::{Cli, Command, Common};
-use pendula::spec::{self, Spec, SpecError, SpecFile};
+use clap::{ArgMatches, Args, Command, FromArgMatches};
+use output::{set_threads, CliError, Common, Outputs};
+use pendula::spec::{self, Analysis, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// A failure, sorted by who can fix it.
-#[derive(Debug)]
-pub enum CliError {
-    /// Bad input: exit code 2.
-    Input(String),
-    /// The run failed (blow-up, I/O, interrupted): exit code 1.
-    Run(String),
-}
-
-impl From<SpecError> for CliError {
-    fn from(e: SpecError) -> Self {
-        CliError::Input(e.to_string())
-    }
-}
-
 pub fn main() -> ExitCode {
-    use clap::{CommandFactory, FromArgMatches};
-    // The matches are kept beside the parsed struct: a cart-chain run asks them which flags
-    // the command line itself gave.
-    let parsed = Cli::command()
-        .try_get_matches()
-        .and_then(|m| Cli::from_arg_matches(&m).map(|c| (c, m)));
-    let (cli, matches) = match parsed {
-        Ok(c) => c,
+    let matches = match cli().try_get_matches() {
+        Ok(m) => m,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
             // clap's message is several lines (usage, tips); keep the one that names the flag.
@@ -59,8 +40,7 @@ pub fn main() -> ExitCode {
         }
     };
     let command_line = std::env::args().collect::<Vec<_>>().join(" ");
-    let given = matches.subcommand();
-    match dispatch(cli, given, &command_line) {
+    match dispatch(&matches, &command_line) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Input(m)) => {
             eprintln!("error: {m}");
@@ -73,146 +53,217 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// Runs the parsed command; `given` holds its matches (which flags the command line gave).
-fn dispatch(
-    cli: Cli,
-    given: Option<(&str, &clap::ArgMatches)>,
-    command_line: &str,
-) -> Result<(), CliError> {
-    match cli.command {
-        Command::Simulate(a) => {
-            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "simulate")? {
-                cart::refuse_planar_flags(given, &["spec", "model", "t_end", "dt_out"])?;
-                let s = f.simulate.get_or_insert_with(Default::default);
-                s.t_end = a.t_end.or(s.t_end);
-                s.dt_out = a.dt_out.or(s.dt_out);
-                return cart::run_file(&f, &a.common, command_line);
-            }
-            let (file, flags) = a.to_spec_file()?;
-            let spec = validate(&file, &flags)?;
-            execute(&spec, &a.common, command_line)
+/// The commands that run a spec, with their one-line help.
+const SPEC_COMMANDS: [(&str, &str); 7] = [
+    (
+        "simulate",
+        "Integrate a model from an initial state and write the sampled trajectory.",
+    ),
+    (
+        "modes",
+        "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
+    ),
+    (
+        "lyapunov",
+        "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
+    ),
+    (
+        "poincare",
+        "Poincaré sections on energy shells (or stroboscopic sections of a driven chain).",
+    ),
+    (
+        "map",
+        "Initial-condition map (flip time, energy error, Lyapunov, basins): tiled, resumable, shardable.",
+    ),
+    (
+        "animate",
+        "Animated GIF / PNG frames of a chain with fading traces and kinetic-energy bars.",
+    ),
+    (
+        "control",
+        "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
+    ),
+];
+
+/// The whole command tree: spec commands from the flag table, the others from their derives.
+fn cli() -> Command {
+    let mut cmd = Command::new("pendula")
+        .version(env!("CARGO_PKG_VERSION"))
+        .about(
+            "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals",
+        )
+        .subcommand_required(true)
+        .arg_required_else_help(true);
+    for (name, about) in SPEC_COMMANDS {
+        let mut sub = Command::new(name)
+            .about(about)
+            .allow_negative_numbers(true)
+            .arg(
+                clap::Arg::new("spec")
+                    .long("spec")
+                    .value_name("SPEC.toml")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(format!(
+                        "Start from this analysis spec (kind = \"{name}\"); the flags override it"
+                    )),
+            )
+            .arg(
+                clap::Arg::new("model")
+                    .long("model")
+                    .value_name("MODEL.toml")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .conflicts_with("preset")
+                    .help("Read the model from this TOML file (the fields of a spec's [model])"),
+            )
+            .args(flags::args_for(name));
+        if name == "map" {
+            sub = map::RunFlags::augment_args(sub);
         }
-        Command::Modes(a) => {
-            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "modes")? {
-                cart::refuse_planar_flags(given, &["spec", "model", "equilibria"])?;
-                let m = f.modes.get_or_insert_with(Default::default);
-                m.equilibria = a.equilibria.clone().or(m.equilibria.take());
-                return cart::run_file(&f, &a.common, command_line);
-            }
-            let (file, flags) = a.to_spec_file()?;
-            let spec = validate(&file, &flags)?;
-            execute(&spec, &a.common, command_line)
+        cmd = cmd.subcommand(Common::augment_args(sub));
+    }
+    cmd.subcommand(Common::augment_args(
+        Command::new("run")
+            .about("Run an analysis spec (analyses/*.toml).")
+            .arg(
+                clap::Arg::new("SPEC")
+                    .required(true)
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help("The analysis spec (TOML)"),
+            ),
+    ))
+    .subcommand(map::MergeArgs::augment_args(Command::new("merge").about(
+        "Join the shard files of one map into the map a single run would write.",
+    )))
+    .subcommand(map::RenderArgs::augment_args(
+        Command::new("render").about("Draw the figure of a map file."),
+    ))
+    .subcommand(bench::BenchArgs::augment_args(Command::new("bench").about(
+        "Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).",
+    )))
+    .subcommand(serve::ServeArgs::augment_args(
+        Command::new("serve").about("Live viewer in the browser (binds 127.0.0.1 only)."),
+    ))
+}
+
+fn parsed<T: FromArgMatches>(m: &ArgMatches) -> Result<T, CliError> {
+    T::from_arg_matches(m).map_err(|e| CliError::Input(e.to_string().trim().to_string()))
+}
+
+/// Runs the parsed command.
+fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
+    let (name, m) = matches.subcommand().expect("a subcommand is required");
+    match name {
+        "merge" => map::merge_command(&parsed(m)?, command_line),
+        "render" => map::render_command(&parsed(m)?),
+        "bench" => bench::bench_command(&parsed(m)?),
+        "serve" => serve::serve_command(&parsed(m)?),
+        _ => {
+            let common: Common = parsed(m)?;
+            progress::set_mode(common.progress);
+            let spec = load_spec(name, m)?;
+            let run = match name {
+                "map" => parsed(m)?,
+                _ => map::RunFlags::default(),
+            };
+            execute(&spec, &common, &run, command_line)
         }
-        Command::Lyapunov(a) => {
-            if let Some(mut f) = cart::detect(&a.spec, &a.model.model, "lyapunov")? {
-                cart::refuse_planar_flags(given, &["spec", "model", "tau", "transient", "time"])?;
-                let l = f.lyapunov.get_or_insert_with(Default::default);
-                l.tau = a.tau.or(l.tau);
-                l.transient = a.transient.or(l.transient);
-                l.time = a.time.or(l.time);
-                return cart::run_file(&f, &a.common, command_line);
-            }
-            let (file, flags) = a.to_spec_file()?;
-            let spec = validate(&file, &flags)?;
-            execute(&spec, &a.common, command_line)
-        }
-        Command::Poincare(a) => {
-            let (file, flags) = a.to_spec_file()?;
-            let spec = validate(&file, &flags)?;
-            execute(&spec, &a.common, command_line)
-        }
-        Command::Run(a) => {
-            if let Ok(text) = std::fs::read_to_string(&a.spec) {
-                if spec::cart::is_cart_chain(&text) {
-                    let origin = a.spec.display().to_string();
-                    return cart::run_text(&text, &origin, &a.common, command_line);
-                }
-            }
-            let file = read_spec(&a.spec)?;
-            let spec = validate(&file, &[])?;
-            if matches!(spec.analysis, pendula::spec::Analysis::Map(_)) {
-                return map::run_map(&spec, &a.common, &Default::default(), command_line);
-            }
-            execute(&spec, &a.common, command_line)
-        }
-        Command::Map(a) => map::map_command(&a, command_line),
-        Command::Merge(a) => map::merge_command(&a, command_line),
-        Command::Render(a) => map::render_command(&a),
-        Command::Bench(a) => bench::bench_command(&a),
-        Command::Animate(a) => {
-            let (file, flags) = a.to_spec_file()?;
-            let spec = validate(&file, &flags)?;
-            execute(&spec, &a.common, command_line)
-        }
-        Command::Serve(a) => serve::serve_command(&a),
-        Command::Control(a) => cart::control_command(&a, command_line),
     }
 }
 
-/// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any
-/// work, so the pool cannot exist yet and `build_global` cannot fail.
-pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
-    if let Some(n) = threads {
-        if n == 0 {
-            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+/// The spec a command describes: its `--spec` file (or the positional one of `run`), with
+/// `--model` and then every given flag laid over it, parsed and validated once.
+fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
+    let (mut file, from_file) = if command == "run" {
+        let p = m.get_one::<PathBuf>("SPEC").expect("required");
+        (read_spec(p, "SPEC")?, true)
+    } else if let Some(p) = m.get_one::<PathBuf>("spec") {
+        let file = read_spec(p, "--spec")?;
+        if file.kind.as_deref() != Some(command) {
+            return Err(CliError::Input(format!(
+                "--spec: the spec's kind is `{}`, not {command} (use `pendula run`)",
+                file.kind.as_deref().unwrap_or("missing")
+            )));
         }
-        let _ = rayon::ThreadPoolBuilder::new()
-            .num_threads(n)
-            .build_global();
+        (file, true)
+    } else {
+        let file = SpecFile {
+            kind: Some(command.into()),
+            // `control` is the cart chain's analysis: it starts from the default cart chain.
+            model: match command {
+                "control" => spec::ModelFile::Cart(spec::CartModelSpec {
+                    kind: Some("cart-chain".into()),
+                    ..Default::default()
+                }),
+                _ => Default::default(),
+            },
+            ..Default::default()
+        };
+        (file, false)
+    };
+    if let Some(p) = m.try_get_one::<PathBuf>("model").ok().flatten() {
+        let text = std::fs::read_to_string(p)
+            .map_err(|e| CliError::Input(format!("--model: cannot read `{}`: {e}", p.display())))?;
+        file.model = spec::parse_model(&text, &p.display().to_string())
+            .map_err(|e| CliError::Input(format!("--model: {e}")))?;
     }
-    Ok(())
-}
-
-/// Reads and parses a spec file; errors are bad input.
-fn read_spec(path: &Path) -> Result<SpecFile, CliError> {
-    let text = std::fs::read_to_string(path)
-        .map_err(|e| CliError::Input(format!("cannot read spec `{}`: {e}", path.display())))?;
-    Ok(spec::parse(&text, &path.display().to_string())?)
-}
-
-/// Validates, naming the flag rather than the spec field when the value came from a flag.
-fn validate(file: &SpecFile, flags: &[(&'static str, &'static str)]) -> Result<Spec, CliError> {
-    file.validate().map_err(|e| {
-        match flags
-            .iter()
-            .find(|(field, _)| e.field == *field || e.field.starts_with(&format!("{field}[")))
-        {
-            Some((_, flag)) => CliError::Input(format!("{flag}: {}", e.message)),
-            None => CliError::Input(e.to_string()),
+    if command != "run" {
+        file = with_flags(file, m, command)?;
+    }
+    if let spec::ModelFile::Planar(model) = &mut file.model {
+        if model.preset.is_none() && model.link.is_none() {
+            model.preset = Some("double".into());
         }
+    }
+    file.validate()
+        .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))
+}
+
+/// Lays the given flags over `file` (through its TOML form, so a flag is a path and a value).
+fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile, CliError> {
+    let mut table = toml::Table::try_from(&file)
+        .map_err(|e| CliError::Input(format!("the spec cannot be written as TOML: {e}")))?;
+    flags::overlay(&mut table, m, command);
+    table.try_into().map_err(|e: toml::de::Error| {
+        let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+        CliError::Input(flags::refuse_unknown(&message, m, command).unwrap_or(message))
     })
 }
 
-/// Output paths after flags override the spec's `[output]`.
-pub struct Outputs {
-    pub file: Option<PathBuf>,
-    pub plot: Option<PathBuf>,
+/// Reads and parses a spec file; errors are bad input.
+fn read_spec(path: &Path, flag: &str) -> Result<SpecFile, CliError> {
+    let text = std::fs::read_to_string(path).map_err(|e| {
+        CliError::Input(format!(
+            "{flag}: cannot read spec `{}`: {e}",
+            path.display()
+        ))
+    })?;
+    Ok(spec::parse(&text, &path.display().to_string())?)
 }
 
-fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliError> {
+/// Checks the outputs before any work, then runs the analysis.
+fn execute(
+    spec: &Spec,
+    common: &Common,
+    run: &map::RunFlags,
+    command_line: &str,
+) -> Result<(), CliError> {
     let outputs = Outputs {
         file: common.output.clone().or_else(|| spec.output.file.clone()),
         plot: common.plot.clone().or_else(|| spec.output.plot.clone()),
     };
-    if let Some(p) = &outputs.plot {
-        match p.extension().and_then(|e| e.to_str()) {
-            Some("png") | Some("svg") => {}
-            _ => {
-                return Err(CliError::Input(format!(
-                    "--plot: `{}` must end in .png or .svg",
-                    p.display()
-                )))
-            }
-        }
+    if let Some(p) = &common.plot {
+        spec::figure_format("--plot", p).map_err(|e| CliError::Input(e.to_string()))?;
+    }
+    if let Analysis::Map(_) = &spec.analysis {
+        set_threads(common.threads)?;
+        return map::run_map(spec, common, run, command_line);
     }
     let prints_report = matches!(
         spec.analysis,
-        pendula::spec::Analysis::Modes(_)
-            | pendula::spec::Analysis::Lyapunov(_)
-            | pendula::spec::Analysis::Poincare(_)
+        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_)
     );
     let animation = match &spec.analysis {
-        pendula::spec::Analysis::Animate(o) => Some(o),
+        Analysis::Animate(o) => Some(o),
         _ => None,
     };
     let visual = !spec.figures.paths().is_empty()
@@ -234,5 +285,13 @@ fn execute(spec: &Spec, common: &Common, command_line: &str) -> Result<(), CliEr
         animate::prepare_animation(o, common.force)?;
     }
     set_threads(common.threads)?;
-    output::run_analysis(spec, &outputs, common, command_line)
+    match &spec.analysis {
+        Analysis::Simulate(o) => simulate::run(spec, o, &outputs, common, command_line),
+        Analysis::Animate(o) => animate::run(spec, o, &outputs, common, command_line),
+        Analysis::Lyapunov(o) => lyapunov::run(spec, o, &outputs, common, command_line),
+        Analysis::Poincare(o) => poincare::run(spec, o, &outputs, common, command_line),
+        Analysis::Modes(o) => modes::run(spec, o, &outputs, common, command_line),
+        Analysis::Control(o) => control::run(spec, o, &outputs, common, command_line),
+        Analysis::Map(_) => unreachable!("maps returned above"),
+    }
 }

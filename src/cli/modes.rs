@@ -1,9 +1,11 @@
 //! `modes`: equilibria and small-oscillation normal modes; HDF5, mode-shape figure, table or
 //! JSON summary.
 
-use super::{CliError, Common, Outputs};
+use super::output::{f64_json, report, write_h5, CliError, Common, Outputs};
+use pendula::analysis::cart::{cart_modes, CartModes};
 use pendula::analysis::modes::{self, Equilibrium};
-use pendula::spec::Spec;
+use pendula::model::CartChain;
+use pendula::spec::{Model, Spec};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::time::Instant;
@@ -15,8 +17,12 @@ pub fn run(
     common: &Common,
     command_line: &str,
 ) -> Result<(), CliError> {
+    let chain = match &spec.model {
+        Model::Planar(c) => c,
+        Model::Cart(sys) => return run_cart(spec, sys, opts, outputs, common, command_line),
+    };
     let start = Instant::now();
-    let result = modes::modes(&spec.chain, opts).map_err(|e| CliError::Run(e.to_string()))?;
+    let result = modes::modes(chain, opts).map_err(|e| CliError::Run(e.to_string()))?;
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
@@ -26,10 +32,10 @@ pub fn run(
     if let Some(path) = &outputs.plot {
         let hanging = match result.hanging() {
             Some(h) => h.clone(),
-            None => modes::modes_at(&spec.chain, &Equilibrium::hanging(spec.chain.links()))
+            None => modes::modes_at(chain, &Equilibrium::hanging(chain.links()))
                 .map_err(|e| CliError::Run(e.to_string()))?,
         };
-        let lengths: Vec<f64> = spec.chain.params().links.iter().map(|l| l.length).collect();
+        let lengths: Vec<f64> = chain.params().links.iter().map(|l| l.length).collect();
         let check = result
             .checks
             .iter()
@@ -160,7 +166,7 @@ fn modes_summary(
         "kind": "modes",
         "title": spec.title,
         "model": spec.model_name,
-        "links": spec.chain.links(),
+        "links": spec.model.links(),
         "equilibria": r.equilibria.iter().map(|m| json!({
             "label": m.equilibrium.label(),
             "unstable": m.unstable,
@@ -182,5 +188,57 @@ fn modes_summary(
         "wall_s": wall,
         "output": outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),
+    })
+}
+
+/// The cart chain's modes at each equilibrium (no figure: the mode-shape figure is planar).
+fn run_cart(
+    spec: &Spec,
+    sys: &CartChain,
+    opts: &modes::ModesOptions,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    if outputs.plot.is_some() {
+        return Err(CliError::Input(
+            "--plot: the cart-chain figure is drawn for simulate and control".into(),
+        ));
+    }
+    let signs: Vec<Vec<f64>> = opts
+        .equilibria
+        .iter()
+        .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
+        .collect();
+    let modes: Vec<CartModes> = signs
+        .iter()
+        .map(|s| cart_modes(sys, s))
+        .collect::<Result<_, _>>()
+        .map_err(|e| CliError::Input(e.to_string()))?;
+    if let Some(path) = &outputs.file {
+        let prov = Provenance::now(command_line, &spec.text);
+        write_h5(path, common, spec, &prov, |out| {
+            let g = out.group("modes")?;
+            store::cart::write_cart_modes(&g, sys, &modes, &signs)
+        })?;
+    }
+    let summary = json!({
+        "kind": "modes", "model": "cart-chain", "title": spec.title,
+        "equilibria": modes.iter().map(cart_modes_json).collect::<Vec<_>>(),
+    });
+    report(&summary, common.json, outputs.file.is_none(), true)
+}
+
+fn cart_modes_json(m: &CartModes) -> serde_json::Value {
+    json!({
+        "equilibrium": m.equilibrium,
+        "omega2": m.omega2,
+        "frequencies": m.frequencies.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
+        "growth_rates": m.growth_rates,
+        "zero_modes": m.zero_modes,
+        "unstable": m.unstable,
+        "stable": m.stable,
+        "controllable": m.controllable,
+        "controllability_margin": m.controllability_margin,
     })
 }

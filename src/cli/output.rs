@@ -1,11 +1,69 @@
-//! Runs the validated analysis (each kind in its own module: simulate, modes, lyapunov,
-//! poincare, map, animate), and what their exports share: output paths, HDF5 files, JSON.
+//! What every command's run shares: its error type, the flags every command takes, output
+//! paths, HDF5 files, the JSON summary.
 
-use super::{CliError, Common, Outputs};
-use pendula::spec::{Analysis, Spec};
+use pendula::model::Chain;
+use pendula::spec::{Spec, SpecError};
 use pendula::store::{self, Provenance};
 use serde_json::json;
-use std::path::Path;
+use std::path::{Path, PathBuf};
+
+/// A failure, sorted by who can fix it.
+#[derive(Debug)]
+pub enum CliError {
+    /// Bad input: exit code 2.
+    Input(String),
+    /// The run failed (blow-up, I/O, interrupted): exit code 1.
+    Run(String),
+}
+
+impl From<SpecError> for CliError {
+    fn from(e: SpecError) -> Self {
+        CliError::Input(e.to_string())
+    }
+}
+
+/// Flags every command shares (they are not part of a spec).
+#[derive(Debug, clap::Args, Clone)]
+pub struct Common {
+    /// Write results to this HDF5 file (refuses to overwrite without --force).
+    #[arg(short = 'o', long = "output", value_name = "FILE.h5")]
+    pub output: Option<PathBuf>,
+    /// Overwrite existing output files.
+    #[arg(long)]
+    pub force: bool,
+    /// Print a machine-readable summary on stdout.
+    #[arg(long)]
+    pub json: bool,
+    /// Draw the figure (.png or .svg).
+    #[arg(long, value_name = "FILE.png|svg")]
+    pub plot: Option<PathBuf>,
+    /// Worker threads (default: all cores).
+    #[arg(long, value_name = "N")]
+    pub threads: Option<usize>,
+    /// Progress bar on stderr: auto (when stderr is a terminal), always or never.
+    #[arg(long, value_enum, default_value_t = super::progress::Mode::Auto, value_name = "WHEN")]
+    pub progress: super::progress::Mode,
+}
+
+/// Output paths after flags override the spec's `[output]`.
+pub struct Outputs {
+    pub file: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+}
+
+/// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any
+/// work, so the pool cannot exist yet and `build_global` cannot fail.
+pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
+    if let Some(n) = threads {
+        if n == 0 {
+            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+        }
+        let _ = rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build_global();
+    }
+    Ok(())
+}
 
 /// Creates missing parent folders and checks that `path` may be written, before any work.
 pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
@@ -16,22 +74,6 @@ pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
         }
     }
     store::check_output_path(path, force).map_err(|e| e.to_string())
-}
-
-pub fn run_analysis(
-    spec: &Spec,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
-    match &spec.analysis {
-        Analysis::Map(_) => super::map::run_map(spec, common, &Default::default(), command_line),
-        Analysis::Simulate(opts) => super::simulate::run(spec, opts, outputs, common, command_line),
-        Analysis::Animate(opts) => super::animate::run(spec, opts, outputs, common, command_line),
-        Analysis::Lyapunov(run) => super::lyapunov::run(spec, run, outputs, common, command_line),
-        Analysis::Poincare(opts) => super::poincare::run(spec, opts, outputs, common, command_line),
-        Analysis::Modes(opts) => super::modes::run(spec, opts, outputs, common, command_line),
-    }
 }
 
 /// Prints a run's summary (one JSON line with `--json`; else pretty-printed when `pretty`),
@@ -84,4 +126,15 @@ pub fn write_h5(
         Ok(())
     };
     run().map_err(|e| CliError::Run(e.to_string()))
+}
+
+/// The planar chain of a spec whose analysis only the planar chain offers (poincare, map,
+/// animate: the spec's validation refused any other model).
+pub fn planar(spec: &Spec) -> Result<&Chain, CliError> {
+    spec.model.planar().ok_or_else(|| {
+        CliError::Input(format!(
+            "{} is offered for the planar chain only",
+            spec.analysis.kind()
+        ))
+    })
 }

@@ -1,262 +1,13 @@
 //! `pendula poincare`: its flags, and running the analysis with its exports.
 
-use super::args::{FlagMap, ModelArgs};
+use super::output::{CliError, Common, Outputs};
 use super::progress::Bar;
-use super::{CliError, Common, Outputs};
-use clap::Args;
 use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult, Variables};
 use pendula::plot::{Colouring, PoincareFigure, PoincarePanel};
-use pendula::spec::{OneOrMany, PoincareSpec, Spec, SpecFile};
+use pendula::spec::Spec;
 use pendula::store::{self, Provenance};
 use serde_json::json;
-use std::path::PathBuf;
 use std::time::Instant;
-
-#[derive(Debug, Args)]
-#[command(allow_negative_numbers = true)]
-pub struct PoincareArgs {
-    /// Start from this analysis spec (kind = "poincare"); the flags below override it.
-    #[arg(long, value_name = "SPEC.toml")]
-    pub spec: Option<PathBuf>,
-    #[command(flatten)]
-    pub model: ModelArgs,
-    /// Section coordinate: theta1..thetaN (mod 2π) or omega1..omegaN (default theta1).
-    #[arg(long, value_name = "thetaI|omegaI")]
-    pub section: Option<String>,
-    /// Section position (rad or rad/s, default 0).
-    #[arg(long, allow_hyphen_values = true)]
-    pub value: Option<f64>,
-    /// A general hyperplane a·x = offset on (θ, θ̇) instead of --section.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "a1,a2,…"
-    )]
-    pub normal: Option<Vec<f64>>,
-    #[arg(long, allow_hyphen_values = true)]
-    pub offset: Option<f64>,
-    /// Crossing direction: + (default), - or both.
-    #[arg(long, allow_hyphen_values = true, value_name = "+|-|both")]
-    pub direction: Option<String>,
-    /// Stroboscopic section t = t0 + k·period (driven chains; period defaults to 2π/Ω).
-    #[arg(long)]
-    pub stroboscopic: bool,
-    /// Stroboscopic period (s), default 2π/Ω of the drive.
-    #[arg(long, allow_hyphen_values = true)]
-    pub period: Option<f64>,
-    /// Stroboscopic phase: the first sample time t0 (s), default 0.
-    #[arg(long, allow_hyphen_values = true)]
-    pub t0: Option<f64>,
-    /// Shell energies (J), comma-separated: one panel each.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "E1,E2,…"
-    )]
-    pub energy: Option<Vec<f64>>,
-    /// Energies as fractions between hanging (0) and inverted (1), comma-separated.
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        conflicts_with = "energy"
-    )]
-    pub energy_fraction: Option<Vec<f64>>,
-    /// Link (1-based) whose plane (θ, p or θ̇) is sampled and plotted.
-    #[arg(long)]
-    pub link: Option<usize>,
-    /// momentum (p = M θ̇, default) or velocity (θ̇).
-    #[arg(long, value_name = "momentum|velocity")]
-    pub variables: Option<String>,
-    /// Grid of initial points: angles,speeds (default 8,5).
-    #[arg(long, value_delimiter = ',', value_name = "NA,NS")]
-    pub grid: Option<Vec<usize>>,
-    /// Random initial points instead of a grid.
-    #[arg(long, value_name = "N", conflicts_with = "grid")]
-    pub random: Option<usize>,
-    #[arg(long)]
-    pub seed: Option<u64>,
-    /// θ range of the initial points (rad, default -π,π).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "LO,HI"
-    )]
-    pub angle_range: Option<Vec<f64>>,
-    /// p or θ̇ range of the initial points (default: the shell's extent).
-    #[arg(
-        long,
-        value_delimiter = ',',
-        allow_hyphen_values = true,
-        value_name = "LO,HI"
-    )]
-    pub speed_range: Option<Vec<f64>>,
-    /// Crossings per orbit (default 300).
-    #[arg(long)]
-    pub crossings: Option<usize>,
-    /// Time limit per orbit (s, default 5000).
-    #[arg(long, allow_hyphen_values = true)]
-    pub t_max: Option<f64>,
-    /// Finite-time Lyapunov exponent per orbit; colours the figure regular/chaotic.
-    #[arg(long)]
-    pub lyapunov: bool,
-    /// Exponent (1/s) above which an orbit counts as chaotic (default 0.05).
-    #[arg(long, allow_hyphen_values = true)]
-    pub chaos_threshold: Option<f64>,
-    /// Initial angles (rad) of a single orbit (instead of --energy).
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub theta: Option<Vec<f64>>,
-    /// Initial angular velocities (rad/s) of that orbit.
-    #[arg(long, value_delimiter = ',', allow_hyphen_values = true)]
-    pub omega: Option<Vec<f64>>,
-    /// DOP853 tolerances (default 1e-12) and largest step (s).
-    #[arg(long, allow_hyphen_values = true)]
-    pub rtol: Option<f64>,
-    #[arg(long, allow_hyphen_values = true)]
-    pub atol: Option<f64>,
-    #[arg(long, allow_hyphen_values = true)]
-    pub h_max: Option<f64>,
-    #[command(flatten)]
-    pub common: Common,
-}
-
-const FLAGS: [(&str, &str); 31] = [
-    ("model.preset", "--preset"),
-    ("model.links", "--links"),
-    ("model.length", "--length"),
-    ("model.mass", "--mass"),
-    ("model.gravity", "--gravity"),
-    ("poincare.section", "--section"),
-    ("poincare.value", "--value"),
-    ("poincare.normal", "--normal"),
-    ("poincare.offset", "--offset"),
-    ("poincare.direction", "--direction"),
-    ("poincare.stroboscopic", "--stroboscopic"),
-    ("poincare.period", "--period"),
-    ("poincare.t0", "--t0"),
-    ("poincare.energy", "--energy"),
-    ("poincare.energy_fraction", "--energy-fraction"),
-    ("poincare.link", "--link"),
-    ("poincare.variables", "--variables"),
-    ("poincare.grid", "--grid"),
-    ("poincare.random", "--random"),
-    ("poincare.seed", "--seed"),
-    ("poincare.angle_range", "--angle-range"),
-    ("poincare.speed_range", "--speed-range"),
-    ("poincare.crossings", "--crossings"),
-    ("poincare.t_max", "--t-max"),
-    ("poincare.chaos_threshold", "--chaos-threshold"),
-    ("initial.theta", "--theta"),
-    ("initial.omega", "--omega"),
-    ("initial", "--theta"),
-    ("integrator.rtol", "--rtol"),
-    ("integrator.atol", "--atol"),
-    ("integrator.h_max", "--h-max"),
-];
-
-impl PoincareArgs {
-    /// The spec these flags describe, and which fields came from flags.
-    pub fn to_spec_file(&self) -> Result<(SpecFile, FlagMap), CliError> {
-        let mut file = match &self.spec {
-            Some(p) => super::read_spec(p)?,
-            None => SpecFile {
-                kind: Some("poincare".into()),
-                ..Default::default()
-            },
-        };
-        if file.kind.as_deref() != Some("poincare") {
-            return Err(CliError::Input(format!(
-                "--spec: the spec's kind is `{}`, not poincare (use `pendula run`)",
-                file.kind.as_deref().unwrap_or("missing")
-            )));
-        }
-        let mut flags: FlagMap = vec![];
-        self.model.apply(&mut file, &mut flags)?;
-        let p: &mut PoincareSpec = file.poincare.get_or_insert_with(Default::default);
-        macro_rules! set {
-            ($value:expr, $target:expr) => {
-                if let Some(v) = &$value {
-                    $target = Some(v.clone());
-                }
-            };
-        }
-        if self.section.is_some() {
-            p.normal = None;
-        }
-        if self.normal.is_some() {
-            p.section = None;
-        }
-        set!(self.section, p.section);
-        set!(self.value, p.value);
-        set!(self.normal, p.normal);
-        set!(self.offset, p.offset);
-        set!(self.direction, p.direction);
-        if self.stroboscopic {
-            p.stroboscopic = Some(true);
-        }
-        set!(self.period, p.period);
-        set!(self.t0, p.t0);
-        if let Some(e) = &self.energy {
-            p.energy = Some(OneOrMany::Many(e.clone()));
-            p.energy_fraction = None;
-        }
-        if let Some(e) = &self.energy_fraction {
-            p.energy_fraction = Some(OneOrMany::Many(e.clone()));
-            p.energy = None;
-        }
-        set!(self.link, p.link);
-        set!(self.variables, p.variables);
-        if self.grid.is_some() {
-            p.random = None;
-        }
-        if self.random.is_some() {
-            p.grid = None;
-        }
-        set!(self.grid, p.grid);
-        set!(self.random, p.random);
-        set!(self.seed, p.seed);
-        set!(self.angle_range, p.angle_range);
-        set!(self.speed_range, p.speed_range);
-        set!(self.crossings, p.crossings);
-        set!(self.t_max, p.t_max);
-        if self.lyapunov {
-            p.lyapunov = Some(true);
-        }
-        set!(self.chaos_threshold, p.chaos_threshold);
-        set!(self.theta, file.initial.theta);
-        set!(self.omega, file.initial.omega);
-        set!(self.rtol, file.integrator.rtol);
-        set!(self.atol, file.integrator.atol);
-        set!(self.h_max, file.integrator.h_max);
-        if self.spec.is_none() {
-            flags.extend(FLAGS);
-        } else {
-            // Only the fields the flags set are named by their flag.
-            let given = [
-                (self.section.is_some(), "poincare.section"),
-                (self.value.is_some(), "poincare.value"),
-                (self.energy.is_some(), "poincare.energy"),
-                (self.energy_fraction.is_some(), "poincare.energy_fraction"),
-                (self.crossings.is_some(), "poincare.crossings"),
-                (self.t_max.is_some(), "poincare.t_max"),
-                (self.direction.is_some(), "poincare.direction"),
-                (self.link.is_some(), "poincare.link"),
-                (self.grid.is_some(), "poincare.grid"),
-            ];
-            for (set, field) in given {
-                if set {
-                    if let Some(f) = FLAGS.iter().find(|(k, _)| *k == field) {
-                        flags.push(*f);
-                    }
-                }
-            }
-        }
-        Ok((file, flags))
-    }
-}
 
 fn subscript(k: usize) -> String {
     k.to_string()
@@ -278,7 +29,7 @@ fn labels(opts: &PoincareOptions) -> (String, String) {
 fn panel_title(spec: &Spec, energy: Option<f64>) -> String {
     match energy {
         Some(e) => {
-            let (lo, hi) = poincare::energy_bounds(&spec.chain);
+            let (lo, hi) = poincare::energy_bounds(chain(spec));
             format!(
                 "E = {} J  (energy fraction {:.3})",
                 format!("{e:.2}").replace('-', "\u{2212}"),
@@ -301,7 +52,7 @@ pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> Poinca
             orbits: s
                 .orbits
                 .iter()
-                .map(|o| o.plane(&spec.chain, opts.sampling.link, opts.sampling.variables))
+                .map(|o| o.plane(chain(spec), opts.sampling.link, opts.sampling.variables))
                 .collect(),
             chaotic: lyap.then(|| {
                 s.orbits
@@ -323,7 +74,7 @@ pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> Poinca
         },
         subtitle: format!(
             "section {}; {} crossings per orbit{}{}",
-            opts.section.describe(&spec.chain),
+            opts.section.describe(chain(spec)),
             opts.orbit.crossings,
             if opts.energies.is_empty() {
                 ""
@@ -345,7 +96,7 @@ pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> Poinca
 /// Largest section residual |g| over all crossings (angles mod 2π).
 fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
     use pendula::analysis::poincare::Section;
-    let n = spec.chain.links();
+    let n = chain(spec).links();
     let mut m = 0.0f64;
     for x in r
         .shells
@@ -377,13 +128,13 @@ pub fn run(
 ) -> Result<(), CliError> {
     let start = Instant::now();
     let mut bar = Bar::new("poincare");
-    let result = poincare::poincare(&spec.chain, opts, &mut bar)
+    let result = poincare::poincare(chain(spec), opts, &mut bar)
         .map_err(|e| CliError::Run(e.to_string()))?;
     let wall = start.elapsed().as_secs_f64();
     if result.complete && result.crossings() == 0 {
         return Err(CliError::Input(format!(
             "poincare.t_max: no orbit crossed the section {} within t_max = {} s (raise --t-max or check the section)",
-            opts.section.describe(&spec.chain),
+            opts.section.describe(chain(spec)),
             opts.orbit.t_max
         )));
     }
@@ -436,7 +187,7 @@ fn table(
 ) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "section {}", opts.section.describe(&spec.chain));
+    let _ = writeln!(s, "section {}", opts.section.describe(chain(spec)));
     for (k, sh) in r.shells.iter().enumerate() {
         let (c, short, skipped, chaotic) = shell_stats(sh, opts.chaos_threshold);
         let e = sh.energy.map_or("-".into(), |e| format!("{e:.6} J"));
@@ -469,8 +220,8 @@ fn summary(
         "kind": "poincare",
         "title": spec.title,
         "model": spec.model_name,
-        "links": spec.chain.links(),
-        "section": opts.section.describe(&spec.chain),
+        "links": chain(spec).links(),
+        "section": opts.section.describe(chain(spec)),
         "integrator": spec.method,
         "options": opts,
         "complete": r.complete,
@@ -494,4 +245,11 @@ fn summary(
         "output": outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),
     })
+}
+
+/// The chain of a poincare spec (validated: poincare is offered for the planar chain only).
+fn chain(spec: &Spec) -> &pendula::model::Chain {
+    spec.model
+        .planar()
+        .expect("poincare specs are validated for the planar chain")
 }

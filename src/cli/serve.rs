@@ -1,6 +1,6 @@
 //! `pendula serve`: the live viewer (see `pendula::serve`).
 
-use super::CliError;
+use super::output::CliError;
 use clap::Args;
 
 #[derive(Debug, Args)]

@@ -1,11 +1,14 @@
 //! `simulate`: integrate one trajectory; HDF5, figure, still figures, JSON summary.
 
+use super::output::{report, write_h5, CliError, Common, Outputs};
 use super::progress::Bar;
-use super::{CliError, Common, Outputs};
+use pendula::analysis::cart::{simulate_cart, CartTrajectory};
 use pendula::analysis::{self, SimulateOptions, Trajectory};
-use pendula::spec::Spec;
+use pendula::model::CartChain;
+use pendula::spec::{Model, Spec};
 use pendula::store::{self, Provenance};
 use serde_json::json;
+use std::path::Path;
 use std::time::Instant;
 
 pub fn run(
@@ -15,9 +18,13 @@ pub fn run(
     common: &Common,
     command_line: &str,
 ) -> Result<(), CliError> {
+    let chain = match &spec.model {
+        Model::Planar(c) => c,
+        Model::Cart(sys) => return run_cart(spec, sys, opts, outputs, common, command_line),
+    };
     let start = Instant::now();
     let mut bar = Bar::new("simulate");
-    let tr = analysis::simulate(&spec.chain, &spec.method, &spec.x0, opts, &mut bar)
+    let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut bar)
         .map_err(|e| CliError::Run(e.to_string()))?;
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
@@ -48,7 +55,7 @@ fn simulate_summary(
     outputs: &Outputs,
     wall: f64,
 ) -> serde_json::Value {
-    let n = spec.chain.links();
+    let n = spec.model.links();
     let last = tr.len() - 1;
     let x = tr.final_state();
     json!({
@@ -75,4 +82,67 @@ fn simulate_summary(
         "output": outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),
     })
+}
+
+/// The cart chain's trajectory: HDF5, the 3-D figure, the JSON summary.
+fn run_cart(
+    spec: &Spec,
+    sys: &CartChain,
+    opts: &SimulateOptions,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let start = Instant::now();
+    let mut bar = Bar::new("simulate");
+    let tr = simulate_cart(
+        sys,
+        &spec.method,
+        &spec.x0,
+        opts.t_end,
+        opts.dt_out,
+        &mut bar,
+    )
+    .map_err(|e| CliError::Run(e.to_string()))?;
+    if let Some(path) = &outputs.file {
+        let prov = Provenance::now(command_line, &spec.text);
+        write_h5(path, common, spec, &prov, |out| {
+            let g = out.group("trajectory")?;
+            store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
+        })?;
+    }
+    if let Some(path) = &outputs.plot {
+        draw_cart(spec, sys, &tr, path)?;
+    }
+    let summary = json!({
+        "kind": "simulate", "model": "cart-chain", "title": spec.title,
+        "samples": tr.len(), "t_end": tr.t.last(),
+        "max_energy_error": tr.max_energy_error(),
+        "constraint_drift": tr.constraint_drift,
+        "final_state": tr.sample(tr.len() - 1),
+        "steps": tr.stats.steps, "rhs_evaluations": tr.stats.evals,
+        "complete": tr.complete, "wall_s": start.elapsed().as_secs_f64(),
+    });
+    report(
+        &summary,
+        common.json,
+        outputs.file.is_none() && outputs.plot.is_none(),
+        tr.complete,
+    )
+}
+
+/// The cart chain's figure: snapshots of the chain in 3-D.
+pub(super) fn draw_cart(
+    spec: &Spec,
+    sys: &CartChain,
+    tr: &CartTrajectory,
+    path: &Path,
+) -> Result<(), CliError> {
+    let frames: Vec<Vec<[f64; 3]>> = (0..tr.len()).map(|k| sys.positions(tr.sample(k))).collect();
+    let fig = pendula::plot::CartFigure {
+        title: spec.title.clone(),
+        frames: &frames,
+        snapshots: 6,
+    };
+    pendula::plot::draw_cart_chain(&fig, path).map_err(|e| CliError::Run(e.to_string()))
 }

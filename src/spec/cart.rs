@@ -23,47 +23,12 @@
 //!
 //! Initial directions that are not unit vectors, or ω not ⊥ q, are rejected (not normalized).
 
-use super::{positive, IntegratorSpec, OutputSpec, PerLink, SpecError};
+use super::{
+    positive, Analysis, InitialSpec, Model, Omega, PerLink, SpecError, SpecFile, Validated,
+};
 use crate::analysis::cart::{parse_signs, LqrWeights};
-use crate::analysis::LyapunovOptions;
-use crate::integrate::Method;
 use crate::model::{CartChain, CartChainParams, CartInput, ModelError};
 use serde::{Deserialize, Serialize};
-
-/// The analysis kinds a cart-chain spec can ask for.
-pub const CART_KINDS: [&str; 4] = ["simulate", "modes", "lyapunov", "control"];
-
-/// Whether a spec (or model file) text describes a cart chain (`[model] kind = "cart-chain"`,
-/// or a bare model table with `kind = "cart-chain"`).
-pub fn is_cart_chain(text: &str) -> bool {
-    let Ok(t) = text.parse::<toml::Table>() else {
-        return false;
-    };
-    let model_kind = t
-        .get("model")
-        .and_then(|m| m.get("kind"))
-        .or_else(|| t.get("kind").filter(|_| !t.contains_key("model")));
-    model_kind.and_then(|k| k.as_str()) == Some("cart-chain")
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CartSpecFile {
-    pub kind: Option<String>,
-    pub title: Option<String>,
-    #[serde(default)]
-    pub model: CartModelSpec,
-    #[serde(default)]
-    pub initial: CartInitialSpec,
-    #[serde(default)]
-    pub integrator: IntegratorSpec,
-    pub simulate: Option<CartSimulateSpec>,
-    pub modes: Option<CartModesSpec>,
-    pub lyapunov: Option<CartLyapunovSpec>,
-    pub control: Option<ControlSpec>,
-    #[serde(default)]
-    pub output: OutputSpec,
-}
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -93,41 +58,6 @@ pub struct InputSpec {
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct CartInitialSpec {
-    pub x: Option<[f64; 2]>,
-    pub v: Option<[f64; 2]>,
-    pub q: Option<Vec<[f64; 3]>>,
-    pub omega: Option<Vec<[f64; 3]>>,
-    pub equilibrium: Option<String>,
-    pub tilt: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CartSimulateSpec {
-    pub t_end: Option<f64>,
-    pub dt_out: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CartModesSpec {
-    /// "hanging" (default), "all", or sign strings ("+-", "inverted", "folded").
-    pub equilibria: Option<Vec<String>>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct CartLyapunovSpec {
-    pub tau: Option<f64>,
-    pub transient: Option<f64>,
-    pub time: Option<f64>,
-    /// Number of exponents (default all 4n + 4, or 4n fixed).
-    pub exponents: Option<usize>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct ControlSpec {
     /// The equilibrium to stabilize (default "inverted").
     pub equilibrium: Option<String>,
@@ -141,56 +71,83 @@ pub struct ControlSpec {
     pub dt_out: Option<f64>,
 }
 
-/// A validated cart-chain analysis.
-#[derive(Debug, Clone)]
-pub enum CartAnalysis {
-    Simulate {
-        t_end: f64,
-        dt_out: f64,
-    },
-    Modes {
-        equilibria: Vec<Vec<f64>>,
-    },
-    Lyapunov(LyapunovOptions),
-    Control {
-        signs: Vec<f64>,
-        weights: LqrWeights,
-        x_ref: [f64; 2],
-        t_end: f64,
-        dt_out: f64,
-    },
+/// The validated `[control]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ControlOptions {
+    /// The equilibrium to stabilize, s_j = ±1.
+    pub signs: Vec<f64>,
+    pub weights: LqrWeights,
+    /// Where the cart should come to rest.
+    pub x_ref: [f64; 2],
+    pub t_end: f64,
+    pub dt_out: f64,
 }
 
-impl CartAnalysis {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            CartAnalysis::Simulate { .. } => "simulate",
-            CartAnalysis::Modes { .. } => "modes",
-            CartAnalysis::Lyapunov(_) => "lyapunov",
-            CartAnalysis::Control { .. } => "control",
-        }
+/// `kind = "control"`: LQR about a vertical equilibrium of a cart chain.
+pub(super) fn validate_control(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
+    let Model::Cart(chain) = model else {
+        unreachable!("control is offered for the cart chain only (Model::kinds)")
+    };
+    let c = file.control.clone().unwrap_or_default();
+    let target = c.equilibrium.as_deref().unwrap_or("inverted");
+    // Without an explicit start, the closed loop starts at the target tilted by 0.05 rad.
+    let mut start = file.initial.clone();
+    if start.q.is_none() {
+        start.equilibrium.get_or_insert_with(|| target.to_string());
+        start.tilt.get_or_insert(0.05);
     }
+    let signs = parse_signs(target, chain.links())
+        .map_err(|e| SpecError::new("control.equilibrium", e.to_string()))?;
+    if !chain.free() {
+        return Err(SpecError::new(
+            "model.fixed",
+            "control needs a moving cart (give cart_mass, not fixed = true)",
+        ));
+    }
+    if !matches!(chain.params().input, CartInput::Zero) {
+        return Err(SpecError::new(
+            "model.input",
+            "control computes the input; leave model.input out",
+        ));
+    }
+    let d = LqrWeights::default();
+    let weights = LqrWeights {
+        q_cart: positive("control.q_cart", c.q_cart.unwrap_or(d.q_cart))?,
+        q_angle: positive("control.q_angle", c.q_angle.unwrap_or(d.q_angle))?,
+        q_rate: positive("control.q_rate", c.q_rate.unwrap_or(d.q_rate))?,
+        r: positive("control.r", c.r.unwrap_or(d.r))?,
+    };
+    let t_end = positive("control.t_end", c.t_end.unwrap_or(20.0))?;
+    let dt_out = positive("control.dt_out", c.dt_out.unwrap_or(0.01))?;
+    let x_ref = c.x_ref.unwrap_or([0.0; 2]);
+    if !x_ref.iter().all(|v| v.is_finite()) {
+        return Err(SpecError::new("control.x_ref", "must be finite"));
+    }
+    Ok(Validated {
+        analysis: Analysis::Control(ControlOptions {
+            signs,
+            weights,
+            x_ref,
+            t_end,
+            dt_out,
+        }),
+        x0: start.cart_state(chain)?,
+        method: file.integrator.method(Some(dt_out))?,
+    })
 }
 
-#[derive(Debug, Clone)]
-pub struct CartSpec {
-    pub title: String,
-    pub chain: CartChain,
-    pub x0: Vec<f64>,
-    pub method: Method,
-    pub analysis: CartAnalysis,
-    pub output: OutputSpec,
-    pub text: String,
-}
-
-/// Parses a cart-chain spec; errors name the line and column like [`super::parse`].
-pub fn parse_cart(text: &str, origin: &str) -> Result<CartSpecFile, SpecError> {
-    toml::from_str(text).map_err(|e| super::toml_error(&e, text, origin))
-}
-
-/// Parses a stand-alone cart-chain model table (the fields of a spec's `[model]`).
-pub fn parse_cart_model(text: &str, origin: &str) -> Result<CartModelSpec, SpecError> {
-    toml::from_str(text).map_err(|e| super::toml_error(&e, text, origin))
+/// The title of a cart-chain spec that gives none.
+pub(super) fn default_title(kind: &str, chain: &CartChain) -> String {
+    let n = chain.links();
+    let what = if chain.free() {
+        "on a cart"
+    } else {
+        "on a fixed pivot"
+    };
+    format!(
+        "{kind}: {n} spherical pendulum{} {what}",
+        if n == 1 { "" } else { "s" }
+    )
 }
 
 fn model_error(e: ModelError) -> SpecError {
@@ -278,9 +235,10 @@ impl CartModelSpec {
     }
 }
 
-impl CartInitialSpec {
-    /// The initial state, checked on the manifold (non-unit q and ω not ⊥ q are errors).
-    pub fn state(&self, chain: &CartChain) -> Result<Vec<f64>, SpecError> {
+impl InitialSpec {
+    /// The cart chain's initial state, checked on the manifold (non-unit q and ω not ⊥ q are
+    /// errors).
+    pub fn cart_state(&self, chain: &CartChain) -> Result<Vec<f64>, SpecError> {
         let n = chain.links();
         let x = self.x.unwrap_or([0.0; 2]);
         let v = self.v.unwrap_or([0.0; 2]);
@@ -310,7 +268,17 @@ impl CartInitialSpec {
                         "applies to `equilibrium` only",
                     ));
                 }
-                let w = self.omega.clone().unwrap_or_else(|| vec![[0.0; 3]; n]);
+                let w = match &self.omega {
+                    Some(Omega::Vectors(w)) => w.clone(),
+                    Some(Omega::Rates(r)) if r.is_empty() => vec![],
+                    Some(Omega::Rates(_)) => {
+                        return Err(SpecError::new(
+                            "initial.omega",
+                            "a cart chain takes one angular-velocity vector [x, y, z] per link",
+                        ))
+                    }
+                    None => vec![[0.0; 3]; n],
+                };
                 if w.len() != n {
                     return Err(SpecError::new(
                         "initial.omega",
@@ -345,167 +313,4 @@ impl CartInitialSpec {
         })?;
         Ok(s)
     }
-}
-
-impl CartSpecFile {
-    /// Validates everything before any work starts.
-    pub fn validate(&self, text: &str) -> Result<CartSpec, SpecError> {
-        let kind = self.kind.as_deref().ok_or_else(|| {
-            SpecError::new(
-                "kind",
-                format!("missing (expected {})", CART_KINDS.join(", ")),
-            )
-        })?;
-        for (section, present) in [
-            ("simulate", self.simulate.is_some()),
-            ("modes", self.modes.is_some()),
-            ("lyapunov", self.lyapunov.is_some()),
-            ("control", self.control.is_some()),
-        ] {
-            if present && kind != section {
-                return Err(SpecError::new(
-                    section,
-                    format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
-                ));
-            }
-        }
-        let chain = self.model.build()?;
-        let n = chain.links();
-        let (analysis, dt_out) = match kind {
-            "simulate" => {
-                let s = self.simulate.clone().unwrap_or_default();
-                let t_end = positive("simulate.t_end", s.t_end.unwrap_or(10.0))?;
-                let dt_out = positive("simulate.dt_out", s.dt_out.unwrap_or(0.01))?;
-                (CartAnalysis::Simulate { t_end, dt_out }, Some(dt_out))
-            }
-            "modes" => {
-                let m = self.modes.clone().unwrap_or_default();
-                let words = m.equilibria.unwrap_or_else(|| vec!["hanging".into()]);
-                let mut equilibria = Vec::new();
-                for w in &words {
-                    if w == "all" {
-                        if n > 10 {
-                            return Err(SpecError::new(
-                                "modes.equilibria",
-                                "\"all\" is limited to n <= 10 links (2^n equilibria)",
-                            ));
-                        }
-                        equilibria.extend(crate::analysis::cart::all_signs(n));
-                    } else {
-                        equilibria.push(
-                            parse_signs(w, n)
-                                .map_err(|e| SpecError::new("modes.equilibria", e.to_string()))?,
-                        );
-                    }
-                }
-                (CartAnalysis::Modes { equilibria }, None)
-            }
-            "lyapunov" => {
-                let l = self.lyapunov.clone().unwrap_or_default();
-                let d = LyapunovOptions::default();
-                let dim = chain_dim(&chain);
-                if let Some(k) = l.exponents {
-                    if k == 0 || k > dim {
-                        return Err(SpecError::new(
-                            "lyapunov.exponents",
-                            format!(
-                                "must be between 1 and the phase-space dimension {dim} (got {k})"
-                            ),
-                        ));
-                    }
-                }
-                let transient = l.transient.unwrap_or(d.transient);
-                if !(transient.is_finite() && transient >= 0.0) {
-                    return Err(SpecError::new(
-                        "lyapunov.transient",
-                        "must be finite and >= 0",
-                    ));
-                }
-                let opts = LyapunovOptions {
-                    k: l.exponents,
-                    tau: positive("lyapunov.tau", l.tau.unwrap_or(d.tau))?,
-                    transient,
-                    time: positive("lyapunov.time", l.time.unwrap_or(d.time))?,
-                    ..d
-                };
-                (CartAnalysis::Lyapunov(opts), None)
-            }
-            "control" => {
-                let c = self.control.clone().unwrap_or_default();
-                let signs = parse_signs(c.equilibrium.as_deref().unwrap_or("inverted"), n)
-                    .map_err(|e| SpecError::new("control.equilibrium", e.to_string()))?;
-                if !chain.free() {
-                    return Err(SpecError::new(
-                        "model.fixed",
-                        "control needs a moving cart (give cart_mass, not fixed = true)",
-                    ));
-                }
-                if !matches!(chain.params().input, CartInput::Zero) {
-                    return Err(SpecError::new(
-                        "model.input",
-                        "control computes the input; leave model.input out",
-                    ));
-                }
-                let d = LqrWeights::default();
-                let weights = LqrWeights {
-                    q_cart: positive("control.q_cart", c.q_cart.unwrap_or(d.q_cart))?,
-                    q_angle: positive("control.q_angle", c.q_angle.unwrap_or(d.q_angle))?,
-                    q_rate: positive("control.q_rate", c.q_rate.unwrap_or(d.q_rate))?,
-                    r: positive("control.r", c.r.unwrap_or(d.r))?,
-                };
-                let t_end = positive("control.t_end", c.t_end.unwrap_or(20.0))?;
-                let dt_out = positive("control.dt_out", c.dt_out.unwrap_or(0.01))?;
-                let x_ref = c.x_ref.unwrap_or([0.0; 2]);
-                if !x_ref.iter().all(|v| v.is_finite()) {
-                    return Err(SpecError::new("control.x_ref", "must be finite"));
-                }
-                (
-                    CartAnalysis::Control {
-                        signs,
-                        weights,
-                        x_ref,
-                        t_end,
-                        dt_out,
-                    },
-                    Some(dt_out),
-                )
-            }
-            other => {
-                return Err(SpecError::new(
-                    "kind",
-                    format!(
-                        "unknown analysis kind `{other}` for a cart chain (expected {})",
-                        CART_KINDS.join(", ")
-                    ),
-                ))
-            }
-        };
-        let x0 = self.initial.state(&chain)?;
-        let method = self.integrator.method(dt_out)?;
-        let what = if chain.free() {
-            "on a cart"
-        } else {
-            "on a fixed pivot"
-        };
-        let title = self.title.clone().unwrap_or_else(|| {
-            format!(
-                "{kind}: {n} spherical pendulum{} {what}",
-                if n == 1 { "" } else { "s" }
-            )
-        });
-        Ok(CartSpec {
-            title,
-            chain,
-            x0,
-            method,
-            analysis,
-            output: self.output.clone(),
-            text: text.to_string(),
-        })
-    }
-}
-
-fn chain_dim(c: &CartChain) -> usize {
-    use crate::model::System;
-    c.manifold_dim()
 }

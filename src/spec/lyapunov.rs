@@ -1,6 +1,7 @@
 //! The `[lyapunov]` table.
 
-use super::{positive, SpecError};
+use super::retired::{self, Retired};
+use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use serde::{Deserialize, Serialize};
@@ -48,10 +49,21 @@ pub struct LyapunovSpec {
     pub tau: Option<f64>,
     /// Transient (s) integrated with the logs discarded, default 10.
     pub transient: Option<f64>,
-    /// Averaging time (s) after the transient, default 200 (or give `t_max`).
-    pub time: Option<f64>,
-    /// End time transient + time (s), instead of `time`.
-    pub t_max: Option<f64>,
+    /// End of the run (s): the transient plus the averaging time (default transient + 200).
+    /// SALI/GALI run from 0 to `t_end` (default 200).
+    pub t_end: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "retired::lyapunov_time",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub time: Option<Retired>,
+    #[serde(
+        default,
+        deserialize_with = "retired::t_max_is_t_end",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub t_max: Option<Retired>,
     /// Stopping rule: stop once every standard error is below this (1/s).
     pub tolerance: Option<f64>,
     /// Blocks for the batch-means standard errors (>= 10, default 20).
@@ -101,30 +113,23 @@ impl LyapunovSpec {
                 format!("must be finite and >= 0 (got {transient})"),
             ));
         }
-        let time = match (self.time, self.t_max) {
-            (Some(_), Some(_)) => {
-                return Err(SpecError::new(
-                    "lyapunov.t_max",
-                    "give either `time` or `t_max`, not both",
-                ))
-            }
-            (Some(t), None) => positive("lyapunov.time", t)?,
-            (None, Some(t)) => {
-                let t = positive("lyapunov.t_max", t)?;
+        let time = match self.t_end {
+            Some(t) => {
+                let t = positive("lyapunov.t_end", t)?;
                 if t <= transient {
                     return Err(SpecError::new(
-                        "lyapunov.t_max",
+                        "lyapunov.t_end",
                         format!("must exceed the transient ({t} <= {transient})"),
                     ));
                 }
                 t - transient
             }
-            (None, None) => d.time,
+            None => d.time,
         };
         if time < tau {
             return Err(SpecError::new(
-                "lyapunov.time",
-                format!("is shorter than tau ({time} < {tau})"),
+                "lyapunov.t_end",
+                format!("leaves an averaging time shorter than tau ({time} < {tau})"),
             ));
         }
         if (transient + time) / tau > 1e10 {
@@ -165,12 +170,15 @@ impl LyapunovSpec {
                 LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
             }
             "sali" => {
-                // SALI/GALI have no transient: they run from t = 0 to `time` (or `t_max`).
+                // SALI/GALI have no transient: they run from t = 0 to `t_end`.
                 if self.transient.is_some() {
                     return Err(SpecError::new("lyapunov.transient", "does not apply to estimator = \"sali\""));
                 }
                 let k = k.unwrap_or(2).max(2);
-                let end = self.t_max.unwrap_or(time);
+                let end = match self.t_end {
+                    Some(t) => positive("lyapunov.t_end", t)?,
+                    None => d.time,
+                };
                 LyapunovEstimator::Sali(IndicatorOptions { tau, time: end, k, ..IndicatorOptions::default() })
             }
             other => {
@@ -225,4 +233,54 @@ impl LyapunovSpec {
             ensemble,
         })
     }
+}
+
+/// `kind = "lyapunov"` for either model (the cart chain: the QR spectrum on its manifold).
+pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
+    let (dim, x0) = match model {
+        Model::Planar(chain) => (2 * chain.links(), file.initial.state(chain.links())?),
+        Model::Cart(chain) => {
+            use crate::model::System;
+            (chain.manifold_dim(), file.initial.cart_state(chain)?)
+        }
+    };
+    let spec = file.lyapunov.clone().unwrap_or_default();
+    let run = spec.run(dim)?;
+    if let Model::Cart(_) = model {
+        if run.estimator != LyapunovEstimator::Spectrum {
+            return Err(SpecError::new(
+                "lyapunov.estimator",
+                "the cart chain offers the QR spectrum (estimator = \"spectrum\")",
+            ));
+        }
+        if run.ensemble.is_some() {
+            return Err(SpecError::new(
+                "lyapunov.ensemble",
+                "is offered for the planar chain only",
+            ));
+        }
+    }
+    // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
+    let mut integrator = file.integrator.clone();
+    if integrator.method.is_none() {
+        integrator.method = Some("rk4".into());
+    }
+    let method = integrator.method(None)?;
+    if let Some(dt) = method.fixed_dt() {
+        let q = run.options.tau / dt;
+        if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
+            return Err(SpecError::new(
+                "lyapunov.tau",
+                format!(
+                    "must be a whole multiple of integrator.dt = {dt} (got {})",
+                    run.options.tau
+                ),
+            ));
+        }
+    }
+    Ok(Validated {
+        analysis: Analysis::Lyapunov(run),
+        x0,
+        method,
+    })
 }

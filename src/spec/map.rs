@@ -1,9 +1,11 @@
 //! The `[map]` table.
 
-use super::{positive, InitialSpec, SpecError};
+use super::retired::{self, Retired};
+use super::{positive, Analysis, InitialSpec, SpecError, SpecFile, Validated};
 use crate::analysis::map::{
     FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Shell, Tiling,
 };
+use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -12,12 +14,11 @@ use serde::{Deserialize, Serialize};
 /// ```toml
 /// [map]
 /// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle
-/// width = 512                 # pixels; height defaults to width
+/// resolution = 512            # pixels: W (square) or [W, H]
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
 /// window = [-3.14159, 3.14159, -3.14159, 3.14159]   # x_lo, x_hi, y_lo, y_hi (default [−π, π]²)
-/// t_max = 10.0                # s
-/// dt = 0.01                   # RK4 step (s)
+/// t_end = 10.0                # s
 /// flip = "any"                # flip-time: "any" link, or a link number "1", "2", …
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
@@ -32,18 +33,17 @@ use serde::{Deserialize, Serialize};
 /// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
 /// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
-/// The other coordinates start from `[initial]` (default: all zero, at rest).
+/// The other coordinates start from `[initial]` (default: all zero, at rest). The RK4 step is
+/// `[integrator] dt` (default 0.01 s); a map integrates with RK4 only.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MapSpec {
     pub kind: Option<String>,
-    pub width: Option<usize>,
-    pub height: Option<usize>,
+    pub resolution: Option<Resolution>,
     pub x: Option<String>,
     pub y: Option<String>,
     pub window: Option<Vec<f64>>,
-    pub t_max: Option<f64>,
-    pub dt: Option<f64>,
+    pub t_end: Option<f64>,
     pub flip: Option<String>,
     pub energy_skip: Option<bool>,
     pub tile: Option<usize>,
@@ -57,6 +57,38 @@ pub struct MapSpec {
     pub repeats: Option<u32>,
     pub energy: Option<f64>,
     pub solve: Option<String>,
+    #[serde(
+        default,
+        deserialize_with = "retired::t_max_is_t_end",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub t_max: Option<Retired>,
+    #[serde(
+        default,
+        deserialize_with = "retired::map_dt",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub dt: Option<Retired>,
+    #[serde(
+        default,
+        deserialize_with = "retired::map_size",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub width: Option<Retired>,
+    #[serde(
+        default,
+        deserialize_with = "retired::map_size",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub height: Option<Retired>,
+}
+
+/// Map pixels: `W` (a square) or `[W, H]`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Resolution {
+    Square(usize),
+    Rect([usize; 2]),
 }
 
 /// Largest map edge a spec accepts (the CLI asks for --force well below this).
@@ -146,7 +178,7 @@ impl MapSpec {
                 let q = (period / dt).round();
                 if q < 1.0 || (q * dt - period).abs() > 1e-9 * period {
                     return Err(SpecError::new(
-                        "map.dt",
+                        "integrator.dt",
                         format!(
                             "the drive period 2π/Ω = {period} s must be a whole number of RK4 steps (e.g. dt = {} s)",
                             period / (period / dt).ceil()
@@ -188,20 +220,26 @@ impl MapSpec {
     }
 
     /// Validates the table against the chain; `initial` gives the fixed coordinates.
-    pub fn options(&self, chain: &Chain, initial: &InitialSpec) -> Result<MapOptions, SpecError> {
+    /// `dt` is the RK4 step (`[integrator] dt`, default 0.01 s).
+    pub fn options(
+        &self,
+        chain: &Chain,
+        initial: &InitialSpec,
+        dt: Option<f64>,
+    ) -> Result<MapOptions, SpecError> {
         let n = chain.links();
-        let t_max = positive("map.t_max", self.t_max.unwrap_or(10.0))?;
-        let dt = positive("map.dt", self.dt.unwrap_or(0.01))?;
+        let t_max = positive("map.t_end", self.t_end.unwrap_or(10.0))?;
+        let dt = positive("integrator.dt", dt.unwrap_or(0.01))?;
         if dt > t_max {
             return Err(SpecError::new(
-                "map.dt",
-                format!("is longer than t_max ({dt} > {t_max})"),
+                "integrator.dt",
+                format!("is longer than t_end ({dt} > {t_max})"),
             ));
         }
         let steps = (t_max / dt).round();
         if steps > f64::from(i32::MAX) {
             return Err(SpecError::new(
-                "map.t_max",
+                "map.t_end",
                 format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
             ));
         }
@@ -320,12 +358,15 @@ impl MapSpec {
                 ));
             }
         }
-        let width = self.width.unwrap_or(256);
-        let height = self.height.unwrap_or(width);
-        for (field, v) in [("map.width", width), ("map.height", height)] {
+        let (width, height) = match self.resolution {
+            None => (256, 256),
+            Some(Resolution::Square(w)) => (w, w),
+            Some(Resolution::Rect([w, h])) => (w, h),
+        };
+        for v in [width, height] {
             if v == 0 || v > MAP_MAX_EDGE {
                 return Err(SpecError::new(
-                    field,
+                    "map.resolution",
                     format!("must be between 1 and {MAP_MAX_EDGE} pixels (got {v})"),
                 ));
             }
@@ -464,4 +505,37 @@ impl MapSpec {
             kernel,
         })
     }
+}
+
+/// `kind = "map"`: a grid of initial conditions, each integrated by RK4 with `[integrator] dt`.
+pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+    let integ = &file.integrator;
+    if let Some(m) = integ.method.as_deref().filter(|m| *m != "rk4") {
+        return Err(SpecError::new(
+            "integrator.method",
+            format!("a map integrates with rk4 (got `{m}`)"),
+        ));
+    }
+    let only_dt = super::IntegratorSpec {
+        method: integ.method.clone(),
+        dt: integ.dt,
+        ..Default::default()
+    };
+    if *integ != only_dt {
+        return Err(SpecError::new(
+            "integrator",
+            "a map uses RK4 with a fixed step: give only `dt` (and method = \"rk4\")",
+        ));
+    }
+    let opts = file
+        .map
+        .clone()
+        .unwrap_or_default()
+        .options(chain, &file.initial, integ.dt)?;
+    let (x0, dt) = (opts.grid.base.clone(), opts.dt);
+    Ok(Validated {
+        analysis: Analysis::Map(opts),
+        x0,
+        method: Method::Rk4 { dt },
+    })
 }

@@ -37,9 +37,10 @@
 
 use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::SimulateOptions;
+use crate::analysis::poincare::PoincareOptions;
+use crate::analysis::{AnimateOptions, SimulateOptions};
 use crate::integrate::Method;
-use crate::model::Chain;
+use crate::model::{CartChain, Chain};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use thiserror::Error;
@@ -51,18 +52,24 @@ mod map;
 mod model;
 mod modes;
 mod poincare;
+mod retired;
+mod simulate;
 mod visual;
 
+pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
-pub use map::{MapSpec, MAP_MAX_EDGE};
+pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
 pub use model::{
-    DampingSpec, DriveSpec, HarmonicSpec, InitialSpec, LinkSpec, ModelSpec, PerLink, PivotSpec,
+    DampingSpec, DriveSpec, HarmonicSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega,
+    PerLink, PivotSpec,
 };
 pub use modes::{EquilibriaSpec, ModesSpec};
 pub use poincare::{OneOrMany, PoincareSpec};
+pub use simulate::SimulateSpec;
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
+/// A bad value in a spec or on the command line; `field` is the spec path of the value.
 #[derive(Debug, Error, Clone, PartialEq)]
 #[error("{field}: {message}")]
 pub struct SpecError {
@@ -79,15 +86,16 @@ impl SpecError {
     }
 }
 
-/// A spec file as written.
+/// A spec file as written: every table of every analysis kind and model; [`SpecFile::validate`]
+/// refuses the tables and fields that do not apply to the spec's kind and model.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
-    /// The analysis: `simulate` (later issues add more kinds).
+    /// The analysis: one of [`KINDS`].
     pub kind: Option<String>,
     pub title: Option<String>,
     #[serde(default)]
-    pub model: ModelSpec,
+    pub model: ModelFile,
     #[serde(default)]
     pub initial: InitialSpec,
     #[serde(default)]
@@ -98,17 +106,11 @@ pub struct SpecFile {
     pub poincare: Option<PoincareSpec>,
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
+    pub control: Option<ControlSpec>,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     #[serde(default)]
     pub output: OutputSpec,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct SimulateSpec {
-    pub t_end: Option<f64>,
-    pub dt_out: Option<f64>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -120,14 +122,56 @@ pub struct OutputSpec {
     pub plot: Option<PathBuf>,
 }
 
+/// The validated model: what evolves. A third model is a third variant here and in
+/// [`ModelFile`]; the CLI does not change.
+#[derive(Debug, Clone)]
+pub enum Model {
+    /// Planar chain of general links (angles from the downward vertical).
+    Planar(Chain),
+    /// Chain of spherical pendulums on a cart, on (S²)ⁿ × R².
+    Cart(CartChain),
+}
+
+impl Model {
+    /// The model's name in specs (`[model] kind`) and files.
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Model::Planar(_) => "planar-chain",
+            Model::Cart(_) => "cart-chain",
+        }
+    }
+    /// The analysis kinds this model supports.
+    pub fn kinds(&self) -> &'static [&'static str] {
+        match self {
+            Model::Planar(_) => &[
+                "simulate", "modes", "lyapunov", "poincare", "map", "animate",
+            ],
+            Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
+        }
+    }
+    /// The planar chain, for the analyses only it supports.
+    pub fn planar(&self) -> Option<&Chain> {
+        match self {
+            Model::Planar(c) => Some(c),
+            Model::Cart(_) => None,
+        }
+    }
+    pub fn links(&self) -> usize {
+        match self {
+            Model::Planar(c) => c.links(),
+            Model::Cart(c) => c.links(),
+        }
+    }
+}
+
 /// A validated analysis.
 #[derive(Debug, Clone)]
 pub struct Spec {
     pub title: String,
-    pub chain: Chain,
-    /// Preset name or "custom", for titles and attributes.
+    pub model: Model,
+    /// Preset name, "custom" or "cart-chain", for titles and attributes.
     pub model_name: String,
-    /// Initial state (θ, θ̇).
+    /// Initial state in the model's coordinates (planar: (θ, θ̇)).
     pub x0: Vec<f64>,
     pub method: Method,
     pub analysis: Analysis,
@@ -144,12 +188,11 @@ pub enum Analysis {
     Simulate(SimulateOptions),
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
-    Poincare(crate::analysis::poincare::PoincareOptions),
+    Poincare(PoincareOptions),
     Map(MapOptions),
-    Animate(crate::analysis::AnimateOptions),
+    Animate(AnimateOptions),
+    Control(ControlOptions),
 }
-
-/// Which Lyapunov estimator, with its options.
 
 impl Analysis {
     pub fn kind(&self) -> &'static str {
@@ -160,11 +203,17 @@ impl Analysis {
             Analysis::Poincare(_) => "poincare",
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",
+            Analysis::Control(_) => "control",
         }
     }
 }
 
-/// The `[modes]` table.
+/// What one analysis table validates into.
+struct Validated {
+    analysis: Analysis,
+    x0: Vec<f64>,
+    method: Method,
+}
 
 /// Parses TOML text; the error is one line with the line:column of the problem.
 pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
@@ -172,7 +221,7 @@ pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
 }
 
 /// Parses a stand-alone model file (the `[model]` table's fields at top level).
-pub fn parse_model(text: &str, origin: &str) -> Result<ModelSpec, SpecError> {
+pub fn parse_model(text: &str, origin: &str) -> Result<ModelFile, SpecError> {
     toml::from_str(text).map_err(|e| toml_error(&e, text, origin))
 }
 
@@ -201,215 +250,90 @@ fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
     }
 }
 
-/// The analysis kinds a spec can ask for.
-pub const KINDS: [&str; 6] = [
-    "simulate", "modes", "lyapunov", "poincare", "map", "animate",
+/// A figure path must name a format [`crate::plot::Format`] draws (.png or .svg).
+pub fn figure_format(field: &str, p: &std::path::Path) -> Result<crate::plot::Format, SpecError> {
+    crate::plot::Format::from_path(p)
+        .map_err(|_| SpecError::new(field, format!("`{}` must end in .png or .svg", p.display())))
+}
+
+/// Fields that stand for one another: an override of one (a flag) removes the others.
+pub const ALTERNATIVES: &[&[&str]] = &[
+    &["initial.theta", "initial.theta_deg"],
+    &["model.preset", "model.link"],
+    &["integrator.dt", "integrator.substeps"],
+    &["poincare.energy", "poincare.energy_fraction"],
+    &["poincare.section", "poincare.normal"],
+    &["poincare.grid", "poincare.random"],
+];
+
+/// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]).
+pub const KINDS: [&str; 7] = [
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control",
 ];
 
 impl SpecFile {
-    /// Checks every value and builds the analysis.
-    pub fn validate(&self) -> Result<Spec, SpecError> {
-        let kind = self.kind.as_deref().ok_or_else(|| {
-            SpecError::new(
-                "kind",
-                "missing: the analysis to run (simulate, modes, lyapunov, poincare, map or animate)",
-            )
-        })?;
-        let (chain, model_name) = self.model.build()?;
-        for (section, present) in [
+    /// Which analysis tables are present, by kind.
+    fn sections(&self) -> [(&'static str, bool); 7] {
+        [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("poincare", self.poincare.is_some()),
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
-        ] {
-            if present && kind != section && KINDS.contains(&kind) {
+            ("control", self.control.is_some()),
+        ]
+    }
+
+    /// Checks every value and builds the analysis: the one validator of files and flags.
+    pub fn validate(&self) -> Result<Spec, SpecError> {
+        let kind = self.kind.as_deref().ok_or_else(|| {
+            SpecError::new(
+                "kind",
+                format!("missing: the analysis to run ({})", KINDS.join(", ")),
+            )
+        })?;
+        if !KINDS.contains(&kind) {
+            return Err(SpecError::new(
+                "kind",
+                format!(
+                    "unknown analysis kind `{kind}` (expected {})",
+                    KINDS.join(", ")
+                ),
+            ));
+        }
+        for (section, present) in self.sections() {
+            if present && kind != section {
                 return Err(SpecError::new(
                     section,
                     format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
                 ));
             }
         }
-        let (analysis, x0, method) = match kind {
-            "simulate" => {
-                let x0 = self.initial.state(chain.links())?;
-                let s = self.simulate.clone().unwrap_or_default();
-                let t_end = s
-                    .t_end
-                    .ok_or_else(|| SpecError::new("simulate.t_end", "missing"))?;
-                let t_end = positive("simulate.t_end", t_end)?;
-                let dt_out = positive("simulate.dt_out", s.dt_out.unwrap_or(0.01))?;
-                if dt_out > t_end {
-                    return Err(SpecError::new(
-                        "simulate.dt_out",
-                        format!("is longer than t_end ({dt_out} > {t_end})"),
-                    ));
+        let (model, model_name) = self.model.build()?;
+        if !model.kinds().contains(&kind) {
+            return Err(SpecError::new(
+                "kind",
+                format!(
+                    "`{kind}` is not offered for the {} model (expected {})",
+                    model.kind(),
+                    model.kinds().join(", ")
+                ),
+            ));
+        }
+        self.initial.check_model(&model)?;
+        let v = match kind {
+            "simulate" => simulate::validate(self, &model)?,
+            "modes" => modes::validate(self, &model)?,
+            "lyapunov" => lyapunov::validate(self, &model)?,
+            "control" => cart::validate_control(self, &model)?,
+            planar_only => {
+                let chain = model.planar().expect("checked by Model::kinds");
+                match planar_only {
+                    "poincare" => poincare::validate(self, chain)?,
+                    "map" => map::validate(self, chain)?,
+                    _ => visual::validate_animate(self, chain)?,
                 }
-                let samples = t_end / dt_out;
-                if samples > 1e8 {
-                    return Err(SpecError::new(
-                        "simulate.dt_out",
-                        format!("would store {samples:.3e} samples; the limit is 1e8"),
-                    ));
-                }
-                let method = self.integrator.method(Some(dt_out))?;
-                if let Some(dt) = method.fixed_dt() {
-                    if dt > t_end {
-                        return Err(SpecError::new(
-                            "integrator.dt",
-                            format!("is longer than t_end ({dt} > {t_end})"),
-                        ));
-                    }
-                }
-                (
-                    Analysis::Simulate(SimulateOptions { t_end, dt_out }),
-                    x0,
-                    method,
-                )
-            }
-            "modes" => {
-                if !chain.params().drive.is_none() {
-                    return Err(SpecError::new(
-                        "model.drive",
-                        "modes are computed for the unforced chain: remove the drive",
-                    ));
-                }
-                if self.initial != InitialSpec::default() {
-                    return Err(SpecError::new(
-                        "initial",
-                        "a modes analysis starts from the equilibria, not an initial state",
-                    ));
-                }
-                if self.integrator != IntegratorSpec::default() {
-                    return Err(SpecError::new(
-                        "integrator",
-                        "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
-                    ));
-                }
-                let opts = self.modes.clone().unwrap_or_default().options(&chain)?;
-                let tol = 1e-12;
-                let method = Method::Dop853 {
-                    rtol: tol,
-                    atol: tol,
-                    h_max: f64::INFINITY,
-                };
-                (Analysis::Modes(opts), vec![], method)
-            }
-            "lyapunov" => {
-                let x0 = self.initial.state(chain.links())?;
-                let run = self
-                    .lyapunov
-                    .clone()
-                    .unwrap_or_default()
-                    .run(2 * chain.links())?;
-                // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
-                let mut integrator = self.integrator.clone();
-                if integrator.method.is_none() {
-                    integrator.method = Some("rk4".into());
-                }
-                let method = integrator.method(None)?;
-                if let Some(dt) = method.fixed_dt() {
-                    let q = run.options.tau / dt;
-                    if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
-                        return Err(SpecError::new(
-                            "lyapunov.tau",
-                            format!(
-                                "must be a whole multiple of integrator.dt = {dt} (got {})",
-                                run.options.tau
-                            ),
-                        ));
-                    }
-                }
-                (Analysis::Lyapunov(run), x0, method)
-            }
-            "poincare" => {
-                let initial = if self.initial == InitialSpec::default() {
-                    None
-                } else {
-                    Some(self.initial.state(chain.links())?)
-                };
-                if !matches!(self.integrator.method.as_deref(), None | Some("dop853")) {
-                    return Err(SpecError::new(
-                        "integrator.method",
-                        "Poincaré sections are located on DOP853's dense output: use dop853",
-                    ));
-                }
-                let mut integ = self.integrator.clone();
-                integ.rtol = integ.rtol.or(Some(1e-12));
-                integ.atol = integ.atol.or(Some(1e-12));
-                let method = integ.method(None)?;
-                let mut opts = self
-                    .poincare
-                    .clone()
-                    .unwrap_or_default()
-                    .options(&chain, initial.clone())?;
-                if let Method::Dop853 { rtol, atol, h_max } = method {
-                    opts.orbit.rtol = rtol;
-                    opts.orbit.atol = atol;
-                    opts.orbit.h_max = h_max;
-                }
-                (
-                    Analysis::Poincare(opts),
-                    initial.unwrap_or_default(),
-                    method,
-                )
-            }
-            "map" => {
-                if self.integrator != IntegratorSpec::default() {
-                    return Err(SpecError::new(
-                        "integrator",
-                        "a map uses RK4 with map.dt; remove [integrator]",
-                    ));
-                }
-                let opts = self
-                    .map
-                    .clone()
-                    .unwrap_or_default()
-                    .options(&chain, &self.initial)?;
-                let (x0, dt) = (opts.grid.base.clone(), opts.dt);
-                (Analysis::Map(opts), x0, Method::Rk4 { dt })
-            }
-            "animate" => {
-                let x0 = self.initial.state(chain.links())?;
-                let opts = self
-                    .animate
-                    .clone()
-                    .unwrap_or_default()
-                    .options(chain.links())?;
-                // Seed 002's engine: RK4 with S sub-steps per frame unless the spec asks for
-                // the adaptive method; the step comes from [animate], not from [integrator].
-                let mut integ = self.integrator.clone();
-                if integ.dt.is_some() || integ.substeps.is_some() {
-                    return Err(SpecError::new(
-                        "integrator.dt",
-                        "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
-                    ));
-                }
-                let method = match integ.method.as_deref() {
-                    None | Some("rk4") => {
-                        integ.method = Some("rk4".into());
-                        integ.dt = Some(opts.sample_dt());
-                        integ.method(None)?
-                    }
-                    Some("dop853") => integ.method(None)?,
-                    Some(other) => {
-                        return Err(SpecError::new(
-                            "integrator.method",
-                            format!("an animation uses rk4 or dop853 (got `{other}`)"),
-                        ))
-                    }
-                };
-                (Analysis::Animate(opts), x0, method)
-            }
-            other => {
-                return Err(SpecError::new(
-                    "kind",
-                    format!(
-                        "unknown analysis kind `{other}` (expected {})",
-                        KINDS.join(", ")
-                    ),
-                ))
             }
         };
         for (field, p) in [
@@ -423,38 +347,33 @@ impl SpecFile {
             }
         }
         if let Some(p) = &self.output.plot {
-            match p.extension().and_then(|e| e.to_str()) {
-                Some("png") | Some("svg") => {}
-                _ => {
-                    return Err(SpecError::new(
-                        "output.plot",
-                        format!("`{}` must end in .png or .svg", p.display()),
-                    ))
-                }
-            }
+            figure_format("output.plot", p)?;
         }
         let figures = match &self.figures {
             None => Figures::default(),
-            Some(_) if !matches!(kind, "simulate" | "animate") => {
+            Some(_) if !matches!(kind, "simulate" | "animate") || model.planar().is_none() => {
                 return Err(SpecError::new(
                     "figures",
-                    format!("still figures are drawn by simulate and animate, not {kind}"),
+                    format!(
+                        "still figures are drawn by simulate and animate of a planar chain, not {kind} of the {} model",
+                        model.kind()
+                    ),
                 ))
             }
-            Some(f) => f.figures(chain.links())?,
+            Some(f) => f.figures(model.links())?,
         };
-        let title = self
-            .title
-            .clone()
-            .unwrap_or_else(|| format!("{kind}: {model_name} chain"));
+        let title = self.title.clone().unwrap_or_else(|| match &model {
+            Model::Planar(_) => format!("{kind}: {model_name} chain"),
+            Model::Cart(c) => cart::default_title(kind, c),
+        });
         Ok(Spec {
             figures,
             title,
-            chain,
+            model,
             model_name,
-            x0,
-            method,
-            analysis,
+            x0: v.x0,
+            method: v.method,
+            analysis: v.analysis,
             output: self.output.clone(),
             text: toml::to_string(self).unwrap_or_default(),
         })
@@ -474,7 +393,7 @@ mod tests {
     #[test]
     fn minimal_spec_validates() {
         let s = spec(OK).unwrap();
-        assert_eq!(s.chain.links(), 2);
+        assert_eq!(s.model.links(), 2);
         assert_eq!(s.x0, vec![2.0, 2.0, 0.0, 0.0]);
         assert!(matches!(s.method, Method::Dop853 { .. }));
     }

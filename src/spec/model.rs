@@ -1,6 +1,7 @@
 //! The `[model]` table of a planar chain and the `[initial]` state.
 
-use super::SpecError;
+use super::cart::CartModelSpec;
+use super::{Model, SpecError};
 use crate::model::{
     Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion,
 };
@@ -10,6 +11,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct ModelSpec {
+    /// `planar-chain` (the default when absent).
+    pub kind: Option<String>,
     pub preset: Option<String>,
     /// Number of links for the `chain` and `rods` presets.
     pub links: Option<usize>,
@@ -85,6 +88,9 @@ pub struct PivotSpec {
     pub phase: f64,
 }
 
+/// The `[initial]` table. Planar chains take angles (`theta` or `theta_deg`) and rates (`omega`);
+/// the cart chain takes unit directions `q` with `omega` vectors ⊥ q, or an `equilibrium` with a
+/// `tilt`, and the cart's `x`, `v`. [`InitialSpec::check_model`] refuses the other model's fields.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct InitialSpec {
@@ -92,8 +98,84 @@ pub struct InitialSpec {
     pub theta: Option<Vec<f64>>,
     /// Angles in degrees (alternative to `theta`).
     pub theta_deg: Option<Vec<f64>>,
-    /// Angular velocities (rad/s); default 0.
-    pub omega: Option<Vec<f64>>,
+    /// Angular velocities: rad/s per link (planar, default 0), or 3-vectors (cart chain).
+    pub omega: Option<Omega>,
+    /// Cart position and velocity (m, m/s).
+    pub x: Option<[f64; 2]>,
+    pub v: Option<[f64; 2]>,
+    /// Link directions (unit vectors), cart chain.
+    pub q: Option<Vec<[f64; 3]>>,
+    /// An equilibrium (`hanging`, `inverted`, `folded`, signs) to start from, cart chain.
+    pub equilibrium: Option<String>,
+    /// Tilt (rad) of every link away from `equilibrium`.
+    pub tilt: Option<f64>,
+}
+
+/// Angular velocities: one rate per planar link, or one vector per spherical link.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Omega {
+    Rates(Vec<f64>),
+    Vectors(Vec<[f64; 3]>),
+}
+
+/// The `[model]` table of either model, told apart by `kind` (absent: a planar chain).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ModelFile {
+    Planar(ModelSpec),
+    Cart(CartModelSpec),
+}
+
+impl Default for ModelFile {
+    fn default() -> Self {
+        ModelFile::Planar(ModelSpec::default())
+    }
+}
+
+impl Serialize for ModelFile {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            ModelFile::Planar(m) => m.serialize(s),
+            ModelFile::Cart(m) => m.serialize(s),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for ModelFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error;
+        let table = toml::Table::deserialize(d)?;
+        let kind = table
+            .get("kind")
+            .map(|k| k.as_str().unwrap_or("?").to_string());
+        let value = toml::Value::Table(table);
+        match kind.as_deref() {
+            None | Some(PLANAR) => value.try_into().map(ModelFile::Planar),
+            Some(CART) => value.try_into().map(ModelFile::Cart),
+            Some(other) => {
+                return Err(D::Error::custom(format!(
+                    "unknown model kind `{other}` (expected {PLANAR} or {CART})"
+                )))
+            }
+        }
+        .map_err(|e| D::Error::custom(e.message().split_whitespace().collect::<Vec<_>>().join(" ")))
+    }
+}
+
+const PLANAR: &str = "planar-chain";
+const CART: &str = "cart-chain";
+
+impl ModelFile {
+    /// Builds and validates the model; returns it with a short name for titles.
+    pub fn build(&self) -> Result<(Model, String), SpecError> {
+        match self {
+            ModelFile::Planar(m) => {
+                let (chain, name) = m.build()?;
+                Ok((Model::Planar(chain), name))
+            }
+            ModelFile::Cart(m) => Ok((Model::Cart(m.build()?), CART.to_string())),
+        }
+    }
 }
 
 impl ModelSpec {
@@ -256,6 +338,41 @@ impl LinkSpec {
 }
 
 impl InitialSpec {
+    /// True when nothing is given.
+    pub fn is_empty(&self) -> bool {
+        *self == InitialSpec::default()
+    }
+
+    /// Refuses the fields of the other model, naming the field.
+    pub fn check_model(&self, model: &Model) -> Result<(), SpecError> {
+        let (foreign, owner): (&[(&str, bool)], &str) = match model {
+            Model::Planar(_) => (
+                &[
+                    ("x", self.x.is_some()),
+                    ("v", self.v.is_some()),
+                    ("q", self.q.is_some()),
+                    ("equilibrium", self.equilibrium.is_some()),
+                    ("tilt", self.tilt.is_some()),
+                ],
+                CART,
+            ),
+            Model::Cart(_) => (
+                &[
+                    ("theta", self.theta.is_some()),
+                    ("theta_deg", self.theta_deg.is_some()),
+                ],
+                PLANAR,
+            ),
+        };
+        match foreign.iter().find(|(_, set)| *set) {
+            Some((name, _)) => Err(SpecError::new(
+                format!("initial.{name}"),
+                format!("applies to the {owner} model, not the {} one", model.kind()),
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// The initial state (θ, θ̇) for a chain of `n` links.
     pub fn state(&self, n: usize) -> Result<Vec<f64>, SpecError> {
         let theta = match (&self.theta, &self.theta_deg) {
@@ -285,7 +402,16 @@ impl InitialSpec {
                 format!("has {} values but the chain has {n} links", theta.len()),
             ));
         }
-        let omega = self.omega.clone().unwrap_or_else(|| vec![0.0; n]);
+        let omega = match &self.omega {
+            Some(Omega::Rates(w)) => w.clone(),
+            Some(Omega::Vectors(_)) => {
+                return Err(SpecError::new(
+                    "initial.omega",
+                    "a planar chain takes one rate (rad/s) per link",
+                ))
+            }
+            None => vec![0.0; n],
+        };
         if omega.len() != n {
             return Err(SpecError::new(
                 "initial.omega",

@@ -1,7 +1,9 @@
 //! The `[modes]` table.
 
-use super::{positive, SpecError};
+use super::{positive, Analysis, IntegratorSpec, Model, SpecError, SpecFile, Validated};
+use crate::analysis::cart::parse_signs;
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
+use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -99,6 +101,98 @@ impl ModesSpec {
             equilibria,
             check: self.check.unwrap_or(true),
             nonlinear,
+        })
+    }
+}
+
+/// `kind = "modes"`: equilibria and small oscillations of either model.
+pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
+    if !file.initial.is_empty() {
+        return Err(SpecError::new(
+            "initial",
+            "a modes analysis starts from the equilibria, not an initial state",
+        ));
+    }
+    if file.integrator != IntegratorSpec::default() {
+        return Err(SpecError::new(
+            "integrator",
+            "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
+        ));
+    }
+    let spec = file.modes.clone().unwrap_or_default();
+    let opts = match model {
+        Model::Planar(chain) => {
+            if !chain.params().drive.is_none() {
+                return Err(SpecError::new(
+                    "model.drive",
+                    "modes are computed for the unforced chain: remove the drive",
+                ));
+            }
+            spec.options(chain)?
+        }
+        Model::Cart(chain) => spec.cart_options(chain.links())?,
+    };
+    let tol = 1e-12;
+    Ok(Validated {
+        analysis: Analysis::Modes(opts),
+        x0: vec![],
+        method: Method::Dop853 {
+            rtol: tol,
+            atol: tol,
+            h_max: f64::INFINITY,
+        },
+    })
+}
+
+impl ModesSpec {
+    /// The cart chain's equilibria (sign strings or `hanging`, `inverted`, `folded`, `all`); its
+    /// modes have no closed-form check or nonlinear verification.
+    fn cart_options(&self, n: usize) -> Result<ModesOptions, SpecError> {
+        for (f, set) in [
+            ("check", self.check.is_some()),
+            ("verify_nonlinear", self.verify_nonlinear.is_some()),
+            ("amplitude", self.amplitude.is_some()),
+            ("periods", self.periods.is_some()),
+            ("amplitudes", self.amplitudes.is_some()),
+        ] {
+            if set {
+                return Err(SpecError::new(
+                    format!("modes.{f}"),
+                    "applies to the planar-chain model, not the cart-chain one",
+                ));
+            }
+        }
+        let words = match &self.equilibria {
+            None => vec!["hanging".to_string()],
+            Some(EquilibriaSpec::Word(w)) => vec![w.clone()],
+            Some(EquilibriaSpec::List(v)) => v.clone(),
+        };
+        let mut signs = Vec::new();
+        for w in &words {
+            if w == "all" {
+                if n > 10 {
+                    return Err(SpecError::new(
+                        "modes.equilibria",
+                        "\"all\" is limited to n <= 10 links (2^n equilibria)",
+                    ));
+                }
+                signs.extend(crate::analysis::cart::all_signs(n));
+            } else {
+                signs.push(
+                    parse_signs(w, n)
+                        .map_err(|e| SpecError::new("modes.equilibria", e.to_string()))?,
+                );
+            }
+        }
+        Ok(ModesOptions {
+            equilibria: signs
+                .into_iter()
+                .map(|s| Equilibrium {
+                    signs: s.iter().map(|&v| if v < 0.0 { -1 } else { 1 }).collect(),
+                })
+                .collect(),
+            check: false,
+            nonlinear: None,
         })
     }
 }

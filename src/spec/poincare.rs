@@ -1,6 +1,8 @@
 //! The `[poincare]` table.
 
-use super::{positive, SpecError};
+use super::retired::{self, Retired};
+use super::{positive, Analysis, SpecError, SpecFile, Validated};
+use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -54,7 +56,13 @@ pub struct PoincareSpec {
     pub speed_range: Option<Vec<f64>>,
     /// Crossings per orbit (default 300) and time limit per orbit (s, default 5000).
     pub crossings: Option<usize>,
-    pub t_max: Option<f64>,
+    pub t_end: Option<f64>,
+    #[serde(
+        default,
+        deserialize_with = "retired::t_max_is_t_end",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub t_max: Option<Retired>,
     /// Finite-time Lyapunov exponent per orbit, and the chaotic threshold (1/s, default 0.05).
     pub lyapunov: Option<bool>,
     pub chaos_threshold: Option<f64>,
@@ -349,7 +357,7 @@ impl PoincareSpec {
                 format!("must be 1..1e7 (got {crossings})"),
             ));
         }
-        let t_max = positive(&f("t_max"), self.t_max.unwrap_or(5000.0))?;
+        let t_max = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
         let chaos_threshold = self.chaos_threshold.unwrap_or(0.05);
         if !(chaos_threshold.is_finite() && chaos_threshold >= 0.0) {
             return Err(SpecError::new(
@@ -371,4 +379,38 @@ impl PoincareSpec {
             chaos_threshold,
         })
     }
+}
+
+/// `kind = "poincare"`: sections located on DOP853's dense output.
+pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+    let initial = if file.initial.is_empty() {
+        None
+    } else {
+        Some(file.initial.state(chain.links())?)
+    };
+    if !matches!(file.integrator.method.as_deref(), None | Some("dop853")) {
+        return Err(SpecError::new(
+            "integrator.method",
+            "Poincaré sections are located on DOP853's dense output: use dop853",
+        ));
+    }
+    let mut integ = file.integrator.clone();
+    integ.rtol = integ.rtol.or(Some(1e-12));
+    integ.atol = integ.atol.or(Some(1e-12));
+    let method = integ.method(None)?;
+    let mut opts = file
+        .poincare
+        .clone()
+        .unwrap_or_default()
+        .options(chain, initial.clone())?;
+    if let Method::Dop853 { rtol, atol, h_max } = method {
+        opts.orbit.rtol = rtol;
+        opts.orbit.atol = atol;
+        opts.orbit.h_max = h_max;
+    }
+    Ok(Validated {
+        analysis: Analysis::Poincare(opts),
+        x0: initial.unwrap_or_default(),
+        method,
+    })
 }

@@ -1,8 +1,9 @@
 //! The visual lab's spec tables: `[animate]` (kind = "animate") and `[figures]` (the still
 //! figures a `simulate` or `animate` run can draw besides its own).
 
-use super::{positive, SpecError};
+use super::{positive, Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::{AnimateOptions, AnimateStyle};
+use crate::model::Chain;
 use crate::plot::lab::TraceColour;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -203,7 +204,13 @@ pub struct FiguresSpec {
     /// Links of the phase portraits (1-based; default all, up to 6).
     pub phase_links: Option<Vec<usize>>,
     /// The energy budget over time.
-    pub energy: Option<PathBuf>,
+    pub energy_plot: Option<PathBuf>,
+    #[serde(
+        default,
+        deserialize_with = "super::retired::energy_plot",
+        skip_serializing_if = "Option::is_none"
+    )]
+    pub energy: Option<super::retired::Retired>,
 }
 
 /// Validated still figures.
@@ -223,7 +230,7 @@ impl Figures {
         [
             ("figures.spirograph", &self.spirograph),
             ("figures.phase", &self.phase),
-            ("figures.energy", &self.energy),
+            ("figures.energy_plot", &self.energy),
         ]
         .into_iter()
         .filter_map(|(f, p)| p.as_ref().map(|p| (f, p)))
@@ -236,18 +243,10 @@ impl FiguresSpec {
         for (field, p) in [
             ("figures.spirograph", &self.spirograph),
             ("figures.phase", &self.phase),
-            ("figures.energy", &self.energy),
+            ("figures.energy_plot", &self.energy_plot),
         ] {
             if let Some(p) = p {
-                match p.extension().and_then(|e| e.to_str()) {
-                    Some("png") | Some("svg") => {}
-                    _ => {
-                        return Err(SpecError::new(
-                            field,
-                            format!("`{}` must end in .png or .svg", p.display()),
-                        ))
-                    }
-                }
+                super::figure_format(field, p)?;
             }
         }
         let spirograph_link = links(
@@ -286,7 +285,44 @@ impl FiguresSpec {
             spirograph_colour,
             phase: self.phase.clone(),
             phase_links,
-            energy: self.energy.clone(),
+            energy: self.energy_plot.clone(),
         })
     }
+}
+
+/// `kind = "animate"`. Seed 002's engine: RK4 with S sub-steps per frame unless the spec asks
+/// for the adaptive method; the step comes from `[animate]`, not from `[integrator]`.
+pub(super) fn validate_animate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+    let x0 = file.initial.state(chain.links())?;
+    let opts = file
+        .animate
+        .clone()
+        .unwrap_or_default()
+        .options(chain.links())?;
+    let mut integ = file.integrator.clone();
+    if integ.dt.is_some() || integ.substeps.is_some() {
+        return Err(SpecError::new(
+            "integrator.dt",
+            "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
+        ));
+    }
+    let method = match integ.method.as_deref() {
+        None | Some("rk4") => {
+            integ.method = Some("rk4".into());
+            integ.dt = Some(opts.sample_dt());
+            integ.method(None)?
+        }
+        Some("dop853") => integ.method(None)?,
+        Some(other) => {
+            return Err(SpecError::new(
+                "integrator.method",
+                format!("an animation uses rk4 or dop853 (got `{other}`)"),
+            ))
+        }
+    };
+    Ok(Validated {
+        analysis: Analysis::Animate(opts),
+        x0,
+        method,
+    })
 }

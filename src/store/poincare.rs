@@ -189,7 +189,7 @@ pub fn write_poincare(
             what: "the spec is not a Poincaré analysis".into(),
         });
     };
-    let chain = &spec.chain;
+    let chain = spec.model.planar().expect("a planar spec");
     let out = H5Out::create(path, force)?;
     out.provenance(prov)?;
     out.root()?.attr_str("title", &spec.title)?;

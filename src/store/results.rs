@@ -122,7 +122,7 @@ pub fn write_trajectory(
     {
         let g = out.group("trajectory")?;
         g.coord("time", &tr.t, "s", "time")?;
-        link_coord(&g, spec.chain.links())?;
+        link_coord(&g, spec.model.planar().expect("a planar spec").links())?;
         g.var(
             "theta",
             &["time", "link"],
@@ -159,7 +159,8 @@ pub fn write_trajectory(
             "|E - E0 - W| / energy_scale",
         )?;
         // The energy budget the lab's figure draws, so that it can be redrawn from the file.
-        let budget = crate::analysis::EnergyBudget::new(&spec.chain, tr);
+        let budget =
+            crate::analysis::EnergyBudget::new(&spec.model.planar().expect("a planar spec"), tr);
         g.var(
             "kinetic_energy",
             &["time", "link"],
@@ -174,7 +175,7 @@ pub fn write_trajectory(
             "J",
             "gravitational potential energy V",
         )?;
-        write_model(&g, &spec.chain)?;
+        write_model(&g, &spec.model.planar().expect("a planar spec"))?;
         write_method(&g, &tr.method)?;
         g.attr_str("title", &spec.title)?;
         g.attr_str("model", &spec.model_name)?;
@@ -208,7 +209,7 @@ pub fn write_modes(
     result: &ModesResult,
     prov: &Provenance,
 ) -> Result<PathBuf, StoreError> {
-    let n = spec.chain.links();
+    let n = spec.model.planar().expect("a planar spec").links();
     let e = result.equilibria.len();
     let out = H5Out::create(path, force)?;
     out.provenance(prov)?;
@@ -353,7 +354,7 @@ pub fn write_modes(
                 "quality factor |lambda| / (2 decay rate)",
             )?;
         }
-        write_model(&g, &spec.chain)?;
+        write_model(&g, &spec.model.planar().expect("a planar spec"))?;
         g.attr_str("title", &spec.title)?;
         g.attr_str("model", &spec.model_name)?;
         for (i, c) in result.checks.iter().enumerate() {

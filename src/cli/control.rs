@@ -1,0 +1,77 @@
+//! `control`: LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop;
+//! HDF5 (gain, Riccati checks, trajectory, error), the 3-D figure, JSON summary.
+
+use super::output::{report, write_h5, CliError, Common, Outputs};
+use super::progress::Bar;
+use pendula::analysis::cart::{self, closed_loop};
+use pendula::spec::{ControlOptions, Model, Spec};
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::time::Instant;
+
+pub fn run(
+    spec: &Spec,
+    opts: &ControlOptions,
+    outputs: &Outputs,
+    common: &Common,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let Model::Cart(sys) = &spec.model else {
+        unreachable!("control is validated for the cart chain only")
+    };
+    let start = Instant::now();
+    let mut bar = Bar::new("control");
+    let run = closed_loop(
+        sys,
+        &opts.signs,
+        &opts.weights,
+        opts.x_ref,
+        &spec.method,
+        &spec.x0,
+        opts.t_end,
+        opts.dt_out,
+        &mut bar,
+    )
+    .map_err(|e| match e {
+        cart::ClosedLoopError::Design(d) => CliError::Input(d.to_string()),
+        cart::ClosedLoopError::Run(r) => CliError::Run(r.to_string()),
+    })?;
+    if let Some(path) = &outputs.file {
+        let prov = Provenance::now(command_line, &spec.text);
+        write_h5(path, common, spec, &prov, |out| {
+            let g = out.group("lqr")?;
+            store::cart::write_lqr(&g, &run.lqr)?;
+            let g = out.group("trajectory")?;
+            store::cart::write_cart_trajectory(&g, sys, &run.trajectory, &spec.method)?;
+            store::cart::write_closed_loop_error(&g, &run)
+        })?;
+    }
+    if let Some(path) = &outputs.plot {
+        super::simulate::draw_cart(spec, sys, &run.trajectory, path)?;
+    }
+    let slowest = run
+        .lqr
+        .closed_loop
+        .iter()
+        .map(|z| z.0)
+        .fold(f64::MIN, f64::max);
+    let summary = json!({
+        "kind": "control", "model": "cart-chain", "title": spec.title,
+        "equilibrium": run.lqr.equilibrium,
+        "gain": run.lqr.gain,
+        "closed_loop_max_re": slowest,
+        "riccati_residual": run.lqr.riccati_residual,
+        "controllability_margin": run.lqr.controllability_margin,
+        "initial_error": run.error[0],
+        "final_error": run.error.last(),
+        "final_direction_error": run.final_direction_error,
+        "constraint_drift": run.trajectory.constraint_drift,
+        "complete": run.trajectory.complete, "wall_s": start.elapsed().as_secs_f64(),
+    });
+    report(
+        &summary,
+        common.json,
+        outputs.file.is_none() && outputs.plot.is_none(),
+        run.trajectory.complete,
+    )
+}

@@ -1,0 +1,431 @@
+//! Every flag that sets a spec field, declared once with the spec path it sets.
+//!
+//! The table [`FLAGS`] is the one declaration: the commands are built from it ([`args_for`]),
+//! flags override a spec by writing their values at their paths ([`overlay`]), a flag the model
+//! does not take is refused by the spec's own validation (its field is unknown to that model),
+//! and an error about a field that came from a flag names the flag ([`name_flag`]). Adding a
+//! flag is one line here.
+
+use clap::parser::ValueSource;
+use clap::{Arg, ArgAction, ArgMatches};
+use pendula::spec::SpecError;
+use toml::Value;
+
+/// How a flag's text becomes a spec value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Kind {
+    /// A number (f64).
+    Float,
+    /// Comma-separated numbers.
+    Floats,
+    /// A non-negative integer.
+    Int,
+    /// Comma-separated non-negative integers.
+    Ints,
+    /// A word or path.
+    Word,
+    /// Comma-separated words.
+    Words,
+    /// One word, or several comma-separated (a list).
+    WordOrWords,
+    /// An integer, or a word (`--exponents 3|all`).
+    IntOrWord,
+    /// `W` or `WxH` pixels: an integer or `[W, H]`.
+    Resolution,
+    /// A switch that sets the field to this value when given.
+    Switch(bool),
+    /// `--flag` (true) or `--flag=BOOL`.
+    Bool,
+}
+
+/// One flag: `--long`, the spec path it sets (`@` stands for the command's own table, so
+/// `@.t_end` is `simulate.t_end` under `simulate` and `map.t_end` under `map`), how its value
+/// is read, its help, and the commands that take it.
+pub struct Flag {
+    pub long: &'static str,
+    pub path: &'static str,
+    pub kind: Kind,
+    pub value_name: &'static str,
+    pub help: &'static str,
+    pub commands: &'static [&'static str],
+}
+
+const SIM: &str = "simulate";
+const MODES: &str = "modes";
+const LYAP: &str = "lyapunov";
+const POIN: &str = "poincare";
+const MAP: &str = "map";
+const ANIM: &str = "animate";
+const CTRL: &str = "control";
+
+/// The commands that take a model.
+const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL];
+/// The commands that start from an initial state given by flags.
+const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM];
+
+macro_rules! flags {
+    ($($long:literal => $path:literal, $kind:expr, $vn:literal, $help:literal, $on:expr;)*) => {
+        /// The spec flags, in the order `--help` lists them.
+        pub const FLAGS: &[Flag] = &[$(Flag {
+            long: $long,
+            path: $path,
+            kind: $kind,
+            value_name: $vn,
+            help: $help,
+            commands: $on,
+        }),*];
+    };
+}
+
+use Kind::*;
+
+flags! {
+    // The model.
+    "preset" => "model.preset", Word, "simple|double|triple|chain|rods", "Model preset (default double)", MODELLED;
+    "links" => "model.links", Int, "N", "Number of links (chain and rods presets; the cart chain)", MODELLED;
+    "length" => "model.length", Float, "M", "Link length (m) of a preset", MODELLED;
+    "mass" => "model.mass", Float, "KG", "Link mass (kg) of a preset", MODELLED;
+    "gravity" => "model.gravity", Float, "G", "Gravity (m/s²)", MODELLED;
+    // The initial state.
+    "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
+    "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM];
+    "omega" => "initial.omega", Floats, "ω1,ω2,…", "Initial angular velocities (rad/s), default 0", STARTED;
+    "tilt" => "initial.tilt", Float, "RAD", "Start tilted from the equilibrium by this angle (rad) per link (default 0.05)", &[CTRL];
+    // The integrator.
+    "method" => "integrator.method", Word, "rk4|dop853|gauss", "Integrator", &[SIM, LYAP, ANIM];
+    "dt" => "integrator.dt", Float, "S", "Fixed step of rk4 and gauss (s)", &[SIM, LYAP, MAP];
+    "substeps" => "integrator.substeps", Int, "S", "Steps per output sample for rk4 and gauss (instead of --dt)", &[SIM];
+    "rtol" => "integrator.rtol", Float, "TOL", "Relative tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL];
+    "atol" => "integrator.atol", Float, "TOL", "Absolute tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL];
+    "h-max" => "integrator.h_max", Float, "S", "Largest step of dop853 (s)", &[SIM, LYAP, POIN];
+    // The end of a run and its sampling.
+    "t-end" => "@.t_end", Float, "S", "End of the run (s); for lyapunov the transient plus the averaging time", &[SIM, LYAP, POIN, MAP, CTRL];
+    "dt-out" => "@.dt_out", Float, "S", "Sampling interval (s), default 0.01", &[SIM, CTRL];
+    // modes
+    "equilibria" => "modes.equilibria", WordOrWords, "hanging|all|+-…", "Equilibria: hanging (default), all, or sign strings like +-+ (comma-separated)", &[MODES];
+    "check" => "modes.check", Bool, "BOOL", "Compare with the small-angle closed forms (on by default; --check=false to skip)", &[MODES];
+    "verify-nonlinear" => "modes.verify_nonlinear", Switch(true), "", "Start the nonlinear model in each mode and measure its frequency", &[MODES];
+    "amplitude" => "modes.amplitude", Float, "RAD", "Release amplitude (rad) for --verify-nonlinear (default 1e-3)", &[MODES];
+    "periods" => "modes.periods", Float, "N", "Linear periods integrated per measurement (default 20)", &[MODES];
+    "amplitudes" => "modes.amplitudes", Floats, "RAD,…", "Amplitudes (rad) for the lowest mode's amplitude dependence", &[MODES];
+    // lyapunov
+    "estimator" => "lyapunov.estimator", Word, "spectrum|tangent|two-trajectory|sali", "Estimator (default spectrum)", &[LYAP];
+    "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
+    "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
+    "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];
+    "tolerance" => "lyapunov.tolerance", Float, "1/S", "Stop once every standard error is below this (1/s)", &[LYAP];
+    "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
+    "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];
+    "epsilon" => "lyapunov.epsilon", Float, "E", "Size of the ensemble's perturbations (default 1e-10)", &[LYAP];
+    "seed" => "@.seed", Int, "N", "Seed of the random perturbations or initial points", &[LYAP, POIN];
+    // poincare
+    "section" => "poincare.section", Word, "thetaI|omegaI", "Section coordinate (default theta1)", &[POIN];
+    "value" => "poincare.value", Float, "X", "Section position (rad or rad/s, default 0)", &[POIN];
+    "normal" => "poincare.normal", Floats, "a1,a2,…", "A general hyperplane a·x = offset on (θ, θ̇) instead of --section", &[POIN];
+    "offset" => "poincare.offset", Float, "B", "Offset of the --normal hyperplane", &[POIN];
+    "direction" => "poincare.direction", Word, "+|-|both", "Crossing direction (default +)", &[POIN];
+    "stroboscopic" => "poincare.stroboscopic", Switch(true), "", "Stroboscopic section t = t0 + k·period (driven chains)", &[POIN];
+    "period" => "poincare.period", Float, "S", "Stroboscopic period (s), default 2π/Ω of the drive", &[POIN];
+    "t0" => "poincare.t0", Float, "S", "Stroboscopic phase: the first sample time (s), default 0", &[POIN];
+    "energy" => "poincare.energy", Floats, "E1,E2,…", "Shell energies (J): one panel each", &[POIN];
+    "energy-fraction" => "poincare.energy_fraction", Floats, "F1,F2,…", "Energies as fractions between hanging (0) and inverted (1)", &[POIN];
+    "link" => "poincare.link", Int, "J", "Link (1-based) whose plane is sampled and plotted", &[POIN];
+    "variables" => "poincare.variables", Word, "momentum|velocity", "Plot p = M θ̇ (default) or θ̇", &[POIN];
+    "grid" => "poincare.grid", Ints, "NA,NS", "Grid of initial points: angles,speeds (default 8,5)", &[POIN];
+    "random" => "poincare.random", Int, "N", "N random initial points instead of a grid", &[POIN];
+    "angle-range" => "poincare.angle_range", Floats, "LO,HI", "θ range of the initial points (rad, default -π,π)", &[POIN];
+    "speed-range" => "poincare.speed_range", Floats, "LO,HI", "p or θ̇ range of the initial points (default: the shell's extent)", &[POIN];
+    "crossings" => "poincare.crossings", Int, "N", "Crossings per orbit (default 300)", &[POIN];
+    "lyapunov" => "poincare.lyapunov", Switch(true), "", "Finite-time Lyapunov exponent per orbit (colours regular/chaotic)", &[POIN];
+    "chaos-threshold" => "poincare.chaos_threshold", Float, "1/S", "Exponent above which an orbit counts as chaotic (default 0.05)", &[POIN];
+    // map
+    "kind" => "map.kind", Word, "flip-time|energy-error|lyapunov|ftle|sali|gali|final-state", "What each pixel shows (default flip-time)", &[MAP];
+    "resolution" => "map.resolution", Resolution, "W[xH]", "Pixels: W (square) or WxH (default 256)", &[MAP];
+    "window" => "map.window", Floats, "XLO,XHI,YLO,YHI", "Zoom window (default −π,π,−π,π for angles)", &[MAP];
+    "x" => "map.x", Word, "theta1|…|omegaN", "Horizontal coordinate (default theta1)", &[MAP];
+    "y" => "map.y", Word, "theta1|…|omegaN", "Vertical coordinate (default theta2)", &[MAP];
+    "flip" => "map.flip", Word, "any|N", "Which link's flip counts (default any)", &[MAP];
+    "no-energy-skip" => "map.energy_skip", Switch(false), "", "Integrate energetically forbidden pixels too (the same map, slower)", &[MAP];
+    "tile" => "map.tile", Int, "N", "Tile edge in pixels (default 32 up to 256 pixels a side, else 64)", &[MAP];
+    "kernel" => "map.kernel", Word, "auto|scalar", "auto (SIMD kernels where they apply) or scalar", &[MAP];
+    "gali-order" => "map.gali_order", Int, "K", "GALI maps: number of deviation vectors (2..2N, default 2N)", &[MAP];
+    "angle-tol" => "map.angle_tol", Float, "RAD", "Final-state maps: settling tolerance on angles (default 0.01)", &[MAP];
+    "omega-tol" => "map.omega_tol", Float, "RAD/S", "Final-state maps: settling tolerance on rates (default 0.01)", &[MAP];
+    "dwell" => "map.dwell", Float, "S", "Final-state maps of undriven chains: time to stay settled (default 1)", &[MAP];
+    "max-period" => "map.max_period", Int, "K", "Final-state maps of driven chains: largest period searched (default 8)", &[MAP];
+    "repeats" => "map.repeats", Int, "N", "Final-state maps of driven chains: repeats of a period-k orbit (default 3)", &[MAP];
+    "energy" => "map.energy", Float, "E", "Energy-shell grid: every pixel has this energy (J)", &[MAP];
+    "solve" => "map.solve", Word, "omegaJ", "Energy-shell grid: the velocity solved from E (default the last free one)", &[MAP];
+    // animate
+    "gif" => "animate.gif", Word, "FILE.gif", "Write the animated GIF here", &[ANIM];
+    "frames" => "animate.frames", Word, "DIR", "Write the frames as PNG files into this folder", &[ANIM];
+    "fps" => "animate.fps", Float, "N", "Frames per second (default 25, at most 50)", &[ANIM];
+    "duration" => "animate.duration", Float, "S", "Length of the animation in seconds of video (default 10)", &[ANIM];
+    "speed" => "animate.speed", Float, "A", "Model seconds per second of animation (default 1)", &[ANIM];
+    "substeps" => "animate.substeps", Int, "S", "RK4 sub-steps per frame, δt = speed / (fps · S) (default 10)", &[ANIM];
+    "trace" => "animate.trace", Ints, "J,…", "Link ends that leave a fading trace (default the tip)", &[ANIM];
+    "trace-time" => "animate.trace_time", Float, "S", "Model time over which a trace fades out (default 2)", &[ANIM];
+    "width" => "animate.width", Int, "PX", "Image width in pixels (default 600)", &[ANIM];
+    "height" => "animate.height", Int, "PX", "Image height in pixels (default 600)", &[ANIM];
+    "background" => "animate.background", Word, "#RRGGBB", "Background colour", &[ANIM];
+    "chain-colour" => "animate.chain_colour", Word, "#RRGGBB", "Colour of the links", &[ANIM];
+    "bob-colour" => "animate.bob_colour", Word, "#RRGGBB", "Colour of the bobs", &[ANIM];
+    "trace-colours" => "animate.trace_colours", Words, "#RRGGBB,…", "Trace colours", &[ANIM];
+    // Still figures of the visual lab.
+    "spirograph" => "figures.spirograph", Word, "FILE.png|svg", "Draw the long-time trace of a link end", &[SIM, ANIM];
+    "spirograph-link" => "figures.spirograph_link", Int, "J", "The link whose lower end the spirograph traces (default the tip)", &[SIM, ANIM];
+    "spirograph-colour" => "figures.spirograph_colour", Word, "time|speed", "Colour the spirograph by time (default) or speed", &[SIM, ANIM];
+    "phase" => "figures.phase", Word, "FILE.png|svg", "Draw phase portraits θ_j–θ̇_j", &[SIM, ANIM];
+    "phase-links" => "figures.phase_links", Ints, "J,…", "Links of the phase portraits (default all, up to 6)", &[SIM, ANIM];
+    "energy-plot" => "figures.energy_plot", Word, "FILE.png|svg", "Draw the energy budget (kinetic per link, potential, work)", &[SIM, ANIM];
+    // control
+    "equilibrium" => "control.equilibrium", Word, "inverted|hanging|folded|+-…", "Equilibrium to stabilize (default inverted)", &[CTRL];
+    "q-cart" => "control.q_cart", Float, "W", "LQR weight on the cart position", &[CTRL];
+    "q-angle" => "control.q_angle", Float, "W", "LQR weight on the link tilts", &[CTRL];
+    "q-rate" => "control.q_rate", Float, "W", "LQR weight on all rates", &[CTRL];
+    "r" => "control.r", Float, "W", "LQR weight on the force", &[CTRL];
+}
+
+/// The spec path a flag sets under `command` (`@` → the command's table).
+pub fn path_of(flag: &Flag, command: &str) -> String {
+    flag.path.replacen('@', command, 1)
+}
+
+/// The clap arguments of `command`, built from [`FLAGS`].
+pub fn args_for(command: &'static str) -> Vec<Arg> {
+    FLAGS
+        .iter()
+        .filter(|f| f.commands.contains(&command))
+        .map(|f| {
+            let mut a = Arg::new(f.long).long(f.long).help(f.help);
+            if !f.value_name.is_empty() {
+                a = a.value_name(f.value_name);
+            }
+            match f.kind {
+                Switch(_) => a.action(ArgAction::SetTrue),
+                Bool => a
+                    .num_args(0..=1)
+                    .default_missing_value("true")
+                    .value_parser(clap::value_parser!(bool)),
+                Floats | Ints | Words | WordOrWords => a
+                    .value_delimiter(',')
+                    .allow_hyphen_values(true)
+                    .action(ArgAction::Set)
+                    .value_parser(element_parser(f.kind)),
+                _ => a
+                    .allow_hyphen_values(true)
+                    .value_parser(element_parser(f.kind)),
+            }
+        })
+        .collect()
+}
+
+/// Parses one comma-separated element (or the whole value) into a TOML value.
+fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone + Send + Sync {
+    move |s: &str| -> Result<Value, String> {
+        let s = s.trim();
+        let float = || {
+            s.parse::<f64>()
+                .map(Value::Float)
+                .map_err(|_| format!("expected a number (got `{s}`)"))
+        };
+        let int = || {
+            s.parse::<u64>()
+                .ok()
+                .and_then(|v| i64::try_from(v).ok())
+                .map(Value::Integer)
+                .ok_or_else(|| format!("expected a whole number >= 0 (got `{s}`)"))
+        };
+        match kind {
+            Float | Floats => float(),
+            Int | Ints => int(),
+            IntOrWord => Ok(int().unwrap_or_else(|_| Value::String(s.to_string()))),
+            Resolution => {
+                let bad = || format!("expected W or WxH in pixels (got `{s}`)");
+                let px = |t: &str| t.parse::<u64>().ok().and_then(|v| i64::try_from(v).ok());
+                match s.split_once(['x', 'X']) {
+                    Some((w, h)) => match (px(w), px(h)) {
+                        (Some(w), Some(h)) => {
+                            Ok(Value::Array(vec![Value::Integer(w), Value::Integer(h)]))
+                        }
+                        _ => Err(bad()),
+                    },
+                    None => px(s).map(Value::Integer).ok_or_else(bad),
+                }
+            }
+            Word | Words | WordOrWords | Switch(_) | Bool => Ok(Value::String(s.to_string())),
+        }
+    }
+}
+
+/// The flags the command line gave (not defaults).
+pub fn given<'a>(m: &'a ArgMatches, command: &'a str) -> impl Iterator<Item = &'static Flag> + 'a {
+    FLAGS.iter().filter(move |f| {
+        f.commands.contains(&command) && m.value_source(f.long) == Some(ValueSource::CommandLine)
+    })
+}
+
+/// A given flag's value as TOML.
+fn value(m: &ArgMatches, f: &Flag) -> Value {
+    match f.kind {
+        Switch(v) => Value::Boolean(v),
+        Bool => Value::Boolean(m.get_one::<bool>(f.long).copied().unwrap_or(true)),
+        Floats | Ints | Words => Value::Array(
+            m.get_many::<Value>(f.long)
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect(),
+        ),
+        WordOrWords => {
+            let v: Vec<Value> = m
+                .get_many::<Value>(f.long)
+                .into_iter()
+                .flatten()
+                .cloned()
+                .collect();
+            match <[Value; 1]>::try_from(v) {
+                Ok([one]) => one,
+                Err(v) => Value::Array(v),
+            }
+        }
+        _ => m
+            .get_one::<Value>(f.long)
+            .cloned()
+            .unwrap_or(Value::Boolean(true)),
+    }
+}
+
+/// Writes the given flags' values into the spec `table` at their paths. A value replaces the
+/// fields it is an alternative to ([`pendula::spec::ALTERNATIVES`]), and a different
+/// `--method` drops the old method's settings.
+pub fn overlay(table: &mut toml::Table, m: &ArgMatches, command: &str) {
+    for f in given(m, command) {
+        let path = path_of(f, command);
+        let v = value(m, f);
+        if path == "integrator.method" && get(table, &path) != Some(&v) {
+            table.remove("integrator");
+        }
+        for group in pendula::spec::ALTERNATIVES {
+            if group.contains(&path.as_str()) {
+                for other in *group {
+                    remove(table, other);
+                }
+            }
+        }
+        set(table, &path, v);
+    }
+}
+
+fn get<'a>(table: &'a toml::Table, path: &str) -> Option<&'a Value> {
+    let (head, last) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut t = table;
+    for key in head.split('.').filter(|k| !k.is_empty()) {
+        t = t.get(key)?.as_table()?;
+    }
+    t.get(last)
+}
+
+fn remove(table: &mut toml::Table, path: &str) {
+    let (head, last) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut t = table;
+    for key in head.split('.').filter(|k| !k.is_empty()) {
+        match t.get_mut(key).and_then(Value::as_table_mut) {
+            Some(next) => t = next,
+            None => return,
+        }
+    }
+    t.remove(last);
+}
+
+fn set(table: &mut toml::Table, path: &str, v: Value) {
+    let (head, last) = path.rsplit_once('.').unwrap_or(("", path));
+    let mut t = table;
+    for key in head.split('.').filter(|k| !k.is_empty()) {
+        let entry = t
+            .entry(key)
+            .or_insert_with(|| Value::Table(Default::default()));
+        if !entry.is_table() {
+            *entry = Value::Table(Default::default());
+        }
+        t = entry.as_table_mut().expect("made a table above");
+    }
+    t.insert(last.to_string(), v);
+}
+
+/// The flag of `command` that sets `field` (`initial.theta[2]` → `--theta`), if any.
+pub fn flag_of(field: &str, command: &str) -> Option<&'static Flag> {
+    let field = field.split('[').next().unwrap_or(field);
+    FLAGS
+        .iter()
+        .find(|f| f.commands.contains(&command) && path_of(f, command) == field)
+}
+
+/// Names the flag in a validation error when the field's value came from a flag, or from a
+/// flag's default (no spec file was given); otherwise names the spec field.
+pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -> String {
+    match flag_of(&e.field, command) {
+        Some(f) if !from_file || given(m, command).any(|g| g.long == f.long) => {
+            format!("--{}: {}", f.long, e.message)
+        }
+        _ => e.to_string(),
+    }
+}
+
+/// A field unknown to the spec's model or kind (`unknown field \`preset\``) that a flag set:
+/// the flag is refused, by name.
+pub fn refuse_unknown(message: &str, m: &ArgMatches, command: &str) -> Option<String> {
+    let name = message.split("unknown field `").nth(1)?.split('`').next()?;
+    let f = given(m, command).find(|f| path_of(f, command).rsplit('.').next() == Some(name))?;
+    Some(format!(
+        "--{}: does not apply to this model or analysis (its spec has no field `{name}`)",
+        f.long
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_flag_is_declared_once_per_command() {
+        for c in [SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL] {
+            let mut longs: Vec<_> = FLAGS
+                .iter()
+                .filter(|f| f.commands.contains(&c))
+                .map(|f| f.long)
+                .collect();
+            longs.sort();
+            let n = longs.len();
+            longs.dedup();
+            assert_eq!(n, longs.len(), "{c} declares a flag twice");
+            let mut paths: Vec<_> = FLAGS
+                .iter()
+                .filter(|f| f.commands.contains(&c))
+                .map(|f| path_of(f, c))
+                .collect();
+            paths.sort();
+            paths.dedup();
+            assert_eq!(n, paths.len(), "{c}: two flags set one field");
+        }
+    }
+
+    #[test]
+    fn paths_land_in_tables() {
+        let mut t = toml::Table::new();
+        set(&mut t, "map.resolution", Value::Integer(64));
+        set(
+            &mut t,
+            "initial.theta",
+            Value::Array(vec![Value::Float(1.0)]),
+        );
+        assert_eq!(get(&t, "map.resolution"), Some(&Value::Integer(64)));
+        remove(&mut t, "initial.theta");
+        assert_eq!(get(&t, "initial.theta"), None);
+        assert_eq!(
+            flag_of("initial.theta[2]", "simulate").map(|f| f.long),
+            Some("theta")
+        );
+        assert_eq!(flag_of("map.t_end", "map").map(|f| f.long), Some("t-end"));
+    }
+}
