@@ -99,7 +99,7 @@ fn simulate_modes_and_lyapunov_accept_the_cart_chain() {
     assert_eq!(eq[0]["stable"], true);
     assert_eq!(eq[1]["stable"], false);
 
-    let spec = "kind = \"lyapunov\"\n[model]\nkind = \"cart-chain\"\nlinks = 1\nfixed = true\n[initial]\nq = [[0.6, 0.0, 0.8]]\nomega = [[0.0, 1.0, 0.0]]\n[integrator]\nmethod = \"rk4\"\ndt = 0.001\n[lyapunov]\ntau = 0.01\ntransient = 0.0\ntime = 5.0\n";
+    let spec = "kind = \"lyapunov\"\n[model]\nkind = \"cart-chain\"\nlinks = 1\nfixed = true\n[initial]\nq = [[0.6, 0.0, 0.8]]\nomega = [[0.0, 1.0, 0.0]]\n[integrator]\nmethod = \"rk4\"\ndt = 0.001\n[lyapunov]\ntau = 0.01\ntransient = 0.0\nt_end = 5.0\n";
     let (code, out, err, _dir) = run_spec(spec, &["lyapunov", "--spec", "SPEC", "--json"]);
     assert_eq!(code, 0, "{err}");
     let j: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
@@ -261,14 +261,19 @@ fn planar_only_flags_are_refused_for_cart_chains() {
     );
     bad(
         &sim,
-        &["simulate", "--spec", "SPEC", "--method", "rk4"],
-        "--method",
+        &["simulate", "--spec", "SPEC", "--preset", "triple"],
+        "--preset",
+    );
+    bad(
+        &sim,
+        &["simulate", "--spec", "SPEC", "--theta-deg", "10,20"],
+        "--theta-deg",
     );
     let modes = format!("kind = \"modes\"\n{MODEL}");
     bad(
         &modes,
-        &["modes", "--spec", "SPEC", "--links", "3"],
-        "--links",
+        &["modes", "--spec", "SPEC", "--verify-nonlinear"],
+        "--verify-nonlinear",
     );
     let lyap = format!("kind = \"lyapunov\"\n{MODEL}");
     bad(
@@ -285,4 +290,16 @@ fn planar_only_flags_are_refused_for_cart_chains() {
     assert_eq!(code, 0, "{err}");
     let summary: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON summary");
     assert!(summary.is_object(), "{out}");
+    // Flags the cart chain does take (its number of links, its integrator) apply to it.
+    let (code, out, err, _dir) = run_spec(
+        &sim,
+        &[
+            "simulate", "--spec", "SPEC", "--links", "3", "--method", "rk4", "--dt", "0.001",
+            "--t-end", "0.1", "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(out.trim()).expect("a JSON summary");
+    assert_eq!(j["samples"], 11, "{j}");
+    assert_eq!(j["steps"], 100, "rk4 at dt = 1e-3 over 0.1 s: {j}");
 }

@@ -171,7 +171,7 @@ const SLOW: [&str; 12] = [
     "--kernel",
     "scalar",
     "--no-energy-skip",
-    "--t-max",
+    "--t-end",
     "10",
     "--threads",
     "2",
@@ -248,7 +248,7 @@ fn sigkill_and_resume_is_bit_identical() {
 fn shards_merge_to_the_single_run_and_bad_merges_are_refused() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let base = ["map", "--resolution", "96", "--tile", "16", "--t-max", "6"];
+    let base = ["map", "--resolution", "96", "--tile", "16", "--t-end", "6"];
     ok(d, &[&base[..], &["-o", "single.h5"]].concat());
     for i in 1..=3 {
         let s = format!("{i}/3");
@@ -298,7 +298,7 @@ fn shards_merge_to_the_single_run_and_bad_merges_are_refused() {
             "96",
             "--tile",
             "16",
-            "--t-max",
+            "--t-end",
             "5",
             "--shard",
             "2/3",
@@ -325,8 +325,8 @@ fn bad_map_input_is_one_line_exit_2_and_writes_nothing() {
         (&["--window", "-4,4,-3,3"], "--window"),
         (&["--window", "1,0,-3,3"], "--window"),
         (&["--kind", "fractal"], "--kind"),
-        (&["--t-max", "0"], "--t-max"),
-        (&["--t-max", "-1"], "--t-max"),
+        (&["--t-end", "0"], "--t-end"),
+        (&["--t-end", "-1"], "--t-end"),
         (&["--shard", "4/3"], "--shard"),
         (&["--shard", "0/3"], "--shard"),
         (&["--flip", "3"], "--flip"),
@@ -444,7 +444,7 @@ preset = "double"
 absolute = 0.8
 [map]
 kind = "final-state"
-t_max = 30.0
+t_end = 30.0
 "#;
 
 /// Class, value and aux bits of a map file (NaN-safe equality).
@@ -696,7 +696,7 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
             "sali",
             "--resolution",
             "6",
-            "--t-max",
+            "--t-end",
             "20",
             "-o",
             "sali.h5",

@@ -537,7 +537,7 @@ fn cli_refuses_bad_input_with_one_line() {
             "omega1",
             "--value",
             "50",
-            "--t-max",
+            "--t-end",
             "3",
         ],
         "no orbit crossed the section",
@@ -547,7 +547,7 @@ fn cli_refuses_bad_input_with_one_line() {
         "never reaches the section",
     );
     refused(&["--energy", "0", "--crossings", "0"], "--crossings");
-    refused(&["--energy", "0", "--t-max", "-1"], "--t-max");
+    refused(&["--energy", "0", "--t-end", "-1"], "--t-end");
     refused(&["--energy", "0", "--direction", "up"], "--direction");
     refused(&["--energy", "0", "--grid", "0,3"], "--grid");
     refused(&["--energy", "0", "--link", "1"], "--link");

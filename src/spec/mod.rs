@@ -442,4 +442,81 @@ mod tests {
         .unwrap();
         assert_eq!(s.method, Method::Rk4 { dt: 0.005 });
     }
+
+    #[test]
+    fn old_names_are_refused_naming_the_new_one() {
+        let lyap = "kind = \"lyapunov\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntime = 200.0\n";
+        let e = spec(lyap).unwrap_err();
+        assert!(e.field.starts_with("t.toml:5:"), "{e}");
+        assert!(e.message.contains("t_end"), "{e}");
+        assert!(!e.to_string().contains('\n'));
+        for (old, new) in [
+            ("t_max = 5.0", "t_end"),
+            ("dt = 0.01", "[integrator] dt"),
+            ("width = 64", "resolution"),
+        ] {
+            let e = spec(&format!("kind = \"map\"\n[map]\n{old}\n")).unwrap_err();
+            assert!(e.message.contains(new), "{old}: {e}");
+        }
+        let e = spec(&OK.replace("[simulate]", "[figures]\nenergy = \"e.png\"\n[simulate]"))
+            .unwrap_err();
+        assert!(e.message.contains("energy_plot"), "{e}");
+    }
+
+    #[test]
+    fn the_new_names_carry_the_old_values() {
+        let s = spec("kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntransient = 10.0\nt_end = 210.0\n").unwrap();
+        let Analysis::Lyapunov(run) = &s.analysis else {
+            panic!("a lyapunov spec")
+        };
+        assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
+        let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
+        let Analysis::Map(m) = &s.analysis else {
+            panic!("a map spec")
+        };
+        assert_eq!(
+            (m.grid.width, m.grid.height, m.t_max, m.dt),
+            (64, 32, 3.0, 0.005)
+        );
+        assert_eq!(s.method, Method::Rk4 { dt: 0.005 });
+        let e = spec(
+            "kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\nmethod = \"dop853\"\n",
+        )
+        .unwrap_err();
+        assert_eq!(e.field, "integrator.method");
+    }
+
+    const CART: &str = "[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n";
+
+    #[test]
+    fn one_spec_holds_either_model() {
+        let s = spec(&format!(
+            "kind = \"simulate\"\n{CART}[initial]\nequilibrium = \"hanging\"\ntilt = 0.1\n"
+        ))
+        .unwrap();
+        assert!(matches!(s.model, Model::Cart(_)));
+        assert_eq!(s.model_name, "cart-chain");
+        // Each model refuses the other's initial fields and the analyses it does not offer.
+        let e = spec(&format!(
+            "kind = \"simulate\"\n{CART}[initial]\ntheta = [1.0, 2.0]\n"
+        ))
+        .unwrap_err();
+        assert_eq!(e.field, "initial.theta");
+        let e =
+            spec(&OK.replace("theta = [2.0, 2.0]", "theta = [2.0, 2.0]\ntilt = 0.1")).unwrap_err();
+        assert_eq!(e.field, "initial.tilt");
+        let e = spec(&format!("kind = \"map\"\n{CART}")).unwrap_err();
+        assert_eq!(e.field, "kind");
+        assert!(e.message.contains("cart-chain"), "{e}");
+        let e = spec("kind = \"control\"\n[model]\npreset = \"double\"\n").unwrap_err();
+        assert_eq!(e.field, "kind");
+        let e = spec(&OK.replace("[model]", "[model]\nkind = \"rope\"")).unwrap_err();
+        assert!(e.message.contains("unknown model kind `rope`"), "{e}");
+        // A control spec without a start begins at its target, tilted by 0.05 rad.
+        let s = spec(&format!("kind = \"control\"\n{CART}")).unwrap();
+        let Analysis::Control(c) = &s.analysis else {
+            panic!("a control spec")
+        };
+        assert_eq!(c.signs, vec![-1.0, -1.0]);
+    }
 }
