@@ -160,7 +160,7 @@ pub fn run_map(
             (w * h) as f64
         )));
     }
-    super::set_threads(common.threads)?;
+    super::output::set_threads(common.threads)?;
     let tiling = opts.tiling();
     let tiles: Vec<usize> = match run.shard {
         Some((i, n)) => tiling.shard(i, n),

@@ -255,7 +255,6 @@ fn execute(
         spec::figure_format("--plot", p).map_err(|e| CliError::Input(e.to_string()))?;
     }
     if let Analysis::Map(_) = &spec.analysis {
-        set_threads(common.threads)?;
         return map::run_map(spec, common, run, command_line);
     }
     let prints_report = matches!(
