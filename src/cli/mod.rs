@@ -96,7 +96,6 @@ fn cli() -> Command {
         .arg_required_else_help(true);
     for (name, about) in SPEC_COMMANDS {
         let mut sub = Command::new(name)
-            .about(about)
             .allow_negative_numbers(true)
             .arg(
                 clap::Arg::new("spec")
@@ -119,29 +118,36 @@ fn cli() -> Command {
         if name == "map" {
             sub = map::RunFlags::augment_args(sub);
         }
-        cmd = cmd.subcommand(Common::augment_args(sub));
+        // `augment_args` sets the about of the struct it derives from: set ours after it.
+        cmd = cmd.subcommand(Common::augment_args(sub).about(about));
     }
-    cmd.subcommand(Common::augment_args(
-        Command::new("run")
-            .about("Run an analysis spec (analyses/*.toml).")
-            .arg(
+    let about = |c: Command, text: &'static str| c.about(text);
+    cmd.subcommand(about(
+        Common::augment_args(
+            Command::new("run").arg(
                 clap::Arg::new("SPEC")
                     .required(true)
                     .value_parser(clap::value_parser!(PathBuf))
                     .help("The analysis spec (TOML)"),
             ),
+        ),
+        "Run an analysis spec (analyses/*.toml).",
     ))
-    .subcommand(map::MergeArgs::augment_args(Command::new("merge").about(
+    .subcommand(about(
+        map::MergeArgs::augment_args(Command::new("merge")),
         "Join the shard files of one map into the map a single run would write.",
-    )))
-    .subcommand(map::RenderArgs::augment_args(
-        Command::new("render").about("Draw the figure of a map file."),
     ))
-    .subcommand(bench::BenchArgs::augment_args(Command::new("bench").about(
+    .subcommand(about(
+        map::RenderArgs::augment_args(Command::new("render")),
+        "Draw the figure of a map file.",
+    ))
+    .subcommand(about(
+        bench::BenchArgs::augment_args(Command::new("bench")),
         "Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).",
-    )))
-    .subcommand(serve::ServeArgs::augment_args(
-        Command::new("serve").about("Live viewer in the browser (binds 127.0.0.1 only)."),
+    ))
+    .subcommand(about(
+        serve::ServeArgs::augment_args(Command::new("serve")),
+        "Live viewer in the browser (binds 127.0.0.1 only).",
     ))
 }
 
