@@ -497,3 +497,79 @@ fn lyapunov_spectrum_pairs_and_files() {
     );
     assert!(out.exists() && png.exists());
 }
+
+/// A flag is its spec field: `--spec FILE --t-end X` is that file with `t_end = X`, errors about
+/// a field a flag set name the flag, and renamed flags are gone (not silent aliases).
+#[test]
+fn flags_are_spec_fields() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = dir.path().join("s.toml");
+    std::fs::write(
+        &spec,
+        "kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntransient = 0.0\nt_end = 2.0\n",
+    )
+    .unwrap();
+    let summary = |extra: &[&str]| -> serde_json::Value {
+        let (code, out, err) = run(pendula()
+            .args(["lyapunov", "--spec"])
+            .arg(&spec)
+            .args(extra)
+            .arg("--json"));
+        assert_eq!(code, 0, "{extra:?}: {err}");
+        serde_json::from_str(out.trim()).unwrap()
+    };
+    assert_eq!(summary(&[])["t_end"], 2.0);
+    let j = summary(&["--t-end", "3", "--blocks", "12"]);
+    assert_eq!(j["t_end"], 3.0);
+    // The flag and the field name one parameter: the same run either way.
+    std::fs::write(
+        &spec,
+        std::fs::read_to_string(&spec)
+            .unwrap()
+            .replace("t_end = 2.0", "t_end = 3.0\nblocks = 12"),
+    )
+    .unwrap();
+    assert_eq!(summary(&[])["exponents"], j["exponents"]);
+    assert_bad_input(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--transient",
+            "0",
+            "--t-end",
+            "3",
+            "--blocks",
+            "5",
+        ],
+        "--blocks: must be >= 10",
+    );
+    for old in ["--time", "--t-max", "--tol"] {
+        assert_bad_input(&["lyapunov", "--theta", "2,2", old, "3"], old);
+    }
+}
+
+/// `--progress always` draws the bar on a stderr that is not a terminal; the default does not.
+#[test]
+fn progress_bar_when_asked() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = ["map", "--resolution", "32", "--t-end", "2", "--json"];
+    let (code, _, err) = run(pendula().current_dir(dir.path()).args(args).args([
+        "-o",
+        "a.h5",
+        "--progress",
+        "always",
+    ]));
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("pixels"), "no bar: {err}");
+    let (code, _, err) = run(pendula()
+        .current_dir(dir.path())
+        .args(args)
+        .args(["-o", "b.h5"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("pixels"), "a bar on a pipe: {err}");
+    assert_bad_input(
+        &[&args[..], &["--progress", "sometimes"]].concat(),
+        "--progress",
+    );
+}

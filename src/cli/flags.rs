@@ -113,6 +113,7 @@ flags! {
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
     "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];
+    "blocks" => "lyapunov.blocks", Int, "B", "Blocks of the batch-means standard errors (>= 10, default 20)", &[LYAP];
     "tolerance" => "lyapunov.tolerance", Float, "1/S", "Stop once every standard error is below this (1/s)", &[LYAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
     "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];
