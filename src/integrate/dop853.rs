@@ -18,7 +18,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::{check_finite, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, IntegrateError, Ode, Result, Solver, Stats};
 
 /// Adaptive Dormand–Prince 8(5,3) (DOP853).
 ///
@@ -445,13 +445,7 @@ impl Solver for Dop853Solver {
     /// Errors: [`IntegrateError::NonFinite`] (NaN/Inf in `y` or in a new state),
     /// [`IntegrateError::StepSizeTooSmall`] (`0.1|h| ≤ ε|t|`),
     /// [`IntegrateError::TooManySteps`] (more than `max_steps` attempts).
-    fn step<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_stop: f64,
-    ) -> Result<f64, IntegrateError> {
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
         let len = self.len;
         if t_stop == t {
