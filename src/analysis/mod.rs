@@ -8,7 +8,6 @@ pub mod indicators;
 pub mod lyapunov;
 pub mod map;
 pub mod modes;
-pub mod modes_structured;
 pub mod poincare;
 pub mod simulate;
 
