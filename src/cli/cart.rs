@@ -239,8 +239,13 @@ pub fn execute(spec: &CartSpec, common: &Common, cl: &str) -> Result<(), CliErro
     let (summary, complete) = match &spec.analysis {
         CartAnalysis::Simulate { t_end, dt_out } => {
             let mut bar = Bar::new("simulate");
-            let tr = cart::simulate_cart(sys, &spec.method, &spec.x0, *t_end, *dt_out, &mut bar)
-                .map_err(run_err)?;
+            let opts = pendula::analysis::SimulateOptions {
+                t_end: *t_end,
+                dt_out: *dt_out,
+            };
+            let tr: cart::CartTrajectory =
+                pendula::analysis::simulate(sys, &spec.method, &spec.x0, &opts, &mut bar)
+                    .map_err(run_err)?;
             write(&|out| {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
