@@ -388,13 +388,7 @@ impl Dop853Solver {
         }
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
         let na = ode.angles();
-        let mag = |i: usize, v: f64| {
-            if i < na {
-                v.abs().min(std::f64::consts::PI)
-            } else {
-                v.abs()
-            }
-        };
+        let mag = |i: usize, v: f64| magnitude(na, i, v);
         let mut dnf = 0.0;
         let mut dny = 0.0;
         for i in 0..nl {
@@ -430,6 +424,17 @@ impl Dop853Solver {
             (0.01 / der12).powf(1.0 / 8.0)
         };
         (100.0 * h).min(h1).min(self.opts.h_max)
+    }
+}
+
+/// `|v|` as the error norm's scale sees component `i`: the first `angles` components are angles,
+/// whose size is capped at π (see [`Ode::angles`]).
+#[inline]
+fn magnitude(angles: usize, i: usize, v: f64) -> f64 {
+    if i < angles {
+        v.abs().min(std::f64::consts::PI)
+    } else {
+        v.abs()
     }
 }
 
@@ -472,13 +477,7 @@ impl Solver for Dop853Solver {
         let nl = ode.norm_len().min(len);
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
         let na = ode.angles();
-        let mag = |i: usize, v: f64| {
-            if i < na {
-                v.abs().min(std::f64::consts::PI)
-            } else {
-                v.abs()
-            }
-        };
+        let mag = |i: usize, v: f64| magnitude(na, i, v);
         let mut rejected_before = false;
         loop {
             if self.stats.steps + self.stats.rejected >= self.opts.max_steps {

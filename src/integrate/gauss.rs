@@ -352,6 +352,7 @@ impl Solver for GaussSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::test_odes::Osc;
 
     /// The closed-form tableau is the collocation one: a_ij = L_j(c_i), b_j = L_j(1).
     #[test]
@@ -372,17 +373,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    struct Osc;
-    impl Ode for Osc {
-        fn len(&self) -> usize {
-            2
-        }
-        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
-            dy[0] = y[1];
-            dy[1] = -y[0];
         }
     }
 

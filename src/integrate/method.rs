@@ -135,14 +135,4 @@ impl Solver for MethodSolver {
     fn stats(&self) -> Stats {
         each!(self, s => s.stats())
     }
-
-    fn advance_to<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_end: f64,
-    ) -> Result<f64> {
-        each!(self, s => s.advance_to(ode, t, y, t_end))
-    }
 }

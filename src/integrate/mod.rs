@@ -299,3 +299,22 @@ pub fn component_name<S: System>(sys: &S, layout: Layout, i: usize) -> String {
         )
     }
 }
+
+/// Small ODEs with known solutions for the integrators' unit tests.
+#[cfg(test)]
+pub(crate) mod test_odes {
+    use super::Ode;
+
+    /// The harmonic oscillator x'' = −x as (x, x'): from (1, 0), x = cos t.
+    pub(crate) struct Osc;
+
+    impl Ode for Osc {
+        fn len(&self) -> usize {
+            2
+        }
+        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
+            dy[0] = y[1];
+            dy[1] = -y[0];
+        }
+    }
+}
