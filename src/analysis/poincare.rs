@@ -428,7 +428,7 @@ impl Default for OrbitOptions {
             t_max: 1e4,
             rtol: 1e-12,
             atol: 1e-12,
-            h_max: f64::INFINITY,
+            h_max: Dop853::default().h_max,
             pieces: 1,
             lyapunov: false,
         }
