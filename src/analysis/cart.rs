@@ -637,4 +637,4 @@ pub enum ClosedLoopError {
 }
 
 /// Σλ = ⟨tr J⟩ is not checked for the embedded state (see `lyapunov_spectrum`).
-impl super::lyapunov::PhaseVolume for CartChain {}
+impl crate::model::PhaseVolume for CartChain {}

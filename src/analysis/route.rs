@@ -5,9 +5,8 @@
 //! integrates the model as given. [`Routed::run_task`] is the one place that rule is written: an
 //! analysis written as a [`Task`] over any [`View`] runs on whichever system the rule picks.
 
-use super::lyapunov::PhaseVolume;
 use crate::integrate::Method;
-use crate::model::{Canonical, CartChain, Chain, System};
+use crate::model::{Canonical, CartChain, Chain, PhaseVolume, System};
 
 /// A system as an integrator sees it: a model, or a derived system of one, with the map from
 /// its state back to the model's coordinates.

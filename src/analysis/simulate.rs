@@ -4,7 +4,7 @@
 //! coordinates) and the work integral at each sample ([`Samples`]); the model turns them into
 //! its own trajectory record with its observables ([`Sampled`]): θ, θ̇ and the energy for the
 //! planar [`Chain`] ([`Trajectory`]), the cart position, momentum and L_z for a
-//! [`crate::model::CartChain`] ([`super::cart::CartTrajectory`]).
+//! [`crate::model::CartChain`] (`CartTrajectory`, in the cart chain's analyses).
 
 use super::route::{Routed, Task, View};
 use super::AnalysisError;
