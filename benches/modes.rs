@@ -1,13 +1,13 @@
 //! Normal modes of the equal hanging chain (benchmark M of ../shared/benchmarks.md, dense route):
 //! the generalized symmetric-definite eigenproblem K v = ω² M v at N = 10, 100, 1000,
 //! eigenvalues only and with eigenvectors; and the structured route (symmetric tridiagonal
-//! reduction, `analysis::modes_structured`) at N = 10, 100, 1000, 10⁴.
+//! reduction, `analysis::modes::structured`) at N = 10, 100, 1000, 10⁴.
 //! Run: `cargo bench --bench modes` (`-- modes_structured` for the structured route only).
 
 use criterion::{criterion_group, criterion_main, BenchmarkId, Criterion};
 use nalgebra::DMatrix;
+use pendula::analysis::modes::structured::TridiagonalReduction;
 use pendula::analysis::modes::{generalized_symmetric_eigen, linearize, Equilibrium};
-use pendula::analysis::modes_structured::TridiagonalReduction;
 use pendula::model::{Chain, ChainParams};
 use std::hint::black_box;
 

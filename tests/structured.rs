@@ -273,10 +273,10 @@ fn thousand_link_chain_conserves_energy() {
     );
 }
 
+use pendula::analysis::modes::structured::{benchmark_m, TridiagonalReduction};
 use pendula::analysis::modes::{
     bessel_j0_zeros, laguerre_zeros, modes_at_with, Equilibrium, ModesRoute,
 };
-use pendula::analysis::modes_structured::{benchmark_m, TridiagonalReduction};
 
 fn random_point_chain(rng: &mut StdRng, n: usize) -> Chain {
     let links = (0..n)

@@ -17,9 +17,9 @@
 //! real Schur form (which nalgebra lacks) and needs no stabilizing start, unlike Newton–Kleinman
 //! (the inverted chain is open-loop unstable). The relative residual is returned and checked.
 
+use super::simulate::{Sampled, Samples, SimulateOptions};
 use super::AnalysisError;
-use crate::integrate::Gauss;
-use crate::integrate::{component_name, Dop853, Flow, IntegrateError, Method, Rk4, Solver, Stats};
+use crate::integrate::{Method, Stats};
 use crate::model::{CartChain, CartInput, System};
 use nalgebra::{Complex, DMatrix};
 use serde::Serialize;
@@ -538,102 +538,38 @@ fn drift(sys: &CartChain, s: &[f64]) -> f64 {
     worst
 }
 
-/// Integrates from `x0` (checked with [`CartChain::check_state`] by the caller) to `t_end`,
-/// sampling every `dt_out`; every sample is a solver point (steps land on the sample times),
-/// so samples lie on the manifold to round-off.
-pub fn simulate_cart(
-    sys: &CartChain,
-    method: &Method,
-    x0: &[f64],
-    t_end: f64,
-    dt_out: f64,
-    observer: &mut dyn crate::observe::Observer,
-) -> Result<CartTrajectory, AnalysisError> {
-    let n = sys.dim();
-    let mut flow = Flow::with_layout(sys, true, 0);
-    let layout = flow.layout;
-    let mut y = flow.initial(x0, None);
-    enum Any {
-        R(crate::integrate::rk4::Rk4Solver),
-        D(crate::integrate::Dop853Solver),
-        G(crate::integrate::GaussSolver),
-    }
-    let mut solver = match *method {
-        Method::Rk4 { dt } => Any::R(Rk4::new(dt).solver(y.len())),
-        Method::Dop853 { rtol, atol, h_max } => Any::D(
-            Dop853 {
-                rtol,
-                atol,
-                h_max,
-                ..Default::default()
-            }
-            .solver(y.len()),
-        ),
-        Method::Gauss { dt, stages } => Any::G(Gauss { dt, stages }.solver(y.len())),
-    };
-    let samples = (t_end / dt_out).floor() as usize;
-    let mut times: Vec<f64> = (0..=samples).map(|k| k as f64 * dt_out).collect();
-    if t_end - times[samples] > 1e-9 * dt_out {
-        times.push(t_end);
-    }
-    let mut out = CartTrajectory {
-        t: Vec::with_capacity(times.len()),
-        state: Vec::with_capacity(times.len() * n),
-        dim: n,
-        energy: Vec::new(),
-        work: Vec::new(),
-        momentum: Vec::new(),
-        angular_momentum_z: Vec::new(),
-        input: Vec::new(),
-        constraint_drift: 0.0,
-        stats: Stats::default(),
-        complete: true,
-    };
-    let record = |out: &mut CartTrajectory, t: f64, y: &[f64]| {
-        let s = &y[..n];
-        out.t.push(t);
-        out.state.extend_from_slice(s);
-        out.energy.push(sys.energy(t, s));
-        out.work.push(y[n]);
-        out.momentum.push(sys.momentum(s));
-        out.angular_momentum_z.push(sys.angular_momentum_z(s));
-        out.input.push(if sys.free() {
-            sys.input(t, s)
-        } else {
-            [0.0; 2]
-        });
-        out.constraint_drift = out.constraint_drift.max(drift(sys, s));
-    };
-    record(&mut out, 0.0, &y);
-    observer.start(times.len() as u64 - 1, "samples");
-    let name = |e: IntegrateError| match e {
-        IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
-            time,
-            variable: component_name(sys, layout, index),
-        },
-        other => AnalysisError::Integrate(other),
-    };
-    for k in 1..times.len() {
-        let (t0, t1) = (times[k - 1], times[k]);
-        match &mut solver {
-            Any::R(s) => s.advance_to(&mut flow, t0, &mut y, t1),
-            Any::D(s) => s.advance_to(&mut flow, t0, &mut y, t1),
-            Any::G(s) => s.advance_to(&mut flow, t0, &mut y, t1),
-        }
-        .map_err(name)?;
-        record(&mut out, t1, &y);
-        if observer.advance(k as u64) == crate::observe::Control::Stop {
-            out.complete = false;
-            break;
+/// The cart chain's trajectory record; it always integrates the work (its error norm includes
+/// it). Its state is constrained to (S²)ⁿ, so [`super::simulate`] lands every method on the
+/// sample times and samples are projected solver points, on the manifold to round-off.
+impl Sampled for CartChain {
+    type Trajectory = CartTrajectory;
+
+    fn trajectory(&self, s: Samples) -> CartTrajectory {
+        let samples = || (0..s.len()).map(|k| (s.t[k], s.state(k)));
+        let energy = samples().map(|(t, x)| self.energy(t, x)).collect();
+        let momentum = samples().map(|(_, x)| self.momentum(x)).collect();
+        let angular_momentum_z = samples().map(|(_, x)| self.angular_momentum_z(x)).collect();
+        let input = samples()
+            .map(|(t, x)| match self.free() {
+                true => self.input(t, x),
+                false => [0.0; 2],
+            })
+            .collect();
+        let constraint_drift = samples().map(|(_, x)| drift(self, x)).fold(0.0, f64::max);
+        CartTrajectory {
+            energy,
+            momentum,
+            angular_momentum_z,
+            input,
+            constraint_drift,
+            stats: s.stats,
+            complete: s.complete,
+            dim: s.dim,
+            t: s.t,
+            state: s.states,
+            work: s.work,
         }
     }
-    observer.finish();
-    out.stats = match &solver {
-        Any::R(s) => s.stats(),
-        Any::D(s) => s.stats(),
-        Any::G(s) => s.stats(),
-    };
-    Ok(out)
 }
 
 /// A closed-loop run: the design, the trajectory and the error ‖z(t)‖ in linear coordinates.
@@ -667,7 +603,8 @@ pub fn closed_loop(
             x_ref,
         })
         .map_err(|e| CartError::Riccati(e.to_string()))?;
-    let trajectory = simulate_cart(&controlled, method, x0, t_end, dt_out, observer)?;
+    let opts = SimulateOptions { t_end, dt_out };
+    let trajectory = super::simulate(&controlled, method, x0, &opts, observer)?;
     let error = (0..trajectory.len())
         .map(|k| {
             let z = controlled.linear_coordinates(trajectory.sample(k), x_ref);
@@ -700,4 +637,4 @@ pub enum ClosedLoopError {
 }
 
 /// Σλ = ⟨tr J⟩ is not checked for the embedded state (see `lyapunov_spectrum`).
-impl super::lyapunov::PhaseVolume for CartChain {}
+impl crate::model::PhaseVolume for CartChain {}

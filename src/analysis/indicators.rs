@@ -20,9 +20,10 @@
 //! undecided otherwise (sticky orbits, or a run too short).
 
 use super::lyapunov::{LyapunovError, Qr};
+use super::route::{Routed, Task, View};
 use super::AnalysisError;
-use crate::integrate::{component_name, Flow, IntegrateError, Method};
-use crate::model::{Canonical, Chain, System};
+use crate::integrate::{Flow, IntegrateError, Method};
+use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
 use ndarray::Array2;
 use serde::Serialize;
@@ -178,16 +179,8 @@ pub fn indicators<S: System>(
     qr.factor(&mut v0, true);
     let mut y = flow.initial(x0, Some(&v0));
     let mut stepper = super::lyapunov::stepper_for(method, opts.tau, y.len())?;
-    let name = |e: IntegrateError| -> LyapunovError {
-        match e {
-            IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
-                time,
-                variable: component_name(sys, layout, index),
-            }
-            .into(),
-            other => AnalysisError::Integrate(other).into(),
-        }
-    };
+    let blowup = AnalysisError::naming(sys, layout);
+    let name = |e: IntegrateError| -> LyapunovError { blowup(e).into() };
     let orders: Vec<usize> = (2..=k).collect();
     let m = orders.len();
     let half = (opts.max_history / 2).max(8);
@@ -313,11 +306,27 @@ pub fn chain_indicators(
             format!("must have 2N = {} entries", chain.dim()),
         ));
     }
-    match method {
-        Method::Gauss { .. } => {
-            let y0 = chain.to_canonical(x0);
-            indicators(&Canonical(chain), method, &y0, opts, observer)
-        }
-        _ => indicators(chain, method, x0, opts, observer),
+    chain.run_task(
+        method,
+        x0,
+        IndicatorTask {
+            method,
+            opts,
+            observer,
+        },
+    )
+}
+
+/// [`indicators`] as a [`Task`].
+struct IndicatorTask<'a> {
+    method: &'a Method,
+    opts: &'a IndicatorOptions,
+    observer: &'a mut dyn Observer,
+}
+
+impl Task for IndicatorTask<'_> {
+    type Output = Result<Indicators, LyapunovError>;
+    fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
+        indicators(sys, self.method, y0, self.opts, self.observer)
     }
 }

@@ -8,8 +8,8 @@ pub mod indicators;
 pub mod lyapunov;
 pub mod map;
 pub mod modes;
-pub mod modes_structured;
 pub mod poincare;
+pub mod route;
 pub mod simulate;
 
 pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
@@ -20,9 +20,11 @@ pub use lyapunov::{
     max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
     LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
 };
+pub use route::{Routed, Task, View};
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 
-use crate::integrate::IntegrateError;
+use crate::integrate::{component_name, IntegrateError, Layout};
+use crate::model::System;
 use thiserror::Error;
 
 /// Why an analysis failed while running (bad input is caught earlier, by the spec).
@@ -33,4 +35,27 @@ pub enum AnalysisError {
     Blowup { time: f64, variable: String },
     #[error(transparent)]
     Integrate(#[from] IntegrateError),
+}
+
+impl AnalysisError {
+    /// An integrator's error with a NaN/Inf named: `name(index)` names the component
+    /// (see [`AnalysisError::naming`] for a [`crate::integrate::Flow`]'s augmented vector).
+    pub fn from_integrate(e: IntegrateError, name: impl FnOnce(usize) -> String) -> AnalysisError {
+        match e {
+            IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
+                time,
+                variable: name(index),
+            },
+            other => AnalysisError::Integrate(other),
+        }
+    }
+
+    /// The conversion for errors of a [`crate::integrate::Flow`] of `sys` with `layout`, naming
+    /// components with [`component_name`] (for `map_err`).
+    pub fn naming<S: System>(
+        sys: &S,
+        layout: Layout,
+    ) -> impl Fn(IntegrateError) -> AnalysisError + '_ {
+        move |e| AnalysisError::from_integrate(e, |i| component_name(sys, layout, i))
+    }
 }

@@ -14,7 +14,8 @@
 //! numerical computation of Poincaré maps", Physica D 5 (1982) 412, and Hairer–Nørsett–Wanner I
 //! §II.6 (dense output for events).
 
-use crate::integrate::{component_name, locate, Direction, Dop853, Flow, IntegrateError, Solver};
+use super::AnalysisError;
+use crate::integrate::{locate, Direction, Dop853, Flow, Solver};
 use crate::integrate::{Ode, Stats};
 use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
@@ -427,7 +428,7 @@ impl Default for OrbitOptions {
             t_max: 1e4,
             rtol: 1e-12,
             atol: 1e-12,
-            h_max: f64::INFINITY,
+            h_max: Dop853::default().h_max,
             pieces: 1,
             lyapunov: false,
         }
@@ -682,13 +683,7 @@ pub fn orbit(
         let t1 = match solver.step(&mut flow, t, &mut y, opts.t_max) {
             Ok(t1) => t1,
             Err(e) => {
-                let msg = match e {
-                    IntegrateError::NonFinite { time, index } => format!(
-                        "the solution blew up: {} became non-finite at t = {time:.6} s",
-                        component_name(chain, layout, index)
-                    ),
-                    other => other.to_string(),
-                };
+                let msg = AnalysisError::naming(chain, layout)(e).to_string();
                 out.end = OrbitEnd::Failed(msg);
                 break;
             }

@@ -1,10 +1,15 @@
-//! `simulate`: a sampled trajectory of a planar chain, with its energy balance.
+//! `simulate`: a sampled trajectory of any model, with its energy balance.
+//!
+//! One sampling loop serves every model: it records the time, the state (in the model's
+//! coordinates) and the work integral at each sample ([`Samples`]); the model turns them into
+//! its own trajectory record with its observables ([`Sampled`]): θ, θ̇ and the energy for the
+//! planar [`Chain`] ([`Trajectory`]), the cart position, momentum and L_z for a
+//! [`crate::model::CartChain`] (`CartTrajectory`, in the cart chain's analyses).
 
+use super::route::{Routed, Task, View};
 use super::AnalysisError;
-use crate::integrate::{
-    component_name, Dop853, Flow, Gauss, IntegrateError, Method, Rk4, Solver, Stats,
-};
-use crate::model::{Canonical, Chain, System};
+use crate::integrate::{Flow, Method, Solver, Stats};
+use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
 use ndarray::Array2;
 use serde::Serialize;
@@ -18,7 +23,7 @@ pub struct SimulateOptions {
     pub dt_out: f64,
 }
 
-/// A sampled trajectory. Arrays are (time, link).
+/// A sampled trajectory of a planar chain. Arrays are (time, link).
 #[derive(Debug, Clone)]
 pub struct Trajectory {
     pub t: Vec<f64>,
@@ -75,69 +80,76 @@ impl Trajectory {
     }
 }
 
-/// Integrates `chain` from `x0 = (θ, θ̇)` to `opts.t_end`, sampling every `opts.dt_out`.
+/// A model [`simulate`] can run: it says whether the work integral rides along and builds its
+/// trajectory record from the raw samples.
+pub trait Sampled: Routed {
+    /// The model's trajectory record.
+    type Trajectory;
+    /// Whether the run integrates the work of the non-conservative forces with the state (it
+    /// enters an adaptive method's error norm, so it is part of the run's definition).
+    fn integrates_work(&self) -> bool {
+        true
+    }
+    /// The model's trajectory from the samples of one run.
+    fn trajectory(&self, samples: Samples) -> Self::Trajectory;
+}
+
+/// What the sampling loop of [`simulate`] records, for any model.
+#[derive(Debug, Clone)]
+pub struct Samples {
+    pub t: Vec<f64>,
+    /// time × dim, row-major, in the model's coordinates.
+    pub states: Vec<f64>,
+    /// Length of one state.
+    pub dim: usize,
+    /// W(t) = ∫₀ᵗ (power of the non-conservative forces) dt (J); zeros when the model does not
+    /// integrate it.
+    pub work: Vec<f64>,
+    pub method: Method,
+    pub stats: Stats,
+    /// False when an observer stopped the run early (the samples up to then are kept).
+    pub complete: bool,
+}
+
+impl Samples {
+    /// Samples stored.
+    pub fn len(&self) -> usize {
+        self.t.len()
+    }
+    pub fn is_empty(&self) -> bool {
+        self.t.is_empty()
+    }
+    /// The state at sample `k`.
+    pub fn state(&self, k: usize) -> &[f64] {
+        &self.states[k * self.dim..(k + 1) * self.dim]
+    }
+}
+
+/// Integrates `model` from `x0` (the model's coordinates, e.g. `(θ, θ̇)`) to `opts.t_end`,
+/// sampling every `opts.dt_out`, and returns the model's trajectory record.
 ///
 /// Fixed-step methods land on every sample time (so `dt_out` should be a multiple of `dt`;
 /// otherwise the step before each sample is shortened); the adaptive method steps freely and
-/// samples its dense output. Gauss–Legendre runs in canonical coordinates (θ, p), where it is
-/// symplectic. Errors: [`AnalysisError::Blowup`] names the time and variable of a NaN/Inf.
-pub fn simulate(
-    chain: &Chain,
+/// samples its dense output, except for a model whose state is constrained to a manifold
+/// ([`System::manifold_dim`] < [`System::dim`]), where it lands on every sample time too so that
+/// samples are projected solver points. The method integrates the system [`Routed`] picks (the
+/// planar chain runs Gauss–Legendre in canonical coordinates (θ, p), where it is symplectic).
+/// Errors: [`AnalysisError::Blowup`] names the time and variable of a NaN/Inf.
+pub fn simulate<M: Sampled>(
+    model: &M,
     method: &Method,
     x0: &[f64],
     opts: &SimulateOptions,
     observer: &mut dyn Observer,
-) -> Result<Trajectory, AnalysisError> {
-    let work = !chain.is_conservative();
-    let ident = |y: &[f64]| y.to_vec();
-    match *method {
-        Method::Rk4 { dt } => {
-            let flow = Flow::with_layout(chain, work, 0);
-            let solver = Rk4::new(dt).solver(flow.layout.len());
-            run(
-                chain,
-                flow,
-                solver,
-                false,
-                x0.to_vec(),
-                &ident,
-                method,
-                opts,
-                observer,
-            )
-        }
-        Method::Dop853 { rtol, atol, h_max } => {
-            let flow = Flow::with_layout(chain, work, 0);
-            let solver = Dop853 {
-                rtol,
-                atol,
-                h_max,
-                ..Default::default()
-            }
-            .solver(flow.layout.len());
-            run(
-                chain,
-                flow,
-                solver,
-                true,
-                x0.to_vec(),
-                &ident,
-                method,
-                opts,
-                observer,
-            )
-        }
-        Method::Gauss { dt, stages } => {
-            let canonical = Canonical(chain);
-            let flow = Flow::with_layout(&canonical, work, 0);
-            let solver = Gauss { dt, stages }.solver(flow.layout.len());
-            let back = |y: &[f64]| chain.from_canonical(y);
-            let y0 = chain.to_canonical(x0);
-            run(
-                chain, flow, solver, false, y0, &back, method, opts, observer,
-            )
-        }
-    }
+) -> Result<M::Trajectory, AnalysisError> {
+    let task = Sampling {
+        method,
+        opts,
+        work: model.integrates_work(),
+        observer,
+    };
+    let samples = model.run_task(method, x0, task)?;
+    Ok(model.trajectory(samples))
 }
 
 /// Sample times k·dt_out ≤ t_end, plus t_end when it is off the grid.
@@ -153,91 +165,110 @@ fn sample_times(opts: &SimulateOptions) -> Vec<f64> {
     ts
 }
 
-#[allow(clippy::too_many_arguments)]
-fn run<S: System, V: Solver>(
-    chain: &Chain,
-    mut flow: Flow<'_, S>,
-    mut solver: V,
-    dense: bool,
-    y0: Vec<f64>,
-    to_physical: &dyn Fn(&[f64]) -> Vec<f64>,
-    method: &Method,
-    opts: &SimulateOptions,
-    observer: &mut dyn Observer,
-) -> Result<Trajectory, AnalysisError> {
-    let n = chain.links();
-    let layout = flow.layout;
-    let times = sample_times(opts);
-    let mut y = flow.initial(&y0, None);
-    let mut buf = vec![0.0; y.len()];
-    let mut t = 0.0;
-    let mut tr = Trajectory {
-        t: Vec::with_capacity(times.len()),
-        theta: Array2::zeros((0, n)),
-        omega: Array2::zeros((0, n)),
-        energy: Vec::with_capacity(times.len()),
-        work: Vec::with_capacity(times.len()),
-        method: *method,
-        stats: Stats::default(),
-        energy_scale: 0.0,
-        complete: true,
-    };
-    let mut theta = Vec::with_capacity(times.len() * n);
-    let mut omega = Vec::with_capacity(times.len() * n);
-    let mut record = |ts: f64, ya: &[f64], tr: &mut Trajectory| {
-        let x = to_physical(&ya[..layout.n]);
-        theta.extend_from_slice(&x[..n]);
-        omega.extend_from_slice(&x[n..2 * n]);
-        tr.t.push(ts);
-        tr.energy.push(chain.energy(ts, &x));
-        tr.work.push(if layout.work { ya[layout.n] } else { 0.0 });
-    };
-    let sys = flow.sys;
-    let name = |e: IntegrateError| match e {
-        IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
-            time,
-            variable: component_name(sys, layout, index),
-        },
-        other => AnalysisError::Integrate(other),
-    };
-    observer.start(times.len() as u64 - 1, "samples");
-    record(0.0, &y, &mut tr);
-    let mut next = 1;
-    'outer: while next < times.len() {
-        let t_stop = if dense { opts.t_end } else { times[next] };
-        let t_new = solver.step(&mut flow, t, &mut y, t_stop).map_err(name)?;
-        if dense {
-            while next < times.len() && times[next] <= t_new {
-                if times[next] == t_new {
-                    buf.copy_from_slice(&y);
-                } else {
-                    solver.dense(&mut flow, times[next], &mut buf);
+/// The sampling loop, on whichever system the method integrates.
+struct Sampling<'a> {
+    method: &'a Method,
+    opts: &'a SimulateOptions,
+    work: bool,
+    observer: &'a mut dyn Observer,
+}
+
+impl Task for Sampling<'_> {
+    type Output = Result<Samples, AnalysisError>;
+
+    fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
+        let Sampling {
+            method,
+            opts,
+            work,
+            observer,
+        } = self;
+        let mut flow = Flow::with_layout(sys, work, 0);
+        let layout = flow.layout;
+        let mut solver = method.solver(layout.len());
+        let dense = method.fixed_dt().is_none() && sys.manifold_dim() == sys.dim();
+        let times = sample_times(opts);
+        let mut y = flow.initial(y0, None);
+        let mut buf = vec![0.0; y.len()];
+        let mut t = 0.0;
+        let mut out = Samples {
+            t: Vec::with_capacity(times.len()),
+            states: Vec::with_capacity(times.len() * layout.n),
+            dim: layout.n,
+            work: Vec::with_capacity(times.len()),
+            method: *method,
+            stats: Stats::default(),
+            complete: true,
+        };
+        let record = |ts: f64, ya: &[f64], out: &mut Samples| {
+            out.t.push(ts);
+            out.states.extend_from_slice(&sys.to_model(&ya[..layout.n]));
+            out.work.push(if layout.work { ya[layout.n] } else { 0.0 });
+        };
+        let name = AnalysisError::naming(sys, layout);
+        observer.start(times.len() as u64 - 1, "samples");
+        record(0.0, &y, &mut out);
+        let mut next = 1;
+        'outer: while next < times.len() {
+            let t_stop = if dense { opts.t_end } else { times[next] };
+            let t_new = solver.step(&mut flow, t, &mut y, t_stop).map_err(&name)?;
+            if dense {
+                while next < times.len() && times[next] <= t_new {
+                    if times[next] == t_new {
+                        buf.copy_from_slice(&y);
+                    } else {
+                        solver.dense(&mut flow, times[next], &mut buf);
+                    }
+                    record(times[next], &buf, &mut out);
+                    next += 1;
+                    if observer.advance(next as u64 - 1) == Control::Stop {
+                        out.complete = false;
+                        break 'outer;
+                    }
                 }
-                record(times[next], &buf, &mut tr);
+            } else if t_new >= times[next] {
+                record(times[next], &y, &mut out);
                 next += 1;
                 if observer.advance(next as u64 - 1) == Control::Stop {
-                    tr.complete = false;
-                    break 'outer;
+                    out.complete = false;
+                    break;
                 }
             }
-        } else if t_new >= times[next] {
-            record(times[next], &y, &mut tr);
-            next += 1;
-            if observer.advance(next as u64 - 1) == Control::Stop {
-                tr.complete = false;
-                break;
-            }
+            t = t_new;
         }
-        t = t_new;
+        observer.finish();
+        out.stats = solver.stats();
+        Ok(out)
     }
-    observer.finish();
-    let rows = tr.t.len();
-    tr.theta = Array2::from_shape_vec((rows, n), theta).expect("shape");
-    tr.omega = Array2::from_shape_vec((rows, n), omega).expect("shape");
-    tr.stats = solver.stats();
-    let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
-    tr.energy_scale = tr.energy[0].abs().max(depth).max(f64::MIN_POSITIVE);
-    Ok(tr)
+}
+
+/// The planar chain integrates the work only when it has non-conservative forces.
+impl Sampled for Chain {
+    type Trajectory = Trajectory;
+
+    fn integrates_work(&self) -> bool {
+        !self.is_conservative()
+    }
+
+    fn trajectory(&self, s: Samples) -> Trajectory {
+        let n = self.links();
+        let rows = s.len();
+        let column = |k: usize, j: usize| s.state(k)[j];
+        let energy: Vec<f64> = (0..rows).map(|k| self.energy(s.t[k], s.state(k))).collect();
+        let depth = self.gravity().abs() * self.b().iter().sum::<f64>();
+        let energy_scale = energy[0].abs().max(depth).max(f64::MIN_POSITIVE);
+        Trajectory {
+            theta: Array2::from_shape_fn((rows, n), |(k, j)| column(k, j)),
+            omega: Array2::from_shape_fn((rows, n), |(k, j)| column(k, n + j)),
+            energy,
+            work: s.work,
+            method: s.method,
+            stats: s.stats,
+            energy_scale,
+            complete: s.complete,
+            t: s.t,
+        }
+    }
 }
 
 #[cfg(test)]

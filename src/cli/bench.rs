@@ -5,7 +5,7 @@ use super::output::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
 use pendula::analysis::map::bench::bench_flip;
-use pendula::analysis::modes_structured::benchmark_m;
+use pendula::analysis::modes::structured::benchmark_m;
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {

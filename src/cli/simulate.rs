@@ -2,7 +2,7 @@
 
 use super::output::{report, write_h5, CliError, Common, Outputs};
 use super::progress::Bar;
-use pendula::analysis::cart::{simulate_cart, CartTrajectory};
+use pendula::analysis::cart::CartTrajectory;
 use pendula::analysis::{self, SimulateOptions, Trajectory};
 use pendula::model::CartChain;
 use pendula::spec::{Model, Spec};
@@ -95,15 +95,8 @@ fn run_cart(
 ) -> Result<(), CliError> {
     let start = Instant::now();
     let mut bar = Bar::new("simulate");
-    let tr = simulate_cart(
-        sys,
-        &spec.method,
-        &spec.x0,
-        opts.t_end,
-        opts.dt_out,
-        &mut bar,
-    )
-    .map_err(|e| CliError::Run(e.to_string()))?;
+    let tr: CartTrajectory = analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut bar)
+        .map_err(|e| CliError::Run(e.to_string()))?;
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
         write_h5(path, common, spec, &prov, |out| {

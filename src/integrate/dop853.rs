@@ -18,7 +18,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::{check_finite, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, IntegrateError, Ode, Result, Solver, Stats};
 
 /// Adaptive Dormand–Prince 8(5,3) (DOP853).
 ///
@@ -388,13 +388,7 @@ impl Dop853Solver {
         }
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
         let na = ode.angles();
-        let mag = |i: usize, v: f64| {
-            if i < na {
-                v.abs().min(std::f64::consts::PI)
-            } else {
-                v.abs()
-            }
-        };
+        let mag = |i: usize, v: f64| magnitude(na, i, v);
         let mut dnf = 0.0;
         let mut dny = 0.0;
         for i in 0..nl {
@@ -433,6 +427,17 @@ impl Dop853Solver {
     }
 }
 
+/// `|v|` as the error norm's scale sees component `i`: the first `angles` components are angles,
+/// whose size is capped at π (see [`Ode::angles`]).
+#[inline]
+fn magnitude(angles: usize, i: usize, v: f64) -> f64 {
+    if i < angles {
+        v.abs().min(std::f64::consts::PI)
+    } else {
+        v.abs()
+    }
+}
+
 impl Solver for Dop853Solver {
     /// One accepted step from `(t, y)` towards `t_stop` (either direction; `t_stop == t` returns
     /// `t` unchanged). Rejected attempts are retried inside and counted in [`Stats::rejected`].
@@ -445,13 +450,7 @@ impl Solver for Dop853Solver {
     /// Errors: [`IntegrateError::NonFinite`] (NaN/Inf in `y` or in a new state),
     /// [`IntegrateError::StepSizeTooSmall`] (`0.1|h| ≤ ε|t|`),
     /// [`IntegrateError::TooManySteps`] (more than `max_steps` attempts).
-    fn step<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_stop: f64,
-    ) -> Result<f64, IntegrateError> {
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
         let len = self.len;
         if t_stop == t {
@@ -478,13 +477,7 @@ impl Solver for Dop853Solver {
         let nl = ode.norm_len().min(len);
         let (rtol, atol) = (self.opts.rtol, self.opts.atol);
         let na = ode.angles();
-        let mag = |i: usize, v: f64| {
-            if i < na {
-                v.abs().min(std::f64::consts::PI)
-            } else {
-                v.abs()
-            }
-        };
+        let mag = |i: usize, v: f64| magnitude(na, i, v);
         let mut rejected_before = false;
         loop {
             if self.stats.steps + self.stats.rejected >= self.opts.max_steps {

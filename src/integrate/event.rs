@@ -158,20 +158,10 @@ pub fn locate<S: Solver, O: Ode>(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::test_odes::Osc;
     use crate::integrate::Dop853;
 
-    /// Harmonic oscillator x'' = −x from (1, 0): x = cos t, zeros at π/2 + kπ.
-    struct Osc;
-    impl Ode for Osc {
-        fn len(&self) -> usize {
-            2
-        }
-        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
-            dy[0] = y[1];
-            dy[1] = -y[0];
-        }
-    }
-
+    /// The oscillator from (1, 0): x = cos t, zeros at π/2 + kπ.
     #[test]
     fn finds_zeros_of_cosine() {
         let mut ode = Osc;

@@ -23,7 +23,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::{check_finite, FixedClock, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, FixedClock, IntegrateError, Ode, Result, Solver, Stats};
 
 /// Gauss–Legendre collocation with `stages` ∈ {1, 2, 3} (order 2, 4, 6) and fixed step `dt` (s).
 ///
@@ -38,6 +38,9 @@ pub struct Gauss {
 }
 
 impl Gauss {
+    /// The stage counts this implementation has tableaus for (orders 2, 4 and 6).
+    pub const STAGES: std::ops::RangeInclusive<usize> = 1..=3;
+
     /// Three stages (order 6) with step `dt`.
     pub fn new(dt: f64) -> Gauss {
         Gauss { dt, stages: 3 }
@@ -51,11 +54,11 @@ impl Gauss {
     /// A solver with buffers for vectors of length `len`.
     ///
     /// # Panics
-    /// If `stages` is not 1, 2 or 3, or `dt` is not finite and > 0 (configuration errors, caught
-    /// before any integration starts).
+    /// If `stages` is not in [`Gauss::STAGES`], or `dt` is not finite and > 0 (configuration
+    /// errors, caught before any integration starts).
     pub fn solver(&self, len: usize) -> GaussSolver {
         assert!(
-            (1..=3).contains(&self.stages),
+            Gauss::STAGES.contains(&self.stages),
             "Gauss: stages = {} is not supported (use 1, 2 or 3)",
             self.stages
         );
@@ -303,13 +306,7 @@ impl Solver for GaussSolver {
     /// Errors: [`IntegrateError::NoConvergence`] when the stage iteration does not reach
     /// round-off within `max_iter` sweeps (step too large for the dynamics, roughly
     /// `dt · ‖∂f/∂y‖ ≳ 1`), [`IntegrateError::NonFinite`] for NaN/Inf in the input or result.
-    fn step<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_stop: f64,
-    ) -> Result<f64, IntegrateError> {
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
         let (t_next, reset) = self.clock.next(t, t_stop);
         if t_next <= t {
@@ -355,6 +352,7 @@ impl Solver for GaussSolver {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::integrate::test_odes::Osc;
 
     /// The closed-form tableau is the collocation one: a_ij = L_j(c_i), b_j = L_j(1).
     #[test]
@@ -375,17 +373,6 @@ mod tests {
                     );
                 }
             }
-        }
-    }
-
-    struct Osc;
-    impl Ode for Osc {
-        fn len(&self) -> usize {
-            2
-        }
-        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
-            dy[0] = y[1];
-            dy[1] = -y[0];
         }
     }
 

@@ -1,5 +1,9 @@
-//! The integrator a spec asks for, as plain data (the analyses turn it into a solver).
+//! The integrator a spec asks for, as plain data, and the one solver it builds.
 
+use super::dop853::{Dop853, Dop853Solver};
+use super::gauss::{Gauss, GaussSolver};
+use super::rk4::{Rk4, Rk4Solver};
+use super::{Ode, Result, Solver, Stats};
 use serde::Serialize;
 
 /// Which integrator, with its parameters. See [`super::Rk4`], `Dop853` and `Gauss`.
@@ -16,7 +20,8 @@ pub enum Method {
         #[serde(skip_serializing_if = "is_unbounded")]
         h_max: f64,
     },
-    /// Gauss–Legendre collocation (symplectic, in canonical coordinates), fixed step.
+    /// Gauss–Legendre collocation (symplectic, in canonical coordinates), fixed step; `stages`
+    /// in [`Gauss::STAGES`].
     Gauss { dt: f64, stages: usize },
 }
 
@@ -36,8 +41,98 @@ impl Method {
             Method::Dop853 { .. } => None,
         }
     }
+    /// DOP853 with the defaults of [`Dop853::default`] (the one place they are written).
+    pub fn dop853_default() -> Method {
+        Method::from(Dop853::default())
+    }
+    /// Gauss–Legendre with step `dt` and the default stages of [`Gauss::new`].
+    pub fn gauss_default(dt: f64) -> Method {
+        Method::from(Gauss::new(dt))
+    }
+    /// The solver this method describes, with buffers for vectors of length `len`; DOP853's
+    /// `h_init` and `max_steps` take their [`Dop853::default`] values.
+    ///
+    /// # Panics
+    /// As [`Gauss::solver`]: Gauss stages outside [`Gauss::STAGES`] (validate first).
+    pub fn solver(&self, len: usize) -> MethodSolver {
+        match *self {
+            Method::Rk4 { dt } => MethodSolver::Rk4(Rk4::new(dt).solver(len)),
+            Method::Dop853 { rtol, atol, h_max } => MethodSolver::Dop853(
+                Dop853 {
+                    rtol,
+                    atol,
+                    h_max,
+                    ..Default::default()
+                }
+                .solver(len),
+            ),
+            Method::Gauss { dt, stages } => MethodSolver::Gauss(Gauss { dt, stages }.solver(len)),
+        }
+    }
+}
+
+impl From<Dop853> for Method {
+    fn from(d: Dop853) -> Method {
+        Method::Dop853 {
+            rtol: d.rtol,
+            atol: d.atol,
+            h_max: d.h_max,
+        }
+    }
+}
+
+impl From<Gauss> for Method {
+    fn from(g: Gauss) -> Method {
+        Method::Gauss {
+            dt: g.dt,
+            stages: g.stages,
+        }
+    }
+}
+
+impl From<Rk4> for Method {
+    fn from(r: Rk4) -> Method {
+        Method::Rk4 { dt: r.dt }
+    }
 }
 
 fn is_unbounded(h: &f64) -> bool {
     h.is_infinite()
+}
+
+/// The solver of a [`Method`]: one type for whichever integrator a run asked for, so no caller
+/// matches on the method to build or drive one. Each call forwards to the integrator's own
+/// solver, so results are those of the integrator used directly.
+#[derive(Debug, Clone)]
+pub enum MethodSolver {
+    Rk4(Rk4Solver),
+    Dop853(Dop853Solver),
+    Gauss(GaussSolver),
+}
+
+/// Forwards one call to the solver inside a [`MethodSolver`].
+macro_rules! each {
+    ($self:expr, $s:ident => $call:expr) => {
+        match $self {
+            MethodSolver::Rk4($s) => $call,
+            MethodSolver::Dop853($s) => $call,
+            MethodSolver::Gauss($s) => $call,
+        }
+    };
+}
+
+impl Solver for MethodSolver {
+    #[inline]
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
+        each!(self, s => s.step(ode, t, y, t_stop))
+    }
+
+    #[inline]
+    fn dense<O: Ode>(&mut self, ode: &mut O, s: f64, out: &mut [f64]) {
+        each!(self, v => v.dense(ode, s, out))
+    }
+
+    fn stats(&self) -> Stats {
+        each!(self, s => s.stats())
+    }
 }

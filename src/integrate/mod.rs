@@ -16,7 +16,7 @@ pub mod rk4;
 pub use dop853::{Dop853, Dop853Solver};
 pub use event::{locate, Crossing, Direction};
 pub use gauss::{Gauss, GaussSolver};
-pub use method::Method;
+pub use method::{Method, MethodSolver};
 pub use rk4::Rk4;
 
 use crate::model::System;
@@ -228,6 +228,9 @@ pub struct Stats {
     pub evals: u64,
 }
 
+/// The result of an integration call.
+pub type Result<T, E = IntegrateError> = std::result::Result<T, E>;
+
 /// Errors while integrating.
 #[derive(Debug, Error, Clone, PartialEq)]
 pub enum IntegrateError {
@@ -248,13 +251,7 @@ pub enum IntegrateError {
 /// `step` advances `(t, y)` by one step ending at or before `t_stop` and returns the new time.
 /// After a step, `dense(s, out)` evaluates the continuous extension at `s ∈ [t_prev, t_new]`.
 pub trait Solver {
-    fn step<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_stop: f64,
-    ) -> Result<f64, IntegrateError>;
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64>;
 
     fn dense<O: Ode>(&mut self, ode: &mut O, s: f64, out: &mut [f64]);
 
@@ -267,7 +264,7 @@ pub trait Solver {
         t: f64,
         y: &mut [f64],
         t_end: f64,
-    ) -> Result<f64, IntegrateError> {
+    ) -> Result<f64> {
         let mut t = t;
         while t < t_end {
             t = self.step(ode, t, y, t_end)?;
@@ -278,7 +275,7 @@ pub trait Solver {
 
 /// Fails with [`IntegrateError::NonFinite`] naming the first NaN/Inf component of `y`.
 #[inline]
-pub fn check_finite(t: f64, y: &[f64]) -> Result<(), IntegrateError> {
+pub fn check_finite(t: f64, y: &[f64]) -> Result<()> {
     // A sum is NaN iff some term is NaN or terms of opposite infinite sign exist; cheap first test.
     if y.iter().fold(0.0, |acc, v| acc + v * 0.0).is_nan() {
         let index = y.iter().position(|v| !v.is_finite()).unwrap_or(0);
@@ -300,5 +297,24 @@ pub fn component_name<S: System>(sys: &S, layout: Layout, i: usize) -> String {
             j / layout.n + 1,
             sys.component_name(j % layout.n)
         )
+    }
+}
+
+/// Small ODEs with known solutions for the integrators' unit tests.
+#[cfg(test)]
+pub(crate) mod test_odes {
+    use super::Ode;
+
+    /// The harmonic oscillator x'' = −x as (x, x'): from (1, 0), x = cos t.
+    pub(crate) struct Osc;
+
+    impl Ode for Osc {
+        fn len(&self) -> usize {
+            2
+        }
+        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
+            dy[0] = y[1];
+            dy[1] = -y[0];
+        }
     }
 }

@@ -1,6 +1,6 @@
 //! Classical fixed-step RK4 (benchmarks.md §0), with a cubic Hermite continuous extension.
 
-use super::{check_finite, FixedClock, IntegrateError, Ode, Solver, Stats};
+use super::{check_finite, FixedClock, Ode, Result, Solver, Stats};
 
 /// Classical Runge–Kutta of order 4 with a fixed step `dt` (s).
 ///
@@ -82,13 +82,7 @@ impl Rk4Solver {
 }
 
 impl Solver for Rk4Solver {
-    fn step<O: Ode>(
-        &mut self,
-        ode: &mut O,
-        t: f64,
-        y: &mut [f64],
-        t_stop: f64,
-    ) -> Result<f64, IntegrateError> {
+    fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         let (t_next, reset) = self.clock.next(t, t_stop);
         self.y_prev.copy_from_slice(y);
         self.t_prev = t;

@@ -274,6 +274,14 @@ impl CartChain {
     pub fn free(&self) -> bool {
         self.p.cart_mass.is_some()
     }
+    /// The link directions `q_i` and angular velocities `ω_i` (3n entries each) of a state, or
+    /// of a deviation vector (same layout).
+    #[inline]
+    fn links_of<'a>(&self, s: &'a [f64]) -> (&'a [f64], &'a [f64]) {
+        let (qo, wo, m) = (self.q_offset(), self.omega_offset(), 3 * self.n);
+        (&s[qo..qo + m], &s[wo..wo + m])
+    }
+
     /// Offset of q_1 in the state (4 for a free cart, 0 for a fixed one).
     #[inline]
     pub fn q_offset(&self) -> usize {
@@ -522,12 +530,9 @@ impl CartChain {
     /// Assembles A(q) into `ws.a` and factors it (Cholesky, lower triangle), and b into `ws.z`,
     /// which it then overwrites with z = A⁻¹ b.
     fn accelerations(&self, t: f64, s: &[f64], ws: &mut CartWorkspace) {
-        let n = self.n;
-        let d = self.unknowns();
+        let (n, d) = (self.n, self.unknowns());
         let o = d - 3 * n;
-        let (qo, wo) = (self.q_offset(), self.omega_offset());
-        let q = &s[qo..qo + 3 * n];
-        let w = &s[wo..wo + 3 * n];
+        let (q, w) = self.links_of(s);
         let a = &mut ws.a;
         let b = &mut ws.z;
         // Lower triangle of A (row ≥ column), row-major d × d.
@@ -619,14 +624,11 @@ impl CartChain {
     /// for the formulas differentiated here); `ws.z` holds z and `ws.a` the factor of A.
     #[inline]
     fn tangent_column(&self, s: &[f64], dx: &[f64], out: &mut [f64], ws: &mut CartWorkspace) {
-        let n = self.n;
-        let d = self.unknowns();
+        let (n, d) = (self.n, self.unknowns());
         let o = d - 3 * n;
         let (qo, wo) = (self.q_offset(), self.omega_offset());
-        let q = &s[qo..qo + 3 * n];
-        let w = &s[wo..wo + 3 * n];
-        let dq = &dx[qo..qo + 3 * n];
-        let dw = &dx[wo..wo + 3 * n];
+        let (q, w) = self.links_of(s);
+        let (dq, dw) = self.links_of(dx);
         let z = &ws.z;
         let r = &mut ws.r;
         let acc = if o == 2 { [z[0], z[1], 0.0] } else { [0.0; 3] };
@@ -780,25 +782,24 @@ impl System for CartChain {
         }
     }
 
-    fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut CartWorkspace) {
-        self.accelerations(t, x, ws);
-        self.state_rhs(x, dx, ws);
+    fn rhs(&self, t: f64, s: &[f64], ds: &mut [f64], ws: &mut CartWorkspace) {
+        self.accelerations(t, s, ws);
+        self.state_rhs(s, ds, ws);
     }
 
     fn rhs_tangent(
         &self,
         t: f64,
-        x: &[f64],
+        s: &[f64],
         v: &[f64],
-        dx: &mut [f64],
+        ds: &mut [f64],
         dv: &mut [f64],
         ws: &mut CartWorkspace,
     ) {
-        self.accelerations(t, x, ws);
-        self.state_rhs(x, dx, ws);
+        self.rhs(t, s, ds, ws);
         let n = self.dim();
         for (col, out) in v.chunks_exact(n).zip(dv.chunks_exact_mut(n)) {
-            self.tangent_column(x, col, out, ws);
+            self.tangent_column(s, col, out, ws);
         }
     }
 

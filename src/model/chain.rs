@@ -710,9 +710,9 @@ impl System for Chain {
         let n = self.n;
         if self.small {
             match n {
-                1 => return self.small_rhs_tangent::<1>(t, x, v, dx, dv),
-                2 => return self.small_rhs_tangent::<2>(t, x, v, dx, dv),
-                3 => return self.small_rhs_tangent::<3>(t, x, v, dx, dv),
+                1 => return self.small_rhs_tangent::<1>(t, x, dx, v, dv),
+                2 => return self.small_rhs_tangent::<2>(t, x, dx, v, dv),
+                3 => return self.small_rhs_tangent::<3>(t, x, dx, v, dv),
                 _ => {}
             }
         }

@@ -37,6 +37,7 @@ impl Damping {
 
 /// `amplitude · cos(frequency · t + phase)`, frequency in rad/s.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Harmonic {
     pub amplitude: f64,
     pub frequency: f64,
@@ -54,6 +55,7 @@ impl Harmonic {
 /// Prescribed pivot motion s(t) = (x_amplitude, y_amplitude) · cos(Ω t + φ) (m), as in the
 /// Kapitza pendulum. In the pivot's frame it acts as an extra, time-dependent gravity.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct PivotMotion {
     #[serde(default)]
     pub x_amplitude: f64,

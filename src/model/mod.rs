@@ -10,11 +10,13 @@ pub mod chain;
 pub mod forcing;
 mod linalg;
 mod structured;
+pub mod volume;
 
 pub use canonical::{Canonical, CanonicalWorkspace};
 pub use cart_chain::{CartChain, CartChainParams, CartInput};
 pub use chain::{Chain, ChainParams, Link, LinkShape, Route};
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
+pub use volume::{PhaseVolume, VolumeSplit};
 
 use thiserror::Error;
 

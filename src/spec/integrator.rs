@@ -1,7 +1,7 @@
 //! The `[integrator]` table.
 
 use super::{positive, SpecError};
-use crate::integrate::Method;
+use crate::integrate::{Dop853, Gauss, Method};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -13,12 +13,13 @@ pub struct IntegratorSpec {
     pub dt: Option<f64>,
     /// Alternative to dt for fixed-step methods: steps per output sample (seed 002's sub-steps).
     pub substeps: Option<u64>,
-    /// Relative / absolute tolerance for dop853 (default 1e-10).
+    /// Relative / absolute tolerance for dop853 (default [`Dop853::default`]'s, 1e-10).
     pub rtol: Option<f64>,
     pub atol: Option<f64>,
     /// Largest step of dop853 (s; default unbounded).
     pub h_max: Option<f64>,
-    /// Gauss–Legendre stages: 2 (order 4) or 3 (order 6, default).
+    /// Gauss–Legendre stages: 1 (the implicit midpoint rule, order 2), 2 (order 4) or 3 (order
+    /// 6, the default of [`Gauss::new`]).
     pub stages: Option<usize>,
 }
 
@@ -67,17 +68,25 @@ impl IntegratorSpec {
             "gauss" => {
                 adaptive_only("rtol", &self.rtol)?;
                 adaptive_only("atol", &self.atol)?;
-                let stages = self.stages.unwrap_or(3);
-                if !(stages == 2 || stages == 3) {
+                let dt = fixed_dt()?;
+                let Method::Gauss {
+                    stages: default, ..
+                } = Method::gauss_default(dt)
+                else {
+                    unreachable!("gauss_default is a Gauss method")
+                };
+                let stages = self.stages.unwrap_or(default);
+                if !Gauss::STAGES.contains(&stages) {
                     return Err(SpecError::new(
                         "integrator.stages",
-                        format!("must be 2 or 3 (got {stages})"),
+                        format!(
+                            "must be {} to {} (got {stages})",
+                            Gauss::STAGES.start(),
+                            Gauss::STAGES.end()
+                        ),
                     ));
                 }
-                Ok(Method::Gauss {
-                    dt: fixed_dt()?,
-                    stages,
-                })
+                Ok(Method::Gauss { dt, stages })
             }
             "dop853" => {
                 if self.dt.is_some() || self.substeps.is_some() {
@@ -92,8 +101,9 @@ impl IntegratorSpec {
                         "applies to gauss, not dop853",
                     ));
                 }
-                let rtol = positive("integrator.rtol", self.rtol.unwrap_or(1e-10))?;
-                let atol = positive("integrator.atol", self.atol.unwrap_or(1e-10))?;
+                let d = Dop853::default();
+                let rtol = positive("integrator.rtol", self.rtol.unwrap_or(d.rtol))?;
+                let atol = positive("integrator.atol", self.atol.unwrap_or(d.atol))?;
                 if rtol < 1e-14 {
                     return Err(SpecError::new(
                         "integrator.rtol",
@@ -102,7 +112,7 @@ impl IntegratorSpec {
                 }
                 let h_max = match self.h_max {
                     Some(h) => positive("integrator.h_max", h)?,
-                    None => f64::INFINITY,
+                    None => d.h_max,
                 };
                 Ok(Method::Dop853 { rtol, atol, h_max })
             }

@@ -35,9 +35,10 @@ pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, Ens
 pub use qr::Qr;
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
+use super::route::{Routed, Task, View};
 use super::AnalysisError;
-use crate::integrate::{component_name, Flow, IntegrateError, Layout, Method, Ode, Stats};
-use crate::model::{Canonical, Chain, System};
+use crate::integrate::{Flow, IntegrateError, Layout, Method, Ode, Stats};
+use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
 use accum::Accum;
 use ndarray::Array2;
@@ -378,14 +379,8 @@ pub(crate) fn stepper_for(method: &Method, tau: f64, len: usize) -> Result<Stepp
 }
 
 fn name_error<S: System>(sys: &S, layout: Layout) -> impl Fn(IntegrateError) -> LyapunovError + '_ {
-    move |e| match e {
-        IntegrateError::NonFinite { time, index } => AnalysisError::Blowup {
-            time,
-            variable: component_name(sys, layout, index),
-        }
-        .into(),
-        other => AnalysisError::Integrate(other).into(),
-    }
+    let name = AnalysisError::naming(sys, layout);
+    move |e| name(e).into()
 }
 
 /// Reports progress about 1000 times per run.
@@ -785,11 +780,6 @@ pub fn max_exponent_two_trajectory<S: System>(
         n,
         ws: sys.workspace(),
     };
-    let layout = Layout {
-        n: 2 * n,
-        work: false,
-        k: 0,
-    };
     let mut y = vec![0.0; 2 * n];
     y[..n].copy_from_slice(x0);
     for i in 0..n {
@@ -802,18 +792,16 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut max_err: f64 = 0.0;
     let total = n_trans + n_avg;
     let progress = Progress::new(observer, total);
-    let name = |e: IntegrateError| match e {
-        IntegrateError::NonFinite { time, index } => LyapunovError::from(AnalysisError::Blowup {
-            time,
-            variable: if index < n {
-                sys.component_name(index)
+    let name = |e: IntegrateError| -> LyapunovError {
+        AnalysisError::from_integrate(e, |i| {
+            if i < n {
+                sys.component_name(i)
             } else {
-                format!("neighbour {}", sys.component_name(index - n))
-            },
-        }),
-        other => AnalysisError::Integrate(other).into(),
+                format!("neighbour {}", sys.component_name(i - n))
+            }
+        })
+        .into()
     };
-    let _ = layout;
     let mut complete = true;
     let mut converged = o.tolerance.map(|_| false);
     let mut count = 0u64;
@@ -863,9 +851,9 @@ pub fn max_exponent_two_trajectory<S: System>(
 }
 
 /// [`lyapunov_spectrum`] for a planar chain from `x0 = (θ, θ̇)`; with Gauss–Legendre it runs in
-/// canonical coordinates (θ, p) via [`Canonical`], where the method is symplectic. The spectrum
-/// is coordinate independent as T → ∞ (finite-T estimates differ by O(1/T)); the history and
-/// the Σλ check then refer to (θ, p).
+/// canonical coordinates (θ, p) via [`Canonical`](crate::model::Canonical) (see [`Routed`]),
+/// where the method is symplectic. The spectrum is coordinate independent as T → ∞ (finite-T
+/// estimates differ by O(1/T)); the history and the Σλ check then refer to (θ, p).
 pub fn chain_spectrum(
     chain: &Chain,
     method: &Method,
@@ -874,12 +862,25 @@ pub fn chain_spectrum(
     observer: &mut dyn Observer,
 ) -> Result<Lyapunov, LyapunovError> {
     check_len(chain, x0)?;
-    match method {
-        Method::Gauss { .. } => {
-            let y0 = chain.to_canonical(x0);
-            lyapunov_spectrum(&Canonical(chain), method, &y0, opts, observer)
-        }
-        _ => lyapunov_spectrum(chain, method, x0, opts, observer),
+    let task = Spectrum {
+        method,
+        opts,
+        observer,
+    };
+    chain.run_task(method, x0, task)
+}
+
+/// [`lyapunov_spectrum`] as a [`Task`].
+struct Spectrum<'a> {
+    method: &'a Method,
+    opts: &'a LyapunovOptions,
+    observer: &'a mut dyn Observer,
+}
+
+impl Task for Spectrum<'_> {
+    type Output = Result<Lyapunov, LyapunovError>;
+    fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
+        lyapunov_spectrum(sys, self.method, y0, self.opts, self.observer)
     }
 }
 
@@ -894,23 +895,32 @@ pub fn chain_two_trajectory(
     observer: &mut dyn Observer,
 ) -> Result<Lyapunov, LyapunovError> {
     check_len(chain, x0)?;
-    let metric = AngleMetric {
-        angles: chain.links(),
+    let task = TwoTrajectory {
+        method,
+        opts,
+        two,
+        metric: AngleMetric {
+            angles: chain.links(),
+        },
+        observer,
     };
-    match method {
-        Method::Gauss { .. } => {
-            let y0 = chain.to_canonical(x0);
-            max_exponent_two_trajectory(
-                &Canonical(chain),
-                method,
-                &y0,
-                opts,
-                two,
-                &metric,
-                observer,
-            )
-        }
-        _ => max_exponent_two_trajectory(chain, method, x0, opts, two, &metric, observer),
+    chain.run_task(method, x0, task)
+}
+
+/// [`max_exponent_two_trajectory`] as a [`Task`].
+struct TwoTrajectory<'a, M: Metric> {
+    method: &'a Method,
+    opts: &'a LyapunovOptions,
+    two: &'a TwoTrajectoryOptions,
+    metric: M,
+    observer: &'a mut dyn Observer,
+}
+
+impl<M: Metric> Task for TwoTrajectory<'_, M> {
+    type Output = Result<Lyapunov, LyapunovError>;
+    fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
+        let (method, opts, two) = (self.method, self.opts, self.two);
+        max_exponent_two_trajectory(sys, method, y0, opts, two, &self.metric, self.observer)
     }
 }
 

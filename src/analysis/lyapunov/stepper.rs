@@ -4,29 +4,23 @@
 //! running sum: benchmarks.md §0) and at `t_e = e·τ` for DOP853, which lands on it with `t_stop`.
 
 use super::LyapunovError;
-use crate::integrate::rk4::Rk4Solver;
 use crate::integrate::{
-    check_finite, Dop853, Dop853Solver, Gauss, GaussSolver, IntegrateError, Method, Ode, Rk4,
-    Solver, Stats,
+    check_finite, Gauss, IntegrateError, Method, MethodSolver, Ode, Solver, Stats,
 };
 
 /// A solver and the grid of interval ends.
-pub(crate) enum Stepper {
-    /// RK4 driven step by step: `q` steps of `dt` per interval.
-    Rk4 {
-        solver: Rk4Solver,
-        dt: f64,
-        q: u64,
-    },
-    Dop853 {
-        solver: Dop853Solver,
-        tau: f64,
-    },
-    Gauss {
-        solver: GaussSolver,
-        dt: f64,
-        q: u64,
-    },
+pub(crate) struct Stepper {
+    solver: MethodSolver,
+    grid: Grid,
+}
+
+/// Where the intervals end.
+#[derive(Debug, Clone, Copy)]
+enum Grid {
+    /// `q` steps of `dt` per interval (the fixed-step methods).
+    Fixed { dt: f64, q: u64 },
+    /// Every `tau` (the adaptive method lands on each end).
+    Adaptive { tau: f64 },
 }
 
 /// `q = τ/dt`, which must be a whole number (to 1e-9 relative) so that every interval end is a
@@ -48,46 +42,34 @@ fn steps_per_interval(tau: f64, dt: f64) -> Result<u64, LyapunovError> {
 
 impl Stepper {
     pub(crate) fn new(method: &Method, tau: f64, len: usize) -> Result<Stepper, LyapunovError> {
-        Ok(match *method {
-            Method::Rk4 { dt } => Stepper::Rk4 {
-                solver: Rk4::new(dt).solver(len),
+        if let Method::Gauss { stages, .. } = *method {
+            if !Gauss::STAGES.contains(&stages) {
+                return Err(LyapunovError::invalid(
+                    "stages",
+                    stages as f64,
+                    "must be 1, 2 or 3",
+                ));
+            }
+        }
+        let grid = match method.fixed_dt() {
+            Some(dt) => Grid::Fixed {
                 dt,
                 q: steps_per_interval(tau, dt)?,
             },
-            Method::Dop853 { rtol, atol, h_max } => Stepper::Dop853 {
-                solver: Dop853 {
-                    rtol,
-                    atol,
-                    h_max,
-                    ..Default::default()
-                }
-                .solver(len),
-                tau,
-            },
-            Method::Gauss { dt, stages } => {
-                if !(1..=3).contains(&stages) {
-                    return Err(LyapunovError::invalid(
-                        "stages",
-                        stages as f64,
-                        "must be 1, 2 or 3",
-                    ));
-                }
-                let q = steps_per_interval(tau, dt)?;
-                Stepper::Gauss {
-                    solver: Gauss { dt, stages }.solver(len),
-                    dt,
-                    q,
-                }
-            }
+            None => Grid::Adaptive { tau },
+        };
+        Ok(Stepper {
+            solver: method.solver(len),
+            grid,
         })
     }
 
     /// The end time of interval `e` (and the start of interval `e + 1`).
     #[inline]
     pub(crate) fn time(&self, e: u64) -> f64 {
-        match *self {
-            Stepper::Rk4 { dt, q, .. } | Stepper::Gauss { dt, q, .. } => (e * q) as f64 * dt,
-            Stepper::Dop853 { tau, .. } => e as f64 * tau,
+        match self.grid {
+            Grid::Fixed { dt, q } => (e * q) as f64 * dt,
+            Grid::Adaptive { tau } => e as f64 * tau,
         }
     }
 
@@ -101,25 +83,21 @@ impl Stepper {
     ) -> Result<(), IntegrateError> {
         let t0 = self.time(e - 1);
         let t1 = self.time(e);
-        match self {
-            Stepper::Rk4 { solver, dt, q } => {
-                let base = (e - 1) * *q;
-                for s in 0..*q {
-                    let t = (base + s) as f64 * *dt;
-                    solver.rk4_step(ode, t, *dt, y);
+        match (&mut self.solver, self.grid) {
+            // RK4 driven step by step on the interval's own grid (no clipping, no clock).
+            (MethodSolver::Rk4(solver), Grid::Fixed { dt, q }) => {
+                let base = (e - 1) * q;
+                for s in 0..q {
+                    let t = (base + s) as f64 * dt;
+                    solver.rk4_step(ode, t, dt, y);
                 }
                 check_finite(t1, y)
             }
-            Stepper::Dop853 { solver, .. } => solver.advance_to(ode, t0, y, t1).map(|_| ()),
-            Stepper::Gauss { solver, .. } => solver.advance_to(ode, t0, y, t1).map(|_| ()),
+            (solver, _) => solver.advance_to(ode, t0, y, t1).map(|_| ()),
         }
     }
 
     pub(crate) fn stats(&self) -> Stats {
-        match self {
-            Stepper::Rk4 { solver, .. } => solver.stats(),
-            Stepper::Dop853 { solver, .. } => solver.stats(),
-            Stepper::Gauss { solver, .. } => solver.stats(),
-        }
+        self.solver.stats()
     }
 }

@@ -120,13 +120,14 @@ impl Chain {
     }
 
     /// `rhs_tangent` for N ≤ [`SMALL_MAX_LINKS`] links: the same G and H as the general route.
+    /// Takes the state and its derivative, then the deviation vectors and theirs.
     #[inline]
     pub(super) fn small_rhs_tangent<const N: usize>(
         &self,
         t: f64,
         x: &[f64],
-        v: &[f64],
         dx: &mut [f64],
+        v: &[f64],
         dv: &mut [f64],
     ) {
         let e = self.small_eval::<N>(t, x);

@@ -42,7 +42,8 @@ mod twisted;
 
 pub use dqds::dqds_eigenvalues;
 
-use super::modes::{laguerre_zeros, Equilibrium};
+use super::closed_form::laguerre_zeros;
+use super::equilibrium::Equilibrium;
 use crate::model::Chain;
 use nalgebra::DMatrix;
 use rayon::prelude::*;

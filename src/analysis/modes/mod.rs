@@ -11,97 +11,16 @@
 //! eigenvalues as K has negative entries: the number of unstable directions of an equilibrium is
 //! the number of links pointing up. The tests check this for every equilibrium.
 
+mod closed_form;
+mod equilibrium;
+pub mod structured;
+
+pub use closed_form::{bessel_j0_j1, bessel_j0_zeros, laguerre_zeros};
+pub use equilibrium::{Equilibrium, ModesError, MAX_ALL_EQUILIBRIA_LINKS};
+
 use crate::model::Chain;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
-use thiserror::Error;
-
-/// Largest N for which "all equilibria" (2^N of them) is accepted.
-pub const MAX_ALL_EQUILIBRIA_LINKS: usize = 16;
-
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum ModesError {
-    #[error("equilibrium `{0}`: use one character per link, `+` (hanging, θ = 0) or `-` (inverted, θ = π)")]
-    BadSigns(String),
-    #[error("equilibrium `{signs}` has {got} characters but the chain has {links} links")]
-    WrongLength {
-        signs: String,
-        got: usize,
-        links: usize,
-    },
-    #[error("all 2^{links} equilibria is too many; the limit is N = {max}: choose some with sign strings")]
-    TooMany { links: usize, max: usize },
-    #[error("the mass matrix at equilibrium `{0}` is not positive definite")]
-    NotDefinite(String),
-}
-
-/// An equilibrium θ*_j ∈ {0, π}, written as a sign string (`+` hanging, `-` inverted).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-pub struct Equilibrium {
-    /// s_j = cos θ*_j = ±1.
-    pub signs: Vec<i8>,
-}
-
-impl Equilibrium {
-    pub fn hanging(n: usize) -> Equilibrium {
-        Equilibrium { signs: vec![1; n] }
-    }
-    /// Parses `+-+` style strings for a chain of `n` links.
-    pub fn parse(s: &str, n: usize) -> Result<Equilibrium, ModesError> {
-        let signs: Option<Vec<i8>> = s
-            .chars()
-            .map(|c| match c {
-                '+' => Some(1),
-                '-' => Some(-1),
-                _ => None,
-            })
-            .collect();
-        let signs = signs
-            .filter(|v| !v.is_empty())
-            .ok_or_else(|| ModesError::BadSigns(s.to_string()))?;
-        if signs.len() != n {
-            return Err(ModesError::WrongLength {
-                signs: s.to_string(),
-                got: signs.len(),
-                links: n,
-            });
-        }
-        Ok(Equilibrium { signs })
-    }
-    /// All 2^n equilibria, hanging first, in binary order of the inverted links.
-    pub fn all(n: usize) -> Result<Vec<Equilibrium>, ModesError> {
-        if n > MAX_ALL_EQUILIBRIA_LINKS {
-            return Err(ModesError::TooMany {
-                links: n,
-                max: MAX_ALL_EQUILIBRIA_LINKS,
-            });
-        }
-        Ok((0..1u64 << n)
-            .map(|bits| Equilibrium {
-                signs: (0..n)
-                    .map(|j| if bits >> j & 1 == 1 { -1 } else { 1 })
-                    .collect(),
-            })
-            .collect())
-    }
-    pub fn label(&self) -> String {
-        self.signs
-            .iter()
-            .map(|&s| if s > 0 { '+' } else { '-' })
-            .collect()
-    }
-    /// The angles θ*_j (0 or π).
-    pub fn theta(&self) -> Vec<f64> {
-        self.signs
-            .iter()
-            .map(|&s| if s > 0 { 0.0 } else { std::f64::consts::PI })
-            .collect()
-    }
-    /// Number of links pointing up.
-    pub fn inverted_links(&self) -> usize {
-        self.signs.iter().filter(|&&s| s < 0).count()
-    }
-}
 
 /// A complex eigenvalue λ of the damped first-order system, with derived figures.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -214,7 +133,7 @@ pub enum ModesRoute {
     Auto,
     /// Cholesky reduction and nalgebra's dense symmetric eigen-solver: O(N³).
     Dense,
-    /// The symmetric tridiagonal reduction of [`super::modes_structured`] (O(N²)) where its
+    /// The symmetric tridiagonal reduction of [`structured`] (O(N²)) where its
     /// structure holds (point-like links); other chains take the dense route.
     Tridiagonal,
 }
@@ -248,7 +167,7 @@ pub fn modes_at_with(
     let tri = match route {
         ModesRoute::Dense => None,
         ModesRoute::Auto if chain.links() < TRIDIAGONAL_MIN_LINKS => None,
-        _ => super::modes_structured::TridiagonalReduction::new(chain, eq),
+        _ => structured::TridiagonalReduction::new(chain, eq),
     };
     let (omega2, shapes) = match tri {
         Some(t) => t.eigen(),
@@ -314,76 +233,6 @@ pub fn damped_spectrum(m: &DMatrix<f64>, k: &DMatrix<f64>, d: &DMatrix<f64>) -> 
             .then(a.im.total_cmp(&b.im))
     });
     out
-}
-
-/// Zeros of the Laguerre polynomial L_n, ascending: Golub–Welsch (eigenvalues of the Jacobi
-/// matrix, diagonal 2k+1, off-diagonal k) polished by Newton steps on the three-term recurrence.
-pub fn laguerre_zeros(n: usize) -> Vec<f64> {
-    let j = DMatrix::from_fn(n, n, |r, c| {
-        if r == c {
-            (2 * r + 1) as f64
-        } else if r.abs_diff(c) == 1 {
-            r.max(c) as f64
-        } else {
-            0.0
-        }
-    });
-    let mut z: Vec<f64> = j.symmetric_eigenvalues().iter().copied().collect();
-    z.sort_by(f64::total_cmp);
-    for x in z.iter_mut() {
-        for _ in 0..3 {
-            // L_n overflows for large x and N (x ≳ 1400 at N = 1000): keep the eigenvalue then.
-            let (p, dp) = laguerre_with_derivative(n, *x);
-            let step = p / dp;
-            if step.is_finite() {
-                *x -= step;
-            }
-        }
-    }
-    z
-}
-
-/// L_n(x) and L_n'(x) by the recurrence (k+1) L_{k+1} = (2k+1−x) L_k − k L_{k−1}.
-fn laguerre_with_derivative(n: usize, x: f64) -> (f64, f64) {
-    let (mut p0, mut p1) = (1.0, 1.0 - x);
-    if n == 0 {
-        return (1.0, 0.0);
-    }
-    for k in 1..n {
-        let p2 = ((2 * k + 1) as f64 - x) * p1 / (k + 1) as f64 - k as f64 * p0 / (k + 1) as f64;
-        p0 = p1;
-        p1 = p2;
-    }
-    // x L_n' = n (L_n − L_{n−1})
-    (p1, n as f64 * (p1 - p0) / x)
-}
-
-/// Bessel J₀ and J₁ by the trapezoidal rule on their integral representations over [0, π]
-/// (spectrally accurate for a periodic analytic integrand; 1e-15 for x ≲ 60 with 128 nodes).
-pub fn bessel_j0_j1(x: f64) -> (f64, f64) {
-    let m = 128usize;
-    let (mut j0, mut j1) = (0.0, 0.0);
-    for i in 0..m {
-        let t = std::f64::consts::PI * (i as f64 + 0.5) / m as f64;
-        j0 += (x * t.sin()).cos();
-        j1 += (t - x * t.sin()).cos();
-    }
-    (j0 / m as f64, j1 / m as f64)
-}
-
-/// The first `count` positive zeros j_{0,k} of J₀: McMahon's asymptotic start, Newton on J₀' = −J₁.
-pub fn bessel_j0_zeros(count: usize) -> Vec<f64> {
-    (1..=count)
-        .map(|k| {
-            let beta = (k as f64 - 0.25) * std::f64::consts::PI;
-            let mut x = beta + 1.0 / (8.0 * beta) - 31.0 / (384.0 * beta.powi(3));
-            for _ in 0..6 {
-                let (j0, j1) = bessel_j0_j1(x);
-                x += j0 / j1;
-            }
-            x
-        })
-        .collect()
 }
 
 /// Closed-form small-oscillation frequencies, when a formula applies to this chain at the
@@ -488,54 +337,6 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
 /// The modal coordinate q = vᵀ M (θ − θ*) of a displacement, for M-orthonormal v.
 pub fn modal_coordinate(m: &DMatrix<f64>, v: &DVector<f64>, dtheta: &DVector<f64>) -> f64 {
     v.dot(&(m * dtheta))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn laguerre_zeros_small_cases() {
-        let z = laguerre_zeros(2);
-        assert!((z[0] - (2.0 - 2f64.sqrt())).abs() < 1e-15);
-        assert!((z[1] - (2.0 + 2f64.sqrt())).abs() < 1e-14);
-        let z = laguerre_zeros(1);
-        assert!((z[0] - 1.0).abs() < 1e-15);
-    }
-
-    #[test]
-    fn bessel_zeros_match_tables() {
-        // Abramowitz & Stegun, table 9.5.
-        let z = bessel_j0_zeros(5);
-        let table = [
-            2.404825557695773,
-            5.520078110286311,
-            8.653727912911013,
-            11.79153443901428,
-            14.93091770848779,
-        ];
-        for (a, b) in z.iter().zip(table) {
-            assert!((a - b).abs() < 1e-12, "{a} vs {b}");
-        }
-    }
-
-    #[test]
-    fn sign_strings() {
-        assert_eq!(Equilibrium::parse("+-+", 3).unwrap().signs, vec![1, -1, 1]);
-        assert!(matches!(
-            Equilibrium::parse("+x", 2),
-            Err(ModesError::BadSigns(_))
-        ));
-        assert!(matches!(
-            Equilibrium::parse("++", 3),
-            Err(ModesError::WrongLength { .. })
-        ));
-        assert!(matches!(
-            Equilibrium::all(17),
-            Err(ModesError::TooMany { .. })
-        ));
-        assert_eq!(Equilibrium::all(3).unwrap().len(), 8);
-    }
 }
 
 /// What `pendula modes` computes, validated.
