@@ -250,6 +250,15 @@ fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
     }
 }
 
+/// Refuses the first of `fields` (`(name, given)` in `table`) that was given: it does not
+/// apply, and `why` says so.
+fn refuse_given(table: &str, fields: &[(&str, bool)], why: &str) -> Result<(), SpecError> {
+    match fields.iter().find(|(_, given)| *given) {
+        Some((name, _)) => Err(SpecError::new(format!("{table}.{name}"), why)),
+        None => Ok(()),
+    }
+}
+
 /// A figure path must name a format [`crate::plot::Format`] draws (.png or .svg).
 pub fn figure_format(field: &str, p: &std::path::Path) -> Result<crate::plot::Format, SpecError> {
     crate::plot::Format::from_path(p)

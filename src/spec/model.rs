@@ -364,13 +364,11 @@ impl InitialSpec {
                 PLANAR,
             ),
         };
-        match foreign.iter().find(|(_, set)| *set) {
-            Some((name, _)) => Err(SpecError::new(
-                format!("initial.{name}"),
-                format!("applies to the {owner} model, not the {} one", model.kind()),
-            )),
-            None => Ok(()),
-        }
+        super::refuse_given(
+            "initial",
+            foreign,
+            &format!("applies to the {owner} model, not the {} one", model.kind()),
+        )
     }
 
     /// The initial state (θ, θ̇) for a chain of `n` links.

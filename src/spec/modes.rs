@@ -1,6 +1,8 @@
 //! The `[modes]` table.
 
-use super::{positive, Analysis, IntegratorSpec, Model, SpecError, SpecFile, Validated};
+use super::{
+    positive, refuse_given, Analysis, IntegratorSpec, Model, SpecError, SpecFile, Validated,
+};
 use crate::analysis::cart::parse_signs;
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::integrate::Method;
@@ -83,18 +85,15 @@ impl ModesSpec {
                 tol: d.tol,
             })
         } else {
-            for (f, set) in [
-                ("amplitude", self.amplitude.is_some()),
-                ("periods", self.periods.is_some()),
-                ("amplitudes", self.amplitudes.is_some()),
-            ] {
-                if set {
-                    return Err(SpecError::new(
-                        format!("modes.{f}"),
-                        "applies only with verify_nonlinear = true",
-                    ));
-                }
-            }
+            refuse_given(
+                "modes",
+                &[
+                    ("amplitude", self.amplitude.is_some()),
+                    ("periods", self.periods.is_some()),
+                    ("amplitudes", self.amplitudes.is_some()),
+                ],
+                "applies only with verify_nonlinear = true",
+            )?;
             None
         };
         Ok(ModesOptions {
@@ -148,20 +147,17 @@ impl ModesSpec {
     /// The cart chain's equilibria (sign strings or `hanging`, `inverted`, `folded`, `all`); its
     /// modes have no closed-form check or nonlinear verification.
     fn cart_options(&self, n: usize) -> Result<ModesOptions, SpecError> {
-        for (f, set) in [
-            ("check", self.check.is_some()),
-            ("verify_nonlinear", self.verify_nonlinear.is_some()),
-            ("amplitude", self.amplitude.is_some()),
-            ("periods", self.periods.is_some()),
-            ("amplitudes", self.amplitudes.is_some()),
-        ] {
-            if set {
-                return Err(SpecError::new(
-                    format!("modes.{f}"),
-                    "applies to the planar-chain model, not the cart-chain one",
-                ));
-            }
-        }
+        refuse_given(
+            "modes",
+            &[
+                ("check", self.check.is_some()),
+                ("verify_nonlinear", self.verify_nonlinear.is_some()),
+                ("amplitude", self.amplitude.is_some()),
+                ("periods", self.periods.is_some()),
+                ("amplitudes", self.amplitudes.is_some()),
+            ],
+            "applies to the planar-chain model, not the cart-chain one",
+        )?;
         let words = match &self.equilibria {
             None => vec!["hanging".to_string()],
             Some(EquilibriaSpec::Word(w)) => vec![w.clone()],

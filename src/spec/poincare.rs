@@ -1,7 +1,7 @@
 //! The `[poincare]` table.
 
 use super::retired::{self, Retired};
-use super::{positive, Analysis, SpecError, SpecFile, Validated};
+use super::{positive, refuse_given, Analysis, SpecError, SpecFile, Validated};
 use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
@@ -138,14 +138,11 @@ impl PoincareSpec {
             }
             Section::Stroboscopic { t0, period }
         } else {
-            for (name, set) in [("period", self.period.is_some()), ("t0", self.t0.is_some())] {
-                if set {
-                    return Err(SpecError::new(
-                        f(name),
-                        "applies only with stroboscopic = true",
-                    ));
-                }
-            }
+            refuse_given(
+                "poincare",
+                &[("period", self.period.is_some()), ("t0", self.t0.is_some())],
+                "applies only with stroboscopic = true",
+            )?;
             match (&self.section, &self.normal) {
                 (Some(_), Some(_)) => {
                     return Err(SpecError::new(
