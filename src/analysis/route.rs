@@ -53,3 +53,39 @@ impl Routed for Chain {
 }
 
 impl Routed for CartChain {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::ChainParams;
+
+    /// Reports the state the task was started from, and that state mapped back to the model.
+    struct Probe;
+    impl Task for Probe {
+        type Output = (Vec<f64>, Vec<f64>);
+        fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
+            (y0.to_vec(), sys.to_model(y0))
+        }
+    }
+
+    #[test]
+    fn gauss_runs_the_planar_chain_in_canonical_coordinates() {
+        let chain = Chain::new(ChainParams::equal_points(2)).unwrap();
+        let x0 = [0.4, -0.2, 0.3, 0.5];
+        let (y0, back) = chain.run_task(
+            &Method::Gauss {
+                dt: 0.01,
+                stages: 3,
+            },
+            &x0,
+            Probe,
+        );
+        assert_eq!(y0, chain.to_canonical(&x0));
+        assert_ne!(y0, x0.to_vec());
+        for (a, b) in back.iter().zip(x0) {
+            assert!((a - b).abs() < 1e-14, "{a} vs {b}");
+        }
+        let (y0, back) = chain.run_task(&Method::Rk4 { dt: 0.01 }, &x0, Probe);
+        assert_eq!((y0.as_slice(), back.as_slice()), (&x0[..], &x0[..]));
+    }
+}

@@ -136,3 +136,54 @@ impl Solver for MethodSolver {
         each!(self, s => s.stats())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::integrate::test_odes::Osc;
+
+    fn run<S: Solver>(s: &mut S) -> ([f64; 2], Stats) {
+        let mut y = [1.0, 0.0];
+        let t = s.advance_to(&mut Osc, 0.0, &mut y, 3.0).unwrap();
+        assert_eq!(t, 3.0);
+        (y, s.stats())
+    }
+
+    /// The solver a Method builds gives the integrator's own numbers, bit for bit.
+    #[test]
+    fn method_solver_is_the_integrator() {
+        let rk4 = Rk4::new(0.01);
+        let dop = Dop853::with_tol(1e-9);
+        let gauss = Gauss {
+            dt: 0.05,
+            stages: 2,
+        };
+        let a = run(&mut Method::from(rk4).solver(2));
+        assert_eq!(a, run(&mut rk4.solver(2)));
+        let a = run(&mut Method::from(dop).solver(2));
+        assert_eq!(a, run(&mut dop.solver(2)));
+        let a = run(&mut Method::from(gauss).solver(2));
+        assert_eq!(a, run(&mut gauss.solver(2)));
+    }
+
+    #[test]
+    fn defaults_come_from_the_integrators() {
+        let d = Dop853::default();
+        assert_eq!(
+            Method::dop853_default(),
+            Method::Dop853 {
+                rtol: d.rtol,
+                atol: d.atol,
+                h_max: d.h_max
+            }
+        );
+        assert_eq!(
+            Method::gauss_default(0.1),
+            Method::Gauss {
+                dt: 0.1,
+                stages: Gauss::new(0.1).stages
+            }
+        );
+        assert!(Gauss::STAGES.contains(&Gauss::new(0.1).stages));
+    }
+}
