@@ -61,8 +61,7 @@ pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
 pub use model::{
-    DampingSpec, DriveSpec, HarmonicSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega,
-    PerLink, PivotSpec,
+    DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
 pub use modes::{EquilibriaSpec, ModesSpec};
 pub use poincare::{OneOrMany, PoincareSpec};

@@ -63,29 +63,8 @@ pub struct DampingSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct DriveSpec {
-    pub torque: Option<HarmonicSpec>,
-    pub pivot: Option<PivotSpec>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct HarmonicSpec {
-    pub amplitude: f64,
-    pub frequency: f64,
-    #[serde(default)]
-    pub phase: f64,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct PivotSpec {
-    #[serde(default)]
-    pub x_amplitude: f64,
-    #[serde(default)]
-    pub y_amplitude: f64,
-    pub frequency: f64,
-    #[serde(default)]
-    pub phase: f64,
+    pub torque: Option<Harmonic>,
+    pub pivot: Option<PivotMotion>,
 }
 
 /// The `[initial]` table. Planar chains take angles (`theta` or `theta_deg`) and rates (`omega`);
@@ -249,17 +228,8 @@ impl ModelSpec {
         let drive = match &self.drive {
             None => Drive::default(),
             Some(d) => Drive {
-                torque: d.torque.as_ref().map(|h| Harmonic {
-                    amplitude: h.amplitude,
-                    frequency: h.frequency,
-                    phase: h.phase,
-                }),
-                pivot: d.pivot.as_ref().map(|p| PivotMotion {
-                    x_amplitude: p.x_amplitude,
-                    y_amplitude: p.y_amplitude,
-                    frequency: p.frequency,
-                    phase: p.phase,
-                }),
+                torque: d.torque,
+                pivot: d.pivot,
             },
         };
         let params = ChainParams {
