@@ -573,3 +573,48 @@ fn progress_bar_when_asked() {
         "--progress",
     );
 }
+
+/// SALI/GALI from the command line: a file with the indicators and the integrator, a run from
+/// 0 to --t-end (no transient), and a transient refused.
+#[test]
+fn sali_writes_its_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("sali.h5");
+    let (code, stdout, err) = run(pendula()
+        .args([
+            "lyapunov",
+            "--theta",
+            "0.1,0.1",
+            "--estimator",
+            "sali",
+            "--t-end",
+            "5",
+            "--json",
+            "-o",
+        ])
+        .arg(&out));
+    assert_eq!(code, 0, "{err}");
+    let j: serde_json::Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(j["t_end"], 5.0);
+    assert_eq!(j["regularity"], "regular", "{j}");
+    let f = hdf5::File::open(&out).unwrap();
+    let g = f.group("indicators").unwrap();
+    let method = g
+        .attr("integrator")
+        .unwrap()
+        .read_scalar::<hdf5::types::VarLenUnicode>()
+        .unwrap();
+    assert_eq!(method.as_str(), "rk4");
+    assert_bad_input(
+        &[
+            "lyapunov",
+            "--theta",
+            "0.1,0.1",
+            "--estimator",
+            "sali",
+            "--transient",
+            "1",
+        ],
+        "--transient",
+    );
+}

@@ -78,7 +78,6 @@ pub fn run(
                 write_h5(path, common, spec, &prov, |out| {
                     let g = out.group("indicators")?;
                     store::write_indicators(&g, &r)?;
-                    store::write_method(&g, &r.method)?;
                     g.attr_f64s("initial_state", &spec.x0)?;
                     Ok(())
                 })?;

@@ -106,7 +106,18 @@ impl LyapunovSpec {
             }
         };
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
-        let transient = self.transient.unwrap_or(d.transient);
+        // SALI/GALI have no transient: their run is the averaging time, from 0 to t_end.
+        let sali = self.estimator.as_deref() == Some("sali");
+        let transient = match (sali, self.transient) {
+            (true, Some(_)) => {
+                return Err(SpecError::new(
+                    "lyapunov.transient",
+                    "does not apply to estimator = \"sali\"",
+                ))
+            }
+            (true, None) => 0.0,
+            (false, t) => t.unwrap_or(d.transient),
+        };
         if !(transient.is_finite() && transient >= 0.0) {
             return Err(SpecError::new(
                 "lyapunov.transient",
@@ -170,16 +181,8 @@ impl LyapunovSpec {
                 LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
             }
             "sali" => {
-                // SALI/GALI have no transient: they run from t = 0 to `t_end`.
-                if self.transient.is_some() {
-                    return Err(SpecError::new("lyapunov.transient", "does not apply to estimator = \"sali\""));
-                }
                 let k = k.unwrap_or(2).max(2);
-                let end = match self.t_end {
-                    Some(t) => positive("lyapunov.t_end", t)?,
-                    None => d.time,
-                };
-                LyapunovEstimator::Sali(IndicatorOptions { tau, time: end, k, ..IndicatorOptions::default() })
+                LyapunovEstimator::Sali(IndicatorOptions { tau, time, k, ..IndicatorOptions::default() })
             }
             other => {
                 return Err(SpecError::new(
