@@ -12,6 +12,10 @@
 //! the mass matrix is `M_jk = a_jk cos(θ_j − θ_k)` and the equations of motion are
 //! `M α = F`, `F_j = −Σ_k a_jk sin(θ_j − θ_k) ω_k² − b_j (g_y sin θ_j + g_x cos θ_j) + Q_j`,
 //! where `(g_x, g_y) = (s̈_x, g + s̈_y)` folds a moving pivot into gravity.
+//!
+//! One file of ~800 lines on purpose: the right-hand side and its exact tangent block share one
+//! factorisation of M and are checked against each other term by term, so they are read side by
+//! side (the small-N closed forms and the O(N) structured route are children).
 
 mod small;
 
