@@ -15,7 +15,7 @@
 //!
 //! One file of ~800 lines on purpose: the right-hand side and its exact tangent block share one
 //! factorisation of M and are checked against each other term by term, so they are read side by
-//! side (the small-N closed forms and the O(N) structured route are children).
+//! side (the small-N closed forms are the child `small`, the O(N) route is `model::structured`).
 
 mod small;
 
