@@ -5,7 +5,9 @@
 //! Frames are rendered (and GIF-quantized) in parallel, each from the trajectory alone, so the
 //! output is byte-for-byte the same for a given spec whatever the thread count.
 
-use super::{ensure_fonts, font, render_rgb, save, stamp_polyline, DrawError, PlotError, Render};
+use super::{
+    ensure_fonts, font, render_rgb, save, stamp_polyline, Area, DrawError, Drawn, PlotError, Render,
+};
 use super::{series_color, Surface};
 use crate::analysis::{AnimateOptions, Trajectory};
 use crate::model::{Chain, System};
@@ -162,11 +164,7 @@ pub fn blend(c: [u8; 3], bg: [u8; 3], alpha: f64) -> RGBColor {
 }
 
 impl Render for Frame<'_, '_> {
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let a = self.anim;
         let o = a.opts;
         let st = &o.style;

@@ -2,7 +2,10 @@
 //! portraits θ_j–θ̇_j, and the energy budget (stacked per-link kinetic energy, potential, and
 //! the work of damping and drive, so that the balance visibly closes).
 
-use super::{begin_figure, font, save, series_color, stamp_polyline, Axis, DataError};
+use super::{
+    begin_figure, font, house_mesh, save, series_color, stamp_polyline, Area, Axis, DataError,
+    Drawn,
+};
 use super::{DrawError, PlotError, Render, Surface};
 use crate::analysis::{EnergyBudget, Trajectory};
 use crate::model::Chain;
@@ -108,11 +111,7 @@ impl Render for Spirograph<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
         let (pos, speed) = self.path();
         let reach = self.chain.params().links[..=self.link]
@@ -186,11 +185,7 @@ impl Render for PhasePortrait<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
@@ -216,13 +211,7 @@ impl Render for PhasePortrait<'_> {
                 .y_label_area_size(px(70.0))
                 .build_cartesian_2d(Axis::linear(-PI, PI, 5), y_axis.clone())?;
             let y_fmt = |v: &f64| y_axis.label(*v);
-            chart
-                .configure_mesh()
-                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-                .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-                .label_style(font(14.0, scale, false))
-                .axis_desc_style(font(16.0, scale, false))
+            house_mesh(&mut chart, thin, scale, (14.0, 16.0))
                 .y_label_formatter(&y_fmt)
                 .x_desc(format!("θ{} (wrapped) / rad", j + 1))
                 .y_desc(format!("ω{} = dθ{}/dt / rad s⁻¹", j + 1, j + 1))
@@ -315,11 +304,7 @@ impl Render for EnergyFigure<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let b = self.budget;
@@ -348,13 +333,7 @@ impl Render for EnergyFigure<'_> {
             .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
         let y_fmt = |v: &f64| y_axis.label(*v);
         let x_fmt = |v: &f64| x_axis.label(*v);
-        chart
-            .configure_mesh()
-            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-            .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-            .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-            .label_style(font(15.0, scale, false))
-            .axis_desc_style(font(17.0, scale, false))
+        house_mesh(&mut chart, thin, scale, (15.0, 17.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
             .x_desc("time t / s")

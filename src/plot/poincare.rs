@@ -4,11 +4,12 @@
 use std::f64::consts::PI;
 use std::path::Path;
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{begin_figure, font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
+use super::{
+    begin_figure, font, house_mesh, save, Area, Axis, DataError, Drawn, PlotError, Render, Surface,
+};
 
 /// How points are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -131,11 +132,7 @@ impl Render for PoincareFigure {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
@@ -174,15 +171,9 @@ impl Render for PoincareFigure {
                 .build_cartesian_2d(x_axis, y_axis.clone())?;
             let y_fmt = |v: &f64| y_axis.label(*v);
             let x_fmt = |_: &f64| String::new();
-            chart
-                .configure_mesh()
+            house_mesh(&mut chart, thin, scale, (14.0, 16.0))
                 .disable_x_mesh()
                 .x_labels(0)
-                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-                .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-                .label_style(font(14.0, scale, false))
-                .axis_desc_style(font(16.0, scale, false))
                 .y_label_formatter(&y_fmt)
                 .x_label_formatter(&x_fmt)
                 .x_desc(self.x_label.clone())

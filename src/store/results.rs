@@ -102,6 +102,24 @@ pub fn write_method(g: &GroupWriter<'_>, m: &Method) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Variables `energy` (T + V) and `work` (described by `work_meaning`) over `time`.
+pub(super) fn write_energy_and_work(
+    g: &GroupWriter<'_>,
+    energy: &[f64],
+    work: &[f64],
+    work_meaning: &str,
+) -> Result<(), StoreError> {
+    g.var(
+        "energy",
+        &["time"],
+        energy,
+        "J",
+        "total mechanical energy T + V",
+    )?;
+    g.var("work", &["time"], work, "J", work_meaning)?;
+    Ok(())
+}
+
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
@@ -137,18 +155,10 @@ pub fn write_trajectory(
             "rad s-1",
             "link angular velocity",
         )?;
-        g.var(
-            "energy",
-            &["time"],
-            tr.energy.as_slice(),
-            "J",
-            "total mechanical energy T + V",
-        )?;
-        g.var(
-            "work",
-            &["time"],
-            tr.work.as_slice(),
-            "J",
+        write_energy_and_work(
+            &g,
+            &tr.energy,
+            &tr.work,
             "work of damping and drive since t = 0",
         )?;
         g.var(
