@@ -4,8 +4,8 @@ use super::args::{FlagMap, ModelArgs};
 use super::progress::Bar;
 use super::{CliError, Common, Outputs};
 use clap::Args;
-use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult, Variables};
-use pendula::plot::{Colouring, PoincareFigure, PoincarePanel};
+use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult};
+use pendula::plot::PoincareFigure;
 use pendula::spec::{OneOrMany, PoincareSpec, Spec, SpecFile};
 use pendula::store::{self, Provenance};
 use serde_json::json;
@@ -258,90 +258,6 @@ impl PoincareArgs {
     }
 }
 
-fn subscript(k: usize) -> String {
-    k.to_string()
-        .chars()
-        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
-        .collect()
-}
-
-fn labels(opts: &PoincareOptions) -> (String, String) {
-    let j = subscript(opts.sampling.link + 1);
-    let x = format!("θ{j} / rad");
-    let y = match opts.sampling.variables {
-        Variables::Momentum => format!("p{j} / (J s)"),
-        Variables::Velocity => format!("dθ{j}/dt / (rad/s)"),
-    };
-    (x, y)
-}
-
-fn panel_title(spec: &Spec, energy: Option<f64>) -> String {
-    match energy {
-        Some(e) => {
-            let (lo, hi) = poincare::energy_bounds(&spec.chain);
-            format!(
-                "E = {} J  (energy fraction {:.3})",
-                format!("{e:.2}").replace('-', "\u{2212}"),
-                (e - lo) / (hi - lo)
-            )
-        }
-        None => String::new(),
-    }
-}
-
-/// The figure for a result: one panel per shell, in the plane of the sampled link.
-pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> PoincareFigure {
-    let (x_label, y_label) = labels(opts);
-    let lyap = opts.orbit.lyapunov;
-    let panels = r
-        .shells
-        .iter()
-        .map(|s| PoincarePanel {
-            title: panel_title(spec, s.energy),
-            orbits: s
-                .orbits
-                .iter()
-                .map(|o| o.plane(&spec.chain, opts.sampling.link, opts.sampling.variables))
-                .collect(),
-            chaotic: lyap.then(|| {
-                s.orbits
-                    .iter()
-                    .map(|o| o.lyapunov.unwrap_or(0.0) > opts.chaos_threshold)
-                    .collect()
-            }),
-        })
-        .collect();
-    PoincareFigure {
-        title: spec.title.clone(),
-        x_label,
-        y_label,
-        panels,
-        colouring: if lyap {
-            Colouring::Chaos
-        } else {
-            Colouring::Orbit
-        },
-        subtitle: format!(
-            "section {}; {} crossings per orbit{}{}",
-            opts.section.describe(&spec.chain),
-            opts.orbit.crossings,
-            if opts.energies.is_empty() {
-                ""
-            } else {
-                "; energy fraction (E − E_hanging)/(E_inverted − E_hanging)"
-            },
-            if lyap {
-                format!(
-                    "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
-                    opts.chaos_threshold
-                )
-            } else {
-                String::new()
-            }
-        ),
-    }
-}
-
 /// Largest section residual |g| over all crossings (angles mod 2π).
 fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
     use pendula::analysis::poincare::Section;
@@ -394,8 +310,11 @@ pub fn run(
     }
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {
-            pendula::plot::draw_poincare(&figure(spec, opts, &result), path)
-                .map_err(|e| CliError::Run(e.to_string()))?;
+            pendula::plot::draw_poincare(
+                &PoincareFigure::of_result(&spec.title, &spec.chain, opts, &result),
+                path,
+            )
+            .map_err(|e| CliError::Run(e.to_string()))?;
         }
     }
     let res = max_residual(spec, opts, &result);

@@ -715,6 +715,16 @@ fn superscript(n: i64) -> String {
     s
 }
 
+/// `s` with its decimal digits as Unicode subscripts (`"12"` → `"₁₂"`); other characters stay.
+pub fn subscript(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '0'..='9' => char::from_u32(0x2080 + c as u32 - '0' as u32).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
+}
+
 /// Per-pixel-column decimation ("M4") of `points`, which are `(x, y)` in data units.
 ///
 /// Consecutive points falling into the same device column (`column(x)`) are reduced to

@@ -10,6 +10,8 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use super::{
     begin_figure, font, house_mesh, save, Area, Axis, DataError, Drawn, PlotError, Render, Surface,
 };
+use crate::analysis::poincare::{energy_bounds, PoincareOptions, PoincareResult, Variables};
+use crate::model::Chain;
 
 /// How points are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -37,6 +39,93 @@ pub struct PoincareFigure {
     pub colouring: Colouring,
     /// Shown under the title, e.g. the threshold used for the chaos colouring.
     pub subtitle: String,
+}
+
+impl PoincareFigure {
+    /// The figure of a Poincaré result of `chain` run with `opts`, titled `title`: one panel
+    /// per energy shell, in the plane of the sampled link.
+    pub fn of_result(
+        title: &str,
+        chain: &Chain,
+        opts: &PoincareOptions,
+        r: &PoincareResult,
+    ) -> PoincareFigure {
+        let (x_label, y_label) = plane_labels(opts);
+        let lyap = opts.orbit.lyapunov;
+        let panels = r
+            .shells
+            .iter()
+            .map(|s| PoincarePanel {
+                title: panel_title(chain, s.energy),
+                orbits: s
+                    .orbits
+                    .iter()
+                    .map(|o| o.plane(chain, opts.sampling.link, opts.sampling.variables))
+                    .collect(),
+                chaotic: lyap.then(|| {
+                    s.orbits
+                        .iter()
+                        .map(|o| o.lyapunov.unwrap_or(0.0) > opts.chaos_threshold)
+                        .collect()
+                }),
+            })
+            .collect();
+        PoincareFigure {
+            title: title.to_string(),
+            x_label,
+            y_label,
+            panels,
+            colouring: if lyap {
+                Colouring::Chaos
+            } else {
+                Colouring::Orbit
+            },
+            subtitle: format!(
+                "section {}; {} crossings per orbit{}{}",
+                opts.section.describe(chain),
+                opts.orbit.crossings,
+                if opts.energies.is_empty() {
+                    ""
+                } else {
+                    "; energy fraction (E − E_hanging)/(E_inverted − E_hanging)"
+                },
+                if lyap {
+                    format!(
+                        "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
+                        opts.chaos_threshold
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        }
+    }
+}
+
+/// The axis labels of the sampled link's plane: angle, and momentum or velocity.
+fn plane_labels(opts: &PoincareOptions) -> (String, String) {
+    let j = super::subscript(&(opts.sampling.link + 1).to_string());
+    let x = format!("θ{j} / rad");
+    let y = match opts.sampling.variables {
+        Variables::Momentum => format!("p{j} / (J s)"),
+        Variables::Velocity => format!("dθ{j}/dt / (rad/s)"),
+    };
+    (x, y)
+}
+
+/// A shell's panel title: its energy and energy fraction (empty without an energy).
+fn panel_title(chain: &Chain, energy: Option<f64>) -> String {
+    match energy {
+        Some(e) => {
+            let (lo, hi) = energy_bounds(chain);
+            format!(
+                "E = {} J  (energy fraction {:.3})",
+                format!("{e:.2}").replace('-', "\u{2212}"),
+                (e - lo) / (hi - lo)
+            )
+        }
+        None => String::new(),
+    }
 }
 
 /// Draws the sections to `path` (`.png` or `.svg`); the size follows the panel count.

@@ -40,6 +40,8 @@ pub mod class {
     pub const DIVERGED: u8 = 3;
     /// `flag_meanings` in CF order of the values 0, 1, 2, 3.
     pub const MEANINGS: &str = "never_flipped flipped energetically_forbidden diverged";
+    /// Pixels in tiles a (shard) file does not hold.
+    pub const NOT_COMPUTED: u8 = 255;
     /// SALI/GALI maps: the single-orbit verdict ([`Regularity`](crate::analysis::indicators::Regularity)).
     pub const UNDECIDED: u8 = 0;
     pub const CHAOTIC: u8 = 1;
@@ -778,6 +780,58 @@ pub fn run_tiles(
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
+    }
+}
+
+/// What a map is, besides its arrays: the header a map file carries (`store::map` writes and
+/// reads it), and what its figure's titles and scales are made from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapHeader {
+    pub title: String,
+    pub model_name: String,
+    pub kind: String,
+    pub spec_hash: String,
+    pub width: usize,
+    pub height: usize,
+    pub tile: usize,
+    pub t_max: f64,
+    pub dt: f64,
+    pub n_steps: u32,
+    pub energy_skip: bool,
+    pub kernel: String,
+    pub flip_target: String,
+    pub x_name: String,
+    pub y_name: String,
+    /// `[x_lo, x_hi, y_lo, y_hi]`.
+    pub window: [f64; 4],
+    pub shard: Option<(usize, usize)>,
+    pub complete: bool,
+    /// Per tile (row-major): whether the file holds it.
+    pub tile_done: Vec<bool>,
+    pub tile_steps: Vec<u64>,
+    /// Link parameters, for figure titles.
+    pub link_length: Vec<f64>,
+    pub link_mass: Vec<f64>,
+    pub gravity: f64,
+    /// The state every pixel starts from before its two coordinates are set.
+    pub base_state: Vec<f64>,
+    /// Energy-shell grids: (E, the solved velocity's name).
+    pub shell: Option<(f64, String)>,
+    /// Damping per link (N·m·s), for figure titles.
+    pub damping_absolute: Vec<f64>,
+    pub damping_joint: Vec<f64>,
+    /// Torque drive (amplitude N·m, frequency rad/s) and pivot drive (x, y amplitude m,
+    /// frequency rad/s), if any.
+    pub torque: Option<(f64, f64)>,
+    pub pivot: Option<(f64, f64, f64)>,
+}
+
+impl MapHeader {
+    pub fn tiling(&self) -> Tiling {
+        Tiling::new(self.width, self.height, self.tile)
+    }
+    pub fn is_flip(&self) -> bool {
+        self.kind == "flip-time"
     }
 }
 

@@ -18,6 +18,7 @@
 
 use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
 use crate::analysis::map::class::FORBIDDEN;
+pub use crate::analysis::map::MapHeader;
 use crate::analysis::map::{FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
 use crate::model::{Chain, System};
 use hdf5::types::VarLenUnicode;
@@ -121,57 +122,6 @@ pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
             "first time SALI < 1e-8 (NaN = never)",
         )],
         _ => &[],
-    }
-}
-
-/// The map file's header as read back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MapHeader {
-    pub title: String,
-    pub model_name: String,
-    pub kind: String,
-    pub spec_hash: String,
-    pub width: usize,
-    pub height: usize,
-    pub tile: usize,
-    pub t_max: f64,
-    pub dt: f64,
-    pub n_steps: u32,
-    pub energy_skip: bool,
-    pub kernel: String,
-    pub flip_target: String,
-    pub x_name: String,
-    pub y_name: String,
-    /// `[x_lo, x_hi, y_lo, y_hi]`.
-    pub window: [f64; 4],
-    pub shard: Option<(usize, usize)>,
-    pub complete: bool,
-    /// Per tile (row-major): whether the file holds it.
-    pub tile_done: Vec<bool>,
-    pub tile_steps: Vec<u64>,
-    /// Link parameters, for figure titles.
-    pub link_length: Vec<f64>,
-    pub link_mass: Vec<f64>,
-    pub gravity: f64,
-    /// The state every pixel starts from before its two coordinates are set.
-    pub base_state: Vec<f64>,
-    /// Energy-shell grids: (E, the solved velocity's name).
-    pub shell: Option<(f64, String)>,
-    /// Damping per link (N·m·s), for figure titles.
-    pub damping_absolute: Vec<f64>,
-    pub damping_joint: Vec<f64>,
-    /// Torque drive (amplitude N·m, frequency rad/s) and pivot drive (x, y amplitude m,
-    /// frequency rad/s), if any.
-    pub torque: Option<(f64, f64)>,
-    pub pivot: Option<(f64, f64, f64)>,
-}
-
-impl MapHeader {
-    pub fn tiling(&self) -> crate::analysis::map::Tiling {
-        crate::analysis::map::Tiling::new(self.width, self.height, self.tile)
-    }
-    pub fn is_flip(&self) -> bool {
-        self.kind == "flip-time"
     }
 }
 
@@ -457,8 +407,7 @@ fn decode_tile(b: &[u8], spec_hash: &str, aux_width: usize) -> Option<TileResult
 // ---------------------------------------------------------------------------------------------
 // HDF5 map file
 
-/// Class value of pixels in tiles a (shard) file does not hold.
-pub const NOT_COMPUTED: u8 = 255;
+pub use crate::analysis::map::class::NOT_COMPUTED;
 
 fn put_str_attr(ds: &hdf5::Location, name: &str, value: &str) -> Result<(), StoreError> {
     let v = VarLenUnicode::from_str(value).map_err(|_| StoreError::Name {

@@ -19,6 +19,9 @@ use plotters::style::FontTransform;
 
 use super::{font, save, Area, Axis, DataError, DrawError, Drawn, PlotError, Render, Surface};
 
+mod compose;
+pub use compose::{draw_map_data, Show, ShowError};
+
 /// Colour of pixels that never flipped (near white: the "nothing happened" region).
 pub const NEVER_COLOR: RGBColor = RGBColor(0xf4, 0xf4, 0xf4);
 /// Colour of energetically forbidden pixels (neutral mid grey, outside every colour map).
