@@ -296,8 +296,10 @@ pub fn run(
     }
     if let Some(p) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        store::write_trajectory(p, common.force, spec, &tr, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        store::write_file(p, common.force, &prov, &spec.title, |out| {
+            store::write_trajectory(out, &super::output::run_info(spec), &tr, None)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     draw_figures(spec, &tr)?;
     if common.json {

@@ -1,7 +1,7 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, report, write_h5};
+use super::output::{f64_json, report};
 use super::progress::Bar;
 use super::{CliError, Common, Outputs};
 use pendula::analysis::indicators::chain_indicators;
@@ -71,13 +71,14 @@ pub fn run(
                 .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     let g = out.group("indicators")?;
                     store::write_indicators(&g, &r)?;
                     store::write_method(&g, &r.method)?;
                     g.attr_f64s("initial_state", &spec.x0)?;
                     Ok(())
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_indicators(&r, &spec.title, path)
@@ -98,12 +99,13 @@ pub fn run(
                 .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
                     let g = out.group("ensemble")?;
                     store::write_ensemble(&g, &e)?;
                     Ok(())
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_convergence(&e.members[0], &spec.title, path)
@@ -126,9 +128,10 @@ pub fn run(
             .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_convergence(&r, &spec.title, path)

@@ -20,8 +20,10 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_modes(path, common.force, spec, &result, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_modes(out, &super::output::run_info(spec), &result)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         let hanging = match result.hanging() {

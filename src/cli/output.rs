@@ -1,9 +1,9 @@
 //! Runs the validated analysis (each kind in its own module: simulate, modes, lyapunov,
-//! poincare, map, animate), and what their exports share: output paths, HDF5 files, JSON.
+//! poincare, map, animate), and what their exports share: output paths, run descriptions, JSON.
 
 use super::{CliError, Common, Outputs};
 use pendula::spec::{Analysis, Spec};
-use pendula::store::{self, Provenance};
+use pendula::store;
 use serde_json::json;
 use std::path::Path;
 
@@ -67,21 +67,13 @@ pub fn f64_json(v: f64) -> serde_json::Value {
     }
 }
 
-/// Writes a new HDF5 file with provenance and a title, then whatever `body` adds; atomically.
-pub fn write_h5(
-    path: &Path,
-    common: &Common,
-    spec: &Spec,
-    prov: &Provenance,
-    body: impl FnOnce(&store::H5Out) -> Result<(), store::StoreError>,
-) -> Result<(), CliError> {
-    let run = || -> Result<(), store::StoreError> {
-        let out = store::H5Out::create(path, common.force)?;
-        out.provenance(prov)?;
-        out.root()?.attr_str("title", &spec.title)?;
-        body(&out)?;
-        out.finish()?;
-        Ok(())
-    };
-    run().map_err(|e| CliError::Run(e.to_string()))
+/// What the store's result writers record about a spec's run.
+pub fn run_info(spec: &Spec) -> store::RunInfo<'_> {
+    store::RunInfo {
+        title: &spec.title,
+        model_name: &spec.model_name,
+        chain: &spec.chain,
+        method: &spec.method,
+        x0: &spec.x0,
+    }
 }

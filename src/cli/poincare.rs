@@ -305,8 +305,10 @@ pub fn run(
     }
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_poincare(path, common.force, spec, &result, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_poincare(out, &super::output::run_info(spec), opts, &result)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {

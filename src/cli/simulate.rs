@@ -22,8 +22,10 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_trajectory(path, common.force, spec, &tr, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_trajectory(out, &super::output::run_info(spec), &tr, Some(opts))
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         pendula::plot::draw_trajectory(&tr, &spec.title, path)

@@ -47,9 +47,45 @@ pub mod cart;
 mod poincare;
 pub use poincare::write_poincare;
 
+use crate::integrate::Method;
+use crate::model::Chain;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// Writes a new result file at `path`: provenance and `title` at the root, then whatever
+/// `body` adds (the result writers: [`write_trajectory`], [`write_modes`], [`write_poincare`],
+/// [`write_lyapunov_chain`], …). Atomic: written as `PATH.partial` and renamed when `body`
+/// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
+///
+/// Errors: [`StoreError::Exists`] when `path` exists and not `force`, and any error of `body`
+/// or of the file system. Returns the path written.
+pub fn write_file(
+    path: &Path,
+    force: bool,
+    prov: &Provenance,
+    title: &str,
+    body: impl FnOnce(&H5Out) -> Result<(), StoreError>,
+) -> Result<PathBuf, StoreError> {
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", title)?;
+    body(&out)?;
+    out.finish()
+}
+
+/// What a result group records about its run besides the result: the run's title, the
+/// model's name and parameters, the integration method and the initial state.
+#[derive(Debug, Clone, Copy)]
+pub struct RunInfo<'a> {
+    pub title: &'a str,
+    /// Preset name or "custom".
+    pub model_name: &'a str,
+    pub chain: &'a Chain,
+    pub method: &'a Method,
+    /// Initial state (θ, θ̇).
+    pub x0: &'a [f64],
+}
 
 /// Errors of the store layer; each names the file or object and what was being done.
 #[derive(Debug, thiserror::Error)]
