@@ -13,7 +13,7 @@ use pendula::model::System;
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::plot::Format;
 use pendula::spec::{self, Analysis, MapSpec, Spec, SpecFile};
-use pendula::store::map::{coord_name, write_map, Checkpoint, MapInfo, MapReader};
+use pendula::store::map::{coord_name, write_map, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -386,57 +386,35 @@ pub fn run_map(
         })?;
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
     check_plot_path(&plot, common.force || run.resume)?;
-    let ckpt_dir = Checkpoint::dir_for(&out);
-    let out_exists = out.exists();
-    if out_exists && !common.force {
-        if run.resume && !ckpt_dir.exists() {
-            // A finished run asked to resume (a requeued job): nothing to do if it is this map.
-            let r = MapReader::open(&out).map_err(|e| CliError::Input(format!("-o: {e}")))?;
-            if r.header.spec_hash == info.spec_hash && r.header.complete == run.shard.is_none() {
-                if let Some(p) = &plot {
-                    render_file(&r, p)?;
-                }
-                if common.json {
-                    println!(
-                        "{}",
-                        json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
-                    );
-                }
-                return Ok(());
+    let plan = store::map::prepare_run(&out, &info, tiles, run.resume, common.force).map_err(
+        |e| match e.flag() {
+            Some(flag) => CliError::Input(format!("{flag}: {e}")),
+            None => CliError::Run(e.to_string()),
+        },
+    )?;
+    let mut plan = match plan {
+        MapPlan::AlreadyComplete(r) => {
+            // A finished run asked to resume (a requeued job): nothing to do.
+            if let Some(p) = &plot {
+                render_file(&r, p)?;
             }
-            return Err(CliError::Input(format!(
-                "-o: {} exists and belongs to another map (spec hash {}); use --force to overwrite it",
-                out.display(),
-                r.header.spec_hash
-            )));
+            if common.json {
+                println!(
+                    "{}",
+                    json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
+                );
+            }
+            return Ok(());
         }
-        if !run.resume {
-            return Err(CliError::Input(format!(
-                "-o: output file {} already exists (use --force to overwrite it)",
-                out.display()
-            )));
-        }
-    }
-    super::output::prepare_path(&out, true).map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let ckpt = if ckpt_dir.exists() && !common.force {
-        if !run.resume {
-            return Err(CliError::Input(format!(
-                "-o: checkpoint {} of an unfinished run exists; add --resume to continue it or --force to start over",
-                ckpt_dir.display()
-            )));
-        }
-        Checkpoint::open(&ckpt_dir, &info).map_err(|e| CliError::Input(format!("--resume: {e}")))?
-    } else {
-        Checkpoint::create(&ckpt_dir, &info).map_err(|e| CliError::Run(e.to_string()))?
+        MapPlan::Run(plan) => plan,
     };
-    let mut have = ckpt
-        .finished(tiling.count())
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    let resumed = tiles.iter().filter(|&&t| have[t]).count();
-    let todo: Vec<usize> = tiles.iter().copied().filter(|&t| !have[t]).collect();
+    let ckpt_dir = plan.checkpoint.dir().to_path_buf();
+    let resumed = plan.resumed;
+    let todo = std::mem::take(&mut plan.todo);
 
     let start = Instant::now();
     let mut bar = Bar::new("map");
+    let (ckpt, have) = (&plan.checkpoint, &mut plan.have);
     let summary = map::run_tiles(chain, opts, &todo, &mut bar, &mut |t| {
         let index = t.index;
         ckpt.write_tile(&t).map_err(|e| e.to_string())?;
@@ -450,38 +428,18 @@ pub fn run_map(
         ))
     })?;
     let wall = start.elapsed().as_secs_f64();
+    let n_tiles = plan.tiles.len();
     if summary.stopped {
-        let done = tiles.iter().filter(|&&t| have[t]).count();
         return Err(CliError::Run(format!(
-            "interrupted: {done} of {} tiles are in {}; rerun the same command with --resume to finish",
-            tiles.len(),
+            "interrupted: {} of {n_tiles} tiles are in {}; rerun the same command with --resume to finish",
+            plan.done(),
             ckpt_dir.display()
         )));
     }
-    let mine: Vec<bool> = {
-        let mut m = vec![false; tiling.count()];
-        for &t in &tiles {
-            m[t] = have[t];
-        }
-        m
-    };
     let prov = Provenance::now(command_line, &spec.text);
-    let written = write_map(
-        &out,
-        true,
-        chain,
-        &info,
-        &mine,
-        &mut |t| {
-            ckpt.read_tile(t).ok_or_else(|| store::StoreError::Dims {
-                var: ckpt_dir.display().to_string(),
-                what: format!("tile {t} vanished from the checkpoint"),
-            })
-        },
-        &prov,
-    )
-    .map_err(|e| CliError::Run(e.to_string()))?;
-    ckpt.remove().map_err(|e| CliError::Run(e.to_string()))?;
+    let written = plan
+        .assemble(&out, chain, &info, &prov)
+        .map_err(|e| CliError::Run(e.to_string()))?;
     if let Some(p) = &plot {
         let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
         render_file(&r, p)?;
@@ -493,7 +451,7 @@ pub fn run_map(
             "title": info.title,
             "model": spec.model_name,
             "width": w, "height": h, "tile": opts.tile,
-            "tiles": tiles.len(), "tiles_total": tiling.count(),
+            "tiles": n_tiles, "tiles_total": tiling.count(),
             "tiles_computed": summary.tiles_done, "tiles_resumed": resumed,
             "complete": written.complete,
             "shard": run.shard.map(|(i, n)| format!("{i}/{n}")),

@@ -9,13 +9,7 @@ use std::path::Path;
 
 /// Creates missing parent folders and checks that `path` may be written, before any work.
 pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        if !parent.as_os_str().is_empty() && !parent.exists() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create folder `{}`: {e}", parent.display()))?;
-        }
-    }
-    store::check_output_path(path, force).map_err(|e| e.to_string())
+    store::prepare_output(path, force).map_err(|e| e.to_string())
 }
 
 pub fn run_analysis(

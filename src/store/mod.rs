@@ -103,6 +103,13 @@ pub enum StoreError {
         dir: PathBuf,
         what: String,
     },
+    /// A folder above the output could not be created.
+    #[error("cannot create folder `{}`: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
+    },
     /// A file-system operation failed.
     #[error("{what} {path}: {source}")]
     Io {
@@ -133,6 +140,19 @@ impl From<hdf5::Error> for StoreError {
             source,
         }
     }
+}
+
+/// Creates the missing folders above `path`, then checks it like [`check_output_path`].
+pub fn prepare_output(path: &Path, force: bool) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        if !parent.as_os_str().is_empty() && !parent.exists() {
+            fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                dir: parent.to_path_buf(),
+                source,
+            })?;
+        }
+    }
+    check_output_path(path, force)
 }
 
 /// Checks, before any work, that `path` can be written as a new result file.

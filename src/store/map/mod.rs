@@ -20,10 +20,13 @@ use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
 use crate::analysis::map::class::FORBIDDEN;
 pub use crate::analysis::map::MapHeader;
 use crate::analysis::map::{FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
+
+mod run;
 use crate::model::{Chain, System};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, H5Type};
 use ndarray::{s, Array2};
+pub use run::{prepare_run, MapPlan, PlanError, RunPlan};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -825,6 +828,15 @@ pub struct MapReader {
     file: File,
     path: PathBuf,
     pub header: MapHeader,
+}
+
+impl std::fmt::Debug for MapReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapReader")
+            .field("path", &self.path)
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MapReader {
