@@ -5,6 +5,7 @@ use super::output::prepare_path;
 use super::progress::Bar;
 use super::{CliError, Common, Outputs};
 use clap::Args;
+use pendula::analysis::animate::{AnimationKinematics, LinkEndPath};
 use pendula::analysis::{self, AnimateOptions, EnergyBudget, Trajectory};
 use pendula::plot::animation::{frame_path, write_animation, Animation};
 use pendula::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};
@@ -240,10 +241,9 @@ pub fn draw_figures(spec: &Spec, tr: &Trajectory) -> Result<(), CliError> {
     let f = &spec.figures;
     let run = |e: pendula::plot::PlotError| CliError::Run(e.to_string());
     if let Some(p) = &f.spirograph {
+        let path = LinkEndPath::new(&spec.chain, tr, f.spirograph_link);
         let fig = Spirograph {
-            chain: &spec.chain,
-            tr,
-            link: f.spirograph_link,
+            path: &path,
             colour: f.spirograph_colour,
             title: spec.title.clone(),
         };
@@ -285,7 +285,8 @@ pub fn run(
             "interrupted while integrating; nothing written".into(),
         ));
     }
-    let anim = Animation::new(&spec.chain, &tr, opts);
+    let kin = AnimationKinematics::new(&spec.chain, &tr, opts);
+    let anim = Animation::new(&kin, opts);
     let mut bar = Bar::new("render");
     let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), &mut bar)
         .map_err(|e| CliError::Run(e.to_string()))?;
