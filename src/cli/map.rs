@@ -11,7 +11,6 @@ use clap::Args;
 use pendula::analysis::map::{self, spec_hash, MapKind, MapOptions};
 use pendula::model::System;
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
-use pendula::plot::Format;
 use pendula::spec::{self, Analysis, MapSpec, Spec, SpecFile};
 use pendula::store::map::{coord_name, write_map, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
@@ -310,20 +309,9 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> MapInfo {
     }
 }
 
-/// Refuses a figure path whose extension is not a figure format ([`Format::from_path`]),
-/// naming `flag`.
-fn check_figure_path(p: &Path, flag: &str) -> Result<(), CliError> {
-    Format::from_path(p).map(|_| ()).map_err(|_| {
-        CliError::Input(format!(
-            "{flag}: `{}` must end in .png or .svg",
-            p.display()
-        ))
-    })
-}
-
 fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool) -> Result<(), CliError> {
     if let Some(p) = plot {
-        check_figure_path(p, "--plot")?;
+        super::output::check_figure_path(p, "--plot")?;
         super::output::prepare_path(p, overwrite)
             .map_err(|m| CliError::Input(format!("--plot: {m}")))?;
     }
@@ -613,7 +601,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
 }
 
 pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
-    check_figure_path(&a.output, "-o")?;
+    super::output::check_figure_path(&a.output, "-o")?;
     let cmap = a
         .cmap
         .as_deref()

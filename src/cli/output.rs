@@ -7,6 +7,20 @@ use pendula::store;
 use serde_json::json;
 use std::path::Path;
 
+/// Refuses a figure path whose extension is not a figure format
+/// ([`pendula::plot::Format::from_path`]: `.png` or `.svg`, any case),
+/// naming `flag`.
+pub fn check_figure_path(p: &Path, flag: &str) -> Result<(), CliError> {
+    pendula::plot::Format::from_path(p)
+        .map(|_| ())
+        .map_err(|_| {
+            CliError::Input(format!(
+                "{flag}: `{}` must end in .png or .svg",
+                p.display()
+            ))
+        })
+}
+
 /// Creates missing parent folders and checks that `path` may be written, before any work.
 pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
     store::prepare_output(path, force).map_err(|e| e.to_string())

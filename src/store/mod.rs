@@ -6,29 +6,28 @@
 //! attribute, and provenance at the root.
 //!
 //! Failure never leaves a file that looks complete: the CLI calls
-//! [`check_output_path`] before any work, [`H5Out`] writes `PATH.partial` and renames it
-//! to `PATH` only in [`H5Out::finish`]; dropped unfinished (an error, a panic) it deletes
-//! the `.partial`.
+//! [`check_output_path`] (or [`prepare_output`]) before any work, and [`write_file`] (through
+//! [`H5Out`]) writes `PATH.partial` and renames it to `PATH` only when the whole body has
+//! succeeded; dropped unfinished (an error, a panic) it deletes the `.partial`.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), pendula::store::StoreError> {
 //! use ndarray::Array2;
-//! use pendula::store::{check_output_path, H5Out, Provenance};
+//! use pendula::store::{check_output_path, write_file, Provenance};
 //! use std::path::Path;
 //!
 //! let path = Path::new("run.h5");
 //! check_output_path(path, false)?; // before the work
 //! let theta = Array2::<f64>::zeros((5, 3));
-//! let out = H5Out::create(path, false)?;
-//! out.provenance(&Provenance::now("pendula simulate run.toml", "[chain]\nlinks = 3\n"))?;
-//! {
+//! let prov = Provenance::now("pendula simulate run.toml", "[chain]\nlinks = 3\n");
+//! let written = write_file(path, false, &prov, "a run", |out| {
 //!     let g = out.group("trajectory")?;
 //!     g.coord("time", &[0.0, 0.1, 0.2, 0.3, 0.4], "s", "time")?;
 //!     g.coord_i64("link", &[1, 2, 3], "1", "link index")?;
 //!     g.var("theta", &["time", "link"], &theta, "rad", "link angle from the downward vertical")?;
 //!     g.attr_f64("dt", 0.1)?;
-//! }
-//! let written = out.finish()?;
+//!     Ok(())
+//! })?;
 //! # let _ = written; Ok(()) }
 //! ```
 
