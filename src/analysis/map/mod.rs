@@ -13,7 +13,7 @@ pub mod bench;
 pub mod grid;
 pub mod kernel;
 mod per_kind;
-use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov};
+use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, Work};
 mod sincos;
 
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
@@ -408,13 +408,14 @@ fn compute_starts(
         aux: vec![],
         steps: 0,
     };
+    let w = Work::new(chain, opts, starts);
     match opts.kind {
-        MapKind::FlipTime { target } => flip_time(chain, opts, target, starts, &mut out),
-        MapKind::EnergyError => energy_error(chain, opts, starts, &mut out),
-        MapKind::Lyapunov { renorm_steps } => lyapunov(chain, opts, renorm_steps, starts, &mut out),
-        MapKind::Ftle => ftle(chain, opts, starts, &mut out),
-        MapKind::FinalState { settle } => final_state(chain, opts, &settle, starts, &mut out),
-        MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(chain, opts, starts, &mut out),
+        MapKind::FlipTime { target } => flip_time(&w, target, &mut out),
+        MapKind::EnergyError => energy_error(&w, &mut out),
+        MapKind::Lyapunov { renorm_steps } => lyapunov(&w, renorm_steps, &mut out),
+        MapKind::Ftle => ftle(&w, &mut out),
+        MapKind::FinalState { settle } => final_state(&w, &settle, &mut out),
+        MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(&w, &mut out),
     }
     out
 }

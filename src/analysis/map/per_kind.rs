@@ -3,18 +3,47 @@
 
 use super::*;
 
+/// What every kind's pixel loop reads: the chain, the map's options, the pixels' start states
+/// (pixel order) and their count, the state dimension, the RK4 step count and step.
+#[derive(Clone, Copy)]
+pub(super) struct Work<'a> {
+    chain: &'a Chain,
+    opts: &'a MapOptions,
+    starts: &'a [Vec<f64>],
+    np: usize,
+    dim: usize,
+    n: u32,
+    h: f64,
+}
+
+impl<'a> Work<'a> {
+    pub fn new(chain: &'a Chain, opts: &'a MapOptions, starts: &'a [Vec<f64>]) -> Work<'a> {
+        Work {
+            chain,
+            opts,
+            starts,
+            np: starts.len(),
+            dim: chain.dim(),
+            n: opts.n_steps(),
+            h: opts.dt,
+        }
+    }
+
+    /// (chain, options, start states).
+    fn inputs(&self) -> (&'a Chain, &'a MapOptions, &'a [Vec<f64>]) {
+        (self.chain, self.opts, self.starts)
+    }
+
+    /// (pixels, state dimension, RK4 steps, step).
+    fn sizes(&self) -> (usize, usize, u32, f64) {
+        (self.np, self.dim, self.n, self.h)
+    }
+}
+
 /// Flip-time maps: the first flip of the watched link(s), with the energy test.
-pub(super) fn flip_time(
-    chain: &Chain,
-    opts: &MapOptions,
-    target: FlipTarget,
-    starts: &[Vec<f64>],
-    out: &mut TileResult,
-) {
-    let np = starts.len();
-    let dim = chain.dim();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
     out.flip_step = vec![0; np];
     out.flip_link = vec![0; np];
     let test = EnergyTest::new(chain, target);
@@ -65,16 +94,9 @@ pub(super) fn flip_time(
 }
 
 /// Energy-error maps: |E(t_max) − E(0) − W| over the energy scale.
-pub(super) fn energy_error(
-    chain: &Chain,
-    opts: &MapOptions,
-    starts: &[Vec<f64>],
-    out: &mut TileResult,
-) {
-    let np = starts.len();
-    let dim = chain.dim();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     let scale_of = |e0: f64| {
         let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
@@ -113,17 +135,9 @@ pub(super) fn energy_error(
 }
 
 /// Lyapunov maps: the largest exponent from one tangent vector renormalised every `renorm_steps`.
-pub(super) fn lyapunov(
-    chain: &Chain,
-    opts: &MapOptions,
-    renorm_steps: u32,
-    starts: &[Vec<f64>],
-    out: &mut TileResult,
-) {
-    let np = starts.len();
-    let dim = chain.dim();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
+    let (chain, _, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     let mut flow = Flow::with_layout(chain, false, 1);
     let mut solver = Rk4::new(h).solver(flow.layout.len());
@@ -153,11 +167,9 @@ pub(super) fn lyapunov(
 }
 
 /// FTLE maps: the flow map's largest singular value.
-pub(super) fn ftle(chain: &Chain, opts: &MapOptions, starts: &[Vec<f64>], out: &mut TileResult) {
-    let np = starts.len();
-    let dim = chain.dim();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, _, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     let mut flow = Flow::with_layout(chain, false, dim);
     let mut solver = Rk4::new(h).solver(flow.layout.len());
@@ -179,17 +191,9 @@ pub(super) fn ftle(chain: &Chain, opts: &MapOptions, starts: &[Vec<f64>], out: &
 }
 
 /// Final-state maps: each pixel's attractor, settle time and final angles.
-pub(super) fn final_state(
-    chain: &Chain,
-    opts: &MapOptions,
-    settle: &basins::Settle,
-    starts: &[Vec<f64>],
-    out: &mut TileResult,
-) {
-    let np = starts.len();
-    let dim = chain.dim();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
     out.value = vec![f64::NAN; np];
     let m = opts.kind.aux_columns(chain.links());
     out.aux = vec![f64::NAN; np * m];
@@ -230,15 +234,9 @@ pub(super) fn final_state(
 }
 
 /// SALI/GALI maps: the single-orbit indicators of each pixel.
-pub(super) fn indicator(
-    chain: &Chain,
-    opts: &MapOptions,
-    starts: &[Vec<f64>],
-    out: &mut TileResult,
-) {
-    let np = starts.len();
-    let n = opts.n_steps();
-    let h = opts.dt;
+pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, _, n, h) = w.sizes();
     out.value = vec![f64::NAN; np];
     out.aux = vec![f64::NAN; np];
     let io = indicator_options(opts).expect("validated kind");
