@@ -2,6 +2,7 @@
 //! GIF/PNG output, determinism, the energy budget's closure, and the CLI's bad-input errors.
 
 use assert_cmd::Command;
+use pendula::analysis::animate::{AnimationKinematics, LinkEndPath};
 use pendula::analysis::{
     animation_trajectory, simulate, AnimateOptions, AnimateStyle, EnergyBudget, SimulateOptions,
 };
@@ -9,7 +10,7 @@ use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams, Damping, Link, PivotMotion};
 use pendula::observe::Silent;
 use pendula::plot::animation::{write_animation, Animation, BOB_RADIUS};
-use pendula::plot::lab::{EnergyFigure, Spirograph, TraceColour};
+use pendula::plot::lab::EnergyFigure;
 use std::f64::consts::PI;
 
 fn opts(duration: f64, fps: f64, size: (u32, u32)) -> AnimateOptions {
@@ -44,7 +45,8 @@ fn frame_count_is_duration_times_fps_in_gif_and_pngs() {
     o.frames = Some(dir.path().join("frames"));
     let x0 = [2.0, 2.5, 3.0, 0.0, 0.0, 0.0];
     let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
-    let anim = Animation::new(&chain, &tr, &o);
+    let kin = AnimationKinematics::new(&chain, &tr, &o);
+    let anim = Animation::new(&kin, &o);
     assert_eq!(anim.frames(), 12);
     let stats = write_animation(&anim, o.gif.as_deref(), o.frames.as_deref(), &mut Silent).unwrap();
     assert_eq!(stats.frames, 12);
@@ -74,7 +76,8 @@ fn gif_bytes_are_deterministic() {
     let mut bytes = vec![];
     for name in ["a.gif", "b.gif"] {
         let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
-        let anim = Animation::new(&chain, &tr, &o);
+        let kin = AnimationKinematics::new(&chain, &tr, &o);
+        let anim = Animation::new(&kin, &o);
         let p = dir.path().join(name);
         write_animation(&anim, Some(&p), None, &mut Silent).unwrap();
         bytes.push(std::fs::read(&p).unwrap());
@@ -124,7 +127,8 @@ fn bobs_sit_where_the_integrator_says_at_t_k() {
     o.substeps = 8;
     let x0 = [1.0, -0.5, 0.8, 0.0, 0.0, 0.0];
     let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
-    let anim = Animation::new(&chain, &tr, &o);
+    let kin = AnimationKinematics::new(&chain, &tr, &o);
+    let anim = Animation::new(&kin, &o);
     let vp = anim.viewport;
     for k in [0usize, 17, 39] {
         // t_k = k · α / fps; the integrator run on its own to t_k with the same step.
@@ -183,16 +187,11 @@ fn a_driven_pivot_is_drawn_where_it_is() {
     o.traces = vec![0];
     let x0 = [0.6, 0.0];
     let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
-    let anim = Animation::new(&chain, &tr, &o);
+    let kin = AnimationKinematics::new(&chain, &tr, &o);
+    let anim = Animation::new(&kin, &o);
     let vp = anim.viewport;
-    let spiro = Spirograph {
-        chain: &chain,
-        tr: &tr,
-        link: 0,
-        colour: TraceColour::Speed,
-        title: String::new(),
-    };
-    let (pos, speed) = spiro.path();
+    let path = LinkEndPath::new(&chain, &tr, 0);
+    let (pos, speed) = (&path.position, &path.speed);
     for k in [0usize, 9, 23, 37] {
         let i = o.frame_sample(k);
         let t = tr.t[i];
@@ -233,7 +232,8 @@ fn traces_fade_linearly_over_trace_time() {
     o.style.traces = vec![[0, 0, 0]];
     let x0 = [0.0, omega];
     let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
-    let anim = Animation::new(&chain, &tr, &o);
+    let kin = AnimationKinematics::new(&chain, &tr, &o);
+    let anim = Animation::new(&kin, &o);
     let k = 45;
     let rgb = anim.render(k).unwrap();
     let t_now = anim.time(k);

@@ -3,6 +3,7 @@
 use super::output::prepare_path;
 use super::output::{planar, CliError, Common, Outputs};
 use super::progress::Bar;
+use pendula::analysis::animate::{AnimationKinematics, LinkEndPath};
 use pendula::analysis::{self, AnimateOptions, EnergyBudget, Trajectory};
 use pendula::plot::animation::{frame_path, write_animation, Animation};
 use pendula::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};
@@ -47,10 +48,9 @@ pub fn draw_figures(spec: &Spec, tr: &Trajectory) -> Result<(), CliError> {
     let f = &spec.figures;
     let run = |e: pendula::plot::PlotError| CliError::Run(e.to_string());
     if let Some(p) = &f.spirograph {
+        let path = LinkEndPath::new(planar(spec)?, tr, f.spirograph_link);
         let fig = Spirograph {
-            chain: planar(spec)?,
-            tr,
-            link: f.spirograph_link,
+            path: &path,
             colour: f.spirograph_colour,
             title: spec.title.clone(),
         };
@@ -92,7 +92,8 @@ pub fn run(
             "interrupted while integrating; nothing written".into(),
         ));
     }
-    let anim = Animation::new(planar(spec)?, &tr, opts);
+    let kin = AnimationKinematics::new(planar(spec)?, &tr, opts);
+    let anim = Animation::new(&kin, opts);
     let mut bar = Bar::new("render");
     let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), &mut bar)
         .map_err(|e| CliError::Run(e.to_string()))?;
@@ -103,8 +104,11 @@ pub fn run(
     }
     if let Some(p) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        store::write_trajectory(p, common.force, spec, &tr, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        let info = super::output::run_info(spec)?;
+        store::write_file(p, common.force, &prov, &spec.title, |out| {
+            store::write_trajectory(out, &info, &tr, None)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     draw_figures(spec, &tr)?;
     if common.json {

@@ -39,7 +39,8 @@ pub fn animate(frames: usize, size: u32) -> Result<(), CliError> {
     let tr = animation_trajectory(&chain, &method, &x0, &opts, &mut Silent)
         .map_err(|e| CliError::Run(e.to_string()))?;
     let integrate = start.elapsed().as_secs_f64();
-    let anim = Animation::new(&chain, &tr, &opts);
+    let kin = pendula::analysis::animate::AnimationKinematics::new(&chain, &tr, &opts);
+    let anim = Animation::new(&kin, &opts);
     // Rendering alone, then rendering + GIF encoding.
     let t0 = Instant::now();
     for k in 0..anim.frames() {

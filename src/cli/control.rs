@@ -1,7 +1,7 @@
 //! `control`: LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop;
 //! HDF5 (gain, Riccati checks, trajectory, error), the 3-D figure, JSON summary.
 
-use super::output::{report, write_h5, CliError, Common, Outputs};
+use super::output::{report, CliError, Common, Outputs};
 use super::progress::Bar;
 use pendula::analysis::cart::{self, closed_loop};
 use pendula::spec::{ControlOptions, Model, Spec};
@@ -38,7 +38,7 @@ pub fn run(
     })?;
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        write_h5(path, common, spec, &prov, |out| {
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
             let g = out.group("lqr")?;
             store::cart::write_lqr(&g, &run.lqr)?;
             let g = out.group("trajectory")?;

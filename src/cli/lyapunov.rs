@@ -1,7 +1,7 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, report, write_h5, CliError, Common, Outputs};
+use super::output::{f64_json, report, CliError, Common, Outputs};
 use super::progress::Bar;
 use pendula::analysis::indicators::chain_indicators;
 use pendula::analysis::lyapunov::{
@@ -75,12 +75,13 @@ pub fn run(
                 .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     let g = out.group("indicators")?;
                     store::write_indicators(&g, &r)?;
                     g.attr_f64s("initial_state", &spec.x0)?;
                     Ok(())
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_indicators(&r, &spec.title, path)
@@ -101,12 +102,13 @@ pub fn run(
                 .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
                     let g = out.group("ensemble")?;
                     store::write_ensemble(&g, &e)?;
                     Ok(())
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_convergence(&e.members[0], &spec.title, path)
@@ -129,9 +131,10 @@ pub fn run(
             .map_err(lyapunov_error)?;
             let wall = start.elapsed().as_secs_f64();
             if let Some(path) = &outputs.file {
-                write_h5(path, common, spec, &prov, |out| {
+                store::write_file(path, common.force, &prov, &spec.title, |out| {
                     store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
-                })?;
+                })
+                .map_err(|e| CliError::Run(e.to_string()))?;
             }
             if let Some(path) = &outputs.plot {
                 pendula::plot::draw_convergence(&r, &spec.title, path)
@@ -162,7 +165,7 @@ fn run_cart(
         .map_err(lyapunov_error)?;
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        write_h5(path, common, spec, &prov, |out| {
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
             let g = out.group("lyapunov")?;
             store::write_lyapunov(&g, &r)?;
             g.attr_f64s("initial_state", &spec.x0)?;

@@ -7,18 +7,12 @@
 use super::output::{planar, CliError, Common};
 use super::progress::Bar;
 use clap::Args;
-use pendula::analysis::map::{self, class, spec_hash, MapKind, MapOptions};
+use pendula::analysis::map::{self, spec_hash, MapKind, MapOptions};
 use pendula::model::System;
-use pendula::plot::map::{
-    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, COLOUR_MAPS, DIVERGED_COLOR,
-    FORBIDDEN_COLOR, MISSING_COLOR, NEVER_COLOR,
-};
+use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{
-    coord_name, write_map, Checkpoint, MapHeader, MapInfo, MapReader, NOT_COMPUTED,
-};
+use pendula::store::map::{coord_name, write_map, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
-use plotters::style::RGBColor;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -129,15 +123,7 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliErr
 
 fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool) -> Result<(), CliError> {
     if let Some(p) = plot {
-        match p.extension().and_then(|e| e.to_str()) {
-            Some("png") | Some("svg") => {}
-            _ => {
-                return Err(CliError::Input(format!(
-                    "--plot: `{}` must end in .png or .svg",
-                    p.display()
-                )))
-            }
-        }
+        super::output::check_figure_path(p, "--plot")?;
         super::output::prepare_path(p, overwrite)
             .map_err(|m| CliError::Input(format!("--plot: {m}")))?;
     }
@@ -200,57 +186,35 @@ pub fn run_map(
         })?;
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
     check_plot_path(&plot, common.force || run.resume)?;
-    let ckpt_dir = Checkpoint::dir_for(&out);
-    let out_exists = out.exists();
-    if out_exists && !common.force {
-        if run.resume && !ckpt_dir.exists() {
-            // A finished run asked to resume (a requeued job): nothing to do if it is this map.
-            let r = MapReader::open(&out).map_err(|e| CliError::Input(format!("-o: {e}")))?;
-            if r.header.spec_hash == info.spec_hash && r.header.complete == run.shard.is_none() {
-                if let Some(p) = &plot {
-                    render_file(&r, p)?;
-                }
-                if common.json {
-                    println!(
-                        "{}",
-                        json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
-                    );
-                }
-                return Ok(());
+    let plan = store::map::prepare_run(&out, &info, tiles, run.resume, common.force).map_err(
+        |e| match e.flag() {
+            Some(flag) => CliError::Input(format!("{flag}: {e}")),
+            None => CliError::Run(e.to_string()),
+        },
+    )?;
+    let mut plan = match plan {
+        MapPlan::AlreadyComplete(r) => {
+            // A finished run asked to resume (a requeued job): nothing to do.
+            if let Some(p) = &plot {
+                render_file(&r, p)?;
             }
-            return Err(CliError::Input(format!(
-                "-o: {} exists and belongs to another map (spec hash {}); use --force to overwrite it",
-                out.display(),
-                r.header.spec_hash
-            )));
+            if common.json {
+                println!(
+                    "{}",
+                    json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
+                );
+            }
+            return Ok(());
         }
-        if !run.resume {
-            return Err(CliError::Input(format!(
-                "-o: output file {} already exists (use --force to overwrite it)",
-                out.display()
-            )));
-        }
-    }
-    super::output::prepare_path(&out, true).map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let ckpt = if ckpt_dir.exists() && !common.force {
-        if !run.resume {
-            return Err(CliError::Input(format!(
-                "-o: checkpoint {} of an unfinished run exists; add --resume to continue it or --force to start over",
-                ckpt_dir.display()
-            )));
-        }
-        Checkpoint::open(&ckpt_dir, &info).map_err(|e| CliError::Input(format!("--resume: {e}")))?
-    } else {
-        Checkpoint::create(&ckpt_dir, &info).map_err(|e| CliError::Run(e.to_string()))?
+        MapPlan::Run(plan) => plan,
     };
-    let mut have = ckpt
-        .finished(tiling.count())
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    let resumed = tiles.iter().filter(|&&t| have[t]).count();
-    let todo: Vec<usize> = tiles.iter().copied().filter(|&t| !have[t]).collect();
+    let ckpt_dir = plan.checkpoint.dir().to_path_buf();
+    let resumed = plan.resumed;
+    let todo = std::mem::take(&mut plan.todo);
 
     let start = Instant::now();
     let mut bar = Bar::new("map");
+    let (ckpt, have) = (&plan.checkpoint, &mut plan.have);
     let summary = map::run_tiles(chain, opts, &todo, &mut bar, &mut |t| {
         let index = t.index;
         ckpt.write_tile(&t).map_err(|e| e.to_string())?;
@@ -264,38 +228,18 @@ pub fn run_map(
         ))
     })?;
     let wall = start.elapsed().as_secs_f64();
+    let n_tiles = plan.tiles.len();
     if summary.stopped {
-        let done = tiles.iter().filter(|&&t| have[t]).count();
         return Err(CliError::Run(format!(
-            "interrupted: {done} of {} tiles are in {}; rerun the same command with --resume to finish",
-            tiles.len(),
+            "interrupted: {} of {n_tiles} tiles are in {}; rerun the same command with --resume to finish",
+            plan.done(),
             ckpt_dir.display()
         )));
     }
-    let mine: Vec<bool> = {
-        let mut m = vec![false; tiling.count()];
-        for &t in &tiles {
-            m[t] = have[t];
-        }
-        m
-    };
     let prov = Provenance::now(command_line, &spec.text);
-    let written = write_map(
-        &out,
-        true,
-        chain,
-        &info,
-        &mine,
-        &mut |t| {
-            ckpt.read_tile(t).ok_or_else(|| store::StoreError::Dims {
-                var: ckpt_dir.display().to_string(),
-                what: format!("tile {t} vanished from the checkpoint"),
-            })
-        },
-        &prov,
-    )
-    .map_err(|e| CliError::Run(e.to_string()))?;
-    ckpt.remove().map_err(|e| CliError::Run(e.to_string()))?;
+    let written = plan
+        .assemble(&out, chain, &info, &prov)
+        .map_err(|e| CliError::Run(e.to_string()))?;
     if let Some(p) = &plot {
         let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
         render_file(&r, p)?;
@@ -307,7 +251,7 @@ pub fn run_map(
             "title": info.title,
             "model": spec.model_name,
             "width": w, "height": h, "tile": opts.tile,
-            "tiles": tiles.len(), "tiles_total": tiling.count(),
+            "tiles": n_tiles, "tiles_total": tiling.count(),
             "tiles_computed": summary.tiles_done, "tiles_resumed": resumed,
             "complete": written.complete,
             "shard": run.shard.map(|(i, n)| format!("{i}/{n}")),
@@ -469,15 +413,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
 }
 
 pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
-    match a.output.extension().and_then(|e| e.to_str()) {
-        Some("png") | Some("svg") => {}
-        _ => {
-            return Err(CliError::Input(format!(
-                "-o: `{}` must end in .png or .svg",
-                a.output.display()
-            )))
-        }
-    }
+    super::output::check_figure_path(&a.output, "-o")?;
     let cmap = a
         .cmap
         .as_deref()
@@ -491,413 +427,17 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
         })
         .transpose()?;
     let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
-    let show = match a.show.as_deref() {
-        None => Show::Default,
-        Some("basins") if r.header.kind == "final-state" => Show::Basins,
-        Some("settle_time") if r.header.kind == "final-state" => Show::SettleTime,
-        Some(v) if r.header.kind == "final-state" && v.starts_with("final_angle") => {
-            let n = r.header.link_length.len();
-            match v["final_angle".len()..].parse::<usize>() {
-                Ok(j) if (1..=n).contains(&j) => Show::FinalAngle(j - 1),
-                _ => {
-                    return Err(CliError::Input(format!(
-                        "--show: `{v}`: expected final_angle1..final_angle{n}"
-                    )))
-                }
-            }
-        }
-        Some(v) => {
-            return Err(CliError::Input(format!(
-                "--show: `{v}` is not a variable this {} map can draw{}",
-                r.header.kind,
-                if r.header.kind == "final-state" {
-                    " (basins, settle_time, final_angle<j>)"
-                } else {
-                    " (leave --show out)"
-                }
-            )))
-        }
-    };
+    let show = Show::parse(a.show.as_deref(), &r.header)
+        .map_err(|e| CliError::Input(format!("--show: {e}")))?;
     super::output::prepare_path(&a.output, a.force)
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    render_with(&r, &a.output, show, cmap)
-}
-
-/// Which variable of a map file a figure shows.
-#[derive(Debug, Clone, Copy, PartialEq)]
-enum Show {
-    /// The kind's main figure (basins for final-state maps).
-    Default,
-    Basins,
-    SettleTime,
-    /// Link j (0-based).
-    FinalAngle(usize),
-}
-
-/// Most categories a basin figure colours; the rarer ones share one swatch.
-const MAX_CATEGORIES: usize = 10;
-
-/// Colours each pixel of a final-state map by its attractor: the class together with the net
-/// turns (equilibria) or rotation numbers (periodic orbits), the most common first.
-fn basin_colours(h: &MapHeader, data: &map::MapData) -> (Vec<RGBColor>, Vec<(String, RGBColor)>) {
-    use pendula::analysis::map::basins::{describe, label};
-    let nl = h.link_length.len();
-    let m = data.aux_width;
-    let key = |p: usize| -> (u8, Vec<i64>) {
-        let c = data.class[p];
-        let off = if c >= label::PERIODIC && c != label::DIVERGED {
-            2 * nl
-        } else {
-            nl
-        };
-        let w = if c == label::UNSETTLED || c == label::DIVERGED || c == NOT_COMPUTED {
-            vec![]
-        } else {
-            (0..nl)
-                .map(|j| (data.aux[p * m + off + j] * 1e6).round() as i64)
-                .collect()
-        };
-        (c, w)
-    };
-    let np = data.class.len();
-    let mut counts: std::collections::BTreeMap<(u8, Vec<i64>), u64> = Default::default();
-    for p in 0..np {
-        *counts.entry(key(p)).or_default() += 1;
-    }
-    let mut order: Vec<_> = counts
-        .into_iter()
-        .filter(|(k, _)| ![label::UNSETTLED, label::DIVERGED, NOT_COMPUTED].contains(&k.0))
-        .collect();
-    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-    let palette = colorous::TABLEAU10;
-    let other = RGBColor(0x5a, 0x5a, 0x5a);
-    let mut colour_of: std::collections::BTreeMap<(u8, Vec<i64>), RGBColor> = Default::default();
-    let mut swatches = Vec::new();
-    for (i, (k, n)) in order.iter().enumerate() {
-        let frac = 100.0 * *n as f64 / np as f64;
-        if i < MAX_CATEGORIES - 1 || order.len() == MAX_CATEGORIES {
-            let c = palette[i % palette.len()];
-            let c = RGBColor(c.r, c.g, c.b);
-            colour_of.insert(k.clone(), c);
-            let nums: Vec<String> = k.1.iter().map(|&v| format!("{}", v as f64 / 1e6)).collect();
-            let what = if k.0 >= label::PERIODIC {
-                "rotation"
-            } else {
-                "turns"
-            };
-            swatches.push((
-                format!(
-                    "{}, {what} ({}): {frac:.1}%",
-                    describe(k.0),
-                    nums.join(", ")
-                ),
-                c,
-            ));
-        } else {
-            colour_of.insert(k.clone(), other);
-        }
-    }
-    if order.len() > MAX_CATEGORIES {
-        let rest: u64 = order[MAX_CATEGORIES - 1..].iter().map(|x| x.1).sum();
-        swatches.push((
-            format!(
-                "{} other states: {:.1}%",
-                order.len() - (MAX_CATEGORIES - 1),
-                100.0 * rest as f64 / np as f64
-            ),
-            other,
-        ));
-    }
-    let unsettled = data
-        .class
-        .iter()
-        .filter(|&&c| c == label::UNSETTLED)
-        .count();
-    if unsettled > 0 {
-        swatches.push((
-            format!(
-                "{}: {:.1}%",
-                describe(label::UNSETTLED),
-                100.0 * unsettled as f64 / np as f64
-            ),
-            FORBIDDEN_COLOR,
-        ));
-    }
-    if data.class.contains(&label::DIVERGED) {
-        swatches.push(("diverged".into(), DIVERGED_COLOR));
-    }
-    let rgb = (0..np)
-        .map(|p| match data.class[p] {
-            label::UNSETTLED => FORBIDDEN_COLOR,
-            label::DIVERGED => DIVERGED_COLOR,
-            NOT_COMPUTED => MISSING_COLOR,
-            _ => colour_of[&key(p)],
-        })
-        .collect();
-    (rgb, swatches)
-}
-
-fn axis_label(name: &str) -> (String, bool) {
-    let sub = |s: &str| {
-        s.chars()
-            .map(|c| match c {
-                '0'..='9' => char::from_u32(0x2080 + c as u32 - '0' as u32).unwrap_or(c),
-                _ => c,
-            })
-            .collect::<String>()
-    };
-    if let Some(i) = name.strip_prefix("theta") {
-        (format!("θ{} at release / rad", sub(i)), true)
-    } else if let Some(i) = name.strip_prefix("omega") {
-        (format!("ω{} at release / (rad/s)", sub(i)), false)
-    } else {
-        (name.to_string(), false)
-    }
-}
-
-fn fmt_list(v: &[f64], unit: &str) -> String {
-    let mut u = v.to_vec();
-    u.dedup();
-    let s: Vec<String> = u.iter().map(|x| format!("{x}")).collect();
-    if u.len() == 1 && v.len() > 1 {
-        format!("{} {unit} each", s[0])
-    } else {
-        format!("{} {unit}", s.join(", "))
-    }
+    let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
+    draw_map_data(&r.header, &data, show, cmap, &a.output).map_err(|e| CliError::Run(e.to_string()))
 }
 
 /// Draws a map file's default figure.
 fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
-    render_with(r, path, Show::Default, None)
-}
-
-/// Draws variable `show` of a map file, with colour map `cmap` (else the variable's own).
-fn render_with(
-    r: &MapReader,
-    path: &Path,
-    show: Show,
-    cmap: Option<ColourMap>,
-) -> Result<(), CliError> {
-    let h: &MapHeader = &r.header;
     let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
-    let values: Vec<f64>;
-    let (mut scale, mut swatches);
-    let mut rgb = None;
-    let mut class = data.class.clone();
-    let n_links = h.link_length.len();
-    let show = match (show, h.kind.as_str()) {
-        (Show::Default, "final-state") => Show::Basins,
-        (s, _) => s,
-    };
-    if h.kind == "final-state" {
-        use pendula::analysis::map::basins::label;
-        // The figure's own classes: 0 (a value or NaN), 3 diverged, 255 missing.
-        for c in class.iter_mut() {
-            *c = match *c {
-                label::DIVERGED => class::DIVERGED,
-                NOT_COMPUTED => NOT_COMPUTED,
-                _ => 0,
-            };
-        }
-        match show {
-            Show::FinalAngle(j) => {
-                values = (0..data.class.len())
-                    .map(|p| data.aux[p * data.aux_width + j])
-                    .collect();
-                scale = ColourScale {
-                    lo: -std::f64::consts::PI,
-                    hi: std::f64::consts::PI,
-                    log: false,
-                    label: format!("final θ{} mod 2π / rad", j + 1),
-                    map: ColourMap::Cyclic,
-                };
-                swatches = vec![];
-            }
-            _ => {
-                values = data.value.clone();
-                let finite = values.iter().copied().filter(|v| v.is_finite());
-                let (lo, hi) = pendula::plot::nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
-                scale = ColourScale {
-                    lo: lo.min(0.0),
-                    hi,
-                    log: false,
-                    label: "settle time / s".into(),
-                    map: ColourMap::Viridis,
-                };
-                swatches = vec![(format!("unsettled by t = {} s", h.t_max), NEVER_COLOR)];
-                if show == Show::Basins {
-                    let (c, s) = basin_colours(h, &data);
-                    rgb = Some(c);
-                    swatches = s;
-                }
-            }
-        }
-    } else if h.is_flip() {
-        values = data
-            .flip_step
-            .iter()
-            .zip(&data.class)
-            .map(|(&k, &c)| {
-                if k > 0 && c != class::FORBIDDEN {
-                    k as f64 * h.dt
-                } else {
-                    f64::NAN
-                }
-            })
-            .collect();
-        let min = values
-            .iter()
-            .copied()
-            .filter(|v| v.is_finite())
-            .fold(f64::INFINITY, f64::min);
-        let lo = if min.is_finite() {
-            min.min(h.t_max * 0.5)
-        } else {
-            h.dt
-        };
-        let target = if h.flip_target == "any" {
-            "any link".to_string()
-        } else {
-            format!("link {}", h.flip_target)
-        };
-        scale = ColourScale {
-            lo,
-            hi: h.t_max,
-            log: true,
-            label: format!("time of first flip ({target}) / s"),
-            map: ColourMap::Viridis,
-        };
-        swatches = vec![
-            (format!("no flip by t = {} s", h.t_max), NEVER_COLOR),
-            ("energetically forbidden".to_string(), FORBIDDEN_COLOR),
-        ];
-    } else {
-        values = data.value.clone();
-        let finite = values.iter().copied().filter(|v| v.is_finite());
-        if h.kind == "energy-error" {
-            let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
-            let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
-            let lo = pos
-                .iter()
-                .copied()
-                .fold(f64::INFINITY, f64::min)
-                .max(hi * 1e-12);
-            let lo = if lo.is_finite() && lo < hi {
-                lo
-            } else {
-                hi / 10.0
-            };
-            scale = ColourScale {
-                lo,
-                hi,
-                log: true,
-                label: format!("relative energy error at t = {} s", h.t_max),
-                map: ColourMap::Magma,
-            };
-        } else if h.kind == "sali" || h.kind == "gali" {
-            // Log scale from round-off (1e-16) to the largest value (SALI ≤ √2, GALI ≤ 1).
-            let hi = finite.fold(1e-15f64, f64::max).max(1.0);
-            scale = ColourScale {
-                lo: 1e-16,
-                hi,
-                log: true,
-                label: format!(
-                    "{} at t = {} s (or where SALI < 1e-14)",
-                    h.kind.to_uppercase(),
-                    h.t_max
-                ),
-                map: ColourMap::Magma,
-            };
-            for c in class.iter_mut() {
-                if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
-                    *c = 0;
-                }
-            }
-        } else {
-            let (lo, hi) = pendula::plot::nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
-            scale = ColourScale {
-                lo,
-                hi,
-                log: false,
-                label: if h.kind == "ftle" {
-                    format!("FTLE over {} s / (1/s)", h.t_max)
-                } else {
-                    format!("Lyapunov exponent over {} s / (1/s)", h.t_max)
-                },
-                map: ColourMap::Cividis,
-            };
-        }
-        swatches = vec![];
-    }
-    if let Some(c) = cmap {
-        scale.map = c;
-    }
-    if !h.is_flip() && class.contains(&class::FORBIDDEN) {
-        swatches.push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
-    }
-    let (xl, xa) = axis_label(&h.x_name);
-    let (yl, ya) = axis_label(&h.y_name);
-    let at_rest = h.base_state[n_links..].iter().all(|&w| w == 0.0)
-        && h.shell.is_none()
-        && !h.x_name.starts_with("omega")
-        && !h.y_name.starts_with("omega");
-    let shell = h.shell.as_ref().map_or(String::new(), |(e, v)| {
-        format!(
-            ", on the energy shell E = {e} J ({} ≥ 0 solved)",
-            axis_label(v).0.split(' ').next().unwrap_or(v)
-        )
-    });
-    let mut forcing = String::new();
-    for (v, what) in [
-        (&h.damping_absolute, "γ"),
-        (&h.damping_joint, "joint damping"),
-    ] {
-        if v.iter().any(|&c| c != 0.0) {
-            forcing += &format!(", {what} = {}", fmt_list(v, "N·m·s"));
-        }
-    }
-    if let Some((a, w)) = h.torque {
-        forcing += &format!(", torque {a} cos({w} t) N·m");
-    }
-    if let Some((x, y, w)) = h.pivot {
-        forcing += &format!(", pivot ({x}, {y}) cos({w} t) m");
-    }
-    let subtitle = format!(
-        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{forcing}){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
-        h.model_name,
-        n_links,
-        if n_links == 1 { "" } else { "s" },
-        fmt_list(&h.link_mass, "kg"),
-        fmt_list(&h.link_length, "m"),
-        h.gravity,
-        if at_rest { ", released from rest" } else { shell.as_str() },
-        h.dt,
-        h.t_max,
-        h.width,
-        h.height
-    );
-    let fig = MapFigure {
-        title: h.title.clone(),
-        subtitle,
-        width: h.width,
-        height: h.height,
-        class: &class,
-        values: &values,
-        x: MapAxis {
-            lo: h.window[0],
-            hi: h.window[1],
-            label: xl,
-            angle: xa,
-        },
-        y: MapAxis {
-            lo: h.window[2],
-            hi: h.window[3],
-            label: yl,
-            angle: ya,
-        },
-        scale,
-        swatches,
-        rgb,
-    };
-    draw_map(&fig, path).map_err(|e| CliError::Run(e.to_string()))
+    draw_map_data(&r.header, &data, Show::Default, None, path)
+        .map_err(|e| CliError::Run(e.to_string()))
 }

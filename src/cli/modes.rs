@@ -1,7 +1,7 @@
 //! `modes`: equilibria and small-oscillation normal modes; HDF5, mode-shape figure, table or
 //! JSON summary.
 
-use super::output::{f64_json, report, write_h5, CliError, Common, Outputs};
+use super::output::{f64_json, report, CliError, Common, Outputs};
 use pendula::analysis::cart::{cart_modes, CartModes};
 use pendula::analysis::modes::{self, Equilibrium};
 use pendula::model::CartChain;
@@ -26,8 +26,11 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_modes(path, common.force, spec, &result, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        let info = super::output::run_info(spec)?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_modes(out, &info, &result)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         let hanging = match result.hanging() {
@@ -217,7 +220,7 @@ fn run_cart(
         .map_err(|e| CliError::Input(e.to_string()))?;
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        write_h5(path, common, spec, &prov, |out| {
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
             let g = out.group("modes")?;
             store::cart::write_cart_modes(&g, sys, &modes, &signs)
         })?;

@@ -1,9 +1,9 @@
 //! What every command's run shares: its error type, the flags every command takes, output
-//! paths, HDF5 files, the JSON summary.
+//! paths, run descriptions, the JSON summary.
 
 use pendula::model::Chain;
-use pendula::spec::{Spec, SpecError};
-use pendula::store::{self, Provenance};
+use pendula::spec::{self, Spec, SpecError};
+use pendula::store;
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -19,6 +19,14 @@ pub enum CliError {
 impl From<SpecError> for CliError {
     fn from(e: SpecError) -> Self {
         CliError::Input(e.to_string())
+    }
+}
+
+/// Writing a result failed (I/O, HDF5): the run failed. (An output that exists without
+/// --force is refused before any work, by [`prepare_path`].)
+impl From<store::StoreError> for CliError {
+    fn from(e: store::StoreError) -> Self {
+        CliError::Run(e.to_string())
     }
 }
 
@@ -65,15 +73,17 @@ pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
     Ok(())
 }
 
+/// Refuses a figure path whose extension is not a figure format
+/// ([`pendula::plot::Format::from_path`]: `.png` or `.svg`, any case),
+/// naming `flag`.
+pub fn check_figure_path(p: &Path, flag: &str) -> Result<(), CliError> {
+    spec::figure_format(flag, p)?;
+    Ok(())
+}
+
 /// Creates missing parent folders and checks that `path` may be written, before any work.
 pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
-    if let Some(parent) = path.parent() {
-        if !parent.as_os_str().is_empty() && !parent.exists() {
-            std::fs::create_dir_all(parent)
-                .map_err(|e| format!("cannot create folder `{}`: {e}", parent.display()))?;
-        }
-    }
-    store::check_output_path(path, force).map_err(|e| e.to_string())
+    store::prepare_output(path, force).map_err(|e| e.to_string())
 }
 
 /// Prints a run's summary (one JSON line with `--json`; else pretty-printed when `pretty`),
@@ -109,23 +119,15 @@ pub fn f64_json(v: f64) -> serde_json::Value {
     }
 }
 
-/// Writes a new HDF5 file with provenance and a title, then whatever `body` adds; atomically.
-pub fn write_h5(
-    path: &Path,
-    common: &Common,
-    spec: &Spec,
-    prov: &Provenance,
-    body: impl FnOnce(&store::H5Out) -> Result<(), store::StoreError>,
-) -> Result<(), CliError> {
-    let run = || -> Result<(), store::StoreError> {
-        let out = store::H5Out::create(path, common.force)?;
-        out.provenance(prov)?;
-        out.root()?.attr_str("title", &spec.title)?;
-        body(&out)?;
-        out.finish()?;
-        Ok(())
-    };
-    run().map_err(|e| CliError::Run(e.to_string()))
+/// What the store's result writers record about a planar chain's run.
+pub fn run_info(spec: &Spec) -> Result<store::RunInfo<'_>, CliError> {
+    Ok(store::RunInfo {
+        title: &spec.title,
+        model_name: &spec.model_name,
+        chain: planar(spec)?,
+        method: &spec.method,
+        x0: &spec.x0,
+    })
 }
 
 /// The planar chain of a spec whose analysis only the planar chain offers (poincare, map,

@@ -1,97 +1,13 @@
-//! `pendula poincare`: its flags, and running the analysis with its exports.
+//! `pendula poincare`: running the analysis with its exports.
 
 use super::output::{CliError, Common, Outputs};
 use super::progress::Bar;
-use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult, Variables};
-use pendula::plot::{Colouring, PoincareFigure, PoincarePanel};
+use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult};
+use pendula::plot::PoincareFigure;
 use pendula::spec::Spec;
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::time::Instant;
-
-fn subscript(k: usize) -> String {
-    k.to_string()
-        .chars()
-        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
-        .collect()
-}
-
-fn labels(opts: &PoincareOptions) -> (String, String) {
-    let j = subscript(opts.sampling.link + 1);
-    let x = format!("θ{j} / rad");
-    let y = match opts.sampling.variables {
-        Variables::Momentum => format!("p{j} / (J s)"),
-        Variables::Velocity => format!("dθ{j}/dt / (rad/s)"),
-    };
-    (x, y)
-}
-
-fn panel_title(spec: &Spec, energy: Option<f64>) -> String {
-    match energy {
-        Some(e) => {
-            let (lo, hi) = poincare::energy_bounds(chain(spec));
-            format!(
-                "E = {} J  (energy fraction {:.3})",
-                format!("{e:.2}").replace('-', "\u{2212}"),
-                (e - lo) / (hi - lo)
-            )
-        }
-        None => String::new(),
-    }
-}
-
-/// The figure for a result: one panel per shell, in the plane of the sampled link.
-pub fn figure(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> PoincareFigure {
-    let (x_label, y_label) = labels(opts);
-    let lyap = opts.orbit.lyapunov;
-    let panels = r
-        .shells
-        .iter()
-        .map(|s| PoincarePanel {
-            title: panel_title(spec, s.energy),
-            orbits: s
-                .orbits
-                .iter()
-                .map(|o| o.plane(chain(spec), opts.sampling.link, opts.sampling.variables))
-                .collect(),
-            chaotic: lyap.then(|| {
-                s.orbits
-                    .iter()
-                    .map(|o| o.lyapunov.unwrap_or(0.0) > opts.chaos_threshold)
-                    .collect()
-            }),
-        })
-        .collect();
-    PoincareFigure {
-        title: spec.title.clone(),
-        x_label,
-        y_label,
-        panels,
-        colouring: if lyap {
-            Colouring::Chaos
-        } else {
-            Colouring::Orbit
-        },
-        subtitle: format!(
-            "section {}; {} crossings per orbit{}{}",
-            opts.section.describe(chain(spec)),
-            opts.orbit.crossings,
-            if opts.energies.is_empty() {
-                ""
-            } else {
-                "; energy fraction (E − E_hanging)/(E_inverted − E_hanging)"
-            },
-            if lyap {
-                format!(
-                    "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
-                    opts.chaos_threshold
-                )
-            } else {
-                String::new()
-            }
-        ),
-    }
-}
 
 /// Largest section residual |g| over all crossings (angles mod 2π).
 fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
@@ -140,13 +56,19 @@ pub fn run(
     }
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_poincare(path, common.force, spec, &result, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        let info = super::output::run_info(spec)?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_poincare(out, &info, opts, &result)
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {
-            pendula::plot::draw_poincare(&figure(spec, opts, &result), path)
-                .map_err(|e| CliError::Run(e.to_string()))?;
+            pendula::plot::draw_poincare(
+                &PoincareFigure::of_result(&spec.title, chain(spec), opts, &result),
+                path,
+            )
+            .map_err(|e| CliError::Run(e.to_string()))?;
         }
     }
     let res = max_residual(spec, opts, &result);

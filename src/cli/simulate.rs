@@ -1,6 +1,6 @@
 //! `simulate`: integrate one trajectory; HDF5, figure, still figures, JSON summary.
 
-use super::output::{report, write_h5, CliError, Common, Outputs};
+use super::output::{report, CliError, Common, Outputs};
 use super::progress::Bar;
 use pendula::analysis::cart::CartTrajectory;
 use pendula::analysis::{self, SimulateOptions, Trajectory};
@@ -29,8 +29,11 @@ pub fn run(
     let wall = start.elapsed().as_secs_f64();
     let prov = Provenance::now(command_line, &spec.text);
     if let Some(path) = &outputs.file {
-        store::write_trajectory(path, common.force, spec, &tr, &prov)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        let info = super::output::run_info(spec)?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_trajectory(out, &info, &tr, Some(opts))
+        })
+        .map_err(|e| CliError::Run(e.to_string()))?;
     }
     if let Some(path) = &outputs.plot {
         pendula::plot::draw_trajectory(&tr, &spec.title, path)
@@ -99,7 +102,7 @@ fn run_cart(
         .map_err(|e| CliError::Run(e.to_string()))?;
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
-        write_h5(path, common, spec, &prov, |out| {
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
             let g = out.group("trajectory")?;
             store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
         })?;

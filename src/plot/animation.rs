@@ -5,10 +5,12 @@
 //! Frames are rendered (and GIF-quantized) in parallel, each from the trajectory alone, so the
 //! output is byte-for-byte the same for a given spec whatever the thread count.
 
-use super::{ensure_fonts, font, render_rgb, save, stamp_polyline, DrawError, PlotError, Render};
+use super::{
+    ensure_fonts, font, render_rgb, save, stamp_polyline, Area, DrawError, Drawn, PlotError, Render,
+};
 use super::{series_color, Surface};
-use crate::analysis::{AnimateOptions, Trajectory};
-use crate::model::{Chain, System};
+use crate::analysis::animate::AnimationKinematics;
+use crate::analysis::AnimateOptions;
 use crate::observe::{Control, Observer};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -64,10 +66,9 @@ fn panel_width(size: (u32, u32)) -> f64 {
     }
 }
 
-/// An animation ready to render: the trajectory and what each frame needs of it.
+/// An animation ready to render: the trajectory's kinematics and the animation's options.
 pub struct Animation<'a> {
-    pub chain: &'a Chain,
-    pub tr: &'a Trajectory,
+    pub kin: &'a AnimationKinematics,
     pub opts: &'a AnimateOptions,
     pub viewport: Viewport,
     /// Largest total kinetic energy over the shown frames: the bars' full scale (J).
@@ -75,14 +76,11 @@ pub struct Animation<'a> {
 }
 
 impl<'a> Animation<'a> {
-    pub fn new(chain: &'a Chain, tr: &'a Trajectory, opts: &'a AnimateOptions) -> Animation<'a> {
-        let reach = chain.params().links.iter().map(|l| l.length).sum::<f64>()
-            + chain.params().drive.pivot_reach();
+    pub fn new(kin: &'a AnimationKinematics, opts: &'a AnimateOptions) -> Animation<'a> {
         let mut anim = Animation {
-            chain,
-            tr,
+            kin,
             opts,
-            viewport: Viewport::new(reach, opts.size),
+            viewport: Viewport::new(kin.reach, opts.size),
             ke_max: 0.0,
         };
         anim.ke_max = (0..anim.frames())
@@ -93,33 +91,21 @@ impl<'a> Animation<'a> {
 
     /// Frames this animation has (`duration × fps`, bounded by the samples integrated).
     pub fn frames(&self) -> usize {
-        let last = (self.tr.len() - 1) / self.opts.substeps as usize + 1;
-        self.opts.frame_count().min(last)
+        self.kin.frames()
     }
 
     /// Model time of frame k (s).
     pub fn time(&self, k: usize) -> f64 {
-        self.tr.t[self.opts.frame_sample(k)]
-    }
-
-    fn state(&self, i: usize) -> Vec<f64> {
-        self.tr
-            .theta
-            .row(i)
-            .iter()
-            .chain(self.tr.omega.row(i).iter())
-            .copied()
-            .collect()
+        self.kin.t[self.opts.frame_sample(k)]
     }
 
     /// Logical pixel positions of the joints at sample i (pivot first, where the drive has
     /// moved it).
     fn joints(&self, i: usize) -> Vec<(f64, f64)> {
-        let theta = self.tr.theta.row(i).to_vec();
-        self.chain
-            .joint_positions(self.tr.t[i], &theta)
-            .into_iter()
-            .map(|p| self.viewport.to_pixel(p))
+        self.kin
+            .joints_at(i)
+            .iter()
+            .map(|&p| self.viewport.to_pixel(p))
             .collect()
     }
 
@@ -129,9 +115,8 @@ impl<'a> Animation<'a> {
     }
 
     /// Per-link kinetic energies in frame k (J).
-    pub fn link_energies(&self, k: usize) -> Vec<f64> {
-        self.chain
-            .link_kinetic_energies(&self.state(self.opts.frame_sample(k)))
+    pub fn link_energies(&self, k: usize) -> &[f64] {
+        &self.kin.link_kinetic[k]
     }
 
     /// Frame k as a figure.
@@ -162,11 +147,7 @@ pub fn blend(c: [u8; 3], bg: [u8; 3], alpha: f64) -> RGBColor {
 }
 
 impl Render for Frame<'_, '_> {
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let a = self.anim;
         let o = a.opts;
         let st = &o.style;
@@ -174,7 +155,7 @@ impl Render for Frame<'_, '_> {
         let dev = |p: (f64, f64)| ((p.0 * s).round() as i32, (p.1 * s).round() as i32);
         root.fill(&rgb(st.background))?;
         let now = o.frame_sample(self.k);
-        let t_now = a.tr.t[now];
+        let t_now = a.kin.t[now];
         // Traces: oldest first, in fade levels, so the fresh end lies on top.
         let first = now.saturating_sub(o.trace_samples());
         if now > first {
@@ -187,7 +168,7 @@ impl Render for Frame<'_, '_> {
                 while i + 1 < paths.len() {
                     // The level of segment (i, i+1), by the age of its newer end.
                     let level = |i: usize| {
-                        let age = t_now - a.tr.t[first + i + 1];
+                        let age = t_now - a.kin.t[first + i + 1];
                         (o.trace_alpha(age) * FADE_LEVELS as f64).ceil() as usize
                     };
                     let lv = level(i);
@@ -206,9 +187,7 @@ impl Render for Frame<'_, '_> {
         }
         // The chain: links, then joints and bobs on top.
         let joints: Vec<(i32, i32)> = a.joints(now).into_iter().map(dev).collect();
-        let links = &a.chain.params().links;
-        for (j, link) in links.iter().enumerate() {
-            let rod = link.inertia > 0.0;
+        for (j, &rod) in a.kin.rods.iter().enumerate() {
             let w = surface.stroke(if rod { 7.0 } else { 3.0 });
             stamp_polyline(root, vec![joints[j], joints[j + 1]], rgb(st.chain), w)?;
         }
@@ -239,7 +218,7 @@ impl Render for Frame<'_, '_> {
                 text.clone().pos(Pos::new(HPos::Left, VPos::Top)),
             ))?;
         }
-        self.draw_panel(root, surface, t_now)
+        self.draw_panel(root, surface)
     }
 }
 
@@ -250,7 +229,6 @@ impl Frame<'_, '_> {
         &self,
         root: &DrawingArea<DB, Shift>,
         surface: Surface,
-        t_now: f64,
     ) -> Result<(), DrawError> {
         let a = self.anim;
         let o = a.opts;
@@ -301,10 +279,8 @@ impl Frame<'_, '_> {
                 ))?;
             }
         }
-        let i = o.frame_sample(self.k);
-        let x = a.state(i);
         let t_kin: f64 = ke.iter().sum();
-        let e = a.chain.energy(t_now, &x);
+        let e = a.kin.energy[self.k];
         for (row, line) in [
             format!("T = {t_kin:.3} J"),
             format!("V = {:.3} J", e - t_kin),

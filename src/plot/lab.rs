@@ -2,10 +2,10 @@
 //! portraits θ_j–θ̇_j, and the energy budget (stacked per-link kinetic energy, potential, and
 //! the work of damping and drive, so that the balance visibly closes).
 
-use super::{begin_figure, font, save, series_color, stamp_polyline, Axis, DataError};
-use super::{DrawError, PlotError, Render, Surface};
+use super::{begin_figure, font, save, series_color, stamp_polyline, Area, Axis, DataError, Drawn};
+use super::{house_mesh, DrawError, PlotError, Render, Surface};
+use crate::analysis::animate::LinkEndPath;
 use crate::analysis::{EnergyBudget, Trajectory};
-use crate::model::Chain;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -60,47 +60,16 @@ fn surface_px(surface: Surface, p: (f64, f64)) -> (i32, i32) {
     (surface.px(p.0), surface.px(p.1))
 }
 
-/// The path of link `link`'s lower end (0-based) over a whole trajectory.
+/// The path of a link's lower end over a whole trajectory, coloured by time or speed.
 pub struct Spirograph<'a> {
-    pub chain: &'a Chain,
-    pub tr: &'a Trajectory,
-    pub link: usize,
+    pub path: &'a LinkEndPath,
     pub colour: TraceColour,
     pub title: String,
 }
 
-impl Spirograph<'_> {
-    /// Positions (m) and speeds (m/s) of the traced point at every sample, in the lab frame
-    /// (a driven pivot's motion included).
-    pub fn path(&self) -> (Vec<[f64; 2]>, Vec<f64>) {
-        let n = self.chain.links();
-        let links = &self.chain.params().links;
-        let pivot = self.chain.params().drive.pivot;
-        let mut pos = Vec::with_capacity(self.tr.len());
-        let mut speed = Vec::with_capacity(self.tr.len());
-        for k in 0..self.tr.len() {
-            let t = self.tr.t[k];
-            let ([mut x, mut y], [mut vx, mut vy]) =
-                pivot.map_or(([0.0; 2], [0.0; 2]), |p| (p.position(t), p.velocity(t)));
-            for j in 0..=self.link.min(n - 1) {
-                let (s, c) = self.tr.theta[[k, j]].sin_cos();
-                let w = self.tr.omega[[k, j]];
-                let l = links[j].length;
-                x += l * s;
-                y -= l * c;
-                vx += l * c * w;
-                vy += l * s * w;
-            }
-            pos.push([x, y]);
-            speed.push(vx.hypot(vy));
-        }
-        (pos, speed)
-    }
-}
-
 impl Render for Spirograph<'_> {
     fn validate(&self) -> Result<(), DataError> {
-        if self.tr.len() < 2 {
+        if self.path.t.len() < 2 {
             return Err(DataError::Empty {
                 what: "trajectory (fewer than 2 samples)".into(),
             });
@@ -108,26 +77,17 @@ impl Render for Spirograph<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
-        let (pos, speed) = self.path();
-        let reach = self.chain.params().links[..=self.link]
-            .iter()
-            .map(|l| l.length)
-            .sum::<f64>()
-            + self.chain.params().drive.pivot_reach();
+        let (pos, speed, reach) = (&self.path.position, &self.path.speed, self.path.reach);
         let (top, bottom) = (50.0, 46.0);
         let side = (w - 20.0).min(h - top - bottom);
         let (cx, cy, s) = (w / 2.0, top + side / 2.0, 0.5 * side / (1.04 * reach));
         let pts: Vec<(f64, f64)> = pos.iter().map(|p| (cx + s * p[0], cy - s * p[1])).collect();
-        let t_end = *self.tr.t.last().unwrap();
+        let t_end = *self.path.t.last().unwrap();
         let v_max = speed.iter().copied().fold(0.0, f64::max);
         let value: Vec<f64> = match self.colour {
-            TraceColour::Time => self.tr.t.iter().map(|t| t / t_end).collect(),
+            TraceColour::Time => self.path.t.iter().map(|t| t / t_end).collect(),
             TraceColour::Speed => speed
                 .iter()
                 .map(|v| if v_max > 0.0 { v / v_max } else { 0.0 })
@@ -144,7 +104,7 @@ impl Render for Spirograph<'_> {
             TraceColour::Speed => format!("colour: speed, 0 → {v_max:.2} m/s (viridis)"),
         };
         root.draw(&Text::new(
-            format!("end of link {}; {what}", self.link + 1),
+            format!("end of link {}; {what}", self.path.link + 1),
             (surface.px(w / 2.0), surface.px(h - 22.0)),
             font(15.0, surface.scale, false).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
@@ -186,11 +146,7 @@ impl Render for PhasePortrait<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
@@ -216,13 +172,7 @@ impl Render for PhasePortrait<'_> {
                 .y_label_area_size(px(70.0))
                 .build_cartesian_2d(Axis::linear(-PI, PI, 5), y_axis.clone())?;
             let y_fmt = |v: &f64| y_axis.label(*v);
-            chart
-                .configure_mesh()
-                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-                .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-                .label_style(font(14.0, scale, false))
-                .axis_desc_style(font(16.0, scale, false))
+            house_mesh(&mut chart, thin, scale, (14.0, 16.0))
                 .y_label_formatter(&y_fmt)
                 .x_desc(format!("θ{} (wrapped) / rad", j + 1))
                 .y_desc(format!("ω{} = dθ{}/dt / rad s⁻¹", j + 1, j + 1))
@@ -315,11 +265,7 @@ impl Render for EnergyFigure<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let b = self.budget;
@@ -348,13 +294,7 @@ impl Render for EnergyFigure<'_> {
             .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
         let y_fmt = |v: &f64| y_axis.label(*v);
         let x_fmt = |v: &f64| x_axis.label(*v);
-        chart
-            .configure_mesh()
-            .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-            .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-            .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-            .label_style(font(15.0, scale, false))
-            .axis_desc_style(font(17.0, scale, false))
+        house_mesh(&mut chart, thin, scale, (15.0, 17.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
             .x_desc("time t / s")

@@ -33,6 +33,7 @@ use std::ops::Range;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 
+use plotters::chart::MeshStyle;
 use plotters::coord::ranged1d::{KeyPointHint, NoDefaultFormatting, Ranged, ValueFormatter};
 use plotters::coord::Shift;
 use plotters::prelude::*;
@@ -212,12 +213,14 @@ pub trait Render {
     }
 
     /// Draws onto `root` (which it fills with the background itself).
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError>;
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn;
 }
+
+/// The drawing area a figure renders onto.
+pub type Area<DB> = DrawingArea<DB, Shift>;
+
+/// What drawing returns.
+pub type Drawn = Result<(), DrawError>;
 
 /// Draws a polyline `points` (data coordinates of `plot`) `width` logical pixels wide.
 ///
@@ -712,6 +715,16 @@ fn superscript(n: i64) -> String {
     s
 }
 
+/// `s` with its decimal digits as Unicode subscripts (`"12"` → `"₁₂"`); other characters stay.
+pub fn subscript(s: &str) -> String {
+    s.chars()
+        .map(|c| match c {
+            '0'..='9' => char::from_u32(0x2080 + c as u32 - '0' as u32).unwrap_or(c),
+            _ => c,
+        })
+        .collect()
+}
+
 /// Per-pixel-column decimation ("M4") of `points`, which are `(x, y)` in data units.
 ///
 /// Consecutive points falling into the same device column (`column(x)`) are reduced to
@@ -813,6 +826,29 @@ pub fn font(size: f64, scale: f64, bold: bool) -> TextStyle<'static> {
         FontStyle::Normal
     };
     FontDesc::new(FontFamily::SansSerif, size * scale, style).color(&RGBColor(0x22, 0x22, 0x22))
+}
+
+/// A chart's mesh in the house style: light grid lines and dark axes `thin` device pixels
+/// wide, tick labels of `label` and axis descriptions of `desc` logical pixels; the caller adds
+/// formatters and descriptions, then draws it.
+pub fn house_mesh<'a, 'b, X, Y, DB>(
+    chart: &'b mut ChartContext<'a, DB, Cartesian2d<X, Y>>,
+    thin: u32,
+    scale: f64,
+    (label, desc): (f64, f64),
+) -> MeshStyle<'a, 'b, X, Y, DB>
+where
+    X: Ranged + ValueFormatter<X::ValueType>,
+    Y: Ranged + ValueFormatter<Y::ValueType>,
+    DB: DrawingBackend,
+{
+    let mut mesh = chart.configure_mesh();
+    mesh.bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
+        .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
+        .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
+        .label_style(font(label, scale, false))
+        .axis_desc_style(font(desc, scale, false));
+    mesh
 }
 
 /// One legend row: a label and how its glyph is drawn.

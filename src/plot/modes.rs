@@ -4,11 +4,10 @@
 
 use std::path::Path;
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    begin_figure, draw_polyline, font, save, series_color, Axis, DataError, DrawError, PlotError,
+    begin_figure, draw_polyline, font, save, series_color, Area, Axis, DataError, Drawn, PlotError,
     Render, Surface,
 };
 use crate::analysis::modes::{EquilibriumModes, FormulaCheck};
@@ -50,11 +49,7 @@ impl Render for ModesFigure<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let (w, h) = begin_figure(root, surface, &self.title, 28.0)?;

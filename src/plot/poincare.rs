@@ -4,11 +4,14 @@
 use std::f64::consts::PI;
 use std::path::Path;
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
-use super::{begin_figure, font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
+use super::{
+    begin_figure, font, house_mesh, save, Area, Axis, DataError, Drawn, PlotError, Render, Surface,
+};
+use crate::analysis::poincare::{energy_bounds, PoincareOptions, PoincareResult, Variables};
+use crate::model::Chain;
 
 /// How points are coloured.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +39,93 @@ pub struct PoincareFigure {
     pub colouring: Colouring,
     /// Shown under the title, e.g. the threshold used for the chaos colouring.
     pub subtitle: String,
+}
+
+impl PoincareFigure {
+    /// The figure of a Poincaré result of `chain` run with `opts`, titled `title`: one panel
+    /// per energy shell, in the plane of the sampled link.
+    pub fn of_result(
+        title: &str,
+        chain: &Chain,
+        opts: &PoincareOptions,
+        r: &PoincareResult,
+    ) -> PoincareFigure {
+        let (x_label, y_label) = plane_labels(opts);
+        let lyap = opts.orbit.lyapunov;
+        let panels = r
+            .shells
+            .iter()
+            .map(|s| PoincarePanel {
+                title: panel_title(chain, s.energy),
+                orbits: s
+                    .orbits
+                    .iter()
+                    .map(|o| o.plane(chain, opts.sampling.link, opts.sampling.variables))
+                    .collect(),
+                chaotic: lyap.then(|| {
+                    s.orbits
+                        .iter()
+                        .map(|o| o.lyapunov.unwrap_or(0.0) > opts.chaos_threshold)
+                        .collect()
+                }),
+            })
+            .collect();
+        PoincareFigure {
+            title: title.to_string(),
+            x_label,
+            y_label,
+            panels,
+            colouring: if lyap {
+                Colouring::Chaos
+            } else {
+                Colouring::Orbit
+            },
+            subtitle: format!(
+                "section {}; {} crossings per orbit{}{}",
+                opts.section.describe(chain),
+                opts.orbit.crossings,
+                if opts.energies.is_empty() {
+                    ""
+                } else {
+                    "; energy fraction (E − E_hanging)/(E_inverted − E_hanging)"
+                },
+                if lyap {
+                    format!(
+                        "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
+                        opts.chaos_threshold
+                    )
+                } else {
+                    String::new()
+                }
+            ),
+        }
+    }
+}
+
+/// The axis labels of the sampled link's plane: angle, and momentum or velocity.
+fn plane_labels(opts: &PoincareOptions) -> (String, String) {
+    let j = super::subscript(&(opts.sampling.link + 1).to_string());
+    let x = format!("θ{j} / rad");
+    let y = match opts.sampling.variables {
+        Variables::Momentum => format!("p{j} / (J s)"),
+        Variables::Velocity => format!("dθ{j}/dt / (rad/s)"),
+    };
+    (x, y)
+}
+
+/// A shell's panel title: its energy and energy fraction (empty without an energy).
+fn panel_title(chain: &Chain, energy: Option<f64>) -> String {
+    match energy {
+        Some(e) => {
+            let (lo, hi) = energy_bounds(chain);
+            format!(
+                "E = {} J  (energy fraction {:.3})",
+                format!("{e:.2}").replace('-', "\u{2212}"),
+                (e - lo) / (hi - lo)
+            )
+        }
+        None => String::new(),
+    }
 }
 
 /// Draws the sections to `path` (`.png` or `.svg`); the size follows the panel count.
@@ -131,11 +221,7 @@ impl Render for PoincareFigure {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
@@ -174,15 +260,9 @@ impl Render for PoincareFigure {
                 .build_cartesian_2d(x_axis, y_axis.clone())?;
             let y_fmt = |v: &f64| y_axis.label(*v);
             let x_fmt = |_: &f64| String::new();
-            chart
-                .configure_mesh()
+            house_mesh(&mut chart, thin, scale, (14.0, 16.0))
                 .disable_x_mesh()
                 .x_labels(0)
-                .bold_line_style(RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin))
-                .light_line_style(RGBColor(0xf2, 0xf2, 0xf2).stroke_width(thin))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-                .label_style(font(14.0, scale, false))
-                .axis_desc_style(font(16.0, scale, false))
                 .y_label_formatter(&y_fmt)
                 .x_label_formatter(&x_fmt)
                 .x_desc(self.x_label.clone())

@@ -12,12 +12,11 @@
 
 use std::path::Path;
 
-use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    decimate_minmax, draw_polyline, font, runs, save, series_color, Axis, DataError, DrawError,
+    decimate_minmax, draw_polyline, font, runs, save, series_color, Area, Axis, DataError, Drawn,
     Legend, LegendEntry, PlotError, Render, Surface,
 };
 
@@ -255,11 +254,7 @@ impl Render for Figure<'_> {
         self.axes(8, 5).map(|_| ())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let (dw, dh) = root.dim_in_pixel();
         let (w, h) = (f64::from(dw) / scale, f64::from(dh) / scale);

@@ -142,18 +142,10 @@ pub fn write_cart_trajectory(
         "kg m s-1",
         "horizontal momentum of cart and chain",
     )?;
-    g.var(
-        "energy",
-        &["time"],
-        tr.energy.as_slice(),
-        "J",
-        "total mechanical energy T + V",
-    )?;
-    g.var(
-        "work",
-        &["time"],
-        tr.work.as_slice(),
-        "J",
+    super::results::write_energy_and_work(
+        g,
+        &tr.energy,
+        &tr.work,
         "work of the input and damping since t = 0",
     )?;
     g.var(

@@ -282,13 +282,7 @@ impl<'f> GroupWriter<'f> {
         check_name(name)?;
         let ds = write_dataset(&self.group, name, ArrayView::from(values))?;
         dimscale::set_scale(&ds, name)?;
-        let var = Var {
-            ds,
-            _file: PhantomData,
-        };
-        var.attr_str("units", units)?
-            .attr_str("long_name", long_name)?;
-        Ok(var)
+        Var::described(ds, units, long_name)
     }
 
     /// Writes a variable whose axes are the coordinates `dims` of this group, in order.
@@ -351,6 +345,13 @@ impl<'f> GroupWriter<'f> {
         for (i, scale) in scales.iter().enumerate() {
             dimscale::attach_scale(&ds, scale, i)?;
         }
+        Var::described(ds, units, long_name)
+    }
+}
+
+impl<'f> Var<'f> {
+    /// A variable of dataset `ds`, with its CF `units` and `long_name` attributes.
+    fn described(ds: Dataset, units: &str, long_name: &str) -> Result<Var<'f>, StoreError> {
         let var = Var {
             ds,
             _file: PhantomData,
@@ -359,9 +360,7 @@ impl<'f> GroupWriter<'f> {
             .attr_str("long_name", long_name)?;
         Ok(var)
     }
-}
 
-impl Var<'_> {
     /// The dataset's path in the file, e.g. `/trajectory/theta`.
     pub fn name(&self) -> String {
         self.ds.name()

@@ -6,29 +6,28 @@
 //! attribute, and provenance at the root.
 //!
 //! Failure never leaves a file that looks complete: the CLI calls
-//! [`check_output_path`] before any work, [`H5Out`] writes `PATH.partial` and renames it
-//! to `PATH` only in [`H5Out::finish`]; dropped unfinished (an error, a panic) it deletes
-//! the `.partial`.
+//! [`check_output_path`] (or [`prepare_output`]) before any work, and [`write_file`] (through
+//! [`H5Out`]) writes `PATH.partial` and renames it to `PATH` only when the whole body has
+//! succeeded; dropped unfinished (an error, a panic) it deletes the `.partial`.
 //!
 //! ```no_run
 //! # fn main() -> Result<(), pendula::store::StoreError> {
 //! use ndarray::Array2;
-//! use pendula::store::{check_output_path, H5Out, Provenance};
+//! use pendula::store::{check_output_path, write_file, Provenance};
 //! use std::path::Path;
 //!
 //! let path = Path::new("run.h5");
 //! check_output_path(path, false)?; // before the work
 //! let theta = Array2::<f64>::zeros((5, 3));
-//! let out = H5Out::create(path, false)?;
-//! out.provenance(&Provenance::now("pendula simulate run.toml", "[chain]\nlinks = 3\n"))?;
-//! {
+//! let prov = Provenance::now("pendula simulate run.toml", "[chain]\nlinks = 3\n");
+//! let written = write_file(path, false, &prov, "a run", |out| {
 //!     let g = out.group("trajectory")?;
 //!     g.coord("time", &[0.0, 0.1, 0.2, 0.3, 0.4], "s", "time")?;
 //!     g.coord_i64("link", &[1, 2, 3], "1", "link index")?;
 //!     g.var("theta", &["time", "link"], &theta, "rad", "link angle from the downward vertical")?;
 //!     g.attr_f64("dt", 0.1)?;
-//! }
-//! let written = out.finish()?;
+//!     Ok(())
+//! })?;
 //! # let _ = written; Ok(()) }
 //! ```
 
@@ -47,9 +46,45 @@ pub mod cart;
 mod poincare;
 pub use poincare::write_poincare;
 
+use crate::integrate::Method;
+use crate::model::Chain;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
+
+/// Writes a new result file at `path`: provenance and `title` at the root, then whatever
+/// `body` adds (the result writers: [`write_trajectory`], [`write_modes`], [`write_poincare`],
+/// [`write_lyapunov_chain`], …). Atomic: written as `PATH.partial` and renamed when `body`
+/// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
+///
+/// Errors: [`StoreError::Exists`] when `path` exists and not `force`, and any error of `body`
+/// or of the file system. Returns the path written.
+pub fn write_file(
+    path: &Path,
+    force: bool,
+    prov: &Provenance,
+    title: &str,
+    body: impl FnOnce(&H5Out) -> Result<(), StoreError>,
+) -> Result<PathBuf, StoreError> {
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", title)?;
+    body(&out)?;
+    out.finish()
+}
+
+/// What a result group records about its run besides the result: the run's title, the
+/// model's name and parameters, the integration method and the initial state.
+#[derive(Debug, Clone, Copy)]
+pub struct RunInfo<'a> {
+    pub title: &'a str,
+    /// Preset name or "custom".
+    pub model_name: &'a str,
+    pub chain: &'a Chain,
+    pub method: &'a Method,
+    /// Initial state (θ, θ̇).
+    pub x0: &'a [f64],
+}
 
 /// Errors of the store layer; each names the file or object and what was being done.
 #[derive(Debug, thiserror::Error)]
@@ -66,6 +101,13 @@ pub enum StoreError {
         path: PathBuf,
         dir: PathBuf,
         what: String,
+    },
+    /// A folder above the output could not be created.
+    #[error("cannot create folder `{}`: {source}", dir.display())]
+    CreateDir {
+        dir: PathBuf,
+        #[source]
+        source: io::Error,
     },
     /// A file-system operation failed.
     #[error("{what} {path}: {source}")]
@@ -97,6 +139,19 @@ impl From<hdf5::Error> for StoreError {
             source,
         }
     }
+}
+
+/// Creates the missing folders above `path`, then checks it like [`check_output_path`].
+pub fn prepare_output(path: &Path, force: bool) -> Result<(), StoreError> {
+    if let Some(parent) = path.parent() {
+        if !parent.as_os_str().is_empty() && !parent.exists() {
+            fs::create_dir_all(parent).map_err(|source| StoreError::CreateDir {
+                dir: parent.to_path_buf(),
+                source,
+            })?;
+        }
+    }
+    check_output_path(path, force)
 }
 
 /// Checks, before any work, that `path` can be written as a new result file.

@@ -7,12 +7,10 @@
 //! `initial_theta`, `initial_omega(orbit, link)`, `lyapunov(orbit)` and `chaotic(orbit)`.
 //! Crossing angles are wrapped into (−π, π]; the section's own angle is ≈ 0 mod 2π there.
 
-use super::{write_method, write_model, GroupWriter, H5Out, Provenance, StoreError};
+use super::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
 use crate::analysis::poincare::{wrap_angle, OrbitEnd, PoincareOptions, PoincareResult, Shell};
 use crate::model::Chain;
-use crate::spec::{Analysis, Spec};
 use ndarray::{Array2, Array3};
-use std::path::{Path, PathBuf};
 
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
@@ -175,31 +173,22 @@ fn write_shell(
     Ok(())
 }
 
-/// Writes a [`PoincareResult`] as group `poincare` of a new file at `path` (atomically).
+/// Writes a [`PoincareResult`] of `run` with options `opts` as group `poincare` of `out`
+/// (see [`super::write_file`]).
 pub fn write_poincare(
-    path: &Path,
-    force: bool,
-    spec: &Spec,
+    out: &H5Out,
+    run: &RunInfo<'_>,
+    opts: &PoincareOptions,
     result: &PoincareResult,
-    prov: &Provenance,
-) -> Result<PathBuf, StoreError> {
-    let Analysis::Poincare(opts) = &spec.analysis else {
-        return Err(StoreError::Name {
-            name: "poincare".into(),
-            what: "the spec is not a Poincaré analysis".into(),
-        });
-    };
-    let chain = spec.model.planar().expect("a planar spec");
-    let out = H5Out::create(path, force)?;
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", &spec.title)?;
+) -> Result<(), StoreError> {
+    let chain = run.chain;
     {
         let g = out.group("poincare")?;
         link_coord(&g, chain.links())?;
         write_model(&g, chain)?;
-        write_method(&g, &spec.method)?;
-        g.attr_str("title", &spec.title)?;
-        g.attr_str("model", &spec.model_name)?;
+        write_method(&g, run.method)?;
+        g.attr_str("title", run.title)?;
+        g.attr_str("model", run.model_name)?;
         g.attr_str("section", &opts.section.describe(chain))?;
         g.attr_i64("plane_link", opts.sampling.link as i64 + 1)?;
         g.attr_str(
@@ -226,5 +215,5 @@ pub fn write_poincare(
             write_shell(&sg, chain, shell, opts)?;
         }
     }
-    out.finish()
+    Ok(())
 }

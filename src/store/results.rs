@@ -2,14 +2,12 @@
 //! (`xarray.open_dataset(path, group=..., engine="h5netcdf")` shows the data, its coordinates,
 //! the model's per-link parameters and every run parameter as attributes).
 
-use super::{GroupWriter, H5Out, Provenance, StoreError};
+use super::{GroupWriter, H5Out, RunInfo, StoreError};
 use crate::analysis::modes::ModesResult;
-use crate::analysis::Trajectory;
+use crate::analysis::{SimulateOptions, Trajectory};
 use crate::integrate::Method;
 use crate::model::Chain;
-use crate::spec::Spec;
 use ndarray::{Array2, Array3};
-use std::path::{Path, PathBuf};
 
 /// The chain's parameters: per-link variables over `link` (which must be a coordinate of `g`)
 /// and scalar attributes for gravity and the drive.
@@ -102,27 +100,42 @@ pub fn write_method(g: &GroupWriter<'_>, m: &Method) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// Variables `energy` (T + V) and `work` (described by `work_meaning`) over `time`.
+pub(super) fn write_energy_and_work(
+    g: &GroupWriter<'_>,
+    energy: &[f64],
+    work: &[f64],
+    work_meaning: &str,
+) -> Result<(), StoreError> {
+    g.var(
+        "energy",
+        &["time"],
+        energy,
+        "J",
+        "total mechanical energy T + V",
+    )?;
+    g.var("work", &["time"], work, "J", work_meaning)?;
+    Ok(())
+}
+
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
     Ok(())
 }
 
-/// Writes a [`Trajectory`] as group `trajectory` of a new file at `path` (atomically).
+/// Writes a [`Trajectory`] of `run` as group `trajectory` of `out` (see [`super::write_file`]);
+/// `sampling`, the simulation's options, adds attributes `t_end` and `dt_out`.
 pub fn write_trajectory(
-    path: &Path,
-    force: bool,
-    spec: &Spec,
+    out: &H5Out,
+    run: &RunInfo<'_>,
     tr: &Trajectory,
-    prov: &Provenance,
-) -> Result<PathBuf, StoreError> {
-    let out = H5Out::create(path, force)?;
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", &spec.title)?;
+    sampling: Option<&SimulateOptions>,
+) -> Result<(), StoreError> {
     {
         let g = out.group("trajectory")?;
         g.coord("time", &tr.t, "s", "time")?;
-        link_coord(&g, spec.model.planar().expect("a planar spec").links())?;
+        link_coord(&g, run.chain.links())?;
         g.var(
             "theta",
             &["time", "link"],
@@ -137,18 +150,10 @@ pub fn write_trajectory(
             "rad s-1",
             "link angular velocity",
         )?;
-        g.var(
-            "energy",
-            &["time"],
-            tr.energy.as_slice(),
-            "J",
-            "total mechanical energy T + V",
-        )?;
-        g.var(
-            "work",
-            &["time"],
-            tr.work.as_slice(),
-            "J",
+        write_energy_and_work(
+            &g,
+            &tr.energy,
+            &tr.work,
             "work of damping and drive since t = 0",
         )?;
         g.var(
@@ -159,8 +164,7 @@ pub fn write_trajectory(
             "|E - E0 - W| / energy_scale",
         )?;
         // The energy budget the lab's figure draws, so that it can be redrawn from the file.
-        let budget =
-            crate::analysis::EnergyBudget::new(&spec.model.planar().expect("a planar spec"), tr);
+        let budget = crate::analysis::EnergyBudget::new(run.chain, tr);
         g.var(
             "kinetic_energy",
             &["time", "link"],
@@ -175,15 +179,15 @@ pub fn write_trajectory(
             "J",
             "gravitational potential energy V",
         )?;
-        write_model(&g, &spec.model.planar().expect("a planar spec"))?;
+        write_model(&g, run.chain)?;
         write_method(&g, &tr.method)?;
-        g.attr_str("title", &spec.title)?;
-        g.attr_str("model", &spec.model_name)?;
-        if let crate::spec::Analysis::Simulate(o) = &spec.analysis {
+        g.attr_str("title", run.title)?;
+        g.attr_str("model", run.model_name)?;
+        if let Some(o) = sampling {
             g.attr_f64("t_end", o.t_end)?;
             g.attr_f64("dt_out", o.dt_out)?;
         }
-        g.attr_f64s("initial_state", &spec.x0)?;
+        g.attr_f64s("initial_state", run.x0)?;
         g.attr_f64("energy_scale", tr.energy_scale)?;
         g.attr_f64("relative_energy_drift", tr.relative_energy_drift())?;
         g.attr_f64("max_relative_energy_error", tr.max_relative_energy_error())?;
@@ -192,7 +196,7 @@ pub fn write_trajectory(
         g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
         g.attr_bool("complete", tr.complete)?;
     }
-    out.finish()
+    Ok(())
 }
 
 /// Writes a [`ModesResult`] as group `modes` (plus `modes/check_*` and `modes/nonlinear`).
@@ -202,18 +206,9 @@ pub fn write_trajectory(
 /// `omega2(equilibrium, mode)`, `frequency` and `growth_rate` (NaN where not applicable),
 /// `shape(equilibrium, mode, link)` (M-orthonormal), `unstable(equilibrium)` (Morse index),
 /// `mass_matrix` and `stiffness(equilibrium, link, link_k)`.
-pub fn write_modes(
-    path: &Path,
-    force: bool,
-    spec: &Spec,
-    result: &ModesResult,
-    prov: &Provenance,
-) -> Result<PathBuf, StoreError> {
-    let n = spec.model.planar().expect("a planar spec").links();
+pub fn write_modes(out: &H5Out, run: &RunInfo<'_>, result: &ModesResult) -> Result<(), StoreError> {
+    let n = run.chain.links();
     let e = result.equilibria.len();
-    let out = H5Out::create(path, force)?;
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", &spec.title)?;
     {
         let g = out.group("modes")?;
         g.coord_i64(
@@ -354,9 +349,9 @@ pub fn write_modes(
                 "quality factor |lambda| / (2 decay rate)",
             )?;
         }
-        write_model(&g, &spec.model.planar().expect("a planar spec"))?;
-        g.attr_str("title", &spec.title)?;
-        g.attr_str("model", &spec.model_name)?;
+        write_model(&g, run.chain)?;
+        g.attr_str("title", run.title)?;
+        g.attr_str("model", run.model_name)?;
         for (i, c) in result.checks.iter().enumerate() {
             let cg = g.group(&format!("check_{}", i + 1))?;
             cg.coord_i64(
@@ -445,5 +440,5 @@ pub fn write_modes(
             )?;
         }
     }
-    out.finish()
+    Ok(())
 }

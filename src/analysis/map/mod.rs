@@ -12,6 +12,8 @@ pub mod basins;
 pub mod bench;
 pub mod grid;
 pub mod kernel;
+mod per_kind;
+use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, Work};
 mod sincos;
 
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
@@ -40,6 +42,8 @@ pub mod class {
     pub const DIVERGED: u8 = 3;
     /// `flag_meanings` in CF order of the values 0, 1, 2, 3.
     pub const MEANINGS: &str = "never_flipped flipped energetically_forbidden diverged";
+    /// Pixels in tiles a (shard) file does not hold.
+    pub const NOT_COMPUTED: u8 = 255;
     /// SALI/GALI maps: the single-orbit verdict ([`Regularity`](crate::analysis::indicators::Regularity)).
     pub const UNDECIDED: u8 = 0;
     pub const CHAOTIC: u8 = 1;
@@ -395,228 +399,23 @@ fn compute_starts(
     index: usize,
     starts: &[Vec<f64>],
 ) -> TileResult {
-    let np = starts.len();
-    let dim = chain.dim();
     let mut out = TileResult {
         index,
         flip_step: vec![],
         flip_link: vec![],
-        class: vec![class::NEVER; np],
+        class: vec![class::NEVER; starts.len()],
         value: vec![],
         aux: vec![],
         steps: 0,
     };
-    let n = opts.n_steps();
-    let h = opts.dt;
+    let w = Work::new(chain, opts, starts);
     match opts.kind {
-        MapKind::FlipTime { target } => {
-            out.flip_step = vec![0; np];
-            out.flip_link = vec![0; np];
-            let test = EnergyTest::new(chain, target);
-            let mut todo = Vec::with_capacity(np);
-            for (p, s) in starts.iter().enumerate() {
-                let forbidden = test.as_ref().is_some_and(|t| t.forbidden(chain, s));
-                if forbidden {
-                    out.class[p] = class::FORBIDDEN;
-                }
-                if !(forbidden && opts.energy_skip) {
-                    todo.push(p);
-                }
-            }
-            let mut k = vec![0i32; todo.len()];
-            let mut link = vec![0u8; todo.len()];
-            if let Some(p2) = opts.fast(chain) {
-                let y0: Vec<[f64; 4]> = todo
-                    .iter()
-                    .map(|&p| [starts[p][0], starts[p][1], starts[p][2], starts[p][3]])
-                    .collect();
-                let mask = match target {
-                    FlipTarget::Any => (true, true),
-                    FlipTarget::Link(0) => (true, false),
-                    FlipTarget::Link(_) => (false, true),
-                };
-                out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link);
-            } else {
-                let mut flow = Flow::new(chain);
-                let mut solver = Rk4::new(h).solver(dim);
-                for (q, &p) in todo.iter().enumerate() {
-                    let (kk, l, s) = flip_scalar(&mut flow, &mut solver, &starts[p], n, h, target);
-                    k[q] = kk;
-                    link[q] = l;
-                    out.steps += s;
-                }
-            }
-            for (q, &p) in todo.iter().enumerate() {
-                out.flip_step[p] = k[q];
-                if link[q] == kernel::DIVERGED {
-                    out.class[p] = class::DIVERGED;
-                } else {
-                    out.flip_link[p] = link[q];
-                    if k[q] > 0 && out.class[p] != class::FORBIDDEN {
-                        out.class[p] = class::FLIPPED;
-                    }
-                }
-            }
-        }
-        MapKind::EnergyError => {
-            out.value = vec![0.0; np];
-            let scale_of = |e0: f64| {
-                let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
-                e0.abs().max(depth).max(f64::MIN_POSITIVE)
-            };
-            if let Some(p2) = opts.fast(chain) {
-                let mut y: Vec<[f64; 4]> =
-                    starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
-                kernel::full_run(&p2, &mut y, n, h);
-                for p in 0..np {
-                    let e0 = chain.energy(0.0, &starts[p]);
-                    let e1 = chain.energy(0.0, &y[p]);
-                    out.value[p] = (e1 - e0).abs() / scale_of(e0);
-                }
-            } else {
-                let mut flow = Flow::with_layout(chain, !chain.is_conservative(), 0);
-                let len = flow.layout.len();
-                let mut solver = Rk4::new(h).solver(len);
-                for p in 0..np {
-                    let mut y = flow.initial(&starts[p], None);
-                    for k in 0..n {
-                        solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
-                    }
-                    let t = n as f64 * h;
-                    let e0 = chain.energy(0.0, &starts[p]);
-                    let w = if flow.layout.work { y[dim] } else { 0.0 };
-                    out.value[p] = (chain.energy(t, &y[..dim]) - e0 - w).abs() / scale_of(e0);
-                }
-            }
-            out.steps = np as u64 * u64::from(n);
-            for p in 0..np {
-                if !out.value[p].is_finite() {
-                    out.value[p] = f64::NAN;
-                    out.class[p] = class::DIVERGED;
-                }
-            }
-        }
-        MapKind::Lyapunov { renorm_steps } => {
-            out.value = vec![0.0; np];
-            let mut flow = Flow::with_layout(chain, false, 1);
-            let mut solver = Rk4::new(h).solver(flow.layout.len());
-            let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
-            let q = renorm_steps.max(1);
-            for p in 0..np {
-                let mut y = flow.initial(&starts[p], Some(&v0));
-                let mut sum = 0.0;
-                for k in 0..n {
-                    solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
-                    if (k + 1) % q == 0 || k + 1 == n {
-                        let v = &mut y[dim..];
-                        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
-                        sum += norm.ln();
-                        v.iter_mut().for_each(|a| *a /= norm);
-                    }
-                }
-                let lambda = sum / (f64::from(n) * h);
-                if lambda.is_finite() {
-                    out.value[p] = lambda;
-                } else {
-                    out.value[p] = f64::NAN;
-                    out.class[p] = class::DIVERGED;
-                }
-            }
-            out.steps = np as u64 * u64::from(n);
-        }
-        MapKind::Ftle => {
-            out.value = vec![0.0; np];
-            let mut flow = Flow::with_layout(chain, false, dim);
-            let mut solver = Rk4::new(h).solver(flow.layout.len());
-            for p in 0..np {
-                let mut y = flow.initial(&starts[p], None);
-                for k in 0..n {
-                    solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
-                }
-                let s = largest_singular_value(&y[dim..], dim);
-                let v = s.ln() / (f64::from(n) * h);
-                if v.is_finite() {
-                    out.value[p] = v;
-                } else {
-                    out.value[p] = f64::NAN;
-                    out.class[p] = class::DIVERGED;
-                }
-            }
-            out.steps = np as u64 * u64::from(n);
-        }
-        MapKind::FinalState { settle } => {
-            out.value = vec![f64::NAN; np];
-            let m = opts.kind.aux_columns(chain.links());
-            out.aux = vec![f64::NAN; np * m];
-            if let Some(p2) = opts.fast_basins(chain) {
-                let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
-                let blank = basins::Outcome {
-                    label: basins::label::UNSETTLED,
-                    settle_time: f64::NAN,
-                    steps: 0,
-                };
-                let mut px = vec![blank; np];
-                out.steps = kernel::final_state_run(&p2, &y0, n, h, &settle, &mut px, &mut out.aux);
-                for (p, r) in px.iter().enumerate() {
-                    out.class[p] = r.label;
-                    out.value[p] = r.settle_time;
-                }
-                return out;
-            }
-            let mut flow = Flow::new(chain);
-            let mut solver = Rk4::new(h).solver(dim);
-            let (mut y, mut ring) = (Vec::with_capacity(dim), Vec::new());
-            for p in 0..np {
-                let o = basins::classify(
-                    &mut flow,
-                    &mut solver,
-                    &settle,
-                    &starts[p],
-                    n,
-                    h,
-                    &mut y,
-                    &mut ring,
-                    &mut out.aux[p * m..(p + 1) * m],
-                );
-                out.class[p] = o.label;
-                out.value[p] = o.settle_time;
-                out.steps += o.steps;
-            }
-        }
-        MapKind::Sali { .. } | MapKind::Gali { .. } => {
-            out.value = vec![f64::NAN; np];
-            out.aux = vec![f64::NAN; np];
-            let io = indicator_options(opts).expect("validated kind");
-            let method = crate::integrate::Method::Rk4 { dt: h };
-            for p in 0..np {
-                let r = crate::analysis::indicators::indicators(
-                    chain,
-                    &method,
-                    &starts[p],
-                    &io,
-                    &mut crate::observe::Silent,
-                );
-                match r {
-                    Ok(ind) => {
-                        out.value[p] = match opts.kind {
-                            MapKind::Gali { .. } => ind.gali[(ind.gali.nrows() - 1, io.k - 2)],
-                            _ => *ind.sali.last().expect("history starts at t = 0"),
-                        };
-                        out.aux[p] = ind.chaos_time.unwrap_or(f64::NAN);
-                        out.class[p] = match ind.regularity {
-                            Regularity::Chaotic => class::CHAOTIC,
-                            Regularity::Regular => class::REGULAR,
-                            Regularity::Undecided => class::UNDECIDED,
-                        };
-                        out.steps += ind.steps;
-                    }
-                    Err(_) => {
-                        out.class[p] = class::DIVERGED;
-                        out.steps += u64::from(n);
-                    }
-                }
-            }
-        }
+        MapKind::FlipTime { target } => flip_time(&w, target, &mut out),
+        MapKind::EnergyError => energy_error(&w, &mut out),
+        MapKind::Lyapunov { renorm_steps } => lyapunov(&w, renorm_steps, &mut out),
+        MapKind::Ftle => ftle(&w, &mut out),
+        MapKind::FinalState { settle } => final_state(&w, &settle, &mut out),
+        MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(&w, &mut out),
     }
     out
 }
@@ -778,6 +577,58 @@ pub fn run_tiles(
     match failure {
         Some(e) => Err(e),
         None => Ok(summary),
+    }
+}
+
+/// What a map is, besides its arrays: the header a map file carries (`store::map` writes and
+/// reads it), and what its figure's titles and scales are made from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapHeader {
+    pub title: String,
+    pub model_name: String,
+    pub kind: String,
+    pub spec_hash: String,
+    pub width: usize,
+    pub height: usize,
+    pub tile: usize,
+    pub t_max: f64,
+    pub dt: f64,
+    pub n_steps: u32,
+    pub energy_skip: bool,
+    pub kernel: String,
+    pub flip_target: String,
+    pub x_name: String,
+    pub y_name: String,
+    /// `[x_lo, x_hi, y_lo, y_hi]`.
+    pub window: [f64; 4],
+    pub shard: Option<(usize, usize)>,
+    pub complete: bool,
+    /// Per tile (row-major): whether the file holds it.
+    pub tile_done: Vec<bool>,
+    pub tile_steps: Vec<u64>,
+    /// Link parameters, for figure titles.
+    pub link_length: Vec<f64>,
+    pub link_mass: Vec<f64>,
+    pub gravity: f64,
+    /// The state every pixel starts from before its two coordinates are set.
+    pub base_state: Vec<f64>,
+    /// Energy-shell grids: (E, the solved velocity's name).
+    pub shell: Option<(f64, String)>,
+    /// Damping per link (N·m·s), for figure titles.
+    pub damping_absolute: Vec<f64>,
+    pub damping_joint: Vec<f64>,
+    /// Torque drive (amplitude N·m, frequency rad/s) and pivot drive (x, y amplitude m,
+    /// frequency rad/s), if any.
+    pub torque: Option<(f64, f64)>,
+    pub pivot: Option<(f64, f64, f64)>,
+}
+
+impl MapHeader {
+    pub fn tiling(&self) -> Tiling {
+        Tiling::new(self.width, self.height, self.tile)
+    }
+    pub fn is_flip(&self) -> bool {
+        self.kind == "flip-time"
     }
 }
 

@@ -16,17 +16,21 @@
 //! (CF flags) for flip-time maps, or `energy_error` / `lyapunov`; `tile_done` (the completion
 //! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
 
-use super::{check_output_path, GroupWriter, H5Out, Provenance, StoreError};
-use crate::analysis::map::class::FORBIDDEN;
-use crate::analysis::map::{FlipStats, Fnv, MapData, MapKind, MapOptions, TileResult};
-use crate::model::{Chain, System};
+use super::{check_output_path, GroupWriter, StoreError};
+pub use crate::analysis::map::MapHeader;
+use crate::analysis::map::{FlipStats, Fnv, MapData, MapOptions, TileResult};
+
+mod run;
+mod write;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, H5Type};
 use ndarray::{s, Array2};
+pub use run::{prepare_run, MapPlan, PlanError, RunPlan};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::str::FromStr;
+pub use write::write_map;
 
 /// What a map file says about itself, besides the arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -45,7 +49,7 @@ pub struct MapInfo {
 }
 
 impl MapInfo {
-    /// Aux columns per pixel ([`MapKind::aux_columns`]).
+    /// Aux columns per pixel ([`crate::analysis::map::MapKind::aux_columns`]).
     pub fn aux_width(&self) -> usize {
         self.opts.kind.aux_columns(self.opts.grid.base.len() / 2)
     }
@@ -121,57 +125,6 @@ pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
             "first time SALI < 1e-8 (NaN = never)",
         )],
         _ => &[],
-    }
-}
-
-/// The map file's header as read back.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MapHeader {
-    pub title: String,
-    pub model_name: String,
-    pub kind: String,
-    pub spec_hash: String,
-    pub width: usize,
-    pub height: usize,
-    pub tile: usize,
-    pub t_max: f64,
-    pub dt: f64,
-    pub n_steps: u32,
-    pub energy_skip: bool,
-    pub kernel: String,
-    pub flip_target: String,
-    pub x_name: String,
-    pub y_name: String,
-    /// `[x_lo, x_hi, y_lo, y_hi]`.
-    pub window: [f64; 4],
-    pub shard: Option<(usize, usize)>,
-    pub complete: bool,
-    /// Per tile (row-major): whether the file holds it.
-    pub tile_done: Vec<bool>,
-    pub tile_steps: Vec<u64>,
-    /// Link parameters, for figure titles.
-    pub link_length: Vec<f64>,
-    pub link_mass: Vec<f64>,
-    pub gravity: f64,
-    /// The state every pixel starts from before its two coordinates are set.
-    pub base_state: Vec<f64>,
-    /// Energy-shell grids: (E, the solved velocity's name).
-    pub shell: Option<(f64, String)>,
-    /// Damping per link (N·m·s), for figure titles.
-    pub damping_absolute: Vec<f64>,
-    pub damping_joint: Vec<f64>,
-    /// Torque drive (amplitude N·m, frequency rad/s) and pivot drive (x, y amplitude m,
-    /// frequency rad/s), if any.
-    pub torque: Option<(f64, f64)>,
-    pub pivot: Option<(f64, f64, f64)>,
-}
-
-impl MapHeader {
-    pub fn tiling(&self) -> crate::analysis::map::Tiling {
-        crate::analysis::map::Tiling::new(self.width, self.height, self.tile)
-    }
-    pub fn is_flip(&self) -> bool {
-        self.kind == "flip-time"
     }
 }
 
@@ -390,7 +343,7 @@ fn encode_tile(t: &TileResult, spec_hash: &str) -> Vec<u8> {
     b
 }
 
-/// `aux_width`: the [`MapKind::aux_columns`] the spec implies (a tile is refused otherwise).
+/// `aux_width`: the [`crate::analysis::map::MapKind::aux_columns`] the spec implies (a tile is refused otherwise).
 fn decode_tile(b: &[u8], spec_hash: &str, aux_width: usize) -> Option<TileResult> {
     if b.len() < 49 || &b[..8] != TILE_MAGIC {
         return None;
@@ -457,8 +410,7 @@ fn decode_tile(b: &[u8], spec_hash: &str, aux_width: usize) -> Option<TileResult
 // ---------------------------------------------------------------------------------------------
 // HDF5 map file
 
-/// Class value of pixels in tiles a (shard) file does not hold.
-pub const NOT_COMPUTED: u8 = 255;
+pub use crate::analysis::map::class::NOT_COMPUTED;
 
 fn put_str_attr(ds: &hdf5::Location, name: &str, value: &str) -> Result<(), StoreError> {
     let v = VarLenUnicode::from_str(value).map_err(|_| StoreError::Name {
@@ -548,334 +500,20 @@ fn coord_units(name: &str) -> &'static str {
     }
 }
 
-/// Writes the map file `path` (as `.partial`, renamed at the end), taking tile `t` from
-/// `source(t)` for each `t` with `have[t]`; other tiles are marked not done (a shard file).
-/// Streams one band of tiles at a time.
-pub fn write_map(
-    path: &Path,
-    force: bool,
-    chain: &Chain,
-    info: &MapInfo,
-    have: &[bool],
-    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
-    prov: &Provenance,
-) -> Result<MapSummary, StoreError> {
-    let opts = &info.opts;
-    let tiling = opts.tiling();
-    let (w, h) = (opts.grid.width, opts.grid.height);
-    let flip = matches!(opts.kind, MapKind::FlipTime { .. });
-    let out = H5Out::create(path, force)?;
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", &info.title)?;
-    let g = out.group("map")?;
-    let (xn, yn) = (info.x_name.as_str(), info.y_name.as_str());
-    g.coord(
-        xn,
-        &opts.grid.x_centres(),
-        coord_units(xn),
-        &coord_long_name(xn),
-    )?;
-    g.coord(
-        yn,
-        &opts.grid.y_centres(),
-        coord_units(yn),
-        &coord_long_name(yn),
-    )?;
-    let tr: Vec<i64> = (0..tiling.rows() as i64).collect();
-    let tc: Vec<i64> = (0..tiling.cols() as i64).collect();
-    g.coord_i64("tile_row", &tr, "1", "tile row index")?;
-    g.coord_i64("tile_col", &tc, "1", "tile column index")?;
-    let dims = [yn, xn];
-    let chunk = [opts.tile, opts.tile];
-    let shape = [h, w];
-    let n_links = chain.links();
-    let aux_defs = aux_vars(opts.kind.name());
-    if aux_defs.iter().any(|a| a.1) {
-        let links: Vec<i64> = (1..=n_links as i64).collect();
-        g.coord_i64("link", &links, "1", "link index")?;
-    }
-    let class_ds = new_map_var::<u8>(&g, "class", &dims, &shape, &chunk, "1", "pixel class")?;
-    let mut legend = opts.kind.legend(n_links);
-    if opts.grid.shell.is_some() && !legend.iter().any(|l| l.0 == FORBIDDEN) {
-        legend.push((
-            FORBIDDEN,
-            "energetically_forbidden".into(),
-            "off the energy shell: no real velocity ≥ 0 reaches E".into(),
-        ));
-        legend.sort_by_key(|l| l.0);
-    }
-    legend.push((
-        NOT_COMPUTED,
-        "not_computed".into(),
-        "not in this (shard) file".into(),
-    ));
-    let values: Vec<u8> = legend.iter().map(|l| l.0).collect();
-    class_ds
-        .new_attr_builder()
-        .with_data(&values)
-        .create("flag_values")
-        .map_err(h5_err("writing flag_values"))?;
-    let words: Vec<&str> = legend.iter().map(|l| l.1.as_str()).collect();
-    put_str_attr(&class_ds, "flag_meanings", &words.join(" "))?;
-    let lines: Vec<String> = legend
-        .iter()
-        .map(|(v, w, d)| format!("{v} {w}: {d}"))
-        .collect();
-    put_str_attr(&class_ds, "legend", &lines.join("\n"))?;
-    let aux_ds: Vec<Dataset> = aux_defs
-        .iter()
-        .map(|&(name, per_link, units, long)| {
-            if per_link {
-                new_map_var::<f64>(
-                    &g,
-                    name,
-                    &[yn, xn, "link"],
-                    &[h, w, n_links],
-                    &[opts.tile, opts.tile, n_links],
-                    units,
-                    long,
-                )
-            } else {
-                new_map_var::<f64>(&g, name, &dims, &shape, &chunk, units, long)
-            }
-        })
-        .collect::<Result<_, _>>()?;
-    let aux_width = info.aux_width();
-    let (mut k_ds, mut t_ds, mut l_ds, mut v_ds) = (None, None, None, None);
-    if flip {
-        k_ds = Some(new_map_var::<i32>(
-            &g,
-            "flip_step",
-            &dims,
-            &shape,
-            &chunk,
-            "1",
-            "first RK4 step after which a watched link is beyond ±π (0 = never)",
-        )?);
-        t_ds = Some(new_map_var::<f64>(
-            &g,
-            "flip_time",
-            &dims,
-            &shape,
-            &chunk,
-            "s",
-            "first flip time flip_step·dt (NaN = never flipped or not computed)",
-        )?);
-        l_ds = Some(new_map_var::<u8>(
-            &g,
-            "flip_link",
-            &dims,
-            &shape,
-            &chunk,
-            "1",
-            "link that flipped first (1-based; 3 = links 1 and 2 in the same step; 0 = none)",
-        )?);
-    } else {
-        let (name, units, long) = value_var(opts.kind.name()).expect("a value map");
-        v_ds = Some(new_map_var::<f64>(
-            &g, name, &dims, &shape, &chunk, units, long,
-        )?);
-    }
-
-    let mut done = vec![0u8; tiling.count()];
-    let mut tile_steps = vec![0i64; tiling.count()];
-    let mut fnv = Fnv::new();
-    let mut stats = FlipStats::of(&[], &[], opts.dt);
-    let mut vrange: Option<(f64, f64)> = None;
-    let mut counts = [0u64; 256];
-    let mut steps = 0u64;
-    for ti in 0..tiling.rows() {
-        let first = tiling.rect(ti * tiling.cols());
-        let (r0, rows) = (first.r0, first.rows());
-        let mut cls = Array2::<u8>::from_elem((rows, w), NOT_COMPUTED);
-        let mut k = Array2::<i32>::zeros((rows, if flip { w } else { 0 }));
-        let mut link = Array2::<u8>::zeros((rows, if flip { w } else { 0 }));
-        let mut val = Array2::<f64>::from_elem((rows, if flip { 0 } else { w }), f64::NAN);
-        // The aux columns of the band, (row, col, column of aux).
-        let mut aux = ndarray::Array3::<f64>::from_elem((rows, w, aux_width), f64::NAN);
-        for tj in 0..tiling.cols() {
-            let index = ti * tiling.cols() + tj;
-            if !have[index] {
-                continue;
-            }
-            let t = source(index)?;
-            let r = tiling.rect(index);
-            if t.index != index
-                || t.class.len() != r.pixels()
-                || t.aux.len() != r.pixels() * aux_width
-            {
-                return Err(bad(path, format!("tile {index} has the wrong shape")));
-            }
-            let mut q = 0;
-            for i in 0..r.rows() {
-                for j in r.c0..r.c1 {
-                    cls[(i, j)] = t.class[q];
-                    if flip {
-                        k[(i, j)] = t.flip_step[q];
-                        link[(i, j)] = t.flip_link[q];
-                    } else {
-                        val[(i, j)] = t.value[q];
-                    }
-                    for c in 0..aux_width {
-                        aux[(i, j, c)] = t.aux[q * aux_width + c];
-                    }
-                    q += 1;
-                }
-            }
-            done[index] = 1;
-            tile_steps[index] = t.steps as i64;
-            steps += t.steps;
-        }
-        write_band(&class_ds, r0, cls.view())?;
-        for &c in cls.iter() {
-            counts[c as usize] += 1;
-        }
-        if flip {
-            let times = k.mapv(|k| if k > 0 { k as f64 * opts.dt } else { f64::NAN });
-            write_band(k_ds.as_ref().unwrap(), r0, k.view())?;
-            write_band(t_ds.as_ref().unwrap(), r0, times.view())?;
-            write_band(l_ds.as_ref().unwrap(), r0, link.view())?;
-            let kv = k.as_slice().expect("standard layout");
-            fnv.i32s(kv);
-            let band_cls: Vec<u8> = cls.iter().copied().collect();
-            let b = FlipStats::of(kv, &band_cls, opts.dt);
-            stats.n_flipped += b.n_flipped;
-            stats.sum_flip_steps += b.sum_flip_steps;
-            stats.n_forbidden += b.n_forbidden;
-            stats.n_forbidden_flipped += b.n_forbidden_flipped;
-            stats.n_diverged += b.n_diverged;
-        } else {
-            write_band(v_ds.as_ref().unwrap(), r0, val.view())?;
-            let mut c0 = 0;
-            for (ds, def) in aux_ds.iter().zip(aux_defs) {
-                if def.1 {
-                    let part = aux.slice(s![.., .., c0..c0 + n_links]);
-                    write_band(ds, r0, part.as_standard_layout().view())?;
-                    c0 += n_links;
-                } else {
-                    let part = aux.slice(s![.., .., c0]);
-                    write_band(ds, r0, part.as_standard_layout().view())?;
-                    c0 += 1;
-                }
-            }
-            for &v in val.iter().filter(|v| v.is_finite()) {
-                vrange = Some(match vrange {
-                    None => (v, v),
-                    Some((a, b)) => (a.min(v), b.max(v)),
-                });
-            }
-        }
-    }
-    let complete = done.iter().all(|&d| d == 1);
-    let (trn, tcn) = (tiling.rows(), tiling.cols());
-    g.var(
-        "tile_done",
-        &["tile_row", "tile_col"],
-        &Array2::from_shape_vec((trn, tcn), done.clone()).expect("shape"),
-        "1",
-        "completion mask: 1 where the tile is in this file",
-    )?;
-    g.var(
-        "tile_steps",
-        &["tile_row", "tile_col"],
-        &Array2::from_shape_vec((trn, tcn), tile_steps).expect("shape"),
-        "1",
-        "RK4 steps integrated for the tile",
-    )?;
-    stats.sum_flip_time = stats.sum_flip_steps as f64 * opts.dt;
-    stats.fnv1a64 = if complete { fnv.hex() } else { String::new() };
-    let grid = &opts.grid;
-    g.attr_str("kind", opts.kind.name())?
-        .attr_str("title", &info.title)?
-        .attr_str("model", &info.model_name)?
-        .attr_str("spec_hash", &info.spec_hash)?
-        .attr_i64("width", w as i64)?
-        .attr_i64("height", h as i64)?
-        .attr_i64("tile", opts.tile as i64)?
-        .attr_f64("t_max", opts.t_max)?
-        .attr_f64("dt", opts.dt)?
-        .attr_i64("n_steps", i64::from(opts.n_steps()))?
-        .attr_str("integrator", "rk4")?
-        .attr_bool("energy_skip", opts.energy_skip)?
-        .attr_str("kernel", &format!("{:?}", opts.kernel).to_lowercase())?
-        .attr_str("x_coordinate", &info.x_name)?
-        .attr_str("y_coordinate", &info.y_name)?
-        .attr_f64s("window", &[grid.x.lo, grid.x.hi, grid.y.lo, grid.y.hi])?
-        .attr_f64s("base_state", &grid.base)?
-        .attr_str(
-            "shard",
-            &info
-                .shard
-                .map(|(i, n)| format!("{i}/{n}"))
-                .unwrap_or_default(),
-        )?
-        .attr_bool("complete", complete)?
-        .attr_i64("steps", steps as i64)?;
-    if let Some(sh) = grid.shell {
-        g.attr_f64("shell_energy", sh.energy)?
-            .attr_str("shell_solve", &coord_name(&chain.component_name(sh.omega)))?;
-    }
-    match opts.kind {
-        MapKind::FlipTime { target } => {
-            g.attr_str("flip_target", &target.label())?
-                .attr_i64("n_flipped", stats.n_flipped as i64)?
-                .attr_i64("sum_flip_steps", stats.sum_flip_steps as i64)?
-                .attr_i64("n_forbidden", stats.n_forbidden as i64)?
-                .attr_i64("n_forbidden_flipped", stats.n_forbidden_flipped as i64)?
-                .attr_i64("n_diverged", stats.n_diverged as i64)?
-                .attr_str("fnv1a64", &stats.fnv1a64)?;
-        }
-        MapKind::Lyapunov { renorm_steps } => {
-            g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
-        }
-        MapKind::FinalState { settle } => {
-            g.attr_f64("settle_angle_tol", settle.angle_tol)?
-                .attr_f64("settle_omega_tol", settle.omega_tol)?
-                .attr_i64("settle_dwell_steps", i64::from(settle.dwell_steps))?;
-            if let Some(st) = settle.strobe {
-                g.attr_i64("strobe_period_steps", i64::from(st.period_steps))?
-                    .attr_i64("strobe_max_period", i64::from(st.max_period))?
-                    .attr_i64("strobe_repeats", i64::from(st.repeats))?;
-            }
-        }
-        MapKind::Sali { tau_steps } => {
-            g.attr_i64("tau_steps", i64::from(tau_steps))?;
-        }
-        MapKind::Gali { k, tau_steps } => {
-            g.attr_i64("tau_steps", i64::from(tau_steps))?
-                .attr_i64("gali_order", k as i64)?;
-        }
-        MapKind::EnergyError | MapKind::Ftle => {}
-    }
-    {
-        let m = g.group("model")?;
-        let n = chain.links() as i64;
-        m.coord_i64("link", &(1..=n).collect::<Vec<_>>(), "1", "link index")?;
-        super::write_model(&m, chain)?;
-    }
-    drop(g);
-    let written = out.finish()?;
-    Ok(MapSummary {
-        path: written,
-        tiles: tiling.count(),
-        tiles_done: done.iter().filter(|&&d| d == 1).count(),
-        complete,
-        steps,
-        flip: flip.then_some(stats),
-        value_range: vrange,
-        class_counts: legend
-            .iter()
-            .filter(|l| counts[l.0 as usize] > 0 && l.0 != NOT_COMPUTED)
-            .map(|l| (l.1.clone(), counts[l.0 as usize]))
-            .collect(),
-    })
-}
-
 /// An open map file, read tile by tile (merge) or whole (render).
 pub struct MapReader {
     file: File,
     path: PathBuf,
     pub header: MapHeader,
+}
+
+impl std::fmt::Debug for MapReader {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MapReader")
+            .field("path", &self.path)
+            .field("header", &self.header)
+            .finish_non_exhaustive()
+    }
 }
 
 impl MapReader {

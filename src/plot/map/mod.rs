@@ -17,7 +17,10 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontTransform;
 
-use super::{font, save, Axis, DataError, DrawError, PlotError, Render, Surface};
+use super::{font, save, Area, Axis, DataError, DrawError, Drawn, PlotError, Render, Surface};
+
+mod compose;
+pub use compose::{draw_map_data, Show, ShowError};
 
 /// Colour of pixels that never flipped (near white: the "nothing happened" region).
 pub const NEVER_COLOR: RGBColor = RGBColor(0xf4, 0xf4, 0xf4);
@@ -275,11 +278,7 @@ impl Render for MapFigure<'_> {
         Ok(())
     }
 
-    fn render<DB: DrawingBackend>(
-        &self,
-        root: &DrawingArea<DB, Shift>,
-        surface: Surface,
-    ) -> Result<(), DrawError> {
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let sc = surface.scale;
         let px = |v: f64| surface.px(v);
         let (dw, dh) = root.dim_in_pixel();

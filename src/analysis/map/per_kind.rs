@@ -1,0 +1,272 @@
+//! The work of a tile for each kind of map: one function per [`MapKind`], each filling the
+//! tile's result from its pixels' start states (see [`compute_tile`]).
+
+use super::*;
+
+/// What every kind's pixel loop reads: the chain, the map's options, the pixels' start states
+/// (pixel order) and their count, the state dimension, the RK4 step count and step.
+#[derive(Clone, Copy)]
+pub(super) struct Work<'a> {
+    chain: &'a Chain,
+    opts: &'a MapOptions,
+    starts: &'a [Vec<f64>],
+    np: usize,
+    dim: usize,
+    n: u32,
+    h: f64,
+}
+
+impl<'a> Work<'a> {
+    pub fn new(chain: &'a Chain, opts: &'a MapOptions, starts: &'a [Vec<f64>]) -> Work<'a> {
+        Work {
+            chain,
+            opts,
+            starts,
+            np: starts.len(),
+            dim: chain.dim(),
+            n: opts.n_steps(),
+            h: opts.dt,
+        }
+    }
+
+    /// (chain, options, start states).
+    fn inputs(&self) -> (&'a Chain, &'a MapOptions, &'a [Vec<f64>]) {
+        (self.chain, self.opts, self.starts)
+    }
+
+    /// (pixels, state dimension, RK4 steps, step).
+    fn sizes(&self) -> (usize, usize, u32, f64) {
+        (self.np, self.dim, self.n, self.h)
+    }
+}
+
+/// Flip-time maps: the first flip of the watched link(s), with the energy test.
+pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.flip_step = vec![0; np];
+    out.flip_link = vec![0; np];
+    let test = EnergyTest::new(chain, target);
+    let mut todo = Vec::with_capacity(np);
+    for (p, s) in starts.iter().enumerate() {
+        let forbidden = test.as_ref().is_some_and(|t| t.forbidden(chain, s));
+        if forbidden {
+            out.class[p] = class::FORBIDDEN;
+        }
+        if !(forbidden && opts.energy_skip) {
+            todo.push(p);
+        }
+    }
+    let mut k = vec![0i32; todo.len()];
+    let mut link = vec![0u8; todo.len()];
+    if let Some(p2) = opts.fast(chain) {
+        let y0: Vec<[f64; 4]> = todo
+            .iter()
+            .map(|&p| [starts[p][0], starts[p][1], starts[p][2], starts[p][3]])
+            .collect();
+        let mask = match target {
+            FlipTarget::Any => (true, true),
+            FlipTarget::Link(0) => (true, false),
+            FlipTarget::Link(_) => (false, true),
+        };
+        out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link);
+    } else {
+        let mut flow = Flow::new(chain);
+        let mut solver = Rk4::new(h).solver(dim);
+        for (q, &p) in todo.iter().enumerate() {
+            let (kk, l, s) = flip_scalar(&mut flow, &mut solver, &starts[p], n, h, target);
+            k[q] = kk;
+            link[q] = l;
+            out.steps += s;
+        }
+    }
+    for (q, &p) in todo.iter().enumerate() {
+        out.flip_step[p] = k[q];
+        if link[q] == kernel::DIVERGED {
+            out.class[p] = class::DIVERGED;
+        } else {
+            out.flip_link[p] = link[q];
+            if k[q] > 0 && out.class[p] != class::FORBIDDEN {
+                out.class[p] = class::FLIPPED;
+            }
+        }
+    }
+}
+
+/// Energy-error maps: |E(t_max) − E(0) − W| over the energy scale.
+pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.value = vec![0.0; np];
+    let scale_of = |e0: f64| {
+        let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
+        e0.abs().max(depth).max(f64::MIN_POSITIVE)
+    };
+    if let Some(p2) = opts.fast(chain) {
+        let mut y: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+        kernel::full_run(&p2, &mut y, n, h);
+        for p in 0..np {
+            let e0 = chain.energy(0.0, &starts[p]);
+            let e1 = chain.energy(0.0, &y[p]);
+            out.value[p] = (e1 - e0).abs() / scale_of(e0);
+        }
+    } else {
+        let mut flow = Flow::with_layout(chain, !chain.is_conservative(), 0);
+        let len = flow.layout.len();
+        let mut solver = Rk4::new(h).solver(len);
+        for p in 0..np {
+            let mut y = flow.initial(&starts[p], None);
+            for k in 0..n {
+                solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+            }
+            let t = n as f64 * h;
+            let e0 = chain.energy(0.0, &starts[p]);
+            let w = if flow.layout.work { y[dim] } else { 0.0 };
+            out.value[p] = (chain.energy(t, &y[..dim]) - e0 - w).abs() / scale_of(e0);
+        }
+    }
+    out.steps = np as u64 * u64::from(n);
+    for p in 0..np {
+        if !out.value[p].is_finite() {
+            out.value[p] = f64::NAN;
+            out.class[p] = class::DIVERGED;
+        }
+    }
+}
+
+/// Lyapunov maps: the largest exponent from one tangent vector renormalised every `renorm_steps`.
+pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
+    let (chain, _, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.value = vec![0.0; np];
+    let mut flow = Flow::with_layout(chain, false, 1);
+    let mut solver = Rk4::new(h).solver(flow.layout.len());
+    let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
+    let q = renorm_steps.max(1);
+    for p in 0..np {
+        let mut y = flow.initial(&starts[p], Some(&v0));
+        let mut sum = 0.0;
+        for k in 0..n {
+            solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+            if (k + 1) % q == 0 || k + 1 == n {
+                let v = &mut y[dim..];
+                let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+                sum += norm.ln();
+                v.iter_mut().for_each(|a| *a /= norm);
+            }
+        }
+        let lambda = sum / (f64::from(n) * h);
+        if lambda.is_finite() {
+            out.value[p] = lambda;
+        } else {
+            out.value[p] = f64::NAN;
+            out.class[p] = class::DIVERGED;
+        }
+    }
+    out.steps = np as u64 * u64::from(n);
+}
+
+/// FTLE maps: the flow map's largest singular value.
+pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, _, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.value = vec![0.0; np];
+    let mut flow = Flow::with_layout(chain, false, dim);
+    let mut solver = Rk4::new(h).solver(flow.layout.len());
+    for p in 0..np {
+        let mut y = flow.initial(&starts[p], None);
+        for k in 0..n {
+            solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+        }
+        let s = largest_singular_value(&y[dim..], dim);
+        let v = s.ln() / (f64::from(n) * h);
+        if v.is_finite() {
+            out.value[p] = v;
+        } else {
+            out.value[p] = f64::NAN;
+            out.class[p] = class::DIVERGED;
+        }
+    }
+    out.steps = np as u64 * u64::from(n);
+}
+
+/// Final-state maps: each pixel's attractor, settle time and final angles.
+pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.value = vec![f64::NAN; np];
+    let m = opts.kind.aux_columns(chain.links());
+    out.aux = vec![f64::NAN; np * m];
+    if let Some(p2) = opts.fast_basins(chain) {
+        let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+        let blank = basins::Outcome {
+            label: basins::label::UNSETTLED,
+            settle_time: f64::NAN,
+            steps: 0,
+        };
+        let mut px = vec![blank; np];
+        out.steps = kernel::final_state_run(&p2, &y0, n, h, settle, &mut px, &mut out.aux);
+        for (p, r) in px.iter().enumerate() {
+            out.class[p] = r.label;
+            out.value[p] = r.settle_time;
+        }
+        return;
+    }
+    let mut flow = Flow::new(chain);
+    let mut solver = Rk4::new(h).solver(dim);
+    let (mut y, mut ring) = (Vec::with_capacity(dim), Vec::new());
+    for p in 0..np {
+        let o = basins::classify(
+            &mut flow,
+            &mut solver,
+            settle,
+            &starts[p],
+            n,
+            h,
+            &mut y,
+            &mut ring,
+            &mut out.aux[p * m..(p + 1) * m],
+        );
+        out.class[p] = o.label;
+        out.value[p] = o.settle_time;
+        out.steps += o.steps;
+    }
+}
+
+/// SALI/GALI maps: the single-orbit indicators of each pixel.
+pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, _, n, h) = w.sizes();
+    out.value = vec![f64::NAN; np];
+    out.aux = vec![f64::NAN; np];
+    let io = indicator_options(opts).expect("validated kind");
+    let method = crate::integrate::Method::Rk4 { dt: h };
+    for p in 0..np {
+        let r = crate::analysis::indicators::indicators(
+            chain,
+            &method,
+            &starts[p],
+            &io,
+            &mut crate::observe::Silent,
+        );
+        match r {
+            Ok(ind) => {
+                out.value[p] = match opts.kind {
+                    MapKind::Gali { .. } => ind.gali[(ind.gali.nrows() - 1, io.k - 2)],
+                    _ => *ind.sali.last().expect("history starts at t = 0"),
+                };
+                out.aux[p] = ind.chaos_time.unwrap_or(f64::NAN);
+                out.class[p] = match ind.regularity {
+                    Regularity::Chaotic => class::CHAOTIC,
+                    Regularity::Regular => class::REGULAR,
+                    Regularity::Undecided => class::UNDECIDED,
+                };
+                out.steps += ind.steps;
+            }
+            Err(_) => {
+                out.class[p] = class::DIVERGED;
+                out.steps += u64::from(n);
+            }
+        }
+    }
+}

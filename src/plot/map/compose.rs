@@ -1,0 +1,491 @@
+//! A map figure composed from a map's header and data (what `pendula map --plot` and
+//! `pendula render` draw): which variable is shown, its colour scale and swatches, the basin
+//! colours of final-state maps, the axis labels and the subtitle naming the model and run.
+
+use std::collections::BTreeMap;
+use std::f64::consts::PI;
+use std::path::Path;
+
+use plotters::style::RGBColor;
+
+use super::{
+    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, DIVERGED_COLOR, FORBIDDEN_COLOR,
+    MISSING_COLOR, NEVER_COLOR,
+};
+use crate::analysis::map::basins::{describe, label};
+use crate::analysis::map::class::{self, NOT_COMPUTED};
+use crate::analysis::map::{MapData, MapHeader};
+use crate::plot::{nice_range, subscript, PlotError};
+
+/// Which variable of a map a figure shows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Show {
+    /// The kind's main figure (basins for final-state maps).
+    Default,
+    Basins,
+    SettleTime,
+    /// Link j (0-based).
+    FinalAngle(usize),
+}
+
+/// A variable name a map cannot draw.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ShowError {
+    /// `final_angle<j>` with j outside the chain.
+    #[error("`{name}`: expected final_angle1..final_angle{links}")]
+    NoSuchLink { name: String, links: usize },
+    /// Not a variable of this kind of map.
+    #[error("`{name}` is not a variable this {kind} map can draw{hint}")]
+    Unknown {
+        name: String,
+        kind: String,
+        hint: &'static str,
+    },
+}
+
+impl Show {
+    /// The variable named `name` (`None`: the default) of a map with header `h`: final-state
+    /// maps have `basins`, `settle_time` and `final_angle<j>` (j from 1); other kinds only their
+    /// main variable.
+    pub fn parse(name: Option<&str>, h: &MapHeader) -> Result<Show, ShowError> {
+        let final_state = h.kind == "final-state";
+        Ok(match name {
+            None => Show::Default,
+            Some("basins") if final_state => Show::Basins,
+            Some("settle_time") if final_state => Show::SettleTime,
+            Some(v) if final_state && v.starts_with("final_angle") => {
+                let n = h.link_length.len();
+                match v["final_angle".len()..].parse::<usize>() {
+                    Ok(j) if (1..=n).contains(&j) => Show::FinalAngle(j - 1),
+                    _ => {
+                        return Err(ShowError::NoSuchLink {
+                            name: v.into(),
+                            links: n,
+                        })
+                    }
+                }
+            }
+            Some(v) => {
+                return Err(ShowError::Unknown {
+                    name: v.into(),
+                    kind: h.kind.clone(),
+                    hint: if final_state {
+                        " (basins, settle_time, final_angle<j>)"
+                    } else {
+                        " (leave --show out)"
+                    },
+                })
+            }
+        })
+    }
+}
+
+/// Draws variable `show` of a map (header `h`, arrays `data`) to `path` (`.png` or `.svg`),
+/// with colour map `cmap`, else the variable's own.
+pub fn draw_map_data(
+    h: &MapHeader,
+    data: &MapData,
+    show: Show,
+    cmap: Option<ColourMap>,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let mut layers = layers(h, data, show);
+    if let Some(c) = cmap {
+        layers.scale.map = c;
+    }
+    if !h.is_flip() && layers.class.contains(&class::FORBIDDEN) {
+        layers
+            .swatches
+            .push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
+    }
+    let (xl, xa) = axis_label(&h.x_name);
+    let (yl, ya) = axis_label(&h.y_name);
+    let fig = MapFigure {
+        title: h.title.clone(),
+        subtitle: subtitle(h),
+        width: h.width,
+        height: h.height,
+        class: &layers.class,
+        values: &layers.values,
+        x: MapAxis {
+            lo: h.window[0],
+            hi: h.window[1],
+            label: xl,
+            angle: xa,
+        },
+        y: MapAxis {
+            lo: h.window[2],
+            hi: h.window[3],
+            label: yl,
+            angle: ya,
+        },
+        scale: layers.scale,
+        swatches: layers.swatches,
+        rgb: layers.rgb,
+    };
+    draw_map(&fig, path)
+}
+
+/// What a figure draws of a map: the values and the figure's own classes, the colour scale,
+/// the swatches, and for categorical figures each pixel's colour.
+struct Layers {
+    values: Vec<f64>,
+    class: Vec<u8>,
+    scale: ColourScale,
+    swatches: Vec<(String, RGBColor)>,
+    rgb: Option<Vec<RGBColor>>,
+}
+
+fn layers(h: &MapHeader, data: &MapData, show: Show) -> Layers {
+    if h.kind == "final-state" {
+        final_state_layers(h, data, show)
+    } else if h.is_flip() {
+        flip_layers(h, data)
+    } else {
+        value_layers(h, data)
+    }
+}
+
+/// Final-state maps: basins (the default), settle time, or a link's final angle.
+fn final_state_layers(h: &MapHeader, data: &MapData, show: Show) -> Layers {
+    // The figure's own classes: 0 (a value or NaN), 3 diverged, 255 missing.
+    let class = data
+        .class
+        .iter()
+        .map(|&c| match c {
+            label::DIVERGED => class::DIVERGED,
+            NOT_COMPUTED => NOT_COMPUTED,
+            _ => 0,
+        })
+        .collect();
+    if let Show::FinalAngle(j) = show {
+        return Layers {
+            values: (0..data.class.len())
+                .map(|p| data.aux[p * data.aux_width + j])
+                .collect(),
+            class,
+            scale: ColourScale {
+                lo: -PI,
+                hi: PI,
+                log: false,
+                label: format!("final θ{} mod 2π / rad", j + 1),
+                map: ColourMap::Cyclic,
+            },
+            swatches: vec![],
+            rgb: None,
+        };
+    }
+    let values = data.value.clone();
+    let finite = values.iter().copied().filter(|v| v.is_finite());
+    let (lo, hi) = nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
+    let scale = ColourScale {
+        lo: lo.min(0.0),
+        hi,
+        log: false,
+        label: "settle time / s".into(),
+        map: ColourMap::Viridis,
+    };
+    let (rgb, swatches) = if show == Show::SettleTime {
+        let never = (format!("unsettled by t = {} s", h.t_max), NEVER_COLOR);
+        (None, vec![never])
+    } else {
+        let (c, s) = basin_colours(h, data);
+        (Some(c), s)
+    };
+    Layers {
+        values,
+        class,
+        scale,
+        swatches,
+        rgb,
+    }
+}
+
+/// Flip-time maps: the first flip's time on a log scale.
+fn flip_layers(h: &MapHeader, data: &MapData) -> Layers {
+    let values: Vec<f64> = data
+        .flip_step
+        .iter()
+        .zip(&data.class)
+        .map(|(&k, &c)| {
+            if k > 0 && c != class::FORBIDDEN {
+                k as f64 * h.dt
+            } else {
+                f64::NAN
+            }
+        })
+        .collect();
+    let min = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite())
+        .fold(f64::INFINITY, f64::min);
+    let lo = if min.is_finite() {
+        min.min(h.t_max * 0.5)
+    } else {
+        h.dt
+    };
+    let target = if h.flip_target == "any" {
+        "any link".to_string()
+    } else {
+        format!("link {}", h.flip_target)
+    };
+    Layers {
+        values,
+        class: data.class.clone(),
+        scale: ColourScale {
+            lo,
+            hi: h.t_max,
+            log: true,
+            label: format!("time of first flip ({target}) / s"),
+            map: ColourMap::Viridis,
+        },
+        swatches: vec![
+            (format!("no flip by t = {} s", h.t_max), NEVER_COLOR),
+            ("energetically forbidden".to_string(), FORBIDDEN_COLOR),
+        ],
+        rgb: None,
+    }
+}
+
+/// Maps of one value per pixel: energy error, SALI/GALI, FTLE and Lyapunov exponents.
+fn value_layers(h: &MapHeader, data: &MapData) -> Layers {
+    let values = data.value.clone();
+    let mut class = data.class.clone();
+    let finite = values.iter().copied().filter(|v| v.is_finite());
+    let scale = if h.kind == "energy-error" {
+        let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
+        let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+        let lo = pos
+            .iter()
+            .copied()
+            .fold(f64::INFINITY, f64::min)
+            .max(hi * 1e-12);
+        let lo = if lo.is_finite() && lo < hi {
+            lo
+        } else {
+            hi / 10.0
+        };
+        ColourScale {
+            lo,
+            hi,
+            log: true,
+            label: format!("relative energy error at t = {} s", h.t_max),
+            map: ColourMap::Magma,
+        }
+    } else if h.kind == "sali" || h.kind == "gali" {
+        // Log scale from round-off (1e-16) to the largest value (SALI ≤ √2, GALI ≤ 1).
+        let hi = finite.fold(1e-15f64, f64::max).max(1.0);
+        for c in class.iter_mut() {
+            if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
+                *c = 0;
+            }
+        }
+        ColourScale {
+            lo: 1e-16,
+            hi,
+            log: true,
+            label: format!(
+                "{} at t = {} s (or where SALI < 1e-14)",
+                h.kind.to_uppercase(),
+                h.t_max
+            ),
+            map: ColourMap::Magma,
+        }
+    } else {
+        let (lo, hi) = nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
+        ColourScale {
+            lo,
+            hi,
+            log: false,
+            label: if h.kind == "ftle" {
+                format!("FTLE over {} s / (1/s)", h.t_max)
+            } else {
+                format!("Lyapunov exponent over {} s / (1/s)", h.t_max)
+            },
+            map: ColourMap::Cividis,
+        }
+    };
+    Layers {
+        values,
+        class,
+        scale,
+        swatches: vec![],
+        rgb: None,
+    }
+}
+
+const MAX_CATEGORIES: usize = 10;
+
+/// Colours each pixel of a final-state map by its attractor: the class together with the net
+/// turns (equilibria) or rotation numbers (periodic orbits), the most common first.
+fn basin_colours(h: &MapHeader, data: &MapData) -> (Vec<RGBColor>, Vec<(String, RGBColor)>) {
+    let nl = h.link_length.len();
+    let m = data.aux_width;
+    let key = |p: usize| -> (u8, Vec<i64>) {
+        let c = data.class[p];
+        let off = if c >= label::PERIODIC && c != label::DIVERGED {
+            2 * nl
+        } else {
+            nl
+        };
+        let w = if c == label::UNSETTLED || c == label::DIVERGED || c == NOT_COMPUTED {
+            vec![]
+        } else {
+            (0..nl)
+                .map(|j| (data.aux[p * m + off + j] * 1e6).round() as i64)
+                .collect()
+        };
+        (c, w)
+    };
+    let np = data.class.len();
+    let mut counts: BTreeMap<(u8, Vec<i64>), u64> = Default::default();
+    for p in 0..np {
+        *counts.entry(key(p)).or_default() += 1;
+    }
+    let mut order: Vec<_> = counts
+        .into_iter()
+        .filter(|(k, _)| ![label::UNSETTLED, label::DIVERGED, NOT_COMPUTED].contains(&k.0))
+        .collect();
+    order.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let palette = colorous::TABLEAU10;
+    let other = RGBColor(0x5a, 0x5a, 0x5a);
+    let mut colour_of: BTreeMap<(u8, Vec<i64>), RGBColor> = Default::default();
+    let mut swatches = Vec::new();
+    for (i, (k, n)) in order.iter().enumerate() {
+        let frac = 100.0 * *n as f64 / np as f64;
+        if i < MAX_CATEGORIES - 1 || order.len() == MAX_CATEGORIES {
+            let c = palette[i % palette.len()];
+            let c = RGBColor(c.r, c.g, c.b);
+            colour_of.insert(k.clone(), c);
+            let nums: Vec<String> = k.1.iter().map(|&v| format!("{}", v as f64 / 1e6)).collect();
+            let what = if k.0 >= label::PERIODIC {
+                "rotation"
+            } else {
+                "turns"
+            };
+            swatches.push((
+                format!(
+                    "{}, {what} ({}): {frac:.1}%",
+                    describe(k.0),
+                    nums.join(", ")
+                ),
+                c,
+            ));
+        } else {
+            colour_of.insert(k.clone(), other);
+        }
+    }
+    if order.len() > MAX_CATEGORIES {
+        let rest: u64 = order[MAX_CATEGORIES - 1..].iter().map(|x| x.1).sum();
+        swatches.push((
+            format!(
+                "{} other states: {:.1}%",
+                order.len() - (MAX_CATEGORIES - 1),
+                100.0 * rest as f64 / np as f64
+            ),
+            other,
+        ));
+    }
+    let unsettled = data
+        .class
+        .iter()
+        .filter(|&&c| c == label::UNSETTLED)
+        .count();
+    if unsettled > 0 {
+        swatches.push((
+            format!(
+                "{}: {:.1}%",
+                describe(label::UNSETTLED),
+                100.0 * unsettled as f64 / np as f64
+            ),
+            FORBIDDEN_COLOR,
+        ));
+    }
+    if data.class.contains(&label::DIVERGED) {
+        swatches.push(("diverged".into(), DIVERGED_COLOR));
+    }
+    let rgb = (0..np)
+        .map(|p| match data.class[p] {
+            label::UNSETTLED => FORBIDDEN_COLOR,
+            label::DIVERGED => DIVERGED_COLOR,
+            NOT_COMPUTED => MISSING_COLOR,
+            _ => colour_of[&key(p)],
+        })
+        .collect();
+    (rgb, swatches)
+}
+
+/// An axis label for a state component (`theta1` → "θ₁ at release / rad") and whether it is
+/// an angle.
+fn axis_label(name: &str) -> (String, bool) {
+    if let Some(i) = name.strip_prefix("theta") {
+        (format!("θ{} at release / rad", subscript(i)), true)
+    } else if let Some(i) = name.strip_prefix("omega") {
+        (format!("ω{} at release / (rad/s)", subscript(i)), false)
+    } else {
+        (name.to_string(), false)
+    }
+}
+
+/// `1 kg, 2 kg` or, for a repeated value, `1 kg each`.
+fn fmt_list(v: &[f64], unit: &str) -> String {
+    let mut u = v.to_vec();
+    u.dedup();
+    let s: Vec<String> = u.iter().map(|x| format!("{x}")).collect();
+    if u.len() == 1 && v.len() > 1 {
+        format!("{} {unit} each", s[0])
+    } else {
+        format!("{} {unit}", s.join(", "))
+    }
+}
+
+/// The run's description under the title: the model, its forcing, the release state and grid.
+fn subtitle(h: &MapHeader) -> String {
+    let n_links = h.link_length.len();
+    let at_rest = h.base_state[n_links..].iter().all(|&w| w == 0.0)
+        && h.shell.is_none()
+        && !h.x_name.starts_with("omega")
+        && !h.y_name.starts_with("omega");
+    let shell = h.shell.as_ref().map_or(String::new(), |(e, v)| {
+        format!(
+            ", on the energy shell E = {e} J ({} ≥ 0 solved)",
+            axis_label(v).0.split(' ').next().unwrap_or(v)
+        )
+    });
+    format!(
+        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{}){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
+        h.model_name,
+        n_links,
+        if n_links == 1 { "" } else { "s" },
+        fmt_list(&h.link_mass, "kg"),
+        fmt_list(&h.link_length, "m"),
+        h.gravity,
+        forcing(h),
+        if at_rest { ", released from rest" } else { shell.as_str() },
+        h.dt,
+        h.t_max,
+        h.width,
+        h.height
+    )
+}
+
+/// Damping and drives, each as `, what = values` (empty for a free chain).
+fn forcing(h: &MapHeader) -> String {
+    let mut forcing = String::new();
+    for (v, what) in [
+        (&h.damping_absolute, "γ"),
+        (&h.damping_joint, "joint damping"),
+    ] {
+        if v.iter().any(|&c| c != 0.0) {
+            forcing += &format!(", {what} = {}", fmt_list(v, "N·m·s"));
+        }
+    }
+    if let Some((a, w)) = h.torque {
+        forcing += &format!(", torque {a} cos({w} t) N·m");
+    }
+    if let Some((x, y, w)) = h.pivot {
+        forcing += &format!(", pivot ({x}, {y}) cos({w} t) m");
+    }
+    forcing
+}

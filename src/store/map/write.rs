@@ -1,0 +1,489 @@
+//! Assembling the map file from finished tiles, one band of tile rows at a time: the
+//! variables and their legend ([`MapVars`]), a band filled from its tiles ([`Band`]), the
+//! running totals ([`Totals`]) and the group's attributes.
+
+use super::{
+    aux_vars, bad, coord_long_name, coord_name, coord_units, h5_err, new_map_var, put_str_attr,
+    value_var, write_band, AuxVar, MapInfo, MapSummary, NOT_COMPUTED,
+};
+use crate::analysis::map::class::FORBIDDEN;
+use crate::analysis::map::{FlipStats, Fnv, MapKind, MapOptions, TileRect, TileResult};
+use crate::model::{Chain, System};
+use crate::store::{GroupWriter, H5Out, Provenance, StoreError};
+use hdf5::Dataset;
+use ndarray::{s, Array2, Array3};
+use std::path::Path;
+
+/// Writes the map file `path` (as `.partial`, renamed at the end), taking tile `t` from
+/// `source(t)` for each `t` with `have[t]`; other tiles are marked not done (a shard file).
+/// Streams one band of tiles at a time.
+pub fn write_map(
+    path: &Path,
+    force: bool,
+    chain: &Chain,
+    info: &MapInfo,
+    have: &[bool],
+    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
+    prov: &Provenance,
+) -> Result<MapSummary, StoreError> {
+    let opts = &info.opts;
+    let tiling = opts.tiling();
+    let out = H5Out::create(path, force)?;
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", &info.title)?;
+    let g = out.group("map")?;
+    write_coords(&g, info, chain.links())?;
+    let vars = MapVars::create(&g, info, chain.links())?;
+    let mut totals = Totals::new(tiling.count(), opts.dt);
+    for ti in 0..tiling.rows() {
+        let first = tiling.rect(ti * tiling.cols());
+        let mut band = Band::new(
+            first.rows(),
+            opts.grid.width,
+            vars.flip.is_some(),
+            vars.aux_width,
+        );
+        for tj in 0..tiling.cols() {
+            let index = ti * tiling.cols() + tj;
+            if !have[index] {
+                continue;
+            }
+            let t = source(index)?;
+            let r = tiling.rect(index);
+            if t.index != index
+                || t.class.len() != r.pixels()
+                || t.aux.len() != r.pixels() * vars.aux_width
+            {
+                return Err(bad(path, format!("tile {index} has the wrong shape")));
+            }
+            band.put(&t, &r);
+            totals.tile(&t);
+        }
+        vars.write_band(first.r0, &band, opts.dt, chain.links(), &mut totals)?;
+    }
+    let complete = totals.done.iter().all(|&d| d == 1);
+    write_tile_vars(&g, &totals, tiling.rows(), tiling.cols())?;
+    totals.stats.sum_flip_time = totals.stats.sum_flip_steps as f64 * opts.dt;
+    totals.stats.fnv1a64 = if complete {
+        totals.fnv.hex()
+    } else {
+        String::new()
+    };
+    write_attrs(&g, info, chain, complete, &totals)?;
+    {
+        let m = g.group("model")?;
+        let n = chain.links() as i64;
+        m.coord_i64("link", &(1..=n).collect::<Vec<_>>(), "1", "link index")?;
+        crate::store::write_model(&m, chain)?;
+    }
+    drop(g);
+    let written = out.finish()?;
+    Ok(MapSummary {
+        path: written,
+        tiles: tiling.count(),
+        tiles_done: totals.done.iter().filter(|&&d| d == 1).count(),
+        complete,
+        steps: totals.steps,
+        flip: vars.flip.is_some().then_some(totals.stats),
+        value_range: totals.vrange,
+        class_counts: vars
+            .legend
+            .iter()
+            .filter(|l| totals.counts[l.0 as usize] > 0 && l.0 != NOT_COMPUTED)
+            .map(|l| (l.1.clone(), totals.counts[l.0 as usize]))
+            .collect(),
+    })
+}
+
+/// The pixel-centre coordinates of the two map axes, the tile indices, and `link` when a
+/// variable has one column per link.
+fn write_coords(g: &GroupWriter<'_>, info: &MapInfo, n_links: usize) -> Result<(), StoreError> {
+    let opts = &info.opts;
+    let tiling = opts.tiling();
+    let (xn, yn) = (info.x_name.as_str(), info.y_name.as_str());
+    g.coord(
+        xn,
+        &opts.grid.x_centres(),
+        coord_units(xn),
+        &coord_long_name(xn),
+    )?;
+    g.coord(
+        yn,
+        &opts.grid.y_centres(),
+        coord_units(yn),
+        &coord_long_name(yn),
+    )?;
+    let tr: Vec<i64> = (0..tiling.rows() as i64).collect();
+    let tc: Vec<i64> = (0..tiling.cols() as i64).collect();
+    g.coord_i64("tile_row", &tr, "1", "tile row index")?;
+    g.coord_i64("tile_col", &tc, "1", "tile column index")?;
+    if aux_vars(opts.kind.name()).iter().any(|a| a.1) {
+        let links: Vec<i64> = (1..=n_links as i64).collect();
+        g.coord_i64("link", &links, "1", "link index")?;
+    }
+    Ok(())
+}
+
+/// The legend of the class variable: (value, flag word, description), as CF flags.
+type Legend = Vec<(u8, String, String)>;
+
+/// The class legend of a map: its kind's classes, "off the energy shell" for shell grids,
+/// and the tiles a shard file does not hold.
+fn legend(opts: &MapOptions, n_links: usize) -> Legend {
+    let mut legend = opts.kind.legend(n_links);
+    if opts.grid.shell.is_some() && !legend.iter().any(|l| l.0 == FORBIDDEN) {
+        legend.push((
+            FORBIDDEN,
+            "energetically_forbidden".into(),
+            "off the energy shell: no real velocity ≥ 0 reaches E".into(),
+        ));
+        legend.sort_by_key(|l| l.0);
+    }
+    legend.push((
+        NOT_COMPUTED,
+        "not_computed".into(),
+        "not in this (shard) file".into(),
+    ));
+    legend
+}
+
+/// The map's (y, x) variables.
+struct MapVars {
+    class: Dataset,
+    legend: Legend,
+    aux_defs: &'static [AuxVar],
+    aux: Vec<Dataset>,
+    aux_width: usize,
+    /// Flip-time maps: flip_step, flip_time, flip_link.
+    flip: Option<[Dataset; 3]>,
+    /// Other maps: the value variable.
+    value: Option<Dataset>,
+}
+
+impl MapVars {
+    fn create(g: &GroupWriter<'_>, info: &MapInfo, n_links: usize) -> Result<MapVars, StoreError> {
+        let opts = &info.opts;
+        let (xn, yn) = (info.x_name.as_str(), info.y_name.as_str());
+        let (w, h) = (opts.grid.width, opts.grid.height);
+        let dims = [yn, xn];
+        let chunk = [opts.tile, opts.tile];
+        let shape = [h, w];
+        let var =
+            |name, units, long| new_map_var::<f64>(g, name, &dims, &shape, &chunk, units, long);
+        let class = new_map_var::<u8>(g, "class", &dims, &shape, &chunk, "1", "pixel class")?;
+        let legend = legend(opts, n_links);
+        let values: Vec<u8> = legend.iter().map(|l| l.0).collect();
+        class
+            .new_attr_builder()
+            .with_data(&values)
+            .create("flag_values")
+            .map_err(h5_err("writing flag_values"))?;
+        let words: Vec<&str> = legend.iter().map(|l| l.1.as_str()).collect();
+        put_str_attr(&class, "flag_meanings", &words.join(" "))?;
+        let lines: Vec<String> = legend
+            .iter()
+            .map(|(v, w, d)| format!("{v} {w}: {d}"))
+            .collect();
+        put_str_attr(&class, "legend", &lines.join("\n"))?;
+        let aux_defs = aux_vars(opts.kind.name());
+        let aux = aux_defs
+            .iter()
+            .map(|&(name, per_link, units, long)| {
+                if per_link {
+                    new_map_var::<f64>(
+                        g,
+                        name,
+                        &[yn, xn, "link"],
+                        &[h, w, n_links],
+                        &[opts.tile, opts.tile, n_links],
+                        units,
+                        long,
+                    )
+                } else {
+                    var(name, units, long)
+                }
+            })
+            .collect::<Result<_, _>>()?;
+        let (mut flip, mut value) = (None, None);
+        if matches!(opts.kind, MapKind::FlipTime { .. }) {
+            flip = Some([
+                new_map_var::<i32>(
+                    g,
+                    "flip_step",
+                    &dims,
+                    &shape,
+                    &chunk,
+                    "1",
+                    "first RK4 step after which a watched link is beyond ±π (0 = never)",
+                )?,
+                var(
+                    "flip_time",
+                    "s",
+                    "first flip time flip_step·dt (NaN = never flipped or not computed)",
+                )?,
+                new_map_var::<u8>(
+                    g,
+                    "flip_link",
+                    &dims,
+                    &shape,
+                    &chunk,
+                    "1",
+                    "link that flipped first (1-based; 3 = links 1 and 2 in the same step; 0 = none)",
+                )?,
+            ]);
+        } else {
+            let (name, units, long) = value_var(opts.kind.name()).expect("a value map");
+            value = Some(var(name, units, long)?);
+        }
+        Ok(MapVars {
+            class,
+            legend,
+            aux_defs,
+            aux,
+            aux_width: info.aux_width(),
+            flip,
+            value,
+        })
+    }
+
+    /// Writes `band` (tile rows from pixel row `r0`) and adds it to `totals`.
+    fn write_band(
+        &self,
+        r0: usize,
+        band: &Band,
+        dt: f64,
+        n_links: usize,
+        totals: &mut Totals,
+    ) -> Result<(), StoreError> {
+        write_band(&self.class, r0, band.cls.view())?;
+        for &c in band.cls.iter() {
+            totals.counts[c as usize] += 1;
+        }
+        if let Some([k_ds, t_ds, l_ds]) = &self.flip {
+            let times = band
+                .k
+                .mapv(|k| if k > 0 { k as f64 * dt } else { f64::NAN });
+            write_band(k_ds, r0, band.k.view())?;
+            write_band(t_ds, r0, times.view())?;
+            write_band(l_ds, r0, band.link.view())?;
+            let kv = band.k.as_slice().expect("standard layout");
+            totals.fnv.i32s(kv);
+            let band_cls: Vec<u8> = band.cls.iter().copied().collect();
+            let b = FlipStats::of(kv, &band_cls, dt);
+            let stats = &mut totals.stats;
+            stats.n_flipped += b.n_flipped;
+            stats.sum_flip_steps += b.sum_flip_steps;
+            stats.n_forbidden += b.n_forbidden;
+            stats.n_forbidden_flipped += b.n_forbidden_flipped;
+            stats.n_diverged += b.n_diverged;
+        } else {
+            write_band(
+                self.value.as_ref().expect("a value map"),
+                r0,
+                band.val.view(),
+            )?;
+            let mut c0 = 0;
+            for (ds, def) in self.aux.iter().zip(self.aux_defs) {
+                if def.1 {
+                    let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
+                    write_band(ds, r0, part.as_standard_layout().view())?;
+                    c0 += n_links;
+                } else {
+                    let part = band.aux.slice(s![.., .., c0]);
+                    write_band(ds, r0, part.as_standard_layout().view())?;
+                    c0 += 1;
+                }
+            }
+            for &v in band.val.iter().filter(|v| v.is_finite()) {
+                totals.vrange = Some(match totals.vrange {
+                    None => (v, v),
+                    Some((a, b)) => (a.min(v), b.max(v)),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// One band of tile rows in memory, (row, col); pixels of tiles not held stay not computed.
+struct Band {
+    cls: Array2<u8>,
+    k: Array2<i32>,
+    link: Array2<u8>,
+    val: Array2<f64>,
+    /// The aux columns, (row, col, column of aux).
+    aux: Array3<f64>,
+}
+
+impl Band {
+    fn new(rows: usize, w: usize, flip: bool, aux_width: usize) -> Band {
+        Band {
+            cls: Array2::<u8>::from_elem((rows, w), NOT_COMPUTED),
+            k: Array2::<i32>::zeros((rows, if flip { w } else { 0 })),
+            link: Array2::<u8>::zeros((rows, if flip { w } else { 0 })),
+            val: Array2::<f64>::from_elem((rows, if flip { 0 } else { w }), f64::NAN),
+            aux: Array3::<f64>::from_elem((rows, w, aux_width), f64::NAN),
+        }
+    }
+
+    /// Copies tile `t` (at `r`) into the band.
+    fn put(&mut self, t: &TileResult, r: &TileRect) {
+        let flip = self.k.ncols() > 0;
+        let aux_width = self.aux.shape()[2];
+        let mut q = 0;
+        for i in 0..r.rows() {
+            for j in r.c0..r.c1 {
+                self.cls[(i, j)] = t.class[q];
+                if flip {
+                    self.k[(i, j)] = t.flip_step[q];
+                    self.link[(i, j)] = t.flip_link[q];
+                } else {
+                    self.val[(i, j)] = t.value[q];
+                }
+                for c in 0..aux_width {
+                    self.aux[(i, j, c)] = t.aux[q * aux_width + c];
+                }
+                q += 1;
+            }
+        }
+    }
+}
+
+/// What the file says about all its tiles, accumulated band by band.
+struct Totals {
+    done: Vec<u8>,
+    tile_steps: Vec<i64>,
+    steps: u64,
+    fnv: Fnv,
+    stats: FlipStats,
+    vrange: Option<(f64, f64)>,
+    counts: [u64; 256],
+}
+
+impl Totals {
+    fn new(tiles: usize, dt: f64) -> Totals {
+        Totals {
+            done: vec![0u8; tiles],
+            tile_steps: vec![0i64; tiles],
+            steps: 0,
+            fnv: Fnv::new(),
+            stats: FlipStats::of(&[], &[], dt),
+            vrange: None,
+            counts: [0u64; 256],
+        }
+    }
+
+    fn tile(&mut self, t: &TileResult) {
+        self.done[t.index] = 1;
+        self.tile_steps[t.index] = t.steps as i64;
+        self.steps += t.steps;
+    }
+}
+
+/// The completion mask and the steps per tile.
+fn write_tile_vars(
+    g: &GroupWriter<'_>,
+    totals: &Totals,
+    rows: usize,
+    cols: usize,
+) -> Result<(), StoreError> {
+    g.var(
+        "tile_done",
+        &["tile_row", "tile_col"],
+        &Array2::from_shape_vec((rows, cols), totals.done.clone()).expect("shape"),
+        "1",
+        "completion mask: 1 where the tile is in this file",
+    )?;
+    g.var(
+        "tile_steps",
+        &["tile_row", "tile_col"],
+        &Array2::from_shape_vec((rows, cols), totals.tile_steps.clone()).expect("shape"),
+        "1",
+        "RK4 steps integrated for the tile",
+    )?;
+    Ok(())
+}
+
+/// The group's attributes: the run's parameters, completeness, and the kind's own.
+fn write_attrs(
+    g: &GroupWriter<'_>,
+    info: &MapInfo,
+    chain: &Chain,
+    complete: bool,
+    totals: &Totals,
+) -> Result<(), StoreError> {
+    let opts = &info.opts;
+    let grid = &opts.grid;
+    g.attr_str("kind", opts.kind.name())?
+        .attr_str("title", &info.title)?
+        .attr_str("model", &info.model_name)?
+        .attr_str("spec_hash", &info.spec_hash)?
+        .attr_i64("width", grid.width as i64)?
+        .attr_i64("height", grid.height as i64)?
+        .attr_i64("tile", opts.tile as i64)?
+        .attr_f64("t_max", opts.t_max)?
+        .attr_f64("dt", opts.dt)?
+        .attr_i64("n_steps", i64::from(opts.n_steps()))?
+        .attr_str("integrator", "rk4")?
+        .attr_bool("energy_skip", opts.energy_skip)?
+        .attr_str("kernel", &format!("{:?}", opts.kernel).to_lowercase())?
+        .attr_str("x_coordinate", &info.x_name)?
+        .attr_str("y_coordinate", &info.y_name)?
+        .attr_f64s("window", &[grid.x.lo, grid.x.hi, grid.y.lo, grid.y.hi])?
+        .attr_f64s("base_state", &grid.base)?
+        .attr_str(
+            "shard",
+            &info
+                .shard
+                .map(|(i, n)| format!("{i}/{n}"))
+                .unwrap_or_default(),
+        )?
+        .attr_bool("complete", complete)?
+        .attr_i64("steps", totals.steps as i64)?;
+    if let Some(sh) = grid.shell {
+        g.attr_f64("shell_energy", sh.energy)?
+            .attr_str("shell_solve", &coord_name(&chain.component_name(sh.omega)))?;
+    }
+    write_kind_attrs(g, &opts.kind, &totals.stats)
+}
+
+/// The attributes of the map's kind (for flip-time maps, the counts and checksum).
+fn write_kind_attrs(
+    g: &GroupWriter<'_>,
+    kind: &MapKind,
+    stats: &FlipStats,
+) -> Result<(), StoreError> {
+    match *kind {
+        MapKind::FlipTime { target } => {
+            g.attr_str("flip_target", &target.label())?
+                .attr_i64("n_flipped", stats.n_flipped as i64)?
+                .attr_i64("sum_flip_steps", stats.sum_flip_steps as i64)?
+                .attr_i64("n_forbidden", stats.n_forbidden as i64)?
+                .attr_i64("n_forbidden_flipped", stats.n_forbidden_flipped as i64)?
+                .attr_i64("n_diverged", stats.n_diverged as i64)?
+                .attr_str("fnv1a64", &stats.fnv1a64)?;
+        }
+        MapKind::Lyapunov { renorm_steps } => {
+            g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
+        }
+        MapKind::FinalState { settle } => {
+            g.attr_f64("settle_angle_tol", settle.angle_tol)?
+                .attr_f64("settle_omega_tol", settle.omega_tol)?
+                .attr_i64("settle_dwell_steps", i64::from(settle.dwell_steps))?;
+            if let Some(st) = settle.strobe {
+                g.attr_i64("strobe_period_steps", i64::from(st.period_steps))?
+                    .attr_i64("strobe_max_period", i64::from(st.max_period))?
+                    .attr_i64("strobe_repeats", i64::from(st.repeats))?;
+            }
+        }
+        MapKind::Sali { tau_steps } => {
+            g.attr_i64("tau_steps", i64::from(tau_steps))?;
+        }
+        MapKind::Gali { k, tau_steps } => {
+            g.attr_i64("tau_steps", i64::from(tau_steps))?
+                .attr_i64("gali_order", k as i64)?;
+        }
+        MapKind::EnergyError | MapKind::Ftle => {}
+    }
+    Ok(())
+}
