@@ -1,14 +1,14 @@
 //! `pendula animate` and the visual lab's still figures (also drawn by `simulate`).
 
 use super::output::prepare_path;
-use super::output::{planar, CliError, Common, Outputs};
+use super::output::{planar, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::animate::{AnimationKinematics, LinkEndPath};
 use pendula::analysis::{self, AnimateOptions, EnergyBudget, Trajectory};
 use pendula::plot::animation::{frame_path, write_animation, Animation};
 use pendula::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};
 use pendula::spec::Spec;
-use pendula::store::{self, Provenance};
+use pendula::store::{self};
 use serde_json::json;
 
 /// Checks that every still-figure path may be written (before any work).
@@ -76,17 +76,11 @@ pub fn draw_figures(spec: &Spec, tr: &Trajectory) -> Result<(), CliError> {
 }
 
 /// Runs an animate spec: integrate, render the frames, write GIF / PNGs / HDF5 / still frame.
-pub fn run(
-    spec: &Spec,
-    opts: &AnimateOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, opts: &AnimateOptions) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let start = std::time::Instant::now();
     let mut bar = Bar::new("integrate");
-    let tr = analysis::animation_trajectory(planar(spec)?, &spec.method, &spec.x0, opts, &mut bar)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let tr = analysis::animation_trajectory(planar(spec)?, &spec.method, &spec.x0, opts, &mut bar)?;
     if !tr.complete {
         return Err(CliError::Run(
             "interrupted while integrating; nothing written".into(),
@@ -95,20 +89,17 @@ pub fn run(
     let kin = AnimationKinematics::new(planar(spec)?, &tr, opts);
     let anim = Animation::new(&kin, opts);
     let mut bar = Bar::new("render");
-    let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), &mut bar)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), &mut bar)?;
     if let Some(p) = &outputs.plot {
         // The still: the last frame.
-        pendula::plot::save(&anim.frame(anim.frames() - 1), p, opts.size)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        pendula::plot::save(&anim.frame(anim.frames() - 1), p, opts.size)?;
     }
     if let Some(p) = &outputs.file {
-        let prov = Provenance::now(command_line, &spec.text);
+        let prov = ctx.provenance();
         let info = super::output::run_info(spec)?;
         store::write_file(p, common.force, &prov, &spec.title, |out| {
             store::write_trajectory(out, &info, &tr, None)
-        })
-        .map_err(|e| CliError::Run(e.to_string()))?;
+        })?;
     }
     draw_figures(spec, &tr)?;
     if common.json {

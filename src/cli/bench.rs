@@ -144,8 +144,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                         .into(),
                 ));
             }
-            let r = bench_lyapunov(links, t_trans, t, repeats)
-                .map_err(|e| CliError::Run(e.to_string()))?;
+            let r = bench_lyapunov(links, t_trans, t, repeats)?;
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
         }

@@ -36,8 +36,7 @@ pub fn animate(frames: usize, size: u32) -> Result<(), CliError> {
         dt: opts.sample_dt(),
     };
     let start = Instant::now();
-    let tr = animation_trajectory(&chain, &method, &x0, &opts, &mut Silent)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let tr = animation_trajectory(&chain, &method, &x0, &opts, &mut Silent)?;
     let integrate = start.elapsed().as_secs_f64();
     let kin = pendula::analysis::animate::AnimationKinematics::new(&chain, &tr, &opts);
     let anim = Animation::new(&kin, &opts);
@@ -50,8 +49,7 @@ pub fn animate(frames: usize, size: u32) -> Result<(), CliError> {
     let dir = std::env::temp_dir().join(format!("pendula-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(|e| CliError::Run(e.to_string()))?;
     let gif = dir.join("bench.gif");
-    let stats = write_animation(&anim, Some(&gif), None, &mut Silent)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let stats = write_animation(&anim, Some(&gif), None, &mut Silent)?;
     let bytes = std::fs::metadata(&gif).map(|m| m.len()).unwrap_or(0);
     let _ = std::fs::remove_dir_all(&dir);
     println!(

@@ -1,21 +1,16 @@
 //! `control`: LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop;
 //! HDF5 (gain, Riccati checks, trajectory, error), the 3-D figure, JSON summary.
 
-use super::output::{report, CliError, Common, Outputs};
+use super::output::{report, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::cart::{self, closed_loop};
-use pendula::spec::{ControlOptions, Model, Spec};
-use pendula::store::{self, Provenance};
+use pendula::spec::{ControlOptions, Model};
+use pendula::store::{self};
 use serde_json::json;
 use std::time::Instant;
 
-pub fn run(
-    spec: &Spec,
-    opts: &ControlOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, opts: &ControlOptions) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let Model::Cart(sys) = &spec.model else {
         unreachable!("control is validated for the cart chain only")
     };
@@ -36,16 +31,13 @@ pub fn run(
         cart::ClosedLoopError::Design(d) => CliError::Input(d.to_string()),
         cart::ClosedLoopError::Run(r) => CliError::Run(r.to_string()),
     })?;
-    if let Some(path) = &outputs.file {
-        let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            let g = out.group("lqr")?;
-            store::cart::write_lqr(&g, &run.lqr)?;
-            let g = out.group("trajectory")?;
-            store::cart::write_cart_trajectory(&g, sys, &run.trajectory, &spec.method)?;
-            store::cart::write_closed_loop_error(&g, &run)
-        })?;
-    }
+    ctx.write(|out| {
+        let g = out.group("lqr")?;
+        store::cart::write_lqr(&g, &run.lqr)?;
+        let g = out.group("trajectory")?;
+        store::cart::write_cart_trajectory(&g, sys, &run.trajectory, &spec.method)?;
+        store::cart::write_closed_loop_error(&g, &run)
+    })?;
     if let Some(path) = &outputs.plot {
         super::simulate::draw_cart(spec, sys, &run.trajectory, path)?;
     }

@@ -1,27 +1,17 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, report, CliError, Common, Outputs};
+use super::output::{f64_json, report, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::indicators::chain_indicators;
 use pendula::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Lyapunov,
-    LyapunovError,
 };
 use pendula::model::{CartChain, System};
-use pendula::spec::{LyapunovEstimator, LyapunovRun, Model, Spec};
-use pendula::store::{self, Provenance};
+use pendula::spec::{LyapunovEstimator, LyapunovRun, Model};
+use pendula::store::{self};
 use serde_json::json;
 use std::time::Instant;
-
-fn lyapunov_error(e: LyapunovError) -> CliError {
-    match e {
-        LyapunovError::Invalid { field, value, why } => {
-            CliError::Input(format!("lyapunov.{field}: {why} (got {value})"))
-        }
-        other => CliError::Run(other.to_string()),
-    }
-}
 
 fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     json!({
@@ -51,41 +41,30 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     })
 }
 
-pub fn run(
-    spec: &Spec,
-    run: &LyapunovRun,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let chain = match &spec.model {
         Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(spec, run, sys, outputs, common, command_line),
+        Model::Cart(sys) => return run_cart(ctx, run, sys),
     };
     let mut bar = Bar::new("lyapunov");
     let start = Instant::now();
-    let prov = Provenance::now(command_line, &spec.text);
     let mut opts = run.options;
     if run.estimator == LyapunovEstimator::Tangent {
         opts.k = Some(1);
     }
     let (summary, complete) = match (&run.estimator, &run.ensemble) {
         (LyapunovEstimator::Sali(io), _) => {
-            let r = chain_indicators(chain, &spec.method, &spec.x0, io, &mut bar)
-                .map_err(lyapunov_error)?;
+            let r = chain_indicators(chain, &spec.method, &spec.x0, io, &mut bar)?;
             let wall = start.elapsed().as_secs_f64();
-            if let Some(path) = &outputs.file {
-                store::write_file(path, common.force, &prov, &spec.title, |out| {
-                    let g = out.group("indicators")?;
-                    store::write_indicators(&g, &r)?;
-                    g.attr_f64s("initial_state", &spec.x0)?;
-                    Ok(())
-                })
-                .map_err(|e| CliError::Run(e.to_string()))?;
-            }
+            ctx.write(|out| {
+                let g = out.group("indicators")?;
+                store::write_indicators(&g, &r)?;
+                g.attr_f64s("initial_state", &spec.x0)?;
+                Ok(())
+            })?;
             if let Some(path) = &outputs.plot {
-                pendula::plot::draw_indicators(&r, &spec.title, path)
-                    .map_err(|e| CliError::Run(e.to_string()))?;
+                pendula::plot::draw_indicators(&r, &spec.title, path)?;
             }
             let j = json!({
                 "kind": "lyapunov", "estimator": "sali", "title": spec.title,
@@ -98,21 +77,16 @@ pub fn run(
             (j, r.complete)
         }
         (_, Some(ens)) => {
-            let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)
-                .map_err(lyapunov_error)?;
+            let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)?;
             let wall = start.elapsed().as_secs_f64();
-            if let Some(path) = &outputs.file {
-                store::write_file(path, common.force, &prov, &spec.title, |out| {
-                    store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
-                    let g = out.group("ensemble")?;
-                    store::write_ensemble(&g, &e)?;
-                    Ok(())
-                })
-                .map_err(|e| CliError::Run(e.to_string()))?;
-            }
+            ctx.write(|out| {
+                store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
+                let g = out.group("ensemble")?;
+                store::write_ensemble(&g, &e)?;
+                Ok(())
+            })?;
             if let Some(path) = &outputs.plot {
-                pendula::plot::draw_convergence(&e.members[0], &spec.title, path)
-                    .map_err(|e| CliError::Run(e.to_string()))?;
+                pendula::plot::draw_convergence(&e.members[0], &spec.title, path)?;
             }
             let j = json!({
                 "kind": "lyapunov", "estimator": run.estimator.name(), "title": spec.title,
@@ -127,18 +101,11 @@ pub fn run(
                     chain_two_trajectory(chain, &spec.method, &spec.x0, &opts, two, &mut bar)
                 }
                 _ => chain_spectrum(chain, &spec.method, &spec.x0, &opts, &mut bar),
-            }
-            .map_err(lyapunov_error)?;
+            }?;
             let wall = start.elapsed().as_secs_f64();
-            if let Some(path) = &outputs.file {
-                store::write_file(path, common.force, &prov, &spec.title, |out| {
-                    store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
-                })
-                .map_err(|e| CliError::Run(e.to_string()))?;
-            }
+            ctx.write(|out| store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r))?;
             if let Some(path) = &outputs.plot {
-                pendula::plot::draw_convergence(&r, &spec.title, path)
-                    .map_err(|e| CliError::Run(e.to_string()))?;
+                pendula::plot::draw_convergence(&r, &spec.title, path)?;
             }
             let mut j = lyapunov_json(&r);
             j["kind"] = json!("lyapunov");
@@ -151,32 +118,21 @@ pub fn run(
 }
 
 /// The cart chain's spectrum on its constraint manifold.
-fn run_cart(
-    spec: &Spec,
-    run: &LyapunovRun,
-    sys: &CartChain,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+fn run_cart(ctx: &Run, run: &LyapunovRun, sys: &CartChain) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let mut bar = Bar::new("lyapunov");
     let start = Instant::now();
-    let r = lyapunov_spectrum(sys, &spec.method, &spec.x0, &run.options, &mut bar)
-        .map_err(lyapunov_error)?;
-    if let Some(path) = &outputs.file {
-        let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            let g = out.group("lyapunov")?;
-            store::write_lyapunov(&g, &r)?;
-            g.attr_f64s("initial_state", &spec.x0)?;
-            g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
-            g.attr_str("model", "cart-chain")?;
-            Ok(())
-        })?;
-    }
+    let r = lyapunov_spectrum(sys, &spec.method, &spec.x0, &run.options, &mut bar)?;
+    ctx.write(|out| {
+        let g = out.group("lyapunov")?;
+        store::write_lyapunov(&g, &r)?;
+        g.attr_f64s("initial_state", &spec.x0)?;
+        g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
+        g.attr_str("model", "cart-chain")?;
+        Ok(())
+    })?;
     if let Some(path) = &outputs.plot {
-        pendula::plot::draw_convergence(&r, &spec.title, path)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        pendula::plot::draw_convergence(&r, &spec.title, path)?;
     }
     let summary = json!({
         "kind": "lyapunov", "model": "cart-chain", "title": spec.title,

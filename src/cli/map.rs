@@ -237,11 +237,9 @@ pub fn run_map(
         )));
     }
     let prov = Provenance::now(command_line, &spec.text);
-    let written = plan
-        .assemble(&out, chain, &info, &prov)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let written = plan.assemble(&out, chain, &info, &prov)?;
     if let Some(p) = &plot {
-        let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+        let r = MapReader::open(&out)?;
         render_file(&r, p)?;
     }
     if common.json {
@@ -279,8 +277,8 @@ pub fn run_map(
             v["value_max"] = json!(hi);
         }
         if written.complete && map::point_symmetric(chain, opts) {
-            let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
-            let (pairs, matched) = r.symmetry().map_err(|e| CliError::Run(e.to_string()))?;
+            let r = MapReader::open(&out)?;
+            let (pairs, matched) = r.symmetry()?;
             v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
         }
         if written.flip.is_none() {
@@ -389,10 +387,9 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         &have,
         &mut |t| readers[owner[t].expect("checked complete")].read_tile(t),
         &prov,
-    )
-    .map_err(|e| CliError::Run(e.to_string()))?;
+    )?;
     if let Some(p) = &a.common.plot {
-        let r = MapReader::open(&out).map_err(|e| CliError::Run(e.to_string()))?;
+        let r = MapReader::open(&out)?;
         render_file(&r, p)?;
     }
     if a.common.json {
@@ -431,13 +428,12 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Input(format!("--show: {e}")))?;
     super::output::prepare_path(&a.output, a.force)
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
-    draw_map_data(&r.header, &data, show, cmap, &a.output).map_err(|e| CliError::Run(e.to_string()))
+    let data = r.read_all()?;
+    Ok(draw_map_data(&r.header, &data, show, cmap, &a.output)?)
 }
 
 /// Draws a map file's default figure.
 fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
-    let data = r.read_all().map_err(|e| CliError::Run(e.to_string()))?;
-    draw_map_data(&r.header, &data, Show::Default, None, path)
-        .map_err(|e| CliError::Run(e.to_string()))
+    let data = r.read_all()?;
+    Ok(draw_map_data(&r.header, &data, Show::Default, None, path)?)
 }

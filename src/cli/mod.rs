@@ -19,7 +19,7 @@ mod serve;
 mod simulate;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
-use output::{set_threads, CliError, Common, Outputs};
+use output::{set_threads, CliError, Common, Outputs, Run};
 use pendula::spec::{self, Analysis, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -258,7 +258,7 @@ fn execute(
         plot: common.plot.clone().or_else(|| spec.output.plot.clone()),
     };
     if let Some(p) = &common.plot {
-        spec::figure_format("--plot", p).map_err(|e| CliError::Input(e.to_string()))?;
+        output::check_figure_path(p, "--plot")?;
     }
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);
@@ -290,13 +290,19 @@ fn execute(
         animate::prepare_animation(o, common.force)?;
     }
     set_threads(common.threads)?;
+    let ctx = Run {
+        spec,
+        outputs,
+        common,
+        command_line,
+    };
     match &spec.analysis {
-        Analysis::Simulate(o) => simulate::run(spec, o, &outputs, common, command_line),
-        Analysis::Animate(o) => animate::run(spec, o, &outputs, common, command_line),
-        Analysis::Lyapunov(o) => lyapunov::run(spec, o, &outputs, common, command_line),
-        Analysis::Poincare(o) => poincare::run(spec, o, &outputs, common, command_line),
-        Analysis::Modes(o) => modes::run(spec, o, &outputs, common, command_line),
-        Analysis::Control(o) => control::run(spec, o, &outputs, common, command_line),
+        Analysis::Simulate(o) => simulate::run(&ctx, o),
+        Analysis::Animate(o) => animate::run(&ctx, o),
+        Analysis::Lyapunov(o) => lyapunov::run(&ctx, o),
+        Analysis::Poincare(o) => poincare::run(&ctx, o),
+        Analysis::Modes(o) => modes::run(&ctx, o),
+        Analysis::Control(o) => control::run(&ctx, o),
         Analysis::Map(_) => unreachable!("maps returned above"),
     }
 }

@@ -1,42 +1,30 @@
 //! `modes`: equilibria and small-oscillation normal modes; HDF5, mode-shape figure, table or
 //! JSON summary.
 
-use super::output::{f64_json, report, CliError, Common, Outputs};
+use super::output::{f64_json, report, CliError, Outputs, Run};
 use pendula::analysis::cart::{cart_modes, CartModes};
 use pendula::analysis::modes::{self, Equilibrium};
 use pendula::model::CartChain;
 use pendula::spec::{Model, Spec};
-use pendula::store::{self, Provenance};
+use pendula::store::{self};
 use serde_json::json;
 use std::time::Instant;
 
-pub fn run(
-    spec: &Spec,
-    opts: &modes::ModesOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, opts: &modes::ModesOptions) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let chain = match &spec.model {
         Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(spec, sys, opts, outputs, common, command_line),
+        Model::Cart(sys) => return run_cart(ctx, opts, sys),
     };
     let start = Instant::now();
-    let result = modes::modes(chain, opts).map_err(|e| CliError::Run(e.to_string()))?;
+    let result = modes::modes(chain, opts)?;
     let wall = start.elapsed().as_secs_f64();
-    let prov = Provenance::now(command_line, &spec.text);
-    if let Some(path) = &outputs.file {
-        let info = super::output::run_info(spec)?;
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            store::write_modes(out, &info, &result)
-        })
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    }
+    let info = super::output::run_info(spec)?;
+    ctx.write(|out| store::write_modes(out, &info, &result))?;
     if let Some(path) = &outputs.plot {
         let hanging = match result.hanging() {
             Some(h) => h.clone(),
-            None => modes::modes_at(chain, &Equilibrium::hanging(chain.links()))
-                .map_err(|e| CliError::Run(e.to_string()))?,
+            None => modes::modes_at(chain, &Equilibrium::hanging(chain.links()))?,
         };
         let lengths: Vec<f64> = chain.params().links.iter().map(|l| l.length).collect();
         let check = result
@@ -49,7 +37,7 @@ pub fn run(
             modes: &hanging,
             check,
         };
-        pendula::plot::draw_modes(&fig, path).map_err(|e| CliError::Run(e.to_string()))?;
+        pendula::plot::draw_modes(&fig, path)?;
     }
     if common.json {
         println!("{}", modes_summary(spec, &result, outputs, wall));
@@ -195,14 +183,8 @@ fn modes_summary(
 }
 
 /// The cart chain's modes at each equilibrium (no figure: the mode-shape figure is planar).
-fn run_cart(
-    spec: &Spec,
-    sys: &CartChain,
-    opts: &modes::ModesOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+fn run_cart(ctx: &Run, opts: &modes::ModesOptions, sys: &CartChain) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     if outputs.plot.is_some() {
         return Err(CliError::Input(
             "--plot: the cart-chain figure is drawn for simulate and control".into(),
@@ -218,13 +200,10 @@ fn run_cart(
         .map(|s| cart_modes(sys, s))
         .collect::<Result<_, _>>()
         .map_err(|e| CliError::Input(e.to_string()))?;
-    if let Some(path) = &outputs.file {
-        let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            let g = out.group("modes")?;
-            store::cart::write_cart_modes(&g, sys, &modes, &signs)
-        })?;
-    }
+    ctx.write(|out| {
+        let g = out.group("modes")?;
+        store::cart::write_cart_modes(&g, sys, &modes, &signs)
+    })?;
     let summary = json!({
         "kind": "modes", "model": "cart-chain", "title": spec.title,
         "equilibria": modes.iter().map(cart_modes_json).collect::<Vec<_>>(),

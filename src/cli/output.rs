@@ -22,6 +22,47 @@ impl From<SpecError> for CliError {
     }
 }
 
+/// A run that failed (blow-up, step size collapse): exit 1 with the reason.
+impl From<pendula::analysis::AnalysisError> for CliError {
+    fn from(e: pendula::analysis::AnalysisError) -> Self {
+        CliError::Run(e.to_string())
+    }
+}
+
+/// An option the estimator refuses is bad input naming its field; anything else, a failed run.
+impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
+    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
+        use pendula::analysis::lyapunov::LyapunovError;
+        match e {
+            LyapunovError::Invalid { field, value, why } => {
+                CliError::Input(format!("lyapunov.{field}: {why} (got {value})"))
+            }
+            other => CliError::Run(other.to_string()),
+        }
+    }
+}
+
+/// Modes that cannot be computed (a singular mass matrix, no convergence): a failed run.
+impl From<pendula::analysis::modes::ModesError> for CliError {
+    fn from(e: pendula::analysis::modes::ModesError) -> Self {
+        CliError::Run(e.to_string())
+    }
+}
+
+/// A section whose orbits failed: a failed run.
+impl From<pendula::analysis::poincare::PoincareError> for CliError {
+    fn from(e: pendula::analysis::poincare::PoincareError) -> Self {
+        CliError::Run(e.to_string())
+    }
+}
+
+/// Drawing or writing a figure failed: the run failed (the path was checked before).
+impl From<pendula::plot::PlotError> for CliError {
+    fn from(e: pendula::plot::PlotError) -> Self {
+        CliError::Run(e.to_string())
+    }
+}
+
 /// Writing a result failed (I/O, HDF5): the run failed. (An output that exists without
 /// --force is refused before any work, by [`prepare_path`].)
 impl From<store::StoreError> for CliError {
@@ -57,6 +98,34 @@ pub struct Common {
 pub struct Outputs {
     pub file: Option<PathBuf>,
     pub plot: Option<PathBuf>,
+}
+
+/// One run of a validated spec: what every analysis's runner is handed.
+pub struct Run<'a> {
+    pub spec: &'a Spec,
+    pub outputs: Outputs,
+    pub common: &'a Common,
+    pub command_line: &'a str,
+}
+
+impl Run<'_> {
+    /// What the run's files record of how they were made.
+    pub fn provenance(&self) -> store::Provenance {
+        store::Provenance::now(self.command_line, &self.spec.text)
+    }
+
+    /// Writes the result file through [`store::write_file`] when the run has one (`-o` or
+    /// `[output] file`).
+    pub fn write(
+        &self,
+        body: impl FnOnce(&store::H5Out) -> Result<(), store::StoreError>,
+    ) -> Result<(), CliError> {
+        if let Some(path) = &self.outputs.file {
+            let prov = self.provenance();
+            store::write_file(path, self.common.force, &prov, &self.spec.title, body)?;
+        }
+        Ok(())
+    }
 }
 
 /// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any

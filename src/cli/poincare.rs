@@ -1,11 +1,11 @@
 //! `pendula poincare`: running the analysis with its exports.
 
-use super::output::{CliError, Common, Outputs};
+use super::output::{CliError, Outputs, Run};
 use super::progress::Bar;
 use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult};
 use pendula::plot::PoincareFigure;
 use pendula::spec::Spec;
-use pendula::store::{self, Provenance};
+use pendula::store::{self};
 use serde_json::json;
 use std::time::Instant;
 
@@ -35,17 +35,11 @@ fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 
     m
 }
 
-pub fn run(
-    spec: &Spec,
-    opts: &PoincareOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, opts: &PoincareOptions) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let start = Instant::now();
     let mut bar = Bar::new("poincare");
-    let result = poincare::poincare(chain(spec), opts, &mut bar)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let result = poincare::poincare(chain(spec), opts, &mut bar)?;
     let wall = start.elapsed().as_secs_f64();
     if result.complete && result.crossings() == 0 {
         return Err(CliError::Input(format!(
@@ -54,21 +48,14 @@ pub fn run(
             opts.orbit.t_max
         )));
     }
-    let prov = Provenance::now(command_line, &spec.text);
-    if let Some(path) = &outputs.file {
-        let info = super::output::run_info(spec)?;
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            store::write_poincare(out, &info, opts, &result)
-        })
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    }
+    let info = super::output::run_info(spec)?;
+    ctx.write(|out| store::write_poincare(out, &info, opts, &result))?;
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {
             pendula::plot::draw_poincare(
                 &PoincareFigure::of_result(&spec.title, chain(spec), opts, &result),
                 path,
-            )
-            .map_err(|e| CliError::Run(e.to_string()))?;
+            )?;
         }
     }
     let res = max_residual(spec, opts, &result);

@@ -1,43 +1,30 @@
 //! `simulate`: integrate one trajectory; HDF5, figure, still figures, JSON summary.
 
-use super::output::{report, CliError, Common, Outputs};
+use super::output::{report, CliError, Outputs, Run};
 use super::progress::Bar;
 use pendula::analysis::cart::CartTrajectory;
 use pendula::analysis::{self, SimulateOptions, Trajectory};
 use pendula::model::CartChain;
 use pendula::spec::{Model, Spec};
-use pendula::store::{self, Provenance};
+use pendula::store::{self};
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
 
-pub fn run(
-    spec: &Spec,
-    opts: &SimulateOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+pub fn run(ctx: &Run, opts: &SimulateOptions) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let chain = match &spec.model {
         Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(spec, sys, opts, outputs, common, command_line),
+        Model::Cart(sys) => return run_cart(ctx, opts, sys),
     };
     let start = Instant::now();
     let mut bar = Bar::new("simulate");
-    let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut bar)
-        .map_err(|e| CliError::Run(e.to_string()))?;
+    let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut bar)?;
     let wall = start.elapsed().as_secs_f64();
-    let prov = Provenance::now(command_line, &spec.text);
-    if let Some(path) = &outputs.file {
-        let info = super::output::run_info(spec)?;
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            store::write_trajectory(out, &info, &tr, Some(opts))
-        })
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    }
+    let info = super::output::run_info(spec)?;
+    ctx.write(|out| store::write_trajectory(out, &info, &tr, Some(opts)))?;
     if let Some(path) = &outputs.plot {
-        pendula::plot::draw_trajectory(&tr, &spec.title, path)
-            .map_err(|e| CliError::Run(e.to_string()))?;
+        pendula::plot::draw_trajectory(&tr, &spec.title, path)?;
     }
     super::animate::draw_figures(spec, &tr)?;
     if common.json {
@@ -88,25 +75,15 @@ fn simulate_summary(
 }
 
 /// The cart chain's trajectory: HDF5, the 3-D figure, the JSON summary.
-fn run_cart(
-    spec: &Spec,
-    sys: &CartChain,
-    opts: &SimulateOptions,
-    outputs: &Outputs,
-    common: &Common,
-    command_line: &str,
-) -> Result<(), CliError> {
+fn run_cart(ctx: &Run, opts: &SimulateOptions, sys: &CartChain) -> Result<(), CliError> {
+    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
     let start = Instant::now();
     let mut bar = Bar::new("simulate");
-    let tr: CartTrajectory = analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut bar)
-        .map_err(|e| CliError::Run(e.to_string()))?;
-    if let Some(path) = &outputs.file {
-        let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            let g = out.group("trajectory")?;
-            store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
-        })?;
-    }
+    let tr: CartTrajectory = analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut bar)?;
+    ctx.write(|out| {
+        let g = out.group("trajectory")?;
+        store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
+    })?;
     if let Some(path) = &outputs.plot {
         draw_cart(spec, sys, &tr, path)?;
     }
@@ -140,5 +117,5 @@ pub(super) fn draw_cart(
         frames: &frames,
         snapshots: 6,
     };
-    pendula::plot::draw_cart_chain(&fig, path).map_err(|e| CliError::Run(e.to_string()))
+    Ok(pendula::plot::draw_cart_chain(&fig, path)?)
 }
