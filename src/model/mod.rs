@@ -56,7 +56,8 @@ pub trait System: Sync {
     /// Power of the non-conservative forces, `dE/dt = θ̇ · Q` (W).
     fn power(&self, t: f64, x: &[f64]) -> f64;
 
-    /// How many leading state components are angles (see [`crate::integrate::Ode::angles`]).
+    /// How many leading state components are angles (an adaptive error norm caps their scale at
+    /// π: an unwrapped angle grows as a link winds).
     fn angles(&self) -> usize {
         0
     }
