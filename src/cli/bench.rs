@@ -20,8 +20,8 @@ pub enum BenchWhich {
         /// Grid edge W (W × W pixels).
         #[arg(long, default_value_t = 256)]
         width: usize,
-        /// End time (s).
-        #[arg(long, default_value_t = 10.0)]
+        /// End time (s): benchmark F's t_max.
+        #[arg(long = "t-end", default_value_t = 10.0)]
         t_max: f64,
         /// Repeats; the best wall time is reported, and all of them.
         #[arg(long, default_value_t = 3)]
@@ -53,12 +53,13 @@ pub enum BenchWhich {
         /// Links N.
         #[arg(long, default_value_t = 3)]
         links: usize,
-        /// Transient (s).
-        #[arg(long, default_value_t = 10.0)]
+        /// Transient (s): benchmark L's t_trans.
+        #[arg(long = "transient", default_value_t = 10.0)]
         t_trans: f64,
-        /// Averaging time T (s).
-        #[arg(long, default_value_t = 200.0)]
-        t: f64,
+        /// End of the run, the transient plus benchmark L's averaging time T (s; default the
+        /// transient + 200).
+        #[arg(long = "t-end")]
+        t_end: Option<f64>,
         /// Repeats; the best wall time is reported, and all of them.
         #[arg(long, default_value_t = 3)]
         repeats: usize,
@@ -102,7 +103,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             }
             if !(t_max.is_finite() && *t_max > 0.0) {
                 return Err(CliError::Input(format!(
-                    "--t-max: must be finite and > 0 (got {t_max})"
+                    "--t-end: must be finite and > 0 (got {t_max})"
                 )));
             }
             set_threads(*threads)?;
@@ -128,10 +129,11 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         BenchWhich::Lyapunov {
             links,
             t_trans,
-            t,
+            t_end,
             repeats,
         } => {
-            let (links, t_trans, t, repeats) = (*links, *t_trans, *t, *repeats);
+            let (links, t_trans, repeats) = (*links, *t_trans, *repeats);
+            let t = t_end.map_or(200.0, |e| e - t_trans);
             if links == 0
                 || t.is_nan()
                 || t <= 0.0
@@ -140,7 +142,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 || repeats == 0
             {
                 return Err(CliError::Input(
-                    "bench lyapunov: --links, --t and --repeats must be > 0 and --t-trans >= 0"
+                    "bench lyapunov: --links and --repeats must be > 0, --transient >= 0 and --t-end > --transient"
                         .into(),
                 ));
             }
