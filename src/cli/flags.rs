@@ -373,14 +373,17 @@ pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -
     }
 }
 
-/// A field unknown to the spec's model or kind (`unknown field \`preset\``) that a flag set:
-/// the flag is refused, by name.
-pub fn refuse_unknown(message: &str, m: &ArgMatches, command: &str) -> Option<String> {
+/// A field unknown to the spec's model (`unknown field \`preset\`` in a cart chain's
+/// `[model]`) that a flag set: the flag is refused, by name. `model` is the model's kind.
+pub fn refuse_unknown(message: &str, m: &ArgMatches, command: &str, model: &str) -> Option<String> {
     let name = message.split("unknown field `").nth(1)?.split('`').next()?;
     let f = given(m, command).find(|f| path_of(f, command).rsplit('.').next() == Some(name))?;
     Some(format!(
-        "--{}: does not apply to this model or analysis (its spec has no field `{name}`)",
-        f.long
+        "--{}: does not apply to the {model} model (its `{}` has no field `{name}`)",
+        f.long,
+        path_of(f, command)
+            .rsplit_once('.')
+            .map_or("spec", |(table, _)| table)
     ))
 }
 

@@ -229,9 +229,15 @@ fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile,
     let mut table = toml::Table::try_from(&file)
         .map_err(|e| CliError::Input(format!("the spec cannot be written as TOML: {e}")))?;
     flags::overlay(&mut table, m, command);
+    let model = table
+        .get("model")
+        .and_then(|t| t.get("kind"))
+        .and_then(|k| k.as_str())
+        .unwrap_or("planar-chain")
+        .to_string();
     table.try_into().map_err(|e: toml::de::Error| {
         let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-        CliError::Input(flags::refuse_unknown(&message, m, command).unwrap_or(message))
+        CliError::Input(flags::refuse_unknown(&message, m, command, &model).unwrap_or(message))
     })
 }
 

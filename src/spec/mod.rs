@@ -221,7 +221,16 @@ pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
 
 /// Parses a stand-alone model file (the `[model]` table's fields at top level).
 pub fn parse_model(text: &str, origin: &str) -> Result<ModelFile, SpecError> {
-    toml::from_str(text).map_err(|e| toml_error(&e, text, origin))
+    toml::from_str(text).map_err(|e| {
+        // A whole spec given as a model file is the likely mistake: say so.
+        match text.parse::<toml::Table>() {
+            Ok(t) if t.contains_key("model") => SpecError::new(
+                origin,
+                "is a spec (it has a [model] table), not a model file: give it with --spec",
+            ),
+            _ => toml_error(&e, text, origin),
+        }
+    })
 }
 
 fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
