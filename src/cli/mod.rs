@@ -214,10 +214,11 @@ fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
     }
     if command != "run" {
         file = with_flags(file, m, command)?;
-    }
-    if let spec::ModelFile::Planar(model) = &mut file.model {
-        if model.preset.is_none() && model.link.is_none() {
-            model.preset = Some("double".into());
+        // The commands' documented default model; a spec run as it is must name its model.
+        if let spec::ModelFile::Planar(model) = &mut file.model {
+            if model.preset.is_none() && model.link.is_none() {
+                model.preset = Some("double".into());
+            }
         }
     }
     file.validate()
