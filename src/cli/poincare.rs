@@ -1,8 +1,9 @@
 //! `pendula poincare`: running the analysis with its exports.
 
-use super::output::{CliError, Outputs, Run};
+use super::output::{planar, CliError, Outputs, Run};
 use super::progress::Bar;
 use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult};
+use pendula::model::Chain;
 use pendula::plot::PoincareFigure;
 use pendula::spec::Spec;
 use pendula::store::{self};
@@ -10,9 +11,9 @@ use serde_json::json;
 use std::time::Instant;
 
 /// Largest section residual |g| over all crossings (angles mod 2π).
-fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
+fn max_residual(chain: &Chain, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
     use pendula::analysis::poincare::Section;
-    let n = chain(spec).links();
+    let n = chain.links();
     let mut m = 0.0f64;
     for x in r
         .shells
@@ -37,14 +38,15 @@ fn max_residual(spec: &Spec, opts: &PoincareOptions, r: &PoincareResult) -> f64 
 
 pub fn run(ctx: &Run, opts: &PoincareOptions) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
+    let chain = planar(spec)?;
     let start = Instant::now();
     let mut bar = Bar::new("poincare");
-    let result = poincare::poincare(chain(spec), opts, &mut bar)?;
+    let result = poincare::poincare(chain, opts, &mut bar)?;
     let wall = start.elapsed().as_secs_f64();
     if result.complete && result.crossings() == 0 {
         return Err(CliError::Input(format!(
-            "poincare.t_max: no orbit crossed the section {} within t_max = {} s (raise --t-max or check the section)",
-            opts.section.describe(chain(spec)),
+            "poincare.t_end: no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
+            opts.section.describe(chain),
             opts.orbit.t_max
         )));
     }
@@ -53,16 +55,19 @@ pub fn run(ctx: &Run, opts: &PoincareOptions) -> Result<(), CliError> {
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {
             pendula::plot::draw_poincare(
-                &PoincareFigure::of_result(&spec.title, chain(spec), opts, &result),
+                &PoincareFigure::of_result(&spec.title, chain, opts, &result),
                 path,
             )?;
         }
     }
-    let res = max_residual(spec, opts, &result);
+    let res = max_residual(chain, opts, &result);
     if common.json {
-        println!("{}", summary(spec, opts, &result, outputs, wall, res));
+        println!(
+            "{}",
+            summary(spec, chain, opts, &result, outputs, wall, res)
+        );
     } else {
-        print!("{}", table(spec, opts, &result, wall, res));
+        print!("{}", table(chain, opts, &result, wall, res));
     }
     if !result.complete {
         return Err(CliError::Run(
@@ -88,7 +93,7 @@ fn shell_stats(s: &poincare::Shell, threshold: f64) -> (usize, usize, usize, Opt
 }
 
 fn table(
-    spec: &Spec,
+    chain: &Chain,
     opts: &PoincareOptions,
     r: &PoincareResult,
     wall: f64,
@@ -96,13 +101,13 @@ fn table(
 ) -> String {
     use std::fmt::Write;
     let mut s = String::new();
-    let _ = writeln!(s, "section {}", opts.section.describe(chain(spec)));
+    let _ = writeln!(s, "section {}", opts.section.describe(chain));
     for (k, sh) in r.shells.iter().enumerate() {
         let (c, short, skipped, chaotic) = shell_stats(sh, opts.chaos_threshold);
         let e = sh.energy.map_or("-".into(), |e| format!("{e:.6} J"));
         let _ = writeln!(
             s,
-            "shell {}: E = {e}, {} orbits, {c} crossings, {short} stopped at t_max, {skipped} unreachable points skipped{}",
+            "shell {}: E = {e}, {} orbits, {c} crossings, {short} stopped at t_end, {skipped} unreachable points skipped{}",
             k + 1,
             sh.orbits.len(),
             chaotic.map_or(String::new(), |n| format!(", {n} chaotic"))
@@ -119,6 +124,7 @@ fn table(
 
 fn summary(
     spec: &Spec,
+    chain: &Chain,
     opts: &PoincareOptions,
     r: &PoincareResult,
     outputs: &Outputs,
@@ -129,8 +135,8 @@ fn summary(
         "kind": "poincare",
         "title": spec.title,
         "model": spec.model_name,
-        "links": chain(spec).links(),
-        "section": opts.section.describe(chain(spec)),
+        "links": chain.links(),
+        "section": opts.section.describe(chain),
         "integrator": spec.method,
         "options": opts,
         "complete": r.complete,
@@ -154,11 +160,4 @@ fn summary(
         "output": outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),
     })
-}
-
-/// The chain of a poincare spec (validated: poincare is offered for the planar chain only).
-fn chain(spec: &Spec) -> &pendula::model::Chain {
-    spec.model
-        .planar()
-        .expect("poincare specs are validated for the planar chain")
 }
