@@ -60,10 +60,5 @@ pub fn run(ctx: &Run, opts: &ControlOptions) -> Result<(), CliError> {
         "constraint_drift": run.trajectory.constraint_drift,
         "complete": run.trajectory.complete, "wall_s": start.elapsed().as_secs_f64(),
     });
-    report(
-        &summary,
-        common.json,
-        outputs.file.is_none() && outputs.plot.is_none(),
-        run.trajectory.complete,
-    )
+    report(&summary, common.json, None, run.trajectory.complete)
 }

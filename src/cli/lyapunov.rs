@@ -1,21 +1,22 @@
 //! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
 //! convergence figures, JSON summary.
 
-use super::output::{f64_json, report, CliError, Run};
+use super::output::{f64_json, num, report, CliError, Run};
 use super::progress::Bar;
-use pendula::analysis::indicators::chain_indicators;
+use pendula::analysis::indicators::{chain_indicators, Indicators};
 use pendula::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Lyapunov,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
 };
 use pendula::model::{CartChain, System};
 use pendula::spec::{LyapunovEstimator, LyapunovRun, Model};
 use pendula::store::{self};
 use serde_json::json;
+use std::fmt::Write;
 use std::time::Instant;
 
 fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     json!({
-        "estimator": format!("{:?}", r.estimator),
+        "estimator": r.estimator.name(),
         "exponents": r.exponents,
         "standard_error": r.standard_error,
         "sum_exponents": r.sum,
@@ -53,7 +54,7 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
     if run.estimator == LyapunovEstimator::Tangent {
         opts.k = Some(1);
     }
-    let (summary, complete) = match (&run.estimator, &run.ensemble) {
+    let (summary, text, complete) = match (&run.estimator, &run.ensemble) {
         (LyapunovEstimator::Sali(io), _) => {
             let r = chain_indicators(chain, &spec.method, &spec.x0, io, &mut bar)?;
             let wall = start.elapsed().as_secs_f64();
@@ -74,7 +75,7 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
                 "t_end": r.t_end, "steps": r.steps, "rhs_evaluations": r.rhs_evaluations,
                 "complete": r.complete, "wall_s": wall,
             });
-            (j, r.complete)
+            (j, sali_text(&r), r.complete)
         }
         (_, Some(ens)) => {
             let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)?;
@@ -93,7 +94,7 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
                 "members": e.members.len(), "mean": e.mean, "std": e.std, "standard_error": e.standard_error,
                 "member0": lyapunov_json(&e.members[0]), "complete": e.complete, "wall_s": wall,
             });
-            (j, e.complete)
+            (j, ensemble_text(&e), e.complete)
         }
         (est, None) => {
             let r = match est {
@@ -111,10 +112,10 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
             j["kind"] = json!("lyapunov");
             j["title"] = json!(spec.title);
             j["wall_s"] = json!(wall);
-            (j, r.complete)
+            (j, spectrum_text(&r), r.complete)
         }
     };
-    report(&summary, common.json, true, complete)
+    report(&summary, common.json, Some(text), complete)
 }
 
 /// The cart chain's spectrum on its constraint manifold.
@@ -144,10 +145,103 @@ fn run_cart(ctx: &Run, run: &LyapunovRun, sys: &CartChain) -> Result<(), CliErro
         "averaged_time": r.averaged_time, "counts": r.counts,
         "complete": r.complete, "wall_s": start.elapsed().as_secs_f64(),
     });
-    report(
-        &summary,
-        common.json,
-        outputs.file.is_none() && outputs.plot.is_none(),
-        r.complete,
-    )
+    report(&summary, common.json, Some(spectrum_text(&r)), r.complete)
+}
+
+/// The text report of a spectrum (or one exponent): what the JSON says, for a reader.
+fn spectrum_text(r: &Lyapunov) -> String {
+    let mut s = String::new();
+    let k = r.exponents.len();
+    let _ = writeln!(
+        s,
+        "Lyapunov exponents ({}, {k} of them): averaged over {} s after a {} s transient, tau = {} s, {}",
+        r.estimator.name(),
+        r.averaged_time,
+        r.transient,
+        r.tau,
+        r.method.name()
+    );
+    let _ = writeln!(
+        s,
+        "  {:>3}  {:>18}  {:>12}",
+        "i", "lambda_i / (1/s)", "std. error"
+    );
+    for (i, (l, e)) in r.exponents.iter().zip(&r.standard_error).enumerate() {
+        let _ = writeln!(s, "  {:>3}  {:>18}  {:>12}", i + 1, num(*l), num(*e));
+    }
+    if k > 1 {
+        let _ = writeln!(
+            s,
+            "  sum = {} +- {} (1/s)",
+            num(r.sum),
+            num(r.sum_standard_error)
+        );
+    }
+    if !r.pair_sums.is_empty() {
+        let pairs: Vec<String> = r.pair_sums.iter().map(|v| num(*v)).collect();
+        let _ = writeln!(
+            s,
+            "  pair sums lambda_i + lambda_(k+1-i): {} (0 for a conservative chain)",
+            pairs.join(", ")
+        );
+    }
+    if let Some(d) = r.kaplan_yorke {
+        let _ = writeln!(s, "  Kaplan-Yorke dimension: {}", num(d));
+    }
+    let _ = writeln!(
+        s,
+        "  energy: E(0) = {} J, relative drift {}",
+        num(r.energy.initial),
+        num(r.energy.relative_drift)
+    );
+    if let Some(c) = r.converged {
+        let _ = writeln!(
+            s,
+            "  converged to the tolerance: {}",
+            if c { "yes" } else { "no" }
+        );
+    }
+    if !r.complete {
+        let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
+    }
+    s
+}
+
+/// The text report of SALI/GALI.
+fn sali_text(r: &Indicators) -> String {
+    let mut s = format!(
+        "SALI over 0..{} s: {}\n  min SALI {} (second half {})\n",
+        r.t_end,
+        r.regularity.name(),
+        num(r.min_sali),
+        num(r.min_sali_second_half)
+    );
+    if let Some(t) = r.chaos_time {
+        let _ = writeln!(s, "  SALI fell below the chaos threshold at t = {t} s");
+    }
+    s
+}
+
+/// The text report of an ensemble: the mean and scatter of each exponent.
+fn ensemble_text(e: &Ensemble) -> String {
+    let mut s = format!(
+        "Lyapunov exponents over an ensemble of {} initial conditions\n",
+        e.members.len()
+    );
+    let _ = writeln!(
+        s,
+        "  {:>3}  {:>18}  {:>12}  {:>12}",
+        "i", "mean / (1/s)", "std", "std. error"
+    );
+    for i in 0..e.mean.len() {
+        let _ = writeln!(
+            s,
+            "  {:>3}  {:>18}  {:>12}  {:>12}",
+            i + 1,
+            num(e.mean[i]),
+            num(e.std[i]),
+            num(e.standard_error[i])
+        );
+    }
+    s
 }

@@ -159,8 +159,17 @@ fn parsed<T: FromArgMatches>(m: &ArgMatches) -> Result<T, CliError> {
 fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
     let (name, m) = matches.subcommand().expect("a subcommand is required");
     match name {
-        "merge" => map::merge_command(&parsed(m)?, command_line),
-        "render" => map::render_command(&parsed(m)?),
+        "merge" => {
+            let a: map::MergeArgs = parsed(m)?;
+            let outs = [a.common.output.clone(), a.common.plot.clone()];
+            closed("merge", outs.iter().flatten(), || {
+                map::merge_command(&a, command_line)
+            })
+        }
+        "render" => {
+            let a: map::RenderArgs = parsed(m)?;
+            closed("render", [&a.output], || map::render_command(&a))
+        }
         "bench" => bench::bench_command(&parsed(m)?),
         "serve" => serve::serve_command(&parsed(m)?),
         _ => {
@@ -174,6 +183,23 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
             execute(&spec, &common, &run, command_line)
         }
     }
+}
+
+/// Runs a command that writes `paths`, then prints its closing line (as [`execute`] does).
+fn closed<'a>(
+    what: &str,
+    paths: impl IntoIterator<Item = &'a PathBuf>,
+    f: impl FnOnce() -> Result<(), CliError>,
+) -> Result<(), CliError> {
+    let mut closing = output::Closing::start();
+    for p in paths {
+        closing.may_write(p);
+    }
+    let result = f();
+    if result.is_ok() {
+        eprintln!("{}", closing.line(what));
+    }
+    result
 }
 
 /// The spec a command describes: its `--spec` file (or the positional one of `run`), with
@@ -253,8 +279,68 @@ fn read_spec(path: &Path, flag: &str) -> Result<SpecFile, CliError> {
     Ok(spec::parse(&text, &path.display().to_string())?)
 }
 
-/// Checks the outputs before any work, then runs the analysis.
+/// Runs a validated spec and ends with the closing stderr line naming what it wrote
+/// ([`output::Closing`]); a run refused as bad input wrote nothing and says only why.
 fn execute(
+    spec: &Spec,
+    common: &Common,
+    run: &map::RunFlags,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let mut closing = output::Closing::start();
+    let plot = common.plot.as_ref().or(spec.output.plot.as_ref());
+    for p in [common.output.as_ref(), spec.output.file.as_ref(), plot]
+        .into_iter()
+        .flatten()
+    {
+        closing.may_write(p);
+    }
+    if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
+        // A map without -o is written beside its figure.
+        closing.may_write(&p.with_extension("h5"));
+    }
+    for (_, p) in spec.figures.paths() {
+        closing.may_write(p);
+    }
+    if let Analysis::Animate(o) = &spec.analysis {
+        if let Some(g) = &o.gif {
+            closing.may_write(g);
+        }
+        if let Some(d) = &o.frames {
+            closing.may_fill(d);
+        }
+    }
+    let result = execute_run(spec, common, run, command_line);
+    let what = describe(spec);
+    match &result {
+        Ok(()) => eprintln!("{}", closing.line(&what)),
+        Err(CliError::Run(_)) if !closing.written().is_empty() => {
+            eprintln!("{}", closing.line(&format!("{what}, incomplete")))
+        }
+        Err(_) => {}
+    }
+    result
+}
+
+/// A few words on what a spec ran, for the closing line.
+fn describe(spec: &Spec) -> String {
+    match &spec.analysis {
+        Analysis::Map(o) => {
+            let (w, h) = (o.grid.width, o.grid.height);
+            let size = if w == h {
+                format!("{w}²")
+            } else {
+                format!("{w}x{h}")
+            };
+            format!("{} map {size}", o.kind.name())
+        }
+        Analysis::Lyapunov(r) => format!("lyapunov {}", r.estimator.name()),
+        other => other.kind().to_string(),
+    }
+}
+
+/// Checks the outputs before any work, then runs the analysis.
+fn execute_run(
     spec: &Spec,
     common: &Common,
     run: &map::RunFlags,

@@ -208,7 +208,7 @@ fn run_cart(ctx: &Run, opts: &modes::ModesOptions, sys: &CartChain) -> Result<()
         "kind": "modes", "model": "cart-chain", "title": spec.title,
         "equilibria": modes.iter().map(cart_modes_json).collect::<Vec<_>>(),
     });
-    report(&summary, common.json, outputs.file.is_none(), true)
+    report(&summary, common.json, Some(cart_modes_text(&modes)), true)
 }
 
 fn cart_modes_json(m: &CartModes) -> serde_json::Value {
@@ -223,4 +223,37 @@ fn cart_modes_json(m: &CartModes) -> serde_json::Value {
         "controllable": m.controllable,
         "controllability_margin": m.controllability_margin,
     })
+}
+
+/// The text report of the cart chain's modes, one block per equilibrium.
+fn cart_modes_text(modes: &[CartModes]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for m in modes {
+        let _ = writeln!(
+            s,
+            "equilibrium {}  ({} unstable, {} zero modes; {}stable, {}controllable, margin {})",
+            m.equilibrium,
+            m.unstable,
+            m.zero_modes,
+            if m.stable { "" } else { "not " },
+            if m.controllable { "" } else { "not " },
+            super::output::num(m.controllability_margin)
+        );
+        let _ = writeln!(
+            s,
+            "  mode  {:>18}  {:>16}",
+            "omega^2 / (rad/s)^2", "omega / (rad/s)"
+        );
+        for (i, (w2, w)) in m.omega2.iter().zip(&m.frequencies).enumerate() {
+            let _ = writeln!(
+                s,
+                "  {:>4}  {:>18}  {:>16}",
+                i + 1,
+                super::output::num(*w2),
+                super::output::num(*w)
+            );
+        }
+    }
+    s
 }

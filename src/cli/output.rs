@@ -155,21 +155,19 @@ pub fn prepare_path(path: &Path, force: bool) -> Result<(), String> {
     store::prepare_output(path, force).map_err(|e| e.to_string())
 }
 
-/// Prints a run's summary (one JSON line with `--json`; else pretty-printed when `pretty`),
-/// then fails the run if it was interrupted (its partial result is already written).
+/// Prints a run's summary: one JSON line on stdout with `--json`, else the human-readable
+/// `text` when the run has one; then fails the run if it was interrupted (its partial result is
+/// already written).
 pub fn report(
     summary: &serde_json::Value,
     json: bool,
-    pretty: bool,
+    text: Option<String>,
     complete: bool,
 ) -> Result<(), CliError> {
     if json {
         println!("{summary}");
-    } else if pretty {
-        println!(
-            "{}",
-            serde_json::to_string_pretty(summary).unwrap_or_default()
-        );
+    } else if let Some(text) = text {
+        print!("{text}");
     }
     if !complete {
         return Err(CliError::Run(
@@ -177,6 +175,21 @@ pub fn report(
         ));
     }
     Ok(())
+}
+
+/// A number for a text report: fixed-point when it reads well, else scientific.
+pub fn num(v: f64) -> String {
+    if !v.is_finite() {
+        return "n/a".into();
+    }
+    let a = v.abs();
+    if a == 0.0 {
+        "0".into()
+    } else if (1e-3..1e5).contains(&a) {
+        format!("{v:.6}")
+    } else {
+        format!("{v:.4e}")
+    }
 }
 
 /// A finite number, or JSON `null` (JSON has no NaN or infinity).
@@ -208,4 +221,84 @@ pub fn planar(spec: &Spec) -> Result<&Chain, CliError> {
             spec.analysis.kind()
         ))
     })
+}
+
+/// A command's closing stderr line: the files it wrote and how long it took, so that a run that
+/// prints nothing else (a figure, a map) still says where its results went.
+pub struct Closing {
+    started: std::time::SystemTime,
+    clock: std::time::Instant,
+    candidates: Vec<PathBuf>,
+    frames: Option<PathBuf>,
+}
+
+impl Closing {
+    /// Starts the clock: only files modified from now on count as written by this run.
+    pub fn start() -> Closing {
+        Closing {
+            started: std::time::SystemTime::now(),
+            clock: std::time::Instant::now(),
+            candidates: Vec::new(),
+            frames: None,
+        }
+    }
+
+    /// A file the run may write (named in the line if it was written).
+    pub fn may_write(&mut self, path: &Path) {
+        if !self.candidates.iter().any(|p| p == path) {
+            self.candidates.push(path.to_path_buf());
+        }
+    }
+
+    /// A folder of numbered frames the run may fill.
+    pub fn may_fill(&mut self, dir: &Path) {
+        self.frames = Some(dir.to_path_buf());
+    }
+
+    fn fresh(&self, path: &Path) -> bool {
+        // A small slack for file systems whose modification times are coarser than the clock.
+        let since = self.started - std::time::Duration::from_millis(20);
+        std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| t >= since)
+    }
+
+    /// What the run wrote, as the line names it.
+    pub fn written(&self) -> Vec<String> {
+        let mut names: Vec<String> = self
+            .candidates
+            .iter()
+            .filter(|p| p.is_file() && self.fresh(p))
+            .map(|p| p.display().to_string())
+            .collect();
+        if let Some(dir) = &self.frames {
+            let frames = std::fs::read_dir(dir)
+                .map(|d| {
+                    d.filter_map(Result::ok)
+                        .filter(|e| self.fresh(&e.path()))
+                        .count()
+                })
+                .unwrap_or(0);
+            if frames > 0 {
+                names.push(format!("{}/ ({frames} frames)", dir.display()));
+            }
+        }
+        names
+    }
+
+    /// The closing line: `wrote A, B (what, 2.8 s)`, or `what: done in 0.1 s, no files written`.
+    pub fn line(&self, what: &str) -> String {
+        let secs = self.clock.elapsed().as_secs_f64();
+        let took = if secs < 10.0 {
+            format!("{secs:.2} s")
+        } else {
+            format!("{secs:.1} s")
+        };
+        let names = self.written();
+        if names.is_empty() {
+            format!("{what}: done in {took}, no files written")
+        } else {
+            format!("wrote {} ({what}, {took})", names.join(", "))
+        }
+    }
 }

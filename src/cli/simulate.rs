@@ -96,12 +96,7 @@ fn run_cart(ctx: &Run, opts: &SimulateOptions, sys: &CartChain) -> Result<(), Cl
         "steps": tr.stats.steps, "rhs_evaluations": tr.stats.evals,
         "complete": tr.complete, "wall_s": start.elapsed().as_secs_f64(),
     });
-    report(
-        &summary,
-        common.json,
-        outputs.file.is_none() && outputs.plot.is_none(),
-        tr.complete,
-    )
+    report(&summary, common.json, None, tr.complete)
 }
 
 /// The cart chain's figure: snapshots of the chain in 3-D.
