@@ -29,13 +29,21 @@ pub fn main() -> ExitCode {
         Ok(m) => m,
         Err(e) if !e.use_stderr() => e.exit(), // --help, --version
         Err(e) => {
-            // clap's message is several lines (usage, tips); keep the one that names the flag.
+            // clap's message is several lines (usage, tips); keep its first paragraph, which
+            // names the flag or the missing arguments, on one line.
             let text = e.render().to_string();
-            let line = text
+            let first: Vec<&str> = text
                 .lines()
-                .find(|l| !l.trim().is_empty())
-                .unwrap_or("invalid arguments");
-            eprintln!("{} (see --help)", line.trim());
+                .skip_while(|l| l.trim().is_empty())
+                .take_while(|l| !l.trim().is_empty() && !l.starts_with("Usage:"))
+                .collect();
+            let line = one_line(&first.join(" "));
+            let line = if line.is_empty() {
+                "error: invalid arguments".to_string()
+            } else {
+                line
+            };
+            eprintln!("{line} (see --help)");
             return ExitCode::from(2);
         }
     };
@@ -43,14 +51,34 @@ pub fn main() -> ExitCode {
     match dispatch(&matches, &command_line) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Input(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", one_line(&m));
             ExitCode::from(2)
         }
         Err(CliError::Run(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", one_line(&m));
             ExitCode::from(1)
         }
     }
+}
+
+/// An error message as one line: runs of whitespace (an HDF5 message's newlines among them)
+/// become one space, and other control characters from the user's values are shown escaped,
+/// never sent raw to the terminal.
+fn one_line(m: &str) -> String {
+    let mut out = String::with_capacity(m.len());
+    for word in m.split_whitespace() {
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        for c in word.chars() {
+            if c.is_control() {
+                out.extend(c.escape_default());
+            } else {
+                out.push(c);
+            }
+        }
+    }
+    out
 }
 
 /// The commands that run a spec, with their one-line help.
@@ -142,11 +170,11 @@ fn cli() -> Command {
         "Draw the figure of a map file.",
     ))
     .subcommand(about(
-        bench::BenchArgs::augment_args(Command::new("bench")),
+        bench::BenchArgs::augment_args(Command::new("bench").allow_negative_numbers(true)),
         "Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).",
     ))
     .subcommand(about(
-        serve::ServeArgs::augment_args(Command::new("serve")),
+        serve::ServeArgs::augment_args(Command::new("serve").allow_negative_numbers(true)),
         "Live viewer in the browser (binds 127.0.0.1 only).",
     ))
 }
@@ -262,8 +290,9 @@ fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile,
         .and_then(|k| k.as_str())
         .unwrap_or("planar-chain")
         .to_string();
-    table.try_into().map_err(|e: toml::de::Error| {
-        let message = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
+    serde_path_to_error::deserialize(table).map_err(|e| {
+        let text = e.inner().message().split_whitespace().collect::<Vec<_>>();
+        let message = spec::name_field(&e.path().to_string(), &text.join(" "));
         CliError::Input(flags::refuse_unknown(&message, m, command, &model).unwrap_or(message))
     })
 }
@@ -372,7 +401,24 @@ fn execute_run(
             "nothing to write: give -o FILE.h5, --plot FILE.png|svg or --json (or [output] in the spec)".into(),
         ));
     }
-    for (flag, p) in [("-o", &outputs.file), ("--plot", &outputs.plot)] {
+    // Name what the path came from: the flag, or the spec's `[output]` field.
+    let source = |flag: &'static str, given: bool, field: &'static str| {
+        if given {
+            flag
+        } else {
+            field
+        }
+    };
+    for (flag, p) in [
+        (
+            source("-o", common.output.is_some(), "output.file"),
+            &outputs.file,
+        ),
+        (
+            source("--plot", common.plot.is_some(), "output.plot"),
+            &outputs.plot,
+        ),
+    ] {
         if let Some(p) = p {
             output::prepare_path(p, common.force)
                 .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;

@@ -143,10 +143,20 @@ impl LyapunovSpec {
                 format!("leaves an averaging time shorter than tau ({time} < {tau})"),
             ));
         }
-        if (transient + time) / tau > 1e10 {
+        let intervals = (transient + time) / tau;
+        if intervals > 1e10 {
+            // Name the field the user set: a long run at the default tau is t_end's doing.
+            let field = if self.t_end.is_some() {
+                "lyapunov.t_end"
+            } else {
+                "lyapunov.tau"
+            };
             return Err(SpecError::new(
-                "lyapunov.tau",
-                "gives more than 1e10 intervals",
+                field,
+                format!(
+                    "{} s at tau = {tau} s is {intervals:.1e} re-orthonormalization intervals, more than 1e10 (raise tau or shorten t_end)",
+                    transient + time
+                ),
             ));
         }
         let tolerance = match self.tolerance {

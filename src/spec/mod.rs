@@ -216,19 +216,62 @@ struct Validated {
 
 /// Parses TOML text; the error is one line with the line:column of the problem.
 pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
-    toml::from_str(text).map_err(|e| toml_error(&e, text, origin))
+    from_toml(text, origin)
+}
+
+/// Deserializes `text`, naming in an error the field it is about (`initial.theta[1]`) beside
+/// its line and column.
+fn from_toml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T, SpecError> {
+    let de = toml::Deserializer::parse(text).map_err(|e| toml_error(&e, text, origin))?;
+    serde_path_to_error::deserialize(de).map_err(|e| {
+        let path = e.path().to_string();
+        let err = toml_error(e.inner(), text, origin);
+        SpecError::new(err.field, name_field(&path, &err.message))
+    })
+}
+
+/// Marks the field an error inside a nested deserialization is about (the `[model]` table is
+/// deserialized in a second pass, which the outer path cannot see into); [`name_field`] reads
+/// the mark back.
+const FIELD_MARK: char = '\u{1f}';
+
+pub(crate) fn mark_field(path: &str, message: &str) -> String {
+    if path.is_empty() || path == "." {
+        message.to_string()
+    } else {
+        format!("{FIELD_MARK}{path}{FIELD_MARK}{message}")
+    }
+}
+
+/// A deserialization message naming its field: `model.gravity: invalid type …` from the outer
+/// path `model` and a message marked by [`mark_field`] (or unmarked, naming `path` alone).
+pub fn name_field(path: &str, message: &str) -> String {
+    let path = if path == "." { "" } else { path };
+    let (inner, rest) = match message
+        .strip_prefix(FIELD_MARK)
+        .and_then(|m| m.split_once(FIELD_MARK))
+    {
+        Some((inner, rest)) => (inner, rest),
+        None => ("", message),
+    };
+    match (path.is_empty(), inner.is_empty()) {
+        (true, true) => rest.to_string(),
+        (false, true) => format!("{path}: {rest}"),
+        (true, false) => format!("{inner}: {rest}"),
+        (false, false) => format!("{path}.{inner}: {rest}"),
+    }
 }
 
 /// Parses a stand-alone model file (the `[model]` table's fields at top level).
 pub fn parse_model(text: &str, origin: &str) -> Result<ModelFile, SpecError> {
-    toml::from_str(text).map_err(|e| {
+    from_toml(text, origin).map_err(|e| {
         // A whole spec given as a model file is the likely mistake: say so.
         match text.parse::<toml::Table>() {
             Ok(t) if t.contains_key("model") => SpecError::new(
                 origin,
                 "is a spec (it has a [model] table), not a model file: give it with --spec",
             ),
-            _ => toml_error(&e, text, origin),
+            _ => e,
         }
     })
 }

@@ -129,15 +129,18 @@ impl<'de> Deserialize<'de> for ModelFile {
             .map(|k| k.as_str().unwrap_or("?").to_string());
         let value = toml::Value::Table(table);
         match kind.as_deref() {
-            None | Some(PLANAR) => value.try_into().map(ModelFile::Planar),
-            Some(CART) => value.try_into().map(ModelFile::Cart),
+            None | Some(PLANAR) => serde_path_to_error::deserialize(value).map(ModelFile::Planar),
+            Some(CART) => serde_path_to_error::deserialize(value).map(ModelFile::Cart),
             Some(other) => {
                 return Err(D::Error::custom(format!(
                     "unknown model kind `{other}` (expected {PLANAR} or {CART})"
                 )))
             }
         }
-        .map_err(|e| D::Error::custom(e.message().split_whitespace().collect::<Vec<_>>().join(" ")))
+        .map_err(|e| {
+            let message = e.inner().message().split_whitespace().collect::<Vec<_>>();
+            D::Error::custom(super::mark_field(&e.path().to_string(), &message.join(" ")))
+        })
     }
 }
 

@@ -1,0 +1,126 @@
+//! Error messages name what the user gave: the flag, or the spec field (with its line), on one
+//! line, with control characters escaped.
+
+use assert_cmd::Command;
+use std::path::Path;
+
+/// Runs `args` in `dir`; asserts exit 2 and one stderr line, and returns it.
+fn refused(dir: &Path, args: &[&str]) -> String {
+    let out = Command::cargo_bin("pendula")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(
+        err.trim_end().lines().count(),
+        1,
+        "{args:?}: not one line: {err}"
+    );
+    assert!(
+        !err.bytes().any(|b| b < 0x20 && b != b'\n'),
+        "{args:?}: raw control bytes in {err:?}"
+    );
+    err
+}
+
+fn spec(dir: &Path, name: &str, text: &str) -> String {
+    std::fs::write(dir.join(name), text).unwrap();
+    name.to_string()
+}
+
+#[test]
+fn a_long_lyapunov_run_names_t_end_not_tau() {
+    let d = tempfile::tempdir().unwrap();
+    let e = refused(d.path(), &["lyapunov", "--theta", "2,2", "--t-end", "1e9"]);
+    assert!(e.contains("--t-end"), "{e}");
+    assert!(!e.contains("--tau:"), "{e}");
+    // With tau given too, the message still names the run's length and tau's value.
+    let e = refused(
+        d.path(),
+        &[
+            "lyapunov", "--theta", "2,2", "--t-end", "1e9", "--tau", "1e-3",
+        ],
+    );
+    assert!(e.contains("tau = 0.001"), "{e}");
+}
+
+#[test]
+fn an_existing_output_named_by_the_spec_names_the_spec_field() {
+    let d = tempfile::tempdir().unwrap();
+    let s = spec(
+        d.path(),
+        "s.toml",
+        "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+         [simulate]\nt_end = 0.2\n[output]\nfile = \"s.h5\"\nplot = \"s.png\"\n",
+    );
+    std::fs::write(d.path().join("s.png"), b"old").unwrap();
+    let e = refused(d.path(), &["run", &s]);
+    assert!(e.contains("output.plot"), "{e}");
+    assert!(!e.contains("--plot"), "{e}");
+    // Given as a flag, the flag is named.
+    let e = refused(
+        d.path(),
+        &["simulate", "--spec", &s, "--plot", "s.png", "-o", "t.h5"],
+    );
+    assert!(e.contains("--plot"), "{e}");
+}
+
+#[test]
+fn missing_arguments_and_bad_values_are_named() {
+    let d = tempfile::tempdir().unwrap();
+    let e = refused(d.path(), &["render"]);
+    assert!(e.contains("<INPUT>") && e.contains("--output"), "{e}");
+    let e = refused(d.path(), &["merge"]);
+    assert!(e.contains("<SHARD.h5>"), "{e}");
+    let e = refused(d.path(), &["serve", "--port", "-1"]);
+    assert!(e.contains("--port"), "{e}");
+}
+
+#[test]
+fn spec_type_errors_name_the_field_and_its_line() {
+    let d = tempfile::tempdir().unwrap();
+    let cases = [
+        (
+            "kind = \"simulate\"\n[initial]\ntheta = [1.0, \"a\"]\n",
+            "initial.theta[1]",
+            "s.toml:3:",
+        ),
+        (
+            "kind = \"simulate\"\n[model]\npreset = \"double\"\ngravity = \"x\"\n",
+            "model.gravity",
+            "s.toml:",
+        ),
+        (
+            "kind = \"simulate\"\n[model]\nkind = \"cart-chain\"\nlinks = \"x\"\n",
+            "model.links",
+            "s.toml:",
+        ),
+        (
+            "kind = \"simulate\"\n[simulate]\nt_end = \"x\"\n",
+            "simulate.t_end",
+            "s.toml:3:",
+        ),
+    ];
+    for (text, field, at) in cases {
+        let s = spec(d.path(), "s.toml", text);
+        let e = refused(d.path(), &["run", &s]);
+        assert!(e.contains(field), "{text}: {e}");
+        assert!(e.contains(at), "{text}: {e}");
+    }
+}
+
+#[test]
+fn control_characters_in_values_are_escaped() {
+    let d = tempfile::tempdir().unwrap();
+    let s = spec(
+        d.path(),
+        "s.toml",
+        "kind = \"simulate\"\n[model]\npreset = \"dou\\u001b[31mble\"\n",
+    );
+    let e = refused(d.path(), &["run", &s]);
+    assert!(e.contains("model.preset"), "{e}");
+    assert!(e.contains("\\u{1b}[31m"), "{e}");
+}
