@@ -1,11 +1,17 @@
 //! The live viewer over loopback: the page is served, frames stream, controls act, and
-//! malformed, hostile or oversized messages are rejected while the server keeps serving.
+//! malformed, hostile or oversized messages are rejected while the server keeps serving; only
+//! the viewer's own origin is served, and idle sockets, slow heads and clients that stop reading
+//! lose their slots within the stated bounds.
 //! Also runs the headless-Chromium test (tests/browser) when PENDULA_REQUIRE_BROWSER=1.
 
+use pendula::serve::engine::Request;
+use pendula::serve::{Limits, Server};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
+use tungstenite::client::IntoClientRequest;
+use tungstenite::http::HeaderValue;
 use tungstenite::{connect, Message};
 
 struct Viewer {
@@ -22,8 +28,13 @@ impl Drop for Viewer {
 
 /// Starts `pendula serve --port 0` and reads the address it printed.
 fn start() -> Viewer {
+    start_with(4)
+}
+
+fn start_with(max_clients: usize) -> Viewer {
     let mut child = Command::new(assert_cmd::cargo::cargo_bin("pendula"))
-        .args(["serve", "--port", "0", "--max-clients", "4"])
+        .args(["serve", "--port", "0", "--max-clients"])
+        .arg(max_clients.to_string())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()
@@ -44,7 +55,11 @@ fn start() -> Viewer {
 type Ws = tungstenite::WebSocket<tungstenite::stream::MaybeTlsStream<TcpStream>>;
 
 fn open(v: &Viewer) -> Ws {
-    let (ws, _) = connect(format!("ws://{}/ws", v.addr)).unwrap();
+    open_at(&v.addr)
+}
+
+fn open_at(addr: &str) -> Ws {
+    let (ws, _) = connect(format!("ws://{addr}/ws")).unwrap();
     ws
 }
 
@@ -68,6 +83,20 @@ fn http_get(addr: &str, path: &str) -> String {
     let mut body = String::new();
     s.read_to_string(&mut body).unwrap();
     body
+}
+
+/// Whether a `GET /` is turned away at once for want of a slot. The server answers 503 and
+/// closes without reading the request (its accept loop must never block), so the kernel may
+/// reset the connection and the reply be lost: a reset or an empty reply counts as refused too.
+fn refused_busy(addr: &str) -> bool {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+    let _ = write!(s, "GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n");
+    let mut reply = Vec::new();
+    match s.read_to_end(&mut reply) {
+        Ok(_) => reply.is_empty() || reply.starts_with(b"HTTP/1.1 503"),
+        Err(e) => e.kind() == std::io::ErrorKind::ConnectionReset,
+    }
 }
 
 #[test]
@@ -182,9 +211,359 @@ fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
     assert!(http_get(&v.addr, "/").starts_with("HTTP/1.1 200"));
 }
 
+/// A library server with `limits` on a free port, serving on a thread for the rest of the test
+/// process; its address.
+fn serve_lib(max_clients: usize, limits: Limits) -> String {
+    let server = Server::bind_with(0, max_clients, limits).unwrap();
+    let addr = server.local_addr().to_string();
+    std::thread::spawn(move || server.run());
+    addr
+}
+
+/// Short bounds, so the slot tests take a fraction of a second each.
+fn short_limits() -> Limits {
+    Limits {
+        first_byte: Duration::from_millis(300),
+        head: Duration::from_millis(800),
+        stall: Duration::from_millis(400),
+        ping_every: Duration::from_millis(100),
+    }
+}
+
+/// Sends `head` as it is and returns the whole reply.
+fn raw(addr: &str, head: &str) -> String {
+    let mut s = TcpStream::connect(addr).unwrap();
+    s.set_read_timeout(Some(Duration::from_secs(10))).unwrap();
+    s.write_all(head.as_bytes()).unwrap();
+    let mut reply = String::new();
+    let _ = s.read_to_string(&mut reply);
+    reply
+}
+
+/// Polls `GET /` until it is served (not 503); the time that took.
+fn time_to_a_free_slot(addr: &str, within: Duration) -> Duration {
+    let t0 = Instant::now();
+    while t0.elapsed() < within {
+        if !refused_busy(addr) {
+            assert!(http_get(addr, "/").starts_with("HTTP/1.1 200"));
+            return t0.elapsed();
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    panic!("no free slot within {within:?}");
+}
+
+/// A WebSocket client that completes the handshake and then never reads.
+fn stalled_reader(addr: &str) -> tungstenite::WebSocket<TcpStream> {
+    let stream = TcpStream::connect(addr).unwrap();
+    let (ws, _) = tungstenite::client::client(format!("ws://{addr}/ws"), stream).unwrap();
+    ws
+}
+
+#[test]
+fn foreign_origin_and_host_are_refused_with_403() {
+    let addr = serve_lib(4, Limits::default());
+    let port = addr.rsplit_once(':').unwrap().1;
+    let get = |host: &str, extra: &str| {
+        raw(
+            &addr,
+            &format!("GET / HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n"),
+        )
+    };
+    assert!(get(&addr, "").starts_with("HTTP/1.1 200"));
+    assert!(get(&format!("localhost:{port}"), "").starts_with("HTTP/1.1 200"));
+    assert!(get(&format!("LocalHost:{port}"), "").starts_with("HTTP/1.1 200"));
+    let own = format!("Origin: http://localhost:{port}\r\n");
+    assert!(get(&addr, &own).starts_with("HTTP/1.1 200"));
+    // DNS rebinding: a foreign name, or our address on another port.
+    for host in [
+        format!("evil.example:{port}"),
+        "evil.example".to_string(),
+        "127.0.0.1:1".to_string(),
+        format!("127.0.0.2:{port}"),
+    ] {
+        let reply = get(&host, "");
+        assert!(reply.starts_with("HTTP/1.1 403"), "{host}: {reply:.60}");
+        assert!(reply.contains("Host must be 127.0.0.1:"), "{reply}");
+    }
+    let no_host = raw(&addr, "GET / HTTP/1.1\r\n\r\n");
+    assert!(no_host.starts_with("HTTP/1.1 403"), "{no_host:.60}");
+    let reply = get(&addr, "Origin: http://evil.example\r\n");
+    assert!(reply.starts_with("HTTP/1.1 403"), "{reply:.60}");
+
+    // The WebSocket: a foreign (or opaque) Origin or Host is 403, never 101. The upgrade
+    // gives the socket (after a 101) or the HTTP status it was refused with.
+    let upgrade = |host: &str, origin: Option<&str>| -> Result<Ws, u16> {
+        let mut req = format!("ws://{addr}/ws").into_client_request().unwrap();
+        req.headers_mut()
+            .insert("Host", HeaderValue::from_str(host).unwrap());
+        if let Some(o) = origin {
+            req.headers_mut()
+                .insert("Origin", HeaderValue::from_str(o).unwrap());
+        }
+        match connect(req) {
+            Ok((ws, resp)) => {
+                assert_eq!(resp.status(), 101);
+                Ok(ws)
+            }
+            Err(tungstenite::Error::Http(resp)) => Err(resp.status().as_u16()),
+            Err(e) => panic!("{host} {origin:?}: {e}"),
+        }
+    };
+    for (host, origin) in [
+        (addr.clone(), Some("http://evil.example")),
+        (addr.clone(), Some(&*format!("http://evil.example:{port}"))),
+        (addr.clone(), Some(&*format!("https://127.0.0.1:{port}"))),
+        (addr.clone(), Some("null")),
+        (format!("evil.example:{port}"), None),
+    ] {
+        match upgrade(&host, origin) {
+            Err(status) => assert_eq!(status, 403, "{host} {origin:?}"),
+            Ok(_) => panic!("{host} {origin:?}: upgraded"),
+        }
+    }
+    // The page's own origin, and a script without Origin, get frames.
+    for origin in [
+        Some(format!("http://127.0.0.1:{port}")),
+        Some(format!("http://localhost:{port}")),
+        None,
+    ] {
+        let mut ws = upgrade(&addr, origin.as_deref()).unwrap();
+        assert_eq!(next(&mut ws, "frame")["n"], 3, "{origin:?}");
+    }
+}
+
+#[test]
+fn idle_sockets_and_slow_heads_lose_their_slots() {
+    let limits = short_limits();
+    let addr = serve_lib(4, limits);
+    // Four sockets that never send a byte take every slot ...
+    let t0 = Instant::now();
+    let idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&addr).unwrap()).collect();
+    std::thread::sleep(Duration::from_millis(50));
+    assert!(refused_busy(&addr));
+    // ... until the first-byte deadline: each is answered 408 and closed.
+    for mut s in idle {
+        let mut reply = String::new();
+        s.set_read_timeout(Some(Duration::from_secs(5))).unwrap();
+        let _ = s.read_to_string(&mut reply);
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply:.60}");
+    }
+    let freed = t0.elapsed();
+    assert!(freed >= limits.first_byte, "{freed:?}");
+    let waited = time_to_a_free_slot(&addr, Duration::from_secs(2));
+    assert!(
+        freed + waited < limits.first_byte + Duration::from_secs(1),
+        "{freed:?} + {waited:?}"
+    );
+
+    // A slow loris: one byte every 150 ms (each gap well inside any per-read timeout) is cut
+    // off at the head's total deadline, not kept alive by its trickle.
+    let lorises: Vec<_> = (0..4)
+        .map(|_| {
+            let addr = addr.clone();
+            std::thread::spawn(move || {
+                let mut s = TcpStream::connect(&addr).unwrap();
+                let t0 = Instant::now();
+                s.set_read_timeout(Some(Duration::from_millis(150)))
+                    .unwrap();
+                let mut reply = Vec::new();
+                for &b in
+                    b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Pad: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+                {
+                    if s.write_all(&[b]).is_err() {
+                        break;
+                    }
+                    let mut buf = [0u8; 256];
+                    match s.read(&mut buf) {
+                        Ok(0) => break,
+                        Ok(k) => {
+                            reply.extend_from_slice(&buf[..k]);
+                            break;
+                        }
+                        Err(_) => {}
+                    }
+                }
+                (t0.elapsed(), String::from_utf8_lossy(&reply).into_owned())
+            })
+        })
+        .collect();
+    std::thread::sleep(Duration::from_millis(300));
+    assert!(refused_busy(&addr), "lorises hold the slots");
+    for l in lorises {
+        let (cut, reply) = l.join().unwrap();
+        assert!(reply.starts_with("HTTP/1.1 408"), "{reply:.60}");
+        assert!(
+            cut >= limits.head && cut < limits.head + Duration::from_secs(1),
+            "cut after {cut:?}"
+        );
+    }
+    time_to_a_free_slot(&addr, Duration::from_millis(500));
+}
+
+#[test]
+fn stalled_readers_lose_their_slots_and_live_readers_keep_theirs() {
+    let limits = short_limits();
+    let addr = serve_lib(4, limits);
+    let t0 = Instant::now();
+    let stalled: Vec<_> = (0..4).map(|_| stalled_reader(&addr)).collect();
+    assert!(refused_busy(&addr));
+    // A client that stops reading is dropped once a ping has gone unanswered for `stall`.
+    time_to_a_free_slot(&addr, Duration::from_secs(3));
+    let freed = t0.elapsed();
+    let bound = limits.stall + limits.ping_every;
+    assert!(
+        freed >= limits.stall && freed < bound + Duration::from_secs(1),
+        "freed after {freed:?}"
+    );
+    drop(stalled);
+    // A client that keeps reading stays connected over many stall bounds.
+    let mut ws = open_at(&addr);
+    let t0 = Instant::now();
+    let mut frames = 0;
+    while t0.elapsed() < limits.stall * 4 {
+        match ws.read() {
+            Ok(Message::Text(_)) => frames += 1,
+            Ok(_) => {}
+            Err(e) => panic!("a reading client was dropped after {:?}: {e}", t0.elapsed()),
+        }
+    }
+    assert!(frames > 30, "{frames} frames");
+}
+
+#[test]
+fn default_limits_are_the_documented_ones() {
+    // The numbers the module doc and the README state.
+    assert_eq!(
+        Limits::default(),
+        Limits {
+            first_byte: Duration::from_secs(2),
+            head: Duration::from_secs(5),
+            stall: Duration::from_secs(2),
+            ping_every: Duration::from_millis(500),
+        }
+    );
+    // And `pendula serve` uses them: an idle socket is answered 408 at 2 s, a loris sending a
+    // byte every 4 s (each gap under any 5 s read timeout) at 5 s, and a client that stops
+    // reading is dropped within 2.5 s.
+    let v = start_with(2);
+    let idle = std::thread::spawn({
+        let addr = v.addr.clone();
+        move || {
+            let mut s = TcpStream::connect(&addr).unwrap();
+            let t0 = Instant::now();
+            let mut reply = String::new();
+            let _ = s.read_to_string(&mut reply);
+            (t0.elapsed(), reply)
+        }
+    });
+    let mut s = TcpStream::connect(&v.addr).unwrap();
+    let t0 = Instant::now();
+    s.set_read_timeout(Some(Duration::from_secs(4))).unwrap();
+    let mut reply = Vec::new();
+    for &b in b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\n" {
+        if s.write_all(&[b]).is_err() {
+            break;
+        }
+        let mut buf = [0u8; 256];
+        match s.read(&mut buf) {
+            Ok(0) => break,
+            Ok(k) => {
+                reply.extend_from_slice(&buf[..k]);
+                break;
+            }
+            Err(_) => {}
+        }
+    }
+    let cut = t0.elapsed();
+    assert!(
+        reply.starts_with(b"HTTP/1.1 408"),
+        "{}",
+        String::from_utf8_lossy(&reply)
+    );
+    assert!(
+        cut >= Duration::from_secs(5) && cut < Duration::from_millis(6500),
+        "{cut:?}"
+    );
+    let (idle_cut, idle_reply) = idle.join().unwrap();
+    assert!(idle_reply.starts_with("HTTP/1.1 408"), "{idle_reply:.60}");
+    assert!(
+        idle_cut >= Duration::from_secs(2) && idle_cut < Duration::from_millis(3500),
+        "{idle_cut:?}"
+    );
+
+    let t0 = Instant::now();
+    let _stalled = [stalled_reader(&v.addr), stalled_reader(&v.addr)];
+    assert!(refused_busy(&v.addr));
+    time_to_a_free_slot(&v.addr, Duration::from_secs(5));
+    let freed = t0.elapsed();
+    assert!(
+        freed >= Duration::from_secs(2) && freed < Duration::from_millis(4000),
+        "{freed:?}"
+    );
+}
+
+#[test]
+fn unknown_fields_are_refused_in_every_message_type() {
+    // Each message type parses as documented, and the same message with one extra field is
+    // refused (serde ignores extras of tagged unit variants, hence `reset {}`).
+    for (good, bad) in [
+        (
+            r#"{"type":"config","n":3}"#,
+            r#"{"type":"config","n":3,"extra":1}"#,
+        ),
+        (
+            r#"{"type":"pause","paused":true}"#,
+            r#"{"type":"pause","paused":true,"extra":1}"#,
+        ),
+        (r#"{"type":"reset"}"#, r#"{"type":"reset","extra":1}"#),
+        (
+            r#"{"type":"set_angles","theta":[1,2,3]}"#,
+            r#"{"type":"set_angles","theta":[1,2,3],"extra":1}"#,
+        ),
+    ] {
+        serde_json::from_str::<Request>(good).unwrap_or_else(|e| panic!("{good}: {e}"));
+        let e = serde_json::from_str::<Request>(bad).expect_err(bad);
+        assert!(
+            e.to_string().contains("unknown field `extra`"),
+            "{bad}: {e}"
+        );
+    }
+    // Over the socket: an error reply each, and the state is unchanged (still running, not
+    // reset, the angles not taken, the chain still three links).
+    let addr = serve_lib(4, Limits::default());
+    let mut ws = open_at(&addr);
+    let mut f = next(&mut ws, "frame");
+    while f["t"].as_f64().unwrap() < 0.3 {
+        f = next(&mut ws, "frame");
+    }
+    for bad in [
+        r#"{"type":"config","n":5,"extra":1}"#,
+        r#"{"type":"pause","paused":true,"extra":1}"#,
+        r#"{"type":"reset","extra":1}"#,
+        r#"{"type":"set_angles","theta":[0.1,0.2,0.3],"extra":1}"#,
+    ] {
+        let t_before = f["t"].as_f64().unwrap();
+        ws.send(Message::text(bad)).unwrap();
+        let e = next(&mut ws, "error");
+        assert!(
+            e["message"]
+                .as_str()
+                .unwrap()
+                .contains("unknown field `extra`"),
+            "{bad}: {e}"
+        );
+        f = next(&mut ws, "frame");
+        assert!(f["t"].as_f64().unwrap() > t_before, "{bad} changed the run");
+        assert_eq!(f["n"], 3, "{bad}");
+        assert_eq!(f["paused"], false, "{bad}");
+        assert_ne!(f["theta"][0], 0.1, "{bad}");
+    }
+}
+
 #[test]
 fn engine_steps_match_seed_002_time_scaling() {
-    use pendula::serve::engine::{Engine, Request, Settings};
+    use pendula::serve::engine::{Engine, Settings};
     let mut e = Engine::new(Settings::triple());
     e.apply(Request::Config {
         n: None,

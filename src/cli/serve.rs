@@ -26,8 +26,13 @@ pub fn serve_command(a: &ServeArgs) -> Result<(), CliError> {
             a.port
         ))
     })?;
-    println!("pendula viewer at http://{}/", server.local_addr());
-    eprintln!("serving on 127.0.0.1 only; Ctrl-C stops");
+    let addr = server.local_addr();
+    println!("pendula viewer at http://{addr}/");
+    // The origin checks refuse any other name or port (an SSH tunnel must keep the port).
+    eprintln!(
+        "serving on 127.0.0.1 only, to http://127.0.0.1:{p} and http://localhost:{p}; Ctrl-C stops",
+        p = addr.port()
+    );
     server.run();
     Ok(())
 }

@@ -88,8 +88,9 @@ pub enum Request {
     Pause {
         paused: bool,
     },
-    /// Back to the initial angles at t = 0.
-    Reset,
+    /// Back to the initial angles at t = 0. Written `{}` because serde ignores extra fields of
+    /// an internally tagged unit variant: as an empty struct variant, `"extra":1` is refused.
+    Reset {},
     /// New initial angles (the mouse drag), released from rest.
     SetAngles {
         theta: Vec<f64>,
@@ -166,7 +167,7 @@ impl Engine {
     pub fn apply(&mut self, req: Request) -> Result<(), String> {
         match req {
             Request::Pause { paused } => self.paused = paused,
-            Request::Reset => self.reset(),
+            Request::Reset {} => self.reset(),
             Request::SetAngles { theta } => {
                 let n = self.settings.links();
                 if theta.len() != n {

@@ -1,5 +1,6 @@
 // Headless-Chromium test of the live viewer: the page loads, the chain moves, the N control
-// changes the number of drawn links, and pause stops the motion.
+// changes the number of drawn links, pause stops the motion, and the phase plot has labelled
+// axes with ticks and units whose range covers the orbit.
 // Needs a running `pendula serve` at PENDULA_URL (tests/serve.rs starts one) and Debian's
 // chromium at /usr/bin/chromium (or PENDULA_CHROMIUM). PENDULA_SCREENSHOT=FILE.png saves one.
 import { chromium } from "playwright-core";
@@ -76,6 +77,38 @@ try {
     await page.waitForFunction(() => document.getElementById("chain").dataset.links === "2", null, {
       timeout: 10000,
     });
+  });
+
+  await check("the phase plot has labelled axes with ticks and units", async () => {
+    const phase = page.locator("#phase");
+    const pd = (k) => phase.evaluate((el, k) => el.dataset[k], k);
+    await page.waitForFunction(() => document.getElementById("phase").dataset.ylabel !== undefined);
+    assert.equal(await pd("xlabel"), "θ₁ / rad (wrapped)");
+    assert.equal(await pd("ylabel"), "dθ₁/dt / (rad/s)");
+    assert.equal(await pd("xticks"), "−π,−π/2,0,π/2,π");
+    const yt = (await pd("yticks")).split(",").map(Number);
+    const wmax = Number(await pd("wmax"));
+    assert.ok(yt.length >= 3 && yt.includes(0), `y ticks ${yt}`);
+    assert.equal(yt[0], -yt[yt.length - 1], `y ticks ${yt} are symmetric`);
+    const top = yt[yt.length - 1];
+    assert.ok(top >= wmax && top < 2 * wmax, `y range ±${top} covers the orbit's ${wmax} closely`);
+    // Ink where the tick labels and axis titles are: below and left of the frame.
+    const ink = await phase.evaluate((el) => {
+      const g = el.getContext("2d");
+      const dark = (d) => { let k = 0; for (let i = 0; i < d.length; i += 4) if (d[i] < 128) k++; return k; };
+      return {
+        below: dark(g.getImageData(52, el.height - 38, el.width - 64, 38).data),
+        left: dark(g.getImageData(0, 24, 48, el.height - 64).data),
+      };
+    });
+    assert.ok(ink.below > 50 && ink.left > 50, `axis labels drawn (${JSON.stringify(ink)})`);
+    // The chosen link names the axes.
+    await page.fill("#plink", "2");
+    await page.waitForFunction(() => document.getElementById("phase").dataset.ylabel === "dθ₂/dt / (rad/s)", null, {
+      timeout: 10000,
+    });
+    assert.equal(await pd("xlabel"), "θ₂ / rad (wrapped)");
+    await page.fill("#plink", "1");
   });
 
   await check("pause stops the motion", async () => {
