@@ -235,7 +235,9 @@ fn sigkill_and_resume_is_bit_identical() {
     let err = String::from_utf8_lossy(&out.stderr);
     if out.status.code() == Some(1) {
         assert!(err.contains("--resume"), "{err}");
+        // What is on disk: the checkpoint with its finished tiles, no map file, no .partial.
         assert!(tiles_in(&ckpt) >= 10 && !d.join("int.h5").exists());
+        assert!(ckpt.join("manifest.json").exists() && !d.join("int.h5.partial").exists());
         ok(d, &[&int[..], &["--resume"]].concat());
     } else {
         assert_eq!(out.status.code(), Some(0), "{err}"); // finished before the signal landed
@@ -729,5 +731,163 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
+    }
+}
+
+// ------------------------------------------------------------------------------------------
+// Figures of incomplete maps: the tiles a file does not hold are hatched, in every kind.
+
+use pendula::plot::map::{
+    compose_map, ColourMap, Show, COLOUR_MAPS, DIVERGED_COLOR, FORBIDDEN_COLOR, MISSING_COLOR,
+    MISSING_HATCH, NEVER_COLOR,
+};
+use plotters::style::RGBColor;
+
+fn dist(a: [u8; 3], b: RGBColor) -> f64 {
+    let d = |x: u8, y: u8| (f64::from(x) - f64::from(y)).powi(2);
+    (d(a[0], b.0) + d(a[1], b.1) + d(a[2], b.2)).sqrt()
+}
+
+/// Distance from `c` to the segment between the two hatch colours (the box-filtered edges of
+/// the hatch lines lie on it).
+fn off_hatch(c: [u8; 3]) -> f64 {
+    let (a, b) = (MISSING_COLOR, MISSING_HATCH);
+    let a = [f64::from(a.0), f64::from(a.1), f64::from(a.2)];
+    let ab = [
+        f64::from(b.0) - a[0],
+        f64::from(b.1) - a[1],
+        f64::from(b.2) - a[2],
+    ];
+    let ac = [
+        f64::from(c[0]) - a[0],
+        f64::from(c[1]) - a[1],
+        f64::from(c[2]) - a[2],
+    ];
+    let dot = |u: [f64; 3], v: [f64; 3]| u[0] * v[0] + u[1] * v[1] + u[2] * v[2];
+    let t = (dot(ac, ab) / dot(ab, ab)).clamp(0.0, 1.0);
+    let r = [ac[0] - t * ab[0], ac[1] - t * ab[1], ac[2] - t * ab[2]];
+    dot(r, r).sqrt()
+}
+
+fn decode_png(path: &Path) -> Vec<u8> {
+    let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
+    let mut reader = dec.read_info().unwrap();
+    let mut buf = vec![0; reader.output_buffer_size()];
+    let info = reader.next_frame(&mut buf).unwrap();
+    assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
+    assert_eq!((info.width, info.height), (1100, 900));
+    buf.truncate(info.buffer_size());
+    buf
+}
+
+#[test]
+fn incomplete_maps_hatch_the_missing_tiles_in_every_kind() {
+    // The hatch colours are no data colour: far from "no flip", the class colours, every stop
+    // of every colour map and the basin palette.
+    let mut data_colours = vec![
+        NEVER_COLOR,
+        FORBIDDEN_COLOR,
+        DIVERGED_COLOR,
+        RGBColor(0x5a, 0x5a, 0x5a),
+    ];
+    for m in COLOUR_MAPS {
+        data_colours.extend(ColourMap::parse(m).unwrap().lut());
+    }
+    data_colours.extend(colorous::TABLEAU10.iter().map(|c| RGBColor(c.r, c.g, c.b)));
+    for h in [MISSING_COLOR, MISSING_HATCH] {
+        for &c in &data_colours {
+            let d = dist([h.0, h.1, h.2], c);
+            assert!(d >= 30.0, "hatch {h:?} is {d:.0} from data colour {c:?}");
+        }
+    }
+
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    std::fs::write(d.join("b.toml"), BASINS).unwrap();
+    let kinds: [(&str, &[&str]); 6] = [
+        ("flip", &[]),
+        ("energy", &["--kind", "energy-error"]),
+        ("lyap", &["--kind", "lyapunov"]),
+        ("ftle", &["--kind", "ftle"]),
+        ("sali", &["--kind", "sali"]),
+        ("basins", &["--spec", "b.toml"]),
+    ];
+    let (w, h, size) = (32usize, 32usize, (1100u32, 900u32));
+    for (name, extra) in kinds {
+        let (file, fig_png, render_png) = (
+            format!("{name}.h5"),
+            format!("{name}.png"),
+            format!("{name}-render.png"),
+        );
+        let mut a = vec!["map"];
+        a.extend_from_slice(extra);
+        a.extend_from_slice(&["--resolution", "32", "--tile", "8", "--t-end", "3"]);
+        a.extend_from_slice(&["--shard", "1/2", "-o", &file, "--plot", &fig_png]);
+        ok(d, &a);
+        ok(d, &["render", &file, "-o", &render_png]);
+        let r = MapReader::open(&d.join(&file)).unwrap();
+        let data = r.read_all().unwrap();
+        let composed = compose_map(&r.header, &data, Show::Default, None);
+        let fig = composed.figure();
+        assert!(
+            fig.subtitle
+                .contains("incomplete: 8 of 16 tiles (shard 1/2)"),
+            "{name}: {}",
+            fig.subtitle
+        );
+        assert!(
+            fig.swatches
+                .iter()
+                .any(|s| s.1 == MISSING_COLOR && s.0.contains("not computed")),
+            "{name}: no legend entry for the missing tiles"
+        );
+        // What `map --plot` and `render` wrote is this figure, pixel for pixel.
+        let rgb = pendula::plot::render_rgb(&fig, size).unwrap();
+        assert_eq!(decode_png(&d.join(&fig_png)), rgb, "{name}: --plot");
+        assert_eq!(decode_png(&d.join(&render_png)), rgb, "{name}: render");
+        let [left, top, pw, ph] = fig.raster_rect((1100.0, 900.0));
+        let mut missing_cells = 0;
+        for i in 0..h {
+            for j in 0..w {
+                // Shard 1/2 of 4 × 4 tiles holds the even tiles: columns 0 and 2.
+                let missing = data.class[i * w + j] == 255;
+                assert_eq!(missing, ((i / 8) * 4 + j / 8) % 2 == 1, "{name} ({i}, {j})");
+                missing_cells += usize::from(missing);
+                // The cell's interior, 2 logical pixels in from its edges; row 0 at the bottom.
+                let (x0, x1) = (
+                    left + j as f64 * pw / w as f64,
+                    left + (j + 1) as f64 * pw / w as f64,
+                );
+                let (y0, y1) = (
+                    top + (h - 1 - i) as f64 * ph / h as f64,
+                    top + (h - i) as f64 * ph / h as f64,
+                );
+                let mut seen = [false; 2];
+                for y in (y0 + 2.0).ceil() as usize..(y1 - 2.0).floor() as usize {
+                    for x in (x0 + 2.0).ceil() as usize..(x1 - 2.0).floor() as usize {
+                        let o = 3 * (y * size.0 as usize + x);
+                        let c = [rgb[o], rgb[o + 1], rgb[o + 2]];
+                        let is = |k: RGBColor| c == [k.0, k.1, k.2];
+                        if missing {
+                            assert!(
+                                off_hatch(c) <= 3.0,
+                                "{name} ({i}, {j}): missing pixel drawn {c:?}"
+                            );
+                            seen[0] |= is(MISSING_COLOR);
+                            seen[1] |= is(MISSING_HATCH);
+                        } else {
+                            assert!(
+                                off_hatch(c) > 3.0,
+                                "{name} ({i}, {j}): computed pixel drawn like a missing one {c:?}"
+                            );
+                        }
+                    }
+                }
+                if missing {
+                    assert!(seen[0] && seen[1], "{name} ({i}, {j}): not hatched");
+                }
+            }
+        }
+        assert_eq!(missing_cells, w * h / 2, "{name}");
     }
 }

@@ -49,6 +49,20 @@ pub struct RenderArgs {
     pub cmap: Option<String>,
 }
 
+/// What `map --help` says after the flags: where the map is written, and what an interrupted
+/// run leaves on disk.
+const MAP_HELP: &str = "\
+The map file: -o FILE.h5, else the spec's [output] file, else the --plot figure's path with .h5
+(--plot m.png writes m.h5 beside it), refused like -o if it exists (pass -o or --force). A map
+always has its file: it is what render and merge read, and its checkpoint lives beside it.
+
+Interrupting: each finished tile is kept in FILE.h5.tiles/ as it completes; FILE.h5 is written
+(as FILE.h5.partial, renamed when complete) only once every tile is done. Ctrl-C finishes the
+tiles in flight, keeps them there and exits 1, with no FILE.h5 and no .partial; a SIGTERM or
+kill -9 loses at most the tiles in flight. Rerun the same command with --resume: it computes only
+the missing tiles, and the file is bit-identical to an uninterrupted run's. --resume on a finished
+file of the same spec and shard does nothing (exit 0); another spec or shard is refused (exit 2).";
+
 /// `i/n` with 1 ≤ i ≤ n.
 fn parse_shard(s: &str) -> Result<(usize, usize), String> {
     let bad = || format!("expected i/n with 1 <= i <= n (got `{s}`)");
@@ -65,6 +79,7 @@ fn parse_shard(s: &str) -> Result<(usize, usize), String> {
 
 /// Run-control flags of `map` (not part of the spec).
 #[derive(Debug, Clone, Default, Args)]
+#[command(after_help = MAP_HELP)]
 pub struct RunFlags {
     /// Continue a killed or interrupted run from its checkpoint (OUT.h5.tiles/).
     #[arg(long)]
@@ -175,19 +190,33 @@ pub fn run_map(
         }
         return Ok(());
     }
-    let out = common
-        .output
-        .clone()
-        .or_else(|| spec.output.file.clone())
-        .ok_or_else(|| {
-            CliError::Input(
-                "-o: a map needs an output file FILE.h5 (its checkpoint lives beside it)".into(),
-            )
-        })?;
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+    let given = common.output.clone().or_else(|| spec.output.file.clone());
+    // A map always has its file (the checkpoint's anchor, what render and merge read): without
+    // -o it is the figure's path with `.h5`.
+    let derived = given.is_none();
+    let out = match (given, &plot) {
+        (Some(o), _) => o,
+        (None, Some(p)) => p.with_extension("h5"),
+        (None, None) => {
+            return Err(CliError::Input(
+                "-o: a map needs an output file FILE.h5 (its checkpoint lives beside it), or --plot FIG.png to write FIG.h5 beside the figure".into(),
+            ))
+        }
+    };
+    if derived && out.exists() && !common.force && !run.resume {
+        return Err(CliError::Input(format!(
+            "--plot: the map file {} (the figure's path with .h5, as no -o was given) already exists; pass -o FILE.h5 to write another, or --force to overwrite it",
+            out.display()
+        )));
+    }
     check_plot_path(&plot, common.force || run.resume)?;
     let plan = store::map::prepare_run(&out, &info, tiles, run.resume, common.force).map_err(
         |e| match e.flag() {
+            Some("-o") if derived => CliError::Input(format!(
+                "--plot (map file {} derived from it): {e}",
+                out.display()
+            )),
             Some(flag) => CliError::Input(format!("{flag}: {e}")),
             None => CliError::Run(e.to_string()),
         },

@@ -89,6 +89,48 @@ pub fn draw_map_data(
     cmap: Option<ColourMap>,
     path: &Path,
 ) -> Result<(), PlotError> {
+    draw_map(&compose_map(h, data, show, cmap).figure(), path)
+}
+
+/// A map figure's content, owned: [`ComposedMap::figure`] is what [`draw_map_data`] draws
+/// (also for drawing into memory, [`crate::plot::render_rgb`]).
+pub struct ComposedMap {
+    title: String,
+    subtitle: String,
+    width: usize,
+    height: usize,
+    layers: Layers,
+    x: MapAxis,
+    y: MapAxis,
+}
+
+impl ComposedMap {
+    pub fn figure(&self) -> MapFigure<'_> {
+        MapFigure {
+            title: self.title.clone(),
+            subtitle: self.subtitle.clone(),
+            width: self.width,
+            height: self.height,
+            class: &self.layers.class,
+            values: &self.layers.values,
+            x: self.x.clone(),
+            y: self.y.clone(),
+            scale: self.layers.scale.clone(),
+            swatches: self.layers.swatches.clone(),
+            rgb: self.layers.rgb.clone(),
+        }
+    }
+}
+
+/// Composes the figure of variable `show` of a map (see [`draw_map_data`]). A map without all
+/// its tiles (a shard file) says so in the subtitle and gets a "not computed" swatch for its
+/// hatched holes.
+pub fn compose_map(
+    h: &MapHeader,
+    data: &MapData,
+    show: Show,
+    cmap: Option<ColourMap>,
+) -> ComposedMap {
     let mut layers = layers(h, data, show);
     if let Some(c) = cmap {
         layers.scale.map = c;
@@ -98,15 +140,30 @@ pub fn draw_map_data(
             .swatches
             .push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
     }
+    let mut subtitle = subtitle(h);
+    let done = h.tile_done.iter().filter(|&&d| d).count();
+    if done < h.tile_done.len() {
+        let shard = h
+            .shard
+            .map_or(String::new(), |(i, n)| format!(" (shard {i}/{n})"));
+        subtitle += &format!(
+            "\nincomplete: {done} of {} tiles{shard}, the hatched ones are not computed",
+            h.tile_done.len()
+        );
+    }
+    if layers.class.contains(&NOT_COMPUTED) {
+        layers
+            .swatches
+            .push(("not computed (not in this file)".to_string(), MISSING_COLOR));
+    }
     let (xl, xa) = axis_label(&h.x_name);
     let (yl, ya) = axis_label(&h.y_name);
-    let fig = MapFigure {
+    ComposedMap {
         title: h.title.clone(),
-        subtitle: subtitle(h),
+        subtitle,
         width: h.width,
         height: h.height,
-        class: &layers.class,
-        values: &layers.values,
+        layers,
         x: MapAxis {
             lo: h.window[0],
             hi: h.window[1],
@@ -119,11 +176,7 @@ pub fn draw_map_data(
             label: yl,
             angle: ya,
         },
-        scale: layers.scale,
-        swatches: layers.swatches,
-        rgb: layers.rgb,
-    };
-    draw_map(&fig, path)
+    }
 }
 
 /// What a figure draws of a map: the values and the figure's own classes, the colour scale,
@@ -339,6 +392,13 @@ fn basin_colours(h: &MapHeader, data: &MapData) -> (Vec<RGBColor>, Vec<(String, 
         (c, w)
     };
     let np = data.class.len();
+    // Shares are of the computed pixels: a shard's holes are no state.
+    let computed = data
+        .class
+        .iter()
+        .filter(|&&c| c != NOT_COMPUTED)
+        .count()
+        .max(1) as f64;
     let mut counts: BTreeMap<(u8, Vec<i64>), u64> = Default::default();
     for p in 0..np {
         *counts.entry(key(p)).or_default() += 1;
@@ -353,7 +413,7 @@ fn basin_colours(h: &MapHeader, data: &MapData) -> (Vec<RGBColor>, Vec<(String, 
     let mut colour_of: BTreeMap<(u8, Vec<i64>), RGBColor> = Default::default();
     let mut swatches = Vec::new();
     for (i, (k, n)) in order.iter().enumerate() {
-        let frac = 100.0 * *n as f64 / np as f64;
+        let frac = 100.0 * *n as f64 / computed;
         if i < MAX_CATEGORIES - 1 || order.len() == MAX_CATEGORIES {
             let c = palette[i % palette.len()];
             let c = RGBColor(c.r, c.g, c.b);
@@ -382,7 +442,7 @@ fn basin_colours(h: &MapHeader, data: &MapData) -> (Vec<RGBColor>, Vec<(String, 
             format!(
                 "{} other states: {:.1}%",
                 order.len() - (MAX_CATEGORIES - 1),
-                100.0 * rest as f64 / np as f64
+                100.0 * rest as f64 / computed
             ),
             other,
         ));
@@ -397,7 +457,7 @@ fn basin_colours(h: &MapHeader, data: &MapData) -> (Vec<RGBColor>, Vec<(String, 
             format!(
                 "{}: {:.1}%",
                 describe(label::UNSETTLED),
-                100.0 * unsettled as f64 / np as f64
+                100.0 * unsettled as f64 / computed
             ),
             FORBIDDEN_COLOR,
         ));

@@ -1,6 +1,7 @@
 //! Initial-condition map figures: the map as an image over its two start coordinates, a colour
 //! bar with units, swatches for the classes that have no value (never flipped, energetically
-//! forbidden), and a title with the model and run parameters.
+//! forbidden, and hatched "not computed" for the tiles a shard file does not hold), and a title
+//! with the model and run parameters.
 //!
 //! Colour maps are the perceptually uniform 256-stop matplotlib maps from `colorous` (viridis
 //! for flip times on a log scale, magma for energy errors, cividis for Lyapunov exponents; the
@@ -18,9 +19,10 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::style::FontTransform;
 
 use super::{font, save, Area, Axis, DataError, DrawError, Drawn, PlotError, Render, Surface};
+use crate::analysis::map::class::NOT_COMPUTED;
 
 mod compose;
-pub use compose::{draw_map_data, Show, ShowError};
+pub use compose::{compose_map, draw_map_data, ComposedMap, Show, ShowError};
 
 /// Colour of pixels that never flipped (near white: the "nothing happened" region).
 pub const NEVER_COLOR: RGBColor = RGBColor(0xf4, 0xf4, 0xf4);
@@ -28,8 +30,25 @@ pub const NEVER_COLOR: RGBColor = RGBColor(0xf4, 0xf4, 0xf4);
 pub const FORBIDDEN_COLOR: RGBColor = RGBColor(0x9a, 0x9a, 0x9a);
 /// Colour of pixels whose integration diverged.
 pub const DIVERGED_COLOR: RGBColor = RGBColor(0xff, 0x00, 0xff);
-/// Colour of pixels a shard file does not hold.
-pub const MISSING_COLOR: RGBColor = RGBColor(0xff, 0xff, 0xff);
+/// Pixels a file does not hold (a shard's, an incomplete map's) are hatched: dark green
+/// diagonal lines on pale mint, colours no data class or colour map uses (tested), so a hole
+/// never reads as "no flip" (near white) or as a value. A swatch of this colour is drawn
+/// hatched too.
+pub const MISSING_COLOR: RGBColor = RGBColor(0xdc, 0xf5, 0xdc);
+/// The lines of the hatch over [`MISSING_COLOR`].
+pub const MISSING_HATCH: RGBColor = RGBColor(0x1b, 0x5e, 0x20);
+
+/// The hatch at device pixel (u, v): lines 2 logical pixels wide every 7, at 45°, fixed to the
+/// figure, not to the data pixels, so neighbouring missing tiles join into one hatched area.
+fn hatch(u: i64, v: i64, scale: f64) -> RGBColor {
+    let period = (7.0 * scale).round().max(3.0) as i64;
+    let line = (2.0 * scale).round().max(1.0) as i64;
+    if (u + v).rem_euclid(period) < line {
+        MISSING_HATCH
+    } else {
+        MISSING_COLOR
+    }
+}
 
 /// Which perceptually uniform colour map.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -229,15 +248,47 @@ fn colour_bar_ticks(axis: &Axis, scale: &ColourScale) -> Vec<(f64, String)> {
     axis.ticks().iter().map(|&t| (t, axis.label(t))).collect()
 }
 
+/// Vertical distance between subtitle lines, logical pixels.
+const SUBTITLE_LINE: f64 = 19.0;
+
 impl MapFigure<'_> {
+    /// Where the map raster lies in a figure of logical size (w, h): [left, top, width,
+    /// height] in logical pixels. The map keeps the data's aspect ratio inside the space left
+    /// by the title lines, the labels and the colour bar.
+    pub fn raster_rect(&self, (w, h): (f64, f64)) -> [f64; 4] {
+        let extra = SUBTITLE_LINE * self.subtitle.lines().count().saturating_sub(1) as f64;
+        let (left, top, right_space, bottom) = (112.0, 82.0 + extra, 250.0, 78.0);
+        let avail_w = w - left - right_space;
+        let avail_h = h - top - bottom;
+        let aspect = ((self.y.hi - self.y.lo) / self.height as f64 * self.width as f64)
+            / (self.x.hi - self.x.lo);
+        let aspect = if aspect.is_finite() && aspect > 0.0 {
+            // Equal data units on both axes only when the axes share units and the ratio is
+            // moderate; otherwise a square panel.
+            if self.x.angle == self.y.angle && (0.25..=4.0).contains(&aspect) {
+                (self.y.hi - self.y.lo) / (self.x.hi - self.x.lo)
+            } else {
+                1.0
+            }
+        } else {
+            1.0
+        };
+        let (mut pw, mut ph) = (avail_w, avail_w * aspect);
+        if ph > avail_h {
+            ph = avail_h;
+            pw = avail_h / aspect;
+        }
+        [left, top + (avail_h - ph) / 2.0, pw, ph]
+    }
+
     fn colour_of(&self, p: usize, lut: &[RGBColor], scale_axis: &Axis) -> RGBColor {
         if let Some(rgb) = &self.rgb {
             return rgb[p];
         }
+        // (Missing pixels, class 255, are hatched by the caller.)
         match self.class[p] {
             2 => FORBIDDEN_COLOR,
             3 => DIVERGED_COLOR,
-            255 => MISSING_COLOR,
             _ => {
                 let v = self.values[p];
                 if !v.is_finite() {
@@ -292,35 +343,16 @@ impl Render for MapFigure<'_> {
             (px(w / 2.0), px(26.0)),
             font(22.0, sc, true).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
-        root.draw(&Text::new(
-            self.subtitle.clone(),
-            (px(w / 2.0), px(54.0)),
-            font(15.0, sc, false).pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
-
-        // The map keeps the data's aspect ratio inside the space left by labels and colour bar.
-        let (left, top, right_space, bottom) = (112.0, 82.0, 250.0, 78.0);
-        let avail_w = w - left - right_space;
-        let avail_h = h - top - bottom;
-        let aspect = ((self.y.hi - self.y.lo) / self.height as f64 * self.width as f64)
-            / (self.x.hi - self.x.lo);
-        let aspect = if aspect.is_finite() && aspect > 0.0 {
-            // Equal data units on both axes only when the axes share units and the ratio is
-            // moderate; otherwise a square panel.
-            if self.x.angle == self.y.angle && (0.25..=4.0).contains(&aspect) {
-                (self.y.hi - self.y.lo) / (self.x.hi - self.x.lo)
-            } else {
-                1.0
-            }
-        } else {
-            1.0
-        };
-        let (mut pw, mut ph) = (avail_w, avail_w * aspect);
-        if ph > avail_h {
-            ph = avail_h;
-            pw = avail_h / aspect;
+        for (k, line) in self.subtitle.lines().enumerate() {
+            root.draw(&Text::new(
+                line.to_string(),
+                (px(w / 2.0), px(54.0 + SUBTITLE_LINE * k as f64)),
+                font(15.0, sc, false).pos(Pos::new(HPos::Center, VPos::Center)),
+            ))?;
         }
-        let (x0, y0) = (px(left), px(top + (avail_h - ph) / 2.0));
+
+        let [left, top, pw, ph] = self.raster_rect((w, h));
+        let (x0, y0) = (px(left), px(top));
         let (pwd, phd) = (px(pw).max(1) as u32, px(ph).max(1) as u32);
 
         // The raster, nearest pixel per device pixel (row 0 at the bottom).
@@ -335,7 +367,12 @@ impl Render for MapFigure<'_> {
             let i = self.height - 1 - (v * self.height / phd as usize).min(self.height - 1);
             for u in 0..pwd as usize {
                 let j = (u * self.width / pwd as usize).min(self.width - 1);
-                let c = self.colour_of(i * self.width + j, &lut, &scale_axis);
+                let p = i * self.width + j;
+                let c = if self.class[p] == NOT_COMPUTED {
+                    hatch((x0 as usize + u) as i64, (y0 as usize + v) as i64, sc)
+                } else {
+                    self.colour_of(p, &lut, &scale_axis)
+                };
                 let o = 3 * (v * pwd as usize + u);
                 buf[o] = c.0;
                 buf[o + 1] = c.1;
@@ -488,7 +525,20 @@ fn swatch<DB: DrawingBackend>(
     thin: u32,
     sc: f64,
 ) -> Result<(), DrawError> {
-    root.draw(&Rectangle::new([(x, y), (x + sw, y + sw)], colour.filled()))?;
+    if colour == MISSING_COLOR {
+        let mut buf = Vec::with_capacity(3 * (sw * sw) as usize);
+        for v in 0..sw {
+            for u in 0..sw {
+                let c = hatch(i64::from(x + u), i64::from(y + v), sc);
+                buf.extend_from_slice(&[c.0, c.1, c.2]);
+            }
+        }
+        let img = BitMapElement::with_owned_buffer((x, y), (sw as u32, sw as u32), buf)
+            .ok_or_else(|| DrawError::Backend("swatch raster has the wrong size".into()))?;
+        root.draw(&img)?;
+    } else {
+        root.draw(&Rectangle::new([(x, y), (x + sw, y + sw)], colour.filled()))?;
+    }
     root.draw(&Rectangle::new(
         [(x, y), (x + sw, y + sw)],
         ink.stroke_width(thin),

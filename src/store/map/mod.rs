@@ -4,11 +4,13 @@
 //! lost mid-job) during an HDF5 write can leave the file's B-trees or superblock inconsistent,
 //! and then every tile in it is lost. So a run keeps each finished tile in its own small file in
 //! `OUT.h5.tiles/` (written as `tile-N.tmp`, then renamed: a tile file is complete or absent),
-//! beside a `manifest.json` holding the map's spec hash. `--resume` reads the manifest, refuses a
-//! different spec, drops torn or foreign tile files (each carries its own FNV checksum), and
-//! computes only the missing tiles. The HDF5 file is assembled once at the end (as `.partial`,
-//! renamed when complete, see [`super::H5Out`]), streaming one band of tiles at a time, so memory
-//! stays bounded by a band however large the map; then the checkpoint is removed.
+//! beside a `manifest.json` holding the map's spec hash and shard. `--resume` reads the manifest,
+//! refuses a different spec or shard, drops torn or foreign tile files (each carries its own FNV
+//! checksum), and computes only the missing tiles. The HDF5 file is assembled once at the end (as
+//! `.partial`, renamed when complete, see [`super::H5Out`]), streaming one band of tiles at a
+//! time, so memory stays bounded by a band however large the map; then the checkpoint is removed.
+//! The checkpoint is built as `OUT.h5.tiles.new` and removed by way of `OUT.h5.tiles.old`, so no
+//! kill leaves `OUT.h5.tiles/` without its manifest (`run.rs` lists every state a kill leaves).
 //!
 //! File layout (group `/map`, xarray-friendly): coordinates named after the two state
 //! components (`theta1`, `theta2`, …: pixel centres), `tile_row`, `tile_col`; variables over
@@ -179,32 +181,200 @@ pub struct Checkpoint {
 /// Why a checkpoint cannot be used.
 #[derive(Debug, thiserror::Error)]
 pub enum CheckpointError {
-    #[error("checkpoint {} was written for a different spec (hash {found}, this run {expected}); use --force to start over", dir.display())]
-    OtherSpec {
-        dir: PathBuf,
-        found: String,
-        expected: String,
-    },
+    /// The checkpoint (or file) holds another map, or another shard of this one.
+    #[error(transparent)]
+    Other(#[from] Mismatch),
     #[error("checkpoint {} has no readable manifest ({why}); use --force to start over", dir.display())]
     Manifest { dir: PathBuf, why: String },
     #[error(transparent)]
     Store(#[from] StoreError),
 }
 
+/// How a stored map (a finished file or a checkpoint) differs from the run asked for: the run
+/// identity is the spec hash together with the shard.
+#[derive(Debug, thiserror::Error)]
+pub enum Mismatch {
+    /// Another spec: the differing spec fields (`map.t_end: 10 there, 20 in this run`).
+    #[error("{what} holds another map ({}); use --force to overwrite it", differences.join("; "))]
+    Spec {
+        what: String,
+        differences: Vec<String>,
+    },
+    /// The same map, another shard (or whole against shard).
+    #[error("{what} holds {}, not {}; rerun with {} to resume it, or --force to start over", shard_words(*found), expected_words(*found, *expected), shard_flag(*found))]
+    Shard {
+        what: String,
+        found: Option<(usize, usize)>,
+        expected: Option<(usize, usize)>,
+    },
+}
+
+impl Mismatch {
+    /// The flag that selects what differs.
+    pub fn flag(&self) -> &'static str {
+        match self {
+            Mismatch::Spec { .. } => "--resume",
+            Mismatch::Shard { .. } => "--shard",
+        }
+    }
+}
+
+fn shard_words(s: Option<(usize, usize)>) -> String {
+    s.map_or("the whole map".into(), |(i, n)| format!("shard {i}/{n}"))
+}
+
+/// `3/3` after "holds shard 2/3, not", else as [`shard_words`].
+fn expected_words(found: Option<(usize, usize)>, expected: Option<(usize, usize)>) -> String {
+    match (found, expected) {
+        (Some(_), Some((i, n))) => format!("{i}/{n}"),
+        _ => shard_words(expected),
+    }
+}
+
+fn shard_flag(s: Option<(usize, usize)>) -> String {
+    s.map_or("no --shard".into(), |(i, n)| format!("--shard {i}/{n}"))
+}
+
+/// Compares a stored run identity (`what`: "the file X" or "the checkpoint X") with `info`'s:
+/// the spec hash first (naming the spec fields that differ, from the two specs' TOML), then
+/// the shard.
+pub fn compare_identity(
+    what: &str,
+    spec_hash: &str,
+    shard: Option<(usize, usize)>,
+    spec_text: &str,
+    info: &MapInfo,
+) -> Result<(), Mismatch> {
+    if spec_hash != info.spec_hash {
+        let mut differences = spec_differences(spec_text, &info.spec_text);
+        if differences.is_empty() {
+            differences.push(format!(
+                "spec hash {spec_hash} there, {} in this run: written by another pendula version",
+                info.spec_hash
+            ));
+        }
+        return Err(Mismatch::Spec {
+            what: what.into(),
+            differences,
+        });
+    }
+    if shard != info.shard {
+        return Err(Mismatch::Shard {
+            what: what.into(),
+            found: shard,
+            expected: info.shard,
+        });
+    }
+    Ok(())
+}
+
+/// The leaves (`table.key`) where two specs' TOML differ, as `key: A there, B in this run`,
+/// leaving out what does not enter the map (the title, `[output]`, `[figures]`).
+fn spec_differences(stored: &str, ours: &str) -> Vec<String> {
+    fn leaves(prefix: &str, v: &toml::Value, out: &mut std::collections::BTreeMap<String, String>) {
+        match v {
+            toml::Value::Table(t) => {
+                for (k, v) in t {
+                    let key = if prefix.is_empty() {
+                        k.clone()
+                    } else {
+                        format!("{prefix}.{k}")
+                    };
+                    leaves(&key, v, out);
+                }
+            }
+            v => {
+                out.insert(prefix.to_string(), v.to_string());
+            }
+        }
+    }
+    let flat = |text: &str| {
+        let mut out = std::collections::BTreeMap::new();
+        if let Ok(t) = toml::from_str::<toml::Table>(text) {
+            leaves("", &toml::Value::Table(t), &mut out);
+        }
+        out.retain(|k: &String, _| {
+            !(k == "title" || k.starts_with("output.") || k.starts_with("figures."))
+        });
+        out
+    };
+    let (a, b) = (flat(stored), flat(ours));
+    let mut keys: Vec<&String> = a.keys().chain(b.keys()).collect();
+    keys.sort();
+    keys.dedup();
+    let unset = "unset".to_string();
+    keys.into_iter()
+        .filter(|k| a.get(*k) != b.get(*k))
+        .map(|k| {
+            format!(
+                "{k}: {} there, {} in this run",
+                a.get(k).unwrap_or(&unset),
+                b.get(k).unwrap_or(&unset)
+            )
+        })
+        .collect()
+}
+
+/// The test-only fault hook: when the environment variable `PENDULA_TEST_ABORT_AT` names
+/// `phase`, the process aborts here (no destructors, no clean-up: what `kill -9` leaves), so
+/// the tests can check that every phase of a map run leaves a state `--resume` accepts. The
+/// phases are `checkpoint` (staged, not yet in place), `tile` (the first tile stored),
+/// `assembly` (the `.partial` half written), `assembled` (the file in place, the checkpoint
+/// not yet touched) and `clean-up` (the checkpoint half removed). Not for users.
+pub fn abort_point(phase: &str) {
+    if abort_at() == Some(phase) {
+        std::process::abort();
+    }
+}
+
+/// The phase named by `PENDULA_TEST_ABORT_AT` (the only place that reads it; see [`abort_point`]).
+fn abort_at() -> Option<&'static str> {
+    static AT: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    AT.get_or_init(|| std::env::var("PENDULA_TEST_ABORT_AT").ok())
+        .as_deref()
+}
+
+/// `DIR` + `suffix` (`OUT.h5.tiles.old`, …).
+fn sibling(dir: &Path, suffix: &str) -> PathBuf {
+    let mut s = dir.as_os_str().to_owned();
+    s.push(suffix);
+    PathBuf::from(s)
+}
+
 impl Checkpoint {
     /// `OUT.h5` → `OUT.h5.tiles`.
     pub fn dir_for(output: &Path) -> PathBuf {
-        let mut s = output.as_os_str().to_owned();
-        s.push(".tiles");
-        PathBuf::from(s)
+        sibling(output, ".tiles")
+    }
+
+    /// Where a checkpoint is built before it is renamed into place, and where one is moved
+    /// before it is deleted: a kill in either step leaves only these, never a checkpoint
+    /// without its manifest. [`Checkpoint::clear_leftovers`] deletes them.
+    fn staging(dir: &Path) -> [PathBuf; 2] {
+        [sibling(dir, ".new"), sibling(dir, ".old")]
+    }
+
+    /// Deletes what a killed run left beside the checkpoint `dir`: a half-built or half-removed
+    /// checkpoint (see [`Checkpoint::staging`]).
+    pub fn clear_leftovers(dir: &Path) -> Result<(), StoreError> {
+        for d in Checkpoint::staging(dir) {
+            if d.exists() {
+                fs::remove_dir_all(&d).map_err(io_err(&d, "removing leftover checkpoint"))?;
+            }
+        }
+        Ok(())
     }
 
     /// Starts an empty checkpoint (removing a stale one: the caller decided to start over).
+    /// Built as `DIR.new` with its manifest (written, synced), then renamed to `DIR`, so `DIR`
+    /// never exists without a manifest.
     pub fn create(dir: &Path, info: &MapInfo) -> Result<Checkpoint, StoreError> {
+        Checkpoint::clear_leftovers(dir)?;
         if dir.exists() {
-            fs::remove_dir_all(dir).map_err(io_err(dir, "removing old checkpoint"))?;
+            Checkpoint::discard(dir)?;
         }
-        fs::create_dir_all(dir).map_err(io_err(dir, "creating checkpoint"))?;
+        let [new, _] = Checkpoint::staging(dir);
+        fs::create_dir_all(&new).map_err(io_err(&new, "creating checkpoint"))?;
         let manifest = serde_json::json!({
             "format": "pendula-map-checkpoint/1",
             "spec_hash": info.spec_hash,
@@ -215,10 +385,14 @@ impl Checkpoint {
             "shard": info.shard.map(|(i, n)| format!("{i}/{n}")),
             "spec": info.spec_text,
         });
-        let path = dir.join(MANIFEST);
-        let tmp = dir.join("manifest.tmp");
-        fs::write(&tmp, manifest.to_string()).map_err(io_err(&tmp, "writing"))?;
-        fs::rename(&tmp, &path).map_err(io_err(&path, "renaming manifest to"))?;
+        let path = new.join(MANIFEST);
+        let mut f = fs::File::create(&path).map_err(io_err(&path, "creating"))?;
+        f.write_all(manifest.to_string().as_bytes())
+            .and_then(|()| f.sync_all())
+            .map_err(io_err(&path, "writing"))?;
+        drop(f);
+        abort_point("checkpoint");
+        fs::rename(&new, dir).map_err(io_err(dir, "renaming the new checkpoint to"))?;
         Ok(Checkpoint {
             dir: dir.to_path_buf(),
             spec_hash: info.spec_hash.clone(),
@@ -226,9 +400,25 @@ impl Checkpoint {
         })
     }
 
-    /// Opens an existing checkpoint, checking that it belongs to the map of `info`.
+    /// Removes the checkpoint `dir`: renamed to `DIR.old` first (atomic), then deleted, so a
+    /// kill while deleting leaves a leftover, not a checkpoint without its manifest.
+    pub fn discard(dir: &Path) -> Result<(), StoreError> {
+        let [_, old] = Checkpoint::staging(dir);
+        if old.exists() {
+            fs::remove_dir_all(&old).map_err(io_err(&old, "removing leftover checkpoint"))?;
+        }
+        fs::rename(dir, &old).map_err(io_err(dir, "moving aside the checkpoint"))?;
+        if abort_at() == Some("clean-up") {
+            // Half removed, the manifest first: the worst state a kill here can leave.
+            let _ = fs::remove_file(old.join(MANIFEST));
+        }
+        abort_point("clean-up");
+        fs::remove_dir_all(&old).map_err(io_err(&old, "removing the checkpoint"))
+    }
+
+    /// Opens an existing checkpoint, checking that it belongs to the run of `info` (its spec
+    /// hash and shard, see [`compare_identity`]).
     pub fn open(dir: &Path, info: &MapInfo) -> Result<Checkpoint, CheckpointError> {
-        let spec_hash = info.spec_hash.as_str();
         let path = dir.join(MANIFEST);
         let text = fs::read_to_string(&path).map_err(|e| CheckpointError::Manifest {
             dir: dir.to_path_buf(),
@@ -239,17 +429,20 @@ impl Checkpoint {
                 dir: dir.to_path_buf(),
                 why: e.to_string(),
             })?;
-        let found = v["spec_hash"].as_str().unwrap_or("").to_string();
-        if found != spec_hash {
-            return Err(CheckpointError::OtherSpec {
-                dir: dir.to_path_buf(),
-                found,
-                expected: spec_hash.to_string(),
-            });
-        }
+        let shard = v["shard"].as_str().and_then(|s| {
+            let (i, n) = s.split_once('/')?;
+            Some((i.parse().ok()?, n.parse().ok()?))
+        });
+        compare_identity(
+            &format!("the checkpoint {}", dir.display()),
+            v["spec_hash"].as_str().unwrap_or(""),
+            shard,
+            v["spec"].as_str().unwrap_or(""),
+            info,
+        )?;
         Ok(Checkpoint {
             dir: dir.to_path_buf(),
-            spec_hash: spec_hash.to_string(),
+            spec_hash: info.spec_hash.clone(),
             aux_width: info.aux_width(),
         })
     }
@@ -271,7 +464,9 @@ impl Checkpoint {
         f.sync_data().map_err(io_err(&tmp, "syncing"))?;
         drop(f);
         let path = self.tile_path(t.index);
-        fs::rename(&tmp, &path).map_err(io_err(&path, "renaming tile to"))
+        fs::rename(&tmp, &path).map_err(io_err(&path, "renaming tile to"))?;
+        abort_point("tile");
+        Ok(())
     }
 
     /// Reads a stored tile; `None` if it is absent, torn, or from another spec.
@@ -307,9 +502,9 @@ impl Checkpoint {
         Ok(done)
     }
 
-    /// Deletes the checkpoint (after the map file is safely in place).
+    /// Deletes the checkpoint (after the map file is safely in place; see [`Checkpoint::discard`]).
     pub fn remove(self) -> Result<(), StoreError> {
-        fs::remove_dir_all(&self.dir).map_err(io_err(&self.dir, "removing checkpoint"))
+        Checkpoint::discard(&self.dir)
     }
 }
 
@@ -619,6 +814,20 @@ impl MapReader {
             path: path.to_path_buf(),
             header,
         })
+    }
+
+    /// The spec the file was written from (root attribute `spec`; empty if absent).
+    pub fn spec_text(&self) -> String {
+        self.file
+            .attr("spec")
+            .and_then(|a| a.read_scalar::<VarLenUnicode>())
+            .map(|v| v.as_str().to_string())
+            .unwrap_or_default()
+    }
+
+    /// The path the reader was opened from.
+    pub fn path(&self) -> &Path {
+        &self.path
     }
 
     fn ds(&self, name: &str) -> Result<Dataset, StoreError> {

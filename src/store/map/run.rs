@@ -5,13 +5,25 @@
 //! | output | checkpoint | `resume` | `force` | plan |
 //! |---|---|---|---|---|
 //! | absent | absent | any | any | new checkpoint, every tile |
-//! | absent | present | yes | no | continue the checkpoint's tiles |
+//! | absent | present | yes | no | continue the checkpoint's tiles (if it is this run's) |
 //! | absent | present | no | no | [`PlanError::UnfinishedCheckpoint`] |
-//! | present | absent | yes | no | [`MapPlan::AlreadyComplete`] if the file is this finished map, else [`PlanError::OtherMap`] |
+//! | this run's, finished | any | yes | no | [`MapPlan::AlreadyComplete`]; a checkpoint of this run (or one without manifest) left by a kill during clean-up is deleted |
+//! | another run's | present | yes | no | continue the checkpoint (an earlier `--force` run) |
+//! | another run's | absent | yes | no | [`PlanError::Mismatch`] naming the spec fields or shard that differ |
 //! | present | any | no | no | [`PlanError::Exists`] |
 //! | any | any | any | yes | new checkpoint (an old one is replaced), every tile |
+//!
+//! A run's identity is its spec hash and its shard. Every kill point of a run leaves one of
+//! these states (tested phase by phase with `PENDULA_TEST_ABORT_AT`, see
+//! [`super::abort_point`]): the checkpoint is built as `OUT.h5.tiles.new` and renamed into
+//! place, the file is written as `OUT.h5.partial` and renamed, and only then is the checkpoint
+//! moved to `OUT.h5.tiles.old` and deleted; leftovers of `.new`, `.old` and `.partial` are
+//! deleted by the next run.
 
-use super::{write_map, Checkpoint, CheckpointError, MapInfo, MapReader, MapSummary};
+use super::{
+    compare_identity, write_map, Checkpoint, CheckpointError, MapInfo, MapReader, MapSummary,
+    Mismatch,
+};
 use crate::model::Chain;
 use crate::store::{prepare_output, Provenance, StoreError};
 use std::path::{Path, PathBuf};
@@ -42,9 +54,12 @@ pub struct RunPlan {
 /// Why a map run cannot start; [`PlanError::flag`] names the flag that fixes it.
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
-    /// The output holds another map (or an unfinished shard of this one).
-    #[error("{} exists and belongs to another map (spec hash {found}); use --force to overwrite it", path.display())]
-    OtherMap { path: PathBuf, found: String },
+    /// The output holds another run's map: another spec or another shard.
+    #[error(transparent)]
+    Mismatch(Mismatch),
+    /// The output holds this run's map but not all of its tiles (not written by this version).
+    #[error("{} holds this map but not all of this run's tiles; use --force to overwrite it", path.display())]
+    Unfinished { path: PathBuf },
     /// The output exists and neither resuming nor overwriting was asked for.
     #[error("output file {} already exists (use --force to overwrite it)", path.display())]
     Exists { path: PathBuf },
@@ -69,6 +84,7 @@ impl PlanError {
     /// The flag whose value is wrong (`-o` or `--resume`); `None` for a failure while running.
     pub fn flag(&self) -> Option<&'static str> {
         match self {
+            PlanError::Mismatch(m) | PlanError::Resume(CheckpointError::Other(m)) => Some(m.flag()),
             PlanError::Resume(_) => Some("--resume"),
             PlanError::Checkpoint(_) => None,
             _ => Some("-o"),
@@ -88,20 +104,50 @@ pub fn prepare_run(
 ) -> Result<MapPlan, PlanError> {
     let ckpt_dir = Checkpoint::dir_for(out);
     if out.exists() && !force {
-        if resume && !ckpt_dir.exists() {
-            let r = MapReader::open(out).map_err(PlanError::Unreadable)?;
-            if r.header.spec_hash == info.spec_hash && r.header.complete == info.shard.is_none() {
-                return Ok(MapPlan::AlreadyComplete(Box::new(r)));
-            }
-            return Err(PlanError::OtherMap {
-                path: out.to_path_buf(),
-                found: r.header.spec_hash,
-            });
-        }
         if !resume {
             return Err(PlanError::Exists {
                 path: out.to_path_buf(),
             });
+        }
+        let what = format!("the file {}", out.display());
+        let found = MapReader::open(out).map_err(PlanError::Unreadable);
+        let found = found.and_then(|r| {
+            let h = &r.header;
+            compare_identity(&what, &h.spec_hash, h.shard, &r.spec_text(), info)
+                .map_err(PlanError::Mismatch)?;
+            Ok(r)
+        });
+        match found {
+            Ok(r) => {
+                if !tiles.iter().all(|&t| r.header.tile_done[t]) {
+                    return Err(PlanError::Unfinished {
+                        path: out.to_path_buf(),
+                    });
+                }
+                // Finished (a requeued job). A checkpoint beside it is what a kill during the
+                // clean-up left: this run's, or without its manifest; one of another run is
+                // refused, not deleted.
+                if ckpt_dir.exists() {
+                    match Checkpoint::open(&ckpt_dir, info) {
+                        Ok(c) => c.remove().map_err(PlanError::Checkpoint)?,
+                        Err(CheckpointError::Manifest { .. }) => {
+                            Checkpoint::discard(&ckpt_dir).map_err(PlanError::Checkpoint)?
+                        }
+                        Err(e) => return Err(PlanError::Resume(e)),
+                    }
+                }
+                remove_partial(out).map_err(PlanError::Checkpoint)?;
+                Checkpoint::clear_leftovers(&ckpt_dir).map_err(PlanError::Checkpoint)?;
+                return Ok(MapPlan::AlreadyComplete(Box::new(r)));
+            }
+            // Another run's file beside a checkpoint: an earlier `--force` run to continue.
+            Err(e) if !ckpt_dir.exists() => return Err(e),
+            Err(e) => {
+                if let Err(CheckpointError::Manifest { .. }) = Checkpoint::open(&ckpt_dir, info) {
+                    // No run to continue: what differs is the file.
+                    return Err(e);
+                }
+            }
         }
     }
     prepare_output(out, true).map_err(PlanError::Output)?;
@@ -109,7 +155,9 @@ pub fn prepare_run(
         if !resume {
             return Err(PlanError::UnfinishedCheckpoint { dir: ckpt_dir });
         }
-        Checkpoint::open(&ckpt_dir, info).map_err(PlanError::Resume)?
+        let c = Checkpoint::open(&ckpt_dir, info).map_err(PlanError::Resume)?;
+        Checkpoint::clear_leftovers(&ckpt_dir).map_err(PlanError::Checkpoint)?;
+        c
     } else {
         Checkpoint::create(&ckpt_dir, info).map_err(PlanError::Checkpoint)?
     };
@@ -125,6 +173,22 @@ pub fn prepare_run(
         todo,
         resumed,
     }))
+}
+
+/// Deletes `OUT.partial`, what a kill while assembling leaves (the next assembly would
+/// truncate it; a finished map has no use for it).
+fn remove_partial(out: &Path) -> Result<(), StoreError> {
+    let mut p = out.as_os_str().to_owned();
+    p.push(".partial");
+    let p = PathBuf::from(p);
+    match std::fs::remove_file(&p) {
+        Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(StoreError::Io {
+            path: p,
+            what: "removing the leftover".into(),
+            source: e,
+        }),
+        _ => Ok(()),
+    }
 }
 
 impl RunPlan {

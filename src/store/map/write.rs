@@ -60,6 +60,7 @@ pub fn write_map(
             totals.tile(&t);
         }
         vars.write_band(first.r0, &band, opts.dt, chain.links(), &mut totals)?;
+        super::abort_point("assembly");
     }
     let complete = totals.done.iter().all(|&d| d == 1);
     write_tile_vars(&g, &totals, tiling.rows(), tiling.cols())?;
@@ -78,6 +79,7 @@ pub fn write_map(
     }
     drop(g);
     let written = out.finish()?;
+    super::abort_point("assembled");
     Ok(MapSummary {
         path: written,
         tiles: tiling.count(),
