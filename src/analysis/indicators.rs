@@ -198,8 +198,15 @@ pub fn indicators<S: System>(
     let every = (total / 1000).max(1);
     observer.start(total, "intervals");
     let mut done = 0;
+    let cancel = observer.cancel();
     for e in 1..=total {
-        stepper.interval(&mut flow, e, &mut y).map_err(name)?;
+        if !stepper
+            .interval(&mut flow, e, &mut y, &cancel)
+            .map_err(name)?
+        {
+            complete = false;
+            break;
+        }
         done = e;
         let t = stepper.time(e);
         let v = &mut y[off..];

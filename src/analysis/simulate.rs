@@ -206,10 +206,18 @@ impl Task for Sampling<'_> {
             out.work.push(if layout.work { ya[layout.n] } else { 0.0 });
         };
         let name = AnalysisError::naming(sys, layout);
+        let cancel = observer.cancel();
         observer.start(times.len() as u64 - 1, "samples");
         record(0.0, &y, &mut out);
         let mut next = 1;
+        let mut steps = 0u64;
         'outer: while next < times.len() {
+            // Samples can be millions of steps apart: poll the stop request between them too.
+            steps += 1;
+            if cancel.poll(steps) {
+                out.complete = false;
+                break;
+            }
             let t_stop = if dense { opts.t_end } else { times[next] };
             let t_new = solver.step(&mut flow, t, &mut y, t_stop).map_err(&name)?;
             if dense {

@@ -17,7 +17,9 @@ pub fn run(ctx: &Run, opts: &modes::ModesOptions) -> Result<(), CliError> {
         Model::Cart(sys) => return run_cart(ctx, opts, sys),
     };
     let start = Instant::now();
-    let result = modes::modes(chain, opts)?;
+    // The nonlinear checks can integrate for minutes: a stop signal ends them early.
+    let cancel = super::progress::install_interrupt_handler();
+    let result = modes::modes_cancellable(chain, opts, &cancel)?;
     let wall = start.elapsed().as_secs_f64();
     let info = super::output::run_info(spec)?;
     ctx.write(|out| store::write_modes(out, &info, &result))?;
@@ -43,6 +45,11 @@ pub fn run(ctx: &Run, opts: &modes::ModesOptions) -> Result<(), CliError> {
         println!("{}", modes_summary(spec, &result, outputs, wall));
     } else {
         print!("{}", modes_table(&result));
+    }
+    if !result.complete {
+        return Err(CliError::Run(
+            "interrupted: the nonlinear checks so far were written, marked incomplete".into(),
+        ));
     }
     Ok(())
 }
@@ -176,6 +183,7 @@ fn modes_summary(
             "mode": c.mode + 1, "amplitude": c.amplitude, "linear": c.linear, "measured": c.measured,
             "relative_difference": c.relative_difference, "exact": if c.exact.is_finite() { Some(c.exact) } else { None },
         })).collect::<Vec<_>>(),
+        "complete": r.complete,
         "wall_s": wall,
         "output": outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": outputs.plot.as_ref().map(|p| p.display().to_string()),

@@ -76,6 +76,7 @@ impl Dop853 {
             h: 0.0,
             started: false,
             dense_ready: false,
+            stalled: 0,
             stats: Stats::default(),
         }
     }
@@ -332,14 +333,26 @@ pub struct Dop853Solver {
     /// Whether a step has been taken, so that `(t_new, y_new, k[12])` describe a valid point.
     started: bool,
     dense_ready: bool,
+    /// Consecutive accepted steps too small to change `t_stop` (see [`STALL_STEPS`]).
+    stalled: u32,
     stats: Stats,
 }
+
+/// Accepted steps in a row below the resolution of `t_stop` after which the step size is taken
+/// to have collapsed for good ([`IntegrateError::NoProgress`]). Hairer's test (`0.1|h| ≤ ε|t|`)
+/// compares with the current t, so from t ≈ 0 it lets a run take ~10¹⁶ steps of 10⁻³⁸ s (a
+/// state near the f64 limit, whose motion the controller resolves honestly) before failing;
+/// a step that cannot even move `t_stop` means more than ~10¹⁵ steps to get there. A transient
+/// collapse recovers within a few steps (the step may grow 6× per step), so 100 in a row is
+/// no false alarm.
+const STALL_STEPS: u32 = 100;
 
 impl Dop853Solver {
     /// Forgets the last step: the next `step` computes a fresh initial step size.
     pub fn reset(&mut self) {
         self.started = false;
         self.dense_ready = false;
+        self.stalled = 0;
         self.t_new = f64::NAN;
     }
 
@@ -448,7 +461,8 @@ impl Solver for Dop853Solver {
     /// `t` restarts the step-size selection.
     ///
     /// Errors: [`IntegrateError::NonFinite`] (NaN/Inf in `y` or in a new state),
-    /// [`IntegrateError::StepSizeTooSmall`] (`0.1|h| ≤ ε|t|`),
+    /// [`IntegrateError::StepSizeTooSmall`] (`0.1|h| ≤ ε|t|`), [`IntegrateError::NoProgress`]
+    /// ([`STALL_STEPS`] accepted steps in a row that cannot change `t_stop`),
     /// [`IntegrateError::TooManySteps`] (more than `max_steps` attempts).
     fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
@@ -543,6 +557,14 @@ impl Solver for Dop853Solver {
                 f64::INFINITY
             };
             if err <= 1.0 {
+                if t_stop + hs == t_stop {
+                    self.stalled += 1;
+                    if self.stalled >= STALL_STEPS {
+                        return Err(IntegrateError::NoProgress { time: t_stop, h });
+                    }
+                } else {
+                    self.stalled = 0;
+                }
                 let t_new = if last { t_stop } else { t + hs };
                 // Back onto the constraint manifold first, so that the FSAL stage is f there.
                 ode.project(&mut self.y_new);

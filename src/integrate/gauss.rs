@@ -23,7 +23,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::{check_finite, FixedClock, IntegrateError, Ode, Result, Solver, Stats};
+use super::{check_finite, check_progress, FixedClock, IntegrateError, Ode, Result, Solver, Stats};
 
 /// Gauss–Legendre collocation with `stages` ∈ {1, 2, 3} (order 2, 4, 6) and fixed step `dt` (s).
 ///
@@ -305,12 +305,21 @@ impl Solver for GaussSolver {
     ///
     /// Errors: [`IntegrateError::NoConvergence`] when the stage iteration does not reach
     /// round-off within `max_iter` sweeps (step too large for the dynamics, roughly
-    /// `dt · ‖∂f/∂y‖ ≳ 1`), [`IntegrateError::NonFinite`] for NaN/Inf in the input or result.
+    /// `dt · ‖∂f/∂y‖ ≳ 1`), [`IntegrateError::NonFinite`] for NaN/Inf in the input or result,
+    /// [`IntegrateError::NoProgress`] when `dt` is below the resolution of `t` or `t_stop`.
     fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
+        check_progress(t, self.clock.dt, t_stop)?;
         let (t_next, reset) = self.clock.next(t, t_stop);
         if t_next <= t {
-            return Ok(t);
+            // Nothing left to do at t_stop; short of it, a step that cannot advance t.
+            if t >= t_stop {
+                return Ok(t);
+            }
+            return Err(IntegrateError::NoProgress {
+                time: t,
+                h: self.clock.dt,
+            });
         }
         self.gauss_step(ode, t, t_next - t, y)?;
         ode.project(y);

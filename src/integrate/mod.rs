@@ -20,6 +20,7 @@ pub use method::{Method, MethodSolver};
 pub use rk4::Rk4;
 
 use crate::model::System;
+use crate::observe::Cancel;
 use thiserror::Error;
 
 /// A first-order ODE on a flat vector.
@@ -244,6 +245,29 @@ pub enum IntegrateError {
     TooManySteps { time: f64, max_steps: u64 },
     #[error("implicit stage iteration did not converge at t = {time}")]
     NoConvergence { time: f64 },
+    /// The step is below the floating-point resolution of the time: `t + h == t` at `time`
+    /// (where the run stands, or the time it must reach), so it would step forever.
+    #[error("the step h = {h:.3e} does not advance t = {time} (t + h == t): the run cannot end")]
+    NoProgress { time: f64, h: f64 },
+    /// A [`Cancel`] token was set; `y` holds the state at `time` (not a failure: the caller
+    /// keeps what it has, marked incomplete).
+    #[error("interrupted at t = {time}")]
+    Interrupted { time: f64 },
+}
+
+/// Fails with [`IntegrateError::NoProgress`] when the nominal step `h` of a fixed-step method
+/// cannot advance `t`, or cannot reach `t_stop` (`t_stop + h == t_stop`: from a `t` far below,
+/// that would take more than 2⁵² steps; from one near it, the steps stall). One add and compare
+/// per step: the guard behind the input checks, so that no caller can loop forever.
+#[inline]
+pub fn check_progress(t: f64, h: f64, t_stop: f64) -> Result<()> {
+    if t + h == t {
+        return Err(IntegrateError::NoProgress { time: t, h });
+    }
+    if t_stop + h == t_stop {
+        return Err(IntegrateError::NoProgress { time: t_stop, h });
+    }
+    Ok(())
 }
 
 /// A one-step method with dense output over its last step.
@@ -265,8 +289,26 @@ pub trait Solver {
         y: &mut [f64],
         t_end: f64,
     ) -> Result<f64> {
+        self.advance_to_cancellable(ode, t, y, t_end, &Cancel::never())
+    }
+
+    /// [`Solver::advance_to`], polling `cancel` every [`crate::observe::POLL_STEPS`] steps: when
+    /// it is set, returns [`IntegrateError::Interrupted`] with `y` at the time reached.
+    fn advance_to_cancellable<O: Ode>(
+        &mut self,
+        ode: &mut O,
+        t: f64,
+        y: &mut [f64],
+        t_end: f64,
+        cancel: &Cancel,
+    ) -> Result<f64> {
         let mut t = t;
+        let mut count = 0u64;
         while t < t_end {
+            count += 1;
+            if cancel.poll(count) {
+                return Err(IntegrateError::Interrupted { time: t });
+            }
             t = self.step(ode, t, y, t_end)?;
         }
         Ok(t)
@@ -297,6 +339,112 @@ pub fn component_name<S: System>(sys: &S, layout: Layout, i: usize) -> String {
             j / layout.n + 1,
             sys.component_name(j % layout.n)
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::test_odes::Osc;
+    use super::*;
+
+    /// x'' = −ω² x with ω = 10³⁸: DOP853 must resolve each period, so its step collapses to
+    /// ~10⁻³⁸ s (the speed-at-the-f64-limit case).
+    struct FastOsc;
+    impl Ode for FastOsc {
+        fn len(&self) -> usize {
+            2
+        }
+        fn eval(&mut self, _t: f64, y: &[f64], dy: &mut [f64]) {
+            dy[0] = 1e38 * y[1];
+            dy[1] = -1e38 * y[0];
+        }
+    }
+
+    /// A fixed step below the resolution of the end time fails at the first step instead of
+    /// taking 10³⁰⁰ of them; from a t where t + h == t, too.
+    #[test]
+    fn fixed_steps_that_cannot_advance_fail_at_once() {
+        let mut y = [1.0, 0.0];
+        let r = Rk4::new(1e-300)
+            .solver(2)
+            .advance_to(&mut Osc, 0.0, &mut y, 1.0);
+        assert_eq!(
+            r,
+            Err(IntegrateError::NoProgress {
+                time: 1.0,
+                h: 1e-300
+            })
+        );
+        let r = Gauss::new(1e-300)
+            .solver(2)
+            .advance_to(&mut Osc, 0.0, &mut y, 1.0);
+        assert_eq!(
+            r,
+            Err(IntegrateError::NoProgress {
+                time: 1.0,
+                h: 1e-300
+            })
+        );
+        let mut s = Rk4::new(1e-17).solver(2);
+        let r = s.step(&mut Osc, 1.0, &mut y, 2.0);
+        assert_eq!(
+            r,
+            Err(IntegrateError::NoProgress {
+                time: 1.0,
+                h: 1e-17
+            })
+        );
+        assert_eq!(s.stats().steps, 0);
+        assert_eq!(y, [1.0, 0.0], "the state is untouched");
+        // At t_stop a fixed-step method has nothing to do (not an error).
+        let mut g = Gauss::new(0.1).solver(2);
+        assert_eq!(g.step(&mut Osc, 1.0, &mut y, 1.0), Ok(1.0));
+        // The guard does not fire for an ordinary step.
+        assert!(Rk4::new(1e-3)
+            .solver(2)
+            .advance_to(&mut Osc, 0.0, &mut y, 1.0)
+            .is_ok());
+    }
+
+    /// DOP853's collapsed step ends the run after a hundred steps, not after 10⁸ (minutes).
+    #[test]
+    fn dop853_collapsed_step_fails_quickly() {
+        let mut s = Dop853::default().solver(2);
+        let mut y = [1.0, 0.0];
+        let r = s.advance_to(&mut FastOsc, 0.0, &mut y, 1.0);
+        assert!(
+            matches!(r, Err(IntegrateError::NoProgress { time, h }) if time == 1.0 && h < 1e-30),
+            "{r:?}"
+        );
+        assert!(s.stats().steps < 1000, "{:?}", s.stats());
+        assert!(y.iter().all(|v| v.is_finite()));
+    }
+
+    /// A set token stops the loop at its next poll, with the state at the time reached; an unset
+    /// one changes nothing (same bits as advance_to).
+    #[test]
+    fn advance_polls_the_cancel_token() {
+        let cancel = crate::observe::Cancel::new();
+        let mut free = Rk4::new(1e-3).solver(2);
+        let mut y_free = [1.0, 0.0];
+        free.advance_to(&mut Osc, 0.0, &mut y_free, 10.0).unwrap();
+        let mut s = Rk4::new(1e-3).solver(2);
+        let mut y = [1.0, 0.0];
+        let t = s
+            .advance_to_cancellable(&mut Osc, 0.0, &mut y, 10.0, &cancel)
+            .unwrap();
+        assert_eq!((t, y), (10.0, y_free));
+        cancel.set();
+        let mut s = Rk4::new(1e-3).solver(2);
+        let mut y = [1.0, 0.0];
+        let r = s.advance_to_cancellable(&mut Osc, 0.0, &mut y, 10.0, &cancel);
+        let steps = crate::observe::POLL_STEPS - 1;
+        let Err(IntegrateError::Interrupted { time }) = r else {
+            panic!("{r:?}");
+        };
+        assert_eq!(s.stats().steps, steps);
+        assert!((time - steps as f64 * 1e-3).abs() < 1e-12, "{time}");
+        assert!((y[0] - time.cos()).abs() < 1e-9, "y is the state at {time}");
     }
 }
 

@@ -1,6 +1,6 @@
 //! Classical fixed-step RK4 (benchmarks.md §0), with a cubic Hermite continuous extension.
 
-use super::{check_finite, FixedClock, Ode, Result, Solver, Stats};
+use super::{check_finite, check_progress, FixedClock, IntegrateError, Ode, Result, Solver, Stats};
 
 /// Classical Runge–Kutta of order 4 with a fixed step `dt` (s).
 ///
@@ -82,8 +82,17 @@ impl Rk4Solver {
 }
 
 impl Solver for Rk4Solver {
+    /// Errors: [`IntegrateError::NoProgress`] when `dt` is below the resolution of `t` or
+    /// `t_stop` (the loop would never end), [`IntegrateError::NonFinite`] for NaN/Inf.
     fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
+        check_progress(t, self.clock.dt, t_stop)?;
         let (t_next, reset) = self.clock.next(t, t_stop);
+        if t_next <= t && t < t_stop {
+            return Err(IntegrateError::NoProgress {
+                time: t,
+                h: self.clock.dt,
+            });
+        }
         self.y_prev.copy_from_slice(y);
         self.t_prev = t;
         self.rk4_step(ode, t, t_next - t, y);

@@ -236,6 +236,7 @@ pub fn write_modes(out: &H5Out, run: &RunInfo<'_>, result: &ModesResult) -> Resu
             .map(|m| m.equilibrium.label())
             .collect();
         g.attr_str("equilibria", &labels.join(","))?;
+        g.attr_bool("complete", result.complete)?;
         let signs =
             Array2::from_shape_fn((e, n), |(i, j)| result.equilibria[i].equilibrium.signs[j]);
         g.var(

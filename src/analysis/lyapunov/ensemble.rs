@@ -5,7 +5,7 @@
 //! order, so the result is identical for any number of threads.
 
 use super::{Lyapunov, LyapunovError};
-use crate::observe::{Control, Observer};
+use crate::observe::{Cancel, Control, Observer};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
@@ -90,6 +90,8 @@ struct Member<'a> {
     done: &'a AtomicU64,
     stop: &'a AtomicBool,
     last: u64,
+    /// The ensemble observer's token, so that members stop inside their intervals too.
+    cancel: &'a Cancel,
 }
 
 impl Observer for Member<'_> {
@@ -101,6 +103,9 @@ impl Observer for Member<'_> {
         } else {
             Control::Continue
         }
+    }
+    fn cancel(&self) -> Cancel {
+        self.cancel.clone()
     }
 }
 
@@ -136,6 +141,7 @@ where
         ));
     }
     let ics = ensemble_initial_conditions(x0, opts);
+    let cancel = observer.cancel();
     let done = AtomicU64::new(0);
     let stop = AtomicBool::new(false);
     let finished = AtomicBool::new(false);
@@ -149,6 +155,7 @@ where
                     done: &done,
                     stop: &stop,
                     last: 0,
+                    cancel: &cancel,
                 };
                 Some(run(x, &mut obs))
             })

@@ -592,8 +592,15 @@ fn tangent_run<S: System + PhaseVolume>(
     let mut converged = opts.tolerance.map(|_| false);
     let mut qr_count = 0u64;
     let mut done = 0u64;
+    let cancel = observer.cancel();
     for e in 1..=total {
-        stepper.interval(&mut flow, e, &mut y).map_err(&name)?;
+        if !stepper
+            .interval(&mut flow, e, &mut y, &cancel)
+            .map_err(&name)?
+        {
+            complete = false;
+            break;
+        }
         qr.factor(&mut y[off..], true);
         qr_count += 1;
         done = e;

@@ -5,13 +5,17 @@
 
 use super::LyapunovError;
 use crate::integrate::{
-    check_finite, Gauss, IntegrateError, Method, MethodSolver, Ode, Solver, Stats,
+    check_finite, check_progress, Gauss, IntegrateError, Method, MethodSolver, Ode, Solver, Stats,
 };
+use crate::observe::{Cancel, POLL_STEPS};
 
 /// A solver and the grid of interval ends.
 pub(crate) struct Stepper {
     solver: MethodSolver,
     grid: Grid,
+    /// The state at the start of the interval in progress, put back when a stop request ends
+    /// it early, so that an interrupted run ends on an interval end with a consistent state.
+    y_start: Vec<f64>,
 }
 
 /// Where the intervals end.
@@ -30,6 +34,12 @@ fn steps_per_interval(tau: f64, dt: f64) -> Result<u64, LyapunovError> {
         return Err(LyapunovError::invalid("dt", dt, "must be finite and > 0"));
     }
     let q = (tau / dt).round();
+    // Beyond 2⁵² steps per interval the grid times e·q·dt lose their integer steps (and the
+    // run would never end): a step that small does not advance t (the integrators' guard).
+    if q.is_nan() || q > 2f64.powi(52) {
+        let e = IntegrateError::NoProgress { time: tau, h: dt };
+        return Err(LyapunovError::Analysis(e.into()));
+    }
     if q < 1.0 || ((tau / dt) - q).abs() > 1e-9 * q {
         return Err(LyapunovError::invalid(
             "tau",
@@ -61,6 +71,7 @@ impl Stepper {
         Ok(Stepper {
             solver: method.solver(len),
             grid,
+            y_start: vec![0.0; len],
         })
     }
 
@@ -73,28 +84,49 @@ impl Stepper {
         }
     }
 
-    /// Advances `y` from the end of interval `e − 1` to the end of interval `e`.
+    /// Advances `y` from the end of interval `e − 1` to the end of interval `e`, polling
+    /// `cancel` every [`POLL_STEPS`] steps. Returns false when a stop request ended the interval
+    /// early; `y` is then put back at the start of the interval (the end of interval `e − 1`).
     #[inline]
     pub(crate) fn interval<O: Ode>(
         &mut self,
         ode: &mut O,
         e: u64,
         y: &mut [f64],
-    ) -> Result<(), IntegrateError> {
+        cancel: &Cancel,
+    ) -> Result<bool, IntegrateError> {
         let t0 = self.time(e - 1);
         let t1 = self.time(e);
-        match (&mut self.solver, self.grid) {
+        self.y_start.copy_from_slice(y);
+        let done = match (&mut self.solver, self.grid) {
             // RK4 driven step by step on the interval's own grid (no clipping, no clock).
             (MethodSolver::Rk4(solver), Grid::Fixed { dt, q }) => {
+                check_progress(t0, dt, t1)?;
                 let base = (e - 1) * q;
+                let mut done = true;
                 for s in 0..q {
+                    if (s + 1).is_multiple_of(POLL_STEPS) && cancel.is_set() {
+                        done = false;
+                        break;
+                    }
                     let t = (base + s) as f64 * dt;
                     solver.rk4_step(ode, t, dt, y);
                 }
-                check_finite(t1, y)
+                if done {
+                    check_finite(t1, y)?;
+                }
+                done
             }
-            (solver, _) => solver.advance_to(ode, t0, y, t1).map(|_| ()),
+            (solver, _) => match solver.advance_to_cancellable(ode, t0, y, t1, cancel) {
+                Ok(_) => true,
+                Err(IntegrateError::Interrupted { .. }) => false,
+                Err(err) => return Err(err),
+            },
+        };
+        if !done {
+            y.copy_from_slice(&self.y_start);
         }
+        Ok(done)
     }
 
     pub(crate) fn stats(&self) -> Stats {

@@ -172,8 +172,15 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut converged = o.tolerance.map(|_| false);
     let mut count = 0u64;
     let mut done = 0u64;
+    let cancel = observer.cancel();
     for e in 1..=total {
-        stepper.interval(&mut ode, e, &mut y).map_err(name)?;
+        if !stepper
+            .interval(&mut ode, e, &mut y, &cancel)
+            .map_err(name)?
+        {
+            complete = false;
+            break;
+        }
         let (a, b) = y.split_at_mut(n);
         metric.difference(a, b, &mut diff);
         let d = diff.iter().map(|v| v * v).sum::<f64>().sqrt();

@@ -323,6 +323,9 @@ fn flip_lanes<const L: usize>(
     }
     let mut deadline = n;
     while who.iter().any(|&w| w != IDLE) {
+        if super::tile_cancelled(step + 1) {
+            break;
+        }
         lanes.step::<false, false>(p, h, &[0.0; L]);
         step += 1;
         if !(lanes.any_flip(mask) || step == deadline) {
@@ -377,7 +380,10 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
                 lanes.y[c][l] = s[c];
             }
         }
-        for _ in 0..n_steps {
+        for k in 0..n_steps {
+            if super::tile_cancelled(u64::from(k) + 1) {
+                return;
+            }
             lanes.step::<false, false>(p, h, &[0.0; L]);
         }
         for (l, s) in chunk.iter_mut().enumerate() {
@@ -509,7 +515,12 @@ fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
         load(l, &mut lanes, &mut who, rules, &mut next, out, aux);
     }
     let mut t = [0.0; L];
+    let mut iteration = 0u64;
     while who.iter().any(|&w| w != IDLE) {
+        iteration += 1;
+        if super::tile_cancelled(iteration) {
+            break;
+        }
         if DRIVEN {
             for l in 0..L {
                 t[l] = f64::from(rules[l].steps()) * h;

@@ -24,7 +24,7 @@ pub use kernel::TwoLink;
 use crate::analysis::indicators::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
 use crate::model::{Chain, System};
-use crate::observe::{Control, Observer};
+use crate::observe::{Cancel, Control, Observer, POLL_STEPS};
 use rayon::prelude::*;
 use serde::Serialize;
 use std::f64::consts::PI;
@@ -348,6 +348,33 @@ pub enum MapError {
     Sink { tile: usize, message: String },
 }
 
+thread_local! {
+    /// The stop request of the tile this thread computes ([`compute_tile_cancellable`]); a
+    /// thread-local, so that the kernels poll it without a parameter on every kernel.
+    static TILE_CANCEL: std::cell::RefCell<Cancel> = std::cell::RefCell::new(Cancel::never());
+}
+
+/// Whether the tile in progress on this thread should stop, polled by the kernels' step loops
+/// when `count` is a multiple of [`POLL_STEPS`] (a tile can take minutes; a stop request must
+/// take effect within a second). Its result is then discarded.
+#[inline]
+pub(crate) fn tile_cancelled(count: u64) -> bool {
+    count.is_multiple_of(POLL_STEPS) && TILE_CANCEL.with(|c| c.borrow().is_set())
+}
+
+/// [`compute_tile`], abandoned (`None`) when `cancel` is set before it is finished.
+pub fn compute_tile_cancellable(
+    chain: &Chain,
+    opts: &MapOptions,
+    index: usize,
+    cancel: &Cancel,
+) -> Option<TileResult> {
+    TILE_CANCEL.with(|c| *c.borrow_mut() = cancel.clone());
+    let tile = compute_tile(chain, opts, index);
+    TILE_CANCEL.with(|c| *c.borrow_mut() = Cancel::never());
+    (!cancel.is_set()).then_some(tile)
+}
+
 /// Computes one tile. Never fails: a blow-up is a pixel class, not an error of the map.
 /// Pixels off an energy shell ([`Grid::start`]) are classified `FORBIDDEN` without integration.
 pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResult {
@@ -491,6 +518,9 @@ fn flip_scalar(
         FlipTarget::Link(j) => (j, j + 1),
     };
     for k in 1..=n {
+        if tile_cancelled(u64::from(k)) {
+            break;
+        }
         solver.rk4_step(flow, f64::from(k - 1) * h, h, &mut y);
         if let Some(j) = (lo..hi).find(|&j| y[j].abs() > PI) {
             // Benchmark F's convention for two links: 3 when both passed in the same step.
@@ -508,14 +538,15 @@ pub struct RunSummary {
     pub tiles_done: usize,
     pub pixels_done: u64,
     pub steps: u64,
-    /// An observer asked to stop; the in-flight tiles were finished and handed to the sink.
+    /// An observer asked to stop; the tiles in flight were abandoned (through its token) or
+    /// finished and handed to the sink.
     pub stopped: bool,
 }
 
 /// Computes `tiles` in parallel (rayon's current pool) and hands each finished tile to `sink`
 /// on the calling thread, in completion order. The observer sees pixel counts a few times a
-/// second; `Control::Stop` lets the tiles in flight finish (they still reach the sink) and
-/// starts no more. A sink error stops the run the same way and is returned.
+/// second; `Control::Stop` starts no more tiles, and the observer's [`Cancel`] token abandons
+/// the tiles in flight within milliseconds (without one they finish and reach the sink). A sink error stops the run the same way and is returned.
 pub fn run_tiles(
     chain: &Chain,
     opts: &MapOptions,
@@ -527,17 +558,21 @@ pub fn run_tiles(
     let total: u64 = tiles.iter().map(|&t| tiling.rect(t).pixels() as u64).sum();
     observer.start(total, "pixels");
     let cancel = AtomicBool::new(false);
+    // A stop request abandons the tiles in flight too (they are recomputed on --resume).
+    let stop = observer.cancel();
     let mut summary = RunSummary::default();
     let mut failure = None;
     std::thread::scope(|s| {
         let (tx, rx) = mpsc::channel::<TileResult>();
-        let cancel = &cancel;
+        let (cancel, stop) = (&cancel, &stop);
         s.spawn(move || {
             tiles.par_iter().for_each(|&t| {
                 if cancel.load(Ordering::Relaxed) {
                     return;
                 }
-                let _ = tx.send(compute_tile(chain, opts, t));
+                if let Some(tile) = compute_tile_cancellable(chain, opts, t, stop) {
+                    let _ = tx.send(tile);
+                }
             });
         });
         loop {
@@ -575,6 +610,10 @@ pub fn run_tiles(
             }
         }
     });
+    // The workers may have abandoned their tiles and hung up before the observer was asked.
+    if stop.is_set() && summary.tiles_done < tiles.len() {
+        summary.stopped = true;
+    }
     observer.finish();
     match failure {
         Some(e) => Err(e),

@@ -117,6 +117,9 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
         for p in 0..np {
             let mut y = flow.initial(&starts[p], None);
             for k in 0..n {
+                if tile_cancelled(u64::from(k) + 1) {
+                    return;
+                }
                 solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
             }
             let t = n as f64 * h;
@@ -147,6 +150,9 @@ pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
         let mut y = flow.initial(&starts[p], Some(&v0));
         let mut sum = 0.0;
         for k in 0..n {
+            if tile_cancelled(u64::from(k) + 1) {
+                return;
+            }
             solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
             if (k + 1) % q == 0 || k + 1 == n {
                 let v = &mut y[dim..];
@@ -176,6 +182,9 @@ pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
     for p in 0..np {
         let mut y = flow.initial(&starts[p], None);
         for k in 0..n {
+            if tile_cancelled(u64::from(k) + 1) {
+                return;
+            }
             solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
         }
         let s = largest_singular_value(&y[dim..], dim);
@@ -216,6 +225,9 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
     let mut solver = Rk4::new(h).solver(dim);
     let (mut y, mut ring) = (Vec::with_capacity(dim), Vec::new());
     for p in 0..np {
+        if tile_cancelled(0) {
+            return;
+        }
         let o = basins::classify(
             &mut flow,
             &mut solver,
@@ -247,7 +259,8 @@ pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
             &method,
             &starts[p],
             &io,
-            &mut crate::observe::Silent,
+            // The tile's stop request reaches inside the pixel's intervals.
+            &mut crate::observe::Cancellable(TILE_CANCEL.with(|c| c.borrow().clone())),
         );
         match r {
             Ok(ind) => {

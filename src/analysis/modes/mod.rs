@@ -19,6 +19,7 @@ pub use closed_form::{bessel_j0_j1, bessel_j0_zeros, laguerre_zeros};
 pub use equilibrium::{Equilibrium, ModesError, MAX_ALL_EQUILIBRIA_LINKS};
 
 use crate::model::Chain;
+use crate::observe::Cancel;
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
 
@@ -399,6 +400,8 @@ pub struct ModesResult {
     pub equilibria: Vec<EquilibriumModes>,
     pub checks: Vec<FormulaCheck>,
     pub nonlinear: Vec<NonlinearCheck>,
+    /// False when a stop request ended the nonlinear checks early (those finished are kept).
+    pub complete: bool,
 }
 
 impl ModesResult {
@@ -427,6 +430,16 @@ pub fn elliptic_k(k: f64) -> f64 {
 
 /// Modes at every requested equilibrium, the formula checks, and the nonlinear verification.
 pub fn modes(chain: &Chain, opts: &ModesOptions) -> Result<ModesResult, ModesError> {
+    modes_cancellable(chain, opts, &Cancel::never())
+}
+
+/// [`modes`], whose nonlinear checks (long integrations) stop early when `cancel` is set: the
+/// result then has the checks finished so far and `complete = false`.
+pub fn modes_cancellable(
+    chain: &Chain,
+    opts: &ModesOptions,
+    cancel: &Cancel,
+) -> Result<ModesResult, ModesError> {
     let equilibria = opts
         .equilibria
         .iter()
@@ -436,6 +449,7 @@ pub fn modes(chain: &Chain, opts: &ModesOptions) -> Result<ModesResult, ModesErr
         equilibria,
         checks: vec![],
         nonlinear: vec![],
+        complete: true,
     };
     let hanging = match result.hanging() {
         Some(h) => h.clone(),
@@ -445,7 +459,8 @@ pub fn modes(chain: &Chain, opts: &ModesOptions) -> Result<ModesResult, ModesErr
         result.checks = formula_checks(chain, &hanging.frequencies());
     }
     if let Some(nl) = &opts.nonlinear {
-        result.nonlinear = verify_nonlinear(chain, &hanging, nl);
+        (result.nonlinear, result.complete) =
+            verify_nonlinear_cancellable(chain, &hanging, nl, cancel);
     }
     Ok(result)
 }
@@ -460,23 +475,43 @@ pub fn verify_nonlinear(
     em: &EquilibriumModes,
     opts: &NonlinearOptions,
 ) -> Vec<NonlinearCheck> {
+    verify_nonlinear_cancellable(chain, em, opts, &Cancel::never()).0
+}
+
+/// [`verify_nonlinear`], stopping when `cancel` is set (polled every
+/// [`crate::observe::POLL_STEPS`] steps):
+/// returns the checks finished so far and whether all were run.
+pub fn verify_nonlinear_cancellable(
+    chain: &Chain,
+    em: &EquilibriumModes,
+    opts: &NonlinearOptions,
+    cancel: &Cancel,
+) -> (Vec<NonlinearCheck>, bool) {
     if em.unstable > 0 {
-        return vec![];
+        return (vec![], true);
     }
     let n = chain.links();
     let mut out = vec![];
     let omegas = em.frequencies();
-    for k in 0..n {
-        if let Some(c) = measure_mode(chain, em, k, opts.amplitude, opts, omegas[k]) {
-            out.push(c);
+    let runs = (0..n)
+        .map(|k| (k, opts.amplitude))
+        .chain(opts.amplitudes.iter().map(|&a| (0, a)));
+    for (k, a) in runs {
+        match measure_mode(chain, em, k, a, opts, omegas[k], cancel) {
+            Measured::Check(c) => out.push(c),
+            Measured::Nothing => {}
+            Measured::Interrupted => return (out, false),
         }
     }
-    for &a in &opts.amplitudes {
-        if let Some(c) = measure_mode(chain, em, 0, a, opts, omegas[0]) {
-            out.push(c);
-        }
-    }
-    out
+    (out, true)
+}
+
+/// What one nonlinear measurement gave.
+enum Measured {
+    Check(NonlinearCheck),
+    /// Too few crossings, or the integration failed.
+    Nothing,
+    Interrupted,
 }
 
 fn measure_mode(
@@ -486,7 +521,8 @@ fn measure_mode(
     amplitude: f64,
     opts: &NonlinearOptions,
     omega: f64,
-) -> Option<NonlinearCheck> {
+    cancel: &Cancel,
+) -> Measured {
     use crate::integrate::{locate, Direction, Dop853, Flow, Solver};
     let n = chain.links();
     let theta_star = em.equilibrium.theta();
@@ -506,11 +542,18 @@ fn measure_mode(
     let t_end = opts.periods * 2.0 * std::f64::consts::PI / omega;
     let (mut t, mut g0) = (0.0, q(&y));
     let mut ups = vec![];
+    let mut steps = 0u64;
     while t < t_end {
-        let t1 = solver.step(&mut flow, t, &mut y, t_end).ok()?;
+        steps += 1;
+        if cancel.poll(steps) {
+            return Measured::Interrupted;
+        }
+        let Ok(t1) = solver.step(&mut flow, t, &mut y, t_end) else {
+            return Measured::Nothing;
+        };
         let g1 = q(&y);
         if Direction::Rising.crosses(g0, g1) {
-            let c = locate(
+            let Some(c) = locate(
                 &mut solver,
                 &mut flow,
                 t,
@@ -520,14 +563,16 @@ fn measure_mode(
                 |_, s| q(s),
                 &mut buf,
                 1e-13,
-            )?;
+            ) else {
+                return Measured::Nothing;
+            };
             ups.push(c.t);
         }
         t = t1;
         g0 = g1;
     }
     if ups.len() < 2 {
-        return None;
+        return Measured::Nothing;
     }
     let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64;
     let measured = 2.0 * std::f64::consts::PI / period;
@@ -539,7 +584,7 @@ fn measure_mode(
     } else {
         f64::NAN
     };
-    Some(NonlinearCheck {
+    Measured::Check(NonlinearCheck {
         mode: k,
         amplitude,
         linear: omega,

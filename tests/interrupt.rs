@@ -1,0 +1,446 @@
+//! Stop signals end a long run within a second, whatever its sampling: SIGINT (Ctrl-C) and
+//! SIGTERM (a scheduler's preemption) at 1 s into a run whose samples (or intervals, or tiles)
+//! are minutes apart; the process must exit within 2 s of the signal with code 1 and an
+//! "interrupted" message, the partial result written and marked `complete = 0` (a map keeps its
+//! tile checkpoint), and no `.partial` file left. Also: steps that cannot advance time, and a
+//! state at the edge of the f64 range, end in seconds instead of looping.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long after the signal the process may take to exit.
+const EXIT_WITHIN: Duration = Duration::from_secs(2);
+
+struct Stopped {
+    code: Option<i32>,
+    stderr: String,
+    /// Time from the signal to the exit.
+    took: Duration,
+}
+
+/// Runs `pendula ARGS` in `dir`, sends `signal` (INT or TERM) after 1 s, and waits for the
+/// exit (killing the process and failing if it is not gone within [`EXIT_WITHIN`]).
+fn stop_after_1s(dir: &Path, args: &[&str], signal: &str) -> Stopped {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(args)
+        .current_dir(dir)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_secs(1));
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "pendula {args:?} ended before the signal"
+    );
+    let pid = child.id().to_string();
+    let sent = Instant::now();
+    assert!(Command::new("kill")
+        .args([&format!("-{signal}"), &pid])
+        .status()
+        .unwrap()
+        .success());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > EXIT_WITHIN {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pendula {args:?} still running {EXIT_WITHIN:?} after SIG{signal}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let took = sent.elapsed();
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    Stopped {
+        code: status.code(),
+        stderr,
+        took,
+    }
+}
+
+/// No `*.partial` anywhere under `dir`.
+fn assert_no_partial(dir: &Path) {
+    for e in std::fs::read_dir(dir).unwrap() {
+        let p = e.unwrap().path();
+        assert!(
+            !p.to_string_lossy().ends_with(".partial"),
+            "left behind: {}",
+            p.display()
+        );
+        if p.is_dir() {
+            assert_no_partial(&p);
+        }
+    }
+}
+
+/// The `complete` attribute of group `group` in `file`.
+fn complete_attr(file: &Path, group: &str) -> i8 {
+    let f = hdf5::File::open(file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+    let g = f.group(group).unwrap();
+    g.attr("complete").unwrap().read_scalar().unwrap()
+}
+
+/// SIGINT and SIGTERM each stop `args` (writing `out`, which holds group `group`) cleanly.
+fn both_signals_stop(args: &[&str], out: &str, group: Option<&str>) {
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let r = stop_after_1s(dir.path(), args, signal);
+        let what = format!("SIG{signal} {args:?}: {}", r.stderr);
+        assert!(r.took < EXIT_WITHIN, "{what} took {:?}", r.took);
+        assert_eq!(r.code, Some(1), "{what}");
+        assert!(r.stderr.contains("interrupted"), "{what}");
+        assert_eq!(r.stderr.trim().lines().count(), 1, "one line: {what}");
+        assert_no_partial(dir.path());
+        if let Some(g) = group {
+            assert_eq!(complete_attr(&dir.path().join(out), g), 0, "{what}");
+        }
+    }
+}
+
+/// Samples 10⁹ RK4 steps apart: before, a signal was seen only at a sample.
+#[test]
+fn simulate_stops_between_samples() {
+    both_signals_stop(
+        &[
+            "simulate", "--theta", "2,2", "--t-end", "2000", "--dt-out", "1000", "--method", "rk4",
+            "--dt", "1e-6", "-o", "x.h5",
+        ],
+        "x.h5",
+        Some("trajectory"),
+    );
+}
+
+/// The adaptive method's dense-output path, samples far apart at a tight tolerance.
+#[test]
+fn simulate_dop853_stops_between_samples() {
+    both_signals_stop(
+        &[
+            "simulate", "--theta", "2,2", "--t-end", "1e6", "--dt-out", "1e6", "--method",
+            "dop853", "--rtol", "1e-14", "--atol", "1e-14", "-o", "x.h5",
+        ],
+        "x.h5",
+        Some("trajectory"),
+    );
+}
+
+/// One interval τ = 1000 s is 10⁸ steps of the QR method.
+#[test]
+fn lyapunov_spectrum_stops_inside_an_interval() {
+    both_signals_stop(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--tau",
+            "1000",
+            "--transient",
+            "0",
+            "--t-end",
+            "2000",
+            "--dt",
+            "1e-5",
+            "-o",
+            "l.h5",
+        ],
+        "l.h5",
+        Some("lyapunov"),
+    );
+}
+
+#[test]
+fn lyapunov_two_trajectory_stops_inside_an_interval() {
+    both_signals_stop(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--estimator",
+            "two-trajectory",
+            "--tau",
+            "1000",
+            "--transient",
+            "0",
+            "--t-end",
+            "2000",
+            "--dt",
+            "1e-5",
+            "-o",
+            "l.h5",
+        ],
+        "l.h5",
+        Some("lyapunov"),
+    );
+}
+
+#[test]
+fn lyapunov_sali_stops_inside_an_interval() {
+    both_signals_stop(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--estimator",
+            "sali",
+            "--tau",
+            "1000",
+            "--t-end",
+            "2000",
+            "--dt",
+            "1e-5",
+            "-o",
+            "l.h5",
+        ],
+        "l.h5",
+        Some("indicators"),
+    );
+}
+
+/// The adaptive method's intervals (DOP853 lands on each τ).
+#[test]
+fn lyapunov_dop853_stops_inside_an_interval() {
+    both_signals_stop(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--method",
+            "dop853",
+            "--rtol",
+            "1e-14",
+            "--atol",
+            "1e-14",
+            "--tau",
+            "1e5",
+            "--transient",
+            "0",
+            "--t-end",
+            "2e5",
+            "-o",
+            "l.h5",
+        ],
+        "l.h5",
+        Some("lyapunov"),
+    );
+}
+
+#[test]
+fn poincare_stops() {
+    both_signals_stop(
+        &[
+            "poincare",
+            "--theta",
+            "2,2",
+            "--crossings",
+            "10000000",
+            "--t-end",
+            "1e9",
+            "--rtol",
+            "1e-14",
+            "--atol",
+            "1e-14",
+            "-o",
+            "p.h5",
+        ],
+        "p.h5",
+        Some("poincare"),
+    );
+}
+
+/// Two frames 10⁵ model seconds apart at a tight tolerance: the integration is interrupted and
+/// nothing is written.
+#[test]
+fn animate_stops_while_integrating() {
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "animate",
+            "--theta",
+            "2,2",
+            "--method",
+            "dop853",
+            "--rtol",
+            "1e-14",
+            "--atol",
+            "1e-14",
+            "--fps",
+            "1",
+            "--duration",
+            "2",
+            "--speed",
+            "1e5",
+            "--substeps",
+            "1",
+            "--gif",
+            "a.gif",
+        ];
+        let r = stop_after_1s(dir.path(), &args, signal);
+        assert!(r.took < EXIT_WITHIN, "SIG{signal}: {:?}", r.took);
+        assert_eq!(r.code, Some(1), "SIG{signal}: {}", r.stderr);
+        assert!(r.stderr.contains("interrupted"), "{}", r.stderr);
+        assert!(!dir.path().join("a.gif").exists());
+        assert_no_partial(dir.path());
+    }
+}
+
+/// The closed loop of the cart chain, one sample at the end of 10⁵ s.
+#[test]
+fn control_stops() {
+    both_signals_stop(
+        &[
+            "control", "--tilt", "0.1", "--t-end", "1e5", "--dt-out", "1e5", "--rtol", "1e-14",
+            "--atol", "1e-14", "-o", "c.h5",
+        ],
+        "c.h5",
+        Some("trajectory"),
+    );
+}
+
+/// One tile of 64 pixels × 10⁹ steps: the tile in flight is abandoned, the checkpoint kept for
+/// --resume.
+#[test]
+fn map_stops_inside_a_tile() {
+    for signal in ["INT", "TERM"] {
+        let dir = tempfile::tempdir().unwrap();
+        let args = [
+            "map",
+            "--kind",
+            "energy-error",
+            "--resolution",
+            "8",
+            "--t-end",
+            "1e6",
+            "--dt",
+            "1e-3",
+            "-o",
+            "m.h5",
+        ];
+        let r = stop_after_1s(dir.path(), &args, signal);
+        assert!(r.took < EXIT_WITHIN, "SIG{signal}: {:?}", r.took);
+        assert_eq!(r.code, Some(1), "SIG{signal}: {}", r.stderr);
+        assert!(r.stderr.contains("interrupted"), "{}", r.stderr);
+        assert!(r.stderr.contains("--resume"), "{}", r.stderr);
+        assert!(dir.path().join("m.h5.tiles").is_dir());
+        assert!(!dir.path().join("m.h5").exists());
+        assert_no_partial(dir.path());
+    }
+}
+
+/// The nonlinear checks of `modes` (nine DOP853 runs of 10⁴ periods each).
+#[test]
+fn modes_verify_nonlinear_stops() {
+    both_signals_stop(
+        &[
+            "modes",
+            "--verify-nonlinear",
+            "--periods",
+            "1e4",
+            "-o",
+            "mo.h5",
+        ],
+        "mo.h5",
+        Some("modes"),
+    );
+}
+
+/// Runs `pendula ARGS`, failing if it is still running after `limit`; returns (code, stderr).
+fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let start = Instant::now();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pendula {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    (status.code(), stderr)
+}
+
+/// A step below the resolution of t is refused (exit 2, by the input checks) or fails the run
+/// (exit 1, by the integrators' guard): either way it names the step and ends at once.
+#[test]
+fn steps_that_cannot_advance_time_end_at_once() {
+    let cases: [&[&str]; 4] = [
+        &[
+            "simulate", "--theta", "2,2", "--method", "rk4", "--dt", "1e-300", "--t-end", "1",
+            "--json",
+        ],
+        &[
+            "simulate", "--theta", "2,2", "--method", "gauss", "--dt", "1e-300", "--t-end", "1",
+            "--json",
+        ],
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--method",
+            "rk4",
+            "--dt",
+            "5e-324",
+            "--transient",
+            "0",
+            "--t-end",
+            "1",
+            "--json",
+        ],
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--method",
+            "gauss",
+            "--dt",
+            "5e-324",
+            "--transient",
+            "0",
+            "--t-end",
+            "1",
+            "--json",
+        ],
+    ];
+    for args in cases {
+        let (code, err) = run_within(args, Duration::from_secs(10));
+        assert!(matches!(code, Some(1 | 2)), "{args:?}: {code:?} {err}");
+        assert!(
+            err.contains("dt") || err.contains("step"),
+            "{args:?}: {err}"
+        );
+        assert!(err.contains("advance"), "{args:?}: {err}");
+    }
+}
+
+/// A speed at the edge of the f64 range: every method ends in seconds with a clear failure
+/// (a blow-up, a collapsed step) or a refusal, never a loop.
+#[test]
+fn a_huge_state_ends_in_seconds_with_every_method() {
+    for method in [
+        &["--method", "rk4"][..],
+        &["--method", "gauss", "--dt", "0.01"],
+        &["--method", "dop853"],
+    ] {
+        let mut args = vec![
+            "simulate", "--theta", "0,0", "--omega", "0,3.4e38", "--t-end", "1", "--json",
+        ];
+        args.extend_from_slice(method);
+        let (code, err) = run_within(&args, Duration::from_secs(10));
+        assert!(matches!(code, Some(1 | 2)), "{args:?}: {code:?} {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    }
+}
