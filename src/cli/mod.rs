@@ -35,7 +35,7 @@ pub fn main() -> ExitCode {
                 .lines()
                 .find(|l| !l.trim().is_empty())
                 .unwrap_or("invalid arguments");
-            eprintln!("{} (see --help)", line.trim());
+            eprintln!("{} (see --help)", one_line(line));
             return ExitCode::from(2);
         }
     };
@@ -43,14 +43,38 @@ pub fn main() -> ExitCode {
     match dispatch(&matches, &command_line) {
         Ok(()) => ExitCode::SUCCESS,
         Err(CliError::Input(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", one_line(&m));
             ExitCode::from(2)
         }
         Err(CliError::Run(m)) => {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", one_line(&m));
             ExitCode::from(1)
         }
     }
+}
+
+/// An error as one line: whitespace runs (an HDF5 message's newlines) become one space, and
+/// other control characters are escaped (`\u{1b}`), so an echoed value cannot move the cursor,
+/// colour the terminal or forge a second line in a log.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
+        }
+    }
+    out
 }
 
 /// The commands that run a spec, with their one-line help.
@@ -166,7 +190,7 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
         _ => {
             let common: Common = parsed(m)?;
             progress::set_mode(common.progress);
-            let spec = load_spec(name, m)?;
+            let spec = load_spec(name, m, &common.budget())?;
             let run = match name {
                 "map" => parsed(m)?,
                 _ => map::RunFlags::default(),
@@ -178,7 +202,7 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
 
 /// The spec a command describes: its `--spec` file (or the positional one of `run`), with
 /// `--model` and then every given flag laid over it, parsed and validated once.
-fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
+fn load_spec(command: &str, m: &ArgMatches, budget: &spec::Budget) -> Result<Spec, CliError> {
     let (mut file, from_file) = if command == "run" {
         let p = m.get_one::<PathBuf>("SPEC").expect("required");
         (read_spec(p, "SPEC")?, true)
@@ -221,7 +245,7 @@ fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
             }
         }
     }
-    file.validate()
+    file.validate_within(budget)
         .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))
 }
 
@@ -266,6 +290,9 @@ fn execute(
     };
     if let Some(p) = &common.plot {
         output::check_figure_path(p, "--plot")?;
+    }
+    if let Some(p) = &common.output {
+        output::check_result_path(p, "-o")?;
     }
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);
