@@ -333,7 +333,7 @@ impl Spec {
                     samples,
                     per,
                     n,
-                    "simulate.dt_out",
+                    "simulate.t_end",
                     "the trajectory",
                 ));
                 terms.push(Term {
@@ -350,7 +350,7 @@ impl Spec {
                     samples,
                     per,
                     n,
-                    "control.dt_out",
+                    "control.t_end",
                     "the closed loop",
                 ));
                 // The LQR: the Hamiltonian matrix of the 2(2N + 2) linear states, its Schur
@@ -520,11 +520,16 @@ impl Spec {
     }
 }
 
-/// Samples × bytes per sample, blamed on the sampling field when the samples outnumber the
-/// links (else on the links).
+/// Samples × bytes per sample, blamed on the end time (`field`; the message says the count is
+/// t_end / dt_out) when the samples outnumber the links, else on the links.
 fn samples_term(samples: f64, per: f64, n: usize, field: &'static str, what: &'static str) -> Term {
     let (field, driver) = if samples >= n as f64 {
-        (field, format!("{samples:.3e} samples of {n} links"))
+        let ratio = if field.ends_with("t_end") {
+            " (t_end / dt_out)"
+        } else {
+            ""
+        };
+        (field, format!("{samples:.3e} samples{ratio} of {n} links"))
     } else {
         ("model.links", format!("{n} links × {samples:.0} samples"))
     };
