@@ -170,7 +170,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 )));
             }
             let t = t_end.map_or(200.0, |e| e - t_trans);
-            if !(t > 0.0) {
+            if t.is_nan() || t <= 0.0 {
                 return Err(CliError::Input(format!(
                     "--t-end: must exceed --transient ({t_trans} s; got {})",
                     t_end.unwrap_or(f64::NAN)

@@ -334,7 +334,7 @@ fn mass_ratio(masses: &[(String, f64)]) -> Result<(), SpecError> {
 /// Refuses an initial angle or rate beyond [`MAX_ANGLE`] / [`MAX_RATE`]; `values` are one
 /// field's list (`field[i]` is named).
 fn bounded(field: &str, values: &[f64], max: f64, unit: &str) -> Result<(), SpecError> {
-    if let Some(i) = values.iter().position(|v| !(v.abs() <= max)) {
+    if let Some(i) = values.iter().position(|v| v.is_nan() || v.abs() > max) {
         return Err(SpecError::new(
             format!("{field}[{}]", i + 1),
             format!(

@@ -267,7 +267,8 @@ fn check_physical(chain: &Chain, preset: bool) -> Result<(), SpecError> {
     super::mass_ratio(&masses)?;
     if let Some(last) = links.last() {
         // Nothing below the last link sees its angle: it needs a moment of inertia of its own.
-        if !(last.mass * last.com * last.com + last.inertia > 0.0) {
+        let inertia = last.mass * last.com * last.com + last.inertia;
+        if inertia.is_nan() || inertia <= 0.0 {
             return Err(SpecError::new(
                 field(links.len() - 1, "com"),
                 "the last link needs com > 0 or inertia > 0 (its angle would have no inertia)",
