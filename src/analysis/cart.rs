@@ -40,6 +40,10 @@ pub enum CartError {
     },
     #[error("the Riccati solver failed: {0}")]
     Riccati(String),
+    /// The Cholesky factorisation of M failed in binary64: the masses or lengths are too far
+    /// apart (or too small) for the linearization to be computed.
+    #[error("the mass matrix of equilibrium {0} is not numerically positive definite: the masses (model.mass, model.cart_mass) or lengths (model.length) are too far apart or too small")]
+    MassMatrix(String),
 }
 
 /// Parses `+-+`-style sign strings, `hanging`, `inverted`, or `folded` (+-+…) for n links.
@@ -154,9 +158,14 @@ pub fn linearize(sys: &CartChain, signs: &[f64]) -> Result<Linearization, CartEr
 
 impl Linearization {
     /// `ż = A z + B u` with `z = (Q, Q̇)`: `A = [[0, I], [−M⁻¹K, −M⁻¹D]]`, `B = [0; M⁻¹B]`.
-    pub fn state_space(&self) -> (DMatrix<f64>, DMatrix<f64>) {
+    /// M is SPD in exact arithmetic; an error when binary64 loses that (extreme mass ratios).
+    pub fn state_space(&self) -> Result<(DMatrix<f64>, DMatrix<f64>), CartError> {
         let n = self.mass.nrows();
-        let chol = self.mass.clone().cholesky().expect("M is SPD");
+        let chol = self
+            .mass
+            .clone()
+            .cholesky()
+            .ok_or_else(|| CartError::MassMatrix(label(&self.signs)))?;
         let mk = chol.solve(&self.stiffness);
         let md = chol.solve(&self.damping);
         let mb = chol.solve(&self.input);
@@ -172,7 +181,7 @@ impl Linearization {
                 b[(n + i, j)] = mb[(i, j)];
             }
         }
-        (a, b)
+        Ok((a, b))
     }
 }
 
@@ -229,7 +238,7 @@ pub fn cart_modes(sys: &CartChain, signs: &[f64]) -> Result<CartModes, CartError
         .iter()
         .map(|&w| if w < -tol { (-w).sqrt() } else { 0.0 })
         .collect();
-    let (a, b) = lin.state_space();
+    let (a, b) = lin.state_space()?;
     let eig = a.complex_eigenvalues();
     let eigenvalues: Vec<(f64, f64)> = eig.iter().map(|z| (z.re, z.im)).collect();
     let emax = eigenvalues
@@ -409,7 +418,7 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
             why: "the cart is fixed, so there is no input".into(),
         });
     }
-    let (a, b) = lin.state_space();
+    let (a, b) = lin.state_space()?;
     let margin = controllability_margin(&a, &b);
     if margin <= CONTROLLABILITY_TOL {
         return Err(CartError::Uncontrollable {
@@ -436,7 +445,10 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
     if residual.is_nan() || residual >= 1e-8 {
         return Err(CartError::Riccati(format!("residual {residual:.1e}")));
     }
-    let k = r.try_inverse().unwrap() * b.transpose() * &p;
+    let r_inv = r
+        .try_inverse()
+        .ok_or_else(|| CartError::Riccati("R is singular".into()))?;
+    let k = r_inv * b.transpose() * &p;
     let acl = &a - &b * &k;
     let sorted = |m: &DMatrix<f64>| {
         let mut v: Vec<(f64, f64)> = m

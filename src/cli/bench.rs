@@ -6,6 +6,34 @@ use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
 use pendula::analysis::map::bench::bench_flip;
 use pendula::analysis::modes::structured::benchmark_m;
+use pendula::spec::{format_bytes, Budget};
+
+/// Most repeats of a benchmark: the best of a thousand is as good as it gets.
+const MAX_REPEATS: usize = 1000;
+/// Longest model time (s) of a benchmark run: benchmarks F and L use 10 and 210 s.
+const MAX_BENCH_TIME: f64 = 10_000.0;
+
+/// Refuses `v` outside `lo..=hi`, naming `flag` (`--repeats 0` is not one repeat).
+fn within(flag: &str, v: usize, lo: usize, hi: usize) -> Result<(), CliError> {
+    if (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(CliError::Input(format!(
+            "{flag}: must be between {lo} and {hi} (got {v})"
+        )))
+    }
+}
+
+/// Refuses a model time that is not finite, positive and at most `max` seconds.
+fn time(flag: &str, t: f64, max: f64) -> Result<(), CliError> {
+    if t.is_finite() && t > 0.0 && t <= max {
+        Ok(())
+    } else {
+        Err(CliError::Input(format!(
+            "{flag}: must be > 0 and at most {max} s (got {t})"
+        )))
+    }
+}
 
 #[derive(Debug, Args)]
 pub struct BenchArgs {
@@ -96,16 +124,9 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             energy_skip,
             threads,
         } => {
-            if *width == 0 || *width > 8192 {
-                return Err(CliError::Input(format!(
-                    "--width: must be between 1 and 8192 (got {width})"
-                )));
-            }
-            if !(t_max.is_finite() && *t_max > 0.0) {
-                return Err(CliError::Input(format!(
-                    "--t-end: must be finite and > 0 (got {t_max})"
-                )));
-            }
+            within("--width", *width, 1, 8192)?;
+            within("--repeats", *repeats, 1, MAX_REPEATS)?;
+            time("--t-end", *t_max, MAX_BENCH_TIME)?;
             set_threads(*threads)?;
             let b = bench_flip(*width, *t_max, *repeats, *energy_skip);
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
@@ -116,9 +137,16 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             repeats,
             threads,
         } => {
-            if *links == 0 || *links > 100_000 || *repeats == 0 {
+            within("--links", *links, 1, 100_000)?;
+            within("--repeats", *repeats, 1, MAX_REPEATS)?;
+            // The structured route keeps the N × N shapes and the Laguerre check's matrix.
+            let need = 4.0 * 8.0 * (*links as f64).powi(2);
+            let budget = Budget::machine();
+            if need > budget.bytes {
                 return Err(CliError::Input(format!(
-                    "bench modes: --links must be 1..=100000 and --repeats >= 1 (got {links}, {repeats})"
+                    "--links: {links} links need ~{} for the modes' matrices, over the {} budget",
+                    format_bytes(need),
+                    format_bytes(budget.bytes)
                 )));
             }
             set_threads(*threads)?;
@@ -133,19 +161,22 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             repeats,
         } => {
             let (links, t_trans, repeats) = (*links, *t_trans, *repeats);
-            let t = t_end.map_or(200.0, |e| e - t_trans);
-            if links == 0
-                || t.is_nan()
-                || t <= 0.0
-                || t_trans.is_nan()
-                || t_trans < 0.0
-                || repeats == 0
-            {
-                return Err(CliError::Input(
-                    "bench lyapunov: --links and --repeats must be > 0, --transient >= 0 and --t-end > --transient"
-                        .into(),
-                ));
+            // The spectrum carries 2N tangent vectors of 2N: (2N)² numbers through RK4.
+            within("--links", links, 1, 1000)?;
+            within("--repeats", repeats, 1, MAX_REPEATS)?;
+            if !(t_trans.is_finite() && (0.0..=MAX_BENCH_TIME).contains(&t_trans)) {
+                return Err(CliError::Input(format!(
+                    "--transient: must be between 0 and {MAX_BENCH_TIME} s (got {t_trans})"
+                )));
             }
+            let t = t_end.map_or(200.0, |e| e - t_trans);
+            if t.is_nan() || t <= 0.0 {
+                return Err(CliError::Input(format!(
+                    "--t-end: must exceed --transient ({t_trans} s; got {})",
+                    t_end.unwrap_or(f64::NAN)
+                )));
+            }
+            time("--t-end", t + t_trans, MAX_BENCH_TIME + 200.0)?;
             let r = bench_lyapunov(links, t_trans, t, repeats)?;
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())

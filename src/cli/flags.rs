@@ -230,12 +230,14 @@ fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone 
                 .map(Value::Float)
                 .map_err(|_| format!("expected a number (got `{s}`)"))
         };
-        let int = || {
-            s.parse::<u64>()
-                .ok()
-                .and_then(|v| i64::try_from(v).ok())
+        let int = || match s.parse::<u64>() {
+            Ok(v) => i64::try_from(v)
                 .map(Value::Integer)
-                .ok_or_else(|| format!("expected a whole number >= 0 (got `{s}`)"))
+                .map_err(|_| format!("too large (at most {}; got `{s}`)", i64::MAX)),
+            Err(e) if *e.kind() == std::num::IntErrorKind::PosOverflow => {
+                Err(format!("too large (at most {}; got `{s}`)", i64::MAX))
+            }
+            Err(_) => Err(format!("expected a whole number >= 0 (got `{s}`)")),
         };
         match kind {
             Float | Floats => float(),
@@ -364,9 +366,19 @@ pub fn flag_of(field: &str, command: &str) -> Option<&'static Flag> {
 
 /// Names the flag in a validation error when the field's value came from a flag, or from a
 /// flag's default (no spec file was given); otherwise names the spec field.
+///
+/// A `model.*` field that came from a `--model` file (its flag not given) names the file's
+/// field: `--model: mass: ...`, not the flag `--mass` the user never typed.
 pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -> String {
+    let flag_given = |f: &Flag| given(m, command).any(|g| g.long == f.long);
+    let model_file = m.try_get_one::<std::path::PathBuf>("model").ok().flatten();
+    if let (Some(p), Some(rest)) = (model_file, e.field.strip_prefix("model.")) {
+        if !flag_of(&e.field, command).is_some_and(flag_given) {
+            return format!("--model {}: {rest}: {}", p.display(), e.message);
+        }
+    }
     match flag_of(&e.field, command) {
-        Some(f) if !from_file || given(m, command).any(|g| g.long == f.long) => {
+        Some(f) if !from_file || flag_given(f) => {
             format!("--{}: {}", f.long, e.message)
         }
         _ => e.to_string(),

@@ -61,7 +61,7 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
             ctx.write(|out| {
                 let g = out.group("indicators")?;
                 store::write_indicators(&g, &r)?;
-                g.attr_f64s("initial_state", &spec.x0)?;
+                g.initial_state(&spec.x0)?;
                 Ok(())
             })?;
             if let Some(path) = &outputs.plot {
@@ -127,7 +127,7 @@ fn run_cart(ctx: &Run, run: &LyapunovRun, sys: &CartChain) -> Result<(), CliErro
     ctx.write(|out| {
         let g = out.group("lyapunov")?;
         store::write_lyapunov(&g, &r)?;
-        g.attr_f64s("initial_state", &spec.x0)?;
+        g.initial_state(&spec.x0)?;
         g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
         g.attr_str("model", "cart-chain")?;
         Ok(())

@@ -61,21 +61,25 @@ pub fn main() -> ExitCode {
     }
 }
 
-/// An error message as one line: runs of whitespace (an HDF5 message's newlines among them)
-/// become one space, and other control characters from the user's values are shown escaped,
-/// never sent raw to the terminal.
-fn one_line(m: &str) -> String {
-    let mut out = String::with_capacity(m.len());
-    for word in m.split_whitespace() {
-        if !out.is_empty() {
-            out.push(' ');
+/// An error as one line: whitespace runs (an HDF5 message's newlines) become one space, and
+/// other control characters are escaped (`\u{1b}`), so an echoed value cannot move the cursor,
+/// colour the terminal or forge a second line in a log.
+fn one_line(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut space = false;
+    for c in text.trim().chars() {
+        if c.is_whitespace() {
+            space = true;
+            continue;
         }
-        for c in word.chars() {
-            if c.is_control() {
-                out.extend(c.escape_default());
-            } else {
-                out.push(c);
-            }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        if c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}') {
+            out.extend(c.escape_unicode());
+        } else {
+            out.push(c);
         }
     }
     out
@@ -203,7 +207,7 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
         _ => {
             let common: Common = parsed(m)?;
             progress::set_mode(common.progress);
-            let spec = load_spec(name, m)?;
+            let spec = load_spec(name, m, &common.budget())?;
             let run = match name {
                 "map" => parsed(m)?,
                 _ => map::RunFlags::default(),
@@ -232,7 +236,7 @@ fn closed<'a>(
 
 /// The spec a command describes: its `--spec` file (or the positional one of `run`), with
 /// `--model` and then every given flag laid over it, parsed and validated once.
-fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
+fn load_spec(command: &str, m: &ArgMatches, budget: &spec::Budget) -> Result<Spec, CliError> {
     let (mut file, from_file) = if command == "run" {
         let p = m.get_one::<PathBuf>("SPEC").expect("required");
         (read_spec(p, "SPEC")?, true)
@@ -275,7 +279,7 @@ fn load_spec(command: &str, m: &ArgMatches) -> Result<Spec, CliError> {
             }
         }
     }
-    file.validate()
+    file.validate_within(budget)
         .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))
 }
 
@@ -381,6 +385,9 @@ fn execute_run(
     };
     if let Some(p) = &common.plot {
         output::check_figure_path(p, "--plot")?;
+    }
+    if let Some(p) = &common.output {
+        output::check_result_path(p, "-o")?;
     }
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);

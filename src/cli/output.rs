@@ -92,6 +92,24 @@ pub struct Common {
     /// Progress bar on stderr: auto (when stderr is a terminal), always or never.
     #[arg(long, value_enum, default_value_t = super::progress::Mode::Auto, value_name = "WHEN")]
     pub progress: super::progress::Mode,
+    /// Memory the run may plan to use, e.g. 64G (default: half the machine's memory); a run
+    /// estimated to need more is refused before any work, naming the flag that drives it.
+    #[arg(long, value_name = "SIZE", value_parser = spec::Budget::parse)]
+    pub max_memory: Option<spec::Budget>,
+}
+
+impl Common {
+    /// The memory budget: `--max-memory`, else the machine's default.
+    pub fn budget(&self) -> spec::Budget {
+        self.max_memory.unwrap_or_else(spec::Budget::machine)
+    }
+}
+
+/// Refuses a result file whose name does not end in `.h5` or `.hdf5` (any case), naming `flag`:
+/// `-o out.txt` is most likely a mistake, and the readers look for HDF5 by its extension.
+pub fn check_result_path(p: &Path, flag: &str) -> Result<(), CliError> {
+    spec::result_format(flag, p)?;
+    Ok(())
 }
 
 /// Output paths after flags override the spec's `[output]`.

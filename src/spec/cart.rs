@@ -219,9 +219,28 @@ impl CartModelSpec {
                 }
             },
         };
+        let lengths = per("length", &self.length, 1.0)?;
+        let masses = per("mass", &self.mass, 1.0)?;
+        // One value for every link names the field; a list names the entry.
+        let name = |field: &str, list: &Option<PerLink>, i: usize| match list {
+            Some(PerLink::Each(_)) => format!("model.{field}[{}]", i + 1),
+            _ => format!("model.{field}"),
+        };
+        for i in 0..n {
+            super::in_size_range(&name("length", &self.length, i), lengths[i], "m")?;
+            super::in_size_range(&name("mass", &self.mass, i), masses[i], "kg")?;
+        }
+        let mut all: Vec<(String, f64)> = (0..n)
+            .map(|i| (name("mass", &self.mass, i), masses[i]))
+            .collect();
+        if let Some(m) = cart_mass {
+            super::in_size_range("model.cart_mass", m, "kg")?;
+            all.push(("model.cart_mass".into(), m));
+        }
+        super::mass_ratio(&all)?;
         let p = CartChainParams {
-            lengths: per("length", &self.length, 1.0)?,
-            masses: per("mass", &self.mass, 1.0)?,
+            lengths,
+            masses,
             cart_mass,
             gravity: self.gravity.unwrap_or(9.81),
             cart_damping: self.cart_damping.unwrap_or(0.0),
@@ -242,6 +261,15 @@ impl InitialSpec {
         let n = chain.links();
         let x = self.x.unwrap_or([0.0; 2]);
         let v = self.v.unwrap_or([0.0; 2]);
+        super::bounded("initial.x", &x, super::MAX_POSITION, "m")?;
+        super::bounded("initial.v", &v, super::MAX_POSITION, "m/s")?;
+        if let Some(Omega::Vectors(w)) = &self.omega {
+            let flat: Vec<f64> = w.iter().flatten().copied().collect();
+            super::bounded("initial.omega", &flat, super::MAX_RATE, "rad/s")?;
+        }
+        if let Some(t) = self.tilt {
+            super::bounded("initial.tilt", &[t], super::MAX_ANGLE, "rad")?;
+        }
         if !chain.free() && (self.x.is_some() || self.v.is_some()) {
             return Err(SpecError::new(
                 "initial.x",

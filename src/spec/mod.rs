@@ -45,6 +45,7 @@ use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 use thiserror::Error;
 
+mod budget;
 pub mod cart;
 mod integrator;
 mod lyapunov;
@@ -56,6 +57,7 @@ mod retired;
 mod simulate;
 mod visual;
 
+pub use budget::{format_bytes, Budget, Estimate, MAX_LINKS, MAX_STEPS};
 pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
@@ -287,7 +289,104 @@ fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
         })
         .unwrap_or_else(|| origin.to_string());
     let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    SpecError::new(at, msg)
+    match e.span().and_then(|s| value_key(text, s.start)) {
+        Some(key) => SpecError::new(at, format!("{key}: {msg}")),
+        None => SpecError::new(at, msg),
+    }
+}
+
+/// The dotted field (`model.links`) whose value starts at byte `at`, when `at` lies after a
+/// `key =` on its line: a value the parser refused (`links = 9223372036854775808`) is then
+/// named, not only located. Syntax errors elsewhere give None.
+fn value_key(text: &str, at: usize) -> Option<String> {
+    let at = at.min(text.len());
+    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
+    let line = &text[start..];
+    let line = &line[..line.find('\n').unwrap_or(line.len())];
+    let eq = line.find('=')?;
+    if start + eq >= at {
+        return None;
+    }
+    let key = line[..eq].trim().trim_matches('"');
+    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
+        return None;
+    }
+    let table = text[..start]
+        .lines()
+        .rev()
+        .map(str::trim)
+        .find(|l| l.starts_with('['))
+        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
+    Some(match table {
+        Some(t) if !t.is_empty() => format!("{t}.{key}"),
+        _ => key.to_string(),
+    })
+}
+
+/// The lengths (m) and masses (kg) a model takes: a wide physical range whose squares and
+/// products stay far from binary64's underflow and overflow (a length of 5e-324 squares to 0
+/// and leaves the mass matrix singular).
+pub const SIZE_RANGE: (f64, f64) = (1e-6, 1e6);
+
+/// Largest ratio of two masses of one model (the cart's included): the mass matrix's Cholesky
+/// factor subtracts the mass below a link from the mass at it, so a light body beside a body
+/// 1e16 times heavier vanishes in round-off (`mass = 1e150` on a 1 kg cart is not SPD); 1e8
+/// keeps at least 8 of its digits.
+pub const MAX_MASS_RATIO: f64 = 1e8;
+
+/// Largest |θ| (rad) and |θ̇| (rad/s) of an initial state: beyond 1e6 rad binary64 keeps fewer
+/// than ten digits of the angle mod 2π, and 1e308 only overflows the energy.
+pub const MAX_ANGLE: f64 = 1e6;
+pub const MAX_RATE: f64 = 1e6;
+/// Largest |x| (m) and |v| (m/s) of the cart's initial position and velocity, for the same
+/// reason.
+pub const MAX_POSITION: f64 = 1e6;
+
+/// Refuses a length or mass outside [`SIZE_RANGE`], naming `field`.
+fn in_size_range(field: &str, v: f64, unit: &str) -> Result<(), SpecError> {
+    let (lo, hi) = SIZE_RANGE;
+    if v.is_finite() && (lo..=hi).contains(&v) {
+        Ok(())
+    } else {
+        Err(SpecError::new(
+            field,
+            format!("must be between {lo:e} and {hi:e} {unit} (got {v:e})"),
+        ))
+    }
+}
+
+/// Refuses masses whose ratio exceeds [`MAX_MASS_RATIO`]: `masses` are `(field, kg)`, the
+/// lightest is named.
+fn mass_ratio(masses: &[(String, f64)]) -> Result<(), SpecError> {
+    let heaviest = masses.iter().max_by(|a, b| a.1.total_cmp(&b.1));
+    let lightest = masses.iter().min_by(|a, b| a.1.total_cmp(&b.1));
+    if let (Some(h), Some(l)) = (heaviest, lightest) {
+        if h.1 / l.1 > MAX_MASS_RATIO {
+            return Err(SpecError::new(
+                l.0.clone(),
+                format!(
+                    "{:e} kg is {:.1e} times lighter than {} ({:e} kg); the limit is a ratio of {MAX_MASS_RATIO:e} (the mass matrix would lose the lighter body in round-off)",
+                    l.1, h.1 / l.1, h.0, h.1
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Refuses an initial angle or rate beyond [`MAX_ANGLE`] / [`MAX_RATE`]; `values` are one
+/// field's list (`field[i]` is named).
+fn bounded(field: &str, values: &[f64], max: f64, unit: &str) -> Result<(), SpecError> {
+    if let Some(i) = values.iter().position(|v| v.is_nan() || v.abs() > max) {
+        return Err(SpecError::new(
+            format!("{field}[{}]", i + 1),
+            format!(
+                "must be finite with |value| <= {max:e} {unit} (got {:e})",
+                values[i]
+            ),
+        ));
+    }
+    Ok(())
 }
 
 fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
@@ -314,6 +413,25 @@ fn refuse_given(table: &str, fields: &[(&str, bool)], why: &str) -> Result<(), S
 pub fn figure_format(field: &str, p: &std::path::Path) -> Result<crate::plot::Format, SpecError> {
     crate::plot::Format::from_path(p)
         .map_err(|_| SpecError::new(field, format!("`{}` must end in .png or .svg", p.display())))
+}
+
+/// A result file must be HDF5 by name: `.h5` or `.hdf5` (any case).
+pub fn result_format(field: &str, p: &std::path::Path) -> Result<(), SpecError> {
+    let ext = p
+        .extension()
+        .and_then(|e| e.to_str())
+        .map(str::to_ascii_lowercase);
+    if matches!(ext.as_deref(), Some("h5" | "hdf5")) {
+        Ok(())
+    } else {
+        Err(SpecError::new(
+            field,
+            format!(
+                "`{}` must end in .h5 or .hdf5 (results are HDF5)",
+                p.display()
+            ),
+        ))
+    }
 }
 
 /// Fields that stand for one another: an override of one (a flag) removes the others.
@@ -345,8 +463,17 @@ impl SpecFile {
         ]
     }
 
-    /// Checks every value and builds the analysis: the one validator of files and flags.
+    /// Checks every value and builds the analysis: the one validator of files and flags. The
+    /// run must fit the machine's default [`Budget`] ([`SpecFile::validate_within`]).
     pub fn validate(&self) -> Result<Spec, SpecError> {
+        self.validate_within(&Budget::machine())
+    }
+
+    /// [`SpecFile::validate`] with a memory budget: the link count is checked before the model
+    /// is built, the whole run's [`Spec::memory_estimate`] and its step count
+    /// ([`MAX_STEPS`]) before the spec is returned, so nothing large is allocated for a run
+    /// that would be refused.
+    pub fn validate_within(&self, budget: &Budget) -> Result<Spec, SpecError> {
         let kind = self.kind.as_deref().ok_or_else(|| {
             SpecError::new(
                 "kind",
@@ -370,6 +497,7 @@ impl SpecFile {
                 ));
             }
         }
+        self.check_links(budget)?;
         let (model, model_name) = self.model.build()?;
         if !model.kinds().contains(&kind) {
             return Err(SpecError::new(
@@ -409,6 +537,9 @@ impl SpecFile {
         if let Some(p) = &self.output.plot {
             figure_format("output.plot", p)?;
         }
+        if let Some(p) = &self.output.file {
+            result_format("output.file", p)?;
+        }
         let figures = match &self.figures {
             None => Figures::default(),
             Some(_) if !matches!(kind, "simulate" | "animate") || model.planar().is_none() => {
@@ -426,7 +557,7 @@ impl SpecFile {
             Model::Planar(_) => format!("{kind}: {model_name} chain"),
             Model::Cart(c) => cart::default_title(kind, c),
         });
-        Ok(Spec {
+        let spec = Spec {
             figures,
             title,
             model,
@@ -436,7 +567,10 @@ impl SpecFile {
             analysis: v.analysis,
             output: self.output.clone(),
             text: toml::to_string(self).unwrap_or_default(),
-        })
+        };
+        self.check_steps(&spec)?;
+        spec.check_memory(budget)?;
+        Ok(spec)
     }
 }
 

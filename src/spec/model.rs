@@ -242,8 +242,43 @@ impl ModelSpec {
             drive,
         };
         let chain = Chain::new(params).map_err(|e| model_error(e, self.preset.is_some()))?;
+        check_physical(&chain, self.preset.is_some())?;
         Ok((chain, name))
     }
+}
+
+/// Lengths and masses in [`super::SIZE_RANGE`], masses within [`super::MAX_MASS_RATIO`], and a
+/// last link with inertia about its pivot: what keeps the mass matrix numerically SPD.
+fn check_physical(chain: &Chain, preset: bool) -> Result<(), SpecError> {
+    let links = &chain.params().links;
+    let field = |i: usize, name: &str| {
+        if preset {
+            format!("model.{name}")
+        } else {
+            format!("model.link[{}].{name}", i + 1)
+        }
+    };
+    for (i, l) in links.iter().enumerate() {
+        super::in_size_range(&field(i, "length"), l.length, "m")?;
+        super::in_size_range(&field(i, "mass"), l.mass, "kg")?;
+    }
+    let masses: Vec<(String, f64)> = links
+        .iter()
+        .enumerate()
+        .map(|(i, l)| (field(i, "mass"), l.mass))
+        .collect();
+    super::mass_ratio(&masses)?;
+    if let Some(last) = links.last() {
+        // Nothing below the last link sees its angle: it needs a moment of inertia of its own.
+        let inertia = last.mass * last.com * last.com + last.inertia;
+        if inertia.is_nan() || inertia <= 0.0 {
+            return Err(SpecError::new(
+                field(links.len() - 1, "com"),
+                "the last link needs com > 0 or inertia > 0 (its angle would have no inertia)",
+            ));
+        }
+    }
+    Ok(())
 }
 
 fn model_error(e: ModelError, preset: bool) -> SpecError {
@@ -389,14 +424,14 @@ impl InitialSpec {
                 format!("has {} values but the chain has {n} links", omega.len()),
             ));
         }
-        for (name, v) in [(field, &theta), ("initial.omega", &omega)] {
-            if let Some(i) = v.iter().position(|x| !x.is_finite()) {
-                return Err(SpecError::new(
-                    format!("{name}[{}]", i + 1),
-                    format!("must be finite (got {})", v[i]),
-                ));
-            }
-        }
+        let (max_angle, unit) = if self.theta.is_some() {
+            (super::MAX_ANGLE, "rad")
+        } else {
+            (super::MAX_ANGLE.to_degrees(), "degrees")
+        };
+        let given_angles = self.theta.as_ref().or(self.theta_deg.as_ref());
+        super::bounded(field, given_angles.map_or(&theta, |v| v), max_angle, unit)?;
+        super::bounded("initial.omega", &omega, super::MAX_RATE, "rad/s")?;
         Ok(theta.into_iter().chain(omega).collect())
     }
 }

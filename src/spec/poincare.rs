@@ -244,7 +244,7 @@ impl PoincareSpec {
             }
             (g, None) => {
                 let g = g.clone().unwrap_or(vec![8, 5]);
-                if g.len() != 2 || g.contains(&0) || g[0] * g[1] > 100_000 {
+                if g.len() != 2 || g.contains(&0) || g[0].saturating_mul(g[1]) > 100_000 {
                     return Err(SpecError::new(
                         f("grid"),
                         format!("must be [angles, speeds], each >= 1, at most 100000 points (got {g:?})"),
@@ -276,11 +276,25 @@ impl PoincareSpec {
                 ))
             }
             (Some(e), None) => e.values(),
-            (None, Some(r)) => r
-                .values()
-                .iter()
-                .map(|r| e_lo + r * (e_hi - e_lo))
-                .collect(),
+            (None, Some(r)) => {
+                // A fraction of the way from the hanging (0) to the inverted (1) energy; a shell
+                // above the inverted chain is given in joules (`energy`), not as a fraction > 1.
+                let values = r.values();
+                if let Some(i) = values.iter().position(|v| !(0.0..=1.0).contains(v)) {
+                    return Err(SpecError::new(
+                        if values.len() > 1 {
+                            format!("{}[{}]", f("energy_fraction"), i + 1)
+                        } else {
+                            f("energy_fraction")
+                        },
+                        format!(
+                            "must be between 0 (hanging) and 1 (inverted) (got {}); for a shell above the inverted energy give `energy` in J",
+                            values[i]
+                        ),
+                    ));
+                }
+                values.iter().map(|r| e_lo + r * (e_hi - e_lo)).collect()
+            }
             (None, None) => vec![],
         };
         let e_field = f(if self.energy_fraction.is_some() {

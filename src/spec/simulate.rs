@@ -13,9 +13,6 @@ pub struct SimulateSpec {
     pub dt_out: Option<f64>,
 }
 
-/// Most samples a run may store.
-const MAX_SAMPLES: f64 = 1e8;
-
 pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
     let s = file.simulate.clone().unwrap_or_default();
     let (t_end, x0) = match model {
@@ -34,13 +31,7 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
             format!("is longer than t_end ({dt_out} > {t_end})"),
         ));
     }
-    let samples = t_end / dt_out;
-    if samples > MAX_SAMPLES {
-        return Err(SpecError::new(
-            "simulate.dt_out",
-            format!("would store {samples:.3e} samples; the limit is {MAX_SAMPLES:e}"),
-        ));
-    }
+    // How many samples fit is the memory budget's call (Spec::memory_estimate).
     let method = file.integrator.method(Some(dt_out))?;
     if let Some(dt) = method.fixed_dt() {
         if dt > t_end {

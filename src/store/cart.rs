@@ -39,7 +39,17 @@ pub fn write_cart_model(g: &GroupWriter<'_>, sys: &CartChain) -> Result<(), Stor
     g.attr_f64("cart_mass", p.cart_mass.unwrap_or(f64::NAN))?;
     g.attr_f64("gravity", p.gravity)?;
     g.attr_f64("cart_damping", p.cart_damping)?;
-    g.attr_f64s("joint_damping", &p.joint_damping)?;
+    // Per link, so a variable (an attribute of 10⁴ links would not fit an object header).
+    let joint: Vec<f64> = (0..sys.links())
+        .map(|i| p.joint_damping.get(i).copied().unwrap_or(0.0))
+        .collect();
+    g.var(
+        "joint_damping",
+        &["link"],
+        joint.as_slice(),
+        "N m s",
+        "damping of the joint above the link",
+    )?;
     Ok(())
 }
 

@@ -44,8 +44,11 @@ impl H5Out {
         let partial = PathBuf::from(partial);
         // Strong close degree: closing the file closes every handle into it, so the rename
         // in `finish` never races with data still to be flushed.
+        // The 1.8 object format at the least: an attribute too large for an object header
+        // (a spec of 10⁶ angles in `spec`, a 10⁴-link equilibrium label) then moves to dense
+        // storage instead of failing with "object header message is too large" after the run.
         let file = File::with_options()
-            .with_fapl(|fapl| fapl.fclose_degree(FileCloseDegree::Strong))
+            .with_fapl(|fapl| fapl.fclose_degree(FileCloseDegree::Strong).libver_v18())
             .create(&partial)
             .map_err(|source| StoreError::Hdf5 {
                 what: format!("creating {}", partial.display()),
@@ -283,6 +286,27 @@ impl<'f> GroupWriter<'f> {
         let ds = write_dataset(&self.group, name, ArrayView::from(values))?;
         dimscale::set_scale(&ds, name)?;
         Var::described(ds, units, long_name)
+    }
+
+    /// Writes a run's initial state as the variable `initial_state` over its own coordinate
+    /// `state_component` (1..=len): its length grows with the links, so it is a dataset, never
+    /// an attribute (HDF5 caps an object header message at 64 KiB).
+    pub fn initial_state(&self, x0: &[f64]) -> Result<(), StoreError> {
+        let index: Vec<i64> = (1..=x0.len() as i64).collect();
+        self.coord_i64(
+            "state_component",
+            &index,
+            "1",
+            "component of the state vector, in the model's coordinates (planar chain: theta_1..theta_N, then omega_1..omega_N)",
+        )?;
+        self.var(
+            "initial_state",
+            &["state_component"],
+            x0,
+            "1",
+            "initial state in the model's coordinates (rad and rad/s for a planar chain)",
+        )?;
+        Ok(())
     }
 
     /// Writes a variable whose axes are the coordinates `dims` of this group, in order.

@@ -156,7 +156,7 @@ pub fn write_lyapunov_chain(
     let g = out.group(name)?;
     link_coord(&g, chain.links())?;
     write_model(&g, chain)?;
-    g.attr_f64s("initial_state", x0)?;
+    g.initial_state(x0)?;
     write_lyapunov(&g, r)
 }
 

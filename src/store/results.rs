@@ -187,7 +187,7 @@ pub fn write_trajectory(
             g.attr_f64("t_end", o.t_end)?;
             g.attr_f64("dt_out", o.dt_out)?;
         }
-        g.attr_f64s("initial_state", run.x0)?;
+        g.initial_state(run.x0)?;
         g.attr_f64("energy_scale", tr.energy_scale)?;
         g.attr_f64("relative_energy_drift", tr.relative_energy_drift())?;
         g.attr_f64("max_relative_energy_error", tr.max_relative_energy_error())?;

@@ -184,6 +184,7 @@ pub fn modes_at_with(
             &k,
             &DMatrix::from_row_slice(m.nrows(), m.nrows(), &chain.damping_matrix()),
         )
+        .ok_or_else(|| ModesError::NotDefinite(eq.label()))?
     };
     Ok(EquilibriumModes {
         equilibrium: eq.clone(),
@@ -197,9 +198,14 @@ pub fn modes_at_with(
 }
 
 /// Eigenvalues of `ẋ = A x`, `A = [[0, I], [−M⁻¹K, −M⁻¹D]]`, sorted by decay rate then frequency.
-pub fn damped_spectrum(m: &DMatrix<f64>, k: &DMatrix<f64>, d: &DMatrix<f64>) -> Vec<DampedMode> {
+/// None when binary64 cannot factor M (SPD in exact arithmetic; extreme mass ratios break it).
+pub fn damped_spectrum(
+    m: &DMatrix<f64>,
+    k: &DMatrix<f64>,
+    d: &DMatrix<f64>,
+) -> Option<Vec<DampedMode>> {
     let n = m.nrows();
-    let chol = m.clone().cholesky().expect("M is SPD");
+    let chol = m.clone().cholesky()?;
     let mk = chol.solve(k);
     let md = chol.solve(d);
     let mut a = DMatrix::zeros(2 * n, 2 * n);
@@ -233,7 +239,7 @@ pub fn damped_spectrum(m: &DMatrix<f64>, k: &DMatrix<f64>, d: &DMatrix<f64>) -> 
             .total_cmp(&b.decay_rate)
             .then(a.im.total_cmp(&b.im))
     });
-    out
+    Some(out)
 }
 
 /// Closed-form small-oscillation frequencies, when a formula applies to this chain at the

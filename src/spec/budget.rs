@@ -1,0 +1,574 @@
+//! What a run will hold in memory and how many steps one trajectory takes, estimated from the
+//! validated spec before anything is allocated, and the budgets they must fit.
+//!
+//! The estimates are deliberately coarse upper-ish bounds (the dominant arrays of each analysis
+//! times a small safety factor): their job is to refuse `--links 1000000` for modes (terabytes)
+//! in a millisecond with a line naming the flag, not to predict RSS to the megabyte. Each
+//! analysis has one function here saying what it allocates; [`Spec::memory_estimate`] picks it.
+
+use super::{Analysis, LyapunovEstimator, Model, ModelFile, Spec, SpecError, SpecFile};
+use crate::analysis::map::MapKind;
+use crate::analysis::poincare::Sampling;
+use crate::integrate::Method;
+use crate::model::System;
+
+/// The memory a run may use, in bytes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Budget {
+    pub bytes: f64,
+}
+
+/// The share of the machine's memory a run may plan to use by default: half, so that the
+/// machine stays usable and the estimates' slack does not push it into swap.
+pub const MACHINE_FRACTION: f64 = 0.5;
+
+/// The budget when /proc/meminfo cannot be read (not Linux): 8 GiB.
+pub const FALLBACK_BUDGET: f64 = 8.0 * GIB;
+
+/// Most steps one trajectory may take: 1e12 fixed steps are a day of one core at ~10⁷ steps/s
+/// for a small chain, beyond any sensible run; a step too small to advance t in binary64
+/// (dt < t·1.1e-16) always lands far above it.
+pub const MAX_STEPS: f64 = 1e12;
+
+/// Most links any model may have, whatever the budget: beyond it the per-link tables alone
+/// (hundreds of bytes a link) are gigabytes before the analysis starts.
+pub const MAX_LINKS: usize = 100_000_000;
+
+const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+impl Budget {
+    /// [`MACHINE_FRACTION`] of MemTotal in /proc/meminfo, else [`FALLBACK_BUDGET`].
+    pub fn machine() -> Budget {
+        let total = std::fs::read_to_string("/proc/meminfo")
+            .ok()
+            .and_then(|t| {
+                let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
+                let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
+                Some(kb * 1024.0)
+            })
+            .filter(|b| b.is_finite() && *b > 0.0);
+        Budget {
+            bytes: total.map_or(FALLBACK_BUDGET, |t| t * MACHINE_FRACTION),
+        }
+    }
+
+    /// Parses `64G`, `512M`, `1.5T`, `12GB`, `800MiB` or a plain byte count (binary units:
+    /// G = 2³⁰ bytes). The error says what was expected.
+    pub fn parse(text: &str) -> Result<Budget, String> {
+        let t = text.trim();
+        let digits = t
+            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E'))
+            .unwrap_or(t.len());
+        // `1e9` is a number; `5E` alone is not a unit, so let the number parser decide.
+        let (num, unit) = t.split_at(digits);
+        let scale = match unit.trim().to_ascii_uppercase().as_str() {
+            "" | "B" => 1.0,
+            "K" | "KB" | "KIB" => 1024.0,
+            "M" | "MB" | "MIB" => 1024.0 * 1024.0,
+            "G" | "GB" | "GIB" => GIB,
+            "T" | "TB" | "TIB" => 1024.0 * GIB,
+            _ => f64::NAN,
+        };
+        let bad = || format!("expected a size such as 64G, 512M or 2T (got `{text}`)");
+        let v: f64 = num.parse().map_err(|_| bad())?;
+        let bytes = v * scale;
+        if !(bytes.is_finite() && bytes >= 1.0) {
+            return Err(bad());
+        }
+        Ok(Budget { bytes })
+    }
+}
+
+/// A byte count for messages: `8.0 TB`, `12 GB`, `640 MB` (binary multiples, short names).
+pub fn format_bytes(b: f64) -> String {
+    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
+    let mut v = b;
+    let mut u = 0;
+    while v >= 1024.0 && u + 1 < units.len() {
+        v /= 1024.0;
+        u += 1;
+    }
+    if !v.is_finite() {
+        return "more than 1 EB".into();
+    }
+    if v >= 10.0 || u == 0 {
+        format!("{v:.0} {}", units[u])
+    } else {
+        format!("{v:.1} {}", units[u])
+    }
+}
+
+/// An estimate of a run's memory: its total and the term that dominates it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Estimate {
+    /// Bytes in memory at once (total over the terms).
+    pub bytes: f64,
+    /// The spec field that drives the largest term (`model.links`, `map.resolution`, …).
+    pub field: String,
+    /// What drives it, as the message's subject: `1000000 links`, `4.3e9 pixels`.
+    pub driver: String,
+    /// What the bytes are for: `the modes' matrices`.
+    pub what: String,
+}
+
+/// One term of an estimate.
+struct Term {
+    bytes: f64,
+    field: &'static str,
+    driver: String,
+    what: &'static str,
+}
+
+fn estimate(terms: Vec<Term>) -> Estimate {
+    let bytes = terms.iter().map(|t| t.bytes).sum::<f64>();
+    let top = terms
+        .into_iter()
+        .max_by(|a, b| a.bytes.total_cmp(&b.bytes))
+        .expect("every analysis has a model term");
+    Estimate {
+        bytes,
+        field: top.field.to_string(),
+        driver: top.driver,
+        what: top.what.to_string(),
+    }
+}
+
+const F64: f64 = 8.0;
+/// Copies of the state a solver keeps (DOP853: 12 stages, error, dense output, buffers).
+const SOLVER_COPIES: f64 = 24.0;
+/// Bytes a planar link costs: its parameters, the precomputed tables and a workspace.
+const PLANAR_LINK_BYTES: f64 = 512.0;
+
+fn links_driver(n: usize) -> String {
+    format!("{n} links")
+}
+
+/// What the model itself holds: the planar chain O(N); the cart chain its N × N inertia table
+/// and the (3N + 2)² linear system of its workspace.
+fn model_bytes(model: &ModelFile, n: usize) -> f64 {
+    let n = n as f64;
+    match model {
+        ModelFile::Planar(_) => n * PLANAR_LINK_BYTES,
+        ModelFile::Cart(_) => n * PLANAR_LINK_BYTES + F64 * (n * n + (3.0 * n + 2.0).powi(2)),
+    }
+}
+
+/// What the modes of `n` links need at the least, whatever the options: the dense matrices of
+/// one equilibrium (M, K, the shapes and the eigen-solver's copies).
+fn modes_floor(n: usize) -> f64 {
+    9.0 * F64 * (n as f64).powi(2)
+}
+
+impl SpecFile {
+    /// Refuses a model whose link count alone cannot fit, before any per-link array exists.
+    pub(super) fn check_links(&self, budget: &Budget) -> Result<(), SpecError> {
+        let n = self.model.link_count();
+        if n > MAX_LINKS {
+            return Err(SpecError::new(
+                "model.links",
+                format!("at most {MAX_LINKS} links (got {n})"),
+            ));
+        }
+        let modes = self.kind.as_deref() == Some("modes");
+        let (bytes, what) = if modes {
+            (
+                model_bytes(&self.model, n) + modes_floor(n),
+                "the modes' matrices",
+            )
+        } else {
+            (model_bytes(&self.model, n), "the model")
+        };
+        over_budget(
+            &Estimate {
+                bytes,
+                field: "model.links".into(),
+                driver: links_driver(n),
+                what: what.into(),
+            },
+            budget,
+        )
+    }
+
+    /// Refuses a fixed step that takes more than [`MAX_STEPS`] steps over one trajectory,
+    /// naming the field the step came from.
+    pub(super) fn check_steps(&self, spec: &Spec) -> Result<(), SpecError> {
+        let Some(span) = spec.time_span() else {
+            return Ok(());
+        };
+        let (step, field) = match spec.method {
+            Method::Rk4 { dt } | Method::Gauss { dt, .. } => {
+                let field = match &spec.analysis {
+                    Analysis::Animate(_) => "animate.substeps",
+                    _ if self.integrator.substeps.is_some() => "integrator.substeps",
+                    _ if self.integrator.dt.is_some() => "integrator.dt",
+                    _ => spec.span_field(),
+                };
+                (dt, field)
+            }
+            Method::Dop853 { h_max, .. } if h_max.is_finite() => (h_max, "integrator.h_max"),
+            Method::Dop853 { .. } => return Ok(()),
+        };
+        let steps = span / step;
+        if steps > MAX_STEPS {
+            let stuck = span + step == span;
+            return Err(SpecError::new(
+                field,
+                format!(
+                    "a step of {step:e} s takes {steps:.1e} steps to reach t = {span} s{}; the limit is {MAX_STEPS:.0e} steps per trajectory",
+                    if stuck { " (it does not even advance t in binary64)" } else { "" }
+                ),
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// The one-line refusal of an estimate over the budget, naming the field that drives it.
+pub(super) fn over_budget(e: &Estimate, budget: &Budget) -> Result<(), SpecError> {
+    if e.bytes > budget.bytes {
+        return Err(SpecError::new(
+            e.field.clone(),
+            format!(
+                "{} need ~{} for {}, over the {} budget (--max-memory)",
+                e.driver,
+                format_bytes(e.bytes),
+                e.what,
+                format_bytes(budget.bytes)
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl ModelFile {
+    /// The number of links the model will have, read without building anything.
+    pub fn link_count(&self) -> usize {
+        match self {
+            ModelFile::Planar(m) => match (&m.preset, &m.link) {
+                (_, Some(list)) => list.len(),
+                (Some(p), None) => match p.as_str() {
+                    "simple" => 1,
+                    "double" => 2,
+                    "triple" => 3,
+                    _ => m.links.unwrap_or(0),
+                },
+                (None, None) => 0,
+            },
+            ModelFile::Cart(c) => {
+                use super::PerLink::Each;
+                match (c.links, &c.length, &c.mass) {
+                    (Some(n), _, _) => n,
+                    (None, Some(Each(v)), _) | (None, None, Some(Each(v))) => v.len(),
+                    _ => 2,
+                }
+            }
+        }
+    }
+}
+
+/// Threads that run members, orbits or tiles at once.
+fn threads() -> f64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get()) as f64
+}
+
+impl Spec {
+    /// The model time one trajectory of the run integrates (None: no time integration to
+    /// speak of, as in modes).
+    pub fn time_span(&self) -> Option<f64> {
+        match &self.analysis {
+            Analysis::Simulate(o) => Some(o.t_end),
+            Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
+            Analysis::Poincare(o) => Some(o.orbit.t_max),
+            Analysis::Map(o) => Some(o.t_max),
+            Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
+            Analysis::Control(o) => Some(o.t_end),
+            Analysis::Modes(_) => None,
+        }
+    }
+
+    /// The field that sets [`Spec::time_span`].
+    fn span_field(&self) -> &'static str {
+        match &self.analysis {
+            Analysis::Simulate(_) => "simulate.t_end",
+            Analysis::Lyapunov(_) => "lyapunov.t_end",
+            Analysis::Poincare(_) => "poincare.t_end",
+            Analysis::Map(_) => "map.t_end",
+            Analysis::Animate(_) => "animate.duration",
+            Analysis::Control(_) => "control.t_end",
+            Analysis::Modes(_) => "modes",
+        }
+    }
+
+    /// What the run will hold in memory at once, and the field that drives most of it.
+    pub fn memory_estimate(&self) -> Estimate {
+        let n = self.model.links();
+        let dim = match &self.model {
+            Model::Planar(c) => c.dim(),
+            Model::Cart(c) => c.dim(),
+        } as f64;
+        let nf = n as f64;
+        let model = Term {
+            bytes: match &self.model {
+                Model::Planar(_) => nf * PLANAR_LINK_BYTES,
+                Model::Cart(_) => {
+                    nf * PLANAR_LINK_BYTES + F64 * (nf * nf + (3.0 * nf + 2.0).powi(2))
+                }
+            },
+            field: "model.links",
+            driver: links_driver(n),
+            what: "the model",
+        };
+        // One trajectory's solver: SOLVER_COPIES states of `len` numbers.
+        let solver = |len: f64| len * F64 * SOLVER_COPIES;
+        let mut terms = vec![model];
+        match &self.analysis {
+            Analysis::Simulate(o) => {
+                let samples = (o.t_end / o.dt_out).floor() + 2.0;
+                // The samples as integrated, the trajectory's arrays and the figures' positions.
+                let per = match &self.model {
+                    Model::Planar(_) => (3.0 * dim + 8.0) * F64,
+                    Model::Cart(_) => (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64,
+                };
+                terms.push(samples_term(
+                    samples,
+                    per,
+                    n,
+                    "simulate.t_end",
+                    "the trajectory",
+                ));
+                terms.push(Term {
+                    bytes: solver(dim),
+                    field: "model.links",
+                    driver: links_driver(n),
+                    what: "the integrator",
+                });
+            }
+            Analysis::Control(o) => {
+                let samples = (o.t_end / o.dt_out).floor() + 2.0;
+                let per = (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64;
+                terms.push(samples_term(
+                    samples,
+                    per,
+                    n,
+                    "control.t_end",
+                    "the closed loop",
+                ));
+                // The LQR: the Hamiltonian matrix of the 2(2N + 2) linear states, its Schur
+                // form and the PBH test's copies.
+                let m = 2.0 * (2.0 * nf + 2.0);
+                terms.push(Term {
+                    bytes: 40.0 * F64 * m * m,
+                    field: "model.links",
+                    driver: links_driver(n),
+                    what: "the LQR's matrices",
+                });
+            }
+            Analysis::Modes(o) => {
+                let eqs = o.equilibria.len().max(1) as f64;
+                let bytes = match &self.model {
+                    Model::Planar(c) => {
+                        let damped = if c.params().damping.is_zero() {
+                            0.0
+                        } else {
+                            16.0
+                        };
+                        let check = if o.check { 3.0 } else { 0.0 };
+                        F64 * nf * nf * (3.0 * eqs + 6.0 + damped + check)
+                    }
+                    Model::Cart(_) => {
+                        let m = 2.0 * (nf + 1.0);
+                        F64 * m * m * (3.0 + 40.0) * eqs
+                    }
+                };
+                terms.push(Term {
+                    bytes,
+                    field: "model.links",
+                    driver: links_driver(n),
+                    what: "the modes' matrices",
+                });
+            }
+            Analysis::Lyapunov(r) => {
+                let k = match r.estimator {
+                    LyapunovEstimator::Spectrum => r.options.k.unwrap_or(dim as usize) as f64,
+                    LyapunovEstimator::Tangent => 1.0,
+                    LyapunovEstimator::TwoTrajectory(_) => 1.0,
+                    LyapunovEstimator::Sali(ref s) => s.k as f64,
+                };
+                let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
+                // State and k tangent vectors through the solver, and the QR's copies.
+                let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
+                match &r.ensemble {
+                    None => terms.push(Term {
+                        bytes: run + history,
+                        field: "model.links",
+                        driver: links_driver(n),
+                        what: "the tangent vectors",
+                    }),
+                    Some(e) => {
+                        let m = e.members as f64;
+                        let at_once = threads().min(m);
+                        terms.push(Term {
+                            bytes: at_once * run,
+                            field: "model.links",
+                            driver: links_driver(n),
+                            what: "the tangent vectors",
+                        });
+                        terms.push(Term {
+                            bytes: m * (history + dim * F64 + 4096.0),
+                            field: "lyapunov.ensemble",
+                            driver: format!("{} members", e.members),
+                            what: "the ensemble's results",
+                        });
+                    }
+                }
+            }
+            Analysis::Poincare(o) => {
+                let shells = o.energies.len().max(1) as f64;
+                let points = if o.energies.is_empty() {
+                    o.initial.len().max(1) as f64
+                } else {
+                    match o.sampling.sampling {
+                        Sampling::Grid { angles, speeds } => angles as f64 * speeds as f64,
+                        Sampling::Random { count, .. } => count as f64,
+                    }
+                };
+                let crossings = o.orbit.crossings as f64;
+                // Each crossing keeps its state (a Vec), time and energy error.
+                let per = dim * F64 + 24.0 + 16.0;
+                let (field, driver) = if crossings >= points * shells {
+                    (
+                        "poincare.crossings",
+                        format!("{} crossings", o.orbit.crossings),
+                    )
+                } else {
+                    ("poincare.grid", format!("{:.0} orbits", points * shells))
+                };
+                terms.push(Term {
+                    bytes: shells * points * crossings * per,
+                    field,
+                    driver: format!("{driver} of {n} links"),
+                    what: "the section's points",
+                });
+                terms.push(Term {
+                    bytes: threads() * solver(dim * 2.0),
+                    field: "model.links",
+                    driver: links_driver(n),
+                    what: "the integrators",
+                });
+            }
+            Analysis::Map(o) => {
+                let px = o.grid.width as f64 * o.grid.height as f64;
+                let flip = matches!(o.kind, MapKind::FlipTime { .. });
+                let aux = o.kind.aux_columns(n) as f64;
+                // The assembled arrays, their copy while written, the figure's RGBA image.
+                let per_px = (if flip { 4.0 + 1.0 } else { 8.0 }) + 1.0 + aux * F64;
+                terms.push(Term {
+                    bytes: px * (2.0 * per_px + 4.0),
+                    field: "map.resolution",
+                    driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
+                    what: "the map's arrays",
+                });
+                // Tiles in flight: every pixel's state (and tangent vectors) through the kernel.
+                let tangents = match o.kind {
+                    MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
+                    MapKind::Sali { .. } => 2.0,
+                    MapKind::Gali { k, .. } => k as f64,
+                    _ => 0.0,
+                };
+                let tile = (o.tile * o.tile) as f64;
+                terms.push(Term {
+                    bytes: threads() * tile * solver(dim * (1.0 + tangents)) / 4.0,
+                    field: "map.tile",
+                    driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
+                    what: "the tiles in flight",
+                });
+            }
+            Analysis::Animate(o) => {
+                let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
+                // The trajectory, the joints' positions and the kinetic energy per link.
+                let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64;
+                let mut t = samples_term(
+                    samples,
+                    per,
+                    n,
+                    "animate.duration",
+                    "the animation's samples",
+                );
+                if t.field == "animate.duration" {
+                    t.driver = format!(
+                        "{} frames × {} substeps of {n} links",
+                        o.frame_count(),
+                        o.substeps
+                    );
+                }
+                terms.push(t);
+                let (w, h) = (f64::from(o.size.0), f64::from(o.size.1));
+                terms.push(Term {
+                    bytes: 8.0 * w * h,
+                    field: "animate.width",
+                    driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
+                    what: "the frame buffers",
+                });
+            }
+        }
+        estimate(terms)
+    }
+
+    /// Refuses the run when [`Spec::memory_estimate`] exceeds `budget`.
+    pub fn check_memory(&self, budget: &Budget) -> Result<(), SpecError> {
+        over_budget(&self.memory_estimate(), budget)
+    }
+}
+
+/// Samples × bytes per sample, blamed on the end time (`field`; the message says the count is
+/// t_end / dt_out) when the samples outnumber the links, else on the links.
+fn samples_term(samples: f64, per: f64, n: usize, field: &'static str, what: &'static str) -> Term {
+    let (field, driver) = if samples >= n as f64 {
+        let ratio = if field.ends_with("t_end") {
+            " (t_end / dt_out)"
+        } else {
+            ""
+        };
+        (field, format!("{samples:.3e} samples{ratio} of {n} links"))
+    } else {
+        ("model.links", format!("{n} links × {samples:.0} samples"))
+    };
+    Term {
+        bytes: samples * per,
+        field,
+        driver,
+        what,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn sizes_parse_in_binary_units() {
+        assert_eq!(Budget::parse("64G").unwrap().bytes, 64.0 * GIB);
+        assert_eq!(
+            Budget::parse("512MiB").unwrap().bytes,
+            512.0 * 1024.0 * 1024.0
+        );
+        assert_eq!(Budget::parse("1.5t").unwrap().bytes, 1.5 * 1024.0 * GIB);
+        assert_eq!(Budget::parse("1000").unwrap().bytes, 1000.0);
+        for bad in ["", "0", "-1G", "12X", "G", "nan", "inf", "1e400"] {
+            assert!(Budget::parse(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn bytes_read_as_short_units() {
+        assert_eq!(format_bytes(12.0 * GIB), "12 GB");
+        assert_eq!(format_bytes(8.0 * 1024.0 * GIB), "8.0 TB");
+        assert_eq!(format_bytes(100.0), "100 B");
+    }
+
+    #[test]
+    fn the_machine_budget_is_positive() {
+        let b = Budget::machine();
+        assert!(b.bytes.is_finite() && b.bytes >= 1.0);
+    }
+}

@@ -1,0 +1,291 @@
+//! Absurd sizes are refused before anything is allocated: every command that sizes its arrays
+//! from the input (links, ensemble members, samples, crossings, pixels, frames) exits 2 within
+//! a second with one line naming the flag that drives the size, and the refused process never
+//! grows past a small resident set (its own peak RSS, read with `wait4`).
+#![cfg(target_os = "linux")]
+
+use std::io::Read;
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// What a refused run may cost: a process that merely parses and validates stays near 15 MB;
+/// 100 MB leaves room for the allocator and still catches any per-link or per-sample array of
+/// an absurd size.
+const MAX_RSS_KB: i64 = 100 * 1024;
+const MAX_WALL: Duration = Duration::from_secs(1);
+
+struct Outcome {
+    code: Option<i32>,
+    stderr: String,
+    wall: Duration,
+    max_rss_kb: i64,
+}
+
+/// Runs pendula in `dir` and reaps it with `wait4`, which reports the child's own peak RSS.
+// The child is reaped by wait4 below (for its rusage), not by Child::wait.
+#[allow(clippy::zombie_processes)]
+fn run(dir: &Path, args: &[&str]) -> Outcome {
+    let start = Instant::now();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(args)
+        .current_dir(dir)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("spawn pendula");
+    let pid = child.id() as libc::pid_t;
+    let mut status: libc::c_int = 0;
+    // SAFETY: rusage is plain data; wait4 fills it for our own child.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+        if r == pid {
+            break;
+        }
+        assert_eq!(r, 0, "wait4 failed for {args:?}");
+        if start.elapsed() > Duration::from_secs(30) {
+            let _ = child.kill();
+            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+            panic!("{args:?} still running after 30 s (killed)");
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let wall = start.elapsed();
+    let mut stderr = String::new();
+    if let Some(mut e) = child.stderr.take() {
+        let _ = e.read_to_string(&mut stderr);
+    }
+    let code = if libc::WIFEXITED(status) {
+        Some(libc::WEXITSTATUS(status))
+    } else {
+        None
+    };
+    Outcome {
+        code,
+        stderr,
+        wall,
+        max_rss_kb: usage.ru_maxrss,
+    }
+}
+
+/// Asserts a clean, cheap refusal naming `flag` (and `also`, when given).
+fn refused(dir: &Path, full: &[&str], flag: &str, also: &str) {
+    let o = run(dir, full);
+    // Long values (2000 angles) are shortened in the failure messages.
+    let args: Vec<&str> = full.iter().map(|a| &a[..a.len().min(40)]).collect();
+    let err = o.stderr.trim_end();
+    assert_eq!(o.code, Some(2), "{args:?}: exit {:?}, stderr {err}", o.code);
+    assert_eq!(err.lines().count(), 1, "{args:?}: not one line: {err}");
+    assert!(
+        err.starts_with("error: ") || err.contains("(see --help)"),
+        "{args:?}: {err}"
+    );
+    assert!(err.contains(flag), "{args:?} should name {flag}: {err}");
+    assert!(err.contains(also), "{args:?} should say {also:?}: {err}");
+    assert!(!err.contains("panicked"), "{args:?}: {err}");
+    assert!(o.wall < MAX_WALL, "{args:?} took {:?}", o.wall);
+    assert!(
+        o.max_rss_kb < MAX_RSS_KB,
+        "{args:?} reached {} KB before refusing",
+        o.max_rss_kb
+    );
+}
+
+/// The budget these tests run under, so that they do not depend on the machine's memory.
+const BUDGET: &str = "--max-memory=4G";
+
+#[test]
+fn link_counts_that_cannot_fit_are_refused_before_the_model_is_built() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    for cmd in [
+        "simulate", "lyapunov", "poincare", "map", "animate", "modes",
+    ] {
+        let mut args = vec![cmd, "--preset", "chain", "--links", "4294967296"];
+        if cmd != "map" && cmd != "modes" {
+            args.extend(["--theta", "1"]);
+        }
+        refused(d, &args, "--links", "at most");
+    }
+    refused(
+        d,
+        &[
+            "simulate",
+            "--preset",
+            "chain",
+            "--links",
+            "18446744073709551615",
+        ],
+        "--links",
+        "too large",
+    );
+    // 10⁶ links fit as a model but not as the modes' dense matrices.
+    refused(
+        d,
+        &["modes", "--preset", "chain", "--links", "1000000", BUDGET],
+        "--links",
+        "for the modes' matrices, over the 4.0 GB budget (--max-memory)",
+    );
+    // The cart chain keeps N × N tables: 10⁵ links are refused as a model.
+    refused(
+        d,
+        &["control", "--links", "100000", BUDGET],
+        "--links",
+        "--max-memory",
+    );
+    // A spec's integer that overflows is refused naming the field.
+    std::fs::write(
+        d.join("big.toml"),
+        "kind = \"simulate\"\n[model]\npreset = \"chain\"\nlinks = 9223372036854775808\n",
+    )
+    .unwrap();
+    refused(d, &["run", "big.toml"], "model.links", "too large");
+}
+
+#[test]
+fn ensembles_samples_crossings_pixels_and_frames_are_budgeted() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--ensemble",
+            "4294967296",
+            BUDGET,
+        ],
+        "--ensemble",
+        "members need",
+    );
+    refused(
+        d,
+        &["control", "--t-end", "1000000", BUDGET],
+        "--t-end",
+        "samples (t_end / dt_out)",
+    );
+    refused(
+        d,
+        &[
+            "simulate", "--theta", "2,2", "--t-end", "1e7", "--dt-out", "1e-3", "-o", "a.h5",
+            BUDGET,
+        ],
+        "--t-end",
+        "for the trajectory",
+    );
+    refused(
+        d,
+        &[
+            "poincare",
+            "--energy-fraction",
+            "0.5",
+            "--grid",
+            "300,300",
+            "--crossings",
+            "10000000",
+            BUDGET,
+        ],
+        "--crossings",
+        "for the section's points",
+    );
+    refused(
+        d,
+        &["map", "--resolution", "65536", "-o", "m.h5", BUDGET],
+        "--resolution",
+        "for the map's arrays",
+    );
+    let theta = vec!["0.1"; 2000].join(",");
+    refused(
+        d,
+        &[
+            "animate",
+            "--preset",
+            "chain",
+            "--links",
+            "2000",
+            "--theta",
+            &theta,
+            "--fps",
+            "50",
+            "--duration",
+            "20",
+            "--substeps",
+            "1000",
+            "--gif",
+            "a.gif",
+            BUDGET,
+        ],
+        "--duration",
+        "frames × 1000 substeps",
+    );
+}
+
+#[test]
+fn steps_that_cannot_advance_time_are_refused() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "simulate", "--theta", "2,2", "--method", "rk4", "--dt", "1e-300", "--t-end", "1",
+            "-o", "a.h5",
+        ],
+        "--dt",
+        "does not even advance t",
+    );
+    refused(
+        d,
+        &["lyapunov", "--theta", "2,2", "--dt", "5e-324"],
+        "--dt",
+        "steps per trajectory",
+    );
+    refused(
+        d,
+        &[
+            "simulate",
+            "--theta",
+            "2,2",
+            "--method",
+            "rk4",
+            "--substeps",
+            "4611686018427387904",
+            "--t-end",
+            "1",
+            "-o",
+            "a.h5",
+        ],
+        "--substeps",
+        "steps per trajectory",
+    );
+}
+
+#[test]
+fn the_budget_is_the_flags_to_raise() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    let args = [
+        "simulate", "--theta", "2,2", "--t-end", "100", "--dt-out", "0.001", "-o", "a.h5",
+    ];
+    let mut small = args.to_vec();
+    small.push("--max-memory=1M");
+    refused(
+        d,
+        &small,
+        "--t-end",
+        "over the 1.0 MB budget (--max-memory)",
+    );
+    let mut raised = args.to_vec();
+    raised.push("--max-memory=1G");
+    let o = run(d, &raised);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    assert!(d.join("a.h5").exists());
+    refused(
+        d,
+        &["simulate", "--theta", "2,2", "--max-memory", "12X"],
+        "--max-memory",
+        "64G",
+    );
+}
