@@ -71,6 +71,10 @@ impl CartFigure<'_> {
         let total = arc[n - 1];
         let mut out: Vec<usize> = (0..m)
             .map(|s| {
+                // The last instant is the end of the run, even after the motion has died out.
+                if s == m - 1 {
+                    return n - 1;
+                }
                 if !(total > 0.0 && total.is_finite()) {
                     return s * (n - 1) / (m - 1);
                 }
