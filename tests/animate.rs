@@ -9,7 +9,7 @@ use pendula::analysis::{
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams, Damping, Link, PivotMotion};
 use pendula::observe::Silent;
-use pendula::plot::animation::{write_animation, Animation, BOB_RADIUS};
+use pendula::plot::animation::{write_animation, Animation, GifPalette, BOB_RADIUS};
 use pendula::plot::lab::EnergyFigure;
 use std::f64::consts::PI;
 
@@ -83,6 +83,68 @@ fn gif_bytes_are_deterministic() {
         bytes.push(std::fs::read(&p).unwrap());
     }
     assert_eq!(bytes[0], bytes[1]);
+}
+
+/// The GIF has one global palette and no local ones; it holds the bob colour exactly, and
+/// every frame paints every bob's centre with that one index, so the bobs' red cannot shift
+/// between frames. Decoded frames are the rendered frames to within the palette's steps.
+#[test]
+fn gif_frames_share_one_global_palette_and_the_bob_index() {
+    let chain = triple();
+    let dir = tempfile::tempdir().unwrap();
+    let mut o = opts(1.0, 10.0, (480, 360));
+    o.traces = vec![1, 2];
+    let x0 = [2.0, 2.5, 3.0, 0.0, 0.0, 0.0];
+    let tr = animation_trajectory(&chain, &rk4(&o), &x0, &o, &mut Silent).unwrap();
+    let kin = AnimationKinematics::new(&chain, &tr, &o);
+    let anim = Animation::new(&kin, &o);
+    let path = dir.path().join("a.gif");
+    write_animation(&anim, Some(&path), None, &mut Silent).unwrap();
+
+    let palette = GifPalette::of(&anim);
+    assert!(palette.colours().len() <= 256);
+    let bob = palette
+        .colours()
+        .iter()
+        .position(|c| *c == o.style.bob)
+        .expect("the bob colour is a palette entry") as u8;
+
+    let mut options = gif::DecodeOptions::new();
+    options.set_color_output(gif::ColorOutput::Indexed);
+    let mut decoder = options
+        .read_info(std::fs::File::open(&path).unwrap())
+        .unwrap();
+    let global = decoder.global_palette().expect("a global palette").to_vec();
+    assert_eq!(&global[..palette.bytes().len()], &palette.bytes()[..]);
+    let (w, h) = (480usize, 360usize);
+    let mut k = 0;
+    while let Some(f) = decoder.read_next_frame().unwrap() {
+        assert!(f.palette.is_none(), "frame {k} has a local palette");
+        assert_eq!((f.width as usize, f.height as usize), (w, h));
+        let idx = f.buffer.to_vec();
+        for (j, &(bx, by)) in anim.bob_pixels(k).iter().enumerate() {
+            let (x, y) = (bx.floor() as usize, by.floor() as usize);
+            if x < w && y < h {
+                assert_eq!(idx[y * w + x], bob, "frame {k}, bob {}", j + 1);
+            }
+        }
+        // The indexed frame against the RGB frame it was made from.
+        let rgb = anim.render(k).unwrap();
+        let mut err = 0u64;
+        let mut worst = 0u8;
+        for (p, &i) in idx.iter().enumerate() {
+            let c = &global[3 * i as usize..3 * i as usize + 3];
+            for ch in 0..3 {
+                let d = rgb[3 * p + ch].abs_diff(c[ch]);
+                err += u64::from(d);
+                worst = worst.max(d);
+            }
+        }
+        let mean = err as f64 / (3 * w * h) as f64;
+        assert!(mean < 1.5, "frame {k}: mean colour error {mean:.2}");
+        k += 1;
+    }
+    assert_eq!(k, 10);
 }
 
 /// Centroid of the pixels within `r` of `centre` whose colour is within 40 of `colour`.

@@ -110,6 +110,7 @@ pub(super) fn draw_cart(
     let fig = pendula::plot::CartFigure {
         title: spec.title.clone(),
         frames: &frames,
+        times: &tr.t,
         snapshots: 6,
     };
     Ok(pendula::plot::draw_cart_chain(&fig, path)?)

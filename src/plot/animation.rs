@@ -2,7 +2,7 @@
 //! time label and a side panel of per-link kinetic-energy bars with the total energy; written
 //! as an animated GIF and/or a PNG frame sequence.
 //!
-//! Frames are rendered (and GIF-quantized) in parallel, each from the trajectory alone, so the
+//! Frames are rendered (and mapped to the GIF's one palette) in parallel, each from the trajectory alone, so the
 //! output is byte-for-byte the same for a given spec whatever the thread count.
 
 use super::{
@@ -24,9 +24,6 @@ use std::path::{Path, PathBuf};
 const PANEL_W: f64 = 150.0;
 /// Fade levels a trace is drawn with (consecutive segments of one level form one polyline).
 const FADE_LEVELS: usize = 48;
-/// NeuQuant's sampling factor for the per-frame palette (1 best … 30 fastest). Frames are flat
-/// colours with anti-aliased edges, which the fastest setting quantizes without visible loss.
-const GIF_SPEED: i32 = 30;
 /// Bob radius (logical pixels).
 pub const BOB_RADIUS: f64 = 7.0;
 
@@ -299,6 +296,134 @@ impl Frame<'_, '_> {
     }
 }
 
+/// The GIF's one global palette: every colour a frame is drawn with, exactly, then blends of
+/// them (the fades of the traces, the anti-aliased edges), at most 256 entries.
+///
+/// One palette for all frames, built from the style rather than quantized per frame: the bobs,
+/// the chain and the background keep the same index, hence the same colour, in every frame
+/// (per-frame palettes made the bobs' red shift from frame to frame), and the file carries one
+/// palette instead of one per frame.
+#[derive(Debug, Clone, PartialEq)]
+pub struct GifPalette {
+    colours: Vec<[u8; 3]>,
+}
+
+impl GifPalette {
+    /// The palette of `anim`'s frames.
+    pub fn of(anim: &Animation) -> GifPalette {
+        let o = anim.opts;
+        let st = &o.style;
+        let bg = st.background;
+        let traces: Vec<[u8; 3]> = (0..o.traces.len())
+            .map(|i| st.traces[i % st.traces.len().max(1)])
+            .collect();
+        let bars: Vec<[u8; 3]> = if panel_width(o.size) > 0.0 {
+            (0..anim.kin.link_kinetic.first().map_or(0, |k| k.len()).min(10))
+                .map(|j| {
+                    let c = series_color(j);
+                    [c.0, c.1, c.2]
+                })
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let greys = [[0xcc; 3], [0xdd; 3]];
+        let mut keys = vec![bg, st.bob, st.chain];
+        keys.extend(&traces);
+        keys.extend(&bars);
+        keys.extend(greys);
+        let mut colours: Vec<[u8; 3]> = Vec::new();
+        for k in keys {
+            if !colours.contains(&k) {
+                colours.push(k);
+            }
+        }
+        // Ramps (from, to, weight): the traces fade into the background over many levels; the
+        // rest need only a few for their anti-aliased edges.
+        let mut ramps: Vec<([u8; 3], [u8; 3], f64)> = Vec::new();
+        for &t in &traces {
+            ramps.push((t, bg, 6.0));
+            ramps.push((t, st.chain, 1.0));
+        }
+        ramps.push((st.chain, bg, 3.0));
+        ramps.push((st.bob, bg, 3.0));
+        ramps.push((st.bob, st.chain, 1.5));
+        for &b in &bars {
+            ramps.push((b, bg, 0.7));
+        }
+        for g in greys {
+            ramps.push((g, bg, 0.4));
+        }
+        let budget = 256usize.saturating_sub(colours.len()) as f64;
+        let total: f64 = ramps.iter().map(|r| r.2).sum();
+        for (a, b, wgt) in ramps {
+            if a == b {
+                continue;
+            }
+            let levels = ((budget * wgt / total).floor() as usize).clamp(1, FADE_LEVELS);
+            for l in 1..=levels {
+                if colours.len() >= 256 {
+                    break;
+                }
+                let c = blend(a, b, 1.0 - l as f64 / (levels + 1) as f64);
+                let c = [c.0, c.1, c.2];
+                if !colours.contains(&c) {
+                    colours.push(c);
+                }
+            }
+        }
+        GifPalette { colours }
+    }
+
+    /// The palette's colours; index i is palette entry i.
+    pub fn colours(&self) -> &[[u8; 3]] {
+        &self.colours
+    }
+
+    /// The palette as the GIF encoder takes it (r, g, b, …).
+    pub fn bytes(&self) -> Vec<u8> {
+        self.colours.iter().flatten().copied().collect()
+    }
+
+    /// The index of the nearest palette colour of each pixel of an RGB buffer (an exact colour
+    /// of the palette maps to its own, first, index).
+    pub fn index(&self, rgb: &[u8]) -> Vec<u8> {
+        let mut cache: std::collections::HashMap<[u8; 3], u8> = std::collections::HashMap::new();
+        let nearest = |c: [u8; 3]| {
+            let d = |p: &[u8; 3]| {
+                (0..3)
+                    .map(|i| {
+                        let e = i32::from(p[i]) - i32::from(c[i]);
+                        e * e
+                    })
+                    .sum::<i32>()
+            };
+            let mut best = (i32::MAX, 0usize);
+            for (i, p) in self.colours.iter().enumerate() {
+                let di = d(p);
+                if di < best.0 {
+                    best = (di, i);
+                }
+            }
+            best.1 as u8
+        };
+        let mut last = None;
+        rgb.chunks_exact(3)
+            .map(|px| {
+                let c = [px[0], px[1], px[2]];
+                if let Some((lc, li)) = last {
+                    if lc == c {
+                        return li;
+                    }
+                }
+                let i = *cache.entry(c).or_insert_with(|| nearest(c));
+                last = Some((c, i));
+                i
+            })
+            .collect()
+    }
+}
+
 /// What writing an animation did.
 #[derive(Debug, Clone, Copy, Default, PartialEq, serde::Serialize)]
 pub struct AnimationStats {
@@ -346,11 +471,12 @@ pub fn write_animation(
         name.push(".partial");
         PathBuf::from(name)
     });
+    let palette = GifPalette::of(anim);
     let mut encoder = match &partial {
         Some(p) => {
             let file = BufWriter::new(fs::File::create(p).map_err(io(p))?);
-            let mut e =
-                gif::Encoder::new(file, w as u16, h as u16, &[]).map_err(|e| gif_error(p, e))?;
+            let mut e = gif::Encoder::new(file, w as u16, h as u16, &palette.bytes())
+                .map_err(|e| gif_error(p, e))?;
             e.set_repeat(gif::Repeat::Infinite)
                 .map_err(|e| gif_error(p, e))?;
             Some(e)
@@ -378,7 +504,9 @@ pub fn write_animation(
                         save(&anim.frame(k), &frame_path(dir, k), anim.opts.size)?;
                     }
                     let frame = encoder.is_some().then(|| {
-                        let mut f = gif::Frame::from_rgb_speed(w as u16, h as u16, &rgb, GIF_SPEED);
+                        let indices = palette.index(&rgb);
+                        let mut f =
+                            gif::Frame::from_indexed_pixels(w as u16, h as u16, indices, None);
                         f.delay = delay;
                         f
                     });

@@ -279,16 +279,63 @@ fn decimals_for(step: f64) -> usize {
         .unwrap_or(16)
 }
 
-fn format_decimal(v: f64, decimals: usize) -> String {
+/// `v` with `decimals` decimals and a true minus sign; whatever rounds to zero reads `0`
+/// (never `-0.0`, and not `0.000` beside `−0.005`: the zero tick is exact).
+pub fn format_decimal(v: f64, decimals: usize) -> String {
     let s = format!("{:.*}", decimals, v);
     let zero = s
         .trim_start_matches('-')
         .chars()
         .all(|c| c == '0' || c == '.');
     if zero {
-        return s.trim_start_matches('-').to_string();
+        return "0".into();
     }
     s.replace('-', "\u{2212}")
+}
+
+/// `v` for a figure's text (legends, captions, titles): `decimals` decimals with a true minus,
+/// a value that rounds to zero as `0` with the sign dropped, never `-0.0000`.
+pub fn format_value(v: f64, decimals: usize) -> String {
+    if !v.is_finite() {
+        return if v.is_nan() {
+            "NaN".into()
+        } else if v > 0.0 {
+            "∞".into()
+        } else {
+            "\u{2212}∞".into()
+        };
+    }
+    let s = format!("{:.*}", decimals, v);
+    if s.trim_start_matches('-')
+        .chars()
+        .all(|c| c == '0' || c == '.')
+    {
+        return format!("{:.*}", decimals, 0.0);
+    }
+    s.replace('-', "\u{2212}")
+}
+
+/// `v` in ×10ⁿ notation with up to `digits` significant decimals of the mantissa, a true minus
+/// and `0` for zero: `−1.08×10⁻⁴`.
+pub fn format_sci(v: f64, digits: usize) -> String {
+    if !v.is_finite() {
+        return format_value(v, 0);
+    }
+    if v == 0.0 {
+        return "0".into();
+    }
+    let e = v.abs().log10().floor();
+    let m = v / 10f64.powf(e);
+    let (m, e) = if format!("{:.*}", digits, m.abs()).starts_with("10") {
+        (m / 10.0, e + 1.0)
+    } else {
+        (m, e)
+    };
+    format!(
+        "{}\u{d7}10{}",
+        format_value(m, digits),
+        superscript(e as i64)
+    )
 }
 
 fn format_scientific(v: f64) -> String {
@@ -353,7 +400,16 @@ mod tests {
         let a = Axis::linear(-1.0, 1.0, 5);
         assert_eq!(a.ticks(), &[-1.0, -0.5, 0.0, 0.5, 1.0]);
         assert_eq!(a.label(-0.5), "\u{2212}0.5");
-        assert_eq!(a.label(0.0), "0.0");
+        assert_eq!(a.label(0.0), "0");
+        // A tick computed as a tiny negative number is a zero, not "−0.0".
+        assert_eq!(a.label(-1e-17), "0");
+        assert_eq!(format_value(-0.00001, 4), "0.0000");
+        assert_eq!(format_value(-0.0175, 4), "\u{2212}0.0175");
+        assert_eq!(
+            format_sci(-1.08e-4, 2),
+            "\u{2212}1.08\u{d7}10\u{207b}\u{2074}"
+        );
+        assert_eq!(format_sci(9.996e2, 2), "1.00\u{d7}10\u{b3}");
         let l = Axis::log(1e-3, 10.0);
         assert_eq!(l.label(1e-3), "10⁻³");
         assert_eq!(format_scientific(2.5e-7), "2.5×10⁻⁷");

@@ -1,5 +1,10 @@
-//! The cart-chain figure: the chain in two projections, top (e₁–e₂) and side (e₁–e₃, gravity
-//! down the page), drawn at a few instants (light to dark), with the tip's trace over the run.
+//! The cart-chain figure: the chain in two projections, top (e₁–e₂) and side (e₁ against the
+//! height −e₃), drawn at a few instants, each in its own colour and named with its time in a
+//! legend, with the tip's trace over the run.
+//!
+//! The instants are spread evenly along the motion (the path length of all masses), not in
+//! time: a stabilized chain moves in its first seconds and then rests, and instants evenly
+//! spaced in time would all show the same upright chain.
 
 use std::path::Path;
 
@@ -7,28 +12,93 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    begin_figure, draw_polyline, font, save, series_color, DataError, DrawError, PlotError, Render,
-    Surface,
+    begin_figure, draw_centred, draw_legend_row, draw_polyline, format_value, house_mesh, save,
+    series_color, Axis, DataError, DrawError, Header, PlotError, Render, Surface,
 };
 
-/// What the figure needs: for each sample, the cart and mass positions ((n + 1) × 3).
+/// What the figure needs: for each sample, its time and the cart and mass positions
+/// ((n + 1) × 3).
 pub struct CartFigure<'a> {
     pub title: String,
     pub frames: &'a [Vec<[f64; 3]>],
-    /// Chain drawings (evenly spaced samples), at least 1.
+    /// Sample times (s), one per frame.
+    pub times: &'a [f64],
+    /// Chain drawings, at least 1.
     pub snapshots: usize,
 }
 
 /// Draws the figure to `path` (`.png` or `.svg`).
 pub fn draw_cart_chain(fig: &CartFigure, path: &Path) -> Result<(), PlotError> {
-    save(fig, path, (1400, 720))
+    save(fig, path, (1400, 760))
+}
+
+/// A side view whose horizontal extent is this much smaller than its height (relative to the
+/// panel) is stretched horizontally, and says so, instead of drawing a vertical line.
+const MAX_SQUASH: f64 = 2.0;
+
+/// The colour of snapshot `s` of `m`: viridis from dark violet to green (its pale yellow end
+/// would vanish on white).
+pub fn snapshot_colour(s: usize, m: usize) -> RGBColor {
+    let f = if m <= 1 {
+        0.0
+    } else {
+        s as f64 / (m - 1) as f64
+    };
+    let c = colorous::VIRIDIS.eval_continuous(0.82 * f);
+    RGBColor(c.r, c.g, c.b)
+}
+
+impl CartFigure<'_> {
+    /// The frames drawn: `snapshots` indices evenly spaced in the path length travelled by the
+    /// cart and masses (first and last frame included; evenly in time if nothing moves).
+    pub fn instants(&self) -> Vec<usize> {
+        let n = self.frames.len();
+        let m = self.snapshots.max(1).min(n);
+        if m == 1 {
+            return vec![0];
+        }
+        let mut arc = vec![0.0];
+        for k in 1..n {
+            let step: f64 = self.frames[k]
+                .iter()
+                .zip(&self.frames[k - 1])
+                .map(|(a, b)| {
+                    ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
+                })
+                .sum();
+            arc.push(arc[k - 1] + step);
+        }
+        let total = arc[n - 1];
+        let mut out: Vec<usize> = (0..m)
+            .map(|s| {
+                // The last instant is the end of the run, even after the motion has died out.
+                if s == m - 1 {
+                    return n - 1;
+                }
+                if !(total > 0.0 && total.is_finite()) {
+                    return s * (n - 1) / (m - 1);
+                }
+                let target = total * s as f64 / (m - 1) as f64;
+                arc.partition_point(|&a| a < target).min(n - 1)
+            })
+            .collect();
+        out.dedup();
+        out
+    }
 }
 
 impl Render for CartFigure<'_> {
     fn validate(&self) -> Result<(), DataError> {
-        if self.frames.is_empty() {
+        if self.frames.is_empty() || self.frames.iter().any(|f| f.is_empty()) {
             return Err(DataError::Empty {
                 what: "trajectory".into(),
+            });
+        }
+        if self.times.len() != self.frames.len() {
+            return Err(DataError::LengthMismatch {
+                what: "sample times".into(),
+                expected: self.frames.len(),
+                found: self.times.len(),
             });
         }
         if self
@@ -51,22 +121,28 @@ impl Render for CartFigure<'_> {
         surface: Surface,
     ) -> Result<(), DrawError> {
         let scale = surface.scale;
-        let (w, h) = begin_figure(root, surface, &self.title, 26.0)?;
+        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 26.0)?;
         let px = |v: f64| surface.px(v);
-        let top = 50.0;
-        let panel_w = (w - 60.0) / 2.0;
-        let panel_h = h - top - 20.0;
-        // (horizontal axis, vertical axis, sign of vertical): top view e₁ → e₂; side view e₁ → −e₃.
-        let views = [
-            ("top view (e1, e2)", 1usize, 1.0),
-            ("side view (e1, -e3: up)", 2usize, -1.0),
-        ];
-        for (v, (caption, vert, sign)) in views.iter().enumerate() {
+        let top = 50.0 + extra;
+        let legend_h = 40.0;
+        let panel_h = h - top - legend_h - 6.0;
+        // The top view is square-ish (both axes horizontal, equal aspect); the side view gets
+        // the rest of the width.
+        let top_w = (panel_h * 1.05).min(0.5 * (w - 60.0));
+        let widths = [top_w, w - 60.0 - top_w];
+        let instants = self.instants();
+        let m = instants.len();
+        let thin = surface.stroke(1.0);
+        let mut x_left = 20.0;
+        for v in 0..2 {
+            let side = v == 1;
+            let (vert, sign) = if side { (2usize, -1.0) } else { (1usize, 1.0) };
+            let coord = |p: &[f64; 3]| (p[0], sign * p[vert]);
             let area = root.clone().shrink(
-                (px(20.0 + v as f64 * (panel_w + 20.0)), px(top)),
-                (px(panel_w) as u32, px(panel_h) as u32),
+                (px(x_left), px(top)),
+                (px(widths[v]) as u32, px(panel_h) as u32),
             );
-            let coord = |p: &[f64; 3]| (p[0], sign * p[*vert]);
+            x_left += widths[v] + 20.0;
             let pts: Vec<(f64, f64)> = self.frames.iter().flatten().map(coord).collect();
             let (mut x0, mut x1, mut y0, mut y1) = (f64::MAX, f64::MIN, f64::MAX, f64::MIN);
             for (x, y) in &pts {
@@ -75,62 +151,106 @@ impl Render for CartFigure<'_> {
                 y0 = y0.min(*y);
                 y1 = y1.max(*y);
             }
-            // Equal aspect with a margin.
-            let (aw, ah) = area.dim_in_pixel();
-            let span = ((x1 - x0).max(y1 - y0) * 1.15).max(1e-6);
+            let caption_h = 30.0;
+            let (lab_x, lab_y) = (48.0, 72.0);
+            let plot_area = area.margin(px(caption_h), px(8.0), px(8.0), px(8.0));
+            // The plotting area's size in device pixels, as the chart will lay it out.
+            let (pw, ph) = plot_area.dim_in_pixel();
+            let aw = (f64::from(pw) - f64::from(px(lab_y))).max(1.0);
+            let ah = (f64::from(ph) - f64::from(px(lab_x))).max(1.0);
+            // Equal aspect with a margin, unless the side view would shrink to a line.
+            let (wx, wy) = ((x1 - x0).max(1e-9), (y1 - y0).max(1e-9));
+            let per_px = (wy / ah).max(wx / aw) * 1.12;
+            let (mut sx, sy) = (per_px * aw, per_px * ah);
+            let mut stretch = 1.0;
+            if side && (wy / ah) / (wx / aw) > MAX_SQUASH {
+                // Stretch e₁ until the motion fills 60 % of the width.
+                let fill = wx / 0.6;
+                stretch = sx / fill;
+                sx = fill;
+            }
             let (cx, cy) = ((x0 + x1) / 2.0, (y0 + y1) / 2.0);
-            let ratio = f64::from(aw) / f64::from(ah).max(1.0);
-            let (sx, sy) = if ratio >= 1.0 {
-                (span * ratio, span)
+            let x_axis = Axis::linear(cx - sx / 2.0, cx + sx / 2.0, 6);
+            let y_axis = Axis::linear(cy - sy / 2.0, cy + sy / 2.0, 7);
+            let caption = if !side {
+                "top view (e₁, e₂), equal scales".to_string()
+            } else if stretch > 1.05 {
+                format!(
+                    "side view (e₁, height −e₃); e₁ stretched ×{} for legibility",
+                    format_value(stretch, if stretch < 10.0 { 1 } else { 0 })
+                )
             } else {
-                (span, span / ratio)
+                "side view (e₁, height −e₃), equal scales".to_string()
             };
-            let mut chart = ChartBuilder::on(&area)
-                .caption(*caption, font(16.0, scale, false))
-                .margin(px(8.0))
-                .x_label_area_size(px(36.0))
-                .y_label_area_size(px(52.0))
-                .build_cartesian_2d(cx - sx / 2.0..cx + sx / 2.0, cy - sy / 2.0..cy + sy / 2.0)?;
-            chart
-                .configure_mesh()
-                .x_desc("e1 / m")
-                .y_desc(if *vert == 1 { "e2 / m" } else { "height / m" })
-                .label_style(font(13.0, scale, false))
-                .axis_desc_style(font(14.0, scale, false))
-                .light_line_style(RGBColor(0xee, 0xee, 0xee))
+            draw_centred(
+                root,
+                surface,
+                &caption,
+                (x_left - 20.0 - widths[v] / 2.0, top + 12.0),
+                widths[v] - 10.0,
+                16.0,
+                false,
+            )?;
+            let mut chart = ChartBuilder::on(&plot_area)
+                .x_label_area_size(px(lab_x))
+                .y_label_area_size(px(lab_y))
+                .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+            let x_fmt = |v: &f64| x_axis.label(*v);
+            let y_fmt = |v: &f64| y_axis.label(*v);
+            house_mesh(&mut chart, thin, scale, (13.0, 15.0))
+                .x_label_formatter(&x_fmt)
+                .y_label_formatter(&y_fmt)
+                .x_desc("e₁ / m")
+                .y_desc(if side { "height / m" } else { "e₂ / m" })
                 .draw()?;
             let plot = chart.plotting_area();
             let tip: Vec<(f64, f64)> = self
                 .frames
                 .iter()
-                .map(|f| coord(f.last().expect("non-empty frame")))
+                .map(|f| coord(f.last().expect("validated: non-empty frame")))
                 .collect();
             draw_polyline(plot, &tip, series_color(1), 1.2, surface)?;
-            let m = self.snapshots.max(1);
-            for s in 0..m {
-                let k = if m == 1 {
-                    0
-                } else {
-                    s * (self.frames.len() - 1) / (m - 1)
-                };
-                let shade = 0.75 - 0.75 * s as f64 / m.max(2) as f64;
-                let base = series_color(0);
-                let mix = |c: u8| (f64::from(c) + (255.0 - f64::from(c)) * shade) as u8;
-                let color = RGBColor(mix(base.0), mix(base.1), mix(base.2));
+            // The cart body: a fixed size on the page, so it never hides a short chain.
+            let (bw, bh) = (px(9.0), px(4.0));
+            for (s, &k) in instants.iter().enumerate() {
+                let colour = snapshot_colour(s, m);
                 let chain: Vec<(f64, f64)> = self.frames[k].iter().map(coord).collect();
-                draw_polyline(plot, &chain, color, 2.0, surface)?;
-                for p in &chain[1..] {
-                    plot.draw(&Circle::new(*p, px(3.0) as u32, color.filled()))?;
-                }
-                plot.draw(&Rectangle::new(
+                let (cxp, cyp) = plot.map_coordinate(&chain[0]);
+                let screen = plot.strip_coord_spec();
+                let (ox, oy) = plot.get_base_pixel();
+                screen.draw(&Rectangle::new(
                     [
-                        (chain[0].0 - 0.04 * span, chain[0].1 - 0.015 * span),
-                        (chain[0].0 + 0.04 * span, chain[0].1 + 0.015 * span),
+                        (cxp - ox - bw, cyp - oy - bh),
+                        (cxp - ox + bw, cyp - oy + bh),
                     ],
-                    RGBColor(0x44, 0x44, 0x44).filled(),
+                    colour.mix(0.6).filled(),
                 ))?;
+                draw_polyline(plot, &chain, colour, 2.0, surface)?;
+                for p in &chain[1..] {
+                    plot.draw(&Circle::new(*p, px(3.5) as u32, colour.filled()))?;
+                }
             }
         }
+        // Legend: which colour is which instant, and the tip's trace.
+        let mut entries: Vec<(Vec<RGBColor>, String)> = instants
+            .iter()
+            .enumerate()
+            .map(|(s, &k)| {
+                (
+                    vec![snapshot_colour(s, m)],
+                    format!("t = {} s", format_value(self.times[k], 2)),
+                )
+            })
+            .collect();
+        entries.push((vec![series_color(1)], "path of the tip".into()));
+        draw_legend_row(
+            root,
+            surface,
+            &entries,
+            (w / 2.0, h - legend_h / 2.0 - 4.0),
+            w - 40.0,
+            15.0,
+        )?;
         Ok(())
     }
 }

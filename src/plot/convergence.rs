@@ -2,7 +2,7 @@
 //! time axis (so every decade of the run is visible), and SALI/GALI against time.
 
 use super::timeseries::{draw_timeseries, Figure, Panel, Series};
-use super::PlotError;
+use super::{format_sci, format_value, PlotError};
 use crate::analysis::indicators::Indicators;
 use crate::analysis::lyapunov::Lyapunov;
 use std::path::Path;
@@ -75,10 +75,10 @@ pub fn draw_convergence(r: &Lyapunov, title: &str, path: &Path) -> Result<(), Pl
     }
     let label = |i: usize| {
         format!(
-            "λ{} = {:.4} ± {:.4} s⁻¹",
+            "λ{} = {} ± {} s⁻¹",
             i + 1,
-            r.exponents[i],
-            r.standard_error[i]
+            format_value(r.exponents[i], 4),
+            format_value(r.standard_error[i], 4)
         )
     };
     let estimates = (0..k)
@@ -112,11 +112,11 @@ pub fn draw_convergence(r: &Lyapunov, title: &str, path: &Path) -> Result<(), Pl
     let status = if r.complete { "" } else { ", stopped early" };
     let fig = Figure {
         title: format!(
-            "{title} ({}, {}, τ = {} s, Σλ = {:.2e}{status})",
+            "{title} ({}, {}, τ = {} s, Σλ = {}{status})",
             r.estimator.name(),
             r.method.name(),
             r.tau,
-            r.sum
+            format_sci(r.sum, 2)
         ),
         x_label: format!(
             "time after the transient t − t₀ / s   (t₀ = {} s; bands: ±1 batch-means SE, B = {})",

@@ -2,7 +2,10 @@
 //! portraits θ_j–θ̇_j, and the energy budget (stacked per-link kinetic energy, potential, and
 //! the work of damping and drive, so that the balance visibly closes).
 
-use super::{begin_figure, font, save, series_color, stamp_polyline, Area, Axis, DataError, Drawn};
+use super::{
+    begin_figure, draw_centred, font, save, series_color, stamp_polyline, Area, Axis, DataError,
+    Drawn, Header,
+};
 use super::{house_mesh, DrawError, PlotError, Render, Surface};
 use crate::analysis::animate::LinkEndPath;
 use crate::analysis::{EnergyBudget, Trajectory};
@@ -78,9 +81,9 @@ impl Render for Spirograph<'_> {
     }
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
-        let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
+        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
         let (pos, speed, reach) = (&self.path.position, &self.path.speed, self.path.reach);
-        let (top, bottom) = (50.0, 46.0);
+        let (top, bottom) = (50.0 + extra, 46.0);
         let side = (w - 20.0).min(h - top - bottom);
         let (cx, cy, s) = (w / 2.0, top + side / 2.0, 0.5 * side / (1.04 * reach));
         let pts: Vec<(f64, f64)> = pos.iter().map(|p| (cx + s * p[0], cy - s * p[1])).collect();
@@ -103,11 +106,16 @@ impl Render for Spirograph<'_> {
             TraceColour::Time => format!("colour: time, 0 → {t_end:.0} s (viridis)"),
             TraceColour::Speed => format!("colour: speed, 0 → {v_max:.2} m/s (viridis)"),
         };
-        root.draw(&Text::new(
-            format!("end of link {}; {what}", self.path.link + 1),
-            (surface.px(w / 2.0), surface.px(h - 22.0)),
-            font(15.0, surface.scale, false).pos(Pos::new(HPos::Center, VPos::Center)),
-        ))?;
+        let caption = format!("end of link {}; {what}", self.path.link + 1);
+        draw_centred(
+            root,
+            surface,
+            &caption,
+            (w / 2.0, h - 22.0),
+            w - 20.0,
+            15.0,
+            false,
+        )?;
         Ok(())
     }
 }
@@ -149,11 +157,11 @@ impl Render for PhasePortrait<'_> {
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
-        let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
+        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
         let k = self.links.len();
         let cols = k.min(3);
         let rows = k.div_ceil(cols);
-        let top = 50.0;
+        let top = 50.0 + extra;
         let (cell_w, cell_h) = ((w - 10.0) / cols as f64, (h - top - 10.0) / rows as f64);
         let thin = surface.stroke(1.0);
         let t_end = *self.tr.t.last().unwrap();
@@ -269,7 +277,7 @@ impl Render for EnergyFigure<'_> {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let b = self.budget;
-        let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
+        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
         let stack = self.stack();
         let n = b.kinetic.ncols();
         let e0 = b.total[0] - b.potential_floor;
@@ -283,8 +291,8 @@ impl Render for EnergyFigure<'_> {
         let x_axis = Axis::fit(b.t.iter().copied(), false, 0.0, 10, "time")?;
         let legend_h = 34.0;
         let area = root.clone().shrink(
-            (px(10.0), px(44.0)),
-            (px(w - 20.0) as u32, px(h - 44.0 - legend_h) as u32),
+            (px(10.0), px(44.0 + extra)),
+            (px(w - 20.0) as u32, px(h - 44.0 - extra - legend_h) as u32),
         );
         let thin = surface.stroke(1.0);
         let mut chart = ChartBuilder::on(&area)

@@ -11,7 +11,7 @@
 //! failed draw never leaves a broken image under the requested name.
 
 mod axis;
-pub use axis::{nice_range, subscript, Axis};
+pub use axis::{format_decimal, format_sci, format_value, nice_range, subscript, Axis};
 
 pub mod animation;
 pub mod cart;
@@ -468,24 +468,208 @@ pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
     out
 }
 
-/// Clears the canvas and draws a centred bold title at height `y` (logical pixels): the header
-/// every multi-panel figure starts with. Returns the figure's logical size (w, h).
+/// Clears the canvas and draws the centred bold title (wrapped and, if need be, shrunk to the
+/// canvas width by [`fit_text`], never cut) with its centre line at `y` (logical pixels): the
+/// header every multi-panel figure starts with. Returns the figure's logical size and how far
+/// the title reaches below a one-line title at the same `y` (logical pixels), so the caller
+/// moves its panels down by that much.
 pub fn begin_figure<DB: DrawingBackend>(
     root: &DrawingArea<DB, Shift>,
     surface: Surface,
     title: &str,
     y: f64,
-) -> Result<(f64, f64), DrawError> {
-    use plotters::style::text_anchor::{HPos, Pos, VPos};
+) -> Result<Header, DrawError> {
     let (dw, dh) = root.dim_in_pixel();
     let (w, h) = (f64::from(dw) / surface.scale, f64::from(dh) / surface.scale);
     root.fill(&WHITE)?;
-    root.draw(&Text::new(
-        title.to_string(),
-        (surface.px(w / 2.0), surface.px(y)),
-        font(22.0, surface.scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
-    ))?;
-    Ok((w, h))
+    let used = draw_centred(root, surface, title, (w / 2.0, y), w - 24.0, 22.0, true)?;
+    let one = 22.0 * LINE_SPACING;
+    Ok(Header {
+        w,
+        h,
+        extra: (used - one).max(0.0),
+    })
+}
+
+/// What [`begin_figure`] leaves: the logical canvas size and the title's extra height.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Header {
+    pub w: f64,
+    pub h: f64,
+    /// Height (logical pixels) the title takes beyond one line; 0 for a title that fits.
+    pub extra: f64,
+}
+
+/// Line height of wrapped text, in font sizes.
+pub const LINE_SPACING: f64 = 1.25;
+
+/// Fewest-lines layout of a title or caption: lines at `\n` and at spaces (a word wider than
+/// the space is broken between characters), balanced in width, at `size` logical pixels; when more
+/// than `max_lines` would be needed the font shrinks (to 60 %, then further only if a
+/// line still cannot fit). Every line is then at most `max_w` logical pixels wide, by the
+/// font's own metrics, so no text is ever cut by the canvas edge.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TextFit {
+    pub lines: Vec<String>,
+    /// Font size (logical pixels).
+    pub size: f64,
+}
+
+/// Width in logical pixels of `text` in the house font at `size` (measured at `scale`
+/// device pixels per logical pixel, where glyph widths are rounded).
+pub fn text_width(text: &str, size: f64, bold: bool, scale: f64) -> f64 {
+    let style = if bold {
+        FontStyle::Bold
+    } else {
+        FontStyle::Normal
+    };
+    let desc = FontDesc::new(FontFamily::SansSerif, size * scale, style);
+    match desc.box_size(text) {
+        Ok((w, _)) => f64::from(w) / scale,
+        // Unmeasurable (fonts not registered): a generous estimate, so fitting still errs on
+        // the side of smaller text.
+        Err(_) => text.chars().count() as f64 * size * 0.75,
+    }
+}
+
+/// Lays `text` out in at most `max_lines` lines of at most `max_w` logical pixels; see
+/// [`TextFit`].
+pub fn fit_text(
+    text: &str,
+    max_w: f64,
+    size: f64,
+    bold: bool,
+    scale: f64,
+    max_lines: usize,
+) -> TextFit {
+    // Without the fonts every width is the estimate of `text_width`; fitting still works.
+    let _ = ensure_fonts();
+    let max_w = max_w.max(1.0);
+    let max_lines = max_lines.max(1);
+    let mut sz = size;
+    loop {
+        let measure = |l: &str| text_width(l, sz, bold, scale);
+        let paragraphs: Vec<Vec<String>> =
+            text.split('\n').map(|p| wrap(p, max_w, &measure)).collect();
+        let count: usize = paragraphs.iter().map(Vec::len).sum();
+        let too_many = count > max_lines && sz > size * 0.6;
+        let too_wide = paragraphs.iter().flatten().any(|l| measure(l) > max_w);
+        if !(too_many || too_wide) || sz <= 1.0 {
+            let lines = text
+                .split('\n')
+                .zip(paragraphs)
+                .flat_map(|(p, lines)| balance(p, lines, max_w, &measure))
+                .collect();
+            return TextFit { lines, size: sz };
+        }
+        sz = (sz * 0.94).max(1.0);
+    }
+}
+
+/// Greedy wrap of `text` at spaces into lines of at most `limit` (by `width`); a word too wide
+/// for a line of its own is broken between characters.
+fn wrap(text: &str, limit: f64, width: &dyn Fn(&str) -> f64) -> Vec<String> {
+    let mut lines: Vec<String> = Vec::new();
+    let mut line = String::new();
+    for word in text.split_whitespace() {
+        let joined = if line.is_empty() {
+            word.to_string()
+        } else {
+            format!("{line} {word}")
+        };
+        if width(&joined) <= limit {
+            line = joined;
+            continue;
+        }
+        if !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if width(word) <= limit {
+            line = word.to_string();
+            continue;
+        }
+        for c in word.chars() {
+            let mut next = line.clone();
+            next.push(c);
+            if !line.is_empty() && width(&next) > limit {
+                lines.push(std::mem::take(&mut line));
+                next = c.to_string();
+            }
+            line = next;
+        }
+    }
+    if !line.is_empty() || lines.is_empty() {
+        lines.push(line);
+    }
+    lines
+}
+
+/// `greedy`'s line count, but with the lines as even in width as the words allow (a
+/// two-line title split 55/45 rather than 95/5): the narrowest wrap width that needs no
+/// more lines, found by bisection.
+fn balance(
+    text: &str,
+    greedy: Vec<String>,
+    max_w: f64,
+    width: &dyn Fn(&str) -> f64,
+) -> Vec<String> {
+    let n = greedy.len();
+    if n < 2 {
+        return greedy;
+    }
+    let (mut lo, mut hi) = (0.0, max_w);
+    let mut best = greedy;
+    for _ in 0..14 {
+        let mid = 0.5 * (lo + hi);
+        let lines = wrap(text, mid, width);
+        if lines.len() <= n && lines.iter().all(|l| width(l) <= max_w) {
+            best = lines;
+            hi = mid;
+        } else {
+            lo = mid;
+        }
+    }
+    best
+}
+
+/// Draws `text` fitted by [`fit_text`] (at most 3 lines) into `max_w` logical pixels, its
+/// lines centred on `centre.0` and the block's middle at `centre.1` for a single line (more
+/// lines extend downwards). Returns the block's height (logical pixels). Every figure's titles,
+/// subtitles and free-standing captions go through here, so none is ever cut.
+pub fn draw_centred<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    text: &str,
+    centre: (f64, f64),
+    max_w: f64,
+    size: f64,
+    bold: bool,
+) -> Result<f64, DrawError> {
+    if text.trim().is_empty() {
+        return Ok(0.0);
+    }
+    let fit = fit_text(text, max_w, size, bold, surface.scale, 3);
+    let line_h = fit.size * LINE_SPACING;
+    let first = centre.1;
+    for (i, line) in fit.lines.iter().enumerate() {
+        root.draw(&Text::new(
+            line.clone(),
+            (surface.px(centre.0), surface.px(first + line_h * i as f64)),
+            font(fit.size, surface.scale, bold).pos(Pos::new(HPos::Center, VPos::Center)),
+        ))?;
+    }
+    Ok(line_h * fit.lines.len() as f64)
+}
+
+/// A text style for a one-line caption (a panel caption drawn by plotters' `ChartBuilder`):
+/// the house font at `size`, shrunk until `text` fits in `max_w` logical pixels.
+pub fn caption_font(text: &str, max_w: f64, size: f64, scale: f64) -> TextStyle<'static> {
+    let _ = ensure_fonts();
+    let mut sz = size;
+    while sz > 1.0 && text_width(text, sz, false, scale) > max_w {
+        sz *= 0.94;
+    }
+    font(sz, scale, false)
 }
 
 /// Text style in [`FONT_FAMILY`] at `size` logical pixels.
@@ -528,6 +712,94 @@ pub struct LegendEntry {
     pub color: RGBColor,
     /// Draw a shaded box behind the line (the series has an error band).
     pub band: bool,
+    /// Draw this marker instead of a line (scatter series).
+    pub marker: Option<Marker>,
+}
+
+/// A scatter marker, as drawn in a plot and in its legend.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Marker {
+    /// An open circle.
+    Circle,
+    /// A filled circle.
+    Dot,
+    /// A diagonal cross.
+    Cross,
+    /// A filled square (a colour swatch).
+    Square,
+}
+
+impl Marker {
+    /// Draws the marker centred at device pixel `c`, `r` device pixels in radius, strokes
+    /// `stroke` device pixels wide.
+    pub fn draw<DB: DrawingBackend>(
+        self,
+        area: &DrawingArea<DB, Shift>,
+        c: (i32, i32),
+        r: i32,
+        color: RGBColor,
+        stroke: u32,
+    ) -> Result<(), DrawError> {
+        match self {
+            Marker::Circle => area.draw(&Circle::new(c, r, color.stroke_width(stroke)))?,
+            Marker::Dot => area.draw(&Circle::new(c, r, color.filled()))?,
+            Marker::Cross => area.draw(&Cross::new(c, r, color.stroke_width(stroke)))?,
+            Marker::Square => area.draw(&Rectangle::new(
+                [(c.0 - r, c.1 - r), (c.0 + r, c.1 + r)],
+                color.filled(),
+            ))?,
+        }
+        Ok(())
+    }
+}
+
+/// Draws a one-row legend of `(marker colours, label)` entries centred at `centre` (logical
+/// pixels) in at most `max_w`: each entry's swatch is a row of squares (several colours: "one
+/// colour each") sized to the text, entries spaced by their measured widths, the font shrunk
+/// if the row would not fit. Used below panel grids, where a boxed legend would hide data.
+pub fn draw_legend_row<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    entries: &[(Vec<RGBColor>, String)],
+    centre: (f64, f64),
+    max_w: f64,
+    size: f64,
+) -> Result<(), DrawError> {
+    let scale = surface.scale;
+    let layout = |sz: f64| {
+        let swatch = 0.8 * sz;
+        let widths: Vec<f64> = entries
+            .iter()
+            .map(|(c, l)| c.len() as f64 * swatch + 0.5 * sz + text_width(l, sz, false, scale))
+            .collect();
+        let gap = 2.0 * sz;
+        let total = widths.iter().sum::<f64>() + gap * entries.len().saturating_sub(1) as f64;
+        (swatch, widths, gap, total)
+    };
+    let mut sz = size;
+    while sz > 6.0 && layout(sz).3 > max_w {
+        sz *= 0.95;
+    }
+    let (swatch, widths, gap, total) = layout(sz);
+    let mut x = centre.0 - total / 2.0;
+    let y = surface.px(centre.1);
+    let half = surface.px(swatch / 2.0);
+    for ((colours, label), w) in entries.iter().zip(widths) {
+        for (i, c) in colours.iter().enumerate() {
+            let cx = surface.px(x + (i as f64 + 0.5) * swatch);
+            root.draw(&Rectangle::new(
+                [(cx - half, y - half), (cx + half, y + half)],
+                c.filled(),
+            ))?;
+        }
+        root.draw(&Text::new(
+            label.clone(),
+            (surface.px(x + colours.len() as f64 * swatch + 0.5 * sz), y),
+            font(sz, scale, false).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+        x += w + gap;
+    }
+    Ok(())
 }
 
 /// A measured legend box; place it with [`Legend::place`], then [`Legend::draw`].
@@ -658,10 +930,20 @@ impl Legend {
                     e.color.mix(0.25).filled(),
                 ))?;
             }
-            area.draw(&PathElement::new(
-                vec![(gx, cy), (gx + glyph, cy)],
-                e.color.stroke_width(self.px(2.0).max(1) as u32),
-            ))?;
+            let stroke = self.px(2.0).max(1) as u32;
+            match e.marker {
+                Some(m) => m.draw(
+                    area,
+                    (gx + glyph / 2, cy),
+                    self.px(self.font_size * 0.4),
+                    e.color,
+                    stroke,
+                )?,
+                None => area.draw(&PathElement::new(
+                    vec![(gx, cy), (gx + glyph, cy)],
+                    e.color.stroke_width(stroke),
+                ))?,
+            }
             area.draw(&Text::new(
                 e.label.clone(),
                 (gx + glyph + gap, cy),

@@ -8,7 +8,8 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    begin_figure, font, house_mesh, save, Area, Axis, DataError, Drawn, PlotError, Render, Surface,
+    begin_figure, caption_font, draw_centred, draw_legend_row, font, house_mesh, save, Area, Axis,
+    DataError, Drawn, Header, PlotError, Render, Surface,
 };
 use crate::analysis::poincare::{energy_bounds, PoincareOptions, PoincareResult, Variables};
 use crate::model::Chain;
@@ -224,20 +225,22 @@ impl Render for PoincareFigure {
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let scale = surface.scale;
         let px = |v: f64| surface.px(v);
-        let (w, h) = begin_figure(root, surface, &self.title, 24.0)?;
-        if !self.subtitle.is_empty() {
-            root.draw(&Text::new(
-                self.subtitle.clone(),
-                (px(w / 2.0), px(50.0)),
-                font(15.0, scale, false).pos(Pos::new(HPos::Center, VPos::Center)),
-            ))?;
-        }
+        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
+        let sub_h = draw_centred(
+            root,
+            surface,
+            &self.subtitle,
+            (w / 2.0, 50.0 + extra),
+            w - 30.0,
+            15.0,
+            false,
+        )?;
         let legend_h = if self.colouring == Colouring::Chaos {
-            30.0
+            36.0
         } else {
             0.0
         };
-        let top = 66.0;
+        let top = 50.0 + extra + sub_h.max(8.0) - 2.0;
         let (cols, rows) = self.grid();
         let cell_w = (w - 10.0) / cols as f64;
         let cell_h = (h - top - legend_h - 6.0) / rows as f64;
@@ -253,7 +256,10 @@ impl Render for PoincareFigure {
             let y_axis = Axis::fit(ys, false, 0.04, 7, "momentum")?;
             let x_axis = Axis::linear(-PI, PI, 4);
             let mut chart = ChartBuilder::on(&area)
-                .caption(panel.title.clone(), font(17.0, scale, false))
+                .caption(
+                    panel.title.clone(),
+                    caption_font(&panel.title, cell_w - 20.0, 17.0, scale),
+                )
                 .margin(px(8.0))
                 .x_label_area_size(px(48.0))
                 .y_label_area_size(px(70.0))
@@ -318,35 +324,21 @@ impl Render for PoincareFigure {
             }
         }
         if self.colouring == Colouring::Chaos {
-            let y = px(h - legend_h / 2.0 - 4.0);
             let entries = [
-                (None, "regular orbits (one colour each)"),
-                (Some(CHAOTIC), "chaotic orbits"),
+                (
+                    (0..4).map(hue_colour).collect(),
+                    "regular orbits (one colour each)".to_string(),
+                ),
+                (vec![CHAOTIC], "chaotic orbits".to_string()),
             ];
-            let mut x = px(w / 2.0 - 190.0);
-            for (c, label) in entries {
-                match c {
-                    Some(c) => root.draw(&Rectangle::new(
-                        [(x, y - px(5.0)), (x + px(10.0), y + px(5.0))],
-                        c.filled(),
-                    ))?,
-                    None => {
-                        for q in 0..3 {
-                            let xq = x + px(4.0 * q as f64);
-                            root.draw(&Rectangle::new(
-                                [(xq, y - px(5.0)), (xq + px(4.0), y + px(5.0))],
-                                hue_colour(q).filled(),
-                            ))?;
-                        }
-                    }
-                }
-                root.draw(&Text::new(
-                    label,
-                    (x + px(16.0), y),
-                    font(15.0, scale, false).pos(Pos::new(HPos::Left, VPos::Center)),
-                ))?;
-                x += px(260.0);
-            }
+            draw_legend_row(
+                root,
+                surface,
+                &entries,
+                (w / 2.0, h - legend_h / 2.0 - 2.0),
+                w - 40.0,
+                16.0,
+            )?;
         }
         Ok(())
     }

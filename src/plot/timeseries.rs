@@ -13,11 +13,11 @@
 use std::path::Path;
 
 use plotters::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    decimate_minmax, draw_polyline, font, runs, save, series_color, Area, Axis, DataError, Drawn,
-    Legend, LegendEntry, PlotError, Render, Surface,
+    decimate_minmax, draw_centred, draw_polyline, fit_text, font, runs, save, series_color,
+    text_width, Area, Axis, DataError, Drawn, Legend, LegendEntry, PlotError, Render, Surface,
+    LINE_SPACING,
 };
 
 /// One line, optionally with a shaded band (e.g. ± one standard error).
@@ -244,6 +244,7 @@ impl Figure<'_> {
                 },
                 color: series_color(i),
                 band: s.band.is_some(),
+                marker: None,
             })
             .collect()
     }
@@ -265,10 +266,13 @@ impl Render for Figure<'_> {
 
         // Layout in logical pixels.
         let outer = 14.0 * k;
-        let title_h = if self.title.is_empty() {
+        // A long title wraps (and shrinks) to the width instead of running off both sides.
+        let title_fit = fit_text(&self.title, w - 2.0 * outer, sz.title, true, scale, 3);
+        let title_line = title_fit.size * LINE_SPACING;
+        let title_h = if self.title.trim().is_empty() {
             0.0
         } else {
-            sz.title * 2.0
+            title_line * title_fit.lines.len() as f64 + 0.75 * sz.title
         };
         let gap = 14.0 * k;
         let x_area = sz.tick * 1.6 + sz.desc * 1.7;
@@ -279,13 +283,16 @@ impl Render for Figure<'_> {
         let (x_axis, y_axes) = self.axes(x_ticks, y_ticks)?;
 
         root.fill(&WHITE)?;
-        if !self.title.is_empty() {
-            root.draw(&Text::new(
-                self.title.clone(),
-                (px(w / 2.0), px(outer + title_h * 0.45)),
-                font(sz.title, scale, true).pos(Pos::new(HPos::Center, VPos::Center)),
-            ))?;
-        }
+        let title_centre = (w / 2.0, outer + 0.25 * sz.title + 0.5 * title_line);
+        draw_centred(
+            root,
+            surface,
+            &self.title,
+            title_centre,
+            w - 2.0 * outer,
+            sz.title,
+            true,
+        )?;
 
         // One y label width for all panels keeps their plot areas aligned.
         let tick_font = font(sz.tick, scale, false);
@@ -296,6 +303,19 @@ impl Render for Figure<'_> {
             }
         }
         let y_area = f64::from(tick_w) / scale + 12.0 * k + sz.desc * 1.6;
+        // Axis descriptions shrink (never cut) to the plot's width and the panels' height.
+        let mut desc = sz.desc;
+        let room_x = w - 2.0 * outer - 22.0 * k - y_area;
+        let fits = |d: f64| {
+            text_width(&self.x_label, d, false, scale) <= room_x
+                && self
+                    .panels
+                    .iter()
+                    .all(|p| text_width(&p.y_label, d, false, scale) <= panel_h)
+        };
+        while desc > 6.0 && !fits(desc) {
+            desc *= 0.95;
+        }
 
         let mut breaks = Vec::new();
         let mut top = outer + title_h;
@@ -377,7 +397,7 @@ impl Render for Figure<'_> {
                 .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
                 .set_all_tick_mark_size(px(5.0))
                 .label_style(tick_font.clone())
-                .axis_desc_style(font(sz.desc, scale, false))
+                .axis_desc_style(font(desc, scale, false))
                 .x_label_formatter(&x_fmt)
                 .y_label_formatter(&y_fmt)
                 .y_desc(panel.y_label.as_str());
