@@ -17,6 +17,7 @@
 //! real Schur form (which nalgebra lacks) and needs no stabilizing start, unlike Newton–Kleinman
 //! (the inverted chain is open-loop unstable). The relative residual is returned and checked.
 
+use super::budget::EnergyBalance;
 use super::simulate::{Sampled, Samples, SimulateOptions};
 use super::AnalysisError;
 use crate::integrate::{Method, Stats};
@@ -490,6 +491,9 @@ pub struct CartTrajectory {
     pub energy: Vec<f64>,
     /// ∫ power dt (J), integrated with the state.
     pub work: Vec<f64>,
+    /// The energy relative errors are measured against: max(|E(0)|, Σ W_i)
+    /// ([`System::energy_scale`]).
+    pub energy_scale: f64,
     /// Horizontal momentum (time × 2).
     pub momentum: Vec<[f64; 2]>,
     /// Vertical angular momentum about the pivot.
@@ -512,15 +516,17 @@ impl CartTrajectory {
     pub fn sample(&self, k: usize) -> &[f64] {
         &self.state[k * self.dim..(k + 1) * self.dim]
     }
-    /// Largest |E − E₀ − W| relative to max(|E₀|, 1 J).
+    /// Largest |E − E₀ − W| relative to `energy_scale` ([`EnergyBalance`]).
     pub fn max_energy_error(&self) -> f64 {
-        let e0 = self.energy[0];
+        let b = EnergyBalance {
+            initial: self.energy[0],
+            scale: self.energy_scale,
+        };
         self.energy
             .iter()
             .zip(&self.work)
-            .map(|(e, w)| (e - e0 - w).abs())
+            .map(|(&e, &w)| b.relative(e, w))
             .fold(0.0, f64::max)
-            / e0.abs().max(1.0)
     }
 }
 
@@ -546,7 +552,7 @@ impl Sampled for CartChain {
 
     fn trajectory(&self, s: Samples) -> CartTrajectory {
         let samples = || (0..s.len()).map(|k| (s.t[k], s.state(k)));
-        let energy = samples().map(|(t, x)| self.energy(t, x)).collect();
+        let energy: Vec<f64> = samples().map(|(t, x)| self.energy(t, x)).collect();
         let momentum = samples().map(|(_, x)| self.momentum(x)).collect();
         let angular_momentum_z = samples().map(|(_, x)| self.angular_momentum_z(x)).collect();
         let input = samples()
@@ -557,6 +563,7 @@ impl Sampled for CartChain {
             .collect();
         let constraint_drift = samples().map(|(_, x)| drift(self, x)).fold(0.0, f64::max);
         CartTrajectory {
+            energy_scale: self.energy_scale(energy[0]),
             energy,
             momentum,
             angular_momentum_z,

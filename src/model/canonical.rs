@@ -237,6 +237,14 @@ impl System for Canonical<'_> {
         self.0.power(t, &self.0.from_canonical(y))
     }
 
+    fn non_conservative(&self) -> bool {
+        self.0.non_conservative()
+    }
+
+    fn energy_scale(&self, e0: f64) -> f64 {
+        self.0.energy_scale(e0)
+    }
+
     fn angles(&self) -> usize {
         self.0.links()
     }

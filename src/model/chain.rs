@@ -780,6 +780,17 @@ impl System for Chain {
         self.kinetic_energy(x) + self.potential_energy(&x[..self.n])
     }
 
+    fn non_conservative(&self) -> bool {
+        !self.is_conservative()
+    }
+
+    /// max(|E₀|, g Σ b_j): a chain released with E₀ ≈ 0 (arms horizontal) still gets a
+    /// meaningful relative figure, on the scale of lifting it from hanging to level.
+    fn energy_scale(&self, e0: f64) -> f64 {
+        let depth = self.gravity().abs() * self.b().iter().sum::<f64>();
+        e0.abs().max(depth).max(f64::MIN_POSITIVE)
+    }
+
     /// θ̇·Q without allocating (the work quadrature calls it at every stage).
     fn power(&self, t: f64, x: &[f64]) -> f64 {
         let n = self.n;

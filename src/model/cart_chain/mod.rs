@@ -650,6 +650,14 @@ impl System for CartChain {
         t + v
     }
 
+    /// max(|E₀|, Σ w_i): the potential is −Σ w_i q_i·e₃, so Σ w_i lifts the hanging chain to
+    /// the pivot's level, as g Σ b_j does for the planar chain.
+    fn energy_scale(&self, e0: f64) -> f64 {
+        e0.abs()
+            .max(self.w.iter().map(|w| w.abs()).sum::<f64>())
+            .max(f64::MIN_POSITIVE)
+    }
+
     /// `u·ẋ − c_x ‖ẋ‖² + Σ τ_i·ω_i` (the last is −Σ c_i ‖ω_i − ω_{i−1}‖²).
     fn power(&self, t: f64, s: &[f64]) -> f64 {
         let mut p = 0.0;
