@@ -597,3 +597,27 @@ fn sali_writes_its_file() {
         "--transient",
     );
 }
+
+/// Every subcommand `pendula --help` lists answers `--help` with its usage and exit 0; there is
+/// no `help` subcommand listed that would not (clap's `pendula help --help` failed).
+#[test]
+fn every_listed_subcommand_answers_help() {
+    let (code, top, err) = run(pendula().arg("--help"));
+    assert_eq!(code, 0, "{err}");
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    for expected in ["simulate", "lyapunov", "map", "run", "bench", "serve"] {
+        assert!(commands.iter().any(|c| c == expected), "{expected} in {commands:?}");
+    }
+    assert!(!commands.iter().any(|c| c == "help"), "{commands:?}");
+    for c in &commands {
+        let (code, out, err) = run(pendula().args([c.as_str(), "--help"]));
+        assert_eq!(code, 0, "pendula {c} --help: {err}");
+        assert!(out.contains(&format!("Usage: pendula {c}")), "{c}: {out}");
+    }
+}

@@ -93,6 +93,8 @@ fn cli() -> Command {
             "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals",
         )
         .subcommand_required(true)
+        // No auto `help` subcommand: `pendula help --help` failed; `--help` serves every level.
+        .disable_help_subcommand(true)
         .arg_required_else_help(true);
     for (name, about) in SPEC_COMMANDS {
         let mut sub = Command::new(name)
