@@ -1,6 +1,7 @@
-//! The energy budget of a sampled trajectory: per-link kinetic energy, potential energy and the
-//! work of the non-conservative forces, so that the balance `Σ T_j + V − W = E(0)` can be drawn
-//! and checked (seed 002's "kinetic energy transfer across connected links").
+//! The energy balance `E(t) − E(0) − W(t)` that every report of energy drift uses
+//! ([`EnergyBalance`]), and the energy budget of a sampled trajectory: per-link kinetic energy,
+//! potential energy and the work of the non-conservative forces, so that `Σ T_j + V − W = E(0)`
+//! can be drawn and checked (how kinetic energy passes between connected links).
 
 use super::Trajectory;
 use crate::model::{Chain, System};

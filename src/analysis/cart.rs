@@ -1,13 +1,13 @@
 //! The chain of spherical pendulums on a cart ([`CartChain`]): sampled trajectories, the
-//! vertical equilibria and their (2n+2)-degree-of-freedom linearization (seed 003 eq. 31),
-//! modes and stability, controllability, LQR and the nonlinear closed loop.
+//! vertical equilibria and their (2n+2)-degree-of-freedom linearization (docs/physics.md §4: eq.
+//! 31 of Lee, Leok & McClamroch), modes and stability, controllability, LQR and the nonlinear closed loop.
 //!
 //! **Linear coordinates.** Near `q_i = s_i e₃` the horizontal components `r_i = Cᵀq_i` chart
 //! S², and to second order `T = ½ M₀₀‖ẋ‖² + ẋ·Σ μ_i l_i ṙ_i + ½ Σ M_ij ṙ_i·ṙ_j`,
 //! `V = const + ½ Σ s_i W_i ‖r_i‖²`, `R = ½ c_x‖ẋ‖² + ½ Σ c_i ‖s_i ṙ_i − s_{i−1} ṙ_{i−1}‖²`
 //! (ω_i = q_i × q̇_i ≈ s_i e₃ × ṙ_i), so `M Q̈ + D Q̇ + K Q = B u` with `Q = (x, r_1, …, r_n)`:
-//! seed 003's eq. (31) in the coordinates `r_i = −Cᵀê₃ Cᵀξ_i` (a quarter turn of its `Cᵀξ_i`),
-//! which makes M symmetric block by block. With the cart fixed the x block is dropped.
+//! Lee, Leok & McClamroch's eq. (31) in the coordinates `r_i = −Cᵀê₃ Cᵀξ_i` (a quarter turn of
+//! its `Cᵀξ_i`), which makes M symmetric block by block. With the cart fixed the x block is dropped.
 //!
 //! **Riccati.** The continuous algebraic Riccati equation `AᵀP + PA − PBR⁻¹BᵀP + Q = 0` is solved
 //! through the stable invariant subspace of the Hamiltonian matrix `H = [[A, −G], [−Q, −Aᵀ]]`

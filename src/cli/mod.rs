@@ -145,7 +145,7 @@ fn cli() -> Command {
     ))
     .subcommand(about(
         bench::BenchArgs::augment_args(Command::new("bench")),
-        "Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).",
+        "The benchmarks F, L and M of docs/benchmarks.md, each as one JSON line.",
     ))
     .subcommand(about(
         serve::ServeArgs::augment_args(Command::new("serve")),

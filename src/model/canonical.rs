@@ -1,4 +1,4 @@
-//! The planar chain in canonical coordinates `(θ, p)`, `p = M(θ) θ̇` (physics.md §1–2).
+//! The planar chain in canonical coordinates `(θ, p)`, `p = M(θ) θ̇` (docs/physics.md §1–2).
 //!
 //! Symplectic integrators (Gauss–Legendre) are symplectic only in canonical coordinates, so this
 //! view of a [`Chain`] exists for them. With `H(θ, p) = ½ pᵀ M⁻¹(θ) p + V(θ)` and ω = M⁻¹ p,

@@ -1,4 +1,4 @@
-//! Lyapunov exponents with convergence diagnostics (physics.md §5, benchmarks.md §2).
+//! Lyapunov exponents with convergence diagnostics (docs/physics.md §5, docs/benchmarks.md, L).
 //!
 //! * [`lyapunov_spectrum`]: the k largest exponents (default all 2N) by the
 //!   Benettin–Galgani–Giorgilli–Strelcyn / Shimada–Nagashima method: the state and k deviation
@@ -77,7 +77,7 @@ impl LyapunovError {
     }
 }
 
-/// Options of the tangent-space estimators. Defaults are benchmark L's (benchmarks.md §2):
+/// Options of the tangent-space estimators. Defaults are benchmark L's (docs/benchmarks.md):
 /// `k = None` (all), `tau = 0.01` s (q = 10 RK4 steps of 1e-3), `transient = 10` s,
 /// `time = 200` s, `tolerance = None`, `min_time = 0`, `blocks = 20`, `max_history = 10_000`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]

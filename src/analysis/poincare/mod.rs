@@ -1,5 +1,5 @@
 //! Poincaré sections: where orbits of a planar chain cross a surface, located on DOP853's dense
-//! output to near round-off, for many orbits in parallel (physics.md §5).
+//! output to near round-off, for many orbits in parallel (docs/physics.md §5).
 //!
 //! A [`Section`] is a signed-distance function kept out of the model: a coordinate hyperplane
 //! (on an angle it is taken modulo 2π: g = sin(θ − c) on the branch cos(θ − c) > 0, so the ±π

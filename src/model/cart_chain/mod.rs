@@ -1,5 +1,5 @@
-//! A chain of spherical pendulums on a cart moving in the horizontal plane (physics.md §4,
-//! seed 003): configuration (S²)ⁿ × R², directions `q_i` (unit vectors, e₃ along gravity) and
+//! A chain of spherical pendulums on a cart moving in the horizontal plane (docs/physics.md §4,
+//! after Lee, Leok & McClamroch): configuration (S²)ⁿ × R², directions `q_i` (unit vectors, e₃ along gravity) and
 //! angular velocities `ω_i ⊥ q_i`, point masses at the outer link ends, a horizontal force
 //! `u ∈ R²` on the cart. No Euler angles: the state is embedded in R^{6n+4} and the integrators
 //! keep it on the constraint manifold through [`System::project`].
