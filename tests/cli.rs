@@ -612,7 +612,10 @@ fn every_listed_subcommand_answers_help() {
         .filter_map(|l| l.split_whitespace().next().map(str::to_string))
         .collect();
     for expected in ["simulate", "lyapunov", "map", "run", "bench", "serve"] {
-        assert!(commands.iter().any(|c| c == expected), "{expected} in {commands:?}");
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "{expected} in {commands:?}"
+        );
     }
     assert!(!commands.iter().any(|c| c == "help"), "{commands:?}");
     for c in &commands {

@@ -140,7 +140,7 @@ fn lyapunov_of_a_damped_driven_chain_reports_the_balance_not_the_energy_change()
 /// Composite Simpson's rule on an even number of equal intervals of width `h`.
 fn simpson(f: &[f64], h: f64) -> f64 {
     let m = f.len() - 1;
-    assert!(m >= 2 && m % 2 == 0);
+    assert!(m >= 2 && m.is_multiple_of(2));
     let inner: f64 = (1..m)
         .map(|i| if i % 2 == 1 { 4.0 * f[i] } else { 2.0 * f[i] })
         .sum();
