@@ -1,4 +1,4 @@
-//! Benchmark F (benchmarks.md §1): flip-time fractal of the double pendulum, W = 256,
+//! Benchmark F (docs/benchmarks.md): flip-time fractal of the double pendulum, W = 256,
 //! t_max = 10, best of 5, without and with the energy skip; one JSON line each.
 //! Run: `cargo bench --bench flip` (env FLIP_W, FLIP_REPEATS override the size and repeats).
 

@@ -1,8 +1,8 @@
-//! Benchmark L (benchmarks.md §2): the Lyapunov spectrum of the 3-link chain, T = 200 s,
+//! Benchmark L (docs/benchmarks.md): the Lyapunov spectrum of the 3-link chain, T = 200 s,
 //! 210 000 RK4 steps of the 42-dimensional system, 1 thread.
 //!
 //! Run: `cargo bench --bench lyapunov`. Before the criterion samples it prints one JSON line with
-//! the fields of benchmarks.md §2 (best of 3 repeats), from the same library call that
+//! the fields docs/benchmarks.md names for L (best of 3 repeats), from the same library call that
 //! `pendula bench lyapunov` exposes.
 
 use criterion::{criterion_group, criterion_main, Criterion};

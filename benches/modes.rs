@@ -1,4 +1,4 @@
-//! Normal modes of the equal hanging chain (benchmark M of ../shared/benchmarks.md, dense route):
+//! Normal modes of the equal hanging chain (benchmark M of docs/benchmarks.md, dense route):
 //! the generalized symmetric-definite eigenproblem K v = ω² M v at N = 10, 100, 1000,
 //! eigenvalues only and with eigenvectors; and the structured route (symmetric tridiagonal
 //! reduction, `analysis::modes::structured`) at N = 10, 100, 1000, 10⁴.

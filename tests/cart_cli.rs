@@ -4,6 +4,9 @@
 use assert_cmd::Command;
 use std::path::Path;
 
+#[path = "common/python.rs"]
+mod python;
+
 fn pendula() -> Command {
     Command::cargo_bin("pendula").unwrap()
 }
@@ -205,47 +208,35 @@ fn shipped_cart_chain_specs_run() {
             }
             other => panic!("{other}"),
         }
-        check_h5(&out, &v);
     }
 }
 
-/// The files open in h5py and xarray with named dimensions (tests/python/check_h5.py); skipped
-/// loudly without python's h5py/xarray/h5netcdf unless PENDULA_REQUIRE_PYTHON=1, as in tests/cli.rs.
-fn check_h5(file: &Path, summary: &serde_json::Value) {
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = std::process::Command::new(&python)
-        .args(["-c", "import h5py, xarray, h5netcdf"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        assert!(
-            std::env::var("PENDULA_REQUIRE_PYTHON").map_or(true, |v| v != "1"),
-            "python modules missing"
-        );
-        eprintln!("\n*** SKIPPED: python check of the cart-chain outputs\n");
-        return;
+/// The cart chain's files (modes, LQR with its closed-loop trajectory, Lyapunov) open in h5py and
+/// xarray with named dimensions (tests/python/check_h5.py). Ignored, with the reason, where
+/// build.rs found no Python readers (tests/common/python.rs).
+#[test]
+#[cfg_attr(
+    not(have_python_readers),
+    ignore = "needs python3 with h5py, xarray and h5netcdf: pip install h5py xarray h5netcdf"
+)]
+fn cart_chain_files_open_in_h5py_and_xarray() {
+    let modes =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/cart-chain-hanging-modes.toml");
+    let (code, _, err, dir) = run_spec("", &["run", modes.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    python::check_h5(&dir.path().join("out.h5"), "modes");
+
+    let spec = format!("kind = \"control\"\n{MODEL}[control]\nt_end = 2.0\ndt_out = 0.1\n");
+    let (code, _, err, dir) = run_spec(&spec, &["control", "--spec", "SPEC"]);
+    assert_eq!(code, 0, "{err}");
+    for g in ["lqr", "trajectory"] {
+        python::check_h5(&dir.path().join("out.h5"), g);
     }
-    let groups: &[&str] = match summary["kind"].as_str().unwrap() {
-        "modes" => &["modes"],
-        "control" => &["lqr", "trajectory"],
-        _ => &["lyapunov"],
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
-    for g in groups {
-        let out = std::process::Command::new(&python)
-            .arg(&script)
-            .arg(file)
-            .arg(g)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{g}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-    }
+
+    let spec = "kind = \"lyapunov\"\n[model]\nkind = \"cart-chain\"\nlinks = 1\nfixed = true\n[initial]\nq = [[0.6, 0.0, 0.8]]\nomega = [[0.0, 1.0, 0.0]]\n[integrator]\nmethod = \"rk4\"\ndt = 0.001\n[lyapunov]\ntau = 0.01\ntransient = 0.0\nt_end = 1.0\n";
+    let (code, _, err, dir) = run_spec(spec, &["lyapunov", "--spec", "SPEC"]);
+    assert_eq!(code, 0, "{err}");
+    python::check_h5(&dir.path().join("out.h5"), "lyapunov");
 }
 
 /// Planar-only flags (`--theta`, `--links`, `--method`, …) given with a cart-chain spec are

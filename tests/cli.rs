@@ -3,6 +3,9 @@
 use assert_cmd::Command;
 use std::path::Path;
 
+#[path = "common/python.rs"]
+mod python;
+
 fn pendula() -> Command {
     Command::cargo_bin("pendula").unwrap()
 }
@@ -309,25 +312,13 @@ fn modes_runs_shipped_specs_and_reports_checks() {
 }
 
 /// The files the real commands write open in h5py and in xarray (h5netcdf) with named dimensions.
-/// Skips loudly where python3 or the modules are missing, unless PENDULA_REQUIRE_PYTHON=1 (CI).
+/// Ignored, with the reason, where build.rs found no Python readers (tests/common/python.rs).
 #[test]
+#[cfg_attr(
+    not(have_python_readers),
+    ignore = "needs python3 with h5py, xarray and h5netcdf: pip install h5py xarray h5netcdf"
+)]
 fn outputs_open_in_h5py_and_xarray() {
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    let ok = std::process::Command::new(&python)
-        .args(["-c", "import h5py, xarray, h5netcdf"])
-        .output()
-        .map(|o| o.status.success())
-        .unwrap_or(false);
-    if !ok {
-        assert!(
-            std::env::var("PENDULA_REQUIRE_PYTHON").map_or(true, |v| v != "1"),
-            "python modules missing"
-        );
-        eprintln!(
-            "\n*** SKIPPED: python check of the outputs: {python} lacks h5py/xarray/h5netcdf\n"
-        );
-        return;
-    }
     let dir = tempfile::tempdir().unwrap();
     let traj = dir.path().join("t.h5");
     let (code, _, err) = run(pendula()
@@ -351,20 +342,8 @@ fn outputs_open_in_h5py_and_xarray() {
         .arg("-o")
         .arg(&modes));
     assert_eq!(code, 0, "{err}");
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
     for (file, group) in [(&traj, "trajectory"), (&modes, "modes")] {
-        let out = std::process::Command::new(&python)
-            .arg(&script)
-            .arg(file)
-            .arg(group)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{group}: {}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        python::check_h5(file, group);
     }
 }
 
@@ -609,4 +588,31 @@ fn sali_writes_its_file() {
         ],
         "--transient",
     );
+}
+
+/// Every subcommand `pendula --help` lists answers `--help` with its usage and exit 0; there is
+/// no `help` subcommand listed that would not (clap's `pendula help --help` failed).
+#[test]
+fn every_listed_subcommand_answers_help() {
+    let (code, top, err) = run(pendula().arg("--help"));
+    assert_eq!(code, 0, "{err}");
+    let commands: Vec<String> = top
+        .lines()
+        .skip_while(|l| !l.starts_with("Commands:"))
+        .skip(1)
+        .take_while(|l| l.starts_with("  "))
+        .filter_map(|l| l.split_whitespace().next().map(str::to_string))
+        .collect();
+    for expected in ["simulate", "lyapunov", "map", "run", "bench", "serve"] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "{expected} in {commands:?}"
+        );
+    }
+    assert!(!commands.iter().any(|c| c == "help"), "{commands:?}");
+    for c in &commands {
+        let (code, out, err) = run(pendula().args([c.as_str(), "--help"]));
+        assert_eq!(code, 0, "pendula {c} --help: {err}");
+        assert!(out.contains(&format!("Usage: pendula {c}")), "{c}: {out}");
+    }
 }

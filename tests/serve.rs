@@ -611,14 +611,15 @@ fn engine_steps_match_seed_002_time_scaling() {
     assert!(e.lyapunov().unwrap().is_finite());
 }
 
-/// The headless-Chromium test of tests/browser (skipped unless PENDULA_REQUIRE_BROWSER=1,
-/// which .ci/run sets after installing chromium and running `npm ci`).
+/// The headless-Chromium test of tests/browser. Ignored, with the reason, where build.rs found
+/// no Chromium, node or `npm ci` in tests/browser (`bash .ci/run` installs them; with
+/// PENDULA_REQUIRE_BROWSER=1 their absence fails the build).
 #[test]
+#[cfg_attr(
+    not(have_browser),
+    ignore = "needs /usr/bin/chromium (or PENDULA_CHROMIUM), node, and npm ci in tests/browser"
+)]
 fn browser_page_in_headless_chromium() {
-    if std::env::var("PENDULA_REQUIRE_BROWSER").as_deref() != Ok("1") {
-        eprintln!("skipped: set PENDULA_REQUIRE_BROWSER=1 to run the Chromium test");
-        return;
-    }
     let v = start();
     let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/browser");
     let status = Command::new("node")

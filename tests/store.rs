@@ -4,6 +4,9 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+#[path = "common/python.rs"]
+mod python;
+
 use hdf5::types::VarLenUnicode;
 use ndarray::{arr0, Array1, Array2};
 use pendula::store::{check_output_path, dimscale, H5Out, Provenance, StoreError};
@@ -403,6 +406,9 @@ fn check_output_path_errors() {
     check_output_path(Path::new("pendula-test-does-not-exist.h5"), false).unwrap();
 }
 
+/// An output directory the user cannot write to is refused before any work. Root is not bound
+/// by permission bits (CAP_DAC_OVERRIDE), so as root the check runs in the real binary under
+/// `setpriv` (util-linux) with that capability dropped, where the bits bind again.
 #[cfg(unix)]
 #[test]
 fn check_output_path_refuses_read_only_directory() {
@@ -411,17 +417,32 @@ fn check_output_path_refuses_read_only_directory() {
     let ro = dir.path().join("ro");
     std::fs::create_dir(&ro).unwrap();
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o555)).unwrap();
-    let writable_anyway = std::fs::write(ro.join("probe"), b"").is_ok();
-    let r = check_output_path(&ro.join("out.h5"), false);
+    let out = ro.join("out.h5");
+    let bits_bind = std::fs::write(ro.join("probe"), b"").is_err();
+    let message = if bits_bind {
+        check_output_path(&out, false).unwrap_err().to_string()
+    } else {
+        let run = Command::new("setpriv")
+            .args(["--bounding-set", "-dac_override,-dac_read_search", "--"])
+            .arg(env!("CARGO_BIN_EXE_pendula"))
+            .args([
+                "simulate", "--preset", "simple", "--theta", "1", "--t-end", "0.01", "-o",
+            ])
+            .arg(&out)
+            .output()
+            .unwrap_or_else(|e| {
+                panic!(
+                    "running as root, where permission bits do not bind, this check drops \
+                     CAP_DAC_OVERRIDE with setpriv, which cannot run ({e}): install util-linux \
+                     or run the tests as a normal user"
+                )
+            });
+        assert_eq!(run.status.code(), Some(2), "{run:?}");
+        String::from_utf8_lossy(&run.stderr).into_owned()
+    };
     std::fs::set_permissions(&ro, std::fs::Permissions::from_mode(0o755)).unwrap();
-    if writable_anyway {
-        // root ignores permission bits: the probe rightly finds the directory writable.
-        eprintln!("SKIPPED: read-only directory check (running as root)");
-        r.unwrap();
-        return;
-    }
-    let e = r.unwrap_err();
-    assert!(e.to_string().contains("not writable"), "{e}");
+    assert!(message.contains("not writable"), "{message}");
+    assert!(!out.exists());
 }
 
 #[test]
@@ -439,52 +460,18 @@ fn provenance_now_fills_build_facts() {
     assert_eq!(p.git_commit.as_deref(), pendula::store::build_git_commit());
 }
 
-/// Reads the sample file with h5py and xarray (h5netcdf). Skips loudly, without
-/// failing, where python3 or the modules are missing, unless
-/// `PENDULA_REQUIRE_PYTHON=1` (for CI, which installs them).
+/// Reads the sample file with h5py and xarray (h5netcdf). Ignored, with the reason, where
+/// build.rs found no Python readers (tests/common/python.rs).
 #[test]
+#[cfg_attr(
+    not(have_python_readers),
+    ignore = "needs python3 with h5py, xarray and h5netcdf: pip install h5py xarray h5netcdf"
+)]
 fn python_h5py_and_xarray_read_the_file() {
-    let python = std::env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    let require = std::env::var("PENDULA_REQUIRE_PYTHON").is_ok_and(|v| v == "1");
-    let probe = Command::new(&python)
-        .args(["-c", "import h5py, xarray, h5netcdf"])
-        .output();
-    let missing = match &probe {
-        Err(e) => Some(format!("cannot run {python}: {e}")),
-        Ok(o) if !o.status.success() => Some(format!(
-            "{python} lacks h5py/xarray/h5netcdf: {}",
-            String::from_utf8_lossy(&o.stderr).trim()
-        )),
-        Ok(_) => None,
-    };
-    if let Some(why) = missing {
-        assert!(!require, "PENDULA_REQUIRE_PYTHON=1 but {why}");
-        eprintln!(
-            "\n*** SKIPPED: python check of the HDF5 file: {why}\n\
-             *** install with: pip install h5py xarray h5netcdf\n"
-        );
-        return;
-    }
-
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("py.h5");
     write_sample(&path);
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/python/check_h5.py");
     for group in ["trajectory", "trajectory/diagnostics"] {
-        let out = Command::new(&python)
-            .arg(&script)
-            .arg(&path)
-            .arg(group)
-            .output()
-            .unwrap();
-        let stdout = String::from_utf8_lossy(&out.stdout);
-        let stderr = String::from_utf8_lossy(&out.stderr);
-        println!("{stdout}");
-        eprint!("{stderr}");
-        assert!(
-            out.status.success(),
-            "check_h5.py {group} failed:\n{stdout}\n{stderr}"
-        );
-        assert!(stdout.contains("check_h5.py: OK"), "{stdout}");
+        println!("{}", python::check_h5(&path, group));
     }
 }

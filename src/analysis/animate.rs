@@ -1,4 +1,4 @@
-//! `animate`: seed 002's time-scaled engine. A frame lasts Δt = 1/fps of wall time and advances
+//! `animate`: the time-scaled engine of docs/physics.md §6. A frame lasts Δt = 1/fps of wall time and advances
 //! the model by Δt_eff = α·Δt (α the speed multiplier), split into S sub-steps δt = Δt_eff/S.
 //! The trajectory is sampled at every sub-step, so traces are smooth however large α is, and
 //! frame k shows sample k·S, at t_k = k·Δt_eff.

@@ -1,10 +1,47 @@
-//! The energy budget of a sampled trajectory: per-link kinetic energy, potential energy and the
-//! work of the non-conservative forces, so that the balance `Σ T_j + V − W = E(0)` can be drawn
-//! and checked (seed 002's "kinetic energy transfer across connected links").
+//! The energy balance `E(t) − E(0) − W(t)` that every report of energy drift uses
+//! ([`EnergyBalance`]), and the energy budget of a sampled trajectory: per-link kinetic energy,
+//! potential energy and the work of the non-conservative forces, so that `Σ T_j + V − W = E(0)`
+//! can be drawn and checked (how kinetic energy passes between connected links).
 
 use super::Trajectory;
 use crate::model::{Chain, System};
 use ndarray::Array2;
+use serde::Serialize;
+
+/// The energy balance of one run: `dE/dt` is the power of the non-conservative forces, so
+/// `E(t) − E(0) − W(t)`, with `W` its integral, vanishes for an exact solution of any model —
+/// conservative, damped or driven — and what remains is the integrator's error. `E − E(0)`
+/// alone is that error only without damping and drive. simulate, lyapunov, poincare, the
+/// energy-error map and the cart chain's reports all measure drift through this one rule.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct EnergyBalance {
+    /// E(0) (J).
+    pub initial: f64,
+    /// The energy relative errors are measured against (J; [`System::energy_scale`]).
+    pub scale: f64,
+}
+
+impl EnergyBalance {
+    /// The balance of a run of `sys` that starts at energy `e0`.
+    pub fn new<S: System + ?Sized>(sys: &S, e0: f64) -> EnergyBalance {
+        EnergyBalance {
+            initial: e0,
+            scale: sys.energy_scale(e0),
+        }
+    }
+
+    /// `E − E(0) − W` (J) for the energy `energy` and the work done so far `work`.
+    #[inline]
+    pub fn error(&self, energy: f64, work: f64) -> f64 {
+        energy - self.initial - work
+    }
+
+    /// `|E − E(0) − W| / scale`.
+    #[inline]
+    pub fn relative(&self, energy: f64, work: f64) -> f64 {
+        self.error(energy, work).abs() / self.scale
+    }
+}
 
 /// Energy terms at every sample of a trajectory. Arrays are (time, link).
 #[derive(Debug, Clone)]

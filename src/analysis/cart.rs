@@ -1,13 +1,13 @@
 //! The chain of spherical pendulums on a cart ([`CartChain`]): sampled trajectories, the
-//! vertical equilibria and their (2n+2)-degree-of-freedom linearization (seed 003 eq. 31),
-//! modes and stability, controllability, LQR and the nonlinear closed loop.
+//! vertical equilibria and their (2n+2)-degree-of-freedom linearization (docs/physics.md §4: eq.
+//! 31 of Lee, Leok & McClamroch), modes and stability, controllability, LQR and the nonlinear closed loop.
 //!
 //! **Linear coordinates.** Near `q_i = s_i e₃` the horizontal components `r_i = Cᵀq_i` chart
 //! S², and to second order `T = ½ M₀₀‖ẋ‖² + ẋ·Σ μ_i l_i ṙ_i + ½ Σ M_ij ṙ_i·ṙ_j`,
 //! `V = const + ½ Σ s_i W_i ‖r_i‖²`, `R = ½ c_x‖ẋ‖² + ½ Σ c_i ‖s_i ṙ_i − s_{i−1} ṙ_{i−1}‖²`
 //! (ω_i = q_i × q̇_i ≈ s_i e₃ × ṙ_i), so `M Q̈ + D Q̇ + K Q = B u` with `Q = (x, r_1, …, r_n)`:
-//! seed 003's eq. (31) in the coordinates `r_i = −Cᵀê₃ Cᵀξ_i` (a quarter turn of its `Cᵀξ_i`),
-//! which makes M symmetric block by block. With the cart fixed the x block is dropped.
+//! Lee, Leok & McClamroch's eq. (31) in the coordinates `r_i = −Cᵀê₃ Cᵀξ_i` (a quarter turn of
+//! its `Cᵀξ_i`), which makes M symmetric block by block. With the cart fixed the x block is dropped.
 //!
 //! **Riccati.** The continuous algebraic Riccati equation `AᵀP + PA − PBR⁻¹BᵀP + Q = 0` is solved
 //! through the stable invariant subspace of the Hamiltonian matrix `H = [[A, −G], [−Q, −Aᵀ]]`
@@ -17,6 +17,7 @@
 //! real Schur form (which nalgebra lacks) and needs no stabilizing start, unlike Newton–Kleinman
 //! (the inverted chain is open-loop unstable). The relative residual is returned and checked.
 
+use super::budget::EnergyBalance;
 use super::simulate::{Sampled, Samples, SimulateOptions};
 use super::AnalysisError;
 use crate::integrate::{Method, Stats};
@@ -502,6 +503,9 @@ pub struct CartTrajectory {
     pub energy: Vec<f64>,
     /// ∫ power dt (J), integrated with the state.
     pub work: Vec<f64>,
+    /// The energy relative errors are measured against: max(|E(0)|, Σ W_i)
+    /// ([`System::energy_scale`]).
+    pub energy_scale: f64,
     /// Horizontal momentum (time × 2).
     pub momentum: Vec<[f64; 2]>,
     /// Vertical angular momentum about the pivot.
@@ -524,15 +528,17 @@ impl CartTrajectory {
     pub fn sample(&self, k: usize) -> &[f64] {
         &self.state[k * self.dim..(k + 1) * self.dim]
     }
-    /// Largest |E − E₀ − W| relative to max(|E₀|, 1 J).
+    /// Largest |E − E₀ − W| relative to `energy_scale` ([`EnergyBalance`]).
     pub fn max_energy_error(&self) -> f64 {
-        let e0 = self.energy[0];
+        let b = EnergyBalance {
+            initial: self.energy[0],
+            scale: self.energy_scale,
+        };
         self.energy
             .iter()
             .zip(&self.work)
-            .map(|(e, w)| (e - e0 - w).abs())
+            .map(|(&e, &w)| b.relative(e, w))
             .fold(0.0, f64::max)
-            / e0.abs().max(1.0)
     }
 }
 
@@ -558,7 +564,7 @@ impl Sampled for CartChain {
 
     fn trajectory(&self, s: Samples) -> CartTrajectory {
         let samples = || (0..s.len()).map(|k| (s.t[k], s.state(k)));
-        let energy = samples().map(|(t, x)| self.energy(t, x)).collect();
+        let energy: Vec<f64> = samples().map(|(t, x)| self.energy(t, x)).collect();
         let momentum = samples().map(|(_, x)| self.momentum(x)).collect();
         let angular_momentum_z = samples().map(|(_, x)| self.angular_momentum_z(x)).collect();
         let input = samples()
@@ -569,6 +575,7 @@ impl Sampled for CartChain {
             .collect();
         let constraint_drift = samples().map(|(_, x)| drift(self, x)).fold(0.0, f64::max);
         CartTrajectory {
+            energy_scale: self.energy_scale(energy[0]),
             energy,
             momentum,
             angular_momentum_z,

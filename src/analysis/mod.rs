@@ -13,7 +13,7 @@ pub mod route;
 pub mod simulate;
 
 pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
-pub use budget::EnergyBudget;
+pub use budget::{EnergyBalance, EnergyBudget};
 pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,

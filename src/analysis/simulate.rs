@@ -6,6 +6,7 @@
 //! planar [`Chain`] ([`Trajectory`]), the cart position, momentum and L_z for a
 //! [`crate::model::CartChain`] (`CartTrajectory`, in the cart chain's analyses).
 
+use super::budget::EnergyBalance;
 use super::route::{Routed, Task, View};
 use super::AnalysisError;
 use crate::integrate::{Flow, Method, Solver, Stats};
@@ -36,8 +37,8 @@ pub struct Trajectory {
     pub work: Vec<f64>,
     pub method: Method,
     pub stats: Stats,
-    /// Energy scale used for relative errors: max(|E(0)|, g Σ b_j), so that a chain released with
-    /// E(0) ≈ 0 still gets a meaningful relative figure.
+    /// Energy scale used for relative errors: max(|E(0)|, g Σ b_j) ([`System::energy_scale`]), so
+    /// that a chain released with E(0) ≈ 0 still gets a meaningful relative figure.
     pub energy_scale: f64,
     /// False when an observer stopped the run early (the samples up to then are kept).
     pub complete: bool,
@@ -51,13 +52,20 @@ impl Trajectory {
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
     }
+    /// The run's energy balance ([`EnergyBalance`]: E(0) and the scale).
+    pub fn balance(&self) -> EnergyBalance {
+        EnergyBalance {
+            initial: self.energy[0],
+            scale: self.energy_scale,
+        }
+    }
     /// |E(t) − E(0) − W(t)| / energy_scale at each sample.
     pub fn energy_error(&self) -> Vec<f64> {
-        let e0 = self.energy[0];
+        let b = self.balance();
         self.energy
             .iter()
             .zip(&self.work)
-            .map(|(e, w)| (e - e0 - w).abs() / self.energy_scale)
+            .map(|(&e, &w)| b.relative(e, w))
             .collect()
     }
     /// Energy balance error at the last sample, relative to the energy scale.
@@ -255,7 +263,7 @@ impl Sampled for Chain {
     type Trajectory = Trajectory;
 
     fn integrates_work(&self) -> bool {
-        !self.is_conservative()
+        self.non_conservative()
     }
 
     fn trajectory(&self, s: Samples) -> Trajectory {
@@ -263,8 +271,7 @@ impl Sampled for Chain {
         let rows = s.len();
         let column = |k: usize, j: usize| s.state(k)[j];
         let energy: Vec<f64> = (0..rows).map(|k| self.energy(s.t[k], s.state(k))).collect();
-        let depth = self.gravity().abs() * self.b().iter().sum::<f64>();
-        let energy_scale = energy[0].abs().max(depth).max(f64::MIN_POSITIVE);
+        let energy_scale = self.energy_scale(energy[0]);
         Trajectory {
             theta: Array2::from_shape_fn((rows, n), |(k, j)| column(k, j)),
             omega: Array2::from_shape_fn((rows, n), |(k, j)| column(k, n + j)),

@@ -1,4 +1,4 @@
-//! `pendula bench`: the workloads of ../shared/benchmarks.md, each printing its JSON fields on one line.
+//! `pendula bench`: the workloads of docs/benchmarks.md, each printing its JSON fields on one line.
 
 use super::output::set_threads;
 use super::output::CliError;
@@ -43,7 +43,7 @@ pub struct BenchArgs {
 
 #[derive(Debug, Subcommand)]
 pub enum BenchWhich {
-    /// Benchmark F: flip-time fractal of the double pendulum (benchmarks.md §1); one JSON line.
+    /// Benchmark F: flip-time fractal of the double pendulum (docs/benchmarks.md, F); one JSON line.
     Flip {
         /// Grid edge W (W × W pixels).
         #[arg(long, default_value_t = 256)]

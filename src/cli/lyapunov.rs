@@ -29,6 +29,8 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         "kaplan_yorke_dimension": r.kaplan_yorke,
         "energy_initial": r.energy.initial,
         "energy_end": r.energy.last,
+        "energy_work": r.energy.work,
+        "energy_scale": r.energy.scale,
         "abs_energy_drift": r.energy.abs_drift,
         "relative_energy_drift": r.energy.relative_drift,
         "averaged_time": r.averaged_time,

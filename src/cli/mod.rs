@@ -125,6 +125,8 @@ fn cli() -> Command {
             "Chaos in pendulum chains: trajectories, Lyapunov spectra, sections, modes, fractals",
         )
         .subcommand_required(true)
+        // No auto `help` subcommand: `pendula help --help` failed; `--help` serves every level.
+        .disable_help_subcommand(true)
         .arg_required_else_help(true);
     for (name, about) in SPEC_COMMANDS {
         let mut sub = Command::new(name)
@@ -175,7 +177,7 @@ fn cli() -> Command {
     ))
     .subcommand(about(
         bench::BenchArgs::augment_args(Command::new("bench").allow_negative_numbers(true)),
-        "Benchmarks of shared/benchmarks.md (`bench flip`: benchmark F).",
+        "The benchmarks F, L and M of docs/benchmarks.md, each as one JSON line.",
     ))
     .subcommand(about(
         serve::ServeArgs::augment_args(Command::new("serve").allow_negative_numbers(true)),

@@ -1,4 +1,4 @@
-//! Classical fixed-step RK4 (benchmarks.md §0), with a cubic Hermite continuous extension.
+//! Classical fixed-step RK4 (as docs/benchmarks.md defines it), with a cubic Hermite continuous extension.
 
 use super::{check_finite, check_progress, FixedClock, IntegrateError, Ode, Result, Solver, Stats};
 

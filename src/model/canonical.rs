@@ -1,4 +1,4 @@
-//! The planar chain in canonical coordinates `(θ, p)`, `p = M(θ) θ̇` (physics.md §1–2).
+//! The planar chain in canonical coordinates `(θ, p)`, `p = M(θ) θ̇` (docs/physics.md §1–2).
 //!
 //! Symplectic integrators (Gauss–Legendre) are symplectic only in canonical coordinates, so this
 //! view of a [`Chain`] exists for them. With `H(θ, p) = ½ pᵀ M⁻¹(θ) p + V(θ)` and ω = M⁻¹ p,
@@ -235,6 +235,14 @@ impl System for Canonical<'_> {
     /// `θ̇ · Q`, the chain's power at `(θ, ω)` (allocates).
     fn power(&self, t: f64, y: &[f64]) -> f64 {
         self.0.power(t, &self.0.from_canonical(y))
+    }
+
+    fn non_conservative(&self) -> bool {
+        self.0.non_conservative()
+    }
+
+    fn energy_scale(&self, e0: f64) -> f64 {
+        self.0.energy_scale(e0)
     }
 
     fn angles(&self) -> usize {

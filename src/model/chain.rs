@@ -1,4 +1,4 @@
-//! The planar N-link chain with general links (physics.md §1–2).
+//! The planar N-link chain with general links (docs/physics.md §1–2).
 //!
 //! State `x = (θ_1..θ_N, ω_1..ω_N)`, absolute angles from the downward vertical, SI units.
 //! Link i has length l_i, mass m_i, centre of mass at c_i from its upper joint and inertia J_i
@@ -46,7 +46,7 @@ pub enum Route {
     Structured,
 }
 
-/// How a link's mass is distributed (physics.md §1).
+/// How a link's mass is distributed (docs/physics.md §1).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum LinkShape {
@@ -494,7 +494,7 @@ impl Chain {
         p
     }
 
-    /// Joint reaction forces (physics.md §1): entry j (0-based) is the force (N, x and y) that
+    /// Joint reaction forces (docs/physics.md §1): entry j (0-based) is the force (N, x and y) that
     /// links j+1..N exert on the part above their upper joint (entry 0: the load on the pivot),
     /// `F_j = −Σ_{i≥j} m_i (r̈_i + g e_y)` with r̈_i the inertial acceleration of link i's c.o.m.
     pub fn reaction_forces(&self, t: f64, x: &[f64]) -> Vec<[f64; 2]> {
@@ -695,7 +695,7 @@ impl System for Chain {
     }
 
     /// The exact Jacobian J = [[0, I], [M⁻¹G, M⁻¹H]] with
-    /// `G = ∂F/∂θ − ∂(Mα)/∂θ|_α` and `H = ∂F/∂ω` (physics.md §2):
+    /// `G = ∂F/∂θ − ∂(Mα)/∂θ|_α` and `H = ∂F/∂ω` (docs/physics.md §2):
     ///
     /// ```text
     /// G_jk = a_jk (cos_jk ω_k² − sin_jk α_k)                     (k ≠ j)
@@ -778,6 +778,17 @@ impl System for Chain {
 
     fn energy(&self, _t: f64, x: &[f64]) -> f64 {
         self.kinetic_energy(x) + self.potential_energy(&x[..self.n])
+    }
+
+    fn non_conservative(&self) -> bool {
+        !self.is_conservative()
+    }
+
+    /// max(|E₀|, g Σ b_j): a chain released with E₀ ≈ 0 (arms horizontal) still gets a
+    /// meaningful relative figure, on the scale of lifting it from hanging to level.
+    fn energy_scale(&self, e0: f64) -> f64 {
+        let depth = self.gravity().abs() * self.b().iter().sum::<f64>();
+        e0.abs().max(depth).max(f64::MIN_POSITIVE)
     }
 
     /// θ̇·Q without allocating (the work quadrature calls it at every stage).

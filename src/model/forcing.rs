@@ -1,4 +1,4 @@
-//! Non-conservative generalized forces on a planar chain (physics.md §1, "generalized forces").
+//! Non-conservative generalized forces on a planar chain (docs/physics.md §1, "generalized forces").
 
 use serde::{Deserialize, Serialize};
 

@@ -56,6 +56,19 @@ pub trait System: Sync {
     /// Power of the non-conservative forces, `dE/dt = θ̇ · Q` (W).
     fn power(&self, t: f64, x: &[f64]) -> f64;
 
+    /// Whether non-conservative forces act (damping, a drive, an input): analyses then integrate
+    /// the work `W = ∫ power dt` with the state, for the energy balance `E − E₀ − W`. The default
+    /// is always correct; a model that knows [`System::power`] vanishes may skip the quadrature.
+    fn non_conservative(&self) -> bool {
+        true
+    }
+
+    /// The energy (J) that relative balance errors are measured against, for a run that starts
+    /// at energy `e0`; never zero. The default is |E₀|.
+    fn energy_scale(&self, e0: f64) -> f64 {
+        e0.abs().max(f64::MIN_POSITIVE)
+    }
+
     /// How many leading state components are angles (an adaptive error norm caps their scale at
     /// π: an unwrapped angle grows as a link winds).
     fn angles(&self) -> usize {

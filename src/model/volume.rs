@@ -1,5 +1,5 @@
 //! What a model knows about its phase-space volume: the split `tr J = dφ/dt + ψ` that the
-//! Lyapunov analyses use to check Σλ = ⟨tr J⟩ (Liouville; physics.md §2). The planar chain's
+//! Lyapunov analyses use to check Σλ = ⟨tr J⟩ (Liouville; docs/physics.md §2). The planar chain's
 //! implementations sit with that check, in `analysis::lyapunov::volume`.
 
 use super::System;

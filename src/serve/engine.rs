@@ -1,4 +1,4 @@
-//! The live viewer's engine: one chain advanced frame by frame with seed 002's time scaling
+//! The live viewer's engine: one chain advanced frame by frame with the time scaling of docs/physics.md §6
 //! (Δt_eff = α·Δt split into S RK4 sub-steps), together with one tangent vector for a running
 //! estimate of the maximal Lyapunov exponent (renormalized every frame, Benettin's method).
 

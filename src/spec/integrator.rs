@@ -11,7 +11,7 @@ pub struct IntegratorSpec {
     pub method: Option<String>,
     /// Fixed step (s) for rk4 and gauss (default 1e-3).
     pub dt: Option<f64>,
-    /// Alternative to dt for fixed-step methods: steps per output sample (seed 002's sub-steps).
+    /// Alternative to dt for fixed-step methods: steps per output sample (the animation engine's sub-steps, docs/physics.md §6).
     pub substeps: Option<u64>,
     /// Relative / absolute tolerance for dop853 (default [`Dop853::default`]'s, 1e-10).
     pub rtol: Option<f64>,

@@ -125,6 +125,8 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
     }
     g.attr_f64("energy0", r.energy.initial)?;
     g.attr_f64("energy_end", r.energy.last)?;
+    g.attr_f64("energy_work", r.energy.work)?;
+    g.attr_f64("energy_scale", r.energy.scale)?;
     g.attr_f64("abs_energy_drift", r.energy.abs_drift)?;
     g.attr_f64("relative_energy_drift", r.energy.relative_drift)?;
     g.attr_f64("max_abs_energy_error", r.energy.max_abs_error)?;

@@ -1,4 +1,4 @@
-//! Benchmark L (benchmarks.md §2) as a library call, so that `pendula bench lyapunov` and
+//! Benchmark L (docs/benchmarks.md) as a library call, so that `pendula bench lyapunov` and
 //! `benches/lyapunov.rs` run exactly the same workload and print the same JSON fields.
 
 use super::{chain_spectrum, LyapunovError, LyapunovOptions};
@@ -8,7 +8,7 @@ use crate::observe::Silent;
 use serde::Serialize;
 use std::time::Instant;
 
-/// One benchmark-L measurement: the fields of benchmarks.md §2 plus the setup.
+/// One benchmark-L measurement: the fields docs/benchmarks.md names for L, plus the setup.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct BenchLyapunov {
     pub benchmark: &'static str,

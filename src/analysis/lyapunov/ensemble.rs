@@ -1,5 +1,5 @@
 //! Ensembles of nearby initial conditions: the spread of finite-time exponents across members is
-//! the honest error bar between implementations that round differently (benchmarks.md §2).
+//! the honest error bar between implementations that round differently (docs/benchmarks.md, L).
 //!
 //! Members are independent and deterministic, run in parallel with rayon and reduced in member
 //! order, so the result is identical for any number of threads.

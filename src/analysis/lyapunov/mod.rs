@@ -1,4 +1,4 @@
-//! Lyapunov exponents with convergence diagnostics (physics.md §5, benchmarks.md §2).
+//! Lyapunov exponents with convergence diagnostics (docs/physics.md §5, docs/benchmarks.md, L).
 //!
 //! * [`lyapunov_spectrum`]: the k largest exponents (default all 2N) by the
 //!   Benettin–Galgani–Giorgilli–Strelcyn / Shimada–Nagashima method: the state and k deviation
@@ -40,6 +40,7 @@ pub use two_trajectory::{
 };
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
+use super::budget::EnergyBalance;
 use super::route::{Routed, Task, View};
 use super::AnalysisError;
 use crate::integrate::{Flow, IntegrateError, Layout, Method, Ode, Stats};
@@ -76,7 +77,7 @@ impl LyapunovError {
     }
 }
 
-/// Options of the tangent-space estimators. Defaults are benchmark L's (benchmarks.md §2):
+/// Options of the tangent-space estimators. Defaults are benchmark L's (docs/benchmarks.md):
 /// `k = None` (all), `tau = 0.01` s (q = 10 RK4 steps of 1e-3), `transient = 10` s,
 /// `time = 200` s, `tolerance = None`, `min_time = 0`, `blocks = 20`, `max_history = 10_000`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -232,18 +233,24 @@ pub struct History {
     pub standard_error: Array2<f64>,
 }
 
-/// Energy conservation along the reference orbit (meaningful for a conservative system).
+/// The energy balance along the reference orbit, `E − E₀ − W` ([`EnergyBalance`]): the
+/// integrator's error for any chain, since the work W of damping and drive is integrated with
+/// the state (W ≡ 0 for a conservative one).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct EnergyCheck {
     /// E at t = 0 (J).
     pub initial: f64,
     /// E at the last interval end (J).
     pub last: f64,
-    /// |E_end − E_0| (J).
+    /// W at the last interval end: the work of the non-conservative forces since t = 0 (J).
+    pub work: f64,
+    /// The energy relative figures are measured against (J; [`System::energy_scale`]).
+    pub scale: f64,
+    /// |E_end − E₀ − W_end| (J).
     pub abs_drift: f64,
-    /// |E_end − E_0| / |E_0| (∞ if E_0 = 0).
+    /// |E_end − E₀ − W_end| / scale.
     pub relative_drift: f64,
-    /// max |E − E_0| over the history points and the end (J).
+    /// max |E − E₀ − W| over the history points and the end (J).
     pub max_abs_error: f64,
 }
 
@@ -468,17 +475,17 @@ pub fn kaplan_yorke(exponents: &[f64], full: bool) -> Option<f64> {
     full.then_some(l.len() as f64)
 }
 
-fn energy_check(e0: f64, last: f64, max_err: f64) -> EnergyCheck {
-    let abs_drift = (last - e0).abs();
+/// The [`EnergyCheck`] of a run with balance `b` that ended at energy `last` with work `work`,
+/// `max_err` being the largest |E − E₀ − W| seen before.
+fn energy_check(b: &EnergyBalance, last: f64, work: f64, max_err: f64) -> EnergyCheck {
+    let abs_drift = b.error(last, work).abs();
     EnergyCheck {
-        initial: e0,
+        initial: b.initial,
         last,
+        work,
+        scale: b.scale,
         abs_drift,
-        relative_drift: if e0 != 0.0 {
-            abs_drift / e0.abs()
-        } else {
-            f64::INFINITY
-        },
+        relative_drift: b.relative(last, work),
         max_abs_error: max_err.max(abs_drift),
     }
 }
@@ -566,9 +573,11 @@ fn tangent_run<S: System + PhaseVolume>(
             format!("must have the state dimension {n}"),
         ));
     }
-    let mut flow = Flow::with_layout(sys, false, k);
+    // The work W rides in slot n when damping or a drive acts, for the balance E − E₀ − W.
+    let mut flow = Flow::with_layout(sys, sys.non_conservative(), k);
     let layout = flow.layout;
     let off = layout.tangent_offset();
+    let work = |y: &[f64]| if layout.work { y[n] } else { 0.0 };
     let mut y = flow.initial(x0, None);
     let mut stepper = Stepper::new(method, opts.tau, y.len())?;
     let mut qr = Qr::new(n, k);
@@ -578,7 +587,7 @@ fn tangent_run<S: System + PhaseVolume>(
     // tr J of an embedded state (n > manifold_dim) includes the directions normal to the
     // constraint manifold, so Liouville's check does not apply there.
     let mut vol = (full && n == sys.manifold_dim()).then(|| VolumeTracker::new(sys));
-    let e0 = sys.energy(0.0, x0);
+    let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
     let mut max_err: f64 = 0.0;
     let total = n_trans + n_avg;
     let progress = Progress::new(observer, total);
@@ -614,7 +623,8 @@ fn tangent_run<S: System + PhaseVolume>(
                 v.interval(sys, t, &y[..n], opts.tau);
             }
             if recorded {
-                max_err = max_err.max((sys.energy(t, &y[..n]) - e0).abs());
+                let err = balance.error(sys.energy(t, &y[..n]), work(&y));
+                max_err = max_err.max(err.abs());
                 if converged_now(&acc, opts) {
                     converged = Some(true);
                     break;
@@ -638,7 +648,7 @@ fn tangent_run<S: System + PhaseVolume>(
         estimator,
         acc,
         volume,
-        energy: energy_check(e0, sys.energy(t_end, x_end), max_err),
+        energy: energy_check(&balance, sys.energy(t_end, x_end), work(&y), max_err),
         stats: stepper.stats(),
         qr: qr_count,
         transient_intervals: done.min(n_trans),

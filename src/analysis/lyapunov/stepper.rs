@@ -1,7 +1,7 @@
 //! Advancing an augmented vector from one QR (or rescaling) time to the next, exactly.
 //!
 //! Interval `e` ends at `t_e = e·q·dt` for the fixed-step methods (an integer step count, never a
-//! running sum: benchmarks.md §0) and at `t_e = e·τ` for DOP853, which lands on it with `t_stop`.
+//! running sum: docs/benchmarks.md, common rules) and at `t_e = e·τ` for DOP853, which lands on it with `t_stop`.
 
 use super::LyapunovError;
 use crate::integrate::{

@@ -78,23 +78,30 @@ impl Default for TwoTrajectoryOptions {
     }
 }
 
-/// Two copies of a system's state flow, integrated with the same steps.
+/// Two copies of a system's state flow, integrated with the same steps: `[x | x' | W]`, with the
+/// work W of the reference orbit in slot 2n when non-conservative forces act.
 struct Twin<'a, S: System> {
     sys: &'a S,
     n: usize,
+    work: bool,
     ws: S::Workspace,
 }
 
 impl<S: System> Ode for Twin<'_, S> {
     fn len(&self) -> usize {
-        2 * self.n
+        2 * self.n + self.work as usize
     }
     #[inline]
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
-        let (a, b) = y.split_at(self.n);
-        let (da, db) = dy.split_at_mut(self.n);
+        let n = self.n;
+        let (a, b) = (&y[..n], &y[n..2 * n]);
+        let (da, rest) = dy.split_at_mut(n);
+        let (db, dw) = rest.split_at_mut(n);
         self.sys.rhs(t, a, da, &mut self.ws);
         self.sys.rhs(t, b, db, &mut self.ws);
+        if self.work {
+            dw[0] = self.sys.power(t, a);
+        }
     }
 }
 
@@ -144,9 +151,12 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut ode = Twin {
         sys,
         n,
+        work: sys.non_conservative(),
         ws: sys.workspace(),
     };
-    let mut y = vec![0.0; 2 * n];
+    let ode_work = ode.work;
+    let work = |y: &[f64]| if ode_work { y[2 * n] } else { 0.0 };
+    let mut y = vec![0.0; ode.len()];
     y[..n].copy_from_slice(x0);
     for i in 0..n {
         y[n + i] = x0[i] + two.d0 * dir[i];
@@ -154,7 +164,7 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut stepper = Stepper::new(method, o.tau, y.len())?;
     let mut diff = vec![0.0; n];
     let mut acc = Accum::new(1, o.tau, o.max_history);
-    let e0 = sys.energy(0.0, x0);
+    let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
     let mut max_err: f64 = 0.0;
     let total = n_trans + n_avg;
     let progress = Progress::new(observer, total);
@@ -162,8 +172,10 @@ pub fn max_exponent_two_trajectory<S: System>(
         AnalysisError::from_integrate(e, |i| {
             if i < n {
                 sys.component_name(i)
-            } else {
+            } else if i < 2 * n {
                 format!("neighbour {}", sys.component_name(i - n))
+            } else {
+                "work".to_string()
             }
         })
         .into()
@@ -181,7 +193,8 @@ pub fn max_exponent_two_trajectory<S: System>(
             complete = false;
             break;
         }
-        let (a, b) = y.split_at_mut(n);
+        let (a, rest) = y.split_at_mut(n);
+        let b = &mut rest[..n];
         metric.difference(a, b, &mut diff);
         let d = diff.iter().map(|v| v * v).sum::<f64>().sqrt();
         let s = two.d0 / d;
@@ -194,7 +207,8 @@ pub fn max_exponent_two_trajectory<S: System>(
         if e > n_trans {
             let recorded = acc.push(t, &[(d / two.d0).ln()]);
             if recorded {
-                max_err = max_err.max((sys.energy(t, &y[..n]) - e0).abs());
+                let err = balance.error(sys.energy(t, &y[..n]), work(&y));
+                max_err = max_err.max(err.abs());
                 if converged_now(&acc, &o) {
                     converged = Some(true);
                     break;
@@ -212,7 +226,7 @@ pub fn max_exponent_two_trajectory<S: System>(
         estimator: Estimator::TwoTrajectory { d0: two.d0 },
         acc,
         volume: None,
-        energy: energy_check(e0, sys.energy(t_end, &y[..n]), max_err),
+        energy: energy_check(&balance, sys.energy(t_end, &y[..n]), work(&y), max_err),
         stats: stepper.stats(),
         qr: count,
         transient_intervals: done.min(n_trans),

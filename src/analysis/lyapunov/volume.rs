@@ -1,4 +1,4 @@
-//! Phase-space volume: the check Σλ = ⟨tr J⟩ (Liouville; physics.md §2).
+//! Phase-space volume: the check Σλ = ⟨tr J⟩ (Liouville; docs/physics.md §2).
 //!
 //! `Σ_i ln|R_ii|` over a run is `ln|det Φ(T)|`, and `d/dt ln|det Φ| = tr J` (Liouville's formula),
 //! so `Σλ·T = ∫ tr J dt` for the flow (for RK4 to O(dt⁴), being the tangent of the discrete map).
@@ -96,7 +96,7 @@ fn damped(chain: &Chain) -> bool {
     !chain.params().damping.is_zero()
 }
 
-/// `tr J = tr(∂α/∂ω) = tr(M⁻¹(H₀ − D)) = d/dt(−ln det M) − tr(M⁻¹D)` (physics.md §2; a pivot
+/// `tr J = tr(∂α/∂ω) = tr(M⁻¹(H₀ − D)) = d/dt(−ln det M) − tr(M⁻¹D)` (docs/physics.md §2; a pivot
 /// drive or torque does not depend on θ̇ and adds nothing).
 impl PhaseVolume for Chain {
     fn volume_split(&self) -> VolumeSplit {

@@ -7,7 +7,7 @@ use crate::observe::Silent;
 use serde::Serialize;
 use std::time::Instant;
 
-/// One benchmark F measurement (benchmarks.md §1 field names).
+/// One benchmark F measurement (the field names of docs/benchmarks.md).
 #[derive(Debug, Clone, Serialize)]
 pub struct FlipBench {
     pub benchmark: &'static str,

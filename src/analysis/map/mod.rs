@@ -38,7 +38,7 @@ pub mod class {
     /// Integrated to t_max without flipping.
     pub const NEVER: u8 = 0;
     pub const FLIPPED: u8 = 1;
-    /// Not enough energy to flip (physics.md §5); integrated only with the energy skip off.
+    /// Not enough energy to flip (docs/physics.md §5); integrated only with the energy skip off.
     pub const FORBIDDEN: u8 = 2;
     /// The state became non-finite.
     pub const DIVERGED: u8 = 3;
@@ -276,7 +276,7 @@ pub fn two_link_any(chain: &Chain) -> Option<TwoLink> {
     })
 }
 
-/// The energy criterion of physics.md §5, or `None` where it does not apply (a drive feeds
+/// The energy criterion of docs/physics.md §5, or `None` where it does not apply (a drive feeds
 /// energy in; with g ≤ 0 there is no potential well).
 #[derive(Debug, Clone)]
 pub struct EnergyTest {

@@ -2,6 +2,7 @@
 //! tile's result from its pixels' start states (see [`compute_tile`]).
 
 use super::*;
+use crate::analysis::budget::EnergyBalance;
 
 /// What every kind's pixel loop reads: the chain, the map's options, the pixels' start states
 /// (pixel order) and their count, the state dimension, the RK4 step count and step.
@@ -98,17 +99,13 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
     let (chain, opts, starts) = w.inputs();
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
-    let scale_of = |e0: f64| {
-        let depth = chain.gravity().abs() * chain.b().iter().sum::<f64>();
-        e0.abs().max(depth).max(f64::MIN_POSITIVE)
-    };
+    let balance = |p: usize| EnergyBalance::new(chain, chain.energy(0.0, &starts[p]));
     if let Some(p2) = opts.fast(chain) {
         let mut y: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
         kernel::full_run(&p2, &mut y, n, h);
         for p in 0..np {
-            let e0 = chain.energy(0.0, &starts[p]);
-            let e1 = chain.energy(0.0, &y[p]);
-            out.value[p] = (e1 - e0).abs() / scale_of(e0);
+            // This kernel runs only undamped, undriven chains: W = 0.
+            out.value[p] = balance(p).relative(chain.energy(0.0, &y[p]), 0.0);
         }
     } else {
         let mut flow = Flow::with_layout(chain, !chain.is_conservative(), 0);
@@ -123,9 +120,8 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
                 solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
             }
             let t = n as f64 * h;
-            let e0 = chain.energy(0.0, &starts[p]);
             let w = if flow.layout.work { y[dim] } else { 0.0 };
-            out.value[p] = (chain.energy(t, &y[..dim]) - e0 - w).abs() / scale_of(e0);
+            out.value[p] = balance(p).relative(chain.energy(t, &y[..dim]), w);
         }
     }
     out.steps = np as u64 * u64::from(n);

@@ -1,4 +1,4 @@
-//! Equilibria and small-oscillation normal modes of the unforced planar chain (physics.md §3).
+//! Equilibria and small-oscillation normal modes of the unforced planar chain (docs/physics.md §3).
 //!
 //! The equilibria are the 2^N configurations θ*_j ∈ {0, π}. Linearizing about one gives
 //! `M* δθ̈ + D δθ̇ + K δθ = 0` with `M*_jk = a_jk cos(θ*_j − θ*_k) = a_jk s_j s_k` (s_j = ±1) and
@@ -254,7 +254,7 @@ pub struct FormulaCheck {
     pub relative_difference: Vec<f64>,
 }
 
-/// The frequencies ω_k the closed forms predict at the hanging equilibrium (physics.md §3), for
+/// The frequencies ω_k the closed forms predict at the hanging equilibrium (docs/physics.md §3), for
 /// every formula that applies; compared with `computed` (ascending ω).
 pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
     let links = &chain.params().links;
@@ -312,7 +312,7 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
         let gl = g / links[0].length;
         let r = 6.0 / 7f64.sqrt();
         push(
-            "equal uniform rods: ω² = (g/l)(3 ∓ 6/√7) (seed 004)",
+            "equal uniform rods: ω² = (g/l)(3 ∓ 6/√7)",
             vec![(gl * (3.0 - r)).sqrt(), (gl * (3.0 + r)).sqrt()],
         );
     }

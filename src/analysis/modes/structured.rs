@@ -508,7 +508,7 @@ fn inverse_iteration(
     flush(run_start, end, block);
 }
 
-/// Benchmark M (../shared/benchmarks.md §3) on the structured route: the equal point chain
+/// Benchmark M (docs/benchmarks.md) on the structured route: the equal point chain
 /// (m = l = 1, g = 9.81) about the hanging equilibrium, as the JSON fields the benchmark asks for.
 #[derive(Debug, Clone, Serialize)]
 pub struct BenchmarkM {

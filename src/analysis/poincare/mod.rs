@@ -1,5 +1,5 @@
 //! Poincaré sections: where orbits of a planar chain cross a surface, located on DOP853's dense
-//! output to near round-off, for many orbits in parallel (physics.md §5).
+//! output to near round-off, for many orbits in parallel (docs/physics.md §5).
 //!
 //! A [`Section`] is a signed-distance function kept out of the model: a coordinate hyperplane
 //! (on an angle it is taken modulo 2π: g = sin(θ − c) on the branch cos(θ − c) > 0, so the ±π
@@ -21,6 +21,7 @@ pub use shell::{
     shell_state, wrap_angle, Sampling, ShellSampling, ShellStart, SplitMix64, Variables,
 };
 
+use super::budget::EnergyBalance;
 use super::AnalysisError;
 use crate::integrate::{locate, Direction, Dop853, Flow, Solver};
 use crate::integrate::{Ode, Stats};
@@ -357,9 +358,7 @@ pub fn orbit(
     .solver(len);
     let v0: Vec<f64> = (0..n * k).map(|_| 1.0 / (n as f64).sqrt()).collect();
     let mut y = flow.initial(x0, if k > 0 { Some(&v0) } else { None });
-    let e0 = chain.energy(0.0, x0);
-    let (_, e_inv) = energy_bounds(chain);
-    let scale = e0.abs().max(e_inv.abs()).max(f64::MIN_POSITIVE);
+    let balance = EnergyBalance::new(chain, chain.energy(0.0, x0));
     let gf = Gfun::new(section, n);
     let dirn = section.direction();
     let mut out = Orbit {
@@ -392,7 +391,7 @@ pub fn orbit(
         out.t.push(tc);
         out.states.push(x.to_vec());
         out.energy_error
-            .push((chain.energy(tc, x) - e0 - w).abs() / scale);
+            .push(balance.relative(chain.energy(tc, x), w));
         progress.fetch_add(1, Ordering::Relaxed);
     };
     'steps: while out.t.len() < opts.crossings {

@@ -1,5 +1,5 @@
-//! A chain of spherical pendulums on a cart moving in the horizontal plane (physics.md §4,
-//! seed 003): configuration (S²)ⁿ × R², directions `q_i` (unit vectors, e₃ along gravity) and
+//! A chain of spherical pendulums on a cart moving in the horizontal plane (docs/physics.md §4,
+//! after Lee, Leok & McClamroch): configuration (S²)ⁿ × R², directions `q_i` (unit vectors, e₃ along gravity) and
 //! angular velocities `ω_i ⊥ q_i`, point masses at the outer link ends, a horizontal force
 //! `u ∈ R²` on the cart. No Euler angles: the state is embedded in R^{6n+4} and the integrators
 //! keep it on the constraint manifold through [`System::project`].
@@ -648,6 +648,14 @@ impl System for CartChain {
             v -= self.w[i] * s[qo + 3 * i + 2];
         }
         t + v
+    }
+
+    /// max(|E₀|, Σ w_i): the potential is −Σ w_i q_i·e₃, so Σ w_i lifts the hanging chain to
+    /// the pivot's level, as g Σ b_j does for the planar chain.
+    fn energy_scale(&self, e0: f64) -> f64 {
+        e0.abs()
+            .max(self.w.iter().map(|w| w.abs()).sum::<f64>())
+            .max(f64::MIN_POSITIVE)
     }
 
     /// `u·ẋ − c_x ‖ẋ‖² + Σ τ_i·ω_i` (the last is −Σ c_i ‖ω_i − ω_{i−1}‖²).
