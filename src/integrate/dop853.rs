@@ -557,7 +557,7 @@ impl Solver for Dop853Solver {
                 f64::INFINITY
             };
             if err <= 1.0 {
-                if t_stop + hs == t_stop {
+                if t_stop.is_finite() && t_stop + hs == t_stop {
                     self.stalled += 1;
                     if self.stalled >= STALL_STEPS {
                         return Err(IntegrateError::NoProgress { time: t_stop, h });

@@ -264,7 +264,8 @@ pub fn check_progress(t: f64, h: f64, t_stop: f64) -> Result<()> {
     if t + h == t {
         return Err(IntegrateError::NoProgress { time: t, h });
     }
-    if t_stop + h == t_stop {
+    // An infinite t_stop means "no end": only t itself must move.
+    if t_stop.is_finite() && t_stop + h == t_stop {
         return Err(IntegrateError::NoProgress { time: t_stop, h });
     }
     Ok(())
