@@ -347,14 +347,18 @@ fn execute(
     }
     let result = execute_run(spec, common, run, command_line);
     let what = describe(spec);
-    match &result {
-        Ok(()) => eprintln!("{}", closing.line(&what)),
-        Err(CliError::Run(_)) if !closing.written().is_empty() => {
-            eprintln!("{}", closing.line(&format!("{what}, incomplete")))
+    match result {
+        Ok(()) => {
+            eprintln!("{}", closing.line(&what));
+            Ok(())
         }
-        Err(_) => {}
+        // A failed or interrupted run that kept something says what, in its one error line.
+        Err(CliError::Run(m)) if !closing.written().is_empty() => Err(CliError::Run(format!(
+            "{m}; {}",
+            closing.line(&format!("{what}, incomplete"))
+        ))),
+        Err(e) => Err(e),
     }
-    result
 }
 
 /// A few words on what a spec ran, for the closing line.
