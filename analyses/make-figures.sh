@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Regenerates the README's figures (data/*.png) from the shipped specs, at the specs' own
+# resolutions, so that every picture the README shows is what its spec produces today.
+# Usage: bash analyses/make-figures.sh   (from anywhere; builds the release binary first)
+# data/viewer.png is a browser screenshot: tests/browser writes it when PENDULA_SCREENSHOT is set.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release --quiet --bin pendula
+pendula=target/release/pendula
+# spec (analyses/NAME.toml)         figure it writes (out/...)          README image (data/...)
+figures=(
+  "double-pendulum-flip           double-pendulum-flip.png           double-pendulum-flip.png"
+  "triple-pendulum-equilibria     triple-pendulum-equilibria.png     triple-pendulum-modes.png"
+  "triple-pendulum-spectrum       triple-pendulum-spectrum.png       triple-pendulum-spectrum.png"
+  "double-pendulum-poincare       double-pendulum-poincare.png       double-pendulum-poincare.png"
+  "triple-pendulum-animation      triple-pendulum-animation.png      triple-pendulum-animation.png"
+)
+for row in "${figures[@]}"; do
+  read -r spec figure image <<<"$row"
+  "$pendula" run "analyses/$spec.toml" --force >/dev/null
+  cp "out/$figure" "data/$image"
+  echo "data/$image <- analyses/$spec.toml" >&2
+done
