@@ -85,7 +85,7 @@ fn spec_type_errors_name_the_field_and_its_line() {
     let cases = [
         (
             "kind = \"simulate\"\n[initial]\ntheta = [1.0, \"a\"]\n",
-            "initial.theta[1]",
+            "initial.theta[2]",
             "s.toml:3:",
         ),
         (

@@ -248,20 +248,58 @@ pub(crate) fn mark_field(path: &str, message: &str) -> String {
 /// A deserialization message naming its field: `model.gravity: invalid type …` from the outer
 /// path `model` and a message marked by [`mark_field`] (or unmarked, naming `path` alone).
 pub fn name_field(path: &str, message: &str) -> String {
-    let path = if path == "." { "" } else { path };
+    let path = one_based(if path == "." { "" } else { path });
+    let path = path.as_str();
     let (inner, rest) = match message
         .strip_prefix(FIELD_MARK)
         .and_then(|m| m.split_once(FIELD_MARK))
     {
-        Some((inner, rest)) => (inner, rest),
-        None => ("", message),
+        Some((inner, rest)) => (one_based(inner), rest),
+        None => (String::new(), message),
     };
+    let inner = inner.as_str();
+    let full = match (path.is_empty(), inner.is_empty()) {
+        (_, true) => path.to_string(),
+        (true, false) => inner.to_string(),
+        (false, false) => format!("{path}.{inner}"),
+    };
+    // A message that already names its field, or a coarser one (the line's key, from
+    // `toml_error`), keeps only the finer name.
+    if let Some((named, tail)) = rest.split_once(": ") {
+        let coarser = full.starts_with(named)
+            && matches!(
+                full[named.len()..].chars().next(),
+                None | Some('[') | Some('.')
+            );
+        if !full.is_empty() && coarser {
+            return format!("{full}: {tail}");
+        }
+    }
     match (path.is_empty(), inner.is_empty()) {
         (true, true) => rest.to_string(),
         (false, true) => format!("{path}: {rest}"),
         (true, false) => format!("{inner}: {rest}"),
         (false, false) => format!("{path}.{inner}: {rest}"),
     }
+}
+
+/// A serde path's list indices counted from 1 (`theta[0]` → `theta[1]`), as every validation
+/// message counts links and list entries.
+fn one_based(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    let mut rest = path;
+    while let Some(open) = rest.find('[') {
+        out.push_str(&rest[..=open]);
+        rest = &rest[open + 1..];
+        let close = rest.find(']').unwrap_or(rest.len());
+        match rest[..close].parse::<usize>() {
+            Ok(i) => out.push_str(&(i + 1).to_string()),
+            Err(_) => out.push_str(&rest[..close]),
+        }
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Parses a stand-alone model file (the `[model]` table's fields at top level).
