@@ -301,3 +301,67 @@ fn without_o_the_map_file_is_the_figure_path_with_h5() {
     // Neither -o nor --plot: refused, naming -o.
     refused(d, &a[..5], &["-o", "--plot"]);
 }
+
+#[test]
+fn sigterm_leaves_the_checkpoint_and_no_file_and_resume_finishes_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let slow = [
+        "map",
+        "--resolution",
+        "96",
+        "--tile",
+        "8",
+        "--kernel",
+        "scalar",
+        "--no-energy-skip",
+        "--t-end",
+        "10",
+        "--threads",
+        "2",
+    ];
+    ok(d, &[&slow[..], &["-o", "whole.h5"]].concat());
+    let a = [&slow[..], &["-o", "term.h5"]].concat();
+    let ckpt = d.join("term.h5.tiles");
+    let tiles = || {
+        std::fs::read_dir(&ckpt)
+            .map(|r| {
+                r.flatten()
+                    .filter(|e| e.file_name().to_string_lossy().ends_with(".bin"))
+                    .count()
+            })
+            .unwrap_or(0)
+    };
+    let mut child = Command::new(bin())
+        .current_dir(d)
+        .args(&a)
+        .env_remove("PENDULA_TEST_ABORT_AT")
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let t0 = std::time::Instant::now();
+    while tiles() < 5 && t0.elapsed() < std::time::Duration::from_secs(120) {
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    }
+    let sent = Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+    let status = child.wait().unwrap();
+    // 5 of 144 tiles done when the signal is sent: the run cannot have finished.
+    assert!(!status.success(), "the run finished before SIGTERM landed");
+    // Caught (exit 1) or not (killed by the signal): the same state on disk.
+    assert!(
+        status.code().is_none() || status.code() == Some(1),
+        "{status}"
+    );
+    assert!(tiles() >= 5 && ckpt.join("manifest.json").exists());
+    assert!(!d.join("term.h5").exists() && !d.join("term.h5.partial").exists());
+    // Without --resume the checkpoint is not silently discarded.
+    refused(d, &a, &["--resume"]);
+    ok(d, &[&a[..], &["--resume"]].concat());
+    assert_eq!(datasets(&d.join("term.h5")), datasets(&d.join("whole.h5")));
+    assert_clean(d, "term.h5");
+}
