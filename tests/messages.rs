@@ -66,6 +66,15 @@ fn an_existing_output_named_by_the_spec_names_the_spec_field() {
         &["simulate", "--spec", &s, "--plot", "s.png", "-o", "t.h5"],
     );
     assert!(e.contains("--plot"), "{e}");
+    // The same for a map spec, whose outputs are checked by the map runner.
+    let m = spec(
+        d.path(),
+        "m.toml",
+        "kind = \"map\"\n[model]\npreset = \"double\"\n[map]\nresolution = 8\nt_end = 1.0\n\
+         [output]\nfile = \"m.h5\"\nplot = \"s.png\"\n",
+    );
+    let e = refused(d.path(), &["run", &m]);
+    assert!(e.contains("output.plot") && !e.contains("--plot"), "{e}");
 }
 
 #[test]

@@ -136,11 +136,12 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliErr
     })
 }
 
-fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool) -> Result<(), CliError> {
+/// `flag` names where the path came from: `--plot`, or the spec's `output.plot`.
+fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool, flag: &str) -> Result<(), CliError> {
     if let Some(p) = plot {
-        super::output::check_figure_path(p, "--plot")?;
+        super::output::check_figure_path(p, flag)?;
         super::output::prepare_path(p, overwrite)
-            .map_err(|m| CliError::Input(format!("--plot: {m}")))?;
+            .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
     }
     Ok(())
 }
@@ -210,7 +211,12 @@ pub fn run_map(
             out.display()
         )));
     }
-    check_plot_path(&plot, common.force || run.resume)?;
+    let plot_flag = if common.plot.is_some() {
+        "--plot"
+    } else {
+        "output.plot"
+    };
+    check_plot_path(&plot, common.force || run.resume, plot_flag)?;
     let plan = store::map::prepare_run(&out, &info, tiles, run.resume, common.force).map_err(
         |e| match e.flag() {
             Some("-o") if derived => CliError::Input(format!(
@@ -341,7 +347,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         .output
         .clone()
         .ok_or_else(|| CliError::Input("-o: give the merged map file -o OUT.h5".into()))?;
-    check_plot_path(&a.common.plot, a.common.force)?;
+    check_plot_path(&a.common.plot, a.common.force, "--plot")?;
     let mut readers = Vec::new();
     for p in &a.inputs {
         let r = MapReader::open(p).map_err(|e| CliError::Input(format!("merge: {e}")))?;
