@@ -21,16 +21,10 @@ pub const MAX_SHAPE_PANELS: usize = 8;
 
 /// One colour per shape panel: tab10 without its orange (the formula's crosses) and grey (the
 /// chain at rest), so each shape, and its point in the ω_k plot, is told apart at a glance.
-pub const MODE_COLOURS: [RGBColor; MAX_SHAPE_PANELS] = [
-    RGBColor(0x1f, 0x77, 0xb4),
-    RGBColor(0x2c, 0xa0, 0x2c),
-    RGBColor(0xd6, 0x27, 0x28),
-    RGBColor(0x94, 0x67, 0xbd),
-    RGBColor(0x8c, 0x56, 0x4b),
-    RGBColor(0xe3, 0x77, 0xc2),
-    RGBColor(0xbc, 0xbd, 0x22),
-    RGBColor(0x17, 0xbe, 0xcf),
-];
+pub const MODE_COLOURS: [RGBColor; MAX_SHAPE_PANELS] = {
+    use super::PALETTE as P;
+    [P[0], P[2], P[3], P[4], P[5], P[6], P[8], P[9]]
+};
 
 /// The colour of mode `k` (0-based) in the shape panels and the ω_k plot.
 pub fn mode_colour(k: usize) -> RGBColor {
