@@ -34,6 +34,15 @@ T=$(mktemp -d /tmp/pendula-slurm.XXXXXX)
 pids=()
 stop() {
     local rc=$?
+    # Jobs first: a job step (slurmstepd) outlives slurmd, so cancel what is left and wait,
+    # bounded, until no step's socket remains in the spool directory.
+    if [[ -n ${SLURM_CONF:-} ]]; then
+        scancel --partition=test 2>/dev/null || true
+        for _ in $(seq 100); do
+            compgen -G "$T/spool/$(hostname -s)_*" >/dev/null || break
+            sleep 0.1
+        done
+    fi
     # Newest first: slurmd, slurmctld, then munged. TERM, a bounded wait, then KILL.
     for ((k = ${#pids[@]} - 1; k >= 0; k--)); do
         kill -TERM "${pids[k]}" 2>/dev/null || true
