@@ -67,6 +67,19 @@ reference() { # reference RES TEND FILE: the single run the merge must reproduce
 field() { grep '^{' "$1" | tail -n 1 | python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$2"; }
 
 start=$SECONDS
+# 0. --dry-run prints the two sbatch lines, with absolute paths, and submits and writes nothing.
+mkdir -p "$W/d"
+dry=$(cd "$W/d" && SHARDS=4 RES=256 TEND=10 SPEC="$SPEC" PENDULA="$PENDULA" CPUS=1 bash "$SCRIPT" --dry-run)
+mapfile -t dl <<<"$dry"
+if [[ ${#dl[@]} -eq 2 && ${dl[0]} == "sbatch --parsable --array=1-4 --cpus-per-task=1 --requeue "* \
+    && ${dl[0]} == *"--output=$W/d/out/logs/flip-%a.log"* && ${dl[0]} == *"SHARD_DIR=$W/d/out/shards,"* \
+    && ${dl[0]} == *" $SCRIPT --task" && ${dl[1]} == *"--dependency=afterok:ARRAY_JOB_ID "* \
+    && ${dl[1]} == *" $SCRIPT --merge" && ! -e $W/d/out && -z $(squeue -h) ]]; then
+    ok "--dry-run prints the array and merge sbatch lines and submits nothing"
+else
+    fail "--dry-run printed: $dry"
+fi
+
 # 1. Four shards, then the merge.
 reference 256 10 "$W/ref256.h5"
 read -r array merge < <(submit "$W/a" SHARDS=4 RES=256 TEND=10)
