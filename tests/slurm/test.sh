@@ -64,7 +64,7 @@ reference() { # reference RES TEND FILE: the single run the merge must reproduce
         --plot "${3%.h5}.png" >/dev/null 2>&1
 }
 # The last JSON summary line of a task log, field $2.
-field() { grep '^{' "$1" | tail -n 1 | python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$2"; }
+field() { grep '^{' "$1" | tail -n 1 | python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$2" 2>/dev/null; }
 
 start=$SECONDS
 # 0. --dry-run prints the two sbatch lines, with absolute paths, and submits and writes nothing.
