@@ -181,3 +181,59 @@ fn located_flip_times_before_10_s_at_a_finer_step() {
         check(&chain, label, 2.5e-4, T_END, 1e-7);
     }
 }
+
+/// The binary's file carries `flip_time_located` (CF units and long_name), sharded and merged
+/// files hold the same bits, and every located time lies inside its flip step.
+#[test]
+fn the_file_stores_located_times_through_shards_and_merge() {
+    use pendula::store::map::MapReader;
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |args: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(d)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let base = ["map", "--resolution", "32", "--tile", "8", "--t-end", "3"];
+    run(&[&base[..], &["-o", "one.h5"]].concat());
+    run(&[&base[..], &["--shard", "1/2", "-o", "s1.h5"]].concat());
+    run(&[&base[..], &["--shard", "2/2", "-o", "s2.h5"]].concat());
+    run(&["merge", "s1.h5", "s2.h5", "-o", "m.h5"]);
+    let r = MapReader::open(&d.join("one.h5")).unwrap();
+    let one = r.read_all().unwrap();
+    let merged = MapReader::open(&d.join("m.h5"))
+        .unwrap()
+        .read_all()
+        .unwrap();
+    assert_eq!(one, merged);
+    let dt = r.header.dt;
+    let mut flipped = 0;
+    for (p, &k) in one.flip_step.iter().enumerate() {
+        let t = one.aux[p];
+        if k > 0 {
+            assert!(
+                t > f64::from(k - 1) * dt && t <= f64::from(k) * dt,
+                "pixel {p}"
+            );
+            flipped += 1;
+        } else {
+            assert!(t.is_nan(), "pixel {p}");
+        }
+    }
+    assert!(flipped > 100, "{flipped}");
+    let f = hdf5::File::open(d.join("one.h5")).unwrap();
+    let ds = f.dataset("map/flip_time_located").unwrap();
+    assert_eq!(ds.shape(), vec![32, 32]);
+    let units: hdf5::types::VarLenUnicode = ds.attr("units").unwrap().read_scalar().unwrap();
+    assert_eq!(units.as_str(), "s");
+    let long: hdf5::types::VarLenUnicode = ds.attr("long_name").unwrap().read_scalar().unwrap();
+    assert!(long.as_str().contains("Hermite"), "{}", long.as_str());
+}
