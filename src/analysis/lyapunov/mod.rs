@@ -26,6 +26,7 @@
 mod accum;
 pub mod bench;
 pub mod ensemble;
+pub mod megno;
 mod qr;
 mod stepper;
 mod two_trajectory;

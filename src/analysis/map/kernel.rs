@@ -256,10 +256,73 @@ impl<const L: usize> Lanes<L> {
     }
 }
 
+/// Where inside one step an angle passes ±π: the step of size `h` took it from `(th0, w0)` to
+/// `(th1, w1)` with `|th0| ≤ π < |th1|`, and the cubic Hermite interpolant of θ (values θ and
+/// derivatives ω at both ends, error O(h⁴), far below RK4's global error) is solved for
+/// θ = ±π (the sign of `th1`) by Newton's method safeguarded by bisection on the bracket.
+/// Returns the fraction s ∈ (0, 1] of the step. A pure function of its inputs, so the lane
+/// kernel and the scalar path give the same bits from the same states.
+pub fn crossing_fraction(h: f64, th0: f64, w0: f64, th1: f64, w1: f64) -> f64 {
+    let target = PI.copysign(th1);
+    let (d0, d1) = (th0 - target, th1 - target);
+    if !(d0.is_finite() && d1.is_finite()) || d0 * d1 > 0.0 {
+        return 1.0;
+    }
+    // p(s) − target = d0 h00 + h w0 h10 + d1 h01 + h w1 h11, in powers of s.
+    let (m0, m1) = (h * w0, h * w1);
+    let c1 = m0;
+    let c2 = -3.0 * d0 - 2.0 * m0 + 3.0 * d1 - m1;
+    let c3 = 2.0 * d0 + m0 - 2.0 * d1 + m1;
+    let f = |s: f64| ((c3 * s + c2) * s + c1) * s + d0;
+    let df = |s: f64| (3.0 * c3 * s + 2.0 * c2) * s + c1;
+    // Bracket [lo, hi] with f(lo) on d0's side and f(hi) on d1's side.
+    let (mut lo, mut hi) = (0.0f64, 1.0f64);
+    let side = d1.signum();
+    let mut s = if d1 != d0 { d0 / (d0 - d1) } else { 0.5 };
+    for _ in 0..100 {
+        let v = f(s);
+        if v == 0.0 {
+            break;
+        }
+        if v.signum() == side {
+            hi = s;
+        } else {
+            lo = s;
+        }
+        let g = df(s);
+        let mut next = if g != 0.0 { s - v / g } else { f64::NAN };
+        if !(next > lo && next < hi) {
+            next = 0.5 * (lo + hi);
+        }
+        if (next - s).abs() <= 4.0 * f64::EPSILON * s.abs().max(f64::MIN_POSITIVE)
+            || hi - lo <= f64::EPSILON
+        {
+            s = next;
+            break;
+        }
+        s = next;
+    }
+    s.clamp(f64::MIN_POSITIVE, 1.0)
+}
+
+/// The located flip time of a step `k` (1-based) that ended at `(th1, w1)` from `(th0, w0)`:
+/// `(k − 1 + s)·h`, kept inside ((k − 1)·h, k·h].
+pub fn located_time(k: u64, h: f64, th0: f64, w0: f64, th1: f64, w1: f64) -> f64 {
+    let (a, b) = ((k - 1) as f64 * h, k as f64 * h);
+    let t = a + crossing_fraction(h, th0, w0, th1, w1) * h;
+    if t <= a {
+        a.next_up()
+    } else {
+        t.min(b)
+    }
+}
+
 /// Integrates each start state `y0[p]` (θ1, θ2, ω1, ω2) until a watched link passes ±π
 /// (`|θ| > π` after a step, never wrapped) or `n_steps` steps. Writes the flip step (0 = never)
-/// to `k_out[p]` and the flipping link (1, 2, 3 for both at once; 0 never; [`DIVERGED`]) to
-/// `link_out[p]`. Returns the RK4 steps taken, summed over pixels.
+/// to `k_out[p]`, the flipping link (1, 2, 3 for both at once; 0 never; [`DIVERGED`]) to
+/// `link_out[p]` and the located flip time ([`located_time`], the earlier of two links; NaN
+/// when none) to `t_out[p]`. Returns the RK4 steps taken, summed over pixels.
+#[allow(clippy::too_many_arguments)]
 pub fn flip_run(
     p: &TwoLink,
     y0: &[[f64; 4]],
@@ -268,8 +331,9 @@ pub fn flip_run(
     mask: FlipMask,
     k_out: &mut [i32],
     link_out: &mut [u8],
+    t_out: &mut [f64],
 ) -> u64 {
-    assert!(k_out.len() == y0.len() && link_out.len() == y0.len());
+    assert!(k_out.len() == y0.len() && link_out.len() == y0.len() && t_out.len() == y0.len());
     widest!(flip_lanes(
         p: &TwoLink,
         y0: &[[f64; 4]],
@@ -277,11 +341,13 @@ pub fn flip_run(
         h: f64,
         mask: FlipMask,
         k_out: &mut [i32],
-        link_out: &mut [u8]
+        link_out: &mut [u8],
+        t_out: &mut [f64]
     ) -> u64)
 }
 
 #[inline(always)]
+#[allow(clippy::too_many_arguments)]
 fn flip_lanes<const L: usize>(
     p: &TwoLink,
     y0: &[[f64; 4]],
@@ -290,6 +356,7 @@ fn flip_lanes<const L: usize>(
     mask: FlipMask,
     k_out: &mut [i32],
     link_out: &mut [u8],
+    t_out: &mut [f64],
 ) -> u64 {
     const IDLE: usize = usize::MAX;
     let n = u64::from(n_steps);
@@ -302,6 +369,7 @@ fn flip_lanes<const L: usize>(
     if n == 0 {
         k_out.fill(0);
         link_out.fill(0);
+        t_out.fill(f64::NAN);
         return 0;
     }
     let load = |l: usize, lanes: &mut Lanes<L>, who: &mut [usize; L], next: &mut usize| {
@@ -326,6 +394,8 @@ fn flip_lanes<const L: usize>(
         if super::tile_cancelled(step + 1) {
             break;
         }
+        // The state before the step, for locating a flip inside it (a copy of 4·L f64).
+        let prev = lanes.y;
         lanes.step::<false, false>(p, h, &[0.0; L]);
         step += 1;
         if !(lanes.any_flip(mask) || step == deadline) {
@@ -344,7 +414,17 @@ fn flip_lanes<const L: usize>(
                 if f1 || f2 {
                     k_out[px] = k as i32;
                     link_out[px] = f1 as u8 | ((f2 as u8) << 1);
+                    let at = |c: usize| {
+                        let (a, b) = (prev[c][l], lanes.y[c][l]);
+                        located_time(k, h, a, prev[c + 2][l], b, lanes.y[c + 2][l])
+                    };
+                    t_out[px] = match (f1, f2) {
+                        (true, true) => at(0).min(at(1)),
+                        (true, false) => at(0),
+                        _ => at(1),
+                    };
                 } else {
+                    t_out[px] = f64::NAN;
                     k_out[px] = 0;
                     let finite = (0..4).all(|c| lanes.y[c][l].is_finite());
                     link_out[px] = if finite { 0 } else { DIVERGED };
@@ -573,32 +653,81 @@ mod tests {
             .collect();
         let n = 500;
         let mut want_k = vec![0i32; y0.len()];
+        let mut want_t = vec![f64::NAN; y0.len()];
         for (p, y) in y0.iter().enumerate() {
             let mut s = *y;
             for k in 1..=n {
+                let a = s;
                 UNIT.rk4::<false, false>(0.01, 0.0, &mut s);
-                if s[0].abs() > PI || s[1].abs() > PI {
+                let f = [s[0].abs() > PI, s[1].abs() > PI];
+                if f[0] || f[1] {
                     want_k[p] = k;
+                    want_t[p] = (0..2)
+                        .filter(|&c| f[c])
+                        .map(|c| located_time(k as u64, 0.01, a[c], a[c + 2], s[c], s[c + 2]))
+                        .fold(f64::INFINITY, f64::min);
                     break;
                 }
             }
         }
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
         for lanes in [1usize, 4, 8, 16] {
             let mut k = vec![-1i32; y0.len()];
             let mut link = vec![0u8; y0.len()];
+            let mut t = vec![0.0; y0.len()];
+            let (m, nn) = ((true, true), n as u32);
             let steps = match lanes {
-                1 => flip_lanes::<1>(&UNIT, &y0, n as u32, 0.01, (true, true), &mut k, &mut link),
-                4 => flip_lanes::<4>(&UNIT, &y0, n as u32, 0.01, (true, true), &mut k, &mut link),
-                8 => flip_lanes::<8>(&UNIT, &y0, n as u32, 0.01, (true, true), &mut k, &mut link),
-                _ => flip_run(&UNIT, &y0, n as u32, 0.01, (true, true), &mut k, &mut link),
+                1 => flip_lanes::<1>(&UNIT, &y0, nn, 0.01, m, &mut k, &mut link, &mut t),
+                4 => flip_lanes::<4>(&UNIT, &y0, nn, 0.01, m, &mut k, &mut link, &mut t),
+                8 => flip_lanes::<8>(&UNIT, &y0, nn, 0.01, m, &mut k, &mut link, &mut t),
+                _ => flip_run(&UNIT, &y0, nn, 0.01, m, &mut k, &mut link, &mut t),
             };
+            for (q, &kq) in k.iter().enumerate() {
+                if kq > 0 {
+                    let (a, b) = (f64::from(kq - 1) * 0.01, f64::from(kq) * 0.01);
+                    assert!(
+                        t[q] > a && t[q] <= b,
+                        "{lanes} lanes pixel {q}: {} in ({a}, {b}]",
+                        t[q]
+                    );
+                } else {
+                    assert!(t[q].is_nan());
+                }
+            }
             assert_eq!(k, want_k, "{lanes} lanes");
+            assert_eq!(bits(&t), bits(&want_t), "{lanes} lanes: located times");
             let want: u64 = want_k
                 .iter()
                 .map(|&k| if k > 0 { k as u64 } else { n as u64 })
                 .sum();
             assert_eq!(steps, want);
         }
+    }
+
+    /// The root of a known cubic: θ(s) = 3 + 0.5 s + 0.1 s² − 0.02 s³ over a step of h = 0.5
+    /// has Hermite data θ and ω = θ'/h at both ends, so the interpolant is θ itself and the
+    /// crossing of π is its root (found here by bisection to the last bit).
+    #[test]
+    fn crossing_of_an_exact_cubic() {
+        let h = 0.5;
+        let th = |s: f64| 3.0 + 0.5 * s + 0.1 * s * s - 0.02 * s * s * s;
+        let w = |s: f64| (0.5 + 0.2 * s - 0.06 * s * s) / h;
+        let (mut lo, mut hi) = (0.0f64, 1.0f64);
+        for _ in 0..200 {
+            let m = 0.5 * (lo + hi);
+            if th(m) > PI {
+                hi = m;
+            } else {
+                lo = m;
+            }
+        }
+        let s = crossing_fraction(h, th(0.0), w(0.0), th(1.0), w(1.0));
+        assert!((s - lo).abs() < 1e-14, "{s} vs {lo}");
+        // The mirror image crosses −π at the same fraction.
+        let s2 = crossing_fraction(h, -th(0.0), -w(0.0), -th(1.0), -w(1.0));
+        assert!((s2 - lo).abs() < 1e-14);
+        let t = located_time(7, h, th(0.0), w(0.0), th(1.0), w(1.0));
+        assert!((t - (6.0 + lo) * h).abs() < 1e-13);
     }
 
     /// The final-state kernel gives the same pixels at every lane width (lanes refill at

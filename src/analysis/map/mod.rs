@@ -107,11 +107,13 @@ impl MapKind {
 
     /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
     /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
-    /// chaos time.
+    /// chaos time; flip-time maps the located flip time.
     pub fn aux_columns(&self, n_links: usize) -> usize {
         match self {
             MapKind::FinalState { .. } => 3 * n_links,
             MapKind::Sali { .. } | MapKind::Gali { .. } => 1,
+            // The located flip time.
+            MapKind::FlipTime { .. } => 1,
             _ => 0,
         }
     }
@@ -322,8 +324,26 @@ impl EnergyTest {
     }
 }
 
+/// The f64 arrays of two maps or tiles agree bit for bit (NaN marks "none" and equals itself;
+/// the derived `PartialEq` would make every map with a NaN pixel unequal to its own copy).
+pub(crate) fn same_bits(a: &[f64], b: &[f64]) -> bool {
+    a.len() == b.len() && a.iter().zip(b).all(|(x, y)| x.to_bits() == y.to_bits())
+}
+
+impl PartialEq for TileResult {
+    fn eq(&self, o: &Self) -> bool {
+        self.index == o.index
+            && self.flip_step == o.flip_step
+            && self.flip_link == o.flip_link
+            && self.class == o.class
+            && same_bits(&self.value, &o.value)
+            && same_bits(&self.aux, &o.aux)
+            && self.steps == o.steps
+    }
+}
+
 /// One finished tile; arrays are row-major over the tile.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone)]
 pub struct TileResult {
     pub index: usize,
     /// Flip step k (0 = never), flip-time maps only (else empty).
@@ -510,9 +530,10 @@ fn flip_scalar(
     n: u32,
     h: f64,
     target: FlipTarget,
-) -> (i32, u8, u64) {
+) -> ScalarFlip {
     let nl = x0.len() / 2;
     let mut y = x0.to_vec();
+    let mut prev = y.clone();
     let (lo, hi) = match target {
         FlipTarget::Any => (0, nl),
         FlipTarget::Link(j) => (j, j + 1),
@@ -521,15 +542,42 @@ fn flip_scalar(
         if tile_cancelled(u64::from(k)) {
             break;
         }
+        prev.copy_from_slice(&y);
         solver.rk4_step(flow, f64::from(k - 1) * h, h, &mut y);
         if let Some(j) = (lo..hi).find(|&j| y[j].abs() > PI) {
             // Benchmark F's convention for two links: 3 when both passed in the same step.
             let both = nl == 2 && target == FlipTarget::Any && y[0].abs() > PI && y[1].abs() > PI;
-            return (k as i32, if both { 3 } else { j as u8 + 1 }, u64::from(k));
+            // The earliest crossing among the watched links beyond ±π (the lane kernel's rule).
+            let located = (lo..hi)
+                .filter(|&i| y[i].abs() > PI)
+                .map(|i| {
+                    kernel::located_time(u64::from(k), h, prev[i], prev[nl + i], y[i], y[nl + i])
+                })
+                .fold(f64::INFINITY, f64::min);
+            return ScalarFlip {
+                step: k as i32,
+                link: if both { 3 } else { j as u8 + 1 },
+                located,
+                steps: u64::from(k),
+            };
         }
     }
     let finite = y.iter().all(|v| v.is_finite());
-    (0, if finite { 0 } else { kernel::DIVERGED }, u64::from(n))
+    ScalarFlip {
+        step: 0,
+        link: if finite { 0 } else { kernel::DIVERGED },
+        located: f64::NAN,
+        steps: u64::from(n),
+    }
+}
+
+/// One pixel of the scalar flip path: flip step (0 = never), link (as the lane kernel's),
+/// located flip time (s, NaN = none), RK4 steps taken.
+struct ScalarFlip {
+    step: i32,
+    link: u8,
+    located: f64,
+    steps: u64,
 }
 
 /// What a run did.
@@ -670,7 +718,7 @@ pub fn estimate(chain: &Chain, opts: &MapOptions, tiles: &[usize]) -> Estimate {
         }
     }
     let per_pixel = match opts.kind {
-        MapKind::FlipTime { .. } => 4 + 8 + 1 + 1,
+        MapKind::FlipTime { .. } => 4 + 8 + 1 + 1 + 8,
         k => 8 + 1 + 8 * k.aux_columns(chain.links()) as u64,
     };
     Estimate {

@@ -60,6 +60,7 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
     }
     let mut k = vec![0i32; todo.len()];
     let mut link = vec![0u8; todo.len()];
+    let mut located = vec![f64::NAN; todo.len()];
     if let Some(p2) = opts.fast(chain) {
         let y0: Vec<[f64; 4]> = todo
             .iter()
@@ -70,19 +71,23 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
             FlipTarget::Link(0) => (true, false),
             FlipTarget::Link(_) => (false, true),
         };
-        out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link);
+        out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link, &mut located);
     } else {
         let mut flow = Flow::new(chain);
         let mut solver = Rk4::new(h).solver(dim);
         for (q, &p) in todo.iter().enumerate() {
-            let (kk, l, s) = flip_scalar(&mut flow, &mut solver, &starts[p], n, h, target);
-            k[q] = kk;
-            link[q] = l;
-            out.steps += s;
+            let f = flip_scalar(&mut flow, &mut solver, &starts[p], n, h, target);
+            k[q] = f.step;
+            link[q] = f.link;
+            located[q] = f.located;
+            out.steps += f.steps;
         }
     }
+    // The aux column: the located flip time (NaN where none or not integrated).
+    out.aux = vec![f64::NAN; np];
     for (q, &p) in todo.iter().enumerate() {
         out.flip_step[p] = k[q];
+        out.aux[p] = located[q];
         if link[q] == kernel::DIVERGED {
             out.class[p] = class::DIVERGED;
         } else {

@@ -120,6 +120,13 @@ pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
                 "rotation number: turns per drive period on the periodic orbit (NaN if none)",
             ),
         ],
+        "flip-time" => &[(
+            "flip_time_located",
+            false,
+            "s",
+            "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
+             interpolant of the RK4 step (NaN = never flipped or not computed)",
+        )],
         "sali" | "gali" => &[(
             "chaos_time",
             false,
@@ -849,6 +856,11 @@ impl MapReader {
         let mut out = vec![f64::NAN; np * m];
         let mut off = 0;
         for &(name, per_link, ..) in defs {
+            // Flip maps written before flip_time_located existed read it as NaN.
+            if name == "flip_time_located" && !self.file.link_exists(&format!("map/{name}")) {
+                off += 1;
+                continue;
+            }
             let ds = self.ds(name)?;
             let err = h5_err(format!("reading {name}"));
             if per_link {

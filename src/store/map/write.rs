@@ -261,6 +261,18 @@ impl MapVars {
         for &c in band.cls.iter() {
             totals.counts[c as usize] += 1;
         }
+        let mut c0 = 0;
+        for (ds, def) in self.aux.iter().zip(self.aux_defs) {
+            if def.1 {
+                let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
+                write_band(ds, r0, part.as_standard_layout().view())?;
+                c0 += n_links;
+            } else {
+                let part = band.aux.slice(s![.., .., c0]);
+                write_band(ds, r0, part.as_standard_layout().view())?;
+                c0 += 1;
+            }
+        }
         if let Some([k_ds, t_ds, l_ds]) = &self.flip {
             let times = band
                 .k
@@ -284,18 +296,6 @@ impl MapVars {
                 r0,
                 band.val.view(),
             )?;
-            let mut c0 = 0;
-            for (ds, def) in self.aux.iter().zip(self.aux_defs) {
-                if def.1 {
-                    let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
-                    write_band(ds, r0, part.as_standard_layout().view())?;
-                    c0 += n_links;
-                } else {
-                    let part = band.aux.slice(s![.., .., c0]);
-                    write_band(ds, r0, part.as_standard_layout().view())?;
-                    c0 += 1;
-                }
-            }
             for &v in band.val.iter().filter(|v| v.is_finite()) {
                 totals.vrange = Some(match totals.vrange {
                     None => (v, v),
