@@ -15,7 +15,7 @@ import xarray
 
 from . import _core
 
-__all__ = ["Link", "Chain", "load_spec", "simulate"]
+__all__ = ["Link", "Chain", "load_spec", "simulate", "lyapunov"]
 
 
 class Link:
@@ -112,3 +112,18 @@ def simulate(model, theta, omega=None, t_end=None, dt_out=None, method=None, rto
     """
     integ = {k: v for k, v in (("method", method), ("rtol", rtol), ("atol", atol), ("dt", dt)) if v is not None}
     return _run(_spec(model, "simulate", theta, omega, {"t_end": t_end, "dt_out": dt_out}, integ))
+
+
+def lyapunov(model, theta, omega=None, estimator=None, exponents=None, tau=None, transient=None,
+             t_end=None, tolerance=None, blocks=None, d0=None, method=None, rtol=None, atol=None,
+             dt=None):
+    """Lyapunov exponents, standard errors and convergence history as the CLI's ``lyapunov`` group.
+
+    Keywords are the spec's (``[lyapunov]`` and ``[integrator]``); estimators ``spectrum``,
+    ``tangent`` and ``two-trajectory``. Releases the GIL; Ctrl-C raises KeyboardInterrupt and
+    discards the partial result.
+    """
+    table = {"estimator": estimator, "exponents": exponents, "tau": tau, "transient": transient,
+             "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0}
+    integ = {k: v for k, v in (("method", method), ("rtol", rtol), ("atol", atol), ("dt", dt)) if v is not None}
+    return _run(_spec(model, "lyapunov", theta, omega, table, integ))

@@ -98,6 +98,35 @@ fn run(py: Python<'_>, spec_json: &str, path: &str) -> PyResult<String> {
                 .map_err(|e| e.to_string())?;
                 Ok("trajectory".to_string())
             }
+            Analysis::Lyapunov(run) => {
+                use pendula::analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
+                use pendula::spec::LyapunovEstimator;
+                if run.ensemble.is_some() || matches!(run.estimator, LyapunovEstimator::Sali(_)) {
+                    return Err(
+                        "lyapunov: ensembles and sali are not offered by the Python package yet"
+                            .into(),
+                    );
+                }
+                let mut opts = run.options;
+                if run.estimator == LyapunovEstimator::Tangent {
+                    opts.k = Some(1);
+                }
+                let r = match &run.estimator {
+                    LyapunovEstimator::TwoTrajectory(two) => {
+                        chain_two_trajectory(&chain, &spec.method, &spec.x0, &opts, two, &mut obs)
+                    }
+                    _ => chain_spectrum(&chain, &spec.method, &spec.x0, &opts, &mut obs),
+                }
+                .map_err(|e| e.to_string())?;
+                if cancel.is_set() || !r.complete {
+                    return Err("interrupted".into());
+                }
+                store::write_file(&path, true, &prov, &spec.title, |out| {
+                    store::write_lyapunov_chain(out, "lyapunov", &chain, &spec.x0, &r)
+                })
+                .map_err(|e| e.to_string())?;
+                Ok("lyapunov".to_string())
+            }
             other => Err(format!(
                 "{} is not offered by the Python package yet",
                 other.kind()

@@ -128,3 +128,40 @@ def test_gil_released_during_a_run():
     during = [c for c in counts if start < c < end]
     # A held GIL would let the counter run only at the 50 ms signal polls.
     assert len(during) > 100, len(during)
+
+
+LYAP = """kind = "lyapunov"
+[model]
+preset = "double"
+[initial]
+theta = [2.0, 2.0]
+[integrator]
+method = "rk4"
+dt = 0.001
+[lyapunov]
+estimator = "spectrum"
+tau = 0.1
+transient = 1.0
+t_end = 21.0
+"""
+
+
+@pytest.mark.skipif(not CLI.exists(), reason="needs target/release/pendula")
+def test_spectrum_matches_cli_bit_for_bit(tmp_path):
+    done, g = cli(tmp_path, LYAP, "lyapunov")
+    assert done.returncode == 0, done.stderr
+    ds = pendula.lyapunov(pendula.Chain.preset("double"), [2.0, 2.0], method="rk4", dt=0.001,
+                          estimator="spectrum", tau=0.1, transient=1.0, t_end=21.0)
+    assert set(g.keys()) == set(ds.variables)
+    for name in ("exponents", "standard_error", "history", "time"):
+        assert np.array_equal(g[name][()], ds[name].values, equal_nan=True), name
+    # Hamiltonian: the spectrum is symmetric, λ1 + λ4 ≈ 0 within 3 of its standard errors.
+    lam = ds["exponents"].values
+    se = ds["pair_sums_standard_error"].values[0]
+    assert lam[0] > 0.5 and abs(lam[0] + lam[-1]) < 3 * se < 1.0
+    assert ds["history"].dims == ("time", "exponent")
+
+
+def test_lyapunov_bad_input():
+    with pytest.raises(ValueError, match=r"^lyapunov\.tau"):
+        pendula.lyapunov(pendula.Chain.preset("double"), [2.0, 2.0], tau=-1.0, t_end=5.0)
