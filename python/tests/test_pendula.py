@@ -14,6 +14,8 @@ import pendula
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / "target" / "release" / "pendula"
+if os.environ.get("PENDULA_REQUIRE_PYTHON") and not CLI.exists():
+    raise RuntimeError(f"{CLI} missing: run cargo build --release first")
 
 
 def cli(tmp_path, spec_text, group):
