@@ -7,6 +7,7 @@ pub mod cart;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;
+pub mod measure;
 pub mod modes;
 pub mod poincare;
 pub mod route;

@@ -1,0 +1,107 @@
+//! Uncertainty exponent (Grebogi, McDonald, Ott & Yorke 1983) from a label grid.
+//!
+//! A pixel is ε-uncertain when any of the four pixels ε away along ±x, ±y has another label.
+//! The same interior (pixels at least K from every edge) is used for every ε so f(ε) shares
+//! one denominator. f(ε) ∝ ε^α; α is the slope of log f against log ε over ε = 1 … K, its
+//! 95 % interval the fit's Student-t interval; the boundary's dimension is D = 2 − α.
+
+use super::{LabelGrid, LineFit, MeasureError};
+use rayon::prelude::*;
+
+#[derive(Debug, Clone)]
+pub struct UncertaintyOptions {
+    /// Largest ε in pixels (all of 1 … K are used).
+    pub max_eps: usize,
+}
+
+impl Default for UncertaintyOptions {
+    fn default() -> Self {
+        UncertaintyOptions { max_eps: 16 }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct UncertaintyExponent {
+    pub eps: Vec<usize>,
+    /// Fraction of ε-uncertain interior pixels.
+    pub fraction: Vec<f64>,
+    /// Interior pixels tested for every ε.
+    pub tested: u64,
+    pub fit: LineFit,
+    pub alpha: f64,
+    pub ci: (f64, f64),
+    /// D = 2 − α and its interval.
+    pub dimension: f64,
+    pub dimension_ci: (f64, f64),
+}
+
+pub fn uncertainty_exponent(
+    g: &LabelGrid,
+    o: &UncertaintyOptions,
+) -> Result<UncertaintyExponent, MeasureError> {
+    let k = o.max_eps;
+    if k < 2 {
+        return Err(MeasureError::Option(format!(
+            "the largest ε must be at least 2 pixels, not {k}"
+        )));
+    }
+    let short = g.nx.min(g.ny);
+    if 8 * k > short {
+        return Err(MeasureError::TooSmall {
+            what: "the uncertainty exponent (8 × the largest ε)",
+            needed: 8 * k,
+            nx: g.nx,
+            ny: g.ny,
+        });
+    }
+    let eps: Vec<usize> = (1..=k).collect();
+    let rows: Vec<usize> = (k..g.ny - k).collect();
+    let counts: Vec<u64> = rows
+        .par_iter()
+        .map(|&iy| {
+            let mut c = vec![0u64; k];
+            for ix in k..g.nx - k {
+                let l = g.at(ix, iy);
+                for e in 1..=k {
+                    if g.at(ix - e, iy) != l
+                        || g.at(ix + e, iy) != l
+                        || g.at(ix, iy - e) != l
+                        || g.at(ix, iy + e) != l
+                    {
+                        c[e - 1] += 1;
+                    }
+                }
+            }
+            c
+        })
+        .reduce(
+            || vec![0u64; k],
+            |mut a, b| {
+                a.iter_mut().zip(&b).for_each(|(x, y)| *x += y);
+                a
+            },
+        );
+    let tested = ((g.nx - 2 * k) * (g.ny - 2 * k)) as u64;
+    let fraction: Vec<f64> = counts.iter().map(|&c| c as f64 / tested as f64).collect();
+    if fraction.contains(&0.0) {
+        return Err(MeasureError::Option(
+            "no ε-uncertain pixel in the interior: the labels have no boundary away from the edges"
+                .into(),
+        ));
+    }
+    let lx: Vec<f64> = eps.iter().map(|&e| (e as f64).ln()).collect();
+    let ly: Vec<f64> = fraction.iter().map(|f| f.ln()).collect();
+    let fit = LineFit::fit(&lx, &ly).expect("K ≥ 2 points");
+    let h = fit.half_width();
+    let alpha = fit.slope;
+    Ok(UncertaintyExponent {
+        eps,
+        fraction,
+        tested,
+        fit,
+        alpha,
+        ci: (alpha - h, alpha + h),
+        dimension: 2.0 - alpha,
+        dimension_ci: (2.0 - alpha - h, 2.0 - alpha + h),
+    })
+}
