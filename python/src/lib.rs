@@ -12,6 +12,7 @@ use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
 /// Above this many pixels (or this edge) the CLI asks for `--force`; the package refuses, as
@@ -76,22 +77,32 @@ fn watched<T: Send>(
     let (result, signal) = py.allow_threads(|| {
         std::thread::scope(|s| {
             let c = cancel.clone();
-            let h = s.spawn(move || work(c));
+            // The result comes through a channel so that a finished run is seen at once, not
+            // at the next poll (50 ms would be a tenth of a small map).
+            let (tx, rx) = std::sync::mpsc::channel();
+            let h = s.spawn(move || {
+                let _ = tx.send(work(c));
+            });
             let mut signal = None;
-            while !h.is_finished() {
-                std::thread::sleep(Duration::from_millis(50));
+            let result = loop {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(r) => break Some(r),
+                    Err(RecvTimeoutError::Disconnected) => break None,
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
                 if signal.is_none() {
                     if let Err(e) = Python::with_gil(|py| py.check_signals()) {
                         cancel.set();
                         signal = Some(e);
                     }
                 }
-            }
-            (
-                h.join()
-                    .unwrap_or_else(|_| Err(Failure::Run("the run panicked".into()))),
-                signal,
-            )
+            };
+            let joined = h.join();
+            let result = match (result, joined) {
+                (Some(r), Ok(())) => r,
+                _ => Err(Failure::Run("the run panicked".into())),
+            };
+            (result, signal)
         })
     });
     if let Some(e) = signal {
