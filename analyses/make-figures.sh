@@ -21,3 +21,5 @@ for row in "${figures[@]}"; do
   cp "out/$figure" "data/$image"
   echo "data/$image <- analyses/$spec.toml" >&2
 done
+# The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
+python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png

@@ -2,20 +2,28 @@
 
 Every call goes through the same spec validation, analysis code and HDF5 store writers as the
 ``pendula`` command line, so results match the CLI's files bit for bit and a bad value raises
-``ValueError`` with the CLI's one-line message naming the spec field. Long runs release the GIL;
-Ctrl-C raises ``KeyboardInterrupt`` and discards the partial result.
+``ValueError`` with the CLI's one-line message naming the spec field (a run that fails raises
+``RuntimeError``). Long runs release the GIL and compute on rayon's threads; Ctrl-C raises
+``KeyboardInterrupt`` and discards the partial result (nothing is returned or left on disk).
 """
 
 import json
 import os
 import tempfile
-import tomllib
 
+try:
+    import tomllib
+except ImportError:  # Python < 3.11
+    tomllib = None
+
+import h5py
+import numpy
 import xarray
 
 from . import _core
 
-__all__ = ["Link", "Chain", "load_spec", "simulate", "lyapunov"]
+__all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
+           "map"]
 
 
 class Link:
@@ -50,7 +58,7 @@ class Chain:
         self.table = _table
         # The library validates the model (the error names the field, as the CLI does).
         self.name, self.links = _core.check(
-            json.dumps(_spec(self, "simulate", [0.0] * _links(_table), None, {"t_end": 1.0}))
+            json.dumps(_spec(self, "simulate", {"theta": [0.0] * _links(_table)}, {"t_end": 1.0}))
         )
 
     @classmethod
@@ -66,6 +74,31 @@ class Chain:
         return f"Chain({self.name!r}, links={self.links})"
 
 
+class CartChain:
+    """Spherical pendulums in a chain on a cart (the spec's ``[model] kind = "cart-chain"``).
+
+    Keywords are the spec's: ``length``, ``mass`` and ``joint_damping`` one value or one per
+    link, ``cart_mass`` (or ``fixed=True`` for an inertial pivot), ``cart_damping``, ``input``
+    (``{"kind": "harmonic", "amplitude": [a, b], "omega": w}``). Offers ``simulate``, ``modes``
+    and ``lyapunov``; start states are the spec's ``q``/``omega``/``x``/``v`` or
+    ``equilibrium``/``tilt`` keywords.
+    """
+
+    def __init__(self, links=2, length=None, mass=None, cart_mass=None, fixed=None, gravity=9.81,
+                 cart_damping=None, joint_damping=None, input=None):
+        t = {"kind": "cart-chain", "links": links, "gravity": gravity}
+        for k, v in (("length", length), ("mass", mass), ("cart_mass", cart_mass),
+                     ("fixed", fixed), ("cart_damping", cart_damping),
+                     ("joint_damping", joint_damping), ("input", input)):
+            if v is not None:
+                t[k] = v
+        self.table = t
+        self.name, self.links = _core.check(json.dumps(_spec(self, "modes", None, {})))
+
+    def __repr__(self):
+        return f"CartChain(links={self.links})"
+
+
 def _links(table):
     if "link" in table:
         return max(len(table["link"]), 1)
@@ -74,56 +107,185 @@ def _links(table):
 
 def load_spec(path):
     """The model and initial state of a spec file: ``(Chain, theta, omega)``."""
+    if tomllib is None:
+        raise RuntimeError("load_spec needs Python >= 3.11 (tomllib)")
     with open(path, "rb") as f:
         spec = tomllib.load(f)
     if "model" not in spec:
         raise ValueError("model: missing")
     init = spec.get("initial", {})
+    if spec["model"].get("kind") == "cart-chain":
+        m = dict(spec["model"])
+        del m["kind"]
+        return CartChain(**m), init.get("q"), init.get("omega")
     return Chain(_table=spec["model"]), init.get("theta"), init.get("omega")
 
 
-def _spec(model, kind, theta, omega, table, integrator=None):
-    spec = {"kind": kind, "title": f"{kind} (python)", "model": model.table}
-    spec["initial"] = {"theta": [float(x) for x in theta]}
+def _floats(v):
+    return [float(x) for x in v] if v is not None and not isinstance(v, (int, float)) else v
+
+
+def _initial(theta=None, omega=None, **cart):
+    """The spec's ``[initial]`` table from the keywords that were given."""
+    t = {}
+    if theta is not None:
+        t["theta"] = _floats(theta)
     if omega is not None:
-        spec["initial"]["omega"] = [float(x) for x in omega]
+        t["omega"] = [(_floats(w) if not isinstance(w, (int, float)) else float(w)) for w in omega]
+    t.update({k: v for k, v in cart.items() if v is not None})
+    return t or None
+
+
+def _spec(model, kind, initial, table, integrator=None):
+    # No title: the CLI's default title of each kind, so the files' attributes agree too.
+    spec = {"kind": kind, "model": model.table}
+    if initial:
+        spec["initial"] = initial
     if integrator:
         spec["integrator"] = integrator
     spec[kind] = {k: v for k, v in table.items() if v is not None}
     return spec
 
 
-def _run(spec):
+def _integrator(**kw):
+    return {k: v for k, v in kw.items() if v is not None}
+
+
+def _run(spec, tree=False):
     fd, path = tempfile.mkstemp(suffix=".h5", prefix="pendula-")
     os.close(fd)
     try:
         group = _core.run(json.dumps(spec), path)
-        with xarray.open_dataset(path, group=group, engine="h5netcdf") as ds:
-            return ds.load()
+        if tree:
+            with xarray.open_datatree(path, group=group, engine="h5netcdf") as dt:
+                return dt.load()
+        return _read_group(path, group)
     finally:
         os.unlink(path)
 
 
-def simulate(model, theta, omega=None, t_end=None, dt_out=None, method=None, rtol=None, atol=None, dt=None):
-    """A sampled trajectory as the CLI's ``trajectory`` group (variables, dims, units, attrs).
+# HDF5's dimension-scale bookkeeping, which netCDF readers hide too.
+_HIDDEN_ATTRS = {"CLASS", "NAME", "REFERENCE_LIST", "DIMENSION_LIST", "_Netcdf4Dimid",
+                 "_Netcdf4Coordinates", "_nc3_strict"}
 
-    Keywords are the spec's (``[simulate]`` and ``[integrator]``). Releases the GIL; Ctrl-C
-    raises KeyboardInterrupt and discards the partial trajectory.
+
+def _attr(v):
+    if isinstance(v, bytes):
+        return v.decode()
+    if isinstance(v, numpy.ndarray) and v.shape == (1,):
+        return v[0]
+    return v
+
+
+def _read_group(path, group):
+    """The group as ``xarray.open_dataset(path, group=group, engine="h5netcdf").load()`` gives
+    it (the tests check ``identical``), read with h5py directly: h5netcdf's per-variable
+    dimension lookups cost ~0.1 s per call, a tenth of a 256² map. Every dimension of our
+    files is a dimension scale of the same group, so a variable's dims are its scales' names."""
+    with h5py.File(path, "r") as f:
+        g = f[group]
+        coords, data = {}, {}
+        for name, obj in g.items():
+            if not isinstance(obj, h5py.Dataset):
+                continue
+            attrs = {k: _attr(v) for k, v in obj.attrs.items() if k not in _HIDDEN_ATTRS}
+            if obj.is_scale:
+                coords[name] = ((name,), obj[()], attrs)
+                continue
+            dims = tuple(d[0].name.rsplit("/", 1)[-1] for d in obj.dims)
+            data[name] = (dims, obj[()], attrs)
+        gattrs = {k: _attr(v) for k, v in g.attrs.items() if k not in _HIDDEN_ATTRS}
+    return xarray.Dataset(data, coords=coords, attrs=gattrs)
+
+
+def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None, rtol=None,
+             atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None):
+    """A sampled trajectory: ``xarray.Dataset`` of the CLI's ``trajectory`` group.
+
+    Same variables, dims (``time``, ``link``), units and attributes as ``pendula run`` writes.
+    Keywords are the spec's (``[initial]``, ``[simulate]`` and ``[integrator]``); a
+    ``CartChain`` starts from ``q``/``omega``/``x``/``v`` or ``equilibrium``/``tilt``.
     """
-    integ = {k: v for k, v in (("method", method), ("rtol", rtol), ("atol", atol), ("dt", dt)) if v is not None}
-    return _run(_spec(model, "simulate", theta, omega, {"t_end": t_end, "dt_out": dt_out}, integ))
+    init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
+    integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
+    return _run(_spec(model, "simulate", init, {"t_end": t_end, "dt_out": dt_out}, integ))
 
 
-def lyapunov(model, theta, omega=None, estimator=None, exponents=None, tau=None, transient=None,
-             t_end=None, tolerance=None, blocks=None, d0=None, method=None, rtol=None, atol=None,
-             dt=None):
-    """Lyapunov exponents, standard errors and convergence history as the CLI's ``lyapunov`` group.
+def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=None,
+             transient=None, t_end=None, tolerance=None, blocks=None, d0=None, method=None,
+             rtol=None, atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None):
+    """Lyapunov exponents: ``xarray.Dataset`` of the CLI's ``lyapunov`` group.
 
-    Keywords are the spec's (``[lyapunov]`` and ``[integrator]``); estimators ``spectrum``,
-    ``tangent`` and ``two-trajectory``. Releases the GIL; Ctrl-C raises KeyboardInterrupt and
-    discards the partial result.
+    Holds ``exponents`` and ``standard_error`` (dim ``exponent``, 1/s; the error from block
+    averages), ``history`` (``time`` × ``exponent``: the running estimates), pair sums and the
+    energy drift. Keywords are the spec's (``[lyapunov]`` and ``[integrator]``); estimators
+    ``spectrum``, ``tangent`` and ``two-trajectory`` (the CLI for ensembles and SALI).
     """
     table = {"estimator": estimator, "exponents": exponents, "tau": tau, "transient": transient,
              "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0}
-    integ = {k: v for k, v in (("method", method), ("rtol", rtol), ("atol", atol), ("dt", dt)) if v is not None}
-    return _run(_spec(model, "lyapunov", theta, omega, table, integ))
+    init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
+    integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
+    return _run(_spec(model, "lyapunov", init, table, integ))
+
+
+def modes(model, equilibria=None, check=None, verify_nonlinear=None, amplitude=None,
+          periods=None, amplitudes=None):
+    """Equilibria and small-oscillation normal modes: ``xarray.Dataset`` of the ``modes`` group.
+
+    ``equilibria`` is the spec's: ``"hanging"`` (default), ``"all"`` (all 2^N up/down
+    equilibria), one sign string (``"+-"``) or a list of them. For a planar chain the Dataset
+    holds ``omega2`` (equilibrium × mode, (rad/s)², negative = unstable), frequencies, growth
+    rates, mode shapes and the formula checks; for a ``CartChain``, the CLI's cart modes.
+    """
+    if isinstance(equilibria, tuple):
+        equilibria = list(equilibria)
+    table = {"equilibria": equilibria, "check": check, "verify_nonlinear": verify_nonlinear,
+             "amplitude": amplitude, "periods": periods, "amplitudes": amplitudes}
+    return _run(_spec(model, "modes", None, table))
+
+
+def poincare(model, theta=None, omega=None, section=None, value=None, normal=None, offset=None,
+             direction=None, stroboscopic=None, period=None, t0=None, energy=None,
+             energy_fraction=None, link=None, variables=None, grid=None, random=None, seed=None,
+             angle_range=None, speed_range=None, crossings=None, t_end=None, lyapunov=None,
+             chaos_threshold=None, rtol=None, atol=None, t_max=None):
+    """Poincaré sections: ``xarray.DataTree`` of the CLI's ``poincare`` group.
+
+    The root holds the section's description and the model; one child ``shell_k`` per energy
+    shell (or one for an explicit start ``theta``/``omega``) holds every orbit's crossings, as
+    the CLI's file does. Keywords are the spec's ``[poincare]`` table (DOP853, ``rtol``/``atol``
+    default 1e-12). No crossing at all raises ``ValueError`` naming ``poincare.t_end``.
+    """
+    table = {"section": section, "value": value, "normal": normal, "offset": offset,
+             "direction": direction, "stroboscopic": stroboscopic, "period": period, "t0": t0,
+             "energy": energy, "energy_fraction": energy_fraction, "link": link,
+             "variables": variables, "grid": grid, "random": random, "seed": seed,
+             "angle_range": angle_range, "speed_range": speed_range, "crossings": crossings,
+             "t_end": t_end, "lyapunov": lyapunov, "chaos_threshold": chaos_threshold,
+             "t_max": t_max}
+    integ = _integrator(rtol=rtol, atol=atol)
+    return _run(_spec(model, "poincare", _initial(theta, omega), table, integ), tree=True)
+
+
+def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=None, flip=None,
+        energy_skip=None, tile=None, kernel=None, tau=None, gali_order=None, angle_tol=None,
+        omega_tol=None, dwell=None, max_period=None, repeats=None, energy=None, solve=None,
+        dt=None, theta=None, omega=None, t_max=None):
+    """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
+
+    Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
+    ``lyapunov``, ``ftle``, ``final-state``, ``sali``, ``gali``), ``resolution`` (W or [W, H]),
+    ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo, y_hi]), ``t_end``,
+    ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
+    the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start.
+    The Dataset has dims (``y``, ``x``) named after the two coordinates and the kind's variables
+    (a flip-time map: ``flip_time``, ``flip_link``, ``class``, …), bit for bit the CLI's
+    ``pendula map`` file. Tiles run on rayon's threads with the GIL released; Ctrl-C abandons
+    them and raises ``KeyboardInterrupt`` (no partial map).
+    """
+    table = {"kind": kind, "resolution": resolution, "x": x, "y": y, "window": window,
+             "t_end": t_end, "flip": flip, "energy_skip": energy_skip, "tile": tile,
+             "kernel": kernel, "tau": tau, "gali_order": gali_order, "angle_tol": angle_tol,
+             "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
+             "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max}
+    return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))

@@ -2,13 +2,52 @@
 //! result group with the CLI's own store writers, so that the Python package's datasets carry
 //! the same variables, dims, units and attributes as the CLI's HDF5 files.
 
-use pendula::analysis;
+use pendula::analysis::map::{self as amap, MapKind, MapOptions, TileResult};
+use pendula::analysis::{self, cart, modes, poincare};
+use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
-use pendula::spec::{self, Analysis, Model, Spec};
-use pendula::store::{self, Provenance, RunInfo};
+use pendula::spec::{self, Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
+use pendula::store::map::{coord_name, write_map, MapInfo};
+use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
+
+/// Above this many pixels (or this edge) the CLI asks for `--force`; the package refuses, as
+/// it holds the whole map in memory twice (tiles, then the Dataset).
+const LARGE_PIXELS: usize = 1 << 26;
+const LARGE_EDGE: usize = 16_384;
+
+/// Why a run gave no result, sorted as the CLI sorts them: bad input (the CLI's exit 2,
+/// `ValueError`), a failed run (exit 1, `RuntimeError`), or a stop request.
+enum Failure {
+    Input(String),
+    Run(String),
+    Interrupted,
+}
+
+impl From<StoreError> for Failure {
+    fn from(e: StoreError) -> Self {
+        Failure::Run(e.to_string())
+    }
+}
+
+fn run_err(e: impl std::fmt::Display) -> Failure {
+    Failure::Run(e.to_string())
+}
+
+/// An option the estimator refuses is bad input naming its field (as the CLI's `From`).
+fn lyapunov_err(e: analysis::lyapunov::LyapunovError) -> Failure {
+    use analysis::lyapunov::LyapunovError;
+    match e {
+        LyapunovError::Invalid { field, value, why } => {
+            Failure::Input(format!("lyapunov.{field}: {why} (got {value})"))
+        }
+        other => Failure::Run(other.to_string()),
+    }
+}
 
 /// The spec from its JSON form (the Python wrapper's tables), through the CLI's TOML parser and
 /// validation so that a bad value gets the CLI's one-line message naming its field.
@@ -21,7 +60,7 @@ fn validated(spec_json: &str) -> PyResult<Spec> {
         .map_err(|e| PyValueError::new_err(e.to_string()))
 }
 
-/// Validates a spec without running it (the `Chain` constructor's check).
+/// Validates a spec without running it (the model constructors' check).
 #[pyfunction]
 fn check(spec_json: &str) -> PyResult<(String, usize)> {
     let s = validated(spec_json)?;
@@ -32,33 +71,49 @@ fn check(spec_json: &str) -> PyResult<(String, usize)> {
 /// (Ctrl-C) sets the run's [`Cancel`] and the exception is raised once the run has stopped.
 fn watched<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce(Cancel) -> Result<T, String> + Send,
+    work: impl FnOnce(Cancel) -> Result<T, Failure> + Send,
 ) -> PyResult<T> {
     let cancel = Cancel::new();
     let (result, signal) = py.allow_threads(|| {
         std::thread::scope(|s| {
             let c = cancel.clone();
-            let h = s.spawn(move || work(c));
+            // The result comes through a channel so that a finished run is seen at once, not
+            // at the next poll (50 ms would be a tenth of a small map).
+            let (tx, rx) = std::sync::mpsc::channel();
+            let h = s.spawn(move || {
+                let _ = tx.send(work(c));
+            });
             let mut signal = None;
-            while !h.is_finished() {
-                std::thread::sleep(Duration::from_millis(50));
+            let result = loop {
+                match rx.recv_timeout(Duration::from_millis(50)) {
+                    Ok(r) => break Some(r),
+                    Err(RecvTimeoutError::Disconnected) => break None,
+                    Err(RecvTimeoutError::Timeout) => {}
+                }
                 if signal.is_none() {
                     if let Err(e) = Python::with_gil(|py| py.check_signals()) {
                         cancel.set();
                         signal = Some(e);
                     }
                 }
-            }
-            (h.join().map_err(|_| "the run panicked".to_string()), signal)
+            };
+            let joined = h.join();
+            let result = match (result, joined) {
+                (Some(r), Ok(())) => r,
+                _ => Err(Failure::Run("the run panicked".into())),
+            };
+            (result, signal)
         })
     });
     if let Some(e) = signal {
         return Err(e);
     }
-    if cancel.is_set() {
-        return Err(PyKeyboardInterrupt::new_err("interrupted"));
+    match result {
+        Ok(v) if !cancel.is_set() => Ok(v),
+        Ok(_) | Err(Failure::Interrupted) => Err(PyKeyboardInterrupt::new_err("interrupted")),
+        Err(Failure::Input(m)) => Err(PyValueError::new_err(m)),
+        Err(Failure::Run(m)) => Err(PyRuntimeError::new_err(m)),
     }
-    result.and_then(|r| r).map_err(PyRuntimeError::new_err)
 }
 
 /// Runs the spec's analysis and writes its result group to the HDF5 file `path`; returns the
@@ -66,73 +121,250 @@ fn watched<T: Send>(
 #[pyfunction]
 fn run(py: Python<'_>, spec_json: &str, path: &str) -> PyResult<String> {
     let spec = validated(spec_json)?;
-    let chain = match &spec.model {
-        Model::Planar(c) => c.clone(),
-        Model::Cart(_) => {
-            return Err(PyValueError::new_err(
-                "model.kind: the Python package offers the planar chain only",
-            ))
-        }
-    };
-    let path = std::path::PathBuf::from(path);
-    watched(py, move |cancel| {
-        let prov = Provenance::now("pendula (python)", spec.text.clone());
-        let info = RunInfo {
-            title: &spec.title,
-            model_name: &spec.model_name,
-            chain: &chain,
-            method: &spec.method,
-            x0: &spec.x0,
-        };
-        let mut obs = Cancellable(cancel.clone());
-        match &spec.analysis {
-            Analysis::Simulate(opts) => {
-                let tr = analysis::simulate(&chain, &spec.method, &spec.x0, opts, &mut obs)
-                    .map_err(|e| e.to_string())?;
-                if cancel.is_set() || !tr.complete {
-                    return Err("interrupted".into());
-                }
-                store::write_file(&path, true, &prov, &spec.title, |out| {
-                    store::write_trajectory(out, &info, &tr, Some(opts))
-                })
-                .map_err(|e| e.to_string())?;
-                Ok("trajectory".to_string())
-            }
-            Analysis::Lyapunov(run) => {
-                use pendula::analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
-                use pendula::spec::LyapunovEstimator;
-                if run.ensemble.is_some() || matches!(run.estimator, LyapunovEstimator::Sali(_)) {
-                    return Err(
-                        "lyapunov: ensembles and sali are not offered by the Python package yet"
-                            .into(),
-                    );
-                }
-                let mut opts = run.options;
-                if run.estimator == LyapunovEstimator::Tangent {
-                    opts.k = Some(1);
-                }
-                let r = match &run.estimator {
-                    LyapunovEstimator::TwoTrajectory(two) => {
-                        chain_two_trajectory(&chain, &spec.method, &spec.x0, &opts, two, &mut obs)
-                    }
-                    _ => chain_spectrum(&chain, &spec.method, &spec.x0, &opts, &mut obs),
-                }
-                .map_err(|e| e.to_string())?;
-                if cancel.is_set() || !r.complete {
-                    return Err("interrupted".into());
-                }
-                store::write_file(&path, true, &prov, &spec.title, |out| {
-                    store::write_lyapunov_chain(out, "lyapunov", &chain, &spec.x0, &r)
-                })
-                .map_err(|e| e.to_string())?;
-                Ok("lyapunov".to_string())
-            }
-            other => Err(format!(
-                "{} is not offered by the Python package yet",
-                other.kind()
-            )),
-        }
+    let path = PathBuf::from(path);
+    watched(py, move |cancel| match &spec.model {
+        Model::Planar(chain) => run_planar(&spec, chain, &path, cancel),
+        Model::Cart(sys) => run_cart(&spec, sys, &path, cancel),
     })
+}
+
+/// Writes one result group as the CLI's `-o FILE.h5` does ([`store::write_file`]).
+fn write(
+    spec: &Spec,
+    path: &Path,
+    body: impl FnOnce(&store::H5Out) -> Result<(), StoreError>,
+) -> Result<(), Failure> {
+    let prov = Provenance::now("pendula (python)", &spec.text);
+    store::write_file(path, true, &prov, &spec.title, body)?;
+    Ok(())
+}
+
+fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result<String, Failure> {
+    let info = RunInfo {
+        title: &spec.title,
+        model_name: &spec.model_name,
+        chain,
+        method: &spec.method,
+        x0: &spec.x0,
+    };
+    let mut obs = Cancellable(cancel.clone());
+    match &spec.analysis {
+        Analysis::Simulate(opts) => {
+            let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut obs)
+                .map_err(run_err)?;
+            if cancel.is_set() || !tr.complete {
+                return Err(Failure::Interrupted);
+            }
+            write(spec, path, |out| {
+                store::write_trajectory(out, &info, &tr, Some(opts))
+            })?;
+            Ok("trajectory".into())
+        }
+        Analysis::Lyapunov(run) => {
+            use analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
+            unsupported_lyapunov(run)?;
+            let mut opts = run.options;
+            if run.estimator == LyapunovEstimator::Tangent {
+                opts.k = Some(1);
+            }
+            let r = match &run.estimator {
+                LyapunovEstimator::TwoTrajectory(two) => {
+                    chain_two_trajectory(chain, &spec.method, &spec.x0, &opts, two, &mut obs)
+                }
+                _ => chain_spectrum(chain, &spec.method, &spec.x0, &opts, &mut obs),
+            }
+            .map_err(lyapunov_err)?;
+            if cancel.is_set() || !r.complete {
+                return Err(Failure::Interrupted);
+            }
+            write(spec, path, |out| {
+                store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
+            })?;
+            Ok("lyapunov".into())
+        }
+        Analysis::Modes(opts) => {
+            let r = modes::modes_cancellable(chain, opts, &cancel).map_err(run_err)?;
+            if cancel.is_set() || !r.complete {
+                return Err(Failure::Interrupted);
+            }
+            write(spec, path, |out| store::write_modes(out, &info, &r))?;
+            Ok("modes".into())
+        }
+        Analysis::Poincare(opts) => {
+            let r = poincare::poincare(chain, opts, &mut obs).map_err(run_err)?;
+            if cancel.is_set() || !r.complete {
+                return Err(Failure::Interrupted);
+            }
+            if r.crossings() == 0 {
+                // The CLI's message (bad input: the section or t_end).
+                return Err(Failure::Input(format!(
+                    "poincare.t_end: no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
+                    opts.section.describe(chain),
+                    opts.orbit.t_max
+                )));
+            }
+            write(spec, path, |out| {
+                store::write_poincare(out, &info, opts, &r)
+            })?;
+            Ok("poincare".into())
+        }
+        Analysis::Map(opts) => run_map(spec, chain, opts, path, cancel),
+        other => Err(Failure::Input(format!(
+            "kind: {} is not offered by the Python package",
+            other.kind()
+        ))),
+    }
+}
+
+/// Ensembles and SALI write other groups than `lyapunov`; the package does not offer them.
+fn unsupported_lyapunov(run: &LyapunovRun) -> Result<(), Failure> {
+    if run.ensemble.is_some() || matches!(run.estimator, LyapunovEstimator::Sali(_)) {
+        return Err(Failure::Input(
+            "lyapunov: ensembles and sali are not offered by the Python package (use the CLI)"
+                .into(),
+        ));
+    }
+    Ok(())
+}
+
+/// The map file's self-description, as the CLI's `map::info_of` builds it (same titles, spec
+/// hash and coordinate names), for an unsharded run.
+fn map_info(spec: &Spec, chain: &Chain, opts: &MapOptions) -> MapInfo {
+    let name = &spec.model_name;
+    let title = if spec.title == format!("map: {name} chain") {
+        match opts.kind {
+            MapKind::FlipTime { .. } => format!("First-flip time, {name} pendulum"),
+            MapKind::EnergyError => format!("RK4 energy error, {name} pendulum"),
+            MapKind::Ftle => format!("Finite-time Lyapunov exponent (flow map), {name} pendulum"),
+            MapKind::Lyapunov { .. } => format!("Finite-time Lyapunov exponent, {name} pendulum"),
+            MapKind::FinalState { .. } => format!("Final states, {name} pendulum"),
+            MapKind::Sali { .. } => format!("SALI, {name} pendulum"),
+            MapKind::Gali { k, .. } => format!("GALI_{k}, {name} pendulum"),
+        }
+    } else {
+        spec.title.clone()
+    };
+    MapInfo {
+        title,
+        model_name: name.clone(),
+        spec_hash: amap::spec_hash(chain, opts),
+        opts: opts.clone(),
+        x_name: coord_name(&chain.component_name(opts.grid.x.index)),
+        y_name: coord_name(&chain.component_name(opts.grid.y.index)),
+        shard: None,
+        spec_text: spec.text.clone(),
+    }
+}
+
+/// A map: every tile on rayon's pool (as `pendula map`), kept in memory instead of the CLI's
+/// checkpoint, then written by the CLI's map writer. A stop request discards the tiles.
+fn run_map(
+    spec: &Spec,
+    chain: &Chain,
+    opts: &MapOptions,
+    path: &Path,
+    cancel: Cancel,
+) -> Result<String, Failure> {
+    let (w, h) = (opts.grid.width, opts.grid.height);
+    if w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE {
+        return Err(Failure::Input(format!(
+            "map.resolution: {w}x{h} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}); run it with `pendula map --force`",
+            (w * h) as f64
+        )));
+    }
+    let info = map_info(spec, chain, opts);
+    let count = opts.tiling().count();
+    let todo: Vec<usize> = (0..count).collect();
+    let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
+    let mut obs = Cancellable(cancel.clone());
+    let summary = amap::run_tiles(chain, opts, &todo, &mut obs, &mut |t| {
+        let i = t.index;
+        tiles[i] = Some(t);
+        Ok(())
+    })
+    .map_err(run_err)?;
+    if summary.stopped || cancel.is_set() {
+        return Err(Failure::Interrupted);
+    }
+    let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
+    let prov = Provenance::now("pendula (python)", &spec.text);
+    write_map(
+        path,
+        true,
+        chain,
+        &info,
+        &have,
+        &mut |t| {
+            tiles[t].take().ok_or_else(|| StoreError::Dims {
+                var: "map".into(),
+                what: format!("tile {t} was not computed"),
+            })
+        },
+        &prov,
+    )?;
+    Ok("map".into())
+}
+
+/// The cart chain's analyses, with the CLI's writers (`run_cart` of each subcommand).
+fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result<String, Failure> {
+    let mut obs = Cancellable(cancel.clone());
+    match &spec.analysis {
+        Analysis::Simulate(opts) => {
+            let tr: cart::CartTrajectory =
+                analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut obs).map_err(run_err)?;
+            if cancel.is_set() || !tr.complete {
+                return Err(Failure::Interrupted);
+            }
+            write(spec, path, |out| {
+                let g = out.group("trajectory")?;
+                store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
+            })?;
+            Ok("trajectory".into())
+        }
+        Analysis::Modes(opts) => {
+            let signs: Vec<Vec<f64>> = opts
+                .equilibria
+                .iter()
+                .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
+                .collect();
+            let m: Vec<cart::CartModes> = signs
+                .iter()
+                .map(|s| cart::cart_modes(sys, s))
+                .collect::<Result<_, _>>()
+                .map_err(|e| Failure::Input(e.to_string()))?;
+            write(spec, path, |out| {
+                let g = out.group("modes")?;
+                store::cart::write_cart_modes(&g, sys, &m, &signs)
+            })?;
+            Ok("modes".into())
+        }
+        Analysis::Lyapunov(run) => {
+            let r = analysis::lyapunov::lyapunov_spectrum(
+                sys,
+                &spec.method,
+                &spec.x0,
+                &run.options,
+                &mut obs,
+            )
+            .map_err(lyapunov_err)?;
+            if cancel.is_set() || !r.complete {
+                return Err(Failure::Interrupted);
+            }
+            write(spec, path, |out| {
+                let g = out.group("lyapunov")?;
+                store::write_lyapunov(&g, &r)?;
+                g.initial_state(&spec.x0)?;
+                g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
+                g.attr_str("model", "cart-chain")?;
+                Ok(())
+            })?;
+            Ok("lyapunov".into())
+        }
+        other => Err(Failure::Input(format!(
+            "kind: {} of the cart chain is not offered by the Python package",
+            other.kind()
+        ))),
+    }
 }
 
 #[pymodule]
