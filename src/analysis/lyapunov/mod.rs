@@ -27,6 +27,7 @@ mod accum;
 pub mod bench;
 pub mod ensemble;
 pub mod megno;
+mod megno_orbit;
 mod qr;
 mod stepper;
 mod two_trajectory;
@@ -34,6 +35,9 @@ mod volume;
 
 pub use bench::{bench_lyapunov, BenchLyapunov};
 pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
+pub use megno_orbit::{
+    chain_megno, megno_orbit, MegnoCounts, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
+};
 pub use qr::Qr;
 pub use two_trajectory::{
     chain_two_trajectory, max_exponent_two_trajectory, wrap_angle, AngleMetric, Euclidean, Metric,
