@@ -5,7 +5,8 @@ use super::output::{f64_json, num, report, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::indicators::{chain_indicators, Indicators};
 use pendula::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
+    chain_ensemble, chain_megno, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble,
+    Lyapunov, MegnoOrbit,
 };
 use pendula::model::{CartChain, System};
 use pendula::spec::{LyapunovEstimator, LyapunovRun, Model};
@@ -78,6 +79,18 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
                 "complete": r.complete, "wall_s": wall,
             });
             (j, sali_text(&r), r.complete)
+        }
+        (LyapunovEstimator::Megno(mo), _) => {
+            let r = chain_megno(chain, &spec.method, &spec.x0, mo, &mut bar)?;
+            let wall = start.elapsed().as_secs_f64();
+            ctx.write(|out| store::write_megno_chain(out, "megno", chain, &spec.x0, &r))?;
+            if let Some(path) = &outputs.plot {
+                pendula::plot::draw_megno(&r, &spec.title, path)?;
+            }
+            let mut j = megno_json(&r);
+            j["title"] = json!(spec.title);
+            j["wall_s"] = json!(wall);
+            (j, megno_text(&r), r.complete)
         }
         (_, Some(ens)) => {
             let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)?;
@@ -203,6 +216,53 @@ fn spectrum_text(r: &Lyapunov) -> String {
             if c { "yes" } else { "no" }
         );
     }
+    if !r.complete {
+        let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
+    }
+    s
+}
+
+fn megno_json(r: &MegnoOrbit) -> serde_json::Value {
+    json!({
+        "kind": "lyapunov", "estimator": "megno",
+        "megno": f64_json(r.mean), "megno_y": f64_json(r.y),
+        "slope": f64_json(r.fit.slope), "slope_window": [r.fit.start, r.fit.end],
+        "slope_samples": r.fit.samples, "slope_over_every_sample": r.fit.every_sample,
+        "lyapunov_from_slope": f64_json(r.lyapunov),
+        "finite_time_exponent": f64_json(r.finite_time_exponent),
+        "energy_initial": r.energy.initial, "energy_end": r.energy.last,
+        "energy_work": r.energy.work, "abs_energy_drift": r.energy.abs_drift,
+        "relative_energy_drift": r.energy.relative_drift,
+        "tau": r.tau, "sample_interval": r.sample_interval, "t_end": r.t_end,
+        "counts": r.counts, "integrator": r.method, "complete": r.complete,
+    })
+}
+
+/// The text report of MEGNO.
+fn megno_text(r: &MegnoOrbit) -> String {
+    let mut s = format!(
+        "MEGNO over 0..{} s ({}, r sampled every {} s): <Y> = {} (2: quasi-periodic, 0: stable periodic), Y = {}\n",
+        r.t_end,
+        r.method.name(),
+        r.sample_interval,
+        num(r.mean),
+        num(r.y)
+    );
+    let _ = writeln!(
+        s,
+        "  slope of <Y> over {}..{} s: {} (1/s), so lambda ~ 2 slope = {} (1/s); ln|delta|/t = {} (1/s)",
+        r.fit.start,
+        r.fit.end,
+        num(r.fit.slope),
+        num(r.lyapunov),
+        num(r.finite_time_exponent)
+    );
+    let _ = writeln!(
+        s,
+        "  energy: E(0) = {} J, relative drift {}",
+        num(r.energy.initial),
+        num(r.energy.relative_drift)
+    );
     if !r.complete {
         let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
     }

@@ -1,10 +1,10 @@
 //! Convergence figures: running Lyapunov estimates λ_i(t) with ±1 standard-error bands on a log
-//! time axis (so every decade of the run is visible), and SALI/GALI against time.
+//! time axis (so every decade of the run is visible), SALI/GALI against time, and MEGNO ⟨Y⟩(t).
 
 use super::timeseries::{draw_timeseries, Figure, Panel, Series};
 use super::{format_sci, format_value, PlotError};
 use crate::analysis::indicators::Indicators;
-use crate::analysis::lyapunov::Lyapunov;
+use crate::analysis::lyapunov::{Lyapunov, MegnoOrbit};
 use std::path::Path;
 
 /// History points whose averaging time is below this many intervals τ are not drawn: the first
@@ -160,6 +160,71 @@ pub fn draw_indicators(r: &Indicators, title: &str, path: &Path) -> Result<(), P
             y_label: "alignment index".into(),
             series,
             log_y: true,
+        }],
+        log_x: false,
+        size: (1200, 700),
+    };
+    draw_timeseries(&fig, path)
+}
+
+/// Draws MEGNO ⟨Y⟩(t) and Y(t) against time with the reference lines ⟨Y⟩ = 2 (quasi-periodic)
+/// and 0 (stable periodic) and the second-half fit ⟨Y⟩ ≈ a + slope·t (slope → λ_max/2 on a
+/// chaotic orbit); the title gives ⟨Y⟩(t_end), the slope and λ = 2·slope.
+pub fn draw_megno(r: &MegnoOrbit, title: &str, path: &Path) -> Result<(), PlotError> {
+    let h = &r.history;
+    let ends = [0.0, r.t_end];
+    let (two, zero) = ([2.0, 2.0], [0.0, 0.0]);
+    let fit_x = [r.fit.start, r.fit.end];
+    let fit_y = fit_x.map(|t| r.fit.intercept + r.fit.slope * t);
+    let mut series = vec![
+        Series {
+            label: "Y(t)".into(),
+            x: &h.time,
+            y: &h.y,
+            band: None,
+        },
+        Series {
+            label: format!("⟨Y⟩(t), {} at t = {} s", format_value(r.mean, 4), r.t_end),
+            x: &h.time,
+            y: &h.mean,
+            band: None,
+        },
+        Series {
+            label: "2 (quasi-periodic)".into(),
+            x: &ends,
+            y: &two,
+            band: None,
+        },
+        Series {
+            label: "0 (stable periodic)".into(),
+            x: &ends,
+            y: &zero,
+            band: None,
+        },
+    ];
+    if r.fit.slope.is_finite() {
+        series.push(Series {
+            label: format!(
+                "fit over the second half: slope {} s⁻¹",
+                format_value(r.fit.slope, 4)
+            ),
+            x: &fit_x,
+            y: &fit_y,
+            band: None,
+        });
+    }
+    let status = if r.complete { "" } else { ", stopped early" };
+    let fig = Figure {
+        title: format!(
+            "{title} (MEGNO, {}, λ ≈ 2·slope = {} s⁻¹{status})",
+            r.method.name(),
+            format_value(r.lyapunov, 4)
+        ),
+        x_label: "time t / s".into(),
+        panels: vec![Panel {
+            y_label: "MEGNO".into(),
+            series,
+            log_y: false,
         }],
         log_x: false,
         size: (1200, 700),

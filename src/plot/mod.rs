@@ -24,7 +24,7 @@ pub mod timeseries;
 pub mod trajectory;
 
 pub use cart::{draw_cart_chain, CartFigure};
-pub use convergence::{draw_convergence, draw_indicators};
+pub use convergence::{draw_convergence, draw_indicators, draw_megno};
 pub use modes::{draw_modes, ModesFigure};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};

@@ -3,7 +3,9 @@
 use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::indicators::IndicatorOptions;
-use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
+use crate::analysis::lyapunov::{
+    EnsembleOptions, LyapunovOptions, MegnoOptions, TwoTrajectoryOptions,
+};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -24,6 +26,8 @@ pub enum LyapunovEstimator {
     TwoTrajectory(TwoTrajectoryOptions),
     /// SALI / GALI fast indicators.
     Sali(IndicatorOptions),
+    /// MEGNO ⟨Y⟩(t) from one tangent vector.
+    Megno(MegnoOptions),
 }
 
 impl LyapunovEstimator {
@@ -33,6 +37,7 @@ impl LyapunovEstimator {
             LyapunovEstimator::Tangent => "tangent",
             LyapunovEstimator::TwoTrajectory(_) => "two-trajectory",
             LyapunovEstimator::Sali(_) => "sali",
+            LyapunovEstimator::Megno(_) => "megno",
         }
     }
 }
@@ -41,7 +46,7 @@ impl LyapunovEstimator {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LyapunovSpec {
-    /// `spectrum` (default), `tangent`, `two-trajectory` or `sali`.
+    /// `spectrum` (default), `tangent`, `two-trajectory`, `sali` or `megno`.
     pub estimator: Option<String>,
     /// Number of exponents: an integer, or "all" (default).
     pub exponents: Option<ExponentsSpec>,
@@ -106,13 +111,16 @@ impl LyapunovSpec {
             }
         };
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
-        // SALI/GALI have no transient: their run is the averaging time, from 0 to t_end.
-        let sali = self.estimator.as_deref() == Some("sali");
-        let transient = match (sali, self.transient) {
+        // SALI/GALI and MEGNO have no transient: their run is the averaging time, from 0 to t_end.
+        let from_zero = matches!(self.estimator.as_deref(), Some("sali" | "megno"));
+        let transient = match (from_zero, self.transient) {
             (true, Some(_)) => {
                 return Err(SpecError::new(
                     "lyapunov.transient",
-                    "does not apply to estimator = \"sali\"",
+                    format!(
+                        "does not apply to estimator = \"{}\"",
+                        self.estimator.as_deref().unwrap_or_default()
+                    ),
                 ))
             }
             (true, None) => 0.0,
@@ -194,10 +202,22 @@ impl LyapunovSpec {
                 let k = k.unwrap_or(2).max(2);
                 LyapunovEstimator::Sali(IndicatorOptions { tau, time, k, ..IndicatorOptions::default() })
             }
+            "megno" => {
+                // One tangent vector and no averaging window: these fields would be ignored.
+                let unused = [
+                    ("lyapunov.exponents", self.exponents.is_some()),
+                    ("lyapunov.tolerance", self.tolerance.is_some()),
+                    ("lyapunov.blocks", self.blocks.is_some()),
+                ];
+                if let Some((field, _)) = unused.iter().find(|(_, set)| *set) {
+                    return Err(SpecError::new(*field, "does not apply to estimator = \"megno\""));
+                }
+                LyapunovEstimator::Megno(MegnoOptions { tau, time, ..MegnoOptions::default() })
+            }
             other => {
                 return Err(SpecError::new(
                     "lyapunov.estimator",
-                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory or sali)"),
+                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory, sali or megno)"),
                 ))
             }
         };

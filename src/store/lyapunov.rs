@@ -6,11 +6,16 @@
 //! `history_standard_error(time, exponent)`, `pair_sums(pair)` for a full spectrum, and as
 //! attributes: Σλ and its error, the volume check, energy drift, Kaplan–Yorke dimension, counts,
 //! options and the integrator ([`write_method`]). Units of rates: `s-1` (CF spelling of 1/s).
+//!
+//! MEGNO group (`megno`): coordinate `time` (the thinned sample history from t = 0), variables
+//! `megno_y(time)` (Y) and `megno_mean(time)` (⟨Y⟩), and as attributes ⟨Y⟩ and Y at t_end, the
+//! second-half fit (slope, intercept, window), λ = 2·slope, the tangent vector's finite-time
+//! exponent, energy drift, counts and the integrator.
 
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::indicators::Indicators;
-use crate::analysis::lyapunov::{Ensemble, Estimator, Lyapunov};
+use crate::analysis::lyapunov::{Ensemble, Estimator, Lyapunov, MegnoOrbit};
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -160,6 +165,78 @@ pub fn write_lyapunov_chain(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     write_lyapunov(&g, r)
+}
+
+/// Writes a MEGNO run into `g` (see the module docs for the layout).
+pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError> {
+    let h = &r.history;
+    g.coord(
+        "time",
+        &h.time,
+        "s",
+        "time of the sample (the run starts at 0)",
+    )?;
+    g.var(
+        "megno_y",
+        &["time"],
+        h.y.as_slice(),
+        "1",
+        "MEGNO Y(t) = (2/t) integral_0^t s r(s) ds, r = (J delta).delta / delta.delta",
+    )?;
+    g.var(
+        "megno_mean",
+        &["time"],
+        h.mean.as_slice(),
+        "1",
+        "mean MEGNO <Y>(t) = (1/t) integral_0^t Y ds (-> 2 quasi-periodic, 0 stable periodic, (lambda/2) t chaotic)",
+    )?;
+    g.attr_str("estimator", "megno")?;
+    write_method(g, &r.method)?;
+    g.attr_f64("megno", r.mean)?;
+    g.attr_f64("megno_y_end", r.y)?;
+    g.attr_f64("slope", r.fit.slope)?;
+    g.attr_f64("slope_intercept", r.fit.intercept)?;
+    g.attr_f64s("slope_window", &[r.fit.start, r.fit.end])?;
+    g.attr_i64("slope_samples", r.fit.samples as i64)?;
+    g.attr_bool("slope_over_every_sample", r.fit.every_sample)?;
+    g.attr_f64("lyapunov_from_slope", r.lyapunov)?;
+    g.attr_f64("finite_time_exponent", r.finite_time_exponent)?;
+    g.attr_f64("tau", r.tau)?;
+    g.attr_f64("sample_interval", r.sample_interval)?;
+    g.attr_f64("t_end", r.t_end)?;
+    g.attr_f64("time_requested", r.options.time)?;
+    g.attr_i64("max_history", r.options.max_history as i64)?;
+    g.attr_bool("complete", r.complete)?;
+    g.attr_f64("energy0", r.energy.initial)?;
+    g.attr_f64("energy_end", r.energy.last)?;
+    g.attr_f64("energy_work", r.energy.work)?;
+    g.attr_f64("energy_scale", r.energy.scale)?;
+    g.attr_f64("abs_energy_drift", r.energy.abs_drift)?;
+    g.attr_f64("relative_energy_drift", r.energy.relative_drift)?;
+    g.attr_f64("max_abs_energy_error", r.energy.max_abs_error)?;
+    let c = &r.counts;
+    g.attr_i64("steps", c.steps as i64)?;
+    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
+    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
+    g.attr_i64("samples", c.samples as i64)?;
+    g.attr_i64("renormalizations", c.renormalizations as i64)?;
+    Ok(())
+}
+
+/// Creates group `name` in `out` with the chain's parameters, the initial state and the MEGNO
+/// run `r`.
+pub fn write_megno_chain(
+    out: &H5Out,
+    name: &str,
+    chain: &Chain,
+    x0: &[f64],
+    r: &MegnoOrbit,
+) -> Result<(), StoreError> {
+    let g = out.group(name)?;
+    link_coord(&g, chain.links())?;
+    write_model(&g, chain)?;
+    g.initial_state(x0)?;
+    write_megno(&g, r)
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables

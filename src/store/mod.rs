@@ -39,7 +39,10 @@ pub use h5::{GroupWriter, H5Out, Var};
 mod lyapunov;
 pub mod map;
 mod results;
-pub use lyapunov::{write_ensemble, write_indicators, write_lyapunov, write_lyapunov_chain};
+pub use lyapunov::{
+    write_ensemble, write_indicators, write_lyapunov, write_lyapunov_chain, write_megno,
+    write_megno_chain,
+};
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;

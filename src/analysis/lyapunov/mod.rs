@@ -10,6 +10,8 @@
 //! * [`max_exponent_tangent`]: the maximal exponent from one tangent vector (k = 1).
 //! * [`max_exponent_two_trajectory`]: Benettin et al.'s two-trajectory method (1976): a
 //!   neighbour at distance d0 in a [`Metric`] (angle-aware for the chain), rescaled every τ.
+//! * [`chain_megno`] / [`megno_orbit`]: MEGNO ⟨Y⟩(t) from one tangent vector and the slope of
+//!   ⟨Y⟩ over the second half (→ λ_max/2), on the [`megno::Megno`] accumulator.
 //!
 //! Every [`Lyapunov`] result carries its convergence history λ_i(t) (thinned evenly to at most
 //! `max_history` points), batch-means standard errors, Hamiltonian checks (pairs, the near-zero
@@ -27,6 +29,7 @@ mod accum;
 pub mod bench;
 pub mod ensemble;
 pub mod megno;
+mod megno_orbit;
 mod qr;
 mod stepper;
 mod two_trajectory;
@@ -34,6 +37,9 @@ mod volume;
 
 pub use bench::{bench_lyapunov, BenchLyapunov};
 pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
+pub use megno_orbit::{
+    chain_megno, megno_orbit, MegnoCounts, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
+};
 pub use qr::Qr;
 pub use two_trajectory::{
     chain_two_trajectory, max_exponent_two_trajectory, wrap_angle, AngleMetric, Euclidean, Metric,
