@@ -11,6 +11,7 @@ mod control;
 mod flags;
 mod lyapunov;
 mod map;
+mod measure;
 mod modes;
 mod output;
 mod poincare;
@@ -176,6 +177,10 @@ fn cli() -> Command {
         "Draw the figure of a map file.",
     ))
     .subcommand(about(
+        measure::MeasureArgs::augment_args(Command::new("measure").allow_negative_numbers(true)),
+        "Boundary dimension, uncertainty exponent, basin entropy and Wada test of a label grid.",
+    ))
+    .subcommand(about(
         bench::BenchArgs::augment_args(Command::new("bench").allow_negative_numbers(true)),
         "The benchmarks F, L and M of docs/benchmarks.md, each as one JSON line.",
     ))
@@ -203,6 +208,13 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
         "render" => {
             let a: map::RenderArgs = parsed(m)?;
             closed("render", [&a.output], || map::render_command(&a))
+        }
+        "measure" => {
+            let a: measure::MeasureArgs = parsed(m)?;
+            let outs = [a.common.output.clone(), a.common.plot.clone()];
+            closed("measure", outs.iter().flatten(), || {
+                measure::measure_command(&a, command_line)
+            })
         }
         "bench" => bench::bench_command(&parsed(m)?),
         "serve" => serve::serve_command(&parsed(m)?),
