@@ -374,7 +374,7 @@ pub fn run_job(src: &Source, opts: &MeasureOptions, job: &Job) -> Result<(), Cli
     let start = Instant::now();
     let (sets, names) = measure_sets(src, opts)?;
     let wall = start.elapsed().as_secs_f64();
-    if job.plot.is_some() && sets.iter().all(|s| no_curve(s)) {
+    if job.plot.is_some() && sets.iter().all(no_curve) {
         return Err(CliError::Input(
             "--plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)"
                 .into(),

@@ -1,0 +1,354 @@
+//! `pendula measure` on label grids written here: Newton's z³ = 1 basins as a dataset with
+//! dimension scales (--labels) and a flip map computed by `pendula map`; the JSON and the HDF5
+//! group must hold the library's numbers for the same grids, and bad input exits 2 with one
+//! line, writing nothing.
+
+use assert_cmd::Command;
+use ndarray::Array2;
+use pendula::analysis::measure::{measure, LabelGrid, MeasureOptions, Measures};
+use pendula::store::{write_file, Provenance};
+use serde_json::Value;
+use std::path::Path;
+
+fn pendula() -> Command {
+    Command::cargo_bin("pendula").unwrap()
+}
+
+fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
+    let out = pendula().current_dir(dir).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Newton's method for z³ = 1 on [−1, 1]², `[iy, ix]`: the root reached (0, 1, 2).
+fn newton(n: usize) -> Array2<i32> {
+    let roots = [
+        (1.0, 0.0),
+        (-0.5, 0.75f64.sqrt()),
+        (-0.5, -(0.75f64.sqrt())),
+    ];
+    Array2::from_shape_fn((n, n), |(iy, ix)| {
+        let mut a = -1.0 + 2.0 * (ix as f64 + 0.5) / n as f64;
+        let mut b = -1.0 + 2.0 * (iy as f64 + 0.5) / n as f64;
+        for _ in 0..200 {
+            let (a2, b2) = (a * a - b * b, 2.0 * a * b);
+            let (a3, b3) = (a2 * a - b2 * b, a2 * b + b2 * a);
+            let (nr, ni) = (2.0 * a3 + 1.0, 2.0 * b3);
+            let (dr, di) = (3.0 * a2, 3.0 * b2);
+            let d = dr * dr + di * di;
+            if d == 0.0 {
+                break;
+            }
+            a = (nr * dr + ni * di) / d;
+            b = (ni * dr - nr * di) / d;
+        }
+        (0..3)
+            .min_by(|&i, &j| {
+                let q = |k: usize| (a - roots[k].0).powi(2) + (b - roots[k].1).powi(2);
+                q(i).total_cmp(&q(j))
+            })
+            .unwrap() as i32
+    })
+}
+
+/// `basins.h5`: /basins/root (int32 over y, x with dimension scales on [−1, 1]), and the
+/// bad inputs: a float dataset, a 1-D dataset, a one-label grid.
+fn write_inputs(dir: &Path, n: usize) -> Array2<i32> {
+    let roots = newton(n);
+    let c: Vec<f64> = (0..n)
+        .map(|i| -1.0 + 2.0 * (i as f64 + 0.5) / n as f64)
+        .collect();
+    let prov = Provenance::now("test", "");
+    write_file(&dir.join("basins.h5"), false, &prov, "newton", |out| {
+        let g = out.group("basins")?;
+        g.coord("x", &c, "1", "Re z0")?;
+        g.coord("y", &c, "1", "Im z0")?;
+        g.var("root", &["y", "x"], &roots, "1", "root reached")?;
+        g.var("re", &["y", "x"], &roots.mapv(f64::from), "1", "float copy")?;
+        g.var("row", &["x"], c.as_slice(), "1", "a 1-D dataset")?;
+        g.var(
+            "one",
+            &["y", "x"],
+            &Array2::<i32>::zeros((n, n)),
+            "1",
+            "one label",
+        )?;
+        Ok(())
+    })
+    .unwrap();
+    roots
+}
+
+fn json(stdout: &str) -> Value {
+    assert_eq!(
+        stdout.trim_end().lines().count(),
+        1,
+        "--json is one line: {stdout}"
+    );
+    serde_json::from_str(stdout.trim()).unwrap()
+}
+
+fn close(a: &Value, b: f64, what: &str) {
+    let a = a.as_f64().unwrap_or_else(|| panic!("{what} missing"));
+    assert!(
+        (a - b).abs() <= 1e-12 * b.abs().max(1.0),
+        "{what}: {a} vs {b}"
+    );
+}
+
+/// The JSON set against the library's measures of the same grid.
+fn same_as_library(s: &Value, m: &Measures) {
+    let b = m.boundary.as_ref().unwrap();
+    let j = &s["boundary_dimension"];
+    close(&j["dimension"], b.dimension, "D");
+    close(&j["ci"][0], b.ci.0, "D ci low");
+    close(&j["ci"][1], b.ci.1, "D ci high");
+    // JSON keeps 17 digits; serde_json reads them back to within an ulp.
+    let counts = j["box_counts"].as_array().unwrap();
+    assert_eq!(counts.len(), b.counts.len());
+    for (c, n) in counts.iter().zip(&b.counts) {
+        close(c, *n, "box count");
+    }
+    let u = m.uncertainty.as_ref().unwrap();
+    let j = &s["uncertainty_exponent"];
+    close(&j["alpha"], u.alpha, "α");
+    close(&j["ci"][0], u.ci.0, "α ci low");
+    close(&j["dimension"], u.dimension, "2 − α");
+    for (j, e) in s["basin_entropy"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(&m.entropy)
+    {
+        assert_eq!(j["eps_px"].as_u64().unwrap() as usize, e.eps);
+        close(&j["sb"], e.sb, "S_b");
+        close(&j["sbb"], e.sbb, "S_bb");
+        close(&j["sbb_ci"][1], e.sbb_ci.1, "S_bb ci high");
+    }
+}
+
+#[test]
+fn newton_basins_from_any_dataset_match_the_library_and_the_published_values() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = write_inputs(dir.path(), 800);
+    let (code, out, err) = run(
+        &[
+            "measure",
+            "--labels",
+            "basins.h5:/basins/root",
+            "--json",
+            "-o",
+            "m.h5",
+            "--plot",
+            "m.png",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.trim_end().ends_with(")") && err.contains("wrote m.h5, m.png"),
+        "{err}"
+    );
+    let v = json(&out);
+    let s = &v["sets"][0];
+    let grid = LabelGrid::from_array(&roots).unwrap();
+    let m = measure(&grid, &MeasureOptions::default()).unwrap();
+    same_as_library(s, &m);
+    // Published: D ≈ 1.42, α ≈ 0.58 (accept 0.55 … 0.65); Wada.
+    let d = s["boundary_dimension"]["dimension"].as_f64().unwrap();
+    let a = s["uncertainty_exponent"]["alpha"].as_f64().unwrap();
+    assert!((d - 1.42).abs() < 0.1, "D = {d}");
+    assert!((0.55..=0.65).contains(&a), "α = {a}");
+    assert_eq!(s["wada"]["wada"], Value::Bool(true), "{}", s["wada"]);
+    assert_eq!(s["wada"]["labels"], 3);
+    // The extent comes from the dimension scales.
+    let e: Vec<f64> = s["extent"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_f64().unwrap())
+        .collect();
+    for (got, want) in e.iter().zip([-1.0, 1.0, -1.0, 1.0]) {
+        assert!((got - want).abs() < 1e-12, "extent {e:?}");
+    }
+    // The HDF5 group holds the same numbers, with named dimensions.
+    let f = hdf5::File::open(dir.path().join("m.h5")).unwrap();
+    let g = f.group("measure/set_1/boundary_dimension").unwrap();
+    let dim: f64 = g.attr("dimension").unwrap().read_scalar().unwrap();
+    assert_eq!(dim, m.boundary.as_ref().unwrap().dimension);
+    let n: Vec<f64> = g.dataset("box_count").unwrap().read_raw().unwrap();
+    assert_eq!(n, m.boundary.as_ref().unwrap().counts);
+    let phys: Vec<f64> = g
+        .dataset("box_size_physical_x")
+        .unwrap()
+        .read_raw()
+        .unwrap();
+    assert!((phys[0] - 2.0 * 2.0 / 800.0).abs() < 1e-12, "{phys:?}");
+    let u = f.group("measure/set_1/uncertainty_exponent").unwrap();
+    let fr: Vec<f64> = u.dataset("uncertain_fraction").unwrap().read_raw().unwrap();
+    assert_eq!(fr, m.uncertainty.as_ref().unwrap().fraction);
+    let w: Vec<f64> = f
+        .dataset("measure/set_1/wada/wada_fraction")
+        .unwrap()
+        .read_raw()
+        .unwrap();
+    assert_eq!(w, m.wada.as_ref().unwrap().fraction);
+    let sbb: Vec<f64> = f
+        .dataset("measure/set_1/basin_entropy/sbb")
+        .unwrap()
+        .read_raw()
+        .unwrap();
+    assert_eq!(sbb, m.entropy.iter().map(|e| e.sbb).collect::<Vec<_>>());
+    assert!(std::fs::metadata(dir.path().join("m.png")).unwrap().len() > 10_000);
+    // One thread gives the same numbers.
+    let (code, out1, err) = run(
+        &[
+            "measure",
+            "--labels",
+            "basins.h5:/basins/root",
+            "--json",
+            "--threads",
+            "1",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out1)["sets"], v["sets"]);
+}
+
+#[test]
+fn a_flip_map_thresholded_at_two_times_matches_the_library() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(
+        &[
+            "map",
+            "--resolution",
+            "128",
+            "--t-end",
+            "4",
+            "-o",
+            "flip.h5",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, out, err) = run(
+        &[
+            "measure",
+            "flip.h5",
+            "--flip-before",
+            "2,4",
+            "--json",
+            "-o",
+            "m.h5",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    assert_eq!(v["sets"].as_array().unwrap().len(), 2);
+    // Threshold the file's flip steps here, independently of the CLI.
+    let f = hdf5::File::open(dir.path().join("flip.h5")).unwrap();
+    let k: Array2<i32> = f.dataset("map/flip_step").unwrap().read_2d().unwrap();
+    let dt: f64 = f
+        .group("map")
+        .unwrap()
+        .attr("dt")
+        .unwrap()
+        .read_scalar()
+        .unwrap();
+    for (i, t) in [2.0, 4.0].into_iter().enumerate() {
+        let labels = k.mapv(|s| i32::from(s > 0 && f64::from(s) * dt <= t + 1e-9));
+        let m = measure(
+            &LabelGrid::from_array(&labels).unwrap(),
+            &MeasureOptions::default(),
+        )
+        .unwrap();
+        let s = &v["sets"][i];
+        same_as_library(s, &m);
+        assert!(s["wada_skipped"].is_string(), "two labels: no Wada test");
+        let flipped = labels.iter().filter(|&&l| l == 1).count() as u64;
+        assert_eq!(s["labels"][1]["pixels"].as_u64().unwrap(), flipped);
+    }
+    let g = f.group("map").unwrap();
+    let window: Vec<f64> = g.attr("window").unwrap().read_raw().unwrap();
+    assert_eq!(v["sets"][0]["extent"], serde_json::json!(window));
+}
+
+#[test]
+fn bad_input_exits_2_with_one_line_and_writes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    write_inputs(dir.path(), 128);
+    let cases: &[(&[&str], &str)] = &[
+        (&["--labels", "basins.h5:/basins/re"], "floating-point"),
+        (&["--labels", "basins.h5:/basins/row"], "1-D"),
+        (&["--labels", "basins.h5:/basins/one"], "1 distinct label"),
+        (
+            &["--labels", "basins.h5:/basins/missing"],
+            "no dataset /basins/missing",
+        ),
+        (
+            &["--labels", "basins.h5:/basins/root", "--max-eps", "40"],
+            "--max-eps",
+        ),
+        (
+            &["--labels", "basins.h5:/basins/root", "--entropy-eps", "50"],
+            "--entropy-eps",
+        ),
+        (&["--labels", "nothere.h5:/a"], "--labels"),
+        (&["--labels", "basins.h5"], "--labels"),
+        (
+            &["--labels", "basins.h5:/basins/root", "--extent", "0,1,2"],
+            "--extent",
+        ),
+        (
+            &["--labels", "basins.h5:/basins/root", "--what", "volume"],
+            "--what",
+        ),
+        (&["basins.h5"], "not a pendula map"),
+    ];
+    for (args, needle) in cases {
+        let mut a = vec!["measure"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["-o", "out.h5", "--plot", "out.png", "--json"]);
+        let (code, out, err) = run(&a, dir.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(
+            err.trim_end().lines().count(),
+            1,
+            "{args:?}: not one line: {err}"
+        );
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected `{needle}` in {err}"
+        );
+        assert!(out.is_empty(), "{args:?}: printed {out}");
+        assert!(!dir.path().join("out.h5").exists() && !dir.path().join("out.png").exists());
+    }
+    // A two-label map asked for the Wada test, and a threshold beyond t_max.
+    let (code, _, err) = run(
+        &["map", "--resolution", "64", "--t-end", "2", "-o", "flip.h5"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    for (args, needle) in [
+        (&["--what", "wada"][..], "--what wada"),
+        (&["--flip-before", "3"][..], "--flip-before"),
+        (&["--variable", "lyapunov"][..], "--variable"),
+    ] {
+        let mut a = vec!["measure", "flip.h5"];
+        a.extend_from_slice(args);
+        a.extend_from_slice(&["-o", "out.h5"]);
+        let (code, _, err) = run(&a, dir.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(needle),
+            "{args:?}: expected `{needle}` in {err}"
+        );
+        assert!(!dir.path().join("out.h5").exists());
+    }
+}
