@@ -352,3 +352,80 @@ fn bad_input_exits_2_with_one_line_and_writes_nothing() {
         assert!(!dir.path().join("out.h5").exists());
     }
 }
+
+const SPEC: &str = "kind = \"measure\"\n[model]\npreset = \"double\"\n[integrator]\nmethod = \"rk4\"\ndt = 0.01\n[map]\nkind = \"flip-time\"\nresolution = 128\nt_end = 4.0\n[measure]\nflip_before = [2.0, 4.0]\nmap_file = \"map.h5\"\n[output]\nfile = \"m.h5\"\nplot = \"m.png\"\n";
+
+#[test]
+fn a_measure_spec_computes_its_map_and_measures_it_as_the_command_does() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("s.toml"), SPEC).unwrap();
+    let (code, out, err) = run(&["run", "s.toml", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.contains("m.h5") && err.contains("m.png") && err.contains("map.h5"),
+        "{err}"
+    );
+    let spec_run = json(&out);
+    let (code, out, err) = run(
+        &["measure", "map.h5", "--flip-before", "2,4", "--json"],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["sets"], spec_run["sets"]);
+    // A rerun reuses the complete map of the same spec (not rewritten): the same measures.
+    let stamp = |p: &str| {
+        std::fs::metadata(dir.path().join(p))
+            .unwrap()
+            .modified()
+            .unwrap()
+    };
+    let before = stamp("map.h5");
+    std::fs::remove_file(dir.path().join("m.h5")).unwrap();
+    std::fs::remove_file(dir.path().join("m.png")).unwrap();
+    let (code, out, err) = run(&["run", "s.toml", "--json"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["sets"], spec_run["sets"]);
+    assert_eq!(stamp("map.h5"), before, "the map was recomputed");
+    // An existing result is refused before any work.
+    let (code, _, err) = run(&["run", "s.toml"], dir.path());
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("output.file") && err.contains("exists"),
+        "{err}"
+    );
+    // Bad fields are named, and nothing is written.
+    for (from, to, field) in [
+        (
+            "flip_before = [2.0, 4.0]",
+            "flip_before = [2.0, 5.0]",
+            "measure.flip_before[2]",
+        ),
+        (
+            "flip_before = [2.0, 4.0]",
+            "max_eps = 40",
+            "measure.max_eps",
+        ),
+        (
+            "flip_before = [2.0, 4.0]",
+            "what = \"volume\"",
+            "measure.what",
+        ),
+        (
+            "map_file = \"map.h5\"",
+            "map_file = \"m.h5\"",
+            "measure.map_file",
+        ),
+    ] {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("s.toml"), SPEC.replace(from, to)).unwrap();
+        let (code, _, err) = run(&["run", "s.toml"], d.path());
+        assert_eq!(code, 2, "{to}: {err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains(field), "{to}: expected {field} in {err}");
+        assert_eq!(
+            std::fs::read_dir(d.path()).unwrap().count(),
+            1,
+            "{to}: wrote files"
+        );
+    }
+}

@@ -594,3 +594,71 @@ fn file_name(p: &Path) -> String {
         |n| n.to_string_lossy().into_owned(),
     )
 }
+
+/// `pendula run` of a `kind = "measure"` spec: computes its map into `measure.map_file` (a
+/// complete map of the same spec there is reused, an interrupted one resumed; `--force`
+/// recomputes it), then measures that file as `pendula measure` does.
+pub fn run_spec(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::{Analysis, OutputSpec};
+    let file = common.output.clone().or_else(|| spec.output.file.clone());
+    let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+    // Refuse an existing result before the map's work, not after it.
+    for (flag, p) in [("output.file", &file), ("output.plot", &plot)] {
+        if let Some(p) = p {
+            super::output::prepare_path(p, common.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    let mut table: toml::Table = spec
+        .text
+        .parse()
+        .map_err(|e| CliError::Run(format!("the spec cannot be read back as TOML: {e}")))?;
+    table.insert("kind".into(), "map".into());
+    table.remove("measure");
+    table.remove("title");
+    let mut out = toml::Table::new();
+    out.insert("file".into(), r.map_file.display().to_string().into());
+    table.insert("output".into(), out.into());
+    let map_spec = pendula::spec::Spec {
+        title: format!("map: {} chain", spec.model_name),
+        analysis: Analysis::Map(r.map.clone()),
+        output: OutputSpec {
+            file: Some(r.map_file.clone()),
+            plot: None,
+        },
+        text: toml::to_string(&table).unwrap_or_default(),
+        ..spec.clone()
+    };
+    let map_common = Common {
+        output: Some(r.map_file.clone()),
+        plot: None,
+        json: false,
+        ..common.clone()
+    };
+    let flags = super::map::RunFlags {
+        resume: true,
+        ..Default::default()
+    };
+    super::map::run_map(&map_spec, &map_common, &flags, command_line)?;
+    let src = Source {
+        input: Input::Map(r.map_file.clone()),
+        variable: r.variable.clone(),
+        flip_before: r.flip_before.clone(),
+        extent: None,
+    };
+    let job = Job {
+        title: spec.title.clone(),
+        file,
+        plot,
+        force: common.force,
+        json: common.json,
+        command_line,
+        spec_text: spec.text.clone(),
+    };
+    run_job(&src, &r.options, &job)
+}

@@ -342,6 +342,9 @@ fn execute(
     {
         closing.may_write(p);
     }
+    if let Analysis::Measure(r) = &spec.analysis {
+        closing.may_write(&r.map_file);
+    }
     if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
         // A map without -o is written beside its figure.
         closing.may_write(&p.with_extension("h5"));
@@ -410,6 +413,10 @@ fn execute_run(
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);
     }
+    if let Analysis::Measure(r) = &spec.analysis {
+        set_threads(common.threads)?;
+        return measure::run_spec(spec, common, r, command_line);
+    }
     let prints_report = matches!(
         spec.analysis,
         Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_)
@@ -467,6 +474,6 @@ fn execute_run(
         Analysis::Poincare(o) => poincare::run(&ctx, o),
         Analysis::Modes(o) => modes::run(&ctx, o),
         Analysis::Control(o) => control::run(&ctx, o),
-        Analysis::Map(_) => unreachable!("maps returned above"),
+        Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
     }
 }

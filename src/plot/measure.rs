@@ -243,7 +243,7 @@ impl Render for MeasureFigure {
             let xa = axis(xs, p.log.0, &p.x_label)?;
             // Room on top for the legend.
             let ya = axis(ys, p.log.1, &p.y_label)?
-                .with_headroom(1.0 + 0.12 * (p.curves.len() + 1) as f64);
+                .with_headroom(1.0 + 0.07 * (p.curves.len() + 1) as f64);
             let mut chart = ChartBuilder::on(&area)
                 .margin(px(10.0))
                 .x_label_area_size(px(50.0))

@@ -52,7 +52,7 @@ impl What {
 }
 
 /// Options of every measure, with the defaults the library's oracles were tested at.
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MeasureOptions {
     pub what: What,
     pub boxes: BoxOptions,
