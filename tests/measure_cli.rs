@@ -429,3 +429,56 @@ fn a_measure_spec_computes_its_map_and_measures_it_as_the_command_does() {
         );
     }
 }
+
+/// The README's table of the flip boundary's measures is what the shipped analysis prints
+/// today (the 1024² map and its measures: about 5 s on 2 cores).
+#[test]
+fn the_readme_quotes_the_shipped_flip_dimension_analysis() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let readme = std::fs::read_to_string(root.join("README.md")).unwrap();
+    let spec = root.join("analyses/double-pendulum-flip-dimension.toml");
+    let t: toml::Table = std::fs::read_to_string(&spec).unwrap().parse().unwrap();
+    assert_eq!(t["map"]["resolution"].as_integer(), Some(1024));
+    assert_eq!(t["map"]["t_end"].as_float(), Some(20.0));
+    assert!(readme.contains("1024 × 1024 grid over [−π, π)², RK4, dt = 0.01 s, t_max = 20 s"));
+    let dir = tempfile::tempdir().unwrap();
+    let (code, out, err) = run(
+        &[
+            "run",
+            spec.to_str().unwrap(),
+            "--json",
+            "-o",
+            "m.h5",
+            "--plot",
+            "m.png",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    let v = json(&out);
+    let f = |x: &Value| format!("{:.3}", x.as_f64().unwrap());
+    for (s, t) in v["sets"].as_array().unwrap().iter().zip([5, 10, 20]) {
+        let b = &s["boundary_dimension"];
+        let u = &s["uncertainty_exponent"];
+        let e = s["basin_entropy"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|e| e["eps_px"] == 5)
+            .unwrap();
+        let row = format!(
+            "| T = {t} s | {} [{}, {}] | {} [{}, {}] | {} | {} [{}, {}] |",
+            f(&b["dimension"]),
+            f(&b["ci"][0]),
+            f(&b["ci"][1]),
+            f(&u["alpha"]),
+            f(&u["ci"][0]),
+            f(&u["ci"][1]),
+            f(&u["dimension"]),
+            f(&e["sbb"]),
+            f(&e["sbb_ci"][0]),
+            f(&e["sbb_ci"][1]),
+        );
+        assert!(readme.contains(&row), "the README no longer shows: {row}");
+    }
+}
