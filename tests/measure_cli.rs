@@ -10,6 +10,9 @@ use pendula::store::{write_file, Provenance};
 use serde_json::Value;
 use std::path::Path;
 
+#[path = "common/python.rs"]
+mod python;
+
 fn pendula() -> Command {
     Command::cargo_bin("pendula").unwrap()
 }
@@ -480,5 +483,35 @@ fn the_readme_quotes_the_shipped_flip_dimension_analysis() {
             f(&e["sbb_ci"][1]),
         );
         assert!(readme.contains(&row), "the README no longer shows: {row}");
+    }
+}
+
+#[test]
+#[cfg_attr(
+    not(have_python_readers),
+    ignore = "needs python3 with h5py, xarray and h5netcdf: pip install h5py xarray h5netcdf"
+)]
+fn measure_files_open_in_h5py_and_xarray() {
+    let dir = tempfile::tempdir().unwrap();
+    write_inputs(dir.path(), 256);
+    let (code, _, err) = run(
+        &[
+            "measure",
+            "--labels",
+            "basins.h5:/basins/root",
+            "-o",
+            "m.h5",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 0, "{err}");
+    for g in [
+        "",
+        "/boundary_dimension",
+        "/uncertainty_exponent",
+        "/basin_entropy",
+        "/wada",
+    ] {
+        python::check_h5(&dir.path().join("m.h5"), &format!("measure/set_1{g}"));
     }
 }
