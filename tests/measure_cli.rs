@@ -515,3 +515,54 @@ fn measure_files_open_in_h5py_and_xarray() {
         python::check_h5(&dir.path().join("m.h5"), &format!("measure/set_1{g}"));
     }
 }
+
+/// Each `--what` computes only its measure and draws its own figure; `--extent` overrides the
+/// dimension scales.
+#[test]
+fn each_what_measures_only_itself_and_draws_its_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    write_inputs(dir.path(), 256);
+    let keys = [
+        "boundary_dimension",
+        "uncertainty_exponent",
+        "basin_entropy",
+        "wada",
+    ];
+    for (what, key) in [
+        "boundary-dimension",
+        "uncertainty-exponent",
+        "basin-entropy",
+        "wada",
+    ]
+    .into_iter()
+    .zip(keys)
+    {
+        let png = format!("{what}.svg");
+        let (code, out, err) = run(
+            &[
+                "measure",
+                "--labels",
+                "basins.h5:/basins/root",
+                "--what",
+                what,
+                "--json",
+                "--plot",
+                &png,
+                "--extent",
+                "-2,2,-1,1",
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{what}: {err}");
+        let s = &json(&out)["sets"][0];
+        for k in keys {
+            assert_eq!(s.get(k).is_some(), k == key, "{what}: {k} in {s}");
+        }
+        assert_eq!(s["extent"], serde_json::json!([-2.0, 2.0, -1.0, 1.0]));
+        let svg = std::fs::read_to_string(dir.path().join(&png)).unwrap();
+        assert!(
+            svg.contains("<svg") && svg.len() > 5_000,
+            "{what}: empty figure"
+        );
+    }
+}

@@ -36,7 +36,7 @@ pub struct MeasureArgs {
     /// Physical extent of the grid's pixel edges, overriding its dimension scales.
     #[arg(long, value_name = "x0,x1,y0,y1", allow_hyphen_values = true)]
     pub extent: Option<String>,
-    /// What to measure.
+    /// What to measure: boundary-dimension, uncertainty-exponent, basin-entropy, wada or all.
     #[arg(long, value_name = "WHAT", default_value = "all", value_parser = parse_what)]
     pub what: What,
     /// Largest ε (pixels) of the uncertainty exponent; ε = 1 … K are fitted.
