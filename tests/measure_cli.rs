@@ -3,7 +3,6 @@
 //! group must hold the library's numbers for the same grids, and bad input exits 2 with one
 //! line, writing nothing.
 
-use assert_cmd::Command;
 use ndarray::Array2;
 use pendula::analysis::measure::{measure, LabelGrid, MeasureOptions, Measures};
 use pendula::store::{write_file, Provenance};
@@ -13,12 +12,28 @@ use std::path::Path;
 #[path = "common/python.rs"]
 mod python;
 
-fn pendula() -> Command {
-    Command::cargo_bin("pendula").unwrap()
+/// Held while this process has an HDF5 file open for writing and while it spawns a child: the
+/// HDF5 library opens files without close-on-exec, so a child forked meanwhile (by a test on
+/// another thread) would inherit the descriptor and its lock, and the binary could not open the
+/// file it is given ("unable to lock file").
+static SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
+    SPAWN.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let out = pendula().current_dir(dir).args(args).output().unwrap();
+    let child = {
+        let _g = spawn_guard();
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
+            .current_dir(dir)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -65,6 +80,7 @@ fn write_inputs(dir: &Path, n: usize) -> Array2<i32> {
         .map(|i| -1.0 + 2.0 * (i as f64 + 0.5) / n as f64)
         .collect();
     let prov = Provenance::now("test", "");
+    let _g = spawn_guard();
     write_file(&dir.join("basins.h5"), false, &prov, "newton", |out| {
         let g = out.group("basins")?;
         g.coord("x", &c, "1", "Re z0")?;
