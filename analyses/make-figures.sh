@@ -14,6 +14,7 @@ figures=(
   "triple-pendulum-spectrum       triple-pendulum-spectrum.png       triple-pendulum-spectrum.png"
   "double-pendulum-poincare       double-pendulum-poincare.png       double-pendulum-poincare.png"
   "triple-pendulum-animation      triple-pendulum-animation.png      triple-pendulum-animation.png"
+  "double-pendulum-flip-dimension double-pendulum-flip-dimension.png double-pendulum-flip-dimension.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

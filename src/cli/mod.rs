@@ -11,6 +11,7 @@ mod control;
 mod flags;
 mod lyapunov;
 mod map;
+mod measure;
 mod modes;
 mod output;
 mod poincare;
@@ -176,6 +177,10 @@ fn cli() -> Command {
         "Draw the figure of a map file.",
     ))
     .subcommand(about(
+        measure::MeasureArgs::augment_args(Command::new("measure").allow_negative_numbers(true)),
+        "Boundary dimension, uncertainty exponent, basin entropy and Wada test of a label grid.",
+    ))
+    .subcommand(about(
         bench::BenchArgs::augment_args(Command::new("bench").allow_negative_numbers(true)),
         "The benchmarks F, L and M of docs/benchmarks.md, each as one JSON line.",
     ))
@@ -203,6 +208,13 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
         "render" => {
             let a: map::RenderArgs = parsed(m)?;
             closed("render", [&a.output], || map::render_command(&a))
+        }
+        "measure" => {
+            let a: measure::MeasureArgs = parsed(m)?;
+            let outs = [a.common.output.clone(), a.common.plot.clone()];
+            closed("measure", outs.iter().flatten(), || {
+                measure::measure_command(&a, command_line)
+            })
         }
         "bench" => bench::bench_command(&parsed(m)?),
         "serve" => serve::serve_command(&parsed(m)?),
@@ -330,6 +342,9 @@ fn execute(
     {
         closing.may_write(p);
     }
+    if let Analysis::Measure(r) = &spec.analysis {
+        closing.may_write(&r.map_file);
+    }
     if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
         // A map without -o is written beside its figure.
         closing.may_write(&p.with_extension("h5"));
@@ -398,6 +413,10 @@ fn execute_run(
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);
     }
+    if let Analysis::Measure(r) = &spec.analysis {
+        set_threads(common.threads)?;
+        return measure::run_spec(spec, common, r, command_line);
+    }
     let prints_report = matches!(
         spec.analysis,
         Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_)
@@ -455,6 +474,6 @@ fn execute_run(
         Analysis::Poincare(o) => poincare::run(&ctx, o),
         Analysis::Modes(o) => modes::run(&ctx, o),
         Analysis::Control(o) => control::run(&ctx, o),
-        Analysis::Map(_) => unreachable!("maps returned above"),
+        Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
     }
 }

@@ -18,6 +18,7 @@ pub mod cart;
 pub mod convergence;
 pub mod lab;
 pub mod map;
+pub mod measure;
 pub mod modes;
 pub mod poincare;
 pub mod timeseries;
@@ -25,6 +26,7 @@ pub mod trajectory;
 
 pub use cart::{draw_cart_chain, CartFigure};
 pub use convergence::{draw_convergence, draw_indicators, draw_megno};
+pub use measure::{draw_measure, MeasureFigure};
 pub use modes::{draw_modes, ModesFigure};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};

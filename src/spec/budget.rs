@@ -280,6 +280,7 @@ impl Spec {
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Poincare(o) => Some(o.orbit.t_max),
             Analysis::Map(o) => Some(o.t_max),
+            Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
             Analysis::Modes(_) => None,
@@ -292,7 +293,7 @@ impl Spec {
             Analysis::Simulate(_) => "simulate.t_end",
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Poincare(_) => "poincare.t_end",
-            Analysis::Map(_) => "map.t_end",
+            Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
             Analysis::Modes(_) => "modes",
@@ -457,8 +458,17 @@ impl Spec {
                     what: "the integrators",
                 });
             }
-            Analysis::Map(o) => {
+            Analysis::Map(o) | Analysis::Measure(super::MeasureRun { map: o, .. }) => {
                 let px = o.grid.width as f64 * o.grid.height as f64;
+                if let Analysis::Measure(_) = &self.analysis {
+                    // The label grid (u32), two Wada masks (u64) and the box-count flags.
+                    terms.push(Term {
+                        bytes: px * (4.0 + 16.0 + 2.0),
+                        field: "map.resolution",
+                        driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
+                        what: "the measures' label grid and masks",
+                    });
+                }
                 let flip = matches!(o.kind, MapKind::FlipTime { .. });
                 let aux = o.kind.aux_columns(n) as f64;
                 // The assembled arrays, their copy while written, the figure's RGBA image.

@@ -50,6 +50,7 @@ pub mod cart;
 mod integrator;
 mod lyapunov;
 mod map;
+mod measure;
 mod model;
 mod modes;
 mod poincare;
@@ -62,6 +63,7 @@ pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
+pub use measure::{MeasureRun, MeasureSpec};
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
@@ -108,6 +110,8 @@ pub struct SpecFile {
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
     pub control: Option<ControlSpec>,
+    /// Measures of a computed map (kind = "measure", beside its `[map]`).
+    pub measure: Option<MeasureSpec>,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     #[serde(default)]
@@ -145,7 +149,7 @@ impl Model {
     pub fn kinds(&self) -> &'static [&'static str] {
         match self {
             Model::Planar(_) => &[
-                "simulate", "modes", "lyapunov", "poincare", "map", "animate",
+                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure",
             ],
             Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
         }
@@ -193,6 +197,7 @@ pub enum Analysis {
     Map(MapOptions),
     Animate(AnimateOptions),
     Control(ControlOptions),
+    Measure(MeasureRun),
 }
 
 impl Analysis {
@@ -205,6 +210,7 @@ impl Analysis {
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",
             Analysis::Control(_) => "control",
+            Analysis::Measure(_) => "measure",
         }
     }
 }
@@ -483,13 +489,13 @@ pub const ALTERNATIVES: &[&[&str]] = &[
 ];
 
 /// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]).
-pub const KINDS: [&str; 7] = [
-    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control",
+pub const KINDS: [&str; 8] = [
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure",
 ];
 
 impl SpecFile {
     /// Which analysis tables are present, by kind.
-    fn sections(&self) -> [(&'static str, bool); 7] {
+    fn sections(&self) -> [(&'static str, bool); 8] {
         [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
@@ -498,6 +504,7 @@ impl SpecFile {
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
             ("control", self.control.is_some()),
+            ("measure", self.measure.is_some()),
         ]
     }
 
@@ -528,7 +535,9 @@ impl SpecFile {
             ));
         }
         for (section, present) in self.sections() {
-            if present && kind != section {
+            // A measure spec computes the map it measures: its [map] table belongs to it.
+            let measured_map = kind == "measure" && section == "map";
+            if present && kind != section && !measured_map {
                 return Err(SpecError::new(
                     section,
                     format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
@@ -558,6 +567,7 @@ impl SpecFile {
                 match planar_only {
                     "poincare" => poincare::validate(self, chain)?,
                     "map" => map::validate(self, chain)?,
+                    "measure" => measure::validate(self, chain)?,
                     _ => visual::validate_animate(self, chain)?,
                 }
             }

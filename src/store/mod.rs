@@ -48,6 +48,8 @@ pub use results::{write_method, write_model, write_modes, write_trajectory};
 pub mod cart;
 mod poincare;
 pub use poincare::write_poincare;
+mod measure;
+pub use measure::{read_labels, write_measure, LabelData};
 
 use crate::integrate::Method;
 use crate::model::Chain;

@@ -12,7 +12,7 @@
 use super::{mean_sd, offsets, LabelGrid, LineFit, MeasureError};
 use rayon::prelude::*;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BoxOptions {
     /// Smallest box side in pixels (a power of two, ≥ 2).
     pub min_box: usize,

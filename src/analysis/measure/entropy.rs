@@ -10,7 +10,7 @@
 use super::{mean_sd, offsets, LabelGrid, MeasureError};
 use rayon::prelude::*;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EntropyOptions {
     /// Box side ε in pixels (Daza et al. use 5).
     pub eps: usize,

@@ -9,12 +9,17 @@
 mod boxcount;
 mod entropy;
 mod fit;
+mod report;
 mod uncertainty;
 mod wada;
 
 pub use boxcount::{box_dimension, BoxDimension, BoxOptions};
 pub use entropy::{basin_entropy, BasinEntropy, EntropyOptions};
 pub use fit::{t_quantile_975, LineFit};
+pub use report::{
+    label_counts, measure, MeasureOptions, MeasuredSet, Measures, Stage, What, BOX_CI, BOX_RULE,
+    ENTROPY_CI, UNCERTAINTY_RULE,
+};
 pub use uncertainty::{uncertainty_exponent, UncertaintyExponent, UncertaintyOptions};
 pub use wada::{wada_test, WadaOptions, WadaTest};
 

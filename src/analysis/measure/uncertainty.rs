@@ -8,7 +8,7 @@
 use super::{LabelGrid, LineFit, MeasureError};
 use rayon::prelude::*;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UncertaintyOptions {
     /// Largest ε in pixels (all of 1 … K are used).
     pub max_eps: usize,

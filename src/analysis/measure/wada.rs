@@ -13,7 +13,7 @@
 use super::{LabelGrid, MeasureError};
 use rayon::prelude::*;
 
-#[derive(Debug, Clone)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct WadaOptions {
     /// Largest neighbourhood radius in pixels; 0 → shorter side / 64 (at least 1).
     pub max_radius: usize,

@@ -1,0 +1,187 @@
+//! Every measure of one label grid in one call, as `pendula measure --what …` asks for them.
+
+use super::{
+    basin_entropy, box_dimension, uncertainty_exponent, wada_test, BasinEntropy, BoxDimension,
+    BoxOptions, EntropyOptions, LabelGrid, MeasureError, UncertaintyExponent, UncertaintyOptions,
+    WadaOptions, WadaTest,
+};
+use serde::{Deserialize, Serialize};
+
+/// Which measures to compute.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum What {
+    BoundaryDimension,
+    UncertaintyExponent,
+    BasinEntropy,
+    Wada,
+    All,
+}
+
+impl What {
+    pub const NAMES: [&'static str; 5] = [
+        "boundary-dimension",
+        "uncertainty-exponent",
+        "basin-entropy",
+        "wada",
+        "all",
+    ];
+    pub fn parse(s: &str) -> Option<What> {
+        [
+            What::BoundaryDimension,
+            What::UncertaintyExponent,
+            What::BasinEntropy,
+            What::Wada,
+            What::All,
+        ]
+        .into_iter()
+        .find(|w| w.name() == s)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            What::BoundaryDimension => "boundary-dimension",
+            What::UncertaintyExponent => "uncertainty-exponent",
+            What::BasinEntropy => "basin-entropy",
+            What::Wada => "wada",
+            What::All => "all",
+        }
+    }
+    fn has(self, w: What) -> bool {
+        self == What::All || self == w
+    }
+}
+
+/// Options of every measure, with the defaults the library's oracles were tested at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MeasureOptions {
+    pub what: What,
+    pub boxes: BoxOptions,
+    pub uncertainty: UncertaintyOptions,
+    /// Box sides ε (pixels) at which S_b and S_bb are computed.
+    pub entropy_eps: Vec<usize>,
+    pub entropy_shifts: usize,
+    pub wada: WadaOptions,
+}
+
+impl Default for MeasureOptions {
+    fn default() -> Self {
+        MeasureOptions {
+            what: What::All,
+            boxes: BoxOptions::default(),
+            uncertainty: UncertaintyOptions::default(),
+            entropy_eps: vec![2, 3, 5, 8],
+            entropy_shifts: 16,
+            wada: WadaOptions::default(),
+        }
+    }
+}
+
+/// The measures of one grid; a measure not asked for is `None`.
+#[derive(Debug, Clone)]
+pub struct Measures {
+    pub boundary: Option<BoxDimension>,
+    pub uncertainty: Option<UncertaintyExponent>,
+    /// One per ε of [`MeasureOptions::entropy_eps`], in order.
+    pub entropy: Vec<BasinEntropy>,
+    pub wada: Option<WadaTest>,
+    /// Why the Wada test was left out of `--what all` (two labels share one boundary trivially).
+    pub wada_skipped: Option<String>,
+}
+
+/// Which option a failed measure was driven by, for the CLI's message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Stage {
+    Boundary,
+    Uncertainty,
+    Entropy,
+    Wada,
+}
+
+/// Computes the measures `o.what` asks for. A measure that cannot run is an error naming its
+/// stage, except the Wada test of a two-label grid under `All`, which is skipped and said why.
+pub fn measure(g: &LabelGrid, o: &MeasureOptions) -> Result<Measures, (Stage, MeasureError)> {
+    let w = o.what;
+    let boundary = w
+        .has(What::BoundaryDimension)
+        .then(|| box_dimension(g, &o.boxes))
+        .transpose()
+        .map_err(|e| (Stage::Boundary, e))?;
+    let uncertainty = w
+        .has(What::UncertaintyExponent)
+        .then(|| uncertainty_exponent(g, &o.uncertainty))
+        .transpose()
+        .map_err(|e| (Stage::Uncertainty, e))?;
+    let mut entropy = Vec::new();
+    if w.has(What::BasinEntropy) {
+        for &eps in &o.entropy_eps {
+            let e = EntropyOptions {
+                eps,
+                shifts: o.entropy_shifts,
+                seed: o.boxes.seed,
+            };
+            entropy.push(basin_entropy(g, &e).map_err(|e| (Stage::Entropy, e))?);
+        }
+    }
+    let (mut wada, mut wada_skipped) = (None, None);
+    if w.has(What::Wada) {
+        if w == What::All && g.n_labels() < 3 {
+            wada_skipped = Some(format!(
+                "{} labels: the Wada property needs three or more",
+                g.n_labels()
+            ));
+        } else {
+            wada = Some(wada_test(g, &o.wada).map_err(|e| (Stage::Wada, e))?);
+        }
+    }
+    Ok(Measures {
+        boundary,
+        uncertainty,
+        entropy,
+        wada,
+        wada_skipped,
+    })
+}
+
+/// One label grid with where it came from and its measures: what the store writes as one
+/// `measure/set_<k>` group and the figure draws as one line per panel.
+#[derive(Debug, Clone)]
+pub struct MeasuredSet {
+    /// How the labels were made, e.g. `flip_step of flip.h5, flipped before 5 s`.
+    pub source: String,
+    pub nx: usize,
+    pub ny: usize,
+    /// Physical extent (x0, x1, y0, y1) of the pixel edges, when known.
+    pub extent: Option<[f64; 4]>,
+    /// Names and units of the two axes (`theta1`, `rad`), when known.
+    pub axes: Option<[(String, String); 2]>,
+    /// The distinct labels and their pixel counts, ascending.
+    pub labels: Vec<(i32, u64)>,
+    pub measures: Measures,
+}
+
+impl MeasuredSet {
+    /// Pixel side (dx, dy) in physical units, when the extent is known.
+    pub fn pixel(&self) -> Option<(f64, f64)> {
+        self.extent
+            .map(|[x0, x1, y0, y1]| ((x1 - x0) / self.nx as f64, (y1 - y0) / self.ny as f64))
+    }
+}
+
+/// The distinct labels of a grid and how many pixels hold each.
+pub fn label_counts(g: &LabelGrid) -> Vec<(i32, u64)> {
+    let mut c = vec![0u64; g.n_labels()];
+    for &l in &g.index {
+        c[l as usize] += 1;
+    }
+    g.values.iter().copied().zip(c).collect()
+}
+
+/// The scaling range rule of the box counts, as reported beside the fit.
+pub const BOX_RULE: &str = "box sides 2^k px from the smallest box (2 px: 1-px boxes only repeat the pixel grid) to the largest power of two <= 1/8 of the shorter side (at least 8 boxes per side)";
+/// How the box dimension's interval is made.
+pub const BOX_CI: &str =
+    "95 %: half-width sqrt((1.96 sd of the per-shift slopes)^2 + (t_0.975 se of the fit)^2)";
+/// The scaling range of the uncertainty exponent.
+pub const UNCERTAINTY_RULE: &str = "eps = 1 ... K px, every pixel at least K px from the edges tested at every eps (one denominator)";
+/// How S_b and S_bb intervals are made.
+pub const ENTROPY_CI: &str = "95 %: mean +- 1.96 sd over random shifts of the box grid";

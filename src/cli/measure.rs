@@ -1,0 +1,664 @@
+//! `pendula measure`: boundary box dimension, uncertainty exponent, basin entropy and the Wada
+//! test of a label grid: a pendula map file (flip maps thresholded at flip times, or classes)
+//! or any 2-D integer dataset of any HDF5 file (`--labels FILE.h5:/path`).
+
+use super::output::{f64_json, CliError, Common};
+use clap::Args;
+use pendula::analysis::measure::{
+    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, Stage, What,
+};
+use pendula::store::map::MapReader;
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+#[derive(Debug, Args)]
+pub struct MeasureArgs {
+    /// A map file written by `pendula map` or `pendula merge`.
+    #[arg(
+        value_name = "FILE.h5",
+        required_unless_present = "labels",
+        conflicts_with = "labels"
+    )]
+    pub input: Option<PathBuf>,
+    /// Any HDF5 file's 2-D integer dataset as the labels: FILE.h5:/path/to/dataset.
+    #[arg(long, value_name = "FILE.h5:/DATASET")]
+    pub labels: Option<String>,
+    /// The map variable the labels come from: flip_step (flip maps' default: flipped or not),
+    /// flip_link (which link flipped first) or class (every other map's default).
+    #[arg(long, value_name = "V")]
+    pub variable: Option<String>,
+    /// Flip maps: label a pixel flipped when it flipped at or before T seconds; several
+    /// thresholds (comma-separated) measure one label grid each (default: t_max).
+    #[arg(long, value_name = "T[,T…]", value_delimiter = ',')]
+    pub flip_before: Vec<f64>,
+    /// Physical extent of the grid's pixel edges, overriding its dimension scales.
+    #[arg(long, value_name = "x0,x1,y0,y1", allow_hyphen_values = true)]
+    pub extent: Option<String>,
+    /// What to measure: boundary-dimension, uncertainty-exponent, basin-entropy, wada or all.
+    #[arg(long, value_name = "WHAT", default_value = "all", value_parser = parse_what)]
+    pub what: What,
+    /// Largest ε (pixels) of the uncertainty exponent; ε = 1 … K are fitted.
+    #[arg(long, value_name = "K", default_value_t = 16)]
+    pub max_eps: usize,
+    /// Box sides ε (pixels) of the basin entropy, comma-separated.
+    #[arg(
+        long,
+        value_name = "E[,E…]",
+        value_delimiter = ',',
+        default_value = "2,3,5,8"
+    )]
+    pub entropy_eps: Vec<usize>,
+    /// Random box-grid shifts of box counting and basin entropy (their intervals' spread).
+    #[arg(long, value_name = "N", default_value_t = 16)]
+    pub shifts: usize,
+    /// Seed of the box-grid shifts.
+    #[arg(long, value_name = "S", default_value_t = 0x5eed)]
+    pub seed: u64,
+    /// Largest Wada neighbourhood radius in pixels (default: shorter side / 64).
+    #[arg(long, value_name = "R")]
+    pub wada_radius: Option<usize>,
+    #[command(flatten)]
+    pub common: Common,
+}
+
+fn parse_what(s: &str) -> Result<What, String> {
+    What::parse(s).ok_or_else(|| format!("expected one of {}", What::NAMES.join(", ")))
+}
+
+/// Where the labels come from, after the flags are checked.
+#[derive(Debug, Clone)]
+pub enum Input {
+    Map(PathBuf),
+    Labels { file: PathBuf, dataset: String },
+}
+
+/// The labels' source and how to read them.
+#[derive(Debug, Clone)]
+pub struct Source {
+    pub input: Input,
+    pub variable: Option<String>,
+    pub flip_before: Vec<f64>,
+    pub extent: Option<[f64; 4]>,
+}
+
+impl MeasureArgs {
+    fn source(&self) -> Result<Source, CliError> {
+        let input = match (&self.input, &self.labels) {
+            (Some(p), None) => Input::Map(p.clone()),
+            (None, Some(l)) => {
+                let (f, d) = l.split_once(":/").ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--labels: expected FILE.h5:/path/to/dataset (got `{l}`)"
+                    ))
+                })?;
+                Input::Labels {
+                    file: PathBuf::from(f),
+                    dataset: format!("/{d}"),
+                }
+            }
+            _ => unreachable!("clap requires exactly one"),
+        };
+        let extent = self.extent.as_deref().map(parse_extent).transpose()?;
+        Ok(Source {
+            input,
+            variable: self.variable.clone(),
+            flip_before: self.flip_before.clone(),
+            extent,
+        })
+    }
+
+    fn options(&self) -> Result<MeasureOptions, CliError> {
+        if self.shifts == 0 {
+            return Err(CliError::Input("--shifts: must be >= 1 (got 0)".into()));
+        }
+        if self.entropy_eps.is_empty() {
+            return Err(CliError::Input(
+                "--entropy-eps: give at least one box side".into(),
+            ));
+        }
+        let mut o = MeasureOptions {
+            what: self.what,
+            entropy_eps: self.entropy_eps.clone(),
+            entropy_shifts: self.shifts,
+            ..Default::default()
+        };
+        o.boxes.shifts = self.shifts;
+        o.boxes.seed = self.seed;
+        o.uncertainty.max_eps = self.max_eps;
+        o.wada.max_radius = self.wada_radius.unwrap_or(0);
+        if self.wada_radius == Some(0) {
+            return Err(CliError::Input(
+                "--wada-radius: must be >= 1 (got 0)".into(),
+            ));
+        }
+        Ok(o)
+    }
+}
+
+fn parse_extent(s: &str) -> Result<[f64; 4], CliError> {
+    let bad = || {
+        CliError::Input(format!(
+            "--extent: expected four finite numbers x0,x1,y0,y1 with x0 != x1 and y0 != y1 (got `{s}`)"
+        ))
+    };
+    let v: Vec<f64> = s
+        .split(',')
+        .map(|t| t.trim().parse::<f64>().map_err(|_| bad()))
+        .collect::<Result<_, _>>()?;
+    if v.len() != 4 || !v.iter().all(|x| x.is_finite()) || v[0] == v[1] || v[2] == v[3] {
+        return Err(bad());
+    }
+    Ok([v[0], v[1], v[2], v[3]])
+}
+
+/// One label grid to measure, before measuring.
+struct Labelled {
+    /// Short legend name.
+    name: String,
+    source: String,
+    grid: LabelGrid,
+    extent: Option<[f64; 4]>,
+    axes: Option<[(String, String); 2]>,
+}
+
+fn axis_units(name: &str) -> String {
+    if name.starts_with("omega") {
+        "rad s-1"
+    } else {
+        "rad"
+    }
+    .into()
+}
+
+/// Reads the label grids `src` describes; every problem is bad input naming the flag.
+fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
+    match &src.input {
+        Input::Labels { file, dataset } => {
+            let flag = format!("--labels {}:{dataset}", file.display());
+            if src.variable.is_some() {
+                return Err(CliError::Input(
+                    "--variable: applies to map files; --labels names its dataset".into(),
+                ));
+            }
+            if !src.flip_before.is_empty() {
+                return Err(CliError::Input(
+                    "--flip-before: applies to flip-time map files, not --labels".into(),
+                ));
+            }
+            let d = store::read_labels(file, dataset)
+                .map_err(|m| CliError::Input(format!("--labels: {m}")))?;
+            let grid = LabelGrid::new(d.nx, d.ny, &d.values)
+                .map_err(|e| CliError::Input(format!("{flag}: {e}")))?;
+            Ok(vec![Labelled {
+                name: dataset.clone(),
+                source: format!("dataset {dataset} of {}", file.display()),
+                grid,
+                extent: src.extent.or(d.extent),
+                axes: d.axes,
+            }])
+        }
+        Input::Map(path) => {
+            let r = MapReader::open(path).map_err(|e| {
+                CliError::Input(format!(
+                    "measure: {e} (for a dataset of another file use --labels FILE.h5:/path)"
+                ))
+            })?;
+            let h = r.header.clone();
+            if !h.complete {
+                return Err(CliError::Input(format!(
+                    "measure: {} is incomplete (a shard or interrupted map); merge or resume it first",
+                    path.display()
+                )));
+            }
+            let flip = h.is_flip();
+            let var = src
+                .variable
+                .clone()
+                .unwrap_or_else(|| if flip { "flip_step" } else { "class" }.into());
+            let allowed: &[&str] = if flip {
+                &["flip_step", "flip_link", "class"]
+            } else {
+                &["class"]
+            };
+            if !allowed.contains(&var.as_str()) {
+                return Err(CliError::Input(format!(
+                    "--variable: `{var}` is not a label variable of this {} map (expected {})",
+                    h.kind,
+                    allowed.join(", ")
+                )));
+            }
+            let thresholded = var != "class";
+            if !thresholded && !src.flip_before.is_empty() {
+                return Err(CliError::Input(
+                    "--flip-before: thresholds flip_step or flip_link of a flip-time map, not class".into(),
+                ));
+            }
+            for &t in &src.flip_before {
+                if !(t.is_finite() && t > 0.0 && t <= h.t_max * (1.0 + 1e-12)) {
+                    return Err(CliError::Input(format!(
+                        "--flip-before: {t} must be in (0, t_max = {} s]",
+                        h.t_max
+                    )));
+                }
+            }
+            let d = r.read_all()?;
+            let axes = Some([
+                (h.x_name.clone(), axis_units(&h.x_name)),
+                (h.y_name.clone(), axis_units(&h.y_name)),
+            ]);
+            let extent = Some(src.extent.unwrap_or(h.window));
+            let file = path.display().to_string();
+            let make = |name: String, source: String, labels: Vec<i32>| {
+                let grid = LabelGrid::new(h.width, h.height, &labels).map_err(|e| {
+                    CliError::Input(format!("{file} --variable {var} ({name}): {e}"))
+                })?;
+                Ok::<Labelled, CliError>(Labelled {
+                    name,
+                    source,
+                    grid,
+                    extent,
+                    axes: axes.clone(),
+                })
+            };
+            if !thresholded {
+                let labels = d.class.iter().map(|&c| i32::from(c)).collect();
+                return Ok(vec![make(
+                    "class".into(),
+                    format!("class of {file}"),
+                    labels,
+                )?]);
+            }
+            let times = if src.flip_before.is_empty() {
+                vec![h.t_max]
+            } else {
+                src.flip_before.clone()
+            };
+            let mut out = Vec::new();
+            for t in times {
+                let labels: Vec<i32> = d
+                    .flip_step
+                    .iter()
+                    .enumerate()
+                    .map(|(p, &k)| {
+                        let flipped = k > 0 && f64::from(k) * h.dt <= t * (1.0 + 1e-12);
+                        match (flipped, var.as_str()) {
+                            (false, _) => 0,
+                            (true, "flip_link") => i32::from(d.flip_link[p]),
+                            (true, _) => 1,
+                        }
+                    })
+                    .collect();
+                let name = format!("flipped by t = {t} s");
+                let what = if var == "flip_link" {
+                    "first link to flip (0 = none)"
+                } else {
+                    "flipped (1) or not (0)"
+                };
+                let source = format!(
+                    "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {} s, t_max = {} s; never flipped, forbidden and diverged pixels are 0)",
+                    h.dt, h.t_max
+                );
+                out.push(make(name, source, labels)?);
+            }
+            Ok(out)
+        }
+    }
+}
+
+/// A measure refused as bad input, naming the flag that drives it.
+fn refused(stage: Stage, e: MeasureError, what: &str) -> CliError {
+    let flag = match (&e, stage) {
+        (MeasureError::FewLabels(_), _) => what.to_string(),
+        (_, Stage::Boundary) => format!("{what} (box counting)"),
+        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
+            what.to_string()
+        }
+        (_, Stage::Uncertainty) => "--max-eps".into(),
+        (_, Stage::Entropy) => "--entropy-eps".into(),
+        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
+            format!("--what wada ({what})")
+        }
+        (_, Stage::Wada) => "--wada-radius".into(),
+    };
+    CliError::Input(format!("{flag}: {e}"))
+}
+
+/// Measures every grid of `src`; nothing is written when any is refused.
+pub fn measure_sets(
+    src: &Source,
+    opts: &MeasureOptions,
+) -> Result<(Vec<MeasuredSet>, Vec<String>), CliError> {
+    let grids = load(src)?;
+    let mut sets = Vec::new();
+    let mut names = Vec::new();
+    for l in grids {
+        let m = measure(&l.grid, opts).map_err(|(s, e)| refused(s, e, &l.name))?;
+        sets.push(MeasuredSet {
+            source: l.source,
+            nx: l.grid.nx,
+            ny: l.grid.ny,
+            extent: l.extent,
+            axes: l.axes,
+            labels: label_counts(&l.grid),
+            measures: m,
+        });
+        names.push(l.name);
+    }
+    Ok((sets, names))
+}
+
+/// Outputs and run description shared by the command and the `measure` spec kind.
+pub struct Job<'a> {
+    pub title: String,
+    pub file: Option<PathBuf>,
+    pub plot: Option<PathBuf>,
+    pub force: bool,
+    pub json: bool,
+    pub command_line: &'a str,
+    pub spec_text: String,
+}
+
+/// Measures, then writes the HDF5 group, the figure and the summary.
+pub fn run_job(src: &Source, opts: &MeasureOptions, job: &Job) -> Result<(), CliError> {
+    for (flag, p) in [("-o", &job.file), ("--plot", &job.plot)] {
+        if let Some(p) = p {
+            if flag == "-o" {
+                super::output::check_result_path(p, flag)?;
+            } else {
+                super::output::check_figure_path(p, flag)?;
+            }
+        }
+    }
+    let start = Instant::now();
+    let (sets, names) = measure_sets(src, opts)?;
+    let wall = start.elapsed().as_secs_f64();
+    if job.plot.is_some() && sets.iter().all(no_curve) {
+        return Err(CliError::Input(
+            "--plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)"
+                .into(),
+        ));
+    }
+    for (flag, p) in [("-o", &job.file), ("--plot", &job.plot)] {
+        if let Some(p) = p {
+            super::output::prepare_path(p, job.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    if let Some(path) = &job.file {
+        let prov = Provenance::now(job.command_line, &job.spec_text);
+        store::write_file(path, job.force, &prov, &job.title, |out| {
+            store::write_measure(out, opts, &sets)
+        })?;
+    }
+    if let Some(path) = &job.plot {
+        let fig = pendula::plot::MeasureFigure::new(&job.title, &sets, &names);
+        pendula::plot::draw_measure(&fig, path)?;
+    }
+    if job.json {
+        println!("{}", summary(src, opts, &sets, job, wall));
+    } else {
+        print!("{}", table(&sets, wall));
+    }
+    Ok(())
+}
+
+fn no_curve(s: &MeasuredSet) -> bool {
+    let m = &s.measures;
+    m.boundary.is_none() && m.uncertainty.is_none() && m.entropy.is_empty() && m.wada.is_none()
+}
+
+fn pair(p: (f64, f64)) -> serde_json::Value {
+    json!([f64_json(p.0), f64_json(p.1)])
+}
+
+fn set_json(s: &MeasuredSet) -> serde_json::Value {
+    let m = &s.measures;
+    let mut v = json!({
+        "source": s.source,
+        "width": s.nx,
+        "height": s.ny,
+        "extent": s.extent,
+        "labels": s.labels.iter().map(|(l, c)| json!({"label": l, "pixels": c})).collect::<Vec<_>>(),
+    });
+    if let Some(b) = &m.boundary {
+        v["boundary_dimension"] = json!({
+            "dimension": f64_json(b.dimension),
+            "ci": pair(b.ci),
+            "box_sizes_px": b.sizes,
+            "box_counts": b.counts,
+            "slope_se": f64_json(b.fit.slope_se),
+            "intercept": f64_json(b.fit.intercept),
+            "scaling_range_px": [b.sizes.first(), b.sizes.last()],
+            "scaling_rule": pendula::analysis::measure::BOX_RULE,
+            "ci_method": pendula::analysis::measure::BOX_CI,
+            "shifts": b.shift_counts.len(),
+            "shift_slopes": b.shift_slopes,
+        });
+    }
+    if let Some(u) = &m.uncertainty {
+        v["uncertainty_exponent"] = json!({
+            "alpha": f64_json(u.alpha),
+            "ci": pair(u.ci),
+            "dimension": f64_json(u.dimension),
+            "dimension_ci": pair(u.dimension_ci),
+            "eps_px": u.eps,
+            "fraction": u.fraction,
+            "tested_pixels": u.tested,
+            "slope_se": f64_json(u.fit.slope_se),
+            "scaling_rule": pendula::analysis::measure::UNCERTAINTY_RULE,
+        });
+    }
+    if !m.entropy.is_empty() {
+        v["basin_entropy"] = m
+            .entropy
+            .iter()
+            .map(|e| {
+                json!({
+                    "eps_px": e.eps, "sb": f64_json(e.sb), "sb_ci": pair(e.sb_ci),
+                    "sbb": f64_json(e.sbb), "sbb_ci": pair(e.sbb_ci),
+                    "fractal_by_log2": e.fractal_by_log2,
+                    "boxes": e.shift_values.first().map(|s| s.2),
+                    "boundary_boxes": e.shift_values.first().map(|s| s.3),
+                })
+            })
+            .collect::<Vec<_>>()
+            .into();
+    }
+    if let Some(w) = &m.wada {
+        v["wada"] = json!({
+            "labels": w.labels, "radii_px": w.radii, "boundary_points": w.boundary_points,
+            "wada_points": w.wada_points, "fraction": w.fraction, "wada": w.wada,
+        });
+    } else if let Some(why) = &m.wada_skipped {
+        v["wada_skipped"] = json!(why);
+    }
+    v
+}
+
+fn summary(
+    src: &Source,
+    opts: &MeasureOptions,
+    sets: &[MeasuredSet],
+    job: &Job,
+    wall: f64,
+) -> serde_json::Value {
+    let input = match &src.input {
+        Input::Map(p) => p.display().to_string(),
+        Input::Labels { file, dataset } => format!("{}:{dataset}", file.display()),
+    };
+    json!({
+        "kind": "measure",
+        "title": job.title,
+        "input": input,
+        "what": opts.what.name(),
+        "seed": opts.boxes.seed,
+        "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
+        "wall_s": wall,
+        "threads": rayon::current_num_threads(),
+        "output": job.file.as_ref().map(|p| p.display().to_string()),
+        "plot": job.plot.as_ref().map(|p| p.display().to_string()),
+    })
+}
+
+fn table(sets: &[MeasuredSet], wall: f64) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    for (k, set) in sets.iter().enumerate() {
+        let m = &set.measures;
+        let _ = writeln!(
+            s,
+            "set {}: {} ({}x{}, {} labels)",
+            k + 1,
+            set.source,
+            set.nx,
+            set.ny,
+            set.labels.len()
+        );
+        if let Some(b) = &m.boundary {
+            let _ = writeln!(
+                s,
+                "  box-counting dimension D = {:.4}  95% [{:.4}, {:.4}]  (boxes {}..{} px, {} shifts)",
+                b.dimension, b.ci.0, b.ci.1, b.sizes[0], b.sizes[b.sizes.len() - 1], b.shift_counts.len()
+            );
+        }
+        if let Some(u) = &m.uncertainty {
+            let _ = writeln!(
+                s,
+                "  uncertainty exponent α = {:.4}  95% [{:.4}, {:.4}]  →  D = 2 − α = {:.4}  (ε = 1..{} px)",
+                u.alpha, u.ci.0, u.ci.1, u.dimension, u.eps.len()
+            );
+        }
+        for e in &m.entropy {
+            let _ = writeln!(
+                s,
+                "  ε = {:>3} px: S_b = {:.4} [{:.4}, {:.4}], S_bb = {:.4} [{:.4}, {:.4}]{}",
+                e.eps,
+                e.sb,
+                e.sb_ci.0,
+                e.sb_ci.1,
+                e.sbb,
+                e.sbb_ci.0,
+                e.sbb_ci.1,
+                if e.fractal_by_log2 {
+                    "  > ln 2: fractal"
+                } else {
+                    ""
+                }
+            );
+        }
+        if let Some(w) = &m.wada {
+            let _ = writeln!(
+                s,
+                "  Wada test: W(r) = {:?} for r = {:?} px → {}",
+                w.fraction
+                    .iter()
+                    .map(|f| (f * 1e4).round() / 1e4)
+                    .collect::<Vec<_>>(),
+                w.radii,
+                if w.wada { "Wada" } else { "not Wada" }
+            );
+        } else if let Some(why) = &m.wada_skipped {
+            let _ = writeln!(s, "  Wada test skipped: {why}");
+        }
+    }
+    let _ = writeln!(s, "measured in {wall:.2} s");
+    s
+}
+
+/// `pendula measure …`.
+pub fn measure_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> {
+    super::output::set_threads(a.common.threads)?;
+    let src = a.source()?;
+    let opts = a.options()?;
+    let title = match &src.input {
+        Input::Map(p) => format!("Measures of {}", file_name(p)),
+        Input::Labels { file, dataset } => format!("Measures of {}:{dataset}", file_name(file)),
+    };
+    let job = Job {
+        title,
+        file: a.common.output.clone(),
+        plot: a.common.plot.clone(),
+        force: a.common.force,
+        json: a.common.json,
+        command_line,
+        spec_text: String::new(),
+    };
+    run_job(&src, &opts, &job)
+}
+
+fn file_name(p: &Path) -> String {
+    p.file_name().map_or_else(
+        || p.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    )
+}
+
+/// `pendula run` of a `kind = "measure"` spec: computes its map into `measure.map_file` (a
+/// complete map of the same spec there is reused, an interrupted one resumed; `--force`
+/// recomputes it), then measures that file as `pendula measure` does.
+pub fn run_spec(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::{Analysis, OutputSpec};
+    let file = common.output.clone().or_else(|| spec.output.file.clone());
+    let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+    // Refuse an existing result before the map's work, not after it.
+    for (flag, p) in [("output.file", &file), ("output.plot", &plot)] {
+        if let Some(p) = p {
+            super::output::prepare_path(p, common.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    let mut table: toml::Table = spec
+        .text
+        .parse()
+        .map_err(|e| CliError::Run(format!("the spec cannot be read back as TOML: {e}")))?;
+    table.insert("kind".into(), "map".into());
+    table.remove("measure");
+    table.remove("title");
+    let mut out = toml::Table::new();
+    out.insert("file".into(), r.map_file.display().to_string().into());
+    table.insert("output".into(), out.into());
+    let map_spec = pendula::spec::Spec {
+        title: format!("map: {} chain", spec.model_name),
+        analysis: Analysis::Map(r.map.clone()),
+        output: OutputSpec {
+            file: Some(r.map_file.clone()),
+            plot: None,
+        },
+        text: toml::to_string(&table).unwrap_or_default(),
+        ..spec.clone()
+    };
+    let map_common = Common {
+        output: Some(r.map_file.clone()),
+        plot: None,
+        json: false,
+        ..common.clone()
+    };
+    let flags = super::map::RunFlags {
+        resume: true,
+        ..Default::default()
+    };
+    super::map::run_map(&map_spec, &map_common, &flags, command_line)?;
+    let src = Source {
+        input: Input::Map(r.map_file.clone()),
+        variable: r.variable.clone(),
+        flip_before: r.flip_before.clone(),
+        extent: None,
+    };
+    let job = Job {
+        title: spec.title.clone(),
+        file,
+        plot,
+        force: common.force,
+        json: common.json,
+        command_line,
+        spec_text: spec.text.clone(),
+    };
+    run_job(&src, &r.options, &job)
+}

@@ -1,0 +1,313 @@
+//! Figures of `pendula measure`: log–log box counts N(s) with the fitted power law (D and its
+//! 95 % interval in the legend) beside the uncertain fraction f(ε) with its fit (α, D = 2 − α);
+//! for `--what basin-entropy` S_b and S_bb against ε with the ln 2 line, for `--what wada`
+//! W(r). One colour per label set (e.g. one per flip-time threshold).
+
+use super::{
+    begin_figure, draw_polyline, save, series_color, Area, Axis, DataError, Drawn, Legend,
+    LegendEntry, Marker, PlotError, Render, Surface,
+};
+use crate::analysis::measure::MeasuredSet;
+use plotters::prelude::*;
+use std::path::Path;
+
+/// One set's points in a panel, with an optional fitted line and error bars.
+#[derive(Debug, Clone)]
+struct Curve {
+    label: String,
+    colour: RGBColor,
+    points: Vec<(f64, f64)>,
+    bars: Vec<(f64, f64, f64)>,
+    line: Vec<(f64, f64)>,
+}
+
+#[derive(Debug, Clone)]
+struct Panel {
+    x_label: String,
+    y_label: String,
+    log: (bool, bool),
+    curves: Vec<Curve>,
+    /// A horizontal reference line and its legend label (ln 2 for S_bb).
+    reference: Option<(f64, String)>,
+}
+
+/// The figure of one `pendula measure` run.
+#[derive(Debug, Clone)]
+pub struct MeasureFigure {
+    title: String,
+    panels: Vec<Panel>,
+}
+
+fn ci(v: f64, (lo, hi): (f64, f64)) -> String {
+    format!("{v:.3} [{lo:.3}, {hi:.3}]")
+}
+
+impl MeasureFigure {
+    /// The panels of what the sets hold: box counts and f(ε) when either was measured, else
+    /// basin entropy, else the Wada fractions. `names` label each set in the legends.
+    pub fn new(title: &str, sets: &[MeasuredSet], names: &[String]) -> MeasureFigure {
+        let name = |i: usize| {
+            names
+                .get(i)
+                .cloned()
+                .unwrap_or_else(|| format!("set {}", i + 1))
+        };
+        let mut panels = Vec::new();
+        let boxes: Vec<Curve> = sets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let b = s.measures.boundary.as_ref()?;
+                let x: Vec<f64> = b.sizes.iter().map(|&v| v as f64).collect();
+                Some(Curve {
+                    label: format!("{}: D = {}", name(i), ci(b.dimension, b.ci)),
+                    colour: series_color(i),
+                    points: x.iter().copied().zip(b.counts.iter().copied()).collect(),
+                    bars: vec![],
+                    line: x
+                        .iter()
+                        .map(|&s| (s, (b.fit.intercept - b.fit.slope * s.ln()).exp()))
+                        .collect(),
+                })
+            })
+            .collect();
+        if !boxes.is_empty() {
+            panels.push(Panel {
+                x_label: "box side s / px".into(),
+                y_label: "boundary boxes N(s)".into(),
+                log: (true, true),
+                curves: boxes,
+                reference: None,
+            });
+        }
+        let unc: Vec<Curve> = sets
+            .iter()
+            .enumerate()
+            .filter_map(|(i, s)| {
+                let u = s.measures.uncertainty.as_ref()?;
+                let x: Vec<f64> = u.eps.iter().map(|&v| v as f64).collect();
+                Some(Curve {
+                    label: format!(
+                        "{}: α = {}, 2 − α = {:.3}",
+                        name(i),
+                        ci(u.alpha, u.ci),
+                        u.dimension
+                    ),
+                    colour: series_color(i),
+                    points: x.iter().copied().zip(u.fraction.iter().copied()).collect(),
+                    bars: vec![],
+                    line: x
+                        .iter()
+                        .map(|&e| (e, (u.fit.intercept + u.fit.slope * e.ln()).exp()))
+                        .collect(),
+                })
+            })
+            .collect();
+        if !unc.is_empty() {
+            panels.push(Panel {
+                x_label: "ε / px".into(),
+                y_label: "uncertain fraction f(ε)".into(),
+                log: (true, true),
+                curves: unc,
+                reference: None,
+            });
+        }
+        if panels.is_empty() {
+            let ent: Vec<Curve> = sets
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.measures.entropy.is_empty())
+                .map(|(i, s)| {
+                    let e = &s.measures.entropy;
+                    let last = e.last().expect("not empty");
+                    Curve {
+                        label: format!(
+                            "{}: S_bb(ε = {}) = {}",
+                            name(i),
+                            last.eps,
+                            ci(last.sbb, last.sbb_ci)
+                        ),
+                        colour: series_color(i),
+                        points: e.iter().map(|v| (v.eps as f64, v.sbb)).collect(),
+                        bars: e
+                            .iter()
+                            .map(|v| (v.eps as f64, v.sbb_ci.0, v.sbb_ci.1))
+                            .collect(),
+                        line: e.iter().map(|v| (v.eps as f64, v.sb)).collect(),
+                    }
+                })
+                .collect();
+            if !ent.is_empty() {
+                panels.push(Panel {
+                    x_label: "box side ε / px   (dots: S_bb with 95 % bars; line: S_b)".into(),
+                    y_label: "entropy / nat".into(),
+                    log: (false, false),
+                    curves: ent,
+                    reference: Some((std::f64::consts::LN_2, "ln 2".into())),
+                });
+            }
+        }
+        if panels.is_empty() {
+            let wada: Vec<Curve> = sets
+                .iter()
+                .enumerate()
+                .filter_map(|(i, s)| {
+                    let w = s.measures.wada.as_ref()?;
+                    let pts: Vec<(f64, f64)> = w
+                        .radii
+                        .iter()
+                        .map(|&r| r as f64)
+                        .zip(w.fraction.iter().copied())
+                        .collect();
+                    Some(Curve {
+                        label: format!(
+                            "{}: {} labels, {}",
+                            name(i),
+                            w.labels,
+                            if w.wada { "Wada" } else { "not Wada" }
+                        ),
+                        colour: series_color(i),
+                        line: pts.clone(),
+                        points: pts,
+                        bars: vec![],
+                    })
+                })
+                .collect();
+            if !wada.is_empty() {
+                panels.push(Panel {
+                    x_label: "neighbourhood radius r / px".into(),
+                    y_label: "W(r): boundary points seeing every label".into(),
+                    log: (true, false),
+                    curves: wada,
+                    reference: None,
+                });
+            }
+        }
+        MeasureFigure {
+            title: title.to_string(),
+            panels,
+        }
+    }
+}
+
+/// Draws the figure (`.png` or `.svg`), 700 px wide per panel.
+pub fn draw_measure(fig: &MeasureFigure, path: &Path) -> Result<(), PlotError> {
+    let w = 700 * fig.panels.len().max(1) as u32;
+    save(fig, path, (w, 620))
+}
+
+fn axis(values: Vec<f64>, log: bool, what: &str) -> Result<Axis, DataError> {
+    Axis::fit(values, log, 0.06, 6, what)
+}
+
+impl Render for MeasureFigure {
+    fn validate(&self) -> Result<(), DataError> {
+        if self.panels.is_empty() {
+            return Err(DataError::Empty {
+                what: "measure figure (no measure with a curve)".into(),
+            });
+        }
+        Ok(())
+    }
+
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
+        let scale = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let header = begin_figure(root, surface, &self.title, 24.0)?;
+        let top = 48.0 + header.extra;
+        let n = self.panels.len();
+        let cell = header.w / n as f64;
+        for (k, p) in self.panels.iter().enumerate() {
+            let area = root.clone().shrink(
+                (px(k as f64 * cell + 6.0), px(top)),
+                (px(cell - 12.0) as u32, px(header.h - top - 6.0) as u32),
+            );
+            let xs: Vec<f64> = p
+                .curves
+                .iter()
+                .flat_map(|c| c.points.iter().map(|q| q.0))
+                .collect();
+            let mut ys: Vec<f64> = p
+                .curves
+                .iter()
+                .flat_map(|c| c.points.iter().chain(&c.line).map(|q| q.1))
+                .collect();
+            ys.extend(
+                p.curves
+                    .iter()
+                    .flat_map(|c| c.bars.iter().flat_map(|b| [b.1, b.2])),
+            );
+            if let Some((v, _)) = &p.reference {
+                ys.push(*v);
+            }
+            let xa = axis(xs, p.log.0, &p.x_label)?;
+            // Room on top for the legend.
+            let ya = axis(ys, p.log.1, &p.y_label)?
+                .with_headroom(1.0 + 0.07 * (p.curves.len() + 1) as f64);
+            let mut chart = ChartBuilder::on(&area)
+                .margin(px(10.0))
+                .x_label_area_size(px(50.0))
+                .y_label_area_size(px(74.0))
+                .build_cartesian_2d(xa.clone(), ya.clone())?;
+            let xf = |v: &f64| xa.label(*v);
+            let yf = |v: &f64| ya.label(*v);
+            super::house_mesh(&mut chart, surface.stroke(1.0), scale, (14.0, 16.0))
+                .x_label_formatter(&xf)
+                .y_label_formatter(&yf)
+                .x_desc(p.x_label.as_str())
+                .y_desc(p.y_label.as_str())
+                .draw()?;
+            let plot = chart.plotting_area();
+            let mut entries = Vec::new();
+            if let Some((v, label)) = &p.reference {
+                let (lo, hi) = xa.bounds();
+                draw_polyline(
+                    plot,
+                    &[(lo, *v), (hi, *v)],
+                    RGBColor(0x88, 0x88, 0x88),
+                    1.5,
+                    surface,
+                )?;
+                entries.push(LegendEntry {
+                    label: label.clone(),
+                    color: RGBColor(0x88, 0x88, 0x88),
+                    band: false,
+                    marker: None,
+                });
+            }
+            let frame = plot.strip_coord_spec();
+            let (ox, oy) = plot.get_base_pixel();
+            let to_frame = |q: (f64, f64)| {
+                let (x, y) = plot.map_coordinate(&q);
+                (x - ox, y - oy)
+            };
+            let stroke = surface.stroke(1.5);
+            for c in &p.curves {
+                let ok = |q: &(f64, f64)| xa.accepts(q.0) && ya.accepts(q.1);
+                let line: Vec<(f64, f64)> = c.line.iter().copied().filter(ok).collect();
+                if line.len() > 1 {
+                    draw_polyline(plot, &line, c.colour, 2.0, surface)?;
+                }
+                for &(x, lo, hi) in &c.bars {
+                    if xa.accepts(x) && ya.accepts(lo) && ya.accepts(hi) {
+                        let (a, b) = (to_frame((x, lo)), to_frame((x, hi)));
+                        frame.draw(&PathElement::new(vec![a, b], c.colour.stroke_width(stroke)))?;
+                    }
+                }
+                for q in c.points.iter().filter(|q| ok(q)) {
+                    Marker::Circle.draw(&frame, to_frame(*q), px(4.5), c.colour, stroke)?;
+                }
+                entries.push(LegendEntry {
+                    label: c.label.clone(),
+                    color: c.colour,
+                    band: false,
+                    marker: None,
+                });
+            }
+            let legend = Legend::new(&frame, entries, scale, 13.0)?;
+            let (corner, _) = legend.place(frame.dim_in_pixel(), &[]);
+            legend.draw(&frame, corner)?;
+        }
+        Ok(())
+    }
+}

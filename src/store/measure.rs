@@ -1,0 +1,518 @@
+//! Measures of label grids in HDF5: group `measure` (the options as attributes) with one
+//! subgroup `set_<k>` per label grid (a map thresholded at one flip time, one dataset).
+//!
+//! Each set holds `label(label)` pixel counts and, for what was measured, the subgroups
+//! `boundary_dimension` (box sides, mean and per-shift box counts, the fitted line, the slope
+//! with its 95 % interval, the scaling range and its rule), `uncertainty_exponent` (ε, f(ε),
+//! the fit, α and D = 2 − α with intervals), `basin_entropy` (S_b and S_bb per ε with their
+//! per-shift values and intervals, the log 2 verdict) and `wada` (W(r) per radius). Sizes are
+//! in pixels; `*_physical` variables give them in the axes' units when the extent is known.
+
+use super::{GroupWriter, H5Out, StoreError};
+use crate::analysis::measure::{
+    BasinEntropy, BoxDimension, MeasureOptions, MeasuredSet, UncertaintyExponent, WadaTest, BOX_CI,
+    BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
+};
+use ndarray::Array2;
+
+/// Writes group `measure` with one `set_<k>` subgroup per entry of `sets` (k from 1).
+pub fn write_measure(
+    out: &H5Out,
+    opts: &MeasureOptions,
+    sets: &[MeasuredSet],
+) -> Result<(), StoreError> {
+    let g = out.group("measure")?;
+    g.attr_str("what", opts.what.name())?
+        .attr_i64("sets", sets.len() as i64)?
+        .attr_i64("box_min_px", opts.boxes.min_box as i64)?
+        .attr_i64("box_max_fraction_inv", opts.boxes.max_fraction_inv as i64)?
+        .attr_i64("box_shifts", opts.boxes.shifts as i64)?
+        .attr_i64("seed", opts.boxes.seed as i64)?
+        .attr_i64("uncertainty_max_eps_px", opts.uncertainty.max_eps as i64)?
+        .attr_i64("entropy_shifts", opts.entropy_shifts as i64)?
+        .attr_f64("wada_threshold", opts.wada.threshold)?;
+    for (k, s) in sets.iter().enumerate() {
+        write_set(&g.group(&format!("set_{}", k + 1))?, s)?;
+    }
+    Ok(())
+}
+
+fn write_set(g: &GroupWriter<'_>, s: &MeasuredSet) -> Result<(), StoreError> {
+    g.attr_str("source", &s.source)?
+        .attr_i64("width", s.nx as i64)?
+        .attr_i64("height", s.ny as i64)?;
+    if let Some(e) = s.extent {
+        g.attr_f64s("extent", &e)?;
+    }
+    if let Some([(xn, xu), (yn, yu)]) = &s.axes {
+        g.attr_str("x_coordinate", xn)?
+            .attr_str("x_units", xu)?
+            .attr_str("y_coordinate", yn)?
+            .attr_str("y_units", yu)?;
+    }
+    let values: Vec<i64> = s.labels.iter().map(|l| i64::from(l.0)).collect();
+    let counts: Vec<i64> = s.labels.iter().map(|l| l.1 as i64).collect();
+    g.coord_i64("label", &values, "1", "label value in the grid")?;
+    g.var(
+        "label_pixels",
+        &["label"],
+        counts.as_slice(),
+        "1",
+        "pixels holding the label",
+    )?;
+    let m = &s.measures;
+    if let Some(b) = &m.boundary {
+        write_boxes(&g.group("boundary_dimension")?, b, s)?;
+    }
+    if let Some(u) = &m.uncertainty {
+        write_uncertainty(&g.group("uncertainty_exponent")?, u, s)?;
+    }
+    if !m.entropy.is_empty() {
+        write_entropy(&g.group("basin_entropy")?, &m.entropy)?;
+    }
+    if let Some(w) = &m.wada {
+        write_wada(&g.group("wada")?, w)?;
+    } else if let Some(why) = &m.wada_skipped {
+        g.attr_str("wada_skipped", why)?;
+    }
+    Ok(())
+}
+
+/// Physical sizes `px · pixel side` along x, when the extent is known.
+fn physical(
+    g: &GroupWriter<'_>,
+    dim: &str,
+    px: &[usize],
+    s: &MeasuredSet,
+) -> Result<(), StoreError> {
+    if let Some((dx, dy)) = s.pixel() {
+        let units = |i: usize| s.axes.as_ref().map_or("1".to_string(), |a| a[i].1.clone());
+        let x: Vec<f64> = px.iter().map(|&p| p as f64 * dx.abs()).collect();
+        let y: Vec<f64> = px.iter().map(|&p| p as f64 * dy.abs()).collect();
+        g.var(
+            &format!("{dim}_physical_x"),
+            &[dim],
+            x.as_slice(),
+            &units(0),
+            &format!("{dim} along x in the axis' units"),
+        )?;
+        g.var(
+            &format!("{dim}_physical_y"),
+            &[dim],
+            y.as_slice(),
+            &units(1),
+            &format!("{dim} along y in the axis' units"),
+        )?;
+    }
+    Ok(())
+}
+
+fn write_boxes(g: &GroupWriter<'_>, b: &BoxDimension, s: &MeasuredSet) -> Result<(), StoreError> {
+    let sizes: Vec<i64> = b.sizes.iter().map(|&v| v as i64).collect();
+    g.coord_i64("box_size", &sizes, "1", "box side in pixels")?;
+    physical(g, "box_size", &b.sizes, s)?;
+    let shifts: Vec<i64> = (0..b.shift_counts.len() as i64).collect();
+    g.coord_i64("shift", &shifts, "1", "box-grid shift (0: no shift)")?;
+    g.var(
+        "box_count",
+        &["box_size"],
+        b.counts.as_slice(),
+        "1",
+        "boxes the boundary passes through, mean over shifts (whole boxes, scaled to the grid's area)",
+    )?;
+    let fitted: Vec<f64> = b
+        .sizes
+        .iter()
+        .map(|&v| (b.fit.intercept - b.fit.slope * (v as f64).ln()).exp())
+        .collect();
+    g.var(
+        "fitted_box_count",
+        &["box_size"],
+        fitted.as_slice(),
+        "1",
+        "the fitted power law exp(intercept) · box_size^-D",
+    )?;
+    let mut per = Array2::<f64>::zeros((b.shift_counts.len(), b.sizes.len()));
+    for (i, c) in b.shift_counts.iter().enumerate() {
+        for (k, v) in c.iter().enumerate() {
+            per[(i, k)] = *v;
+        }
+    }
+    g.var(
+        "shift_box_count",
+        &["shift", "box_size"],
+        &per,
+        "1",
+        "boundary boxes per shift",
+    )?;
+    offsets(g, &b.shift_offsets)?;
+    g.var(
+        "shift_slope",
+        &["shift"],
+        b.shift_slopes.as_slice(),
+        "1",
+        "slope of log N against log(1/s) for this shift alone",
+    )?;
+    g.attr_f64("dimension", b.dimension)?
+        .attr_f64("ci_low", b.ci.0)?
+        .attr_f64("ci_high", b.ci.1)?
+        .attr_str("ci_method", BOX_CI)?
+        .attr_f64("slope_se", b.fit.slope_se)?
+        .attr_f64("intercept", b.fit.intercept)?
+        .attr_f64("residual_se", b.fit.residual_se)?
+        .attr_i64("fit_points", b.fit.points as i64)?
+        .attr_i64("scaling_min_px", *b.sizes.first().unwrap_or(&0) as i64)?
+        .attr_i64("scaling_max_px", *b.sizes.last().unwrap_or(&0) as i64)?
+        .attr_str("scaling_rule", BOX_RULE)?;
+    Ok(())
+}
+
+fn offsets(g: &GroupWriter<'_>, o: &[(usize, usize)]) -> Result<(), StoreError> {
+    let ox: Vec<i64> = o.iter().map(|p| p.0 as i64).collect();
+    let oy: Vec<i64> = o.iter().map(|p| p.1 as i64).collect();
+    g.var(
+        "shift_offset_x",
+        &["shift"],
+        ox.as_slice(),
+        "1",
+        "box-grid offset along x in pixels",
+    )?;
+    g.var(
+        "shift_offset_y",
+        &["shift"],
+        oy.as_slice(),
+        "1",
+        "box-grid offset along y in pixels",
+    )?;
+    Ok(())
+}
+
+fn write_uncertainty(
+    g: &GroupWriter<'_>,
+    u: &UncertaintyExponent,
+    s: &MeasuredSet,
+) -> Result<(), StoreError> {
+    let eps: Vec<i64> = u.eps.iter().map(|&v| v as i64).collect();
+    g.coord_i64("eps", &eps, "1", "uncertainty distance ε in pixels")?;
+    physical(g, "eps", &u.eps, s)?;
+    g.var(
+        "uncertain_fraction",
+        &["eps"],
+        u.fraction.as_slice(),
+        "1",
+        "fraction f(ε) of tested pixels with another label ε away along ±x or ±y",
+    )?;
+    let fitted: Vec<f64> = u
+        .eps
+        .iter()
+        .map(|&e| (u.fit.intercept + u.fit.slope * (e as f64).ln()).exp())
+        .collect();
+    g.var(
+        "fitted_fraction",
+        &["eps"],
+        fitted.as_slice(),
+        "1",
+        "the fitted power law exp(intercept) · ε^α",
+    )?;
+    g.attr_f64("alpha", u.alpha)?
+        .attr_f64("ci_low", u.ci.0)?
+        .attr_f64("ci_high", u.ci.1)?
+        .attr_str("ci_method", "95 %: Student t interval of the fitted slope")?
+        .attr_f64("dimension", u.dimension)?
+        .attr_f64("dimension_ci_low", u.dimension_ci.0)?
+        .attr_f64("dimension_ci_high", u.dimension_ci.1)?
+        .attr_f64("slope_se", u.fit.slope_se)?
+        .attr_f64("intercept", u.fit.intercept)?
+        .attr_i64("tested_pixels", u.tested as i64)?
+        .attr_i64("scaling_min_px", 1)?
+        .attr_i64("scaling_max_px", *u.eps.last().unwrap_or(&0) as i64)?
+        .attr_str("scaling_rule", UNCERTAINTY_RULE)?;
+    Ok(())
+}
+
+fn write_entropy(g: &GroupWriter<'_>, es: &[BasinEntropy]) -> Result<(), StoreError> {
+    let eps: Vec<i64> = es.iter().map(|e| e.eps as i64).collect();
+    g.coord_i64("eps", &eps, "1", "box side ε in pixels")?;
+    let ns = es.iter().map(|e| e.shift_values.len()).max().unwrap_or(0);
+    g.coord_i64(
+        "shift",
+        &(0..ns as i64).collect::<Vec<_>>(),
+        "1",
+        "box-grid shift (0: no shift)",
+    )?;
+    let col = |f: &dyn Fn(&BasinEntropy) -> f64| es.iter().map(f).collect::<Vec<f64>>();
+    for (name, v, what) in [
+        (
+            "sb",
+            col(&|e| e.sb),
+            "basin entropy S_b: mean Gibbs entropy of the label fractions over all boxes",
+        ),
+        (
+            "sb_ci_low",
+            col(&|e| e.sb_ci.0),
+            "lower end of the 95 % interval of S_b",
+        ),
+        (
+            "sb_ci_high",
+            col(&|e| e.sb_ci.1),
+            "upper end of the 95 % interval of S_b",
+        ),
+        (
+            "sbb",
+            col(&|e| e.sbb),
+            "boundary basin entropy S_bb: mean over boxes holding two or more labels",
+        ),
+        (
+            "sbb_ci_low",
+            col(&|e| e.sbb_ci.0),
+            "lower end of the 95 % interval of S_bb",
+        ),
+        (
+            "sbb_ci_high",
+            col(&|e| e.sbb_ci.1),
+            "upper end of the 95 % interval of S_bb",
+        ),
+    ] {
+        g.var(name, &["eps"], v.as_slice(), "1", what)?;
+    }
+    let log2: Vec<i8> = es.iter().map(|e| i8::from(e.fractal_by_log2)).collect();
+    g.var(
+        "fractal_by_log2",
+        &["eps"],
+        log2.as_slice(),
+        "1",
+        "1 when the whole 95 % interval of S_bb lies above ln 2 (sufficient for a fractal boundary)",
+    )?;
+    let grid = |f: &dyn Fn(&BasinEntropy, usize) -> f64| {
+        Array2::from_shape_fn((es.len(), ns), |(i, j)| {
+            if j < es[i].shift_values.len() {
+                f(&es[i], j)
+            } else {
+                f64::NAN
+            }
+        })
+    };
+    g.var(
+        "shift_sb",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_values[j].0),
+        "1",
+        "S_b for one shift",
+    )?;
+    g.var(
+        "shift_sbb",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_values[j].1),
+        "1",
+        "S_bb for one shift",
+    )?;
+    g.var(
+        "boxes",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_values[j].2 as f64),
+        "1",
+        "whole boxes counted for one shift",
+    )?;
+    g.var(
+        "boundary_boxes",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_values[j].3 as f64),
+        "1",
+        "boxes holding two or more labels for one shift",
+    )?;
+    g.var(
+        "shift_offset_x",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_offsets[j].0 as f64),
+        "1",
+        "box-grid offset along x in pixels",
+    )?;
+    g.var(
+        "shift_offset_y",
+        &["eps", "shift"],
+        &grid(&|e, j| e.shift_offsets[j].1 as f64),
+        "1",
+        "box-grid offset along y in pixels",
+    )?;
+    g.attr_f64("log2", std::f64::consts::LN_2)?
+        .attr_str("ci_method", ENTROPY_CI)?;
+    Ok(())
+}
+
+fn write_wada(g: &GroupWriter<'_>, w: &WadaTest) -> Result<(), StoreError> {
+    let r: Vec<i64> = w.radii.iter().map(|&v| v as i64).collect();
+    g.coord_i64(
+        "radius",
+        &r,
+        "1",
+        "neighbourhood radius r in pixels (refinement steps, coarse to fine read backwards)",
+    )?;
+    let bp: Vec<i64> = w.boundary_points.iter().map(|&v| v as i64).collect();
+    let wp: Vec<i64> = w.wada_points.iter().map(|&v| v as i64).collect();
+    g.var(
+        "boundary_points",
+        &["radius"],
+        bp.as_slice(),
+        "1",
+        "pixels whose (2r+1)² neighbourhood holds two or more labels",
+    )?;
+    g.var(
+        "wada_points",
+        &["radius"],
+        wp.as_slice(),
+        "1",
+        "pixels whose neighbourhood holds every label",
+    )?;
+    g.var(
+        "wada_fraction",
+        &["radius"],
+        w.fraction.as_slice(),
+        "1",
+        "W(r) = wada_points / boundary_points",
+    )?;
+    g.attr_bool("wada", w.wada)?
+        .attr_i64("labels", w.labels as i64)?
+        .attr_str(
+            "rule",
+            "Wada when W(r_max) >= threshold (measure/wada_threshold)",
+        )?;
+    Ok(())
+}
+
+/// A 2-D integer dataset read as labels, with its axes when it has dimension scales.
+#[derive(Debug, Clone)]
+pub struct LabelData {
+    pub nx: usize,
+    pub ny: usize,
+    /// Row-major `[iy * nx + ix]` (HDF5 axis 0 is y).
+    pub values: Vec<i32>,
+    /// Pixel-edge extent (x0, x1, y0, y1) from the dimension scales (uniform centres assumed).
+    pub extent: Option<[f64; 4]>,
+    /// Scale names and `units` of x and y.
+    pub axes: Option<[(String, String); 2]>,
+}
+
+extern "C" {
+    fn H5DSiterate_scales(
+        did: hdf5_sys::h5i::hid_t,
+        dim: std::os::raw::c_uint,
+        idx: *mut std::os::raw::c_int,
+        visitor: extern "C" fn(
+            hdf5_sys::h5i::hid_t,
+            std::os::raw::c_uint,
+            hdf5_sys::h5i::hid_t,
+            *mut std::ffi::c_void,
+        ) -> hdf5_sys::h5::herr_t,
+        data: *mut std::ffi::c_void,
+    ) -> hdf5_sys::h5::herr_t;
+}
+
+/// Records the path of the first scale attached to a dimension (then stops the iteration).
+extern "C" fn first_scale(
+    _did: hdf5_sys::h5i::hid_t,
+    _dim: std::os::raw::c_uint,
+    scale: hdf5_sys::h5i::hid_t,
+    data: *mut std::ffi::c_void,
+) -> hdf5_sys::h5::herr_t {
+    let mut buf = vec![0u8; 1024];
+    // SAFETY: `scale` is a live id handed to us by H5DSiterate_scales, `buf` outlives the call,
+    // and `data` is the `Option<String>` the caller passed.
+    let n = unsafe { hdf5_sys::h5i::H5Iget_name(scale, buf.as_mut_ptr().cast(), buf.len()) };
+    if n > 0 {
+        buf.truncate((n as usize).min(buf.len() - 1));
+        let out = unsafe { &mut *data.cast::<Option<String>>() };
+        *out = String::from_utf8(buf).ok();
+    }
+    1
+}
+
+/// The path of the scale attached to dimension `dim` of `ds`, if any.
+fn scale_path(ds: &hdf5::Dataset, dim: u32) -> Option<String> {
+    if super::dimscale::num_scales(ds, dim as usize).ok()? == 0 {
+        return None;
+    }
+    let mut out: Option<String> = None;
+    // SAFETY: live dataset id; the visitor writes only `out`; calls are serialised by the
+    // crate's (reentrant) lock.
+    hdf5::sync::sync(|| unsafe {
+        H5DSiterate_scales(
+            ds.id(),
+            dim,
+            std::ptr::null_mut(),
+            first_scale,
+            (&mut out as *mut Option<String>).cast(),
+        )
+    });
+    out
+}
+
+/// Reads `dataset` of `file` as a label grid. Errors are one line naming the dataset: a
+/// missing file or dataset, a rank other than 2, a non-integer type, values beyond i32.
+pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, String> {
+    use hdf5::types::TypeDescriptor as T;
+    let f = hdf5::File::open(file)
+        .map_err(|e| format!("cannot open {} as HDF5: {e}", file.display()))?;
+    let ds = f
+        .dataset(dataset)
+        .map_err(|_| format!("{} has no dataset {dataset}", file.display()))?;
+    let shape = ds.shape();
+    if shape.len() != 2 {
+        return Err(format!(
+            "dataset {dataset} is {}-D (shape {shape:?}); labels must be a 2-D grid",
+            shape.len()
+        ));
+    }
+    let dtype = ds
+        .dtype()
+        .and_then(|t| t.to_descriptor())
+        .map_err(|e| format!("dataset {dataset}: unreadable type ({e})"))?;
+    match dtype {
+        T::Integer(_) | T::Unsigned(_) | T::Boolean | T::Enum(_) => {}
+        T::Float(_) => {
+            return Err(format!(
+                "dataset {dataset} holds floating-point values; labels must be integers (threshold or classify it first)"
+            ))
+        }
+        other => {
+            return Err(format!(
+                "dataset {dataset} has type {other:?}; labels must be integers"
+            ))
+        }
+    }
+    let raw: Vec<i64> = ds
+        .read_raw::<i64>()
+        .map_err(|e| format!("reading dataset {dataset}: {e}"))?;
+    let values = raw
+        .iter()
+        .map(|&v| i32::try_from(v))
+        .collect::<Result<Vec<i32>, _>>()
+        .map_err(|_| format!("dataset {dataset} holds labels beyond the 32-bit range"))?;
+    let (ny, nx) = (shape[0], shape[1]);
+    let axis = |dim: u32, n: usize| -> Option<((f64, f64), (String, String))> {
+        let p = scale_path(&ds, dim)?;
+        let s = f.dataset(&p).ok()?;
+        let c: Vec<f64> = s.read_raw::<f64>().ok()?;
+        if c.len() != n || n < 2 || !c.iter().all(|v| v.is_finite()) {
+            return None;
+        }
+        let d = (c[n - 1] - c[0]) / (n - 1) as f64;
+        let units = s
+            .attr("units")
+            .and_then(|a| a.read_scalar::<hdf5::types::VarLenUnicode>())
+            .map(|u| u.as_str().to_string())
+            .unwrap_or_else(|_| "1".into());
+        let name = p.rsplit('/').next().unwrap_or(&p).to_string();
+        Some(((c[0] - d / 2.0, c[n - 1] + d / 2.0), (name, units)))
+    };
+    let (extent, axes) = match (axis(1, nx), axis(0, ny)) {
+        (Some((x, xa)), Some((y, ya))) => (Some([x.0, x.1, y.0, y.1]), Some([xa, ya])),
+        _ => (None, None),
+    };
+    Ok(LabelData {
+        nx,
+        ny,
+        values,
+        extent,
+        axes,
+    })
+}
