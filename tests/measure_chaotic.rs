@@ -329,3 +329,82 @@ fn standard_map_limits_all_regular_at_k0_and_chaotic_at_k10() {
     assert_eq!(f0.wilson.0, 0.0);
     assert!(f10.fraction > 0.9 && f10.wilson.0 > 0.9, "{f10:?}");
 }
+
+#[test]
+fn triple_pendulum_marginal_carries_the_energy_factor() {
+    // N = 3: the θ-marginal is ∝ √det M · (E − V)^{1/2}. Equal point masses: a_jk = 3 − max(j, k)
+    // (0-based), M_jk = a_jk cos(θ_j − θ_k), V = −g(3 cos θ₁ + 2 cos θ₂ + cos θ₃), V_max = 6g.
+    // On E = 80 J > V_max the weight is smooth and periodic, so the trapezoid rule on a 64³ grid
+    // is exact to far below the sampling error.
+    let c = chain(3);
+    let g = ChainParams::G;
+    let e = 80.0;
+    let weight = |t: [f64; 3]| {
+        let a = |j: usize, k: usize| (3 - j.max(k)) as f64 * (t[j] - t[k]).cos();
+        let det = a(0, 0) * (a(1, 1) * a(2, 2) - a(1, 2) * a(2, 1))
+            - a(0, 1) * (a(1, 0) * a(2, 2) - a(1, 2) * a(2, 0))
+            + a(0, 2) * (a(1, 0) * a(2, 1) - a(1, 1) * a(2, 0));
+        let v = -g * (3.0 * t[0].cos() + 2.0 * t[1].cos() + t[2].cos());
+        det.sqrt() * (e - v).sqrt()
+    };
+    let m = 64;
+    let h = 2.0 * PI / m as f64;
+    let (mut num, mut den) = (0.0, 0.0);
+    for i in 0..m {
+        for j in 0..m {
+            for k in 0..m {
+                let t = [i as f64 * h - PI, j as f64 * h - PI, k as f64 * h - PI];
+                let w = weight(t);
+                num += w * t[0].cos();
+                den += w;
+            }
+        }
+    }
+    let exact = num / den;
+    let n = 20000;
+    let (xs, proposals) = shell_samples(&c, e, n, 21).unwrap();
+    let v: Vec<f64> = xs.iter().map(|x| x[0].cos()).collect();
+    let nf = n as f64;
+    let mean = v.iter().sum::<f64>() / nf;
+    let se = (v.iter().map(|a| (a - mean).powi(2)).sum::<f64>() / (nf - 1.0) / nf).sqrt();
+    // Without the (E − V)^{1/2} factor the mean would be the √det M-weighted one.
+    let mut plain = (0.0, 0.0);
+    for i in 0..m {
+        for j in 0..m {
+            for k in 0..m {
+                let t = [i as f64 * h - PI, j as f64 * h - PI, k as f64 * h - PI];
+                let v = -g * (3.0 * t[0].cos() + 2.0 * t[1].cos() + t[2].cos());
+                let w = weight(t) / (e - v).sqrt();
+                plain.0 += w * t[0].cos();
+                plain.1 += w;
+            }
+        }
+    }
+    let plain = plain.0 / plain.1;
+    println!(
+        "N = 3, E = {e}: <cos θ1> = {mean:.4} ± {se:.4}, quadrature {exact:.4} \
+         (without the energy factor {plain:.4}), acceptance {:.3}",
+        nf / proposals as f64
+    );
+    assert!(
+        (mean - exact).abs() < 4.0 * se,
+        "{mean} vs {exact} (se {se})"
+    );
+    assert!(
+        (plain - exact).abs() > 8.0 * se,
+        "the factor must matter: {plain}"
+    );
+    // Equipartition ⟨p₁ θ̇₁⟩ = ⟨p₃ θ̇₃⟩, and every start on the shell.
+    let d: Vec<f64> = xs
+        .iter()
+        .map(|x| {
+            let h = c.kinetic_energy(x) + c.potential_energy(&x[..3]);
+            assert!((h - e).abs() <= 1e-12 * e, "H − E = {}", h - e);
+            let y = c.to_canonical(x);
+            y[3] * x[3] - y[5] * x[5]
+        })
+        .collect();
+    let dm = d.iter().sum::<f64>() / nf;
+    let dse = (d.iter().map(|a| (a - dm).powi(2)).sum::<f64>() / (nf - 1.0) / nf).sqrt();
+    assert!(dm.abs() < 4.0 * dse, "{dm} ± {dse}");
+}
