@@ -7,6 +7,7 @@
 //! does not change any number.
 
 mod boxcount;
+pub mod chaotic;
 mod entropy;
 mod fit;
 mod report;
