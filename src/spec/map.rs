@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
-/// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation (megno: sampling) interval (s)
+/// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation interval (s)
 /// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
 /// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
 /// omega_tol = 0.01            # final-state: on velocities (rad/s)

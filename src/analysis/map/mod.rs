@@ -91,8 +91,8 @@ pub enum MapKind {
     Sali { tau_steps: u32 },
     /// GALI_k at the horizon, from the same run with k deviation vectors.
     Gali { k: usize, tau_steps: u32 },
-    /// MEGNO ⟨Y⟩ at t_max (Cincotta & Simó 2000) from one tangent vector, sampled (and
-    /// renormalised) every `tau_steps` steps; the slope of ⟨Y⟩(t) over the second half is the
+    /// MEGNO ⟨Y⟩ at t_max (Cincotta & Simó 2000) from one tangent vector renormalised every
+    /// `tau_steps` steps, r = δ̇·δ/δ·δ taken at every step; the slope of ⟨Y⟩(t) over the second half is the
     /// aux column (→ λ_max/2 on chaotic orbits, 0 on regular ones).
     Megno { tau_steps: u32 },
 }

@@ -28,9 +28,12 @@ pub enum Reduce {
     Lyapunov { renorm_steps: u32 },
     /// Four vectors from I, never renormalised: ln σ_max(Φ(t_max)) / t_max.
     Ftle,
-    /// One vector from (1, 1, 1, 1)/2; every `tau_steps` (and at the end) r = δ̇·δ/δ·δ is fed
-    /// to [`Megno`] and δ renormalised: ⟨Y⟩(t_max) in `value`, the slope of ⟨Y⟩ over the
-    /// samples with t ≥ t_max/2 in `aux`.
+    /// One vector from (1, 1, 1, 1)/2, renormalised every `tau_steps`; r = δ̇·δ/δ·δ at every
+    /// step t_k = k·h (from the step's first stage) and at t_max is fed to [`Megno`]:
+    /// ⟨Y⟩(t_max) in `value`, the slope of ⟨Y⟩ over its samples at the multiples of
+    /// `tau_steps` with t ≥ t_max/2 and at t_max in `aux`. (Sampling r only every τ would
+    /// alias: r swings with the motion, and a trapezoid over 0.1 s makes ⟨Y⟩ of rotating
+    /// pixels wrong by tens.)
     Megno { tau_steps: u32 },
 }
 
@@ -110,7 +113,8 @@ fn eval<const K: usize, const DAMPED: bool, const DRIVEN: bool>(
 }
 
 /// One classical RK4 step of size `h` of the state and its K deviation vectors together (the
-/// stage formulas of `integrate::Rk4` on the augmented vector).
+/// stage formulas of `integrate::Rk4` on the augmented vector). Returns the deviations'
+/// derivatives at the start of the step (the first stage), from which MEGNO takes r.
 #[inline(always)]
 pub fn rk4_tangent<const K: usize, const DAMPED: bool, const DRIVEN: bool>(
     p: &TwoLink,
@@ -118,7 +122,7 @@ pub fn rk4_tangent<const K: usize, const DAMPED: bool, const DRIVEN: bool>(
     t: f64,
     y: &mut [f64; 4],
     v: &mut [[f64; 4]; K],
-) {
+) -> [[f64; 4]; K] {
     let hh = 0.5 * h;
     let h6 = h / 6.0;
     let (tm, te) = (t + hh, t + h);
@@ -146,6 +150,18 @@ pub fn rk4_tangent<const K: usize, const DAMPED: bool, const DRIVEN: bool>(
             v[j][c] += h6 * (l1[j][c] + 2.0 * l2[j][c] + 2.0 * l3[j][c] + l4[j][c]);
         }
     }
+    l1
+}
+
+/// MEGNO's r = δ̇·δ / δ·δ (products summed in order, as the scalar path sums them).
+#[inline(always)]
+pub fn rate(dv: &[f64; 4], v: &[f64; 4]) -> f64 {
+    let (mut num, mut den) = (0.0, 0.0);
+    for c in 0..4 {
+        num += dv[c] * v[c];
+        den += v[c] * v[c];
+    }
+    num / den
 }
 
 /// Structure-of-arrays state and deviation vectors of `L` lanes.
@@ -177,11 +193,23 @@ impl<const L: usize, const K: usize> TangentLanes<L, K> {
         }
     }
 
+    /// One step of every lane, each from its own time `t[l]`; with `RATE`, `r[l]` gets MEGNO's
+    /// r at the start of the step (from the first stage, so it costs no evaluation).
     #[inline(always)]
-    fn step<const DAMPED: bool, const DRIVEN: bool>(&mut self, p: &TwoLink, h: f64, t: &[f64; L]) {
+    fn step<const DAMPED: bool, const DRIVEN: bool, const RATE: bool>(
+        &mut self,
+        p: &TwoLink,
+        h: f64,
+        t: &[f64; L],
+        r: &mut [f64; L],
+    ) {
         for l in 0..L {
             let (mut y, mut v) = self.get(l);
-            rk4_tangent::<K, DAMPED, DRIVEN>(p, h, t[l], &mut y, &mut v);
+            let v0 = v[0];
+            let l1 = rk4_tangent::<K, DAMPED, DRIVEN>(p, h, t[l], &mut y, &mut v);
+            if RATE {
+                r[l] = rate(&l1[0], &v0);
+            }
             self.set(l, &y, &v);
         }
     }
@@ -336,7 +364,6 @@ pub(crate) fn tangent_lanes<
                 next: &mut usize| {
         let a = &mut acc[l];
         (a.log_sum, a.megno) = (0.0, Megno::new());
-        a.megno.push(0.0, 0.0);
         a.ts.clear();
         a.ys.clear();
         k[l] = 0;
@@ -353,6 +380,8 @@ pub(crate) fn tangent_lanes<
         load(l, &mut lanes, &mut who, &mut k, &mut acc, &mut next);
     }
     let mut t = [0.0; L];
+    let mut r = [0.0; L];
+    let megno = matches!(reduce, Reduce::Megno { .. });
     let mut iteration = 0u64;
     while who.iter().any(|&w| w != IDLE) {
         iteration += 1;
@@ -362,7 +391,11 @@ pub(crate) fn tangent_lanes<
         for l in 0..L {
             t[l] = f64::from(k[l]) * h;
         }
-        lanes.step::<DAMPED, DRIVEN>(p, h, &t);
+        if megno {
+            lanes.step::<DAMPED, DRIVEN, true>(p, h, &t, &mut r);
+        } else {
+            lanes.step::<DAMPED, DRIVEN, false>(p, h, &t, &mut r);
+        }
         for l in 0..L {
             if who[l] == IDLE {
                 continue;
@@ -379,21 +412,26 @@ pub(crate) fn tangent_lanes<
                     v[0].iter_mut().for_each(|x| *x /= r);
                     lanes.set(l, &y, &v);
                 }
-                Reduce::Megno { tau_steps } if kl % tau_steps.max(1) == 0 || kl == n => {
-                    let tk = f64::from(kl) * h;
-                    let (_, dv) = eval::<K, DAMPED, DRIVEN>(p, tk, &y, &v);
-                    let (mut num, mut den) = (0.0, 0.0);
-                    for c in 0..4 {
-                        num += dv[0][c] * v[0][c];
-                        den += v[0][c] * v[0][c];
-                    }
-                    a.megno.push(tk, num / den);
-                    let r = norm(&v[0]);
-                    v[0].iter_mut().for_each(|x| *x /= r);
-                    lanes.set(l, &y, &v);
-                    if 2 * u64::from(kl) >= u64::from(n) {
-                        a.ts.push(tk);
+                Reduce::Megno { tau_steps } => {
+                    let q = tau_steps.max(1);
+                    // r at the start of this step, t_j = (k − 1)·h.
+                    let j = kl - 1;
+                    let tj = f64::from(j) * h;
+                    a.megno.push(tj, r[l]);
+                    if j % q == 0 && 2 * u64::from(j) >= u64::from(n) {
+                        a.ts.push(tj);
                         a.ys.push(a.megno.mean());
+                    }
+                    if kl == n {
+                        let tn = f64::from(n) * h;
+                        let (_, dv) = eval::<K, DAMPED, DRIVEN>(p, tn, &y, &v);
+                        a.megno.push(tn, rate(&dv[0], &v[0]));
+                        a.ts.push(tn);
+                        a.ys.push(a.megno.mean());
+                    } else if kl % q == 0 {
+                        let r = norm(&v[0]);
+                        v[0].iter_mut().for_each(|x| *x /= r);
+                        lanes.set(l, &y, &v);
                     }
                 }
                 _ => {}
