@@ -4,7 +4,8 @@ use super::output::set_threads;
 use super::output::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
-use pendula::analysis::map::bench::bench_flip;
+use pendula::analysis::map::bench::{bench_flip, bench_map};
+use pendula::analysis::map::{Kernel, MapKind};
 use pendula::analysis::modes::structured::benchmark_m;
 use pendula::spec::{format_bytes, Budget};
 
@@ -58,6 +59,31 @@ pub enum BenchWhich {
         /// rule, but the same map).
         #[arg(long)]
         energy_skip: bool,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
+    /// Chaos-indicator maps of the double pendulum over [−π, π)² (dt = 0.01): steps/s of the
+    /// SIMD tangent lanes or the scalar path; one JSON line.
+    Map {
+        /// lyapunov, ftle, megno or sali.
+        #[arg(long, default_value = "lyapunov")]
+        kind: String,
+        /// Grid edge W (W × W pixels).
+        #[arg(long, default_value_t = 256)]
+        width: usize,
+        /// End time (s).
+        #[arg(long = "t-max", alias = "t-end", default_value_t = 20.0)]
+        t_max: f64,
+        /// Renormalisation interval in RK4 steps, for lyapunov, megno, sali.
+        #[arg(long, default_value_t = 10)]
+        tau_steps: u32,
+        /// auto (SIMD lanes where they apply) or scalar.
+        #[arg(long, default_value = "auto")]
+        kernel: String,
+        /// Repeats; the best wall time is reported, and all of them.
+        #[arg(long, default_value_t = 1)]
+        repeats: usize,
         /// Worker threads (default: all cores).
         #[arg(long)]
         threads: Option<usize>,
@@ -129,6 +155,47 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             time("--t-end", *t_max, MAX_BENCH_TIME)?;
             set_threads(*threads)?;
             let b = bench_flip(*width, *t_max, *repeats, *energy_skip);
+            println!("{}", serde_json::to_string(&b).unwrap_or_default());
+            Ok(())
+        }
+        BenchWhich::Map {
+            kind,
+            width,
+            t_max,
+            tau_steps,
+            kernel,
+            repeats,
+            threads,
+        } => {
+            within("--width", *width, 1, 8192)?;
+            within("--repeats", *repeats, 1, MAX_REPEATS)?;
+            within("--tau-steps", *tau_steps as usize, 1, 1_000_000)?;
+            time("--t-max", *t_max, MAX_BENCH_TIME)?;
+            let tau_steps = *tau_steps;
+            let kind = match kind.as_str() {
+                "lyapunov" => MapKind::Lyapunov {
+                    renorm_steps: tau_steps,
+                },
+                "ftle" => MapKind::Ftle,
+                "megno" => MapKind::Megno { tau_steps },
+                "sali" => MapKind::Sali { tau_steps },
+                k => {
+                    return Err(CliError::Input(format!(
+                        "--kind: expected lyapunov, ftle, megno or sali (got `{k}`)"
+                    )))
+                }
+            };
+            let kernel = match kernel.as_str() {
+                "auto" => Kernel::Auto,
+                "scalar" => Kernel::Scalar,
+                k => {
+                    return Err(CliError::Input(format!(
+                        "--kernel: expected auto or scalar (got `{k}`)"
+                    )))
+                }
+            };
+            set_threads(*threads)?;
+            let b = bench_map(kind, *width, *t_max, kernel, *repeats);
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
             Ok(())
         }

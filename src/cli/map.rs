@@ -120,6 +120,7 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliErr
             MapKind::FinalState { .. } => format!("Final states, {} pendulum", spec.model_name),
             MapKind::Sali { .. } => format!("SALI, {} pendulum", spec.model_name),
             MapKind::Gali { k, .. } => format!("GALI_{k}, {} pendulum", spec.model_name),
+            MapKind::Megno { .. } => format!("MEGNO, {} pendulum", spec.model_name),
         }
     } else {
         spec.title.clone()

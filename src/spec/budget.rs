@@ -483,6 +483,7 @@ impl Spec {
                 let tangents = match o.kind {
                     MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
                     MapKind::Sali { .. } => 2.0,
+                    MapKind::Megno { .. } => 1.0,
                     MapKind::Gali { k, .. } => k as f64,
                     _ => 0.0,
                 };

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// ```toml
 /// [map]
-/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state
 /// resolution = 512            # pixels: W (square) or [W, H]
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
-/// tau = 0.1                   # lyapunov, sali, gali: renormalisation interval (s)
+/// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation interval (s)
 /// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
 /// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
 /// omega_tol = 0.01            # final-state: on velocities (rad/s)
@@ -262,7 +262,7 @@ impl MapSpec {
             "energy-error" => MapKind::EnergyError,
             "ftle" => MapKind::Ftle,
             "final-state" => self.final_state(chain, dt)?,
-            "sali" | "gali" => {
+            "sali" | "gali" | "megno" => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 let q = (tau / dt).round();
                 if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
@@ -274,6 +274,8 @@ impl MapSpec {
                 let tau_steps = q as u32;
                 if self.kind.as_deref() == Some("sali") {
                     MapKind::Sali { tau_steps }
+                } else if self.kind.as_deref() == Some("megno") {
+                    MapKind::Megno { tau_steps }
                 } else {
                     let dim = 2 * n;
                     let k = self.gali_order.unwrap_or(dim);
@@ -296,7 +298,7 @@ impl MapSpec {
                 return Err(SpecError::new(
                     "map.kind",
                     format!(
-                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov, ftle, sali, gali or final-state)"
+                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov, ftle, sali, gali, megno or final-state)"
                     ),
                 ))
             }
@@ -317,7 +319,10 @@ impl MapSpec {
                 self.tau.is_some(),
                 matches!(
                     kind,
-                    MapKind::Lyapunov { .. } | MapKind::Sali { .. } | MapKind::Gali { .. }
+                    MapKind::Lyapunov { .. }
+                        | MapKind::Sali { .. }
+                        | MapKind::Gali { .. }
+                        | MapKind::Megno { .. }
                 ),
             ),
             (

@@ -104,3 +104,78 @@ pub fn bench_flip(width: usize, t_max: f64, repeats: usize, energy_skip: bool) -
         symmetry_mismatches: s.symmetry_mismatches.unwrap_or(0),
     }
 }
+
+/// One `pendula bench map` measurement: a chaos-indicator map of the unit double pendulum over
+/// benchmark F's square, timed over the computation only.
+#[derive(Debug, Clone, Serialize)]
+pub struct MapBench {
+    pub benchmark: &'static str,
+    pub kind: &'static str,
+    pub width: usize,
+    pub t_max: f64,
+    pub dt: f64,
+    /// The code that ran the pixels: `simd-two-link` or `scalar`.
+    pub kernel: &'static str,
+    pub wall_s: f64,
+    pub wall_s_all: Vec<f64>,
+    /// RK4 steps integrated (state and tangent vectors together count as one step).
+    pub steps: u64,
+    pub steps_per_s: f64,
+    pub threads: usize,
+    pub cpu_share: f64,
+    /// Σ of the finite pixel values and how many were finite (a coarse checksum: lanes and
+    /// scalar agree to rounding, not to the bit).
+    pub value_sum: f64,
+    pub n_finite: u64,
+}
+
+/// Times `repeats` runs of a `width`² map of `kind` (Lyapunov, FTLE, MEGNO, SALI, ...) over
+/// [−π, π)² at dt = 0.01 with the given kernel, in rayon's current pool.
+pub fn bench_map(
+    kind: super::MapKind,
+    width: usize,
+    t_max: f64,
+    kernel: super::Kernel,
+    repeats: usize,
+) -> MapBench {
+    let chain = Chain::new(ChainParams::equal_points(2)).expect("unit double pendulum");
+    let mut opts = MapOptions::benchmark_f(width, t_max);
+    opts.kind = kind;
+    opts.kernel = kernel;
+    let mut walls = Vec::new();
+    let mut best = (f64::INFINITY, 0.0);
+    let mut data = None;
+    for _ in 0..repeats.max(1) {
+        let cpu0 = process_cpu_seconds();
+        let t0 = Instant::now();
+        let d = compute_map(&chain, &opts, &mut Silent);
+        let wall = t0.elapsed().as_secs_f64();
+        let cpu = match (cpu0, process_cpu_seconds()) {
+            (Some(a), Some(b)) => (b - a) / wall,
+            _ => f64::NAN,
+        };
+        walls.push(wall);
+        if wall < best.0 {
+            best = (wall, cpu);
+        }
+        data = Some(d);
+    }
+    let data = data.expect("at least one repeat");
+    let finite = data.value.iter().filter(|v| v.is_finite());
+    MapBench {
+        benchmark: "map",
+        kind: kind.name(),
+        width,
+        t_max,
+        dt: opts.dt,
+        kernel: opts.kernel_name(&chain),
+        wall_s: best.0,
+        wall_s_all: walls,
+        steps: data.steps,
+        steps_per_s: data.steps as f64 / best.0,
+        threads: rayon::current_num_threads(),
+        cpu_share: best.1,
+        value_sum: finite.clone().sum(),
+        n_finite: finite.count() as u64,
+    }
+}

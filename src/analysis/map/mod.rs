@@ -14,8 +14,9 @@ mod data;
 pub mod grid;
 pub mod kernel;
 mod per_kind;
-use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, Work};
+use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, megno, Work};
 mod sincos;
+pub mod tangent;
 
 pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, MapHeader};
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
@@ -90,6 +91,10 @@ pub enum MapKind {
     Sali { tau_steps: u32 },
     /// GALI_k at the horizon, from the same run with k deviation vectors.
     Gali { k: usize, tau_steps: u32 },
+    /// MEGNO ⟨Y⟩ at t_max (Cincotta & Simó 2000) from one tangent vector renormalised every
+    /// `tau_steps` steps, r = δ̇·δ/δ·δ taken at every step; the slope of ⟨Y⟩(t) over the second half is the
+    /// aux column (→ λ_max/2 on chaotic orbits, 0 on regular ones).
+    Megno { tau_steps: u32 },
 }
 
 impl MapKind {
@@ -102,16 +107,17 @@ impl MapKind {
             MapKind::FinalState { .. } => "final-state",
             MapKind::Sali { .. } => "sali",
             MapKind::Gali { .. } => "gali",
+            MapKind::Megno { .. } => "megno",
         }
     }
 
     /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
     /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
-    /// chaos time; flip-time maps the located flip time.
+    /// chaos time; flip-time maps the located flip time; MEGNO maps the slope of ⟨Y⟩.
     pub fn aux_columns(&self, n_links: usize) -> usize {
         match self {
             MapKind::FinalState { .. } => 3 * n_links,
-            MapKind::Sali { .. } | MapKind::Gali { .. } => 1,
+            MapKind::Sali { .. } | MapKind::Gali { .. } | MapKind::Megno { .. } => 1,
             // The located flip time.
             MapKind::FlipTime { .. } => 1,
             _ => 0,
@@ -211,7 +217,10 @@ impl MapOptions {
 
     /// Which code will run the pixels: `"simd-two-link"` or `"scalar"`.
     pub fn kernel_name(&self, chain: &Chain) -> &'static str {
-        if self.fast(chain).is_some() || self.fast_basins(chain).is_some() {
+        if self.fast(chain).is_some()
+            || self.fast_basins(chain).is_some()
+            || self.fast_tangent(chain).is_some()
+        {
             "simd-two-link"
         } else {
             "scalar"
@@ -225,6 +234,19 @@ impl MapOptions {
             return None;
         }
         two_link(chain)
+    }
+
+    /// The SIMD tangent kernel ([`tangent`]) for a Lyapunov, FTLE or MEGNO map of a two-link
+    /// chain, damping and drive included.
+    fn fast_tangent(&self, chain: &Chain) -> Option<TwoLink> {
+        match self.kind {
+            MapKind::Lyapunov { .. } | MapKind::Ftle | MapKind::Megno { .. }
+                if self.kernel == Kernel::Auto =>
+            {
+                two_link_any(chain)
+            }
+            _ => None,
+        }
     }
 
     /// The SIMD kernel for a final-state map of a two-link chain (the equilibrium rule when
@@ -465,6 +487,7 @@ fn compute_starts(
         MapKind::Ftle => ftle(&w, &mut out),
         MapKind::FinalState { settle } => final_state(&w, &settle, &mut out),
         MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(&w, &mut out),
+        MapKind::Megno { tau_steps } => megno(&w, tau_steps, &mut out),
     }
     out
 }

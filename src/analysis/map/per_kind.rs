@@ -140,9 +140,13 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
 
 /// Lyapunov maps: the largest exponent from one tangent vector renormalised every `renorm_steps`.
 pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
-    let (chain, _, starts) = w.inputs();
+    let (chain, opts, starts) = w.inputs();
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
+    if let Some(p2) = opts.fast_tangent(chain) {
+        let reduce = tangent::Reduce::Lyapunov { renorm_steps };
+        return tangent_lanes(w, &p2, reduce, out);
+    }
     let mut flow = Flow::with_layout(chain, false, 1);
     let mut solver = Rk4::new(h).solver(flow.layout.len());
     let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
@@ -175,9 +179,12 @@ pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
 
 /// FTLE maps: the flow map's largest singular value.
 pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
-    let (chain, _, starts) = w.inputs();
+    let (chain, opts, starts) = w.inputs();
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
+    if let Some(p2) = opts.fast_tangent(chain) {
+        return tangent_lanes(w, &p2, tangent::Reduce::Ftle, out);
+    }
     let mut flow = Flow::with_layout(chain, false, dim);
     let mut solver = Rk4::new(h).solver(flow.layout.len());
     for p in 0..np {
@@ -198,6 +205,127 @@ pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
         }
     }
     out.steps = np as u64 * u64::from(n);
+}
+
+/// MEGNO maps: ⟨Y⟩(t_max) from one tangent vector renormalised every `tau_steps`, with
+/// r = δ̇·δ/δ·δ at every step (δ̇ from the step's first stage, the chain's own `rhs_tangent`)
+/// and at t_max; the aux column is the slope of ⟨Y⟩ over its samples at the multiples of
+/// `tau_steps` with t ≥ t_max/2 and at t_max ([`tangent::Reduce::Megno`], the same rule).
+pub(super) fn megno(w: &Work<'_>, tau_steps: u32, out: &mut TileResult) {
+    use crate::analysis::lyapunov::megno::{slope, Megno};
+    use crate::integrate::Ode;
+    let (chain, opts, starts) = w.inputs();
+    let (np, dim, n, h) = w.sizes();
+    out.value = vec![0.0; np];
+    out.aux = vec![f64::NAN; np];
+    if let Some(p2) = opts.fast_tangent(chain) {
+        return tangent_lanes(w, &p2, tangent::Reduce::Megno { tau_steps }, out);
+    }
+    let mut ode = FirstStage {
+        flow: Flow::with_layout(chain, false, 1),
+        first: true,
+        k1: vec![0.0; 2 * dim],
+    };
+    let len = ode.flow.layout.len();
+    let mut solver = Rk4::new(h).solver(len);
+    let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
+    let mut dy = vec![0.0; len];
+    let mut v_start = vec![0.0; dim];
+    let q = tau_steps.max(1);
+    let rate = |dv: &[f64], v: &[f64]| {
+        let (mut num, mut den) = (0.0, 0.0);
+        for c in 0..dim {
+            num += dv[c] * v[c];
+            den += v[c] * v[c];
+        }
+        num / den
+    };
+    for p in 0..np {
+        let mut y = ode.flow.initial(&starts[p], Some(&v0));
+        let mut m = Megno::new();
+        let (mut ts, mut ys) = (Vec::new(), Vec::new());
+        for k in 0..n {
+            if tile_cancelled(u64::from(k) + 1) {
+                return;
+            }
+            v_start.copy_from_slice(&y[dim..]);
+            ode.first = true;
+            solver.rk4_step(&mut ode, k as f64 * h, h, &mut y);
+            let t = f64::from(k) * h;
+            m.push(t, rate(&ode.k1[dim..], &v_start));
+            if k % q == 0 && 2 * u64::from(k) >= u64::from(n) {
+                ts.push(t);
+                ys.push(m.mean());
+            }
+            if (k + 1) % q == 0 && k + 1 < n {
+                let norm = y[dim..].iter().map(|a| a * a).sum::<f64>().sqrt();
+                y[dim..].iter_mut().for_each(|a| *a /= norm);
+            }
+        }
+        let t = f64::from(n) * h;
+        ode.flow.eval(t, &y, &mut dy);
+        m.push(t, rate(&dy[dim..], &y[dim..]));
+        ts.push(t);
+        ys.push(m.mean());
+        let (mean, s) = (m.mean(), slope(&ts, &ys));
+        if mean.is_finite() && y[..dim].iter().all(|v| v.is_finite()) {
+            out.value[p] = mean;
+            out.aux[p] = s;
+        } else {
+            out.value[p] = f64::NAN;
+            out.class[p] = class::DIVERGED;
+        }
+    }
+    out.steps = np as u64 * u64::from(n);
+}
+
+/// The tangent [`Flow`] that keeps the first stage of each RK4 step (the derivative at the
+/// step's start, which MEGNO's r needs) when `first` is set: no evaluation beyond RK4's four.
+struct FirstStage<'a> {
+    flow: Flow<'a, Chain>,
+    first: bool,
+    k1: Vec<f64>,
+}
+
+impl crate::integrate::Ode for FirstStage<'_> {
+    fn len(&self) -> usize {
+        self.flow.len()
+    }
+
+    fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
+        self.flow.eval(t, y, dy);
+        if self.first {
+            self.k1.copy_from_slice(dy);
+            self.first = false;
+        }
+    }
+
+    fn project(&mut self, y: &mut [f64]) -> bool {
+        self.flow.project(y)
+    }
+}
+
+/// Lyapunov, FTLE and MEGNO maps on the SIMD tangent kernel: `out.value` (and for MEGNO
+/// `out.aux`) from [`tangent::tangent_run`], NaN and `DIVERGED` where a pixel blew up.
+fn tangent_lanes(w: &Work<'_>, p2: &TwoLink, reduce: tangent::Reduce, out: &mut TileResult) {
+    let (_, _, starts) = w.inputs();
+    let (np, _, n, h) = w.sizes();
+    let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+    out.value = vec![f64::NAN; np];
+    out.aux = match reduce {
+        tangent::Reduce::Megno { .. } => vec![f64::NAN; np],
+        _ => vec![],
+    };
+    out.steps = tangent::tangent_run(p2, &y0, n, h, reduce, &mut out.value, &mut out.aux);
+    for p in 0..np {
+        if !out.value[p].is_finite() {
+            out.value[p] = f64::NAN;
+            if !out.aux.is_empty() {
+                out.aux[p] = f64::NAN;
+            }
+            out.class[p] = class::DIVERGED;
+        }
+    }
 }
 
 /// Final-state maps: each pixel's attractor, settle time and final angles.

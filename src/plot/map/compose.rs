@@ -345,6 +345,18 @@ fn value_layers(h: &MapHeader, data: &MapData) -> Layers {
             ),
             map: ColourMap::Magma,
         }
+    } else if h.kind == "megno" {
+        // ⟨Y⟩ is 0 on stable periodic orbits, 2 on quasi-periodic ones and grows like λt/2 on
+        // chaotic ones: a linear scale from 0 that keeps 2 in its lower part (larger values
+        // saturate at the top colour).
+        let hi = finite.fold(4.0f64, f64::max).min(16.0);
+        ColourScale {
+            lo: 0.0,
+            hi,
+            log: false,
+            label: format!("MEGNO ⟨Y⟩ at t = {} s", h.t_max),
+            map: ColourMap::Viridis,
+        }
     } else {
         let (lo, hi) = nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
         ColourScale {

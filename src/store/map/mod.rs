@@ -86,6 +86,11 @@ pub fn value_var(kind: &str) -> Option<(&'static str, &'static str, &'static str
             "1",
             "GALI_k at the horizon t_max, or where SALI fell below 1e-14 (the run stops there)",
         ),
+        "megno" => (
+            "megno",
+            "1",
+            "MEGNO ⟨Y⟩(t_max) from one tangent vector (2 on quasi-periodic orbits, growing on chaotic ones)",
+        ),
         _ => (
             "lyapunov",
             "s-1",
@@ -126,6 +131,12 @@ pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
             "s",
             "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
              interpolant of the RK4 step (NaN = never flipped or not computed)",
+        )],
+        "megno" => &[(
+            "megno_slope",
+            false,
+            "s-1",
+            "least-squares slope of ⟨Y⟩(t) over t ≥ t_max/2 (→ λ_max/2 on chaotic orbits, 0 on regular ones)",
         )],
         "sali" | "gali" => &[(
             "chaos_time",

@@ -478,7 +478,7 @@ fn write_kind_attrs(
                     .attr_i64("strobe_repeats", i64::from(st.repeats))?;
             }
         }
-        MapKind::Sali { tau_steps } => {
+        MapKind::Sali { tau_steps } | MapKind::Megno { tau_steps } => {
             g.attr_i64("tau_steps", i64::from(tau_steps))?;
         }
         MapKind::Gali { k, tau_steps } => {
