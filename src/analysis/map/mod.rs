@@ -762,5 +762,9 @@ pub fn spec_hash(chain: &Chain, opts: &MapOptions) -> String {
     f.bytes(env!("CARGO_PKG_VERSION").as_bytes());
     f.bytes(format!("{:?}", chain.params()).as_bytes());
     f.bytes(serde_json::to_string(opts).unwrap_or_default().as_bytes());
+    // The code that runs the pixels: lanes and the scalar path differ by rounding, so a
+    // checkpoint written by one is never resumed by the other (e.g. across the upgrade that
+    // moved Lyapunov/FTLE maps onto lanes).
+    f.bytes(opts.kernel_name(chain).as_bytes());
     f.hex()
 }
