@@ -2,7 +2,7 @@
 //! result group with the CLI's own store writers, so that the Python package's datasets carry
 //! the same variables, dims, units and attributes as the CLI's HDF5 files.
 
-use pendula::analysis::map::{self as amap, MapKind, MapOptions, TileResult};
+use pendula::analysis::map::{self as amap, MapOptions, TileResult};
 use pendula::analysis::{self, cart, modes, poincare};
 use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
@@ -232,15 +232,7 @@ fn unsupported_lyapunov(run: &LyapunovRun) -> Result<(), Failure> {
 fn map_info(spec: &Spec, chain: &Chain, opts: &MapOptions) -> MapInfo {
     let name = &spec.model_name;
     let title = if spec.title == format!("map: {name} chain") {
-        match opts.kind {
-            MapKind::FlipTime { .. } => format!("First-flip time, {name} pendulum"),
-            MapKind::EnergyError => format!("RK4 energy error, {name} pendulum"),
-            MapKind::Ftle => format!("Finite-time Lyapunov exponent (flow map), {name} pendulum"),
-            MapKind::Lyapunov { .. } => format!("Finite-time Lyapunov exponent, {name} pendulum"),
-            MapKind::FinalState { .. } => format!("Final states, {name} pendulum"),
-            MapKind::Sali { .. } => format!("SALI, {name} pendulum"),
-            MapKind::Gali { k, .. } => format!("GALI_{k}, {name} pendulum"),
-        }
+        opts.kind.title(name)
     } else {
         spec.title.clone()
     };

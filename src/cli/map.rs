@@ -7,7 +7,7 @@
 use super::output::{planar, CliError, Common};
 use super::progress::Bar;
 use clap::Args;
-use pendula::analysis::map::{self, spec_hash, MapKind, MapOptions};
+use pendula::analysis::map::{self, spec_hash, MapOptions};
 use pendula::model::System;
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
@@ -104,24 +104,7 @@ fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliErr
     let chain = planar(spec)?;
     let default_title = format!("map: {} chain", spec.model_name);
     let title = if spec.title == default_title {
-        match opts.kind {
-            MapKind::FlipTime { .. } => format!("First-flip time, {} pendulum", spec.model_name),
-            MapKind::EnergyError => format!("RK4 energy error, {} pendulum", spec.model_name),
-            MapKind::Ftle => format!(
-                "Finite-time Lyapunov exponent (flow map), {} pendulum",
-                spec.model_name
-            ),
-            MapKind::Lyapunov { .. } => {
-                format!(
-                    "Finite-time Lyapunov exponent, {} pendulum",
-                    spec.model_name
-                )
-            }
-            MapKind::FinalState { .. } => format!("Final states, {} pendulum", spec.model_name),
-            MapKind::Sali { .. } => format!("SALI, {} pendulum", spec.model_name),
-            MapKind::Gali { k, .. } => format!("GALI_{k}, {} pendulum", spec.model_name),
-            MapKind::Megno { .. } => format!("MEGNO, {} pendulum", spec.model_name),
-        }
+        opts.kind.title(&spec.model_name)
     } else {
         spec.title.clone()
     };

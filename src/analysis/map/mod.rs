@@ -111,6 +111,21 @@ impl MapKind {
         }
     }
 
+    /// The map's default title for a chain called `model` (the CLI and the Python package both
+    /// use it, so their files carry the same title).
+    pub fn title(&self, model: &str) -> String {
+        match self {
+            MapKind::FlipTime { .. } => format!("First-flip time, {model} pendulum"),
+            MapKind::EnergyError => format!("RK4 energy error, {model} pendulum"),
+            MapKind::Ftle => format!("Finite-time Lyapunov exponent (flow map), {model} pendulum"),
+            MapKind::Lyapunov { .. } => format!("Finite-time Lyapunov exponent, {model} pendulum"),
+            MapKind::FinalState { .. } => format!("Final states, {model} pendulum"),
+            MapKind::Sali { .. } => format!("SALI, {model} pendulum"),
+            MapKind::Gali { k, .. } => format!("GALI_{k}, {model} pendulum"),
+            MapKind::Megno { .. } => format!("MEGNO, {model} pendulum"),
+        }
+    }
+
     /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
     /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
     /// chaos time; flip-time maps the located flip time; MEGNO maps the slope of ⟨Y⟩.
