@@ -182,7 +182,8 @@ def test_reader_is_xarrays(tmp_path, case):
 
 
 def test_gil_released_while_a_map_computes():
-    """A Python thread keeps counting while a map computes on rayon's threads."""
+    """A Python thread keeps counting while a map computes on rayon's threads (sized to run
+    well over 0.2 s even on a many-core machine)."""
     counts = []
     stop = threading.Event()
 
@@ -196,7 +197,7 @@ def test_gil_released_while_a_map_computes():
     t = threading.Thread(target=count)
     t.start()
     start = time.perf_counter()
-    pendula.map(DOUBLE, kind="flip-time", resolution=128, t_end=20.0, energy_skip=False)
+    pendula.map(DOUBLE, kind="flip-time", resolution=256, t_end=40.0, energy_skip=False)
     end = time.perf_counter()
     stop.set()
     t.join()

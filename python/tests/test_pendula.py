@@ -121,7 +121,7 @@ def test_gil_released_during_a_run():
     t = threading.Thread(target=count)
     t.start()
     start = time.perf_counter()
-    pendula.simulate(pendula.Chain.preset("triple"), [2.0, 2.0, 2.0], t_end=300.0, dt_out=1.0,
+    pendula.simulate(pendula.Chain.preset("triple"), [2.0, 2.0, 2.0], t_end=2000.0, dt_out=1.0,
                      method="dop853", rtol=1e-13, atol=1e-13)
     end = time.perf_counter()
     stop.set()
