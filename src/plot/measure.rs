@@ -7,6 +7,7 @@ use super::{
     begin_figure, draw_polyline, save, series_color, Area, Axis, DataError, Drawn, Legend,
     LegendEntry, Marker, PlotError, Render, Surface,
 };
+use crate::analysis::measure::chaotic::ShellFraction;
 use crate::analysis::measure::MeasuredSet;
 use plotters::prelude::*;
 use std::path::Path;
@@ -186,6 +187,39 @@ impl MeasureFigure {
         MeasureFigure {
             title: title.to_string(),
             panels,
+        }
+    }
+}
+
+impl MeasureFigure {
+    /// The chaotic fraction against the shell energy with its Wilson 95 % bars (`pendula
+    /// measure --chaotic-fraction`); a shell with no verdict (fraction NaN) keeps its (0, 1) bar.
+    pub fn chaotic_fraction(title: &str, rows: &[ShellFraction]) -> MeasureFigure {
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.fraction.is_finite())
+            .map(|r| (r.energy, r.fraction))
+            .collect();
+        let decided: usize = rows.iter().map(|r| r.chaotic + r.regular).sum();
+        let undecided: usize = rows.iter().map(|r| r.undecided).sum();
+        let curve = Curve {
+            label: format!(
+                "chaotic / (chaotic + regular), 95 % Wilson bars ({decided} decided, {undecided} undecided starts)"
+            ),
+            colour: series_color(0),
+            line: points.clone(),
+            points,
+            bars: rows.iter().map(|r| (r.energy, r.wilson.0, r.wilson.1)).collect(),
+        };
+        MeasureFigure {
+            title: title.to_string(),
+            panels: vec![Panel {
+                x_label: "shell energy E / J".into(),
+                y_label: "chaotic fraction".into(),
+                log: (false, false),
+                curves: vec![curve],
+                reference: None,
+            }],
         }
     }
 }
