@@ -56,7 +56,7 @@ pub struct MeasureArgs {
     /// Random box-grid shifts of box counting and basin entropy (their intervals' spread).
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub shifts: usize,
-    /// Seed of the box-grid shifts.
+    /// Seed of the box-grid shifts, or of the starts of --chaotic-fraction.
     #[arg(long, value_name = "S", default_value_t = 0x5eed)]
     pub seed: u64,
     /// Largest Wada neighbourhood radius in pixels (default: shorter side / 64).
