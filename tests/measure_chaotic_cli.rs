@@ -320,3 +320,25 @@ fn bad_input_exits_2_naming_the_flag_and_writes_nothing() {
         );
     }
 }
+
+/// A shell without verdicts (fraction NaN) keeps its (0, 1) bar; the figure still draws, also
+/// when no shell has a verdict.
+#[test]
+fn figure_draws_shells_without_verdicts() {
+    let dir = tempfile::tempdir().unwrap();
+    let mixed = [
+        ShellFraction::from_counts(-10.0, 0, 0, 5),
+        ShellFraction::from_counts(5.0, 7, 1, 0),
+    ];
+    assert!(mixed[0].fraction.is_nan());
+    for (name, rows) in [("mixed.svg", &mixed[..]), ("none.svg", &mixed[..1])] {
+        let fig = pendula::plot::MeasureFigure::chaotic_fraction("test", rows);
+        let path = dir.path().join(name);
+        pendula::plot::draw_measure(&fig, &path).unwrap();
+        let svg = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            svg.contains("<svg") && svg.len() > 3_000,
+            "{name}: empty figure"
+        );
+    }
+}

@@ -256,10 +256,16 @@ impl Render for MeasureFigure {
                 (px(k as f64 * cell + 6.0), px(top)),
                 (px(cell - 12.0) as u32, px(header.h - top - 6.0) as u32),
             );
+            // Bars count too: a chaotic-fraction shell without verdicts has a bar, no point.
             let xs: Vec<f64> = p
                 .curves
                 .iter()
-                .flat_map(|c| c.points.iter().map(|q| q.0))
+                .flat_map(|c| {
+                    c.points
+                        .iter()
+                        .map(|q| q.0)
+                        .chain(c.bars.iter().map(|b| b.0))
+                })
                 .collect();
             let mut ys: Vec<f64> = p
                 .curves
