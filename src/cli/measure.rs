@@ -908,7 +908,8 @@ fn chaotic_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> 
         chaotic_fraction(&chain, &c.energies, samples, a.seed, &opts).map_err(chaotic_refused)?;
     let wall = start.elapsed().as_secs_f64();
     let title = format!(
-        "Chaotic fraction of the {name} chain's energy shells (t_end = {} s)",
+        "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
+        chain.links(),
         opts.indicators.time
     );
     let run = ChaoticRun {
@@ -987,7 +988,7 @@ fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String 
     let mut s = String::new();
     let _ = writeln!(
         s,
-        "chaotic fraction of the {} chain ({} links): {} Liouville-uniform starts per shell, SALI to t_end = {} s (rk4 dt = {} s, tau = {} s), seed {}",
+        "chaotic fraction of the energy shells, model {} ({} links): {} Liouville-uniform starts per shell, SALI to t_end = {} s (rk4 dt = {} s, tau = {} s), seed {}",
         run.model, run.links, run.samples, o.indicators.time, run.dt(), o.indicators.tau, run.seed
     );
     let _ = writeln!(
