@@ -4,11 +4,14 @@
 
 use super::output::{f64_json, CliError, Common};
 use clap::Args;
+use pendula::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
+use pendula::analysis::measure::chaotic::{chaotic_fraction, ChaoticOptions, ShellFraction};
 use pendula::analysis::measure::{
     label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, Stage, What,
 };
+use pendula::integrate::Method;
 use pendula::store::map::MapReader;
-use pendula::store::{self, Provenance};
+use pendula::store::{self, ChaoticRun, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
@@ -18,7 +21,7 @@ pub struct MeasureArgs {
     /// A map file written by `pendula map` or `pendula merge`.
     #[arg(
         value_name = "FILE.h5",
-        required_unless_present = "labels",
+        required_unless_present_any = ["labels", "chaotic_fraction"],
         conflicts_with = "labels"
     )]
     pub input: Option<PathBuf>,
@@ -53,14 +56,67 @@ pub struct MeasureArgs {
     /// Random box-grid shifts of box counting and basin entropy (their intervals' spread).
     #[arg(long, value_name = "N", default_value_t = 16)]
     pub shifts: usize,
-    /// Seed of the box-grid shifts.
+    /// Seed of the box-grid shifts, or of the starts of --chaotic-fraction.
     #[arg(long, value_name = "S", default_value_t = 0x5eed)]
     pub seed: u64,
     /// Largest Wada neighbourhood radius in pixels (default: shorter side / 64).
     #[arg(long, value_name = "R")]
     pub wada_radius: Option<usize>,
     #[command(flatten)]
+    pub chaotic: ChaoticArgs,
+    #[command(flatten)]
     pub common: Common,
+}
+
+/// The chaotic fraction of energy shells (issue 16, item 5): no label grid, a model instead.
+/// The model and run flags keep the names the spec commands give them (src/cli/flags.rs).
+#[derive(Debug, Args)]
+pub struct ChaoticArgs {
+    /// Measure the chaotic fraction of energy shells of a chain (SALI on Liouville-uniform
+    /// starts) instead of a label grid.
+    #[arg(
+        long,
+        conflicts_with_all = ["input", "labels", "variable", "flip_before", "extent", "wada_radius"]
+    )]
+    pub chaotic_fraction: bool,
+    /// Shell energies (J), comma-separated; each must be above the hanging rest's.
+    #[arg(
+        long,
+        value_name = "E1,E2,…",
+        value_delimiter = ',',
+        allow_hyphen_values = true
+    )]
+    pub energies: Vec<f64>,
+    /// Starts sampled per energy shell.
+    #[arg(long, value_name = "S")]
+    pub samples: Option<usize>,
+    /// End of each SALI run (s), default 200; a fraction belongs to its t_end.
+    #[arg(long, value_name = "S")]
+    pub t_end: Option<f64>,
+    /// Fixed RK4 step (s), default 0.005.
+    #[arg(long, value_name = "S")]
+    pub dt: Option<f64>,
+    /// SALI renormalisation interval τ (s), a multiple of --dt, default 0.1.
+    #[arg(long, value_name = "S")]
+    pub tau: Option<f64>,
+    /// Model preset (default double).
+    #[arg(long, value_name = "simple|double|triple|chain|rods")]
+    pub preset: Option<String>,
+    /// Read the model from this TOML file (the fields of a spec's [model]).
+    #[arg(long, value_name = "MODEL.toml", conflicts_with = "preset")]
+    pub model: Option<PathBuf>,
+    /// Number of links (chain and rods presets).
+    #[arg(long, value_name = "N")]
+    pub links: Option<usize>,
+    /// Link length (m) of a preset.
+    #[arg(long, value_name = "M")]
+    pub length: Option<f64>,
+    /// Link mass (kg) of a preset.
+    #[arg(long, value_name = "KG")]
+    pub mass: Option<f64>,
+    /// Gravity (m/s²).
+    #[arg(long, value_name = "G")]
+    pub gravity: Option<f64>,
 }
 
 fn parse_what(s: &str) -> Result<What, String> {
@@ -98,7 +154,13 @@ impl MeasureArgs {
                     dataset: format!("/{d}"),
                 }
             }
-            _ => unreachable!("clap requires exactly one"),
+            // clap refuses both; neither passes its check (a switch's default counts as given).
+            _ => {
+                return Err(CliError::Input(
+                    "measure: give a map FILE.h5, --labels FILE.h5:/path or --chaotic-fraction"
+                        .into(),
+                ))
+            }
         };
         let extent = self.extent.as_deref().map(parse_extent).transpose()?;
         Ok(Source {
@@ -570,6 +632,14 @@ fn table(sets: &[MeasuredSet], wall: f64) -> String {
 /// `pendula measure …`.
 pub fn measure_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> {
     super::output::set_threads(a.common.threads)?;
+    if a.chaotic.chaotic_fraction {
+        return chaotic_command(a, command_line);
+    }
+    if let Some(flag) = a.chaotic.given() {
+        return Err(CliError::Input(format!(
+            "{flag}: applies to --chaotic-fraction only (a label grid has no model or run)"
+        )));
+    }
     let src = a.source()?;
     let opts = a.options()?;
     let title = match &src.input {
@@ -661,4 +731,285 @@ pub fn run_spec(
         spec_text: spec.text.clone(),
     };
     run_job(&src, &r.options, &job)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The chaotic fraction of energy shells.
+
+impl ChaoticArgs {
+    /// The first chaotic-fraction flag given (clap's `requires` is met by a switch's default).
+    fn given(&self) -> Option<&'static str> {
+        [
+            ("--energies", !self.energies.is_empty()),
+            ("--samples", self.samples.is_some()),
+            ("--t-end", self.t_end.is_some()),
+            ("--dt", self.dt.is_some()),
+            ("--tau", self.tau.is_some()),
+            ("--preset", self.preset.is_some()),
+            ("--model", self.model.is_some()),
+            ("--links", self.links.is_some()),
+            ("--length", self.length.is_some()),
+            ("--mass", self.mass.is_some()),
+            ("--gravity", self.gravity.is_some()),
+        ]
+        .into_iter()
+        .find_map(|(f, g)| g.then_some(f))
+    }
+}
+
+/// The chain `--model`/`--preset` and the other model flags describe, as the spec commands
+/// build it (default: the equal double pendulum); errors name the flag.
+fn chaotic_chain(c: &ChaoticArgs) -> Result<(pendula::model::Chain, String), CliError> {
+    use pendula::spec::{self, Model, ModelFile, ModelSpec};
+    let mut file = match &c.model {
+        Some(p) => {
+            let text = std::fs::read_to_string(p).map_err(|e| {
+                CliError::Input(format!("--model: cannot read `{}`: {e}", p.display()))
+            })?;
+            spec::parse_model(&text, &p.display().to_string())
+                .map_err(|e| CliError::Input(format!("--model: {e}")))?
+        }
+        None => ModelFile::Planar(ModelSpec::default()),
+    };
+    let ModelFile::Planar(m) = &mut file else {
+        return Err(CliError::Input(
+            "--model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")".into(),
+        ));
+    };
+    if c.preset.is_some() {
+        m.preset = c.preset.clone();
+    }
+    if m.preset.is_none() && m.link.is_none() {
+        m.preset = Some("double".into());
+    }
+    m.links = c.links.or(m.links);
+    m.length = c.length.or(m.length);
+    m.mass = c.mass.or(m.mass);
+    m.gravity = c.gravity.or(m.gravity);
+    let (model, name) = file.build().map_err(|e| {
+        // A field a flag set is named by the flag; the rest came from the --model file.
+        let flag = match e.field.as_str() {
+            "model.preset" if c.preset.is_some() => "--preset",
+            "model.links" if c.links.is_some() => "--links",
+            "model.length" if c.length.is_some() => "--length",
+            "model.mass" if c.mass.is_some() => "--mass",
+            "model.gravity" if c.gravity.is_some() => "--gravity",
+            _ if c.model.is_some() => "--model",
+            _ => "--preset",
+        };
+        CliError::Input(format!("{flag}: {}", e.message))
+    })?;
+    match model {
+        Model::Planar(chain) => Ok((chain, name)),
+        Model::Cart(_) => unreachable!("a planar model file builds a planar chain"),
+    }
+}
+
+/// The SALI run of every start from `--dt`, `--tau`, `--t-end` (library defaults otherwise).
+fn chaotic_options(c: &ChaoticArgs) -> Result<ChaoticOptions, CliError> {
+    let mut o = ChaoticOptions::default();
+    let dt = c.dt.unwrap_or(match o.method {
+        Method::Rk4 { dt } => dt,
+        _ => 0.005,
+    });
+    let positive = |flag: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(CliError::Input(format!(
+                "{flag}: must be finite and > 0 (got {v})"
+            )))
+        }
+    };
+    let dt = positive("--dt", dt)?;
+    let tau = positive("--tau", c.tau.unwrap_or(o.indicators.tau))?;
+    let t_end = positive("--t-end", c.t_end.unwrap_or(o.indicators.time))?;
+    let steps = tau / dt;
+    if steps < 0.5 || (steps - steps.round()).abs() > 1e-9 * steps.max(1.0) {
+        return Err(CliError::Input(format!(
+            "--tau: must be a whole multiple of --dt = {dt} s (got {tau} s)"
+        )));
+    }
+    if t_end < tau {
+        return Err(CliError::Input(format!(
+            "--t-end: must be at least one interval --tau = {tau} s (got {t_end} s)"
+        )));
+    }
+    o.method = Method::Rk4 { dt };
+    o.indicators.tau = tau;
+    o.indicators.time = t_end;
+    Ok(o)
+}
+
+/// A library refusal as bad input naming the flag its field comes from.
+fn chaotic_refused(e: MeasureError) -> CliError {
+    let m = e.to_string();
+    let named = [
+        ("energies: ", "--energies: "),
+        ("samples: ", "--samples: "),
+        ("indicators: tau", "--tau: tau"),
+        ("indicators: time", "--t-end: t_end"),
+    ]
+    .iter()
+    .find_map(|(field, flag)| m.strip_prefix(field).map(|rest| format!("{flag}{rest}")));
+    CliError::Input(named.unwrap_or_else(|| {
+        if m.contains("conservative") {
+            format!("--model: {m}")
+        } else {
+            format!("--chaotic-fraction: {m}")
+        }
+    }))
+}
+
+/// `pendula measure --chaotic-fraction …`: samples, classifies, then writes the HDF5 group
+/// `measure/chaotic_fraction`, the figure and the JSON line or text table. Every check runs
+/// before any output is touched.
+fn chaotic_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> {
+    let c = &a.chaotic;
+    if c.energies.is_empty() {
+        return Err(CliError::Input(
+            "--energies: give at least one shell energy (J)".into(),
+        ));
+    }
+    let samples = match c.samples {
+        None => {
+            return Err(CliError::Input(
+                "--samples: give the number of starts per energy shell".into(),
+            ))
+        }
+        Some(0) => return Err(CliError::Input("--samples: must be >= 1 (got 0)".into())),
+        Some(s) => s,
+    };
+    let (chain, name) = chaotic_chain(c)?;
+    let opts = chaotic_options(c)?;
+    // The library's own checks (conservative chain, energies above the hanging rest) on no
+    // work at all, so a refusal comes before any output path is prepared.
+    pendula::analysis::measure::chaotic::shell_samples(&chain, c.energies[0], 0, a.seed)
+        .map_err(chaotic_refused)?;
+    for &e in &c.energies[1..] {
+        pendula::analysis::measure::chaotic::shell_samples(&chain, e, 0, a.seed)
+            .map_err(chaotic_refused)?;
+    }
+    let (file, plot) = (&a.common.output, &a.common.plot);
+    if let Some(p) = file {
+        super::output::check_result_path(p, "-o")?;
+    }
+    if let Some(p) = plot {
+        super::output::check_figure_path(p, "--plot")?;
+    }
+    for (flag, p) in [("-o", file), ("--plot", plot)] {
+        if let Some(p) = p {
+            super::output::prepare_path(p, a.common.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    let start = Instant::now();
+    let rows =
+        chaotic_fraction(&chain, &c.energies, samples, a.seed, &opts).map_err(chaotic_refused)?;
+    let wall = start.elapsed().as_secs_f64();
+    let title = format!(
+        "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
+        chain.links(),
+        opts.indicators.time
+    );
+    let run = ChaoticRun {
+        model: name,
+        links: chain.links(),
+        samples,
+        seed: a.seed,
+        options: opts,
+    };
+    if let Some(path) = file {
+        let prov = Provenance::now(command_line, "");
+        store::write_file(path, a.common.force, &prov, &title, |out| {
+            store::write_chaotic_fraction(out, &run, &rows)
+        })?;
+    }
+    if let Some(path) = plot {
+        let fig = pendula::plot::MeasureFigure::chaotic_fraction(&title, &rows);
+        pendula::plot::draw_measure(&fig, path)?;
+    }
+    if a.common.json {
+        println!(
+            "{}",
+            chaotic_json(&title, &run, &rows, file.as_deref(), plot.as_deref(), wall)
+        );
+    } else {
+        print!("{}", chaotic_table(&run, &rows, wall));
+    }
+    Ok(())
+}
+
+fn chaotic_json(
+    title: &str,
+    run: &ChaoticRun,
+    rows: &[ShellFraction],
+    file: Option<&Path>,
+    plot: Option<&Path>,
+    wall: f64,
+) -> serde_json::Value {
+    let o = &run.options;
+    json!({
+        "kind": "measure",
+        "what": "chaotic-fraction",
+        "title": title,
+        "model": run.model,
+        "links": run.links,
+        "samples": run.samples,
+        "seed": run.seed,
+        "t_end": o.indicators.time,
+        "dt": run.dt(),
+        "tau": o.indicators.tau,
+        "integrator": o.method.name(),
+        "deviation_vectors": o.indicators.k,
+        "sali_chaotic": SALI_CHAOTIC,
+        "sali_regular": SALI_REGULAR,
+        "sampling": store::CHAOTIC_SAMPLING,
+        "rows": rows.iter().map(|r| json!({
+            "energy": r.energy,
+            "chaotic": r.chaotic,
+            "regular": r.regular,
+            "undecided": r.undecided,
+            "failed": r.failed,
+            "fraction": f64_json(r.fraction),
+            "wilson": pair(r.wilson),
+            "proposals": r.proposals,
+        })).collect::<Vec<_>>(),
+        "wall_s": wall,
+        "threads": rayon::current_num_threads(),
+        "output": file.map(|p| p.display().to_string()),
+        "plot": plot.map(|p| p.display().to_string()),
+    })
+}
+
+fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String {
+    use std::fmt::Write;
+    let o = &run.options;
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "chaotic fraction of the energy shells, model {} ({} links): {} Liouville-uniform starts per shell, SALI to t_end = {} s (rk4 dt = {} s, tau = {} s), seed {}",
+        run.model, run.links, run.samples, o.indicators.time, run.dt(), o.indicators.tau, run.seed
+    );
+    let _ = writeln!(
+        s,
+        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}",
+        "E / J", "chaotic", "regular", "undecided", "failed", "fraction", "Wilson 95 %"
+    );
+    for r in rows {
+        let _ = writeln!(
+            s,
+            "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8.3}  [{:.3}, {:.3}]",
+            r.energy,
+            r.chaotic,
+            r.regular,
+            r.undecided,
+            r.failed,
+            r.fraction,
+            r.wilson.0,
+            r.wilson.1
+        );
+    }
+    let _ = writeln!(s, "measured in {wall:.2} s");
+    s
 }

@@ -7,6 +7,7 @@ use super::{
     begin_figure, draw_polyline, save, series_color, Area, Axis, DataError, Drawn, Legend,
     LegendEntry, Marker, PlotError, Render, Surface,
 };
+use crate::analysis::measure::chaotic::ShellFraction;
 use crate::analysis::measure::MeasuredSet;
 use plotters::prelude::*;
 use std::path::Path;
@@ -190,6 +191,39 @@ impl MeasureFigure {
     }
 }
 
+impl MeasureFigure {
+    /// The chaotic fraction against the shell energy with its Wilson 95 % bars (`pendula
+    /// measure --chaotic-fraction`); a shell with no verdict (fraction NaN) keeps its (0, 1) bar.
+    pub fn chaotic_fraction(title: &str, rows: &[ShellFraction]) -> MeasureFigure {
+        let points: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.fraction.is_finite())
+            .map(|r| (r.energy, r.fraction))
+            .collect();
+        let decided: usize = rows.iter().map(|r| r.chaotic + r.regular).sum();
+        let undecided: usize = rows.iter().map(|r| r.undecided).sum();
+        let curve = Curve {
+            label: format!(
+                "chaotic / (chaotic + regular), 95 % Wilson bars ({decided} decided, {undecided} undecided starts)"
+            ),
+            colour: series_color(0),
+            line: points.clone(),
+            points,
+            bars: rows.iter().map(|r| (r.energy, r.wilson.0, r.wilson.1)).collect(),
+        };
+        MeasureFigure {
+            title: title.to_string(),
+            panels: vec![Panel {
+                x_label: "shell energy E / J".into(),
+                y_label: "chaotic fraction".into(),
+                log: (false, false),
+                curves: vec![curve],
+                reference: None,
+            }],
+        }
+    }
+}
+
 /// Draws the figure (`.png` or `.svg`), 700 px wide per panel.
 pub fn draw_measure(fig: &MeasureFigure, path: &Path) -> Result<(), PlotError> {
     let w = 700 * fig.panels.len().max(1) as u32;
@@ -222,10 +256,16 @@ impl Render for MeasureFigure {
                 (px(k as f64 * cell + 6.0), px(top)),
                 (px(cell - 12.0) as u32, px(header.h - top - 6.0) as u32),
             );
+            // Bars count too: a chaotic-fraction shell without verdicts has a bar, no point.
             let xs: Vec<f64> = p
                 .curves
                 .iter()
-                .flat_map(|c| c.points.iter().map(|q| q.0))
+                .flat_map(|c| {
+                    c.points
+                        .iter()
+                        .map(|q| q.0)
+                        .chain(c.bars.iter().map(|b| b.0))
+                })
                 .collect();
             let mut ys: Vec<f64> = p
                 .curves

@@ -9,10 +9,13 @@
 //! in pixels; `*_physical` variables give them in the axes' units when the extent is known.
 
 use super::{GroupWriter, H5Out, StoreError};
+use crate::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
+use crate::analysis::measure::chaotic::{ChaoticOptions, ShellFraction};
 use crate::analysis::measure::{
     BasinEntropy, BoxDimension, MeasureOptions, MeasuredSet, UncertaintyExponent, WadaTest, BOX_CI,
     BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
 };
+use crate::integrate::Method;
 use ndarray::Array2;
 
 /// Writes group `measure` with one `set_<k>` subgroup per entry of `sets` (k from 1).
@@ -515,4 +518,110 @@ pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, S
         extent,
         axes,
     })
+}
+
+/// How `pendula measure --chaotic-fraction` draws its starts (the attribute `sampling`).
+pub const CHAOTIC_SAMPLING: &str = "Liouville measure on the energy shell: θ ∝ √det M (E−V)^(N/2−1) by rejection, momenta uniform on the kinetic ellipsoid";
+
+/// What a chaotic-fraction run was: the model, the sample counts and the SALI run of each start.
+#[derive(Debug, Clone)]
+pub struct ChaoticRun {
+    /// The model's short name (preset or `custom`).
+    pub model: String,
+    pub links: usize,
+    /// Starts per energy shell.
+    pub samples: usize,
+    pub seed: u64,
+    pub options: ChaoticOptions,
+}
+
+impl ChaoticRun {
+    /// The fixed step of the integrator (NaN for an adaptive one).
+    pub fn dt(&self) -> f64 {
+        match self.options.method {
+            Method::Rk4 { dt } => dt,
+            _ => f64::NAN,
+        }
+    }
+}
+
+/// Writes group `measure/chaotic_fraction`: over the dimension `energy` (J) the counts of
+/// chaotic, regular, undecided and failed starts, the fraction chaotic/(chaotic + regular) with
+/// its Wilson 95 % bounds and the rejection sampler's proposals; the run as attributes.
+pub fn write_chaotic_fraction(
+    out: &H5Out,
+    run: &ChaoticRun,
+    rows: &[ShellFraction],
+) -> Result<(), StoreError> {
+    let m = out.group("measure")?;
+    m.attr_str("what", "chaotic-fraction")?;
+    let g = m.group("chaotic_fraction")?;
+    let o = &run.options;
+    g.attr_str("model", &run.model)?
+        .attr_i64("links", run.links as i64)?
+        .attr_i64("samples", run.samples as i64)?
+        .attr_i64("seed", run.seed as i64)?
+        .attr_f64("t_end", o.indicators.time)?
+        .attr_f64("dt", run.dt())?
+        .attr_f64("tau", o.indicators.tau)?
+        .attr_str("integrator", o.method.name())?
+        .attr_i64("deviation_vectors", o.indicators.k as i64)?
+        .attr_f64("sali_chaotic", SALI_CHAOTIC)?
+        .attr_f64("sali_regular", SALI_REGULAR)?
+        .attr_str("sampling", CHAOTIC_SAMPLING)?
+        .attr_str(
+            "fraction_rule",
+            "chaotic / (chaotic + regular): SALI < sali_chaotic by t_end is chaotic, SALI > sali_regular over the run's second half regular, else undecided (not in the fraction)",
+        )?;
+    let e: Vec<f64> = rows.iter().map(|r| r.energy).collect();
+    g.coord("energy", &e, "J", "energy of the shell H(θ, p) = E")?;
+    let count = |name: &str, v: Vec<i64>, what: &str| {
+        g.var(name, &["energy"], v.as_slice(), "1", what)
+            .map(|_| ())
+    };
+    count(
+        "chaotic",
+        rows.iter().map(|r| r.chaotic as i64).collect(),
+        "starts classified chaotic",
+    )?;
+    count(
+        "regular",
+        rows.iter().map(|r| r.regular as i64).collect(),
+        "starts classified regular",
+    )?;
+    count(
+        "undecided",
+        rows.iter().map(|r| r.undecided as i64).collect(),
+        "starts with neither verdict by t_end (includes failed)",
+    )?;
+    count(
+        "failed",
+        rows.iter().map(|r| r.failed as i64).collect(),
+        "undecided starts whose integration failed (NaN/Inf)",
+    )?;
+    count(
+        "proposals",
+        rows.iter().map(|r| r.proposals as i64).collect(),
+        "θ proposals of the rejection sampler (acceptance = samples / proposals)",
+    )?;
+    let real = |name: &str, v: Vec<f64>, what: &str| {
+        g.var(name, &["energy"], v.as_slice(), "1", what)
+            .map(|_| ())
+    };
+    real(
+        "fraction",
+        rows.iter().map(|r| r.fraction).collect(),
+        "chaotic fraction chaotic / (chaotic + regular) (NaN when both are 0)",
+    )?;
+    real(
+        "wilson_lo",
+        rows.iter().map(|r| r.wilson.0).collect(),
+        "lower bound of the Wilson 95 % interval of the fraction",
+    )?;
+    real(
+        "wilson_hi",
+        rows.iter().map(|r| r.wilson.1).collect(),
+        "upper bound of the Wilson 95 % interval of the fraction",
+    )?;
+    Ok(())
 }

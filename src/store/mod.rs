@@ -49,7 +49,9 @@ pub mod cart;
 mod poincare;
 pub use poincare::write_poincare;
 mod measure;
-pub use measure::{read_labels, write_measure, LabelData};
+pub use measure::{
+    read_labels, write_chaotic_fraction, write_measure, ChaoticRun, LabelData, CHAOTIC_SAMPLING,
+};
 
 use crate::integrate::Method;
 use crate::model::Chain;
