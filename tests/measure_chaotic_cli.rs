@@ -239,7 +239,11 @@ fn chaotic_fraction_file_opens_in_h5py_and_xarray() {
         dir.path(),
     );
     assert_eq!(code, 0, "{err}");
-    let repr = python::check_h5(&dir.path().join("cf.h5"), "measure/chaotic_fraction");
+    // Python is a child too: forked while another test writes, it would inherit that lock.
+    let repr = {
+        let _g = spawn_guard();
+        python::check_h5(&dir.path().join("cf.h5"), "measure/chaotic_fraction")
+    };
     assert!(repr.contains("energy"), "{repr}");
 }
 

@@ -528,6 +528,8 @@ fn measure_files_open_in_h5py_and_xarray() {
         "/basin_entropy",
         "/wada",
     ] {
+        // Python is a child too: forked while another test writes, it would inherit that lock.
+        let _g = spawn_guard();
         python::check_h5(&dir.path().join("m.h5"), &format!("measure/set_1{g}"));
     }
 }
