@@ -7,46 +7,12 @@ use pendula::analysis::measure::chaotic::{chaotic_fraction, ChaoticOptions, Shel
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use serde_json::Value;
-use std::path::Path;
 
 #[path = "common/python.rs"]
 mod python;
-
-/// Held while this process spawns a child: the HDF5 library opens files without close-on-exec,
-/// so a child forked while a test reads a file would inherit its lock (as in measure_cli.rs).
-static SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
-    SPAWN.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let child = {
-        let _g = spawn_guard();
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
-            .current_dir(dir)
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
-
-fn json(stdout: &str) -> Value {
-    assert_eq!(
-        stdout.trim_end().lines().count(),
-        1,
-        "--json is one line: {stdout}"
-    );
-    serde_json::from_str(stdout.trim()).unwrap()
-}
+#[path = "common/spawn.rs"]
+mod spawn;
+use spawn::{json, run, spawn_guard};
 
 /// Energies from the lowest (near the hanging rest, V_min = −3g ≈ −29.4 J) to above the
 /// inverted rest (+29.4 J), with short runs so the test takes about a second.

@@ -11,35 +11,9 @@ use std::path::Path;
 
 #[path = "common/python.rs"]
 mod python;
-
-/// Held while this process has an HDF5 file open for writing and while it spawns a child: the
-/// HDF5 library opens files without close-on-exec, so a child forked meanwhile (by a test on
-/// another thread) would inherit the descriptor and its lock, and the binary could not open the
-/// file it is given ("unable to lock file").
-static SPAWN: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn spawn_guard() -> std::sync::MutexGuard<'static, ()> {
-    SPAWN.lock().unwrap_or_else(|e| e.into_inner())
-}
-
-fn run(args: &[&str], dir: &Path) -> (i32, String, String) {
-    let child = {
-        let _g = spawn_guard();
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
-            .current_dir(dir)
-            .args(args)
-            .stdout(std::process::Stdio::piped())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
-    let out = child.wait_with_output().unwrap();
-    (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8_lossy(&out.stdout).into_owned(),
-        String::from_utf8_lossy(&out.stderr).into_owned(),
-    )
-}
+#[path = "common/spawn.rs"]
+mod spawn;
+use spawn::{json, run, spawn_guard};
 
 /// Newton's method for z³ = 1 on [−1, 1]², `[iy, ix]`: the root reached (0, 1, 2).
 fn newton(n: usize) -> Array2<i32> {
@@ -99,15 +73,6 @@ fn write_inputs(dir: &Path, n: usize) -> Array2<i32> {
     })
     .unwrap();
     roots
-}
-
-fn json(stdout: &str) -> Value {
-    assert_eq!(
-        stdout.trim_end().lines().count(),
-        1,
-        "--json is one line: {stdout}"
-    );
-    serde_json::from_str(stdout.trim()).unwrap()
 }
 
 fn close(a: &Value, b: f64, what: &str) {
