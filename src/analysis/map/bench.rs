@@ -1,7 +1,7 @@
 //! Benchmark F as a library call (`pendula bench flip`, `benches/flip.rs`): the exact grid,
 //! RK4 and flip rule, timed over the computation only, with its checksum fields.
 
-use super::{compute_map, FlipStats, MapOptions};
+use super::{compute_map, FlipStats, MapData, MapOptions};
 use crate::model::{Chain, ChainParams};
 use crate::observe::Silent;
 use serde::Serialize;
@@ -49,18 +49,16 @@ pub fn process_cpu_seconds() -> Option<f64> {
     Some(ticks / 100.0)
 }
 
-/// Runs benchmark F `repeats` times on a `width`² grid in rayon's current pool.
-pub fn bench_flip(width: usize, t_max: f64, repeats: usize, energy_skip: bool) -> FlipBench {
-    let chain = Chain::new(ChainParams::equal_points(2)).expect("unit double pendulum");
-    let mut opts = MapOptions::benchmark_f(width, t_max);
-    opts.energy_skip = energy_skip;
+/// `repeats` (at least one) timed runs of the map: the last map, every wall time, and the best
+/// wall time with its CPU share (process CPU seconds per wall second).
+fn timed_runs(chain: &Chain, opts: &MapOptions, repeats: usize) -> (MapData, Vec<f64>, (f64, f64)) {
     let mut walls = Vec::new();
     let mut best = (f64::INFINITY, 0.0);
     let mut data = None;
     for _ in 0..repeats.max(1) {
         let cpu0 = process_cpu_seconds();
         let t0 = Instant::now();
-        let d = compute_map(&chain, &opts, &mut Silent);
+        let d = compute_map(chain, opts, &mut Silent);
         let wall = t0.elapsed().as_secs_f64();
         let cpu = match (cpu0, process_cpu_seconds()) {
             (Some(a), Some(b)) => (b - a) / wall,
@@ -72,7 +70,15 @@ pub fn bench_flip(width: usize, t_max: f64, repeats: usize, energy_skip: bool) -
         }
         data = Some(d);
     }
-    let data = data.expect("at least one repeat");
+    (data.expect("at least one repeat"), walls, best)
+}
+
+/// Runs benchmark F `repeats` times on a `width`² grid in rayon's current pool.
+pub fn bench_flip(width: usize, t_max: f64, repeats: usize, energy_skip: bool) -> FlipBench {
+    let chain = Chain::new(ChainParams::equal_points(2)).expect("unit double pendulum");
+    let mut opts = MapOptions::benchmark_f(width, t_max);
+    opts.energy_skip = energy_skip;
+    let (data, walls, best) = timed_runs(&chain, &opts, repeats);
     let s: FlipStats = data.flip_stats(opts.dt);
     let n = u64::from(opts.n_steps());
     let px = data.flip_step.len() as u64;
@@ -142,25 +148,7 @@ pub fn bench_map(
     let mut opts = MapOptions::benchmark_f(width, t_max);
     opts.kind = kind;
     opts.kernel = kernel;
-    let mut walls = Vec::new();
-    let mut best = (f64::INFINITY, 0.0);
-    let mut data = None;
-    for _ in 0..repeats.max(1) {
-        let cpu0 = process_cpu_seconds();
-        let t0 = Instant::now();
-        let d = compute_map(&chain, &opts, &mut Silent);
-        let wall = t0.elapsed().as_secs_f64();
-        let cpu = match (cpu0, process_cpu_seconds()) {
-            (Some(a), Some(b)) => (b - a) / wall,
-            _ => f64::NAN,
-        };
-        walls.push(wall);
-        if wall < best.0 {
-            best = (wall, cpu);
-        }
-        data = Some(d);
-    }
-    let data = data.expect("at least one repeat");
+    let (data, walls, best) = timed_runs(&chain, &opts, repeats);
     let finite = data.value.iter().filter(|v| v.is_finite());
     MapBench {
         benchmark: "map",
