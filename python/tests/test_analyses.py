@@ -6,7 +6,6 @@ import pathlib
 import signal
 import subprocess
 import tempfile
-import threading
 import time
 
 import h5py
@@ -14,6 +13,7 @@ import numpy as np
 import pytest
 
 import pendula
+from counting import count_while
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / "target" / "release" / "pendula"
@@ -184,27 +184,11 @@ def test_reader_is_xarrays(tmp_path, case):
 def test_gil_released_while_a_map_computes():
     """A Python thread keeps counting while a map computes on rayon's threads (sized to run
     well over 0.2 s even on a many-core machine)."""
-    counts = []
-    stop = threading.Event()
-
-    def count():
-        n = 0
-        while not stop.is_set():
-            n += 1
-            if n % 1000 == 0:
-                counts.append(time.perf_counter())
-
-    t = threading.Thread(target=count)
-    t.start()
-    start = time.perf_counter()
-    pendula.map(DOUBLE, kind="flip-time", resolution=256, t_end=40.0, energy_skip=False)
-    end = time.perf_counter()
-    stop.set()
-    t.join()
-    assert end - start > 0.2, "map too short to tell"
-    during = [c for c in counts if start < c < end]
+    took, during = count_while(lambda: pendula.map(
+        DOUBLE, kind="flip-time", resolution=256, t_end=40.0, energy_skip=False))
+    assert took > 0.2, "map too short to tell"
     # A held GIL would let the counter run only at the 50 ms signal polls (< 20 per second).
-    assert len(during) > 100 * (end - start), (len(during), end - start)
+    assert during > 100 * took, (during, took)
 
 
 def test_ctrl_c_interrupts_a_map_and_leaves_nothing(tmp_path, monkeypatch):

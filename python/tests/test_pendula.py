@@ -3,14 +3,13 @@
 import os
 import pathlib
 import subprocess
-import threading
-import time
 
 import h5py
 import numpy as np
 import pytest
 
 import pendula
+from counting import count_while
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
 CLI = ROOT / "target" / "release" / "pendula"
@@ -108,28 +107,11 @@ def test_bad_model_names_the_field():
 
 def test_gil_released_during_a_run():
     """A Python thread keeps counting while a long simulation computes."""
-    counts = []
-    stop = threading.Event()
-
-    def count():
-        n = 0
-        while not stop.is_set():
-            n += 1
-            if n % 1000 == 0:
-                counts.append(time.perf_counter())
-
-    t = threading.Thread(target=count)
-    t.start()
-    start = time.perf_counter()
-    pendula.simulate(pendula.Chain.preset("triple"), [2.0, 2.0, 2.0], t_end=2000.0, dt_out=1.0,
-                     method="dop853", rtol=1e-13, atol=1e-13)
-    end = time.perf_counter()
-    stop.set()
-    t.join()
-    assert end - start > 0.2, "run too short to tell"
-    during = [c for c in counts if start < c < end]
-    # A held GIL would let the counter run only at the 50 ms signal polls.
-    assert len(during) > 100, len(during)
+    took, during = count_while(lambda: pendula.simulate(
+        pendula.Chain.preset("triple"), [2.0, 2.0, 2.0], t_end=2000.0, dt_out=1.0,
+        method="dop853", rtol=1e-13, atol=1e-13))
+    assert took > 0.2, "run too short to tell"
+    assert during > 100, during
 
 
 LYAP = """kind = "lyapunov"
