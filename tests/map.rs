@@ -408,7 +408,11 @@ fn lyapunov_and_ftle_maps_see_order_and_chaos() {
     let chain = double();
     let mut opts = MapOptions::benchmark_f(10, 20.0);
     for kind in [
-        map::MapKind::Lyapunov { renorm_steps: 10 },
+        map::MapKind::Lyapunov {
+            renorm_steps: 10,
+            blocks: 10,
+            tolerance: None,
+        },
         map::MapKind::Ftle,
     ] {
         opts.kind = kind;
@@ -429,7 +433,11 @@ fn lyapunov_and_ftle_maps_see_order_and_chaos() {
         assert!(corner > 0.8, "{kind:?}: corner {corner}");
     }
     // A tiny window around the hanging state is a linear oscillator: λ → 0.
-    opts.kind = map::MapKind::Lyapunov { renorm_steps: 10 };
+    opts.kind = map::MapKind::Lyapunov {
+        renorm_steps: 10,
+        blocks: 10,
+        tolerance: None,
+    };
     opts.grid.x.lo = -1e-3;
     opts.grid.x.hi = 1e-3;
     opts.grid.y.lo = -1e-3;

@@ -530,7 +530,11 @@ fn energy_shell_grids_put_every_pixel_on_the_shell() {
             &(0..opts.tiling().count()).collect::<Vec<_>>(),
         );
         assert_eq!(skipped.forbidden_skipped as usize, forbidden);
-        opts.kind = MapKind::Lyapunov { renorm_steps: 10 };
+        opts.kind = MapKind::Lyapunov {
+            renorm_steps: 10,
+            blocks: 10,
+            tolerance: None,
+        };
         let d = compute_map(&chain, &opts, &mut Silent);
         assert_eq!(
             d.steps as usize,

@@ -96,7 +96,11 @@ fn scale(a: &[f64]) -> f64 {
 }
 
 const KINDS: [MapKind; 3] = [
-    MapKind::Lyapunov { renorm_steps: 10 },
+    MapKind::Lyapunov {
+        renorm_steps: 10,
+        blocks: 10,
+        tolerance: None,
+    },
     MapKind::Ftle,
     MapKind::Megno { tau_steps: 10 },
 ];
@@ -155,9 +159,13 @@ fn tangent_run_equals_one_lane_steps() {
         &y0,
         n,
         h,
-        Reduce::Lyapunov { renorm_steps: 7 },
+        Reduce::Lyapunov {
+            renorm_steps: 7,
+            blocks: 10,
+            tolerance: None,
+        },
         &mut value,
-        &mut [],
+        &mut vec![0.0; 3 * y0.len()],
     );
     assert_eq!(steps, y0.len() as u64 * u64::from(n));
     for (q, y) in y0.iter().enumerate() {
@@ -236,7 +244,11 @@ fn megno_map_is_two_on_regular_pixels_and_grows_on_chaotic_ones() {
     opts.kind = MapKind::Megno { tau_steps: 1 };
     window(&mut opts, 1.9, 2.1);
     let chaotic = compute_map(&chain, &opts, &mut Silent);
-    opts.kind = MapKind::Lyapunov { renorm_steps: 10 };
+    opts.kind = MapKind::Lyapunov {
+        renorm_steps: 10,
+        blocks: 10,
+        tolerance: None,
+    };
     let lyap = compute_map(&chain, &opts, &mut Silent);
     for p in 0..16 {
         let (y, s, l) = (chaotic.value[p], chaotic.aux[p], lyap.value[p]);

@@ -175,6 +175,13 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             let kind = match kind.as_str() {
                 "lyapunov" => MapKind::Lyapunov {
                     renorm_steps: tau_steps,
+                    // The default 10 blocks where the run holds that many intervals.
+                    blocks: pendula::analysis::map::blocks::max_blocks(
+                        (*t_max / 0.01).round() as u32,
+                        tau_steps,
+                    )
+                    .clamp(1, 10),
+                    tolerance: None,
                 },
                 "ftle" => MapKind::Ftle,
                 "megno" => MapKind::Megno { tau_steps },

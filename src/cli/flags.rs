@@ -113,8 +113,8 @@ flags! {
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
     "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];
-    "blocks" => "lyapunov.blocks", Int, "B", "Blocks of the batch-means standard errors (>= 10, default 20)", &[LYAP];
-    "tolerance" => "lyapunov.tolerance", Float, "1/S", "Stop once every standard error is below this (1/s)", &[LYAP];
+    "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10)", &[LYAP, MAP];
+    "tolerance" => "@.tolerance", Float, "1/S", "Stop once every standard error (map: each pixel's) is below this (1/s)", &[LYAP, MAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
     "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];
     "epsilon" => "lyapunov.epsilon", Float, "E", "Size of the ensemble's perturbations (default 1e-10)", &[LYAP];

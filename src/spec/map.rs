@@ -24,6 +24,8 @@ use serde::{Deserialize, Serialize};
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
 /// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation interval (s)
+/// blocks = 10                 # lyapunov: block means per pixel for its standard error (>= 2)
+/// tolerance = 0.01            # lyapunov: a pixel stops once its standard error is below (1/s)
 /// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
 /// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
 /// omega_tol = 0.01            # final-state: on velocities (rad/s)
@@ -49,6 +51,8 @@ pub struct MapSpec {
     pub tile: Option<usize>,
     pub kernel: Option<String>,
     pub tau: Option<f64>,
+    pub blocks: Option<u32>,
+    pub tolerance: Option<f64>,
     pub gali_order: Option<usize>,
     pub angle_tol: Option<f64>,
     pub omega_tol: Option<f64>,
@@ -290,8 +294,25 @@ impl MapSpec {
             }
             "lyapunov" => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+                let renorm_steps = ((tau / dt).round() as u32).max(1);
+                let blocks = self.blocks.unwrap_or(10);
+                let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
+                if blocks < 2 || blocks > most {
+                    return Err(SpecError::new(
+                        "map.blocks",
+                        format!(
+                            "must be between 2 and the {most} renormalisation intervals of t_end (got {blocks})"
+                        ),
+                    ));
+                }
+                let tolerance = match self.tolerance {
+                    Some(t) => Some(positive("map.tolerance", t)?),
+                    None => None,
+                };
                 MapKind::Lyapunov {
-                    renorm_steps: ((tau / dt).round() as u32).max(1),
+                    renorm_steps,
+                    blocks,
+                    tolerance,
                 }
             }
             other => {
@@ -324,6 +345,16 @@ impl MapSpec {
                         | MapKind::Gali { .. }
                         | MapKind::Megno { .. }
                 ),
+            ),
+            (
+                "map.blocks",
+                self.blocks.is_some(),
+                matches!(kind, MapKind::Lyapunov { .. }),
+            ),
+            (
+                "map.tolerance",
+                self.tolerance.is_some(),
+                matches!(kind, MapKind::Lyapunov { .. }),
             ),
             (
                 "map.gali_order",

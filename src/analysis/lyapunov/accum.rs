@@ -163,9 +163,7 @@ impl Accum {
                 let (n1, s1) = at(bounds[b + 1], c);
                 means[b] = (s1 - s0) / ((n1 - n0) as f64 * self.tau);
             }
-            let mean = means.iter().sum::<f64>() / blocks as f64;
-            let var = means.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (blocks - 1) as f64;
-            *o = (var / blocks as f64).sqrt();
+            *o = super::batch_means_standard_error(&means);
         }
         out
     }

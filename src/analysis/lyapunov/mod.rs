@@ -497,6 +497,20 @@ fn energy_check(b: &EnergyBalance, last: f64, work: f64, max_err: f64) -> Energy
     }
 }
 
+/// The batch-means standard error of a mean from its B block estimates `means`: `s/√B`, `s`
+/// the sample standard deviation (divisor B − 1) of the block estimates (module docs). NaN for
+/// fewer than two blocks. The one definition the single-orbit estimators and the λ maps'
+/// per-pixel error bars share.
+pub fn batch_means_standard_error(means: &[f64]) -> f64 {
+    let b = means.len();
+    if b < 2 {
+        return f64::NAN;
+    }
+    let mean = means.iter().sum::<f64>() / b as f64;
+    let var = means.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (b - 1) as f64;
+    (var / b as f64).sqrt()
+}
+
 /// Whether the stopping rule is met at the newest history point.
 fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
     let Some(tol) = opts.tolerance else {

@@ -10,6 +10,7 @@
 
 pub mod basins;
 pub mod bench;
+pub mod blocks;
 mod data;
 pub mod grid;
 pub mod kernel;
@@ -79,8 +80,14 @@ pub enum MapKind {
     /// |E(t_max) − E(0) − W(t_max)| / E_scale, with E_scale = max(|E(0)|, g Σ b).
     EnergyError,
     /// Largest finite-time Lyapunov exponent over [0, t_max] (1/s): one tangent vector
-    /// (normalised all-ones start), renormalised every `renorm_steps` steps.
-    Lyapunov { renorm_steps: u32 },
+    /// (normalised all-ones start), renormalised every `renorm_steps` steps; each pixel keeps
+    /// `blocks` block means for its standard error and, with `tolerance`, stops once that is
+    /// below it ([`blocks`] has the rule).
+    Lyapunov {
+        renorm_steps: u32,
+        blocks: u32,
+        tolerance: Option<f64>,
+    },
     /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
     /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
     Ftle,
@@ -128,10 +135,12 @@ impl MapKind {
 
     /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
     /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
-    /// chaos time; flip-time maps the located flip time; MEGNO maps the slope of ⟨Y⟩.
+    /// chaos time; flip-time maps the located flip time; MEGNO maps the slope of ⟨Y⟩;
+    /// Lyapunov maps the standard error, the time used and the converged flag.
     pub fn aux_columns(&self, n_links: usize) -> usize {
         match self {
             MapKind::FinalState { .. } => 3 * n_links,
+            MapKind::Lyapunov { .. } => 3,
             MapKind::Sali { .. } | MapKind::Gali { .. } | MapKind::Megno { .. } => 1,
             // The located flip time.
             MapKind::FlipTime { .. } => 1,
@@ -498,7 +507,11 @@ fn compute_starts(
     match opts.kind {
         MapKind::FlipTime { target } => flip_time(&w, target, &mut out),
         MapKind::EnergyError => energy_error(&w, &mut out),
-        MapKind::Lyapunov { renorm_steps } => lyapunov(&w, renorm_steps, &mut out),
+        MapKind::Lyapunov {
+            renorm_steps,
+            blocks,
+            tolerance,
+        } => lyapunov(&w, renorm_steps, blocks, tolerance, &mut out),
         MapKind::Ftle => ftle(&w, &mut out),
         MapKind::FinalState { settle } => final_state(&w, &settle, &mut out),
         MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(&w, &mut out),

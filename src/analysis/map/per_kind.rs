@@ -138,15 +138,30 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
     }
 }
 
-/// Lyapunov maps: the largest exponent from one tangent vector renormalised every `renorm_steps`.
-pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
+/// Lyapunov maps: the largest exponent from one tangent vector renormalised every
+/// `renorm_steps`, with the standard error of `blocks` block means, the time used and the
+/// converged flag in `aux` ([`blocks`](super::blocks): the schedule both paths share).
+pub(super) fn lyapunov(
+    w: &Work<'_>,
+    renorm_steps: u32,
+    blocks: u32,
+    tolerance: Option<f64>,
+    out: &mut TileResult,
+) {
     let (chain, opts, starts) = w.inputs();
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
+    out.aux = vec![f64::NAN; 3 * np];
     if let Some(p2) = opts.fast_tangent(chain) {
-        let reduce = tangent::Reduce::Lyapunov { renorm_steps };
+        let reduce = tangent::Reduce::Lyapunov {
+            renorm_steps,
+            blocks,
+            tolerance,
+        };
         return tangent_lanes(w, &p2, reduce, out);
     }
+    let schedule = super::blocks::Blocks::new(n, renorm_steps, blocks, h, tolerance);
+    let mut acc = super::blocks::BlockAcc::default();
     let mut flow = Flow::with_layout(chain, false, 1);
     let mut solver = Rk4::new(h).solver(flow.layout.len());
     let v0 = vec![1.0 / (dim as f64).sqrt(); dim];
@@ -154,6 +169,8 @@ pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
     for p in 0..np {
         let mut y = flow.initial(&starts[p], Some(&v0));
         let mut sum = 0.0;
+        acc.reset();
+        let mut used = n;
         for k in 0..n {
             if tile_cancelled(u64::from(k) + 1) {
                 return;
@@ -163,18 +180,24 @@ pub(super) fn lyapunov(w: &Work<'_>, renorm_steps: u32, out: &mut TileResult) {
                 let v = &mut y[dim..];
                 let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
                 sum += norm.ln();
+                let stop = acc.renorm(&schedule, k + 1, norm.ln());
                 v.iter_mut().for_each(|a| *a /= norm);
+                if stop {
+                    used = k + 1;
+                    break;
+                }
             }
         }
-        let lambda = sum / (f64::from(n) * h);
+        let (lambda, errs) = acc.finish(&schedule, used, sum);
         if lambda.is_finite() {
             out.value[p] = lambda;
+            out.aux[3 * p..3 * p + 3].copy_from_slice(&errs);
         } else {
             out.value[p] = f64::NAN;
             out.class[p] = class::DIVERGED;
         }
+        out.steps += u64::from(used);
     }
-    out.steps = np as u64 * u64::from(n);
 }
 
 /// FTLE maps: the flow map's largest singular value.
@@ -305,6 +328,11 @@ impl crate::integrate::Ode for FirstStage<'_> {
     }
 }
 
+/// The map kind's aux columns per pixel.
+fn opts_aux(w: &Work<'_>) -> usize {
+    w.opts.kind.aux_columns(w.chain.links())
+}
+
 /// Lyapunov, FTLE and MEGNO maps on the SIMD tangent kernel: `out.value` (and for MEGNO
 /// `out.aux`) from [`tangent::tangent_run`], NaN and `DIVERGED` where a pixel blew up.
 fn tangent_lanes(w: &Work<'_>, p2: &TwoLink, reduce: tangent::Reduce, out: &mut TileResult) {
@@ -312,17 +340,13 @@ fn tangent_lanes(w: &Work<'_>, p2: &TwoLink, reduce: tangent::Reduce, out: &mut 
     let (np, _, n, h) = w.sizes();
     let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
     out.value = vec![f64::NAN; np];
-    out.aux = match reduce {
-        tangent::Reduce::Megno { .. } => vec![f64::NAN; np],
-        _ => vec![],
-    };
+    let m = opts_aux(w);
+    out.aux = vec![f64::NAN; m * np];
     out.steps = tangent::tangent_run(p2, &y0, n, h, reduce, &mut out.value, &mut out.aux);
     for p in 0..np {
         if !out.value[p].is_finite() {
             out.value[p] = f64::NAN;
-            if !out.aux.is_empty() {
-                out.aux[p] = f64::NAN;
-            }
+            out.aux[m * p..m * p + m].fill(f64::NAN);
             out.class[p] = class::DIVERGED;
         }
     }

@@ -16,16 +16,23 @@
 //! counts its own steps and time; a lane refills as soon as its pixel reaches `n_steps` or its
 //! state becomes non-finite.
 
+use super::blocks::{BlockAcc, Blocks};
 use super::kernel::{simd, Simd, TwoLink};
 use super::sincos::sin_cos;
 use crate::analysis::lyapunov::megno::{slope, Megno};
 
 /// What each pixel's tangent run is reduced to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Reduce {
     /// One vector from (1, 1, 1, 1)/2, renormalised every `renorm_steps` and at the end:
-    /// Σ ln ‖δ‖ / t_max.
-    Lyapunov { renorm_steps: u32 },
+    /// Σ ln ‖δ‖ / time used in `value`, and in `aux` (3 per pixel) the standard error of
+    /// `blocks` block means, the time used (t_max unless `tolerance` stopped the pixel) and
+    /// the converged flag ([`super::blocks`]).
+    Lyapunov {
+        renorm_steps: u32,
+        blocks: u32,
+        tolerance: Option<f64>,
+    },
     /// Four vectors from I, never renormalised: ln σ_max(Φ(t_max)) / t_max.
     Ftle,
     /// One vector from (1, 1, 1, 1)/2, renormalised every `tau_steps`; r = δ̇·δ/δ·δ at every
@@ -230,6 +237,8 @@ fn norm(v: &[f64; 4]) -> f64 {
 struct Acc {
     /// Σ ln ‖δ‖ at the renormalisations (Lyapunov).
     log_sum: f64,
+    /// Its block means (Lyapunov).
+    blocks: BlockAcc,
     megno: Megno,
     /// (t, ⟨Y⟩) samples with t ≥ t_max/2 (MEGNO).
     ts: Vec<f64>,
@@ -239,7 +248,8 @@ struct Acc {
 /// Integrates each start state `y0[p]` (θ1, θ2, ω1, ω2) with its deviation vectors for
 /// `n_steps` steps of `h` (or until its state is non-finite) and writes the reduction
 /// ([`Reduce`]) to `value[p]` (NaN where diverged) and, for MEGNO, the slope of ⟨Y⟩ to
-/// `aux[p]` (`aux` is empty otherwise). Damping and drive are compiled in only where `p` has
+/// `aux[p]`, for Lyapunov its three error columns to `aux[3p..3p + 3]` (`aux` is empty for
+/// FTLE). Damping and drive are compiled in only where `p` has
 /// them. Returns the RK4 steps taken, summed over pixels.
 pub fn tangent_run(
     p: &TwoLink,
@@ -251,14 +261,7 @@ pub fn tangent_run(
     aux: &mut [f64],
 ) -> u64 {
     assert!(value.len() == y0.len());
-    assert!(
-        aux.len()
-            == if matches!(reduce, Reduce::Megno { .. }) {
-                y0.len()
-            } else {
-                0
-            }
-    );
+    assert!(aux.len() == aux_width(&reduce) * y0.len());
     let damped = p.d11 != 0.0 || p.d12 != 0.0 || p.d22 != 0.0;
     let d = &p.drive;
     let driven = d.torque[0] != 0.0 || d.pivot[0] != 0.0 || d.pivot[1] != 0.0;
@@ -312,6 +315,15 @@ pub fn tangent_run(
     }
 }
 
+/// `aux` columns per pixel of a reduction.
+fn aux_width(reduce: &Reduce) -> usize {
+    match reduce {
+        Reduce::Lyapunov { .. } => 3,
+        Reduce::Megno { .. } => 1,
+        Reduce::Ftle => 0,
+    }
+}
+
 /// [`tangent_run`] with `L` lanes of K vectors (K = [`Reduce::vectors`]).
 #[inline(always)]
 pub(crate) fn tangent_lanes<
@@ -336,6 +348,14 @@ pub(crate) fn tangent_lanes<
         return 0;
     }
     let t_max = f64::from(n) * h;
+    let schedule = match reduce {
+        Reduce::Lyapunov {
+            renorm_steps,
+            blocks,
+            tolerance,
+        } => Blocks::new(n, renorm_steps, blocks, h, tolerance),
+        _ => Blocks::new(n, 1, 1, h, None),
+    };
     let mut lanes = TangentLanes::<L, K> {
         y: [[0.0; L]; 4],
         v: [[[0.0; L]; 4]; K],
@@ -364,6 +384,7 @@ pub(crate) fn tangent_lanes<
                 next: &mut usize| {
         let a = &mut acc[l];
         (a.log_sum, a.megno) = (0.0, Megno::new());
+        a.blocks.reset();
         a.ts.clear();
         a.ys.clear();
         k[l] = 0;
@@ -405,10 +426,15 @@ pub(crate) fn tangent_lanes<
             let (y, mut v) = lanes.get(l);
             let a = &mut acc[l];
             let finite = (y[0] + y[1] + y[2] + y[3]).is_finite();
+            // A Lyapunov pixel that met its tolerance at a block end.
+            let mut converged = false;
             match reduce {
-                Reduce::Lyapunov { renorm_steps } if kl % renorm_steps.max(1) == 0 || kl == n => {
+                Reduce::Lyapunov { renorm_steps, .. }
+                    if kl % renorm_steps.max(1) == 0 || kl == n =>
+                {
                     let r = norm(&v[0]);
                     a.log_sum += r.ln();
+                    converged = a.blocks.renorm(&schedule, kl, r.ln());
                     v[0].iter_mut().for_each(|x| *x /= r);
                     lanes.set(l, &y, &v);
                 }
@@ -436,19 +462,22 @@ pub(crate) fn tangent_lanes<
                 }
                 _ => {}
             }
-            if kl < n && finite {
+            if kl < n && finite && !converged {
                 continue;
             }
             let px = who[l];
             steps += u64::from(kl);
-            if kl < n {
+            let m = aux_width(&reduce);
+            if kl < n && !converged {
                 value[px] = f64::NAN;
-                if !aux.is_empty() {
-                    aux[px] = f64::NAN;
-                }
+                aux[m * px..m * px + m].fill(f64::NAN);
             } else {
                 match reduce {
-                    Reduce::Lyapunov { .. } => value[px] = a.log_sum / t_max,
+                    Reduce::Lyapunov { .. } => {
+                        let (lambda, errs) = a.blocks.finish(&schedule, kl, a.log_sum);
+                        value[px] = lambda;
+                        aux[3 * px..3 * px + 3].copy_from_slice(&errs);
+                    }
                     Reduce::Ftle => {
                         let mut cols = [0.0; 16];
                         for j in 0..K {
@@ -502,16 +531,22 @@ mod tests {
         y0.push([f64::NAN, 0.0, 0.0, 0.0]);
         let np = y0.len();
         for reduce in [
-            Reduce::Lyapunov { renorm_steps: 7 },
+            Reduce::Lyapunov {
+                renorm_steps: 7,
+                blocks: 5,
+                tolerance: None,
+            },
+            Reduce::Lyapunov {
+                renorm_steps: 7,
+                blocks: 5,
+                tolerance: Some(0.05),
+            },
             Reduce::Ftle,
             Reduce::Megno { tau_steps: 3 },
         ] {
             let run = |lanes: usize| {
                 let mut value = vec![0.0; np];
-                let mut aux = vec![0.0; if reduce == Reduce::Ftle { 0 } else { np }];
-                if matches!(reduce, Reduce::Lyapunov { .. }) {
-                    aux.clear();
-                }
+                let mut aux = vec![0.0; aux_width(&reduce) * np];
                 let (n, h) = (250, 0.01);
                 let (v, a) = (&mut value, &mut aux);
                 let s = match (lanes, reduce) {
@@ -537,8 +572,16 @@ mod tests {
                 (bits(&value), bits(&aux), s)
             };
             let want = run(1);
-            // The NaN start ends after its first step; every other pixel runs 250.
-            assert_eq!(want.2, 29 * 250 + 1);
+            // The NaN start ends after its first step; every other pixel runs 250 (or until its
+            // tolerance stops it).
+            let stops = matches!(
+                reduce,
+                Reduce::Lyapunov {
+                    tolerance: Some(_),
+                    ..
+                }
+            );
+            assert!(stops && want.2 < 29 * 250 + 1 || want.2 == 29 * 250 + 1);
             assert!(f64::from_bits(want.0[29]).is_nan());
             assert!(want.0[..29].iter().all(|&b| f64::from_bits(b).is_finite()));
             for lanes in [4, 8, 16, 0] {

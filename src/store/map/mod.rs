@@ -132,6 +132,29 @@ pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
             "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
              interpolant of the RK4 step (NaN = never flipped or not computed)",
         )],
+        "lyapunov" => &[
+            (
+                "lyapunov_standard_error",
+                false,
+                "s-1",
+                "batch-means standard error of lyapunov: s/√B of the B block means of the \
+                 log-growth (B = the blocks attribute, fewer where the pixel stopped early)",
+            ),
+            (
+                "time_used",
+                false,
+                "s",
+                "time the pixel was integrated: t_max, or the block end where its standard \
+                 error fell below the tolerance attribute",
+            ),
+            (
+                "converged",
+                false,
+                "1",
+                "lyapunov_standard_error < tolerance (1) or not (0); NaN without a tolerance \
+                 or where diverged",
+            ),
+        ],
         "megno" => &[(
             "megno_slope",
             false,
@@ -868,7 +891,12 @@ impl MapReader {
         let mut off = 0;
         for &(name, per_link, ..) in defs {
             // Flip maps written before flip_time_located existed read it as NaN.
-            if name == "flip_time_located" && !self.file.link_exists(&format!("map/{name}")) {
+            // So are Lyapunov maps' error columns written before they existed.
+            let late = matches!(
+                name,
+                "flip_time_located" | "lyapunov_standard_error" | "time_used" | "converged"
+            );
+            if late && !self.file.link_exists(&format!("map/{name}")) {
                 off += 1;
                 continue;
             }

@@ -205,7 +205,17 @@ impl MapVars {
                     var(name, units, long)
                 }
             })
-            .collect::<Result<_, _>>()?;
+            .collect::<Result<Vec<_>, _>>()?;
+        // The converged column is a CF flag variable (f64, so that NaN can mean untested).
+        for (ds, def) in aux.iter().zip(aux_defs) {
+            if def.0 == "converged" {
+                ds.new_attr_builder()
+                    .with_data(&[0.0f64, 1.0])
+                    .create("flag_values")
+                    .map_err(h5_err("writing flag_values"))?;
+                put_str_attr(ds, "flag_meanings", "not_converged converged")?;
+            }
+        }
         let (mut flip, mut value) = (None, None);
         if matches!(opts.kind, MapKind::FlipTime { .. }) {
             flip = Some([
@@ -465,8 +475,16 @@ fn write_kind_attrs(
                 .attr_i64("n_diverged", stats.n_diverged as i64)?
                 .attr_str("fnv1a64", &stats.fnv1a64)?;
         }
-        MapKind::Lyapunov { renorm_steps } => {
-            g.attr_i64("renorm_steps", i64::from(renorm_steps))?;
+        MapKind::Lyapunov {
+            renorm_steps,
+            blocks,
+            tolerance,
+        } => {
+            g.attr_i64("renorm_steps", i64::from(renorm_steps))?
+                .attr_i64("blocks", i64::from(blocks))?;
+            if let Some(t) = tolerance {
+                g.attr_f64("tolerance", t)?;
+            }
         }
         MapKind::FinalState { settle } => {
             g.attr_f64("settle_angle_tol", settle.angle_tol)?
