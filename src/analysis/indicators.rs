@@ -111,6 +111,25 @@ pub struct Indicators {
     pub complete: bool,
 }
 
+/// The `k` start deviation vectors of [`indicators`] (column-major, `k` columns of length `n`):
+/// SplitMix64 numbers from `seed`, orthonormalized. Shared with the map lanes
+/// ([`tangent_indicators`](crate::analysis::map::tangent_indicators)) so both start alike.
+pub fn initial_vectors(n: usize, k: usize, seed: u64) -> Vec<f64> {
+    let mut state = seed;
+    let mut v0: Vec<f64> = (0..n * k)
+        .map(|_| {
+            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
+            let mut z = state;
+            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+            z ^= z >> 31;
+            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
+        })
+        .collect();
+    Qr::new(n, k).factor(&mut v0, true);
+    v0
+}
+
 /// SALI and GALI_2..GALI_k along the orbit of `sys` from `x0` (see the module docs).
 ///
 /// Errors: [`LyapunovError::Invalid`] for bad options; [`AnalysisError::Blowup`] for NaN/Inf.
@@ -163,20 +182,8 @@ pub fn indicators<S: System>(
     let mut flow = Flow::with_layout(sys, false, k);
     let layout = flow.layout;
     let off = layout.tangent_offset();
-    // Random initial vectors (SplitMix64), orthonormalized.
-    let mut state = opts.seed;
-    let mut v0: Vec<f64> = (0..n * k)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        })
-        .collect();
+    let v0 = initial_vectors(n, k, opts.seed);
     let mut qr = Qr::new(n, k);
-    qr.factor(&mut v0, true);
     let mut y = flow.initial(x0, Some(&v0));
     let mut stepper = super::lyapunov::stepper_for(method, opts.tau, y.len())?;
     let blowup = AnalysisError::naming(sys, layout);

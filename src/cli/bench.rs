@@ -66,9 +66,12 @@ pub enum BenchWhich {
     /// Chaos-indicator maps of the double pendulum over [−π, π)² (dt = 0.01): steps/s of the
     /// SIMD tangent lanes or the scalar path; one JSON line.
     Map {
-        /// lyapunov, ftle, megno or sali.
+        /// lyapunov, ftle, megno, sali or gali.
         #[arg(long, default_value = "lyapunov")]
         kind: String,
+        /// GALI order k (2..4 deviation vectors of the two-link chain), for gali.
+        #[arg(long = "gali-order", default_value_t = 4)]
+        gali_order: usize,
         /// Grid edge W (W × W pixels).
         #[arg(long, default_value_t = 256)]
         width: usize,
@@ -163,6 +166,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             width,
             t_max,
             tau_steps,
+            gali_order,
             kernel,
             repeats,
             threads,
@@ -171,6 +175,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             within("--repeats", *repeats, 1, MAX_REPEATS)?;
             within("--tau-steps", *tau_steps as usize, 1, 1_000_000)?;
             time("--t-max", *t_max, MAX_BENCH_TIME)?;
+            within("--gali-order", *gali_order, 2, 4)?;
             let tau_steps = *tau_steps;
             let kind = match kind.as_str() {
                 "lyapunov" => MapKind::Lyapunov {
@@ -186,9 +191,13 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 "ftle" => MapKind::Ftle,
                 "megno" => MapKind::Megno { tau_steps },
                 "sali" => MapKind::Sali { tau_steps },
+                "gali" => MapKind::Gali {
+                    k: *gali_order,
+                    tau_steps,
+                },
                 k => {
                     return Err(CliError::Input(format!(
-                        "--kind: expected lyapunov, ftle, megno or sali (got `{k}`)"
+                        "--kind: expected lyapunov, ftle, megno, sali or gali (got `{k}`)"
                     )))
                 }
             };

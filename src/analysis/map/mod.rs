@@ -18,6 +18,7 @@ mod per_kind;
 use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, megno, Work};
 mod sincos;
 pub mod tangent;
+pub mod tangent_indicators;
 
 pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, MapHeader};
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
@@ -260,11 +261,15 @@ impl MapOptions {
         two_link(chain)
     }
 
-    /// The SIMD tangent kernel ([`tangent`]) for a Lyapunov, FTLE or MEGNO map of a two-link
-    /// chain, damping and drive included.
+    /// The SIMD tangent kernel ([`tangent`]) for a Lyapunov, FTLE, MEGNO, SALI or GALI map of
+    /// a two-link chain, damping and drive included.
     fn fast_tangent(&self, chain: &Chain) -> Option<TwoLink> {
         match self.kind {
-            MapKind::Lyapunov { .. } | MapKind::Ftle | MapKind::Megno { .. }
+            MapKind::Lyapunov { .. }
+            | MapKind::Ftle
+            | MapKind::Megno { .. }
+            | MapKind::Sali { .. }
+            | MapKind::Gali { .. }
                 if self.kernel == Kernel::Auto =>
             {
                 two_link_any(chain)

@@ -398,13 +398,22 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
     }
 }
 
-/// SALI/GALI maps: the single-orbit indicators of each pixel.
+/// SALI/GALI maps: the single-orbit indicators of each pixel (on the SIMD tangent lanes for a
+/// two-link chain, [`tangent_indicators`], which reproduce them).
 pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
     let (chain, opts, starts) = w.inputs();
     let (np, _, n, h) = w.sizes();
     out.value = vec![f64::NAN; np];
     out.aux = vec![f64::NAN; np];
     let io = indicator_options(opts).expect("validated kind");
+    let gali = matches!(opts.kind, MapKind::Gali { .. });
+    let grid = tangent_indicators::IndicatorGrid::new(&io, h, gali);
+    if let (Some(p2), Some(g)) = (opts.fast_tangent(chain), grid) {
+        let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+        let (value, aux) = (&mut out.value, &mut out.aux);
+        out.steps = tangent_indicators::indicator_run(&p2, &y0, h, &g, value, aux, &mut out.class);
+        return;
+    }
     let method = crate::integrate::Method::Rk4 { dt: h };
     for p in 0..np {
         let r = crate::analysis::indicators::indicators(

@@ -171,15 +171,15 @@ pub fn rate(dv: &[f64; 4], v: &[f64; 4]) -> f64 {
     num / den
 }
 
-/// Structure-of-arrays state and deviation vectors of `L` lanes.
-struct TangentLanes<const L: usize, const K: usize> {
-    y: [[f64; L]; 4],
-    v: [[[f64; L]; 4]; K],
+/// Structure-of-arrays state and deviation vectors of `L` lanes (also the SALI/GALI lanes').
+pub(super) struct TangentLanes<const L: usize, const K: usize> {
+    pub(super) y: [[f64; L]; 4],
+    pub(super) v: [[[f64; L]; 4]; K],
 }
 
 impl<const L: usize, const K: usize> TangentLanes<L, K> {
     #[inline(always)]
-    fn get(&self, l: usize) -> ([f64; 4], [[f64; 4]; K]) {
+    pub(super) fn get(&self, l: usize) -> ([f64; 4], [[f64; 4]; K]) {
         let y = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
         let mut v = [[0.0; 4]; K];
         for (j, vj) in v.iter_mut().enumerate() {
@@ -191,7 +191,7 @@ impl<const L: usize, const K: usize> TangentLanes<L, K> {
     }
 
     #[inline(always)]
-    fn set(&mut self, l: usize, y: &[f64; 4], v: &[[f64; 4]; K]) {
+    pub(super) fn set(&mut self, l: usize, y: &[f64; 4], v: &[[f64; 4]; K]) {
         for c in 0..4 {
             self.y[c][l] = y[c];
             for j in 0..K {
@@ -203,7 +203,7 @@ impl<const L: usize, const K: usize> TangentLanes<L, K> {
     /// One step of every lane, each from its own time `t[l]`; with `RATE`, `r[l]` gets MEGNO's
     /// r at the start of the step (from the first stage, so it costs no evaluation).
     #[inline(always)]
-    fn step<const DAMPED: bool, const DRIVEN: bool, const RATE: bool>(
+    pub(super) fn step<const DAMPED: bool, const DRIVEN: bool, const RATE: bool>(
         &mut self,
         p: &TwoLink,
         h: f64,
