@@ -281,6 +281,8 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                 .unwrap_or_else(|| if flip { "flip_step" } else { "class" }.into());
             let allowed: &[&str] = if flip {
                 &["flip_step", "flip_link", "class"]
+            } else if h.kind == "final-state" {
+                &["class", "attractor"]
             } else {
                 &["class"]
             };
@@ -291,7 +293,7 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                     allowed.join(", ")
                 )));
             }
-            let thresholded = var != "class";
+            let thresholded = var != "class" && var != "attractor";
             if !thresholded && !src.flip_before.is_empty() {
                 return Err(CliError::Input(
                     "--flip-before: thresholds flip_step or flip_link of a flip-time map, not class".into(),
@@ -324,6 +326,14 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                     axes: axes.clone(),
                 })
             };
+            if var == "attractor" {
+                let (labels, keys) = attractor_labels(&d.class, &d.aux, h.link_length.len());
+                return Ok(vec![make(
+                    "attractor".into(),
+                    format!("attractor of {file}: (class, turns or rotation per link) numbered in sorted order: {}", keys.join("; ")),
+                    labels,
+                )?]);
+            }
             if !thresholded {
                 let labels = d.class.iter().map(|&c| i32::from(c)).collect();
                 return Ok(vec![make(
@@ -367,6 +377,56 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
             Ok(out)
         }
     }
+}
+
+/// Labels of a final-state map's attractors. `class` alone is not one: a driven pendulum's
+/// oscillating and its left- and right-rotating period-1 orbits are all "period 1", and an
+/// undriven chain reaches the same hanging rest after different net turns. So a pixel's label
+/// is the tuple (class, per link: net turns n_j about its equilibrium, or k · rotation number
+/// = whole turns per k drive periods on a period-k orbit; none for unsettled or diverged),
+/// the distinct tuples numbered 0, 1, … in sorted order. Equilibria are told apart on the
+/// covering space (θ and θ + 2π differ), periodic orbits by how they wind; two coexisting
+/// orbits of one period and equal winding (a mirror pair of oscillations) share a label.
+/// Returns the labels and each label's tuple, described.
+fn attractor_labels(class: &[u8], aux: &[f64], links: usize) -> (Vec<i32>, Vec<String>) {
+    use pendula::analysis::map::basins::label;
+    use std::collections::BTreeMap;
+    let m = aux.len() / class.len().max(1);
+    let keys: Vec<(u8, Vec<i64>)> = class
+        .iter()
+        .enumerate()
+        .map(|(p, &c)| {
+            let col = |off: usize, j: usize| {
+                aux.get(p * m + off * links + j)
+                    .copied()
+                    .unwrap_or(f64::NAN)
+            };
+            let wind: Vec<i64> = match c {
+                label::UNSETTLED | label::DIVERGED => vec![],
+                c if c >= label::PERIODIC => {
+                    let k = f64::from(c - label::PERIODIC);
+                    (0..links).map(|j| (col(2, j) * k).round() as i64).collect()
+                }
+                _ => (0..links).map(|j| col(1, j).round() as i64).collect(),
+            };
+            (c, wind)
+        })
+        .collect();
+    let mut index: BTreeMap<&(u8, Vec<i64>), i32> = keys.iter().map(|k| (k, 0)).collect();
+    let mut names = Vec::with_capacity(index.len());
+    for (n, (k, v)) in index.iter_mut().enumerate() {
+        *v = n as i32;
+        let what = match k.0 {
+            label::UNSETTLED => "unsettled".to_string(),
+            label::DIVERGED => "diverged".to_string(),
+            c if c >= label::PERIODIC => {
+                format!("period {} winding {:?}", c - label::PERIODIC, k.1)
+            }
+            c => format!("equilibrium {} turns {:?}", c - label::EQUILIBRIUM, k.1),
+        };
+        names.push(format!("{n} = {what}"));
+    }
+    (keys.iter().map(|k| index[k]).collect(), names)
 }
 
 /// A measure refused as bad input, naming the flag that drives it.
@@ -674,7 +734,6 @@ pub fn run_spec(
     r: &pendula::spec::MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
-    use pendula::spec::{Analysis, OutputSpec};
     let file = common.output.clone().or_else(|| spec.output.file.clone());
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
     // Refuse an existing result before the map's work, not after it.
@@ -684,6 +743,37 @@ pub fn run_spec(
                 .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
         }
     }
+    if let Some(sweep) = &r.sweep {
+        return run_sweep(spec, common, r, sweep, (file, plot), command_line);
+    }
+    compute_map(spec, common, r, command_line)?;
+    let src = Source {
+        input: Input::Map(r.map_file.clone()),
+        variable: r.variable.clone(),
+        flip_before: r.flip_before.clone(),
+        extent: None,
+    };
+    let job = Job {
+        title: spec.title.clone(),
+        file,
+        plot,
+        force: common.force,
+        json: common.json,
+        command_line,
+        spec_text: spec.text.clone(),
+    };
+    run_job(&src, &r.options, &job)
+}
+
+/// Computes the measure spec's map into `r.map_file` as `pendula run` of its `[map]` would,
+/// resuming an interrupted one and reusing a complete one.
+fn compute_map(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::{Analysis, OutputSpec};
     let mut table: toml::Table = spec
         .text
         .parse()
@@ -714,23 +804,117 @@ pub fn run_spec(
         resume: true,
         ..Default::default()
     };
-    super::map::run_map(&map_spec, &map_common, &flags, command_line)?;
-    let src = Source {
-        input: Input::Map(r.map_file.clone()),
-        variable: r.variable.clone(),
-        flip_before: r.flip_before.clone(),
-        extent: None,
+    super::map::run_map(&map_spec, &map_common, &flags, command_line)
+}
+
+/// A `[measure.sweep]`: every point's map (its own file and checkpoint, so a rerun reuses
+/// the finished maps and resumes the interrupted one) and measures, then one HDF5 group
+/// `measure` over the dimension `sweep`, one figure of each measure against the parameter
+/// and one summary. Nothing is written before every point was measured.
+fn run_sweep(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    sweep: &pendula::spec::Sweep,
+    (file, plot): (Option<PathBuf>, Option<PathBuf>),
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::Analysis;
+    if let Some(p) = &file {
+        super::output::check_result_path(p, "output.file")?;
+    }
+    if let Some(p) = &plot {
+        super::output::check_figure_path(p, "output.plot")?;
+    }
+    let start = Instant::now();
+    let mut points = Vec::with_capacity(sweep.points.len());
+    let mut names = Vec::new();
+    for (k, pf) in sweep.points.iter().enumerate() {
+        let field = format!("measure.sweep.values[{}]", k + 1);
+        let ps = pf
+            .validate()
+            .map_err(|e| CliError::Input(format!("{field}: {}: {}", e.field, e.message)))?;
+        let Analysis::Measure(pr) = &ps.analysis else {
+            unreachable!("a sweep point is a measure spec")
+        };
+        compute_map(&ps, common, pr, command_line)?;
+        let src = Source {
+            input: Input::Map(pr.map_file.clone()),
+            variable: pr.variable.clone(),
+            flip_before: pr.flip_before.clone(),
+            extent: None,
+        };
+        let (sets, n) = measure_sets(&src, &pr.options).map_err(|e| {
+            let at = format!("{field} ({} = {})", sweep.parameter, sweep.values[k]);
+            match e {
+                CliError::Input(m) => CliError::Input(format!("{at}: {m}")),
+                CliError::Run(m) => CliError::Run(format!("{at}: {m}")),
+            }
+        })?;
+        names = n;
+        points.push(sets);
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let fig = pendula::plot::MeasureFigure::sweep(
+        &spec.title,
+        &sweep.parameter,
+        &sweep.units,
+        &sweep.values,
+        &points,
+        &names,
+    );
+    if plot.is_some() && fig.is_empty() {
+        return Err(CliError::Input(
+            "output.plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)".into(),
+        ));
+    }
+    let run = store::SweepRun {
+        parameter: &sweep.parameter,
+        units: &sweep.units,
+        values: &sweep.values,
+        points: &points,
     };
-    let job = Job {
-        title: spec.title.clone(),
-        file,
-        plot,
-        force: common.force,
-        json: common.json,
-        command_line,
-        spec_text: spec.text.clone(),
-    };
-    run_job(&src, &r.options, &job)
+    if let Some(path) = &file {
+        let prov = Provenance::now(command_line, &spec.text);
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_measure_sweep(out, &r.options, &run)
+        })?;
+    }
+    if let Some(path) = &plot {
+        pendula::plot::draw_measure(&fig, path)?;
+    }
+    if common.json {
+        let v = json!({
+            "kind": "measure",
+            "title": spec.title,
+            "what": r.options.what.name(),
+            "seed": r.options.boxes.seed,
+            "sweep": {
+                "parameter": sweep.parameter,
+                "units": sweep.units,
+                "values": sweep.values,
+                "map_files": sweep.points.iter().map(|p| p.measure.as_ref().and_then(|m| m.map_file.as_ref()).map(|f| f.display().to_string())).collect::<Vec<_>>(),
+            },
+            "points": points.iter().zip(&sweep.values).map(|(sets, v)| json!({
+                "value": v,
+                "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "wall_s": wall,
+            "threads": rayon::current_num_threads(),
+            "output": file.as_ref().map(|p| p.display().to_string()),
+            "plot": plot.as_ref().map(|p| p.display().to_string()),
+        });
+        println!("{v}");
+    } else {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for (sets, v) in points.iter().zip(&sweep.values) {
+            let _ = writeln!(s, "{} = {v} {}:", sweep.parameter, sweep.units);
+            s.push_str(&table(sets, wall));
+        }
+        print!("{s}");
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -344,6 +344,11 @@ fn execute(
     }
     if let Analysis::Measure(r) = &spec.analysis {
         closing.may_write(&r.map_file);
+        for p in r.sweep.iter().flat_map(|s| &s.points) {
+            if let Some(f) = p.measure.as_ref().and_then(|m| m.map_file.as_ref()) {
+                closing.may_write(f);
+            }
+        }
     }
     if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
         // A map without -o is written beside its figure.

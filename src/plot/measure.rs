@@ -224,6 +224,140 @@ impl MeasureFigure {
     }
 }
 
+impl MeasureFigure {
+    /// A measure sweep: each measure against the swept parameter with its 95 % bars, one
+    /// curve per label set (S_b, S_bb: per set and box side ε), a panel per measure measured.
+    pub fn sweep(
+        title: &str,
+        parameter: &str,
+        units: &str,
+        values: &[f64],
+        points: &[Vec<MeasuredSet>],
+        names: &[String],
+    ) -> MeasureFigure {
+        let x_label = format!("{parameter} / {units}");
+        let sets = points.first().map_or(0, Vec::len);
+        let name = |j: usize| {
+            names
+                .get(j)
+                .cloned()
+                .unwrap_or_else(|| format!("set {}", j + 1))
+        };
+        type Get<'a> = &'a dyn Fn(&MeasuredSet) -> Option<(f64, f64, f64)>;
+        let curve = |label: String, colour: usize, j: usize, get: Get| {
+            let mut points_ = Vec::new();
+            let mut bars = Vec::new();
+            for (i, p) in points.iter().enumerate() {
+                if let Some((v, lo, hi)) = p.get(j).and_then(get) {
+                    if v.is_finite() {
+                        points_.push((values[i], v));
+                    }
+                    if lo.is_finite() && hi.is_finite() {
+                        bars.push((values[i], lo, hi));
+                    }
+                }
+            }
+            (!points_.is_empty()).then(|| Curve {
+                label,
+                colour: series_color(colour),
+                line: points_.clone(),
+                points: points_,
+                bars,
+            })
+        };
+        let panel = |y_label: &str, curves: Vec<Curve>, reference: Option<(f64, String)>| {
+            (!curves.is_empty()).then(|| Panel {
+                x_label: x_label.clone(),
+                y_label: y_label.into(),
+                log: (false, false),
+                curves,
+                reference,
+            })
+        };
+        let per_set = |get: Get| -> Vec<Curve> {
+            (0..sets)
+                .filter_map(|j| curve(name(j), j, j, get))
+                .collect()
+        };
+        let eps: Vec<usize> = points
+            .first()
+            .and_then(|p| p.first())
+            .map(|s| s.measures.entropy.iter().map(|e| e.eps).collect())
+            .unwrap_or_default();
+        let entropy = |sbb: bool| -> Vec<Curve> {
+            let mut out = Vec::new();
+            for j in 0..sets {
+                for (k, &e) in eps.iter().enumerate() {
+                    let get = move |s: &MeasuredSet| {
+                        s.measures.entropy.get(k).map(|b| {
+                            if sbb {
+                                (b.sbb, b.sbb_ci.0, b.sbb_ci.1)
+                            } else {
+                                (b.sb, b.sb_ci.0, b.sb_ci.1)
+                            }
+                        })
+                    };
+                    let label = if sets > 1 {
+                        format!("{}, ε = {e} px", name(j))
+                    } else {
+                        format!("ε = {e} px")
+                    };
+                    out.extend(curve(label, j * eps.len() + k, j, &get));
+                }
+            }
+            out
+        };
+        let panels = [
+            panel(
+                "box-counting dimension D (95 %)",
+                per_set(&|s| {
+                    s.measures
+                        .boundary
+                        .as_ref()
+                        .map(|b| (b.dimension, b.ci.0, b.ci.1))
+                }),
+                None,
+            ),
+            panel(
+                "uncertainty exponent α (95 %)",
+                per_set(&|s| {
+                    s.measures
+                        .uncertainty
+                        .as_ref()
+                        .map(|u| (u.alpha, u.ci.0, u.ci.1))
+                }),
+                None,
+            ),
+            panel("basin entropy S_b (95 %)", entropy(false), None),
+            panel(
+                "boundary basin entropy S_bb (95 %)",
+                entropy(true),
+                Some((std::f64::consts::LN_2, "ln 2".into())),
+            ),
+            panel(
+                "Wada fraction W(r) at the largest r",
+                per_set(&|s| {
+                    s.measures
+                        .wada
+                        .as_ref()
+                        .and_then(|w| w.fraction.last())
+                        .map(|&f| (f, f64::NAN, f64::NAN))
+                }),
+                None,
+            ),
+        ];
+        MeasureFigure {
+            title: title.to_string(),
+            panels: panels.into_iter().flatten().collect(),
+        }
+    }
+
+    /// No measure of the figure has a curve (drawing it is refused).
+    pub fn is_empty(&self) -> bool {
+        self.panels.is_empty()
+    }
+}
+
 /// Draws the figure (`.png` or `.svg`), 700 px wide per panel.
 pub fn draw_measure(fig: &MeasureFigure, path: &Path) -> Result<(), PlotError> {
     let w = 700 * fig.panels.len().max(1) as u32;

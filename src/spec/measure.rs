@@ -1,6 +1,11 @@
 //! `kind = "measure"`: a map spec (`[model]`, `[integrator]`, `[map]`) whose map is computed
 //! (or reused, when `measure.map_file` already holds it complete) and then measured as
 //! `pendula measure` does: boundary box dimension, uncertainty exponent, basin entropy, Wada.
+//!
+//! `[measure.sweep]` (`parameter` = one spec field, `values`) runs that spec once per value:
+//! each point is the same measure spec with the field set, its own map file
+//! (`map_file` with `-01`, `-02`, … before `.h5`, so an interrupted sweep resumes at the map
+//! it stopped in) and its own measures, tabulated against the parameter.
 
 use super::{Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::map::{MapKind, MapOptions};
@@ -15,7 +20,7 @@ use std::path::PathBuf;
 pub struct MeasureSpec {
     /// boundary-dimension | uncertainty-exponent | basin-entropy | wada | all (default).
     pub what: Option<String>,
-    /// flip_step (flip maps' default) | flip_link | class.
+    /// flip_step (flip maps' default) | flip_link | class | attractor (final-state maps).
     pub variable: Option<String>,
     /// Flip times T (s): one label grid per T, flipped at or before T (default: t_end).
     pub flip_before: Option<Vec<f64>>,
@@ -26,6 +31,197 @@ pub struct MeasureSpec {
     pub shifts: Option<usize>,
     pub seed: Option<u64>,
     pub wada_radius: Option<usize>,
+    pub sweep: Option<SweepSpec>,
+}
+
+/// The `[measure.sweep]` table: one spec field and its values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SweepSpec {
+    /// A field of [`SWEEP_PARAMETERS`], named as in a spec (`model.damping.absolute`).
+    pub parameter: Option<String>,
+    pub values: Option<Vec<f64>>,
+}
+
+/// The fields a sweep varies and their units; `model.link[K]` takes any link K counted from 1.
+pub const SWEEP_PARAMETERS: &[(&str, &str)] = &[
+    ("map.energy", "J"),
+    ("model.gravity", "m s-2"),
+    ("model.mass", "kg"),
+    ("model.length", "m"),
+    ("model.damping.absolute", "N m s"),
+    ("model.damping.joint", "N m s"),
+    ("model.drive.torque.amplitude", "N m"),
+    ("model.drive.torque.frequency", "rad s-1"),
+    ("model.drive.pivot.x_amplitude", "m"),
+    ("model.drive.pivot.y_amplitude", "m"),
+    ("model.link[K].mass", "kg"),
+    ("model.link[K].length", "m"),
+];
+
+/// A validated sweep: each point is a complete measure spec (no sweep) of its own.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sweep {
+    pub parameter: String,
+    pub units: String,
+    pub values: Vec<f64>,
+    pub points: Vec<SpecFile>,
+}
+
+/// `name`'s entry of [`SWEEP_PARAMETERS`] (`model.link[2].mass` matches `model.link[K].mass`)
+/// and, for a link field, its link index from 0.
+fn sweep_parameter(name: &str) -> Option<(&'static str, Option<usize>)> {
+    if let Some(rest) = name.strip_prefix("model.link[") {
+        let (k, field) = rest.split_once("].")?;
+        let k: usize = k.parse().ok().filter(|&k| k >= 1)?;
+        let units = match field {
+            "mass" => "kg",
+            "length" => "m",
+            _ => return None,
+        };
+        return Some((units, Some(k - 1)));
+    }
+    SWEEP_PARAMETERS
+        .iter()
+        .find(|p| p.0 == name && !p.0.contains("[K]"))
+        .map(|p| (p.1, None))
+}
+
+/// Sets the sweep's field of `file` to `v`; a table the field lives in must be in the spec
+/// (a drive amplitude needs the drive's frequency), a missing one is named.
+fn set_parameter(
+    file: &mut SpecFile,
+    name: &str,
+    link: Option<usize>,
+    v: f64,
+) -> Result<(), String> {
+    use super::model::{ModelFile, PerLink};
+    if name == "map.energy" {
+        file.map.get_or_insert_with(Default::default).energy = Some(v);
+        return Ok(());
+    }
+    let ModelFile::Planar(m) = &mut file.model else {
+        return Err("a measure spec's model is a planar chain".into());
+    };
+    let missing = |t: &str| format!("the spec has no [{t}] table whose field to vary");
+    match name {
+        "model.gravity" => m.gravity = Some(v),
+        "model.mass" => m.mass = Some(v),
+        "model.length" => m.length = Some(v),
+        "model.damping.absolute" => {
+            m.damping.get_or_insert_with(Default::default).absolute = Some(PerLink::All(v))
+        }
+        "model.damping.joint" => {
+            m.damping.get_or_insert_with(Default::default).joint = Some(PerLink::All(v))
+        }
+        "model.drive.torque.amplitude" | "model.drive.torque.frequency" => {
+            let t = m
+                .drive
+                .as_mut()
+                .and_then(|d| d.torque.as_mut())
+                .ok_or_else(|| missing("model.drive.torque"))?;
+            if name.ends_with("amplitude") {
+                t.amplitude = v;
+            } else {
+                t.frequency = v;
+            }
+        }
+        "model.drive.pivot.x_amplitude" | "model.drive.pivot.y_amplitude" => {
+            let p = m
+                .drive
+                .as_mut()
+                .and_then(|d| d.pivot.as_mut())
+                .ok_or_else(|| missing("model.drive.pivot"))?;
+            if name.contains("x_amp") {
+                p.x_amplitude = v;
+            } else {
+                p.y_amplitude = v;
+            }
+        }
+        _ => {
+            let k = link.expect("a link field");
+            let n = m.link.as_ref().map_or(0, Vec::len);
+            let l = m.link.as_mut().and_then(|l| l.get_mut(k)).ok_or_else(|| {
+                format!(
+                    "the spec's [[model.link]] list has {n} links, not {}",
+                    k + 1
+                )
+            })?;
+            if name.ends_with(".mass") {
+                l.mass = Some(v);
+            } else {
+                l.length = Some(v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// `path` with `-NN` (k from 1) before its extension.
+fn point_path(path: &std::path::Path, k: usize) -> PathBuf {
+    let stem = path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    path.with_file_name(format!("{stem}-{k:02}.h5"))
+}
+
+/// Checks `[measure.sweep]` and validates every point as a measure spec of its own.
+fn validate_sweep(
+    file: &SpecFile,
+    s: &SweepSpec,
+    map_file: &std::path::Path,
+) -> Result<Sweep, SpecError> {
+    let names: Vec<&str> = SWEEP_PARAMETERS.iter().map(|p| p.0).collect();
+    let parameter = s.parameter.clone().ok_or_else(|| {
+        SpecError::new(
+            "measure.sweep.parameter",
+            format!("missing: the field to vary ({})", names.join(", ")),
+        )
+    })?;
+    let (units, link) = sweep_parameter(&parameter).ok_or_else(|| {
+        SpecError::new(
+            "measure.sweep.parameter",
+            format!("unknown `{parameter}` (expected {})", names.join(", ")),
+        )
+    })?;
+    let values = s.values.clone().unwrap_or_default();
+    if values.is_empty() {
+        return Err(SpecError::new(
+            "measure.sweep.values",
+            "give at least one value of the parameter",
+        ));
+    }
+    let mut points = Vec::with_capacity(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        let field = format!("measure.sweep.values[{}]", i + 1);
+        if !v.is_finite() {
+            return Err(SpecError::new(field, format!("must be finite (got {v})")));
+        }
+        if values[..i].contains(&v) {
+            return Err(SpecError::new(field, format!("{v} is given twice")));
+        }
+        let mut p = file.clone();
+        set_parameter(&mut p, &parameter, link, v)
+            .map_err(|m| SpecError::new("measure.sweep.parameter", format!("{parameter}: {m}")))?;
+        let m = p.measure.as_mut().expect("a sweep is inside [measure]");
+        m.sweep = None;
+        m.map_file = Some(point_path(map_file, i + 1));
+        p.output = super::OutputSpec::default();
+        p.validate().map_err(|e| {
+            SpecError::new(
+                field.clone(),
+                format!("{parameter} = {v}: {}: {}", e.field, e.message),
+            )
+        })?;
+        points.push(p);
+    }
+    Ok(Sweep {
+        parameter,
+        units: units.to_string(),
+        values,
+        points,
+    })
 }
 
 /// A validated measure spec: the map to compute and how to measure it.
@@ -36,6 +232,7 @@ pub struct MeasureRun {
     pub variable: Option<String>,
     pub flip_before: Vec<f64>,
     pub options: MeasureOptions,
+    pub sweep: Option<Sweep>,
 }
 
 pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
@@ -105,6 +302,8 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let variable = m.variable.clone();
     let allowed: &[&str] = if flip {
         &["flip_step", "flip_link", "class"]
+    } else if matches!(map.kind, MapKind::FinalState { .. }) {
+        &["class", "attractor"]
     } else {
         &["class"]
     };
@@ -155,6 +354,11 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "must differ from output.file (the map and its measures are two files)",
         ));
     }
+    let sweep = m
+        .sweep
+        .as_ref()
+        .map(|s| validate_sweep(file, s, &map_file))
+        .transpose()?;
     Ok(Validated {
         analysis: Analysis::Measure(MeasureRun {
             map,
@@ -162,6 +366,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             variable,
             flip_before,
             options: o,
+            sweep,
         }),
         x0: v.x0,
         method: v.method,

@@ -63,7 +63,7 @@ pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
-pub use measure::{MeasureRun, MeasureSpec};
+pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec, SWEEP_PARAMETERS};
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };

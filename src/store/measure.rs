@@ -25,8 +25,21 @@ pub fn write_measure(
     sets: &[MeasuredSet],
 ) -> Result<(), StoreError> {
     let g = out.group("measure")?;
+    options_attrs(&g, opts, sets.len())?;
+    for (k, s) in sets.iter().enumerate() {
+        write_set(&g.group(&format!("set_{}", k + 1))?, s)?;
+    }
+    Ok(())
+}
+
+/// The measure options as attributes of `g`.
+fn options_attrs(
+    g: &GroupWriter<'_>,
+    opts: &MeasureOptions,
+    sets: usize,
+) -> Result<(), StoreError> {
     g.attr_str("what", opts.what.name())?
-        .attr_i64("sets", sets.len() as i64)?
+        .attr_i64("sets", sets as i64)?
         .attr_i64("box_min_px", opts.boxes.min_box as i64)?
         .attr_i64("box_max_fraction_inv", opts.boxes.max_fraction_inv as i64)?
         .attr_i64("box_shifts", opts.boxes.shifts as i64)?
@@ -34,8 +47,147 @@ pub fn write_measure(
         .attr_i64("uncertainty_max_eps_px", opts.uncertainty.max_eps as i64)?
         .attr_i64("entropy_shifts", opts.entropy_shifts as i64)?
         .attr_f64("wada_threshold", opts.wada.threshold)?;
-    for (k, s) in sets.iter().enumerate() {
-        write_set(&g.group(&format!("set_{}", k + 1))?, s)?;
+    Ok(())
+}
+
+/// A measure sweep: the spec field varied, its units and values, and every point's sets (each
+/// point holds the same sets: one per flip time, or the one label grid).
+#[derive(Debug, Clone)]
+pub struct SweepRun<'a> {
+    pub parameter: &'a str,
+    pub units: &'a str,
+    pub values: &'a [f64],
+    pub points: &'a [Vec<MeasuredSet>],
+}
+
+/// Writes group `measure` of a sweep: the options and `sweep_parameter` as attributes, the
+/// coordinates `sweep` (the parameter's values, in its units) and `set`, and over
+/// (sweep, set) every measure with its 95 % bounds (`*_lo`, `*_hi`; NaN where not measured),
+/// S_b and S_bb also over `eps`; each point's full sets in `point_<k>/set_<j>` (k, j from 1).
+pub fn write_measure_sweep(
+    out: &H5Out,
+    opts: &MeasureOptions,
+    run: &SweepRun<'_>,
+) -> Result<(), StoreError> {
+    let g = out.group("measure")?;
+    let sets = run.points.first().map_or(0, Vec::len);
+    options_attrs(&g, opts, sets)?;
+    g.attr_str("sweep_parameter", run.parameter)?
+        .attr_i64("points", run.points.len() as i64)?;
+    g.coord(
+        "sweep",
+        run.values,
+        run.units,
+        &format!("{} of each sweep point", run.parameter),
+    )?;
+    let set_index: Vec<i64> = (1..=sets as i64).collect();
+    g.coord_i64("set", &set_index, "1", "label set (point_<k>/set_<j>)")?;
+    let np = run.points.len();
+    let table = |f: &dyn Fn(&MeasuredSet) -> Option<f64>| {
+        Array2::from_shape_fn((np, sets), |(i, j)| {
+            run.points[i].get(j).and_then(f).unwrap_or(f64::NAN)
+        })
+    };
+    type Get = fn(&MeasuredSet) -> Option<f64>;
+    let rows: [(&str, Get, &str); 10] = [
+        (
+            "box_dimension",
+            |s| s.measures.boundary.as_ref().map(|b| b.dimension),
+            "box-counting dimension D of the boundary",
+        ),
+        (
+            "box_dimension_lo",
+            |s| s.measures.boundary.as_ref().map(|b| b.ci.0),
+            "lower 95 % bound of D",
+        ),
+        (
+            "box_dimension_hi",
+            |s| s.measures.boundary.as_ref().map(|b| b.ci.1),
+            "upper 95 % bound of D",
+        ),
+        (
+            "alpha",
+            |s| s.measures.uncertainty.as_ref().map(|u| u.alpha),
+            "uncertainty exponent α",
+        ),
+        (
+            "alpha_lo",
+            |s| s.measures.uncertainty.as_ref().map(|u| u.ci.0),
+            "lower 95 % bound of α",
+        ),
+        (
+            "alpha_hi",
+            |s| s.measures.uncertainty.as_ref().map(|u| u.ci.1),
+            "upper 95 % bound of α",
+        ),
+        (
+            "uncertainty_dimension",
+            |s| s.measures.uncertainty.as_ref().map(|u| u.dimension),
+            "D = 2 − α",
+        ),
+        (
+            "wada_fraction",
+            |s| {
+                s.measures
+                    .wada
+                    .as_ref()
+                    .and_then(|w| w.fraction.last().copied())
+            },
+            "W(r) at the largest radius: boundary points near every label",
+        ),
+        (
+            "wada",
+            |s| {
+                s.measures
+                    .wada
+                    .as_ref()
+                    .map(|w| f64::from(u8::from(w.wada)))
+            },
+            "1 when the Wada test passed, 0 when not (NaN: not tested)",
+        ),
+        (
+            "labels",
+            |s| Some(s.labels.len() as f64),
+            "distinct labels in the grid",
+        ),
+    ];
+    for (name, f, what) in rows {
+        g.var(name, &["sweep", "set"], &table(&f), "1", what)?;
+    }
+    let eps: Vec<usize> = run
+        .points
+        .first()
+        .and_then(|p| p.first())
+        .map(|s| s.measures.entropy.iter().map(|e| e.eps).collect())
+        .unwrap_or_default();
+    if !eps.is_empty() {
+        let e: Vec<i64> = eps.iter().map(|&v| v as i64).collect();
+        g.coord_i64("eps", &e, "1", "box side of the basin entropy in pixels")?;
+        type GetE = fn(&BasinEntropy) -> f64;
+        let cols: [(&str, GetE, &str); 6] = [
+            ("sb", |e| e.sb, "basin entropy S_b"),
+            ("sb_lo", |e| e.sb_ci.0, "lower 95 % bound of S_b"),
+            ("sb_hi", |e| e.sb_ci.1, "upper 95 % bound of S_b"),
+            ("sbb", |e| e.sbb, "boundary basin entropy S_bb"),
+            ("sbb_lo", |e| e.sbb_ci.0, "lower 95 % bound of S_bb"),
+            ("sbb_hi", |e| e.sbb_ci.1, "upper 95 % bound of S_bb"),
+        ];
+        for (name, f, what) in cols {
+            let a = ndarray::Array3::from_shape_fn((np, sets, eps.len()), |(i, j, k)| {
+                run.points[i]
+                    .get(j)
+                    .and_then(|s| s.measures.entropy.get(k))
+                    .map_or(f64::NAN, f)
+            });
+            g.var(name, &["sweep", "set", "eps"], &a, "1", what)?;
+        }
+    }
+    for (k, p) in run.points.iter().enumerate() {
+        let pg = g.group(&format!("point_{}", k + 1))?;
+        pg.attr_f64("sweep_value", run.values[k])?;
+        for (j, s) in p.iter().enumerate() {
+            write_set(&pg.group(&format!("set_{}", j + 1))?, s)?;
+        }
     }
     Ok(())
 }

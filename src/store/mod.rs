@@ -50,7 +50,8 @@ mod poincare;
 pub use poincare::write_poincare;
 mod measure;
 pub use measure::{
-    read_labels, write_chaotic_fraction, write_measure, ChaoticRun, LabelData, CHAOTIC_SAMPLING,
+    read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
+    SweepRun, CHAOTIC_SAMPLING,
 };
 
 use crate::integrate::Method;
