@@ -23,7 +23,7 @@ import xarray
 from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map"]
+           "map", "measure", "chaotic_fraction"]
 
 
 class Link:
@@ -151,11 +151,11 @@ def _integrator(**kw):
     return {k: v for k, v in kw.items() if v is not None}
 
 
-def _run(spec, tree=False):
+def _run(spec, tree=False, call=None):
     fd, path = tempfile.mkstemp(suffix=".h5", prefix="pendula-")
     os.close(fd)
     try:
-        group = _core.run(json.dumps(spec), path)
+        group = call(path) if call else _core.run(json.dumps(spec), path)
         if tree:
             with xarray.open_datatree(path, group=group, engine="h5netcdf") as dt:
                 return dt.load()
@@ -289,3 +289,65 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
              "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
              "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max}
     return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))
+
+
+def measure(labels, what=None, extent=None, variable=None, flip_before=None, max_eps=None,
+            entropy_eps=None, shifts=None, seed=None, wada_radius=None):
+    """Fractal measures of a label grid: ``xarray.DataTree`` of the CLI's ``measure`` group.
+
+    ``labels`` is a 2-D integer NumPy array indexed ``[y, x]`` (as ``pendula measure --labels``
+    reads a dataset) or the Dataset of ``pendula.map`` (as ``pendula measure FILE.h5`` reads a
+    map file: ``variable`` ``flip_step``, ``flip_link`` or ``class``, and ``flip_before`` times
+    for flip maps). ``what`` is ``boundary-dimension``, ``uncertainty-exponent``,
+    ``basin-entropy``, ``wada`` or ``all`` (default); ``extent`` ``[x0, x1, y0, y1]`` gives the
+    pixel edges' physical extent (a map's window by default). The other keywords are the
+    spec's ``[measure]`` ones. The tree holds one ``set_k`` child per label grid, as the file.
+    """
+    if isinstance(entropy_eps, int):
+        entropy_eps = [entropy_eps]
+    if isinstance(flip_before, (int, float)):
+        flip_before = [float(flip_before)]
+    opts = dict(what=what, extent=None if extent is None else [float(v) for v in extent],
+                max_eps=max_eps, entropy_eps=entropy_eps, shifts=shifts, seed=seed,
+                wada_radius=wada_radius)
+    if isinstance(labels, xarray.Dataset):
+        a = labels.attrs
+        if "kind" not in a or "class" not in labels:
+            raise ValueError("labels: a Dataset must be a map of pendula.map (no kind or class)")
+        header = (str(a["kind"]), bool(a["complete"]), float(a["t_max"]), float(a["dt"]),
+                  [float(v) for v in a["window"]], str(a["x_coordinate"]), str(a["y_coordinate"]))
+
+        def grid(name, dtype):
+            return numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
+
+        call = lambda path: _core.measure_map(
+            header, grid("class", numpy.uint8), grid("flip_step", numpy.int32),
+            grid("flip_link", numpy.uint8), path, variable=variable,
+            flip_before=None if flip_before is None else [float(t) for t in flip_before], **opts)
+    else:
+        for k, v in (("variable", variable), ("flip_before", flip_before)):
+            if v is not None:
+                raise ValueError(f"{k}: applies to map Datasets; an array is its own labels")
+        arr = labels if isinstance(labels, numpy.ndarray) else numpy.asarray(labels)
+        call = lambda path: _core.measure_labels(arr, path, **opts)
+    return _run(None, tree=True, call=call)
+
+
+def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, dt=None,
+                     tau=None):
+    """The chaotic fraction of energy shells: ``xarray.DataTree`` of the CLI's ``measure`` group
+    with its ``chaotic_fraction`` child, as ``pendula measure --chaotic-fraction`` writes it.
+
+    ``samples`` Liouville-uniform starts per shell energy (J) of a planar ``Chain``, each
+    classified by SALI (RK4 step ``dt``, renormalised every ``tau``, to ``t_end``); per shell
+    the chaotic/regular/undecided counts, the fraction and its Wilson 95 % interval.
+    """
+    if isinstance(energies, (int, float)):
+        energies = [energies]
+    if not isinstance(model, Chain):
+        raise ValueError("model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")")
+    spec = json.dumps(_spec(model, "simulate", {"theta": [0.0] * model.links}, {"t_end": 1.0}))
+    energies = [float(e) for e in (energies or [])]
+    call = lambda path: _core.chaotic_fraction(spec, energies, samples, path, seed=seed,
+                                               t_end=t_end, dt=dt, tau=tau)
+    return _run(None, tree=True, call=call)

@@ -15,6 +15,8 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
+mod measure;
+
 /// Above this many pixels (or this edge) the CLI asks for `--force`; the package refuses, as
 /// it holds the whole map in memory twice (tiles, then the Dataset).
 const LARGE_PIXELS: usize = 1 << 26;
@@ -363,5 +365,8 @@ fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(measure::measure_labels, m)?)?;
+    m.add_function(wrap_pyfunction!(measure::measure_map, m)?)?;
+    m.add_function(wrap_pyfunction!(measure::chaotic_fraction, m)?)?;
     Ok(())
 }

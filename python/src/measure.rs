@@ -1,0 +1,445 @@
+//! `pendula.measure` and `pendula.chaotic_fraction`: the label grids `pendula measure` reads
+//! (a 2-D integer array as `--labels`, or a map Dataset's `flip_step`/`flip_link`/`class` as a
+//! map file), measured by the library and written by the CLI's `measure` group writer, with
+//! the CLI's checks and messages (flags named as the spec's `[measure]` keys).
+
+use super::{watched, Failure};
+use numpy::{
+    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+};
+use pendula::analysis::measure::chaotic::{self, ChaoticOptions};
+use pendula::analysis::measure::{
+    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, Stage, What,
+};
+use pendula::integrate::Method;
+use pendula::spec::Model;
+use pendula::store::{self, ChaoticRun, Provenance};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use std::path::PathBuf;
+
+/// The measures' options from the keywords, with the CLI's defaults and checks (`options`).
+#[allow(clippy::too_many_arguments)]
+fn options(
+    what: Option<&str>,
+    max_eps: Option<usize>,
+    entropy_eps: Option<Vec<usize>>,
+    shifts: Option<usize>,
+    seed: Option<u64>,
+    wada_radius: Option<usize>,
+) -> PyResult<MeasureOptions> {
+    let bad = |m: String| PyValueError::new_err(m);
+    let what = match what {
+        None => What::All,
+        Some(w) => What::parse(w).ok_or_else(|| {
+            bad(format!(
+                "what: unknown `{w}` (expected {})",
+                What::NAMES.join(", ")
+            ))
+        })?,
+    };
+    let shifts = shifts.unwrap_or(16);
+    if shifts == 0 {
+        return Err(bad("shifts: must be >= 1 (got 0)".into()));
+    }
+    let entropy_eps = entropy_eps.unwrap_or_else(|| vec![2, 3, 5, 8]);
+    if entropy_eps.is_empty() {
+        return Err(bad("entropy_eps: give at least one box side".into()));
+    }
+    if wada_radius == Some(0) {
+        return Err(bad("wada_radius: must be >= 1 (got 0)".into()));
+    }
+    let mut o = MeasureOptions {
+        what,
+        entropy_eps,
+        entropy_shifts: shifts,
+        ..Default::default()
+    };
+    o.boxes.shifts = shifts;
+    o.boxes.seed = seed.unwrap_or(0x5eed);
+    o.uncertainty.max_eps = max_eps.unwrap_or(16);
+    o.wada.max_radius = wada_radius.unwrap_or(0);
+    Ok(o)
+}
+
+/// One label grid to measure (the CLI's `Labelled`).
+struct Labelled {
+    name: String,
+    source: String,
+    grid: LabelGrid,
+    extent: Option<[f64; 4]>,
+    axes: Option<[(String, String); 2]>,
+}
+
+/// A measure refused as bad input, naming the option that drives it (the CLI's `refused`).
+fn refused(stage: Stage, e: MeasureError, what: &str) -> Failure {
+    let flag = match (&e, stage) {
+        (MeasureError::FewLabels(_), _) => what.to_string(),
+        (_, Stage::Boundary) => format!("{what} (box counting)"),
+        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
+            what.to_string()
+        }
+        (_, Stage::Uncertainty) => "max_eps".into(),
+        (_, Stage::Entropy) => "entropy_eps".into(),
+        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
+            format!("what wada ({what})")
+        }
+        (_, Stage::Wada) => "wada_radius".into(),
+    };
+    Failure::Input(format!("{flag}: {e}"))
+}
+
+/// Measures every grid (off the GIL) and writes group `measure` to `path`.
+fn measure_all(
+    py: Python<'_>,
+    grids: Vec<Labelled>,
+    opts: MeasureOptions,
+    title: String,
+    path: &str,
+) -> PyResult<String> {
+    let path = PathBuf::from(path);
+    watched(py, move |_cancel| {
+        let mut sets = Vec::new();
+        for l in grids {
+            let m = measure(&l.grid, &opts).map_err(|(s, e)| refused(s, e, &l.name))?;
+            sets.push(MeasuredSet {
+                source: l.source,
+                nx: l.grid.nx,
+                ny: l.grid.ny,
+                extent: l.extent,
+                axes: l.axes,
+                labels: label_counts(&l.grid),
+                measures: m,
+            });
+        }
+        let prov = Provenance::now("pendula (python)", "");
+        store::write_file(&path, true, &prov, &title, |out| {
+            store::write_measure(out, &opts, &sets)
+        })?;
+        Ok("measure".into())
+    })
+}
+
+fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
+    let Some(v) = e else { return Ok(None) };
+    if v.len() != 4 || !v.iter().all(|x| x.is_finite()) || v[0] == v[1] || v[2] == v[3] {
+        return Err(PyValueError::new_err(format!(
+            "extent: expected four finite numbers x0,x1,y0,y1 with x0 != x1 and y0 != y1 (got {v:?})"
+        )));
+    }
+    Ok(Some([v[0], v[1], v[2], v[3]]))
+}
+
+/// A 2-D integer array as the labels (`pendula measure --labels`): the same checks as
+/// `store::read_labels` (rank 2, an integer type, values within i32), read without a copy
+/// when it is a C-contiguous int32 array.
+#[pyfunction]
+#[pyo3(signature = (labels, path, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn measure_labels(
+    py: Python<'_>,
+    labels: &Bound<'_, PyAny>,
+    path: &str,
+    what: Option<&str>,
+    extent: Option<Vec<f64>>,
+    max_eps: Option<usize>,
+    entropy_eps: Option<Vec<usize>>,
+    shifts: Option<usize>,
+    seed: Option<u64>,
+    wada_radius: Option<usize>,
+) -> PyResult<String> {
+    let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
+    let extent = parse_extent(extent)?;
+    let bad = |m: String| PyValueError::new_err(format!("labels: {m}"));
+    let arr = labels
+        .downcast::<PyUntypedArray>()
+        .map_err(|_| bad("expected a NumPy array".into()))?;
+    let shape = arr.shape().to_vec();
+    if shape.len() != 2 {
+        return Err(bad(format!(
+            "array is {}-D (shape {shape:?}); labels must be a 2-D grid",
+            shape.len()
+        )));
+    }
+    match arr.dtype().kind() {
+        b'i' | b'u' | b'b' => {}
+        b'f' | b'c' => {
+            return Err(bad(
+                "array holds floating-point values; labels must be integers (threshold or classify it first)".into(),
+            ))
+        }
+        _ => {
+            return Err(bad(format!(
+                "array has type {}; labels must be integers",
+                arr.dtype()
+            )))
+        }
+    }
+    let values: Vec<i32> = match arr.downcast::<numpy::PyArray2<i32>>() {
+        Ok(a) => a.readonly().as_array().iter().copied().collect(),
+        Err(_) => {
+            let a = arr.call_method1("astype", ("int64",))?;
+            let a: PyReadonlyArray2<'_, i64> = a.extract()?;
+            a.as_array()
+                .iter()
+                .map(|&v| i32::try_from(v))
+                .collect::<Result<_, _>>()
+                .map_err(|_| bad("array holds labels beyond the 32-bit range".into()))?
+        }
+    };
+    let (ny, nx) = (shape[0], shape[1]);
+    let grid = LabelGrid::new(nx, ny, &values).map_err(|e| bad(e.to_string()))?;
+    let grids = vec![Labelled {
+        name: "labels".into(),
+        source: "NumPy array".into(),
+        grid,
+        extent,
+        axes: None,
+    }];
+    measure_all(py, grids, opts, "Measures of a NumPy array".into(), path)
+}
+
+fn axis_units(name: &str) -> String {
+    if name.starts_with("omega") {
+        "rad s-1"
+    } else {
+        "rad"
+    }
+    .into()
+}
+
+/// The label grids of a map Dataset, as `pendula measure FILE.h5` reads a map file: `class`,
+/// or `flip_step`/`flip_link` thresholded at each `flip_before` time (default `t_max`).
+#[pyfunction]
+#[pyo3(signature = (header, class, flip_step, flip_link, path, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn measure_map(
+    py: Python<'_>,
+    header: (String, bool, f64, f64, Vec<f64>, String, String),
+    class: PyReadonlyArray2<'_, u8>,
+    flip_step: Option<PyReadonlyArray2<'_, i32>>,
+    flip_link: Option<PyReadonlyArray2<'_, u8>>,
+    path: &str,
+    variable: Option<String>,
+    flip_before: Option<Vec<f64>>,
+    extent: Option<Vec<f64>>,
+    what: Option<&str>,
+    max_eps: Option<usize>,
+    entropy_eps: Option<Vec<usize>>,
+    shifts: Option<usize>,
+    seed: Option<u64>,
+    wada_radius: Option<usize>,
+) -> PyResult<String> {
+    let (kind, complete, t_max, dt, window, x_name, y_name) = header;
+    let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
+    let extent = parse_extent(extent)?;
+    let bad = |m: String| PyValueError::new_err(m);
+    if !complete {
+        return Err(bad(
+            "measure: the map is incomplete (a shard or interrupted map); merge or resume it first"
+                .into(),
+        ));
+    }
+    let flip = kind == "flip-time";
+    let var = variable.unwrap_or_else(|| if flip { "flip_step" } else { "class" }.into());
+    let allowed: &[&str] = if flip {
+        &["flip_step", "flip_link", "class"]
+    } else {
+        &["class"]
+    };
+    if !allowed.contains(&var.as_str()) {
+        return Err(bad(format!(
+            "variable: `{var}` is not a label variable of this {kind} map (expected {})",
+            allowed.join(", ")
+        )));
+    }
+    let thresholded = var != "class";
+    let flip_before = flip_before.unwrap_or_default();
+    if !thresholded && !flip_before.is_empty() {
+        return Err(bad(
+            "flip_before: thresholds flip_step or flip_link of a flip-time map, not class".into(),
+        ));
+    }
+    for &t in &flip_before {
+        if !(t.is_finite() && t > 0.0 && t <= t_max * (1.0 + 1e-12)) {
+            return Err(bad(format!(
+                "flip_before: {t} must be in (0, t_max = {t_max} s]"
+            )));
+        }
+    }
+    let (height, width) = class.as_array().dim();
+    let axes = Some([
+        (x_name.clone(), axis_units(&x_name)),
+        (y_name.clone(), axis_units(&y_name)),
+    ]);
+    let extent = Some(extent.unwrap_or([window[0], window[1], window[2], window[3]]));
+    let file = "the map Dataset";
+    let make = |name: String, source: String, labels: Vec<i32>| {
+        let grid = LabelGrid::new(width, height, &labels)
+            .map_err(|e| bad(format!("{file} variable {var} ({name}): {e}")))?;
+        Ok::<Labelled, PyErr>(Labelled {
+            name,
+            source,
+            grid,
+            extent,
+            axes: axes.clone(),
+        })
+    };
+    let mut grids = Vec::new();
+    if !thresholded {
+        let labels = class.as_array().iter().map(|&c| i32::from(c)).collect();
+        grids.push(make("class".into(), format!("class of {file}"), labels)?);
+    } else {
+        let missing = || {
+            bad(format!(
+                "variable: {var} needs the map's flip_step and flip_link"
+            ))
+        };
+        let steps = flip_step.ok_or_else(missing)?;
+        let links = flip_link.ok_or_else(missing)?;
+        let (steps, links) = (steps.as_array(), links.as_array());
+        let times = if flip_before.is_empty() {
+            vec![t_max]
+        } else {
+            flip_before
+        };
+        for t in times {
+            let labels: Vec<i32> = steps
+                .iter()
+                .zip(links.iter())
+                .map(|(&k, &l)| {
+                    let flipped = k > 0 && f64::from(k) * dt <= t * (1.0 + 1e-12);
+                    match (flipped, var.as_str()) {
+                        (false, _) => 0,
+                        (true, "flip_link") => i32::from(l),
+                        (true, _) => 1,
+                    }
+                })
+                .collect();
+            let name = format!("flipped by t = {t} s");
+            let what = if var == "flip_link" {
+                "first link to flip (0 = none)"
+            } else {
+                "flipped (1) or not (0)"
+            };
+            let source = format!(
+                "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {dt} s, t_max = {t_max} s; never flipped, forbidden and diverged pixels are 0)"
+            );
+            grids.push(make(name, source, labels)?);
+        }
+    }
+    measure_all(py, grids, opts, "Measures of the map Dataset".into(), path)
+}
+
+/// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on
+/// Liouville-uniform starts, written as the CLI's group `measure/chaotic_fraction`.
+#[pyfunction]
+#[pyo3(signature = (spec_json, energies, samples, path, seed=None, t_end=None, dt=None, tau=None))]
+#[allow(clippy::too_many_arguments)]
+pub fn chaotic_fraction(
+    py: Python<'_>,
+    spec_json: &str,
+    energies: Vec<f64>,
+    samples: Option<usize>,
+    path: &str,
+    seed: Option<u64>,
+    t_end: Option<f64>,
+    dt: Option<f64>,
+    tau: Option<f64>,
+) -> PyResult<String> {
+    let bad = |m: String| PyValueError::new_err(m);
+    if energies.is_empty() {
+        return Err(bad("energies: give at least one shell energy (J)".into()));
+    }
+    let samples = match samples {
+        None => {
+            return Err(bad(
+                "samples: give the number of starts per energy shell".into()
+            ))
+        }
+        Some(0) => return Err(bad("samples: must be >= 1 (got 0)".into())),
+        Some(s) => s,
+    };
+    let seed = seed.unwrap_or(0x5eed);
+    let spec = super::validated(spec_json)?;
+    let Model::Planar(chain) = spec.model.clone() else {
+        return Err(bad(
+            "model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")".into(),
+        ));
+    };
+    let mut o = ChaoticOptions::default();
+    let dt = dt.unwrap_or(match o.method {
+        Method::Rk4 { dt } => dt,
+        _ => 0.005,
+    });
+    let positive = |flag: &str, v: f64| {
+        if v.is_finite() && v > 0.0 {
+            Ok(v)
+        } else {
+            Err(bad(format!("{flag}: must be finite and > 0 (got {v})")))
+        }
+    };
+    let dt = positive("dt", dt)?;
+    let tau = positive("tau", tau.unwrap_or(o.indicators.tau))?;
+    let t_end = positive("t_end", t_end.unwrap_or(o.indicators.time))?;
+    let steps = tau / dt;
+    if steps < 0.5 || (steps - steps.round()).abs() > 1e-9 * steps.max(1.0) {
+        return Err(bad(format!(
+            "tau: must be a whole multiple of dt = {dt} s (got {tau} s)"
+        )));
+    }
+    if t_end < tau {
+        return Err(bad(format!(
+            "t_end: must be at least one interval tau = {tau} s (got {t_end} s)"
+        )));
+    }
+    o.method = Method::Rk4 { dt };
+    o.indicators.tau = tau;
+    o.indicators.time = t_end;
+    let refused = |e: MeasureError| {
+        let m = e.to_string();
+        let named = [
+            ("indicators: tau", "tau: tau"),
+            ("indicators: time", "t_end: t_end"),
+        ]
+        .iter()
+        .find_map(|(field, flag)| m.strip_prefix(field).map(|rest| format!("{flag}{rest}")));
+        Failure::Input(named.unwrap_or_else(|| {
+            if m.contains("conservative") {
+                format!("model: {m}")
+            } else if m.starts_with("energies: ") || m.starts_with("samples: ") {
+                m
+            } else {
+                format!("chaotic_fraction: {m}")
+            }
+        }))
+    };
+    let path = PathBuf::from(path);
+    let name = spec.model_name.clone();
+    watched(py, move |_cancel| {
+        // The library's own checks (conservative chain, energies above the hanging rest)
+        // before any work, as the CLI.
+        for &e in &energies {
+            chaotic::shell_samples(&chain, e, 0, seed).map_err(refused)?;
+        }
+        let rows =
+            chaotic::chaotic_fraction(&chain, &energies, samples, seed, &o).map_err(refused)?;
+        let title = format!(
+            "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
+            chain.links(),
+            o.indicators.time
+        );
+        let run = ChaoticRun {
+            model: name,
+            links: chain.links(),
+            samples,
+            seed,
+            options: o,
+        };
+        let prov = Provenance::now("pendula (python)", "");
+        store::write_file(&path, true, &prov, &title, |out| {
+            store::write_chaotic_fraction(out, &run, &rows)
+        })?;
+        Ok("measure".into())
+    })
+}
