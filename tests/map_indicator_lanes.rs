@@ -292,3 +292,46 @@ fn threads_and_tiles_do_not_change_the_bits() {
         }
     }
 }
+
+/// `pendula bench map --kind gali` runs on the lanes and, with `--kernel scalar`, on the scalar
+/// path (the same steps: no pixel of this short run stops early); `--gali-order` outside 2..4
+/// is exit 2 with one line naming the flag.
+#[test]
+fn bench_map_accepts_sali_and_gali() {
+    use std::process::Command;
+    let bench = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .args([
+                "bench",
+                "map",
+                "--width",
+                "4",
+                "--t-max",
+                "0.5",
+                "--threads",
+                "1",
+            ])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    for kind in ["sali", "gali"] {
+        let mut steps = vec![];
+        for (kernel, name) in [("auto", "simd-two-link"), ("scalar", "scalar")] {
+            let o = bench(&["--kind", kind, "--kernel", kernel]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+            assert_eq!(v["kind"], kind);
+            assert_eq!(v["kernel"], name);
+            steps.push(v["steps"].as_u64().unwrap());
+        }
+        assert_eq!(steps, [16 * 50, 16 * 50], "{kind}");
+    }
+    for order in ["1", "5"] {
+        let o = bench(&["--kind", "gali", "--gali-order", order]);
+        let err = String::from_utf8_lossy(&o.stderr);
+        assert_eq!(o.status.code(), Some(2), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(err.contains("--gali-order"), "{err}");
+    }
+}

@@ -78,7 +78,7 @@ pub enum BenchWhich {
         /// End time (s).
         #[arg(long = "t-max", alias = "t-end", default_value_t = 20.0)]
         t_max: f64,
-        /// Renormalisation interval in RK4 steps, for lyapunov, megno, sali.
+        /// Renormalisation interval in RK4 steps, for lyapunov, megno, sali, gali.
         #[arg(long, default_value_t = 10)]
         tau_steps: u32,
         /// auto (SIMD lanes where they apply) or scalar.
