@@ -15,6 +15,7 @@ figures=(
   "double-pendulum-poincare       double-pendulum-poincare.png       double-pendulum-poincare.png"
   "triple-pendulum-animation      triple-pendulum-animation.png      triple-pendulum-animation.png"
   "double-pendulum-flip-dimension double-pendulum-flip-dimension.png double-pendulum-flip-dimension.png"
+  "double-pendulum-lyapunov-map   double-pendulum-lyapunov-map.png   double-pendulum-lyapunov-map.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

@@ -203,3 +203,55 @@ fn cli_refuses_bad_blocks_and_tolerance() {
         assert!(*t == 2.0 || (*t < 2.0 && *c == 1.0), "{t} {c}");
     }
 }
+
+/// Width and height from a PNG's IHDR chunk.
+fn png_size(path: &std::path::Path) -> (u32, u32) {
+    let bytes = std::fs::read(path).unwrap();
+    assert_eq!(&bytes[12..16], b"IHDR");
+    let be = |i: usize| u32::from_be_bytes(bytes[i..i + 4].try_into().unwrap());
+    (be(16), be(20))
+}
+
+/// A Lyapunov map's figure is two panels (λ and its standard error, each 1100 px wide);
+/// `render --show` draws either alone, and names both when given another variable.
+#[test]
+fn figure_shows_the_standard_error_beside_the_exponent() {
+    use std::process::Command;
+    let dir = tempfile::tempdir().unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir.path())
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let o = run(&[
+        "map",
+        "--kind",
+        "lyapunov",
+        "--resolution",
+        "16",
+        "--t-end",
+        "2",
+        "-o",
+        "l.h5",
+        "--plot",
+        "l.png",
+    ]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert_eq!(png_size(&dir.path().join("l.png")), (2200, 900));
+    for show in ["lyapunov", "lyapunov_standard_error"] {
+        let png = format!("{show}.png");
+        let o = run(&["render", "l.h5", "-o", &png, "--show", show]);
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(png_size(&dir.path().join(&png)), (1100, 900), "{show}");
+    }
+    let o = run(&["render", "l.h5", "-o", "x.png", "--show", "basins"]);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert_eq!(o.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("--show") && err.contains("lyapunov_standard_error"),
+        "{err}"
+    );
+    assert!(!dir.path().join("x.png").exists());
+}

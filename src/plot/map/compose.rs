@@ -9,8 +9,8 @@ use std::path::Path;
 use plotters::style::RGBColor;
 
 use super::{
-    draw_map, ColourMap, ColourScale, MapAxis, MapFigure, DIVERGED_COLOR, FORBIDDEN_COLOR,
-    MISSING_COLOR, NEVER_COLOR,
+    draw_map, draw_map_panels, ColourMap, ColourScale, MapAxis, MapFigure, DIVERGED_COLOR,
+    FORBIDDEN_COLOR, MISSING_COLOR, NEVER_COLOR,
 };
 use crate::analysis::map::basins::{describe, label};
 use crate::analysis::map::class::{self, NOT_COMPUTED};
@@ -26,6 +26,10 @@ pub enum Show {
     SettleTime,
     /// Link j (0-based).
     FinalAngle(usize),
+    /// Lyapunov maps: λ alone (the default draws λ beside its standard error).
+    Lyapunov,
+    /// Lyapunov maps: the per-pixel standard error of λ alone.
+    StandardError,
 }
 
 /// A variable name a map cannot draw.
@@ -49,8 +53,11 @@ impl Show {
     /// main variable.
     pub fn parse(name: Option<&str>, h: &MapHeader) -> Result<Show, ShowError> {
         let final_state = h.kind == "final-state";
+        let lyapunov = h.kind == "lyapunov";
         Ok(match name {
             None => Show::Default,
+            Some("lyapunov") if lyapunov => Show::Lyapunov,
+            Some("lyapunov_standard_error") if lyapunov => Show::StandardError,
             Some("basins") if final_state => Show::Basins,
             Some("settle_time") if final_state => Show::SettleTime,
             Some(v) if final_state && v.starts_with("final_angle") => {
@@ -71,6 +78,8 @@ impl Show {
                     kind: h.kind.clone(),
                     hint: if final_state {
                         " (basins, settle_time, final_angle<j>)"
+                    } else if lyapunov {
+                        " (lyapunov, lyapunov_standard_error)"
                     } else {
                         " (leave --show out)"
                     },
@@ -89,7 +98,36 @@ pub fn draw_map_data(
     cmap: Option<ColourMap>,
     path: &Path,
 ) -> Result<(), PlotError> {
-    draw_map(&compose_map(h, data, show, cmap).figure(), path)
+    let panels = compose_panels(h, data, show, cmap);
+    let figures: Vec<MapFigure<'_>> = panels.iter().map(ComposedMap::figure).collect();
+    if let [one] = figures.as_slice() {
+        draw_map(one, path)
+    } else {
+        draw_map_panels(&figures, path)
+    }
+}
+
+/// The panels of a figure: a Lyapunov map's default figure is λ with its standard error
+/// beside it (where the file has the error: maps written before it existed have NaN there),
+/// so the reader sees at once where the exponent can be trusted; every other figure is one
+/// panel.
+pub fn compose_panels(
+    h: &MapHeader,
+    data: &MapData,
+    show: Show,
+    cmap: Option<ColourMap>,
+) -> Vec<ComposedMap> {
+    let has_error = h.kind == "lyapunov"
+        && data.aux_width > 0
+        && (0..data.class.len()).any(|p| data.aux[p * data.aux_width].is_finite());
+    if show == Show::Default && has_error {
+        vec![
+            compose_map(h, data, Show::Lyapunov, cmap),
+            compose_map(h, data, Show::StandardError, cmap),
+        ]
+    } else {
+        vec![compose_map(h, data, show, cmap)]
+    }
 }
 
 /// A map figure's content, owned: [`ComposedMap::figure`] is what [`draw_map_data`] draws
@@ -158,8 +196,13 @@ pub fn compose_map(
     }
     let (xl, xa) = axis_label(&h.x_name);
     let (yl, ya) = axis_label(&h.y_name);
+    let title = if show == Show::StandardError {
+        format!("{}: standard error", h.title)
+    } else {
+        h.title.clone()
+    };
     ComposedMap {
-        title: h.title.clone(),
+        title,
         subtitle,
         width: h.width,
         height: h.height,
@@ -194,6 +237,8 @@ fn layers(h: &MapHeader, data: &MapData, show: Show) -> Layers {
         final_state_layers(h, data, show)
     } else if h.is_flip() {
         flip_layers(h, data)
+    } else if show == Show::StandardError {
+        standard_error_layers(h, data)
     } else {
         value_layers(h, data)
     }
@@ -375,6 +420,43 @@ fn value_layers(h: &MapHeader, data: &MapData) -> Layers {
         values,
         class,
         scale,
+        swatches: vec![],
+        rgb: None,
+    }
+}
+
+/// The standard error of λ per pixel (aux column 0 of a Lyapunov map) on a log scale: it
+/// spans decades between regular pixels (tiny block-to-block spread) and chaotic ones.
+fn standard_error_layers(h: &MapHeader, data: &MapData) -> Layers {
+    let values: Vec<f64> = (0..data.class.len())
+        .map(|p| data.aux[p * data.aux_width])
+        .collect();
+    let pos: Vec<f64> = values
+        .iter()
+        .copied()
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+    let lo = pos
+        .iter()
+        .copied()
+        .fold(f64::INFINITY, f64::min)
+        .max(hi * 1e-6);
+    let (lo, hi) = if lo.is_finite() && lo < hi {
+        (lo, hi)
+    } else {
+        (hi / 10.0, hi)
+    };
+    Layers {
+        values,
+        class: data.class.clone(),
+        scale: ColourScale {
+            lo,
+            hi,
+            log: true,
+            label: format!("standard error of λ over {} s / (1/s)", h.t_max),
+            map: ColourMap::Magma,
+        },
         swatches: vec![],
         rgb: None,
     }

@@ -177,6 +177,37 @@ pub fn draw_map(fig: &MapFigure, path: &Path) -> Result<(), PlotError> {
     save(fig, path, (1100, 900))
 }
 
+/// Draws map figures side by side to `path`, each panel 1100 × 900 logical pixels.
+pub fn draw_map_panels(panels: &[MapFigure], path: &Path) -> Result<(), PlotError> {
+    save(
+        &Panels(panels),
+        path,
+        (1100 * panels.len().max(1) as u32, 900),
+    )
+}
+
+/// Map figures in a row, each in an equal share of the width.
+struct Panels<'a, 'b>(&'a [MapFigure<'b>]);
+
+impl Render for Panels<'_, '_> {
+    fn validate(&self) -> Result<(), DataError> {
+        if self.0.is_empty() {
+            return Err(DataError::Empty {
+                what: "map panels".into(),
+            });
+        }
+        self.0.iter().try_for_each(|f| f.validate())
+    }
+
+    fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
+        let areas = root.split_evenly((1, self.0.len()));
+        for (fig, area) in self.0.iter().zip(&areas) {
+            fig.render(area, surface)?;
+        }
+        Ok(())
+    }
+}
+
 /// Tick positions and labels for an axis: π fractions for angles, 1-2-5 numbers otherwise.
 pub fn axis_ticks(a: &MapAxis) -> Vec<(f64, String)> {
     if a.angle {
