@@ -105,17 +105,20 @@ pub fn simd() -> Simd {
 /// Runs `lanes::<L>(args)` with the widest lanes this CPU's instruction set allows: 16 with
 /// AVX-512, 8 with AVX2+FMA, 4 otherwise. The two wrappers enable those features for the
 /// whole inlined kernel.
+/// `widest!(f[A, B](x: X, ...) -> R)` passes the further generic arguments `A, B` after the
+/// lane count.
 macro_rules! widest {
-    ($lanes:ident($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty) => {{
+    ($lanes:ident $([$($g:tt)*])? ($($arg:ident: $ty:ty),* $(,)?) -> $ret:ty) => {{
+        use $crate::analysis::map::kernel::{simd, Simd};
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
         unsafe fn wide($($arg: $ty),*) -> $ret {
-            $lanes::<16>($($arg),*)
+            $lanes::<16 $(, $($g)*)?>($($arg),*)
         }
         #[cfg(target_arch = "x86_64")]
         #[target_feature(enable = "avx2,fma")]
         unsafe fn mid($($arg: $ty),*) -> $ret {
-            $lanes::<8>($($arg),*)
+            $lanes::<8 $(, $($g)*)?>($($arg),*)
         }
         match simd() {
             // SAFETY: `simd()` only names features detected on this CPU.
@@ -123,9 +126,33 @@ macro_rules! widest {
             Simd::Avx512 => unsafe { wide($($arg),*) },
             #[cfg(target_arch = "x86_64")]
             Simd::Avx2 => unsafe { mid($($arg),*) },
-            _ => $lanes::<4>($($arg),*),
+            _ => $lanes::<4 $(, $($g)*)?>($($arg),*),
         }
     }};
+}
+pub(super) use widest;
+
+/// What the lane loops need of a chain: one RK4 step of its `S = 2N` state (angles first,
+/// then angular velocities) and how a pixel's flipped links are reported.
+pub(super) trait LaneModel<const S: usize> {
+    /// One RK4 step of size `h` from time `t`; `DAMPED` adds −D θ̇, `DRIVEN` the drive.
+    fn rk4<const DAMPED: bool, const DRIVEN: bool>(&self, h: f64, t: f64, y: &mut [f64; S]);
+    /// The `link_out` code of a flip step from the set of links beyond ±π (bit j = link j + 1),
+    /// as the scalar path reports it.
+    fn link_code(flipped: u8) -> u8;
+}
+
+impl LaneModel<4> for TwoLink {
+    #[inline(always)]
+    fn rk4<const DAMPED: bool, const DRIVEN: bool>(&self, h: f64, t: f64, y: &mut [f64; 4]) {
+        TwoLink::rk4::<DAMPED, DRIVEN>(self, h, t, y)
+    }
+
+    /// Benchmark F's convention: 1, 2, or 3 for both links in the same step.
+    #[inline(always)]
+    fn link_code(flipped: u8) -> u8 {
+        flipped
+    }
 }
 
 impl TwoLink {
@@ -210,47 +237,61 @@ impl TwoLink {
     }
 }
 
-/// Structure-of-arrays state of `L` lanes.
-struct Lanes<const L: usize> {
-    y: [[f64; L]; 4],
+/// Structure-of-arrays state of `L` lanes of `S` components.
+pub(super) struct Lanes<const L: usize, const S: usize> {
+    pub(super) y: [[f64; L]; S],
 }
 
-impl<const L: usize> Lanes<L> {
+impl<const L: usize, const S: usize> Lanes<L, S> {
     #[inline(always)]
-    fn step<const DAMPED: bool, const DRIVEN: bool>(&mut self, p: &TwoLink, h: f64, t: &[f64; L]) {
+    fn step<const DAMPED: bool, const DRIVEN: bool, M: LaneModel<S>>(
+        &mut self,
+        p: &M,
+        h: f64,
+        t: &[f64; L],
+    ) {
         // Two independent halves per iteration: the vector unit gets two dependency chains
         // to overlap (the step is one long chain of polynomials and a division).
         let half = L / 2;
         for l in 0..half {
-            let mut a = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
             let m = l + half;
-            let mut b = [self.y[0][m], self.y[1][m], self.y[2][m], self.y[3][m]];
+            let mut a: [f64; S] = std::array::from_fn(|c| self.y[c][l]);
+            let mut b: [f64; S] = std::array::from_fn(|c| self.y[c][m]);
             p.rk4::<DAMPED, DRIVEN>(h, t[l], &mut a);
             p.rk4::<DAMPED, DRIVEN>(h, t[m], &mut b);
-            for c in 0..4 {
+            for c in 0..S {
                 self.y[c][l] = a[c];
                 self.y[c][m] = b[c];
             }
         }
         if L % 2 == 1 {
             let l = L - 1;
-            let mut s = [self.y[0][l], self.y[1][l], self.y[2][l], self.y[3][l]];
+            let mut s: [f64; S] = std::array::from_fn(|c| self.y[c][l]);
             p.rk4::<DAMPED, DRIVEN>(h, t[l], &mut s);
-            for c in 0..4 {
+            for c in 0..S {
                 self.y[c][l] = s[c];
             }
         }
     }
 
+    /// The watched links (bit j of `mask` = link j + 1) beyond ±π in lane `l`.
+    #[inline(always)]
+    fn flipped(&self, mask: u8, l: usize) -> u8 {
+        let mut bits = 0u8;
+        for c in 0..S / 2 {
+            bits |= (((self.y[c][l].abs() > PI) & ((mask >> c) & 1 != 0)) as u8) << c;
+        }
+        bits
+    }
+
     /// Whether any lane's watched angle is beyond ±π.
     #[inline(always)]
-    fn any_flip(&self, mask: FlipMask) -> bool {
-        let (m1, m2) = mask;
+    fn any_flip(&self, mask: u8) -> bool {
         let mut any = 0u8;
         for l in 0..L {
-            let f1 = (self.y[0][l].abs() > PI) & m1;
-            let f2 = (self.y[1][l].abs() > PI) & m2;
-            any |= (f1 | f2) as u8;
+            for c in 0..S / 2 {
+                any |= ((self.y[c][l].abs() > PI) & ((mask >> c) & 1 != 0)) as u8;
+            }
         }
         any != 0
     }
@@ -358,9 +399,35 @@ fn flip_lanes<const L: usize>(
     link_out: &mut [u8],
     t_out: &mut [f64],
 ) -> u64 {
+    let bits = mask.0 as u8 | (mask.1 as u8) << 1;
+    flip_generic::<L, 4, TwoLink, false, false>(p, y0, n_steps, h, bits, k_out, link_out, t_out)
+}
+
+/// The flip loop of [`flip_run`] for any [`LaneModel`]: `mask` bit j watches link j + 1;
+/// `link_out` gets [`LaneModel::link_code`] and `t_out` the earliest located crossing among
+/// the flipped links. With `DRIVEN` each lane's step starts at its own pixel's time.
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+pub(super) fn flip_generic<
+    const L: usize,
+    const S: usize,
+    M: LaneModel<S>,
+    const DAMPED: bool,
+    const DRIVEN: bool,
+>(
+    p: &M,
+    y0: &[[f64; S]],
+    n_steps: u32,
+    h: f64,
+    mask: u8,
+    k_out: &mut [i32],
+    link_out: &mut [u8],
+    t_out: &mut [f64],
+) -> u64 {
     const IDLE: usize = usize::MAX;
+    let nl = S / 2;
     let n = u64::from(n_steps);
-    let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
+    let mut lanes = Lanes::<L, S> { y: [[0.0; L]; S] };
     let mut who = [IDLE; L];
     let mut start = [0u64; L];
     let mut next = 0usize;
@@ -372,15 +439,15 @@ fn flip_lanes<const L: usize>(
         t_out.fill(f64::NAN);
         return 0;
     }
-    let load = |l: usize, lanes: &mut Lanes<L>, who: &mut [usize; L], next: &mut usize| {
+    let load = |l: usize, lanes: &mut Lanes<L, S>, who: &mut [usize; L], next: &mut usize| {
         if *next < y0.len() {
-            for c in 0..4 {
+            for c in 0..S {
                 lanes.y[c][l] = y0[*next][c];
             }
             who[l] = *next;
             *next += 1;
         } else {
-            for c in 0..4 {
+            for c in 0..S {
                 lanes.y[c][l] = 0.0;
             }
             who[l] = IDLE;
@@ -390,13 +457,19 @@ fn flip_lanes<const L: usize>(
         load(l, &mut lanes, &mut who, &mut next);
     }
     let mut deadline = n;
+    let mut t = [0.0; L];
     while who.iter().any(|&w| w != IDLE) {
         if super::tile_cancelled(step + 1) {
             break;
         }
-        // The state before the step, for locating a flip inside it (a copy of 4·L f64).
+        if DRIVEN {
+            for l in 0..L {
+                t[l] = (step - start[l]) as f64 * h;
+            }
+        }
+        // The state before the step, for locating a flip inside it (a copy of S·L f64).
         let prev = lanes.y;
-        lanes.step::<false, false>(p, h, &[0.0; L]);
+        lanes.step::<DAMPED, DRIVEN, M>(p, h, &t);
         step += 1;
         if !(lanes.any_flip(mask) || step == deadline) {
             continue;
@@ -407,26 +480,25 @@ fn flip_lanes<const L: usize>(
                 continue;
             }
             let k = step - start[l];
-            let f1 = mask.0 && lanes.y[0][l].abs() > PI;
-            let f2 = mask.1 && lanes.y[1][l].abs() > PI;
-            if f1 || f2 || k == n {
+            let flipped = lanes.flipped(mask, l);
+            if flipped != 0 || k == n {
                 let px = who[l];
-                if f1 || f2 {
+                if flipped != 0 {
                     k_out[px] = k as i32;
-                    link_out[px] = f1 as u8 | ((f2 as u8) << 1);
-                    let at = |c: usize| {
-                        let (a, b) = (prev[c][l], lanes.y[c][l]);
-                        located_time(k, h, a, prev[c + 2][l], b, lanes.y[c + 2][l])
-                    };
-                    t_out[px] = match (f1, f2) {
-                        (true, true) => at(0).min(at(1)),
-                        (true, false) => at(0),
-                        _ => at(1),
-                    };
+                    link_out[px] = M::link_code(flipped);
+                    let mut at = f64::INFINITY;
+                    for c in 0..nl {
+                        if (flipped >> c) & 1 != 0 {
+                            let (a, b) = (prev[c][l], lanes.y[c][l]);
+                            let (wa, wb) = (prev[c + nl][l], lanes.y[c + nl][l]);
+                            at = at.min(located_time(k, h, a, wa, b, wb));
+                        }
+                    }
+                    t_out[px] = at;
                 } else {
                     t_out[px] = f64::NAN;
                     k_out[px] = 0;
-                    let finite = (0..4).all(|c| lanes.y[c][l].is_finite());
+                    let finite = (0..S).all(|c| lanes.y[c][l].is_finite());
                     link_out[px] = if finite { 0 } else { DIVERGED };
                 }
                 steps += k;
@@ -454,7 +526,7 @@ pub fn full_run(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: f64) {
 #[inline(always)]
 fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: f64) {
     for chunk in y.chunks_mut(L) {
-        let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
+        let mut lanes = Lanes::<L, 4> { y: [[0.0; L]; 4] };
         for (l, s) in chunk.iter().enumerate() {
             for c in 0..4 {
                 lanes.y[c][l] = s[c];
@@ -464,7 +536,7 @@ fn full_lanes<const L: usize>(p: &TwoLink, y: &mut [[f64; 4]], n_steps: u32, h: 
             if super::tile_cancelled(u64::from(k) + 1) {
                 return;
             }
-            lanes.step::<false, false>(p, h, &[0.0; L]);
+            lanes.step::<false, false, TwoLink>(p, h, &[0.0; L]);
         }
         for (l, s) in chunk.iter_mut().enumerate() {
             for c in 0..4 {
@@ -493,7 +565,7 @@ pub fn final_state_run(
     assert!(out.len() == y0.len());
     assert!(aux.len() >= 6 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
     match settle.strobe {
-        None => widest!(basin_lanes(
+        None => widest!(basin_lanes[4, TwoLink, true](
             p: &TwoLink,
             y0: &[[f64; 4]],
             n_steps: u32,
@@ -502,7 +574,7 @@ pub fn final_state_run(
             out: &mut [Outcome],
             aux: &mut [f64]
         ) -> u64),
-        Some(_) => widest!(strobe_lanes(
+        Some(_) => widest!(strobe_lanes[4, TwoLink, true](
             p: &TwoLink,
             y0: &[[f64; 4]],
             n_steps: u32,
@@ -514,10 +586,11 @@ pub fn final_state_run(
     }
 }
 
+/// The undriven final-state loop ([`Dwell`] per lane) for any [`LaneModel`].
 #[inline(always)]
-fn basin_lanes<const L: usize>(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
+pub(super) fn basin_lanes<const L: usize, const S: usize, M: LaneModel<S>, const DAMPED: bool>(
+    p: &M,
+    y0: &[[f64; S]],
     n: u32,
     h: f64,
     settle: &Settle,
@@ -525,13 +598,14 @@ fn basin_lanes<const L: usize>(
     aux: &mut [f64],
 ) -> u64 {
     let mut rules = [Dwell::new(*settle); L];
-    rule_lanes::<L, false, _>(p, y0, n, h, &mut rules, out, aux)
+    rule_lanes::<L, S, M, DAMPED, false, _>(p, y0, n, h, &mut rules, out, aux)
 }
 
+/// The driven final-state loop ([`Stroboscope`] per lane) for any [`LaneModel`].
 #[inline(always)]
-fn strobe_lanes<const L: usize>(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
+pub(super) fn strobe_lanes<const L: usize, const S: usize, M: LaneModel<S>, const DAMPED: bool>(
+    p: &M,
+    y0: &[[f64; S]],
     n: u32,
     h: f64,
     settle: &Settle,
@@ -544,15 +618,22 @@ fn strobe_lanes<const L: usize>(
         .iter_mut()
         .map(|r| Stroboscope::new(r, *settle, strobe))
         .collect();
-    rule_lanes::<L, true, _>(p, y0, n, h, &mut rules, out, aux)
+    rule_lanes::<L, S, M, DAMPED, true, _>(p, y0, n, h, &mut rules, out, aux)
 }
 
 /// Runs the pixels of `y0` through `rules` (one per lane), refilling a lane as its pixel ends;
 /// with `DRIVEN` each lane's step starts at its own time, `rules[l].steps() · h`.
 #[inline(always)]
-fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
+fn rule_lanes<
+    const L: usize,
+    const S: usize,
+    M: LaneModel<S>,
+    const DAMPED: bool,
+    const DRIVEN: bool,
+    R: Rule,
+>(
+    p: &M,
+    y0: &[[f64; S]],
     n: u32,
     h: f64,
     rules: &mut [R],
@@ -561,13 +642,13 @@ fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
 ) -> u64 {
     const IDLE: usize = usize::MAX;
     let m = aux.len() / y0.len().max(1);
-    let mut lanes = Lanes::<L> { y: [[0.0; L]; 4] };
+    let mut lanes = Lanes::<L, S> { y: [[0.0; L]; S] };
     let mut who = [IDLE; L];
     let mut next = 0usize;
     let mut steps = 0u64;
     // Loads the next pixel that does not end at its start into lane l (IDLE when none is left).
     let load = |l: usize,
-                lanes: &mut Lanes<L>,
+                lanes: &mut Lanes<L, S>,
                 who: &mut [usize; L],
                 rules: &mut [R],
                 next: &mut usize,
@@ -580,13 +661,13 @@ fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
                 out[px] = r;
                 continue;
             }
-            for c in 0..4 {
+            for c in 0..S {
                 lanes.y[c][l] = y[c];
             }
             who[l] = px;
             return;
         }
-        for c in 0..4 {
+        for c in 0..S {
             lanes.y[c][l] = 0.0;
         }
         who[l] = IDLE;
@@ -606,12 +687,12 @@ fn rule_lanes<const L: usize, const DRIVEN: bool, R: Rule>(
                 t[l] = f64::from(rules[l].steps()) * h;
             }
         }
-        lanes.step::<true, DRIVEN>(p, h, &t);
+        lanes.step::<DAMPED, DRIVEN, M>(p, h, &t);
         for l in 0..L {
             if who[l] == IDLE {
                 continue;
             }
-            let y = [lanes.y[0][l], lanes.y[1][l], lanes.y[2][l], lanes.y[3][l]];
+            let y: [f64; S] = std::array::from_fn(|c| lanes.y[c][l]);
             let px = who[l];
             if let Some(r) = rules[l].advance(&y, n, h, &mut aux[px * m..][..m]) {
                 out[px] = r;
@@ -768,12 +849,24 @@ mod tests {
                 .collect()
         };
         let (mut want, mut want_aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
-        let s1 = basin_lanes::<1>(&p, &y0, 3000, 0.01, &settle, &mut want, &mut want_aux);
+        let s1 = basin_lanes::<1, 4, TwoLink, true>(
+            &p,
+            &y0,
+            3000,
+            0.01,
+            &settle,
+            &mut want,
+            &mut want_aux,
+        );
         for lanes in [4usize, 8, 16] {
             let (mut got, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
             let s = match lanes {
-                4 => basin_lanes::<4>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
-                8 => basin_lanes::<8>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
+                4 => basin_lanes::<4, 4, TwoLink, true>(
+                    &p, &y0, 3000, 0.01, &settle, &mut got, &mut aux,
+                ),
+                8 => basin_lanes::<8, 4, TwoLink, true>(
+                    &p, &y0, 3000, 0.01, &settle, &mut got, &mut aux,
+                ),
                 _ => final_state_run(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
             };
             assert_eq!(bits(&got, &aux), bits(&want, &want_aux), "{lanes} lanes");
@@ -828,9 +921,15 @@ mod tests {
         let run = |lanes: usize| {
             let (mut o, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
             let s = match lanes {
-                1 => strobe_lanes::<1>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                4 => strobe_lanes::<4>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                8 => strobe_lanes::<8>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                1 => {
+                    strobe_lanes::<1, 4, TwoLink, true>(&p, &y0, 4000, h, &settle, &mut o, &mut aux)
+                }
+                4 => {
+                    strobe_lanes::<4, 4, TwoLink, true>(&p, &y0, 4000, h, &settle, &mut o, &mut aux)
+                }
+                8 => {
+                    strobe_lanes::<8, 4, TwoLink, true>(&p, &y0, 4000, h, &settle, &mut o, &mut aux)
+                }
                 _ => final_state_run(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
             };
             let bits: Vec<(u8, u64, u64)> = o

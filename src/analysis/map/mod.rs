@@ -5,7 +5,8 @@
 //! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
 //! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
 //! thread or the batch it ran in, so every thread count, resume and shard split gives the same
-//! bits. Conservative two-link chains go through the SIMD [`kernel`]; every other chain (and
+//! bits. Two-link chains go through the SIMD [`kernel`], flip-time and final-state maps of
+//! three-link chains through [`kernel3`] (the same lane loops); every other chain (and
 //! `Kernel::Scalar`) through the generic [`System`] + RK4 path.
 
 pub mod basins;
@@ -14,6 +15,7 @@ pub mod blocks;
 mod data;
 pub mod grid;
 pub mod kernel;
+pub mod kernel3;
 mod per_kind;
 use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, megno, Work};
 mod sincos;
@@ -23,6 +25,7 @@ pub mod tangent_indicators;
 pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, MapHeader};
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kernel::TwoLink;
+pub use kernel3::ThreeLink;
 
 use crate::analysis::indicators::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
@@ -240,9 +243,11 @@ impl MapOptions {
         Tiling::new(self.grid.width, self.grid.height, self.tile)
     }
 
-    /// Which code will run the pixels: `"simd-two-link"` or `"scalar"`.
+    /// Which code will run the pixels: `"simd-two-link"`, `"simd-three-link"` or `"scalar"`.
     pub fn kernel_name(&self, chain: &Chain) -> &'static str {
-        if self.fast(chain).is_some()
+        if self.fast3(chain).is_some() {
+            "simd-three-link"
+        } else if self.fast(chain).is_some()
             || self.fast_basins(chain).is_some()
             || self.fast_tangent(chain).is_some()
         {
@@ -259,6 +264,19 @@ impl MapOptions {
             return None;
         }
         two_link(chain)
+    }
+
+    /// The SIMD three-link kernel ([`kernel3`]) for a flip-time or final-state map of a
+    /// three-link chain, damping and drive included.
+    fn fast3(&self, chain: &Chain) -> Option<ThreeLink> {
+        match self.kind {
+            MapKind::FlipTime { .. } | MapKind::FinalState { .. }
+                if self.kernel == Kernel::Auto =>
+            {
+                ThreeLink::of(chain)
+            }
+            _ => None,
+        }
     }
 
     /// The SIMD tangent kernel ([`tangent`]) for a Lyapunov, FTLE, MEGNO, SALI or GALI map of

@@ -72,6 +72,17 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
             FlipTarget::Link(_) => (false, true),
         };
         out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link, &mut located);
+    } else if let Some(p3) = opts.fast3(chain) {
+        let y0: Vec<[f64; 6]> = todo
+            .iter()
+            .map(|&p| std::array::from_fn(|c| starts[p][c]))
+            .collect();
+        let mask = match target {
+            FlipTarget::Any => 0b111,
+            FlipTarget::Link(j) => 1u8 << j,
+        };
+        let (k, link, t) = (&mut k, &mut link, &mut located);
+        out.steps = kernel3::flip_run(&p3, &y0, n, h, mask, k, link, t);
     } else {
         let mut flow = Flow::new(chain);
         let mut solver = Rk4::new(h).solver(dim);
@@ -368,6 +379,24 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
         };
         let mut px = vec![blank; np];
         out.steps = kernel::final_state_run(&p2, &y0, n, h, settle, &mut px, &mut out.aux);
+        for (p, r) in px.iter().enumerate() {
+            out.class[p] = r.label;
+            out.value[p] = r.settle_time;
+        }
+        return;
+    }
+    if let Some(p3) = opts.fast3(chain) {
+        let y0: Vec<[f64; 6]> = starts
+            .iter()
+            .map(|s| std::array::from_fn(|c| s[c]))
+            .collect();
+        let blank = basins::Outcome {
+            label: basins::label::UNSETTLED,
+            settle_time: f64::NAN,
+            steps: 0,
+        };
+        let mut px = vec![blank; np];
+        out.steps = kernel3::final_state_run(&p3, &y0, n, h, settle, &mut px, &mut out.aux);
         for (p, r) in px.iter().enumerate() {
             out.class[p] = r.label;
             out.value[p] = r.settle_time;

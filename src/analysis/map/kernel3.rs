@@ -1,0 +1,322 @@
+//! The fast path for three-link chains: RK4 in SIMD lanes on the loops of [`super::kernel`]
+//! (lane refill, flip test and location, settling rules), with the right-hand side of
+//! `model/chain/small.rs` for N = 3 written lane by lane.
+//!
+//! The arithmetic follows the scalar route operation for operation (M(θ) and F built in the
+//! same loop order, damping −D θ̇ and the torque added as `add_damping_and_torque` does, M⁻¹
+//! by the same adjugate, α = M⁻¹F summed from 0 in the same order, the stage formulas of
+//! `integrate::Rk4`), so the only difference from the scalar path is sin/cos: the lanes use the
+//! vectorisable [`sin_cos`] (≈ 1 ulp), the scalar path the C library's. Flip steps and
+//! final-state classes therefore agree wherever chaos does not amplify that last bit past a
+//! decision (see `tests/map_three_lanes.rs` for how often it does).
+
+use super::basins::{Outcome, Settle};
+use super::kernel::{basin_lanes, flip_generic, strobe_lanes, widest, LaneModel};
+use super::sincos::sin_cos;
+use crate::model::Chain;
+
+/// Constants of a three-link chain (chain.rs's), with its damping and drive.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ThreeLink {
+    /// a_jk, row-major 3 × 3 (symmetric).
+    pub a: [f64; 9],
+    pub b: [f64; 3],
+    pub g: f64,
+    /// D tridiagonal: the diagonal and the (j, j + 1) entries, as `Chain` holds them.
+    pub d_diag: [f64; 3],
+    pub d_off: [f64; 2],
+    /// Whether the scalar route applies damping (any damping coefficient non-zero).
+    pub damped: bool,
+    /// Torque on link 1: amplitude (N·m), Ω (rad/s), φ; `None` for none.
+    pub torque: Option<[f64; 3]>,
+    /// Pivot x and y amplitudes (m), Ω, φ; `None` for a fixed pivot.
+    pub pivot: Option<[f64; 4]>,
+}
+
+impl ThreeLink {
+    /// The kernel's constants, if `chain` has three links.
+    pub fn of(chain: &Chain) -> Option<ThreeLink> {
+        if chain.links() != 3 {
+            return None;
+        }
+        let (a, b) = (chain.a(), chain.b());
+        let d = chain.damping_matrix();
+        let drive = &chain.params().drive;
+        Some(ThreeLink {
+            a: std::array::from_fn(|i| a[i]),
+            b: [b[0], b[1], b[2]],
+            g: chain.gravity(),
+            d_diag: [d[0], d[4], d[8]],
+            d_off: [d[1], d[5]],
+            damped: !chain.params().damping.is_zero(),
+            torque: drive.torque.map(|h| [h.amplitude, h.frequency, h.phase]),
+            pivot: drive
+                .pivot
+                .map(|p| [p.x_amplitude, p.y_amplitude, p.frequency, p.phase]),
+        })
+    }
+
+    /// Whether a drive acts (a torque or a moving pivot).
+    pub fn driven(&self) -> bool {
+        self.torque.is_some() || self.pivot.is_some()
+    }
+
+    /// θ̈ at time t, as `Chain::small_eval::<3>` computes it (see the module doc).
+    #[inline(always)]
+    fn accel<const DAMPED: bool, const DRIVEN: bool>(
+        &self,
+        t: f64,
+        theta: [f64; 3],
+        omega: [f64; 3],
+    ) -> [f64; 3] {
+        let a = &self.a;
+        let mut s = [0.0; 3];
+        let mut c = [0.0; 3];
+        for j in 0..3 {
+            (s[j], c[j]) = sin_cos(theta[j]);
+        }
+        let (gx, gy) = match self.pivot {
+            Some([ax, ay, om, ph]) if DRIVEN => {
+                let acc = -(om * om) * sin_cos(om * t + ph).1;
+                (ax * acc, self.g + ay * acc)
+            }
+            _ => (0.0, self.g),
+        };
+        let mut m = [[0.0; 3]; 3];
+        let mut f = [0.0; 3];
+        for j in 0..3 {
+            m[j][j] = a[j * 3 + j];
+            f[j] -= self.b[j] * (gy * s[j] + gx * c[j]);
+            for k in (j + 1)..3 {
+                let ajk = a[j * 3 + k];
+                let cjk = c[j] * c[k] + s[j] * s[k];
+                let sjk = s[j] * c[k] - c[j] * s[k];
+                m[j][k] = ajk * cjk;
+                m[k][j] = m[j][k];
+                f[j] -= ajk * sjk * omega[k] * omega[k];
+                f[k] += ajk * sjk * omega[j] * omega[j];
+            }
+        }
+        if DAMPED {
+            for j in 0..3 {
+                f[j] -= self.d_diag[j] * omega[j];
+                if j + 1 < 3 {
+                    f[j] -= self.d_off[j] * omega[j + 1];
+                    f[j + 1] -= self.d_off[j] * omega[j];
+                }
+            }
+        }
+        f[0] += match self.torque {
+            Some([amp, om, ph]) if DRIVEN => amp * sin_cos(om * t + ph).1,
+            _ => 0.0,
+        };
+        // M⁻¹ by its adjugate (`small::inverse_spd`, N = 3).
+        let (a0, b0, c0) = (m[0][0], m[0][1], m[0][2]);
+        let (d0, e0, f0) = (m[1][1], m[1][2], m[2][2]);
+        let c00 = d0 * f0 - e0 * e0;
+        let c01 = c0 * e0 - b0 * f0;
+        let c02 = b0 * e0 - c0 * d0;
+        let inv_det = 1.0 / (a0 * c00 + b0 * c01 + c0 * c02);
+        let r00 = c00 * inv_det;
+        let r01 = c01 * inv_det;
+        let r02 = c02 * inv_det;
+        let r11 = (a0 * f0 - c0 * c0) * inv_det;
+        let r12 = (b0 * c0 - a0 * e0) * inv_det;
+        let r22 = (a0 * d0 - b0 * b0) * inv_det;
+        let r = [[r00, r01, r02], [r01, r11, r12], [r02, r12, r22]];
+        // α = M⁻¹F (`small::mat_vec`: the sum starts at 0).
+        let mut alpha = [0.0; 3];
+        for j in 0..3 {
+            let mut acc = 0.0;
+            for k in 0..3 {
+                acc += r[j][k] * f[k];
+            }
+            alpha[j] = acc;
+        }
+        alpha
+    }
+
+    /// The state derivative (ω, α).
+    #[inline(always)]
+    fn deriv<const DAMPED: bool, const DRIVEN: bool>(&self, t: f64, u: &[f64; 6]) -> [f64; 6] {
+        let al = self.accel::<DAMPED, DRIVEN>(t, [u[0], u[1], u[2]], [u[3], u[4], u[5]]);
+        [u[3], u[4], u[5], al[0], al[1], al[2]]
+    }
+}
+
+impl LaneModel<6> for ThreeLink {
+    /// The stage formulas of `integrate::Rk4::rk4_step`.
+    #[inline(always)]
+    fn rk4<const DAMPED: bool, const DRIVEN: bool>(&self, h: f64, t: f64, y: &mut [f64; 6]) {
+        let hh = 0.5 * h;
+        let h6 = h / 6.0;
+        let (tm, te) = (t + hh, t + h);
+        let k1 = self.deriv::<DAMPED, DRIVEN>(t, y);
+        let u: [f64; 6] = std::array::from_fn(|i| y[i] + hh * k1[i]);
+        let k2 = self.deriv::<DAMPED, DRIVEN>(tm, &u);
+        let u: [f64; 6] = std::array::from_fn(|i| y[i] + hh * k2[i]);
+        let k3 = self.deriv::<DAMPED, DRIVEN>(tm, &u);
+        let u: [f64; 6] = std::array::from_fn(|i| y[i] + h * k3[i]);
+        let k4 = self.deriv::<DAMPED, DRIVEN>(te, &u);
+        for i in 0..6 {
+            y[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
+        }
+    }
+
+    /// The scalar path's code: the first watched link beyond ±π (no "both" code past N = 2).
+    #[inline(always)]
+    fn link_code(flipped: u8) -> u8 {
+        flipped.trailing_zeros() as u8 + 1
+    }
+}
+
+/// [`super::kernel::flip_run`] for three links: `mask` bit j watches link j + 1; damping and
+/// drive as the chain has them (each lane at its own pixel's time).
+#[allow(clippy::too_many_arguments)]
+pub fn flip_run(
+    p: &ThreeLink,
+    y0: &[[f64; 6]],
+    n_steps: u32,
+    h: f64,
+    mask: u8,
+    k_out: &mut [i32],
+    link_out: &mut [u8],
+    t_out: &mut [f64],
+) -> u64 {
+    assert!(k_out.len() == y0.len() && link_out.len() == y0.len() && t_out.len() == y0.len());
+    macro_rules! go {
+        ($d:literal, $r:literal) => {
+            widest!(flip_generic[6, ThreeLink, $d, $r](
+                p: &ThreeLink,
+                y0: &[[f64; 6]],
+                n_steps: u32,
+                h: f64,
+                mask: u8,
+                k_out: &mut [i32],
+                link_out: &mut [u8],
+                t_out: &mut [f64]
+            ) -> u64)
+        };
+    }
+    match (p.damped, p.driven()) {
+        (false, false) => go!(false, false),
+        (true, false) => go!(true, false),
+        (false, true) => go!(false, true),
+        (true, true) => go!(true, true),
+    }
+}
+
+/// [`super::kernel::final_state_run`] for three links (`aux` ≥ 9 columns per pixel).
+pub fn final_state_run(
+    p: &ThreeLink,
+    y0: &[[f64; 6]],
+    n_steps: u32,
+    h: f64,
+    settle: &Settle,
+    out: &mut [Outcome],
+    aux: &mut [f64],
+) -> u64 {
+    assert!(out.len() == y0.len());
+    assert!(aux.len() >= 9 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
+    macro_rules! go {
+        ($lanes:ident, $d:literal) => {
+            widest!($lanes[6, ThreeLink, $d](
+                p: &ThreeLink,
+                y0: &[[f64; 6]],
+                n_steps: u32,
+                h: f64,
+                settle: &Settle,
+                out: &mut [Outcome],
+                aux: &mut [f64]
+            ) -> u64)
+        };
+    }
+    match (settle.strobe.is_some(), p.damped) {
+        (false, false) => go!(basin_lanes, false),
+        (false, true) => go!(basin_lanes, true),
+        (true, false) => go!(strobe_lanes, false),
+        (true, true) => go!(strobe_lanes, true),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{ChainParams, Damping, Drive, Harmonic, PivotMotion};
+
+    /// A damped, torque- and pivot-driven three-link chain (every branch of `accel`).
+    fn driven() -> ThreeLink {
+        let mut p = ChainParams::equal_points(3);
+        p.damping = Damping {
+            absolute: vec![0.2, 0.1, 0.05],
+            joint: vec![0.05, 0.02, 0.04],
+        };
+        p.drive = Drive {
+            torque: Some(Harmonic {
+                amplitude: 0.8,
+                frequency: 1.5,
+                phase: 0.2,
+            }),
+            pivot: Some(PivotMotion {
+                x_amplitude: 0.03,
+                y_amplitude: 0.02,
+                frequency: 1.5,
+                phase: 0.0,
+            }),
+        };
+        let p = ThreeLink::of(&Chain::new(p).unwrap()).unwrap();
+        assert!(p.damped && p.driven());
+        p
+    }
+
+    /// Lane widths 1, 4, 8 and the dispatched width give the same flip steps, links, located
+    /// times (bits) and step counts, a non-finite start included (it ends at once, unflipped).
+    #[test]
+    fn lane_widths_give_the_same_bits() {
+        let p = driven();
+        let mut y0: Vec<[f64; 6]> = (0..41)
+            .map(|i| {
+                let s = i as f64;
+                [
+                    -3.0 + 0.15 * s,
+                    2.9 - 0.14 * s,
+                    0.05 * s - 1.0,
+                    0.0,
+                    0.0,
+                    0.0,
+                ]
+            })
+            .collect();
+        y0[7][1] = f64::NAN;
+        let (n, h, mask) = (600u32, 0.01, 0b111u8);
+        let run = |lanes: usize| {
+            let mut k = vec![-1i32; y0.len()];
+            let mut link = vec![0u8; y0.len()];
+            let mut t = vec![0.0; y0.len()];
+            let steps = match lanes {
+                1 => flip_generic::<1, 6, ThreeLink, true, true>(
+                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
+                ),
+                4 => flip_generic::<4, 6, ThreeLink, true, true>(
+                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
+                ),
+                8 => flip_generic::<8, 6, ThreeLink, true, true>(
+                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
+                ),
+                _ => flip_run(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
+            };
+            let bits: Vec<u64> = t.iter().map(|x| x.to_bits()).collect();
+            (k, link, bits, steps)
+        };
+        let want = run(1);
+        assert!(
+            want.0.iter().filter(|&&k| k > 0).count() > 10,
+            "{:?}",
+            want.0
+        );
+        assert!(want.0[7] <= 0, "the NaN start must not count as a flip");
+        for lanes in [4, 8, 16] {
+            assert_eq!(run(lanes), want, "{lanes} lanes");
+        }
+    }
+}
