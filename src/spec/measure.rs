@@ -232,7 +232,8 @@ pub struct MeasureRun {
     pub variable: Option<String>,
     pub flip_before: Vec<f64>,
     pub options: MeasureOptions,
-    pub sweep: Option<Sweep>,
+    /// Boxed: the points' spec files would make every [`Analysis`] large.
+    pub sweep: Option<Box<Sweep>>,
 }
 
 pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
@@ -357,7 +358,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let sweep = m
         .sweep
         .as_ref()
-        .map(|s| validate_sweep(file, s, &map_file))
+        .map(|s| validate_sweep(file, s, &map_file).map(Box::new))
         .transpose()?;
     Ok(Validated {
         analysis: Analysis::Measure(MeasureRun {
