@@ -155,11 +155,11 @@ def _run(spec, tree=False, call=None):
     fd, path = tempfile.mkstemp(suffix=".h5", prefix="pendula-")
     os.close(fd)
     try:
-        group = call(path) if call else _core.run(json.dumps(spec), path)
+        group, arrays = (call(path), None) if call else _core.run(json.dumps(spec), path)
         if tree:
             with xarray.open_datatree(path, group=group, engine="h5netcdf") as dt:
                 return dt.load()
-        return _read_group(path, group)
+        return _read_group(path, group, arrays or {})
     finally:
         os.unlink(path)
 
@@ -177,11 +177,15 @@ def _attr(v):
     return v
 
 
-def _read_group(path, group):
+def _read_group(path, group, arrays=None):
     """The group as ``xarray.open_dataset(path, group=group, engine="h5netcdf").load()`` gives
     it (the tests check ``identical``), read with h5py directly: h5netcdf's per-variable
     dimension lookups cost ~0.1 s per call, a tenth of a 256² map. Every dimension of our
-    files is a dimension scale of the same group, so a variable's dims are its scales' names."""
+    files is a dimension scale of the same group, so a variable's dims are its scales' names.
+
+    ``arrays`` are the run's own NumPy arrays (a map's per-pixel grids, which own the Rust
+    vectors): such a variable takes its dims and attributes from the file but its values from
+    the array, reshaped (a view, no copy), instead of reading them back."""
     with h5py.File(path, "r") as f:
         g = f[group]
         coords, data = {}, {}
@@ -193,7 +197,12 @@ def _read_group(path, group):
                 coords[name] = ((name,), obj[()], attrs)
                 continue
             dims = tuple(d[0].name.rsplit("/", 1)[-1] for d in obj.dims)
-            data[name] = (dims, obj[()], attrs)
+            a = (arrays or {}).get(name)
+            if a is not None and a.dtype == obj.dtype and a.size == obj.size:
+                values = a.reshape(obj.shape)
+            else:
+                values = obj[()]
+            data[name] = (dims, values, attrs)
         gattrs = {k: _attr(v) for k, v in g.attrs.items() if k not in _HIDDEN_ATTRS}
     return xarray.Dataset(data, coords=coords, attrs=gattrs)
 

@@ -2,7 +2,8 @@
 //! result group with the CLI's own store writers, so that the Python package's datasets carry
 //! the same variables, dims, units and attributes as the CLI's HDF5 files.
 
-use pendula::analysis::map::{self as amap, MapOptions, TileResult};
+use numpy::IntoPyArray;
+use pendula::analysis::map::{self as amap, MapData, MapOptions, TileResult};
 use pendula::analysis::{self, cart, modes, poincare};
 use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
@@ -11,6 +12,7 @@ use pendula::store::map::{coord_name, write_map, MapInfo};
 use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
+use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
@@ -119,15 +121,40 @@ fn watched<T: Send>(
 }
 
 /// Runs the spec's analysis and writes its result group to the HDF5 file `path`; returns the
-/// group's name. A cancelled run writes nothing (its partial result is discarded).
+/// group's name and, for a map, its big per-pixel arrays as NumPy arrays that own the Rust
+/// vectors (moved, not copied), keyed by their variable names in the group. The file still
+/// gives every variable's dims, units and attributes. A cancelled run writes nothing.
 #[pyfunction]
-fn run(py: Python<'_>, spec_json: &str, path: &str) -> PyResult<String> {
+fn run<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    path: &str,
+) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
     let spec = validated(spec_json)?;
     let path = PathBuf::from(path);
-    watched(py, move |cancel| match &spec.model {
+    let kind = match &spec.analysis {
+        Analysis::Map(o) => Some(o.kind.name().to_string()),
+        _ => None,
+    };
+    let (group, data) = watched(py, move |cancel| match &spec.model {
         Model::Planar(chain) => run_planar(&spec, chain, &path, cancel),
-        Model::Cart(sys) => run_cart(&spec, sys, &path, cancel),
-    })
+        Model::Cart(sys) => run_cart(&spec, sys, &path, cancel).map(|g| (g, None)),
+    })?;
+    let Some(d) = data else {
+        return Ok((group, None));
+    };
+    let arrays = PyDict::new(py);
+    arrays.set_item("class", d.class.into_pyarray(py))?;
+    if !d.flip_step.is_empty() {
+        arrays.set_item("flip_step", d.flip_step.into_pyarray(py))?;
+        arrays.set_item("flip_link", d.flip_link.into_pyarray(py))?;
+    }
+    if let Some((name, _, _)) = kind.as_deref().and_then(pendula::store::map::value_var) {
+        if !d.value.is_empty() {
+            arrays.set_item(name, d.value.into_pyarray(py))?;
+        }
+    }
+    Ok((group, Some(arrays)))
 }
 
 /// Writes one result group as the CLI's `-o FILE.h5` does ([`store::write_file`]).
@@ -141,7 +168,12 @@ fn write(
     Ok(())
 }
 
-fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result<String, Failure> {
+fn run_planar(
+    spec: &Spec,
+    chain: &Chain,
+    path: &Path,
+    cancel: Cancel,
+) -> Result<(String, Option<MapData>), Failure> {
     let info = RunInfo {
         title: &spec.title,
         model_name: &spec.model_name,
@@ -160,7 +192,7 @@ fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result
             write(spec, path, |out| {
                 store::write_trajectory(out, &info, &tr, Some(opts))
             })?;
-            Ok("trajectory".into())
+            Ok(("trajectory".into(), None))
         }
         Analysis::Lyapunov(run) => {
             use analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
@@ -182,7 +214,7 @@ fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result
             write(spec, path, |out| {
                 store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
             })?;
-            Ok("lyapunov".into())
+            Ok(("lyapunov".into(), None))
         }
         Analysis::Modes(opts) => {
             let r = modes::modes_cancellable(chain, opts, &cancel).map_err(run_err)?;
@@ -190,7 +222,7 @@ fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result
                 return Err(Failure::Interrupted);
             }
             write(spec, path, |out| store::write_modes(out, &info, &r))?;
-            Ok("modes".into())
+            Ok(("modes".into(), None))
         }
         Analysis::Poincare(opts) => {
             let r = poincare::poincare(chain, opts, &mut obs).map_err(run_err)?;
@@ -208,9 +240,9 @@ fn run_planar(spec: &Spec, chain: &Chain, path: &Path, cancel: Cancel) -> Result
             write(spec, path, |out| {
                 store::write_poincare(out, &info, opts, &r)
             })?;
-            Ok("poincare".into())
+            Ok(("poincare".into(), None))
         }
-        Analysis::Map(opts) => run_map(spec, chain, opts, path, cancel),
+        Analysis::Map(opts) => run_map(spec, chain, opts, path, cancel).map(|(g, d)| (g, Some(d))),
         other => Err(Failure::Input(format!(
             "kind: {} is not offered by the Python package",
             other.kind()
@@ -258,7 +290,7 @@ fn run_map(
     opts: &MapOptions,
     path: &Path,
     cancel: Cancel,
-) -> Result<String, Failure> {
+) -> Result<(String, MapData), Failure> {
     let (w, h) = (opts.grid.width, opts.grid.height);
     if w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE {
         return Err(Failure::Input(format!(
@@ -270,8 +302,12 @@ fn run_map(
     let count = opts.tiling().count();
     let todo: Vec<usize> = (0..count).collect();
     let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
+    // The assembled arrays handed to NumPy (the writer assembles its own bands).
+    let mut data = MapData::new(opts);
+    let tiling = opts.tiling();
     let mut obs = Cancellable(cancel.clone());
     let summary = amap::run_tiles(chain, opts, &todo, &mut obs, &mut |t| {
+        data.insert(&tiling, &t);
         let i = t.index;
         tiles[i] = Some(t);
         Ok(())
@@ -296,7 +332,7 @@ fn run_map(
         },
         &prov,
     )?;
-    Ok("map".into())
+    Ok(("map".into(), data))
 }
 
 /// The cart chain's analyses, with the CLI's writers (`run_cart` of each subcommand).

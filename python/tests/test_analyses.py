@@ -169,7 +169,7 @@ def test_reader_is_xarrays(tmp_path, case):
     if initial:
         spec["initial"] = initial
     path = str(tmp_path / "r.h5")
-    group = pendula._core.run(json.dumps(spec), path)
+    group, _ = pendula._core.run(json.dumps(spec), path)
     ours = pendula._read_group(path, group)
     with xarray.open_dataset(path, group=group, engine="h5netcdf") as ref:
         ref.load()
@@ -365,3 +365,25 @@ def test_cart_chain_bad_input():
         pendula.CartChain(links=2, cart_mass=-1.0)
     with pytest.raises(ValueError, match=r"^kind: `map` is not offered for the cart-chain"):
         pendula.map(pendula.CartChain(links=2, cart_mass=1.0), resolution=8)
+
+
+def _root(a):
+    """The object that owns an array's memory, following NumPy's view chain."""
+    while isinstance(a, np.ndarray) and a.base is not None:
+        a = a.base
+    return a
+
+
+@pytest.mark.parametrize("kind,names", [("flip-time", ["flip_step", "flip_link", "class"]),
+                                        ("energy-error", ["energy_error", "class"])])
+def test_map_arrays_are_the_rust_vectors_not_copies(kind, names):
+    """A map's per-pixel grids are views of NumPy arrays owning the Rust vectors (rust-numpy's
+    PySliceContainer), not arrays h5py read back (which own their data)."""
+    ds = pendula.map(DOUBLE, kind=kind, resolution=16, t_end=1.0, dt=0.01)
+    for name in names:
+        v = ds[name].values
+        assert not v.flags.owndata, name
+        owner = _root(v)
+        assert type(owner).__name__ == "PySliceContainer", (name, type(owner))
+    # Arrays read back from the file are not such views: the check tells them apart.
+    assert type(_root(ds["tile_steps"].values)).__name__ != "PySliceContainer"
