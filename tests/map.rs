@@ -747,8 +747,8 @@ fn map_files_open_in_h5py_and_xarray() {
 // Figures of incomplete maps: the tiles a file does not hold are hatched, in every kind.
 
 use pendula::plot::map::{
-    compose_map, ColourMap, Show, COLOUR_MAPS, DIVERGED_COLOR, FORBIDDEN_COLOR, MISSING_COLOR,
-    MISSING_HATCH, NEVER_COLOR,
+    compose_map, compose_panels, ColourMap, Show, COLOUR_MAPS, DIVERGED_COLOR, FORBIDDEN_COLOR,
+    MISSING_COLOR, MISSING_HATCH, NEVER_COLOR,
 };
 use plotters::style::RGBColor;
 
@@ -778,15 +778,21 @@ fn off_hatch(c: [u8; 3]) -> f64 {
     dot(r, r).sqrt()
 }
 
-fn decode_png(path: &Path) -> Vec<u8> {
+/// The first 1100 × 900 panel of a map figure's PNG (a Lyapunov map's figure has a second
+/// panel, its standard error, to the right: `panels` of them in all).
+fn decode_png(path: &Path, panels: u32) -> Vec<u8> {
     let dec = png::Decoder::new(std::io::BufReader::new(std::fs::File::open(path).unwrap()));
     let mut reader = dec.read_info().unwrap();
     let mut buf = vec![0; reader.output_buffer_size()];
     let info = reader.next_frame(&mut buf).unwrap();
     assert_eq!(info.color_type, png::ColorType::Rgb, "{}", path.display());
-    assert_eq!((info.width, info.height), (1100, 900));
+    assert_eq!((info.width, info.height), (1100 * panels, 900));
     buf.truncate(info.buffer_size());
-    buf
+    let row = 3 * info.width as usize;
+    buf.chunks(row)
+        .flat_map(|r| &r[..3 * 1100])
+        .copied()
+        .collect()
 }
 
 #[test]
@@ -852,8 +858,14 @@ fn incomplete_maps_hatch_the_missing_tiles_in_every_kind() {
         );
         // What `map --plot` and `render` wrote is this figure, pixel for pixel.
         let rgb = pendula::plot::render_rgb(&fig, size).unwrap();
-        assert_eq!(decode_png(&d.join(&fig_png)), rgb, "{name}: --plot");
-        assert_eq!(decode_png(&d.join(&render_png)), rgb, "{name}: render");
+        let panels = compose_panels(&r.header, &data, Show::Default, None).len() as u32;
+        assert_eq!(panels, if r.header.kind == "lyapunov" { 2 } else { 1 });
+        assert_eq!(decode_png(&d.join(&fig_png), panels), rgb, "{name}: --plot");
+        assert_eq!(
+            decode_png(&d.join(&render_png), panels),
+            rgb,
+            "{name}: render"
+        );
         let [left, top, pw, ph] = fig.raster_rect((1100.0, 900.0));
         let mut missing_cells = 0;
         for i in 0..h {

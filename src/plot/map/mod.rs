@@ -22,7 +22,7 @@ use super::{font, save, Area, Axis, DataError, DrawError, Drawn, PlotError, Rend
 use crate::analysis::map::class::NOT_COMPUTED;
 
 mod compose;
-pub use compose::{compose_map, draw_map_data, ComposedMap, Show, ShowError};
+pub use compose::{compose_map, compose_panels, draw_map_data, ComposedMap, Show, ShowError};
 
 /// Colour of pixels that never flipped (near white: the "nothing happened" region).
 pub const NEVER_COLOR: RGBColor = RGBColor(0xf4, 0xf4, 0xf4);
