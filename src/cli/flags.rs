@@ -113,7 +113,7 @@ flags! {
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
     "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];
-    "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10)", &[LYAP, MAP];
+    "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10 or the renormalisation intervals of t_end if fewer)", &[LYAP, MAP];
     "tolerance" => "@.tolerance", Float, "1/S", "Stop once every standard error (map: each pixel's) is below this (1/s)", &[LYAP, MAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
     "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];

@@ -24,7 +24,7 @@ use serde::{Deserialize, Serialize};
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
 /// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation interval (s)
-/// blocks = 10                 # lyapunov: block means per pixel for its standard error (>= 2)
+/// blocks = 10                 # lyapunov: block means per pixel for its standard error (>= 2; default 10, fewer if t_end has fewer τ intervals)
 /// tolerance = 0.01            # lyapunov: a pixel stops once its standard error is below (1/s)
 /// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
 /// angle_tol = 0.01            # final-state: settling tolerance on angles (rad)
@@ -295,8 +295,10 @@ impl MapSpec {
             "lyapunov" => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 let renorm_steps = ((tau / dt).round() as u32).max(1);
-                let blocks = self.blocks.unwrap_or(10);
                 let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
+                // The default of 10 shrinks to the intervals a short run has; a value given
+                // explicitly is checked as given.
+                let blocks = self.blocks.unwrap_or(10.min(most));
                 if blocks < 2 || blocks > most {
                     return Err(SpecError::new(
                         "map.blocks",
