@@ -9,80 +9,14 @@
 
 use pendula::analysis::indicators::{indicators, IndicatorOptions};
 use pendula::analysis::map::tangent_indicators::{indicator_lanes, indicator_run, IndicatorGrid};
-use pendula::analysis::map::{self, class, compute_map, Kernel, MapData, MapKind, MapOptions};
+use pendula::analysis::map::{self, class, Kernel, MapKind, MapOptions};
 use pendula::integrate::Method;
-use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, PivotMotion};
+use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-/// The four chains: unit points, unit rods, damped points, damped and driven rods.
-fn chains() -> Vec<(&'static str, Chain)> {
-    let damped = |mut p: ChainParams| {
-        p.damping = Damping {
-            absolute: vec![0.3, 0.2],
-            joint: vec![0.1, 0.05],
-        };
-        p
-    };
-    let driven = |mut p: ChainParams| {
-        p.drive = Drive {
-            torque: Some(Harmonic {
-                amplitude: 1.5,
-                frequency: 2.0,
-                phase: 0.3,
-            }),
-            pivot: Some(PivotMotion {
-                x_amplitude: 0.05,
-                y_amplitude: 0.02,
-                frequency: 3.0,
-                phase: 0.1,
-            }),
-        };
-        p
-    };
-    vec![
-        ("points", ChainParams::equal_points(2)),
-        ("rods", ChainParams::equal_rods(2)),
-        ("damped points", damped(ChainParams::equal_points(2))),
-        (
-            "damped driven rods",
-            driven(damped(ChainParams::equal_rods(2))),
-        ),
-    ]
-    .into_iter()
-    .map(|(n, p)| (n, Chain::new(p).unwrap()))
-    .collect()
-}
-
-fn run(chain: &Chain, kind: MapKind, width: usize, t_max: f64, kernel: Kernel) -> MapData {
-    let mut opts = MapOptions::benchmark_f(width, t_max);
-    opts.kind = kind;
-    opts.kernel = kernel;
-    opts.tile = 8;
-    let want = if kernel == Kernel::Auto {
-        "simd-two-link"
-    } else {
-        "scalar"
-    };
-    assert_eq!(opts.kernel_name(chain), want);
-    let d = compute_map(chain, &opts, &mut Silent);
-    assert!(d.done.iter().all(|&x| x));
-    d
-}
-
-/// Largest |a − b| / max(|a|, |b|, floor) over pixels (both NaN, or equal, counts as 0).
-fn worst(a: &[f64], b: &[f64], floor: f64) -> f64 {
-    assert_eq!(a.len(), b.len());
-    a.iter()
-        .zip(b)
-        .map(|(&x, &y)| {
-            if (x.is_nan() && y.is_nan()) || x == y {
-                0.0
-            } else {
-                (x - y).abs() / x.abs().max(y.abs()).max(floor)
-            }
-        })
-        .fold(0.0, f64::max)
-}
+#[path = "common/chains.rs"]
+mod chains;
+use chains::{assert_threads_and_tiles_agree, chains, run, worst};
 
 const KINDS: [MapKind; 4] = [
     MapKind::Sali { tau_steps: 10 },
@@ -273,23 +207,7 @@ fn threads_and_tiles_do_not_change_the_bits() {
     for kind in [KINDS[0], KINDS[3]] {
         let mut opts = MapOptions::benchmark_f(20, 3.0);
         opts.kind = kind;
-        let mut maps = vec![];
-        for (threads, tile) in [(1, 8), (2, 8), (2, 16)] {
-            opts.tile = tile;
-            let pool = rayon::ThreadPoolBuilder::new()
-                .num_threads(threads)
-                .build()
-                .unwrap();
-            maps.push(pool.install(|| compute_map(chain, &opts, &mut Silent)));
-        }
-        let bits = |m: &MapData| {
-            let b = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            (m.class.clone(), b(&m.value), b(&m.aux), m.steps)
-        };
-        for m in &maps[1..] {
-            assert!(m.done.iter().all(|&d| d));
-            assert_eq!(bits(m), bits(&maps[0]), "{}", kind.name());
-        }
+        assert_threads_and_tiles_agree(chain, opts);
     }
 }
 

@@ -58,6 +58,21 @@ fn opts(w: usize, kind: MapKind, t_max: f64, dt: f64) -> MapOptions {
     o
 }
 
+/// The stroboscopic rule of the driven final-state maps: one sample a drive period (100 steps
+/// of h = period / 100), orbits up to period 4 repeated 3 times within 1e-3.
+fn strobe_rule() -> Settle {
+    Settle {
+        angle_tol: 1e-3,
+        omega_tol: 1e-3,
+        dwell_steps: 0,
+        strobe: Some(Strobe {
+            period_steps: 100,
+            max_period: 4,
+            repeats: 3,
+        }),
+    }
+}
+
 fn both(chain: &Chain, o: &MapOptions) -> (MapData, MapData) {
     let mut o = o.clone();
     o.kernel = Kernel::Auto;
@@ -151,16 +166,7 @@ fn final_state_lanes_match_the_scalar_path() {
         strobe: None,
     };
     let period = PI; // 2π/Ω, Ω = 2
-    let strobe = Settle {
-        angle_tol: 1e-3,
-        omega_tol: 1e-3,
-        dwell_steps: 0,
-        strobe: Some(Strobe {
-            period_steps: 100,
-            max_period: 4,
-            repeats: 3,
-        }),
-    };
+    let strobe = strobe_rule();
     for rods in [false, true] {
         for driven in [false, true] {
             let c = chain_with(rods, 4.0, driven);
@@ -210,16 +216,7 @@ fn final_state_lanes_match_the_scalar_path() {
 #[test]
 fn threads_and_tiles_do_not_change_the_bits() {
     let period = PI; // 2π/Ω, Ω = 2
-    let strobe = Settle {
-        angle_tol: 1e-3,
-        omega_tol: 1e-3,
-        dwell_steps: 0,
-        strobe: Some(Strobe {
-            period_steps: 100,
-            max_period: 4,
-            repeats: 3,
-        }),
-    };
+    let strobe = strobe_rule();
     let flip = MapKind::FlipTime {
         target: FlipTarget::Any,
     };

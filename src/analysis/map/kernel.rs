@@ -156,6 +156,18 @@ impl LaneModel<4> for TwoLink {
 }
 
 impl TwoLink {
+    /// Whether any damping coefficient is non-zero (the kernels compile `−D θ̇` in only then).
+    pub fn damped(&self) -> bool {
+        self.d11 != 0.0 || self.d12 != 0.0 || self.d22 != 0.0
+    }
+
+    /// Whether a drive acts: a torque or a pivot motion of non-zero amplitude (the kernels
+    /// compile the drive in only then).
+    pub fn driven(&self) -> bool {
+        let d = &self.drive;
+        d.torque[0] != 0.0 || d.pivot[0] != 0.0 || d.pivot[1] != 0.0
+    }
+
     /// θ̈ from M(θ) θ̈ = F at time t; with `DAMPED`, F also holds −D θ̇, and with `DRIVEN`
     /// the drive (gravity plus the pivot's acceleration, and the torque).
     #[inline(always)]

@@ -17,7 +17,7 @@
 //! state becomes non-finite.
 
 use super::blocks::{BlockAcc, Blocks};
-use super::kernel::{simd, Simd, TwoLink};
+use super::kernel::{widest, TwoLink};
 use super::sincos::sin_cos;
 use crate::analysis::lyapunov::megno::{slope, Megno};
 
@@ -262,48 +262,20 @@ pub fn tangent_run(
 ) -> u64 {
     assert!(value.len() == y0.len());
     assert!(aux.len() == aux_width(&reduce) * y0.len());
-    let damped = p.d11 != 0.0 || p.d12 != 0.0 || p.d22 != 0.0;
-    let d = &p.drive;
-    let driven = d.torque[0] != 0.0 || d.pivot[0] != 0.0 || d.pivot[1] != 0.0;
     macro_rules! go {
-        ($k:literal, $d:literal, $r:literal) => {{
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-            unsafe fn wide(
+        ($k:literal, $d:literal, $r:literal) => {
+            widest!(tangent_lanes[$k, $d, $r](
                 p: &TwoLink,
                 y0: &[[f64; 4]],
-                n: u32,
+                n_steps: u32,
                 h: f64,
-                r: Reduce,
+                reduce: Reduce,
                 value: &mut [f64],
-                aux: &mut [f64],
-            ) -> u64 {
-                tangent_lanes::<16, $k, $d, $r>(p, y0, n, h, r, value, aux)
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,fma")]
-            unsafe fn mid(
-                p: &TwoLink,
-                y0: &[[f64; 4]],
-                n: u32,
-                h: f64,
-                r: Reduce,
-                value: &mut [f64],
-                aux: &mut [f64],
-            ) -> u64 {
-                tangent_lanes::<8, $k, $d, $r>(p, y0, n, h, r, value, aux)
-            }
-            match simd() {
-                // SAFETY: `simd()` only names features detected on this CPU.
-                #[cfg(target_arch = "x86_64")]
-                Simd::Avx512 => unsafe { wide(p, y0, n_steps, h, reduce, value, aux) },
-                #[cfg(target_arch = "x86_64")]
-                Simd::Avx2 => unsafe { mid(p, y0, n_steps, h, reduce, value, aux) },
-                _ => tangent_lanes::<4, $k, $d, $r>(p, y0, n_steps, h, reduce, value, aux),
-            }
-        }};
+                aux: &mut [f64]
+            ) -> u64)
+        };
     }
-    match (reduce.vectors(), damped, driven) {
+    match (reduce.vectors(), p.damped(), p.driven()) {
         (4, false, false) => go!(4, false, false),
         (4, true, false) => go!(4, true, false),
         (4, false, true) => go!(4, false, true),

@@ -13,7 +13,7 @@
 //! A lane whose pixel ends is refilled with the next pixel at once, as the flip kernel does.
 
 use super::class;
-use super::kernel::{simd, Simd, TwoLink};
+use super::kernel::{widest, TwoLink};
 use super::tangent::TangentLanes;
 use crate::analysis::indicators::{initial_vectors, IndicatorOptions, SALI_CHAOTIC, SALI_REGULAR};
 
@@ -119,48 +119,20 @@ pub fn indicator_run(
     aux: &mut [f64],
     class: &mut [u8],
 ) -> u64 {
-    let damped = p.d11 != 0.0 || p.d12 != 0.0 || p.d22 != 0.0;
-    let d = &p.drive;
-    let driven = d.torque[0] != 0.0 || d.pivot[0] != 0.0 || d.pivot[1] != 0.0;
     macro_rules! go {
-        ($k:literal, $d:literal, $r:literal) => {{
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-            unsafe fn wide(
+        ($k:literal, $d:literal, $r:literal) => {
+            widest!(indicator_lanes[$k, $d, $r](
                 p: &TwoLink,
                 y0: &[[f64; 4]],
                 h: f64,
                 g: &IndicatorGrid,
                 value: &mut [f64],
                 aux: &mut [f64],
-                class: &mut [u8],
-            ) -> u64 {
-                indicator_lanes::<16, $k, $d, $r>(p, y0, h, g, value, aux, class)
-            }
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = "avx2,fma")]
-            unsafe fn mid(
-                p: &TwoLink,
-                y0: &[[f64; 4]],
-                h: f64,
-                g: &IndicatorGrid,
-                value: &mut [f64],
-                aux: &mut [f64],
-                class: &mut [u8],
-            ) -> u64 {
-                indicator_lanes::<8, $k, $d, $r>(p, y0, h, g, value, aux, class)
-            }
-            match simd() {
-                // SAFETY: `simd()` only names features detected on this CPU.
-                #[cfg(target_arch = "x86_64")]
-                Simd::Avx512 => unsafe { wide(p, y0, h, g, value, aux, class) },
-                #[cfg(target_arch = "x86_64")]
-                Simd::Avx2 => unsafe { mid(p, y0, h, g, value, aux, class) },
-                _ => indicator_lanes::<4, $k, $d, $r>(p, y0, h, g, value, aux, class),
-            }
-        }};
+                class: &mut [u8]
+            ) -> u64)
+        };
     }
-    match (g.k, damped, driven) {
+    match (g.k, p.damped(), p.driven()) {
         (2, false, false) => go!(2, false, false),
         (2, true, false) => go!(2, true, false),
         (2, false, true) => go!(2, false, true),
