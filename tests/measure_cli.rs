@@ -549,3 +549,67 @@ fn each_what_measures_only_itself_and_draws_its_figure() {
         );
     }
 }
+
+/// The driven damped pendulum of `analyses/damped-driven-basin-entropy.toml` at F = 1.66 N·m,
+/// on a 32² grid: a final-state map whose basins are told apart by attractor.
+const BASINS: &str = "kind = \"map\"\n[model]\ngravity = 1.0\n[[model.link]]\nlength = 1.0\nmass = 1.0\n[model.damping]\nabsolute = 0.2\n[model.drive.torque]\namplitude = 1.66\nfrequency = 1.0\n[integrator]\nmethod = \"rk4\"\ndt = 0.06283185307179587\n[map]\nkind = \"final-state\"\nresolution = 32\nx = \"theta1\"\ny = \"omega1\"\nwindow = [-3.14159265, 3.14159265, -3.0, 3.0]\nt_end = 400.0\nangle_tol = 0.001\nomega_tol = 0.001\nmax_period = 8\nrepeats = 3\n[output]\nfile = \"basins.h5\"\n";
+
+#[test]
+fn attractor_labels_split_what_class_alone_merges() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("basins.toml"), BASINS).unwrap();
+    let (code, _, err) = run(&["run", "basins.toml"], dir.path());
+    assert_eq!(code, 0, "{err}");
+    let measured = |variable: &str| {
+        let (code, out, err) = run(
+            &[
+                "measure",
+                "basins.h5",
+                "--variable",
+                variable,
+                "--what",
+                "basin-entropy",
+                "--entropy-eps",
+                "2,4",
+                "--json",
+            ],
+            dir.path(),
+        );
+        assert_eq!(code, 0, "{err}");
+        json(&out)["sets"][0].clone()
+    };
+    let attractor = measured("attractor");
+    let class = measured("class");
+    // The labels from the file here: (class, per link the net turns of an equilibrium or
+    // period × rotation number of a periodic orbit, nothing for unsettled/diverged).
+    let f = hdf5::File::open(dir.path().join("basins.h5")).unwrap();
+    let g = f.group("map").unwrap();
+    let cls: Vec<u8> = g.dataset("class").unwrap().read_raw().unwrap();
+    let turns: Vec<f64> = g.dataset("turns").unwrap().read_raw().unwrap();
+    let rotation: Vec<f64> = g.dataset("rotation").unwrap().read_raw().unwrap();
+    let keys: std::collections::BTreeSet<(u8, Option<i64>)> = cls
+        .iter()
+        .enumerate()
+        .map(|(p, &c)| match c {
+            0 | 254 => (c, None),
+            c if c >= 100 => (c, Some((rotation[p] * f64::from(c - 100)).round() as i64)),
+            c => (c, Some(turns[p].round() as i64)),
+        })
+        .collect();
+    let classes: std::collections::BTreeSet<u8> = cls.iter().copied().collect();
+    let n = |s: &Value| s["labels"].as_array().unwrap().len();
+    assert_eq!(n(&attractor), keys.len(), "{keys:?}");
+    assert_eq!(n(&class), classes.len());
+    // Coexisting period-1 orbits rotating left, right, or librating share a class.
+    assert!(keys.len() > classes.len(), "{keys:?} vs {classes:?}");
+    let source = attractor["source"].as_str().unwrap();
+    assert!(source.starts_with("attractor of basins.h5: (class, turns or rotation per link) numbered in sorted order: 0 = "), "{source}");
+    // Counts per label add up to the grid.
+    let pixels: u64 = attractor["labels"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l["pixels"].as_u64().unwrap())
+        .sum();
+    assert_eq!(pixels, 32 * 32);
+}

@@ -6,8 +6,9 @@ use super::output::{f64_json, CliError, Common};
 use clap::Args;
 use pendula::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
 use pendula::analysis::measure::chaotic::{chaotic_fraction, ChaoticOptions, ShellFraction};
+use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
 use pendula::analysis::measure::{
-    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, Stage, What,
+    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, What,
 };
 use pendula::integrate::Method;
 use pendula::store::map::MapReader;
@@ -215,25 +216,6 @@ fn parse_extent(s: &str) -> Result<[f64; 4], CliError> {
     Ok([v[0], v[1], v[2], v[3]])
 }
 
-/// One label grid to measure, before measuring.
-struct Labelled {
-    /// Short legend name.
-    name: String,
-    source: String,
-    grid: LabelGrid,
-    extent: Option<[f64; 4]>,
-    axes: Option<[(String, String); 2]>,
-}
-
-fn axis_units(name: &str) -> String {
-    if name.starts_with("omega") {
-        "rad s-1"
-    } else {
-        "rad"
-    }
-    .into()
-}
-
 /// Reads the label grids `src` describes; every problem is bad input naming the flag.
 fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
     match &src.input {
@@ -267,184 +249,39 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                     "measure: {e} (for a dataset of another file use --labels FILE.h5:/path)"
                 ))
             })?;
-            let h = r.header.clone();
-            if !h.complete {
-                return Err(CliError::Input(format!(
-                    "measure: {} is incomplete (a shard or interrupted map); merge or resume it first",
-                    path.display()
-                )));
-            }
-            let flip = h.is_flip();
-            let var = src
-                .variable
-                .clone()
-                .unwrap_or_else(|| if flip { "flip_step" } else { "class" }.into());
-            let allowed: &[&str] = if flip {
-                &["flip_step", "flip_link", "class"]
-            } else if h.kind == "final-state" {
-                &["class", "attractor"]
-            } else {
-                &["class"]
-            };
-            if !allowed.contains(&var.as_str()) {
-                return Err(CliError::Input(format!(
-                    "--variable: `{var}` is not a label variable of this {} map (expected {})",
-                    h.kind,
-                    allowed.join(", ")
-                )));
-            }
-            let thresholded = var != "class" && var != "attractor";
-            if !thresholded && !src.flip_before.is_empty() {
-                return Err(CliError::Input(
-                    "--flip-before: thresholds flip_step or flip_link of a flip-time map, not class".into(),
-                ));
-            }
-            for &t in &src.flip_before {
-                if !(t.is_finite() && t > 0.0 && t <= h.t_max * (1.0 + 1e-12)) {
-                    return Err(CliError::Input(format!(
-                        "--flip-before: {t} must be in (0, t_max = {} s]",
-                        h.t_max
-                    )));
-                }
-            }
+            let h = &r.header;
             let d = r.read_all()?;
-            let axes = Some([
-                (h.x_name.clone(), axis_units(&h.x_name)),
-                (h.y_name.clone(), axis_units(&h.y_name)),
-            ]);
-            let extent = Some(src.extent.unwrap_or(h.window));
-            let file = path.display().to_string();
-            let make = |name: String, source: String, labels: Vec<i32>| {
-                let grid = LabelGrid::new(h.width, h.height, &labels).map_err(|e| {
-                    CliError::Input(format!("{file} --variable {var} ({name}): {e}"))
-                })?;
-                Ok::<Labelled, CliError>(Labelled {
-                    name,
-                    source,
-                    grid,
-                    extent,
-                    axes: axes.clone(),
-                })
+            let links = h.link_length.len();
+            let grids = MapGrids {
+                kind: &h.kind,
+                complete: h.complete,
+                t_max: h.t_max,
+                dt: h.dt,
+                width: h.width,
+                height: h.height,
+                axes: [&h.x_name, &h.y_name],
+                window: h.window,
+                class: &d.class,
+                flip_step: &d.flip_step,
+                flip_link: &d.flip_link,
+                attractor: (h.kind == "final-state").then_some((&d.aux[..], links)),
             };
-            if var == "attractor" {
-                let (labels, keys) = attractor_labels(&d.class, &d.aux, h.link_length.len());
-                return Ok(vec![make(
-                    "attractor".into(),
-                    format!("attractor of {file}: (class, turns or rotation per link) numbered in sorted order: {}", keys.join("; ")),
-                    labels,
-                )?]);
-            }
-            if !thresholded {
-                let labels = d.class.iter().map(|&c| i32::from(c)).collect();
-                return Ok(vec![make(
-                    "class".into(),
-                    format!("class of {file}"),
-                    labels,
-                )?]);
-            }
-            let times = if src.flip_before.is_empty() {
-                vec![h.t_max]
-            } else {
-                src.flip_before.clone()
-            };
-            let mut out = Vec::new();
-            for t in times {
-                let labels: Vec<i32> = d
-                    .flip_step
-                    .iter()
-                    .enumerate()
-                    .map(|(p, &k)| {
-                        let flipped = k > 0 && f64::from(k) * h.dt <= t * (1.0 + 1e-12);
-                        match (flipped, var.as_str()) {
-                            (false, _) => 0,
-                            (true, "flip_link") => i32::from(d.flip_link[p]),
-                            (true, _) => 1,
-                        }
-                    })
-                    .collect();
-                let name = format!("flipped by t = {t} s");
-                let what = if var == "flip_link" {
-                    "first link to flip (0 = none)"
-                } else {
-                    "flipped (1) or not (0)"
-                };
-                let source = format!(
-                    "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {} s, t_max = {} s; never flipped, forbidden and diverged pixels are 0)",
-                    h.dt, h.t_max
-                );
-                out.push(make(name, source, labels)?);
-            }
-            Ok(out)
+            map_labels(
+                &grids,
+                src.variable.as_deref(),
+                &src.flip_before,
+                src.extent,
+                &path.display().to_string(),
+                &flag,
+            )
+            .map_err(CliError::Input)
         }
     }
 }
 
-/// Labels of a final-state map's attractors. `class` alone is not one: a driven pendulum's
-/// oscillating and its left- and right-rotating period-1 orbits are all "period 1", and an
-/// undriven chain reaches the same hanging rest after different net turns. So a pixel's label
-/// is the tuple (class, per link: net turns n_j about its equilibrium, or k · rotation number
-/// = whole turns per k drive periods on a period-k orbit; none for unsettled or diverged),
-/// the distinct tuples numbered 0, 1, … in sorted order. Equilibria are told apart on the
-/// covering space (θ and θ + 2π differ), periodic orbits by how they wind; two coexisting
-/// orbits of one period and equal winding (a mirror pair of oscillations) share a label.
-/// Returns the labels and each label's tuple, described.
-fn attractor_labels(class: &[u8], aux: &[f64], links: usize) -> (Vec<i32>, Vec<String>) {
-    use pendula::analysis::map::basins::label;
-    use std::collections::BTreeMap;
-    let m = aux.len() / class.len().max(1);
-    let keys: Vec<(u8, Vec<i64>)> = class
-        .iter()
-        .enumerate()
-        .map(|(p, &c)| {
-            let col = |off: usize, j: usize| {
-                aux.get(p * m + off * links + j)
-                    .copied()
-                    .unwrap_or(f64::NAN)
-            };
-            let wind: Vec<i64> = match c {
-                label::UNSETTLED | label::DIVERGED => vec![],
-                c if c >= label::PERIODIC => {
-                    let k = f64::from(c - label::PERIODIC);
-                    (0..links).map(|j| (col(2, j) * k).round() as i64).collect()
-                }
-                _ => (0..links).map(|j| col(1, j).round() as i64).collect(),
-            };
-            (c, wind)
-        })
-        .collect();
-    let mut index: BTreeMap<&(u8, Vec<i64>), i32> = keys.iter().map(|k| (k, 0)).collect();
-    let mut names = Vec::with_capacity(index.len());
-    for (n, (k, v)) in index.iter_mut().enumerate() {
-        *v = n as i32;
-        let what = match k.0 {
-            label::UNSETTLED => "unsettled".to_string(),
-            label::DIVERGED => "diverged".to_string(),
-            c if c >= label::PERIODIC => {
-                format!("period {} winding {:?}", c - label::PERIODIC, k.1)
-            }
-            c => format!("equilibrium {} turns {:?}", c - label::EQUILIBRIUM, k.1),
-        };
-        names.push(format!("{n} = {what}"));
-    }
-    (keys.iter().map(|k| index[k]).collect(), names)
-}
-
-/// A measure refused as bad input, naming the flag that drives it.
-fn refused(stage: Stage, e: MeasureError, what: &str) -> CliError {
-    let flag = match (&e, stage) {
-        (MeasureError::FewLabels(_), _) => what.to_string(),
-        (_, Stage::Boundary) => format!("{what} (box counting)"),
-        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
-            what.to_string()
-        }
-        (_, Stage::Uncertainty) => "--max-eps".into(),
-        (_, Stage::Entropy) => "--entropy-eps".into(),
-        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
-            format!("--what wada ({what})")
-        }
-        (_, Stage::Wada) => "--wada-radius".into(),
-    };
-    CliError::Input(format!("{flag}: {e}"))
+/// The CLI's spelling of a `[measure]` spec key: `max_eps` → `--max-eps`.
+fn flag(key: &str) -> String {
+    format!("--{}", key.replace('_', "-"))
 }
 
 /// Measures every grid of `src`; nothing is written when any is refused.
@@ -456,7 +293,8 @@ pub fn measure_sets(
     let mut sets = Vec::new();
     let mut names = Vec::new();
     for l in grids {
-        let m = measure(&l.grid, opts).map_err(|(s, e)| refused(s, e, &l.name))?;
+        let m = measure(&l.grid, opts)
+            .map_err(|(s, e)| CliError::Input(refusal(s, &e, &l.name, &flag)))?;
         sets.push(MeasuredSet {
             source: l.source,
             nx: l.grid.nx,

@@ -10,6 +10,7 @@ mod boxcount;
 pub mod chaotic;
 mod entropy;
 mod fit;
+pub mod labels;
 mod report;
 mod uncertainty;
 mod wada;

@@ -1,0 +1,422 @@
+//! The label grids a map gives to the measures, for every front end: which variables label a
+//! map of each kind, the flip-time thresholds, the attractor labels of a final-state map, the
+//! checks on these choices, and which option a refused measure names. The CLI (`pendula
+//! measure`) and the Python package differ only in how they spell an option (`--max-eps`,
+//! `max_eps`), which they pass in as `flag`.
+
+use super::{LabelGrid, MeasureError, Stage};
+use crate::analysis::map::basins::label;
+use std::collections::BTreeMap;
+
+/// What a map holds for labelling, however it was read (a file, a Dataset).
+#[derive(Debug, Clone, Copy)]
+pub struct MapGrids<'a> {
+    /// The map kind (`flip-time`, `final-state`, …).
+    pub kind: &'a str,
+    pub complete: bool,
+    pub t_max: f64,
+    pub dt: f64,
+    pub width: usize,
+    pub height: usize,
+    /// The map's coordinates (x then y) and window, the default extent.
+    pub axes: [&'a str; 2],
+    pub window: [f64; 4],
+    pub class: &'a [u8],
+    /// Empty unless read (a flip-time map's).
+    pub flip_step: &'a [i32],
+    pub flip_link: &'a [u8],
+    /// A final-state map's aux columns per pixel and its links: with them the `attractor`
+    /// labels are offered.
+    pub attractor: Option<(&'a [f64], usize)>,
+}
+
+/// One label grid to measure, with its description.
+#[derive(Debug, Clone)]
+pub struct Labelled {
+    /// Short legend name.
+    pub name: String,
+    pub source: String,
+    pub grid: LabelGrid,
+    pub extent: Option<[f64; 4]>,
+    /// (name, units) of the x and y axes.
+    pub axes: Option<[(String, String); 2]>,
+}
+
+/// The units of a map coordinate by its name.
+pub fn axis_units(name: &str) -> String {
+    if name.starts_with("omega") {
+        "rad s-1"
+    } else {
+        "rad"
+    }
+    .into()
+}
+
+/// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
+/// for flip-time maps, else `class`) and, for `flip_step`/`flip_link`, one grid per
+/// `flip_before` time (default `t_max`): flipped by then (or the first link to flip) else 0.
+/// `extent` overrides the map's window. An error is one line naming the option by
+/// `flag(spec key)`.
+pub fn map_labels(
+    m: &MapGrids<'_>,
+    variable: Option<&str>,
+    flip_before: &[f64],
+    extent: Option<[f64; 4]>,
+    file: &str,
+    flag: &dyn Fn(&str) -> String,
+) -> Result<Vec<Labelled>, String> {
+    if !m.complete {
+        return Err(format!(
+            "measure: {file} is incomplete (a shard or interrupted map); merge or resume it first"
+        ));
+    }
+    let flip = m.kind == "flip-time";
+    let var = variable.unwrap_or(if flip { "flip_step" } else { "class" });
+    let allowed: &[&str] = if flip {
+        &["flip_step", "flip_link", "class"]
+    } else if m.kind == "final-state" && m.attractor.is_some() {
+        &["class", "attractor"]
+    } else {
+        &["class"]
+    };
+    if !allowed.contains(&var) {
+        return Err(format!(
+            "{}: `{var}` is not a label variable of this {} map (expected {})",
+            flag("variable"),
+            m.kind,
+            allowed.join(", ")
+        ));
+    }
+    let thresholded = var != "class" && var != "attractor";
+    if !thresholded && !flip_before.is_empty() {
+        return Err(format!(
+            "{}: thresholds flip_step or flip_link of a flip-time map, not class",
+            flag("flip_before")
+        ));
+    }
+    for &t in flip_before {
+        if !(t.is_finite() && t > 0.0 && t <= m.t_max * (1.0 + 1e-12)) {
+            return Err(format!(
+                "{}: {t} must be in (0, t_max = {} s]",
+                flag("flip_before"),
+                m.t_max
+            ));
+        }
+    }
+    let axes = Some(m.axes.map(|a| (a.to_string(), axis_units(a))));
+    let extent = Some(extent.unwrap_or(m.window));
+    let make = |name: String, source: String, labels: Vec<i32>| {
+        let grid = LabelGrid::new(m.width, m.height, &labels)
+            .map_err(|e| format!("{file} {} {var} ({name}): {e}", flag("variable")))?;
+        Ok::<Labelled, String>(Labelled {
+            name,
+            source,
+            grid,
+            extent,
+            axes: axes.clone(),
+        })
+    };
+    if let ("attractor", Some((aux, links))) = (var, m.attractor) {
+        let (labels, keys) = attractor_labels(m.class, aux, links);
+        return Ok(vec![make(
+            "attractor".into(),
+            format!(
+                "attractor of {file}: (class, turns or rotation per link) numbered in sorted order: {}",
+                keys.join("; ")
+            ),
+            labels,
+        )?]);
+    }
+    if !thresholded {
+        let labels = m.class.iter().map(|&c| i32::from(c)).collect();
+        return Ok(vec![make(
+            "class".into(),
+            format!("class of {file}"),
+            labels,
+        )?]);
+    }
+    let pixels = m.width * m.height;
+    if m.flip_step.len() != pixels || m.flip_link.len() != pixels {
+        return Err(format!(
+            "{}: {var} needs the map's flip_step and flip_link",
+            flag("variable")
+        ));
+    }
+    let times = if flip_before.is_empty() {
+        vec![m.t_max]
+    } else {
+        flip_before.to_vec()
+    };
+    let what = if var == "flip_link" {
+        "first link to flip (0 = none)"
+    } else {
+        "flipped (1) or not (0)"
+    };
+    times
+        .into_iter()
+        .map(|t| {
+            let labels: Vec<i32> = m
+                .flip_step
+                .iter()
+                .zip(m.flip_link)
+                .map(|(&k, &l)| {
+                    let flipped = k > 0 && f64::from(k) * m.dt <= t * (1.0 + 1e-12);
+                    match (flipped, var) {
+                        (false, _) => 0,
+                        (true, "flip_link") => i32::from(l),
+                        (true, _) => 1,
+                    }
+                })
+                .collect();
+            let source = format!(
+                "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {} s, t_max = {} s; never flipped, forbidden and diverged pixels are 0)",
+                m.dt, m.t_max
+            );
+            make(format!("flipped by t = {t} s"), source, labels)
+        })
+        .collect()
+}
+
+/// Labels of a final-state map's attractors. `class` alone is not one: a driven pendulum's
+/// oscillating and its left- and right-rotating period-1 orbits are all "period 1", and an
+/// undriven chain reaches the same hanging rest after different net turns. So a pixel's label
+/// is the tuple (class, per link: net turns n_j about its equilibrium, or k · rotation number
+/// = whole turns per k drive periods on a period-k orbit; none for unsettled or diverged),
+/// the distinct tuples numbered 0, 1, … in sorted order. Equilibria are told apart on the
+/// covering space (θ and θ + 2π differ), periodic orbits by how they wind; two coexisting
+/// orbits of one period and equal winding (a mirror pair of oscillations) share a label.
+/// Returns the labels and each label's tuple, described.
+pub fn attractor_labels(class: &[u8], aux: &[f64], links: usize) -> (Vec<i32>, Vec<String>) {
+    let m = aux.len() / class.len().max(1);
+    let keys: Vec<(u8, Vec<i64>)> = class
+        .iter()
+        .enumerate()
+        .map(|(p, &c)| {
+            let col = |off: usize, j: usize| {
+                aux.get(p * m + off * links + j)
+                    .copied()
+                    .unwrap_or(f64::NAN)
+            };
+            let wind: Vec<i64> = match c {
+                label::UNSETTLED | label::DIVERGED => vec![],
+                c if c >= label::PERIODIC => {
+                    let k = f64::from(c - label::PERIODIC);
+                    (0..links).map(|j| (col(2, j) * k).round() as i64).collect()
+                }
+                _ => (0..links).map(|j| col(1, j).round() as i64).collect(),
+            };
+            (c, wind)
+        })
+        .collect();
+    let mut index: BTreeMap<&(u8, Vec<i64>), i32> = keys.iter().map(|k| (k, 0)).collect();
+    let mut names = Vec::with_capacity(index.len());
+    for (n, (k, v)) in index.iter_mut().enumerate() {
+        *v = n as i32;
+        let what = match k.0 {
+            label::UNSETTLED => "unsettled".to_string(),
+            label::DIVERGED => "diverged".to_string(),
+            c if c >= label::PERIODIC => {
+                format!("period {} winding {:?}", c - label::PERIODIC, k.1)
+            }
+            c => format!("equilibrium {} turns {:?}", c - label::EQUILIBRIUM, k.1),
+        };
+        names.push(format!("{n} = {what}"));
+    }
+    (keys.iter().map(|k| index[k]).collect(), names)
+}
+
+/// The one-line message of a measure refused on label set `set`, naming the option that drives
+/// it by `flag(spec key)`: the label set itself where its labels are the problem.
+pub fn refusal(stage: Stage, e: &MeasureError, set: &str, flag: &dyn Fn(&str) -> String) -> String {
+    let named = match (e, stage) {
+        (MeasureError::FewLabels(_), _) => set.to_string(),
+        (_, Stage::Boundary) => format!("{set} (box counting)"),
+        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
+            set.to_string()
+        }
+        (_, Stage::Uncertainty) => flag("max_eps"),
+        (_, Stage::Entropy) => flag("entropy_eps"),
+        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
+            format!("{} wada ({set})", flag("what"))
+        }
+        (_, Stage::Wada) => flag("wada_radius"),
+    };
+    format!("{named}: {e}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cli(k: &str) -> String {
+        format!("--{}", k.replace('_', "-"))
+    }
+
+    fn key(k: &str) -> String {
+        k.to_string()
+    }
+
+    /// A 2 × 2 flip-time map (dt = 0.5 s, t_max = 4 s): pixels flip at steps 0 (never), 2
+    /// (1 s, link 1), 6 (3 s, link 2) and 8 (4 s, both links: 3).
+    fn flip_map<'a>(class: &'a [u8], steps: &'a [i32], links: &'a [u8]) -> MapGrids<'a> {
+        MapGrids {
+            kind: "flip-time",
+            complete: true,
+            t_max: 4.0,
+            dt: 0.5,
+            width: 2,
+            height: 2,
+            axes: ["theta1", "omega2"],
+            window: [-1.0, 1.0, -2.0, 2.0],
+            class,
+            flip_step: steps,
+            flip_link: links,
+            attractor: None,
+        }
+    }
+
+    #[test]
+    fn flip_thresholds_label_each_time() {
+        let (class, steps, links) = ([0u8, 1, 1, 1], [0, 2, 6, 8], [0u8, 1, 2, 3]);
+        let m = flip_map(&class, &steps, &links);
+        let sets = map_labels(&m, None, &[1.0, 3.5], None, "f.h5", &cli).unwrap();
+        assert_eq!(sets.len(), 2);
+        // Flipped by 1 s: pixel 1 only; by 3.5 s: pixels 1 and 2 (step 8 is 4 s).
+        assert_eq!(sets[0].grid.values, [0, 1]);
+        assert_eq!(sets[0].grid.index, [0, 1, 0, 0]);
+        assert_eq!(sets[1].grid.index, [0, 1, 1, 0]);
+        assert_eq!(sets[1].name, "flipped by t = 3.5 s");
+        assert_eq!(sets[0].extent, Some([-1.0, 1.0, -2.0, 2.0]));
+        let axes = sets[0].axes.clone().unwrap();
+        assert_eq!(axes[1], ("omega2".to_string(), "rad s-1".to_string()));
+        // The default time is t_max; flip_link labels by the first link to flip.
+        let sets = map_labels(
+            &m,
+            Some("flip_link"),
+            &[],
+            Some([0.0, 1.0, 0.0, 1.0]),
+            "f.h5",
+            &cli,
+        )
+        .unwrap();
+        assert_eq!(sets[0].grid.values, [0, 1, 2, 3]);
+        assert_eq!(sets[0].extent, Some([0.0, 1.0, 0.0, 1.0]));
+        assert!(sets[0]
+            .source
+            .starts_with("flip_link of f.h5: first link to flip"));
+    }
+
+    #[test]
+    fn bad_choices_name_the_option_in_each_spelling() {
+        let (class, steps, links) = ([0u8, 1, 1, 1], [0, 2, 6, 8], [0u8, 1, 2, 3]);
+        let m = flip_map(&class, &steps, &links);
+        let e = map_labels(&m, Some("attractor"), &[], None, "f.h5", &cli).unwrap_err();
+        assert!(e.starts_with("--variable: `attractor` is not a label variable of this flip-time map (expected flip_step, flip_link, class)"), "{e}");
+        let e = map_labels(&m, Some("class"), &[1.0], None, "the map Dataset", &key).unwrap_err();
+        assert!(e.starts_with("flip_before: thresholds"), "{e}");
+        let e = map_labels(&m, None, &[4.5], None, "f.h5", &cli).unwrap_err();
+        assert_eq!(e, "--flip-before: 4.5 must be in (0, t_max = 4 s]");
+        // Nothing flipped by 0.5 s: one label only.
+        let e = map_labels(&m, None, &[0.5], None, "f.h5", &cli).unwrap_err();
+        assert!(
+            e.starts_with("f.h5 --variable flip_step (flipped by t = 0.5 s): "),
+            "{e}"
+        );
+        let incomplete = MapGrids {
+            complete: false,
+            ..m
+        };
+        let e = map_labels(&incomplete, None, &[], None, "the map Dataset", &key).unwrap_err();
+        assert!(
+            e.starts_with("measure: the map Dataset is incomplete"),
+            "{e}"
+        );
+        let no_flips = MapGrids {
+            flip_step: &[],
+            ..m
+        };
+        let e = map_labels(&no_flips, None, &[], None, "d", &key).unwrap_err();
+        assert_eq!(
+            e,
+            "variable: flip_step needs the map's flip_step and flip_link"
+        );
+        let e = refusal(
+            Stage::Uncertainty,
+            &MeasureError::Option("too big".into()),
+            "s",
+            &cli,
+        );
+        assert_eq!(
+            e,
+            format!("--max-eps: {}", MeasureError::Option("too big".into()))
+        );
+        let e = refusal(Stage::Entropy, &MeasureError::Option("x".into()), "s", &key);
+        assert!(e.starts_with("entropy_eps: "), "{e}");
+    }
+
+    #[test]
+    fn attractors_tell_turns_and_windings_apart() {
+        // One link; aux columns per pixel: final_angle, turns, rotation.
+        let eq = label::EQUILIBRIUM;
+        let p1 = label::PERIODIC + 1;
+        let class = [eq, eq, p1, p1, label::UNSETTLED, eq];
+        let aux = [
+            0.0,
+            0.0,
+            f64::NAN, // rest, no turn
+            0.0,
+            1.0,
+            f64::NAN, // rest after one turn
+            0.3,
+            0.0,
+            1.0, // rotating once per period
+            0.3,
+            0.0,
+            0.0, // oscillating
+            0.0,
+            0.0,
+            0.0, // unsettled
+            0.0,
+            0.0,
+            f64::NAN, // rest, no turn: same as the first
+        ];
+        let (labels, names) = attractor_labels(&class, &aux, 1);
+        assert_eq!(labels[0], labels[5]);
+        let distinct: std::collections::BTreeSet<i32> = labels.iter().copied().collect();
+        assert_eq!(distinct.len(), 5, "{labels:?} {names:?}");
+        assert_eq!(names[0], "0 = unsettled");
+        assert!(
+            names.iter().any(|n| n.ends_with("period 1 winding [1]")),
+            "{names:?}"
+        );
+        let m = MapGrids {
+            kind: "final-state",
+            class: &class,
+            width: 3,
+            height: 2,
+            flip_step: &[],
+            flip_link: &[],
+            attractor: Some((&aux, 1)),
+            ..flip_map(&[], &[], &[])
+        };
+        let sets = map_labels(&m, Some("attractor"), &[], None, "b.h5", &cli).unwrap();
+        assert_eq!(sets[0].grid.values.len(), 5);
+        assert!(sets[0]
+            .source
+            .contains("numbered in sorted order: 0 = unsettled"));
+        // Without the aux columns (the Python package) only class is offered.
+        let e = map_labels(
+            &MapGrids {
+                attractor: None,
+                ..m
+            },
+            Some("attractor"),
+            &[],
+            None,
+            "d",
+            &key,
+        )
+        .unwrap_err();
+        assert!(e.ends_with("(expected class)"), "{e}");
+    }
+}
