@@ -358,10 +358,21 @@ impl MeasureFigure {
     }
 }
 
-/// Draws the figure (`.png` or `.svg`), 700 px wide per panel.
+/// At most this many panels side by side: a sweep's five measures wrap onto a second row
+/// instead of a 3500 px strip whose labels are unreadable at page width.
+const MAX_COLUMNS: usize = 3;
+
+/// Panels per row and rows of the figure's grid.
+fn grid(panels: usize) -> (usize, usize) {
+    let cols = panels.clamp(1, MAX_COLUMNS);
+    (cols, panels.max(1).div_ceil(cols))
+}
+
+/// Draws the figure (`.png` or `.svg`): 700 × 572 px per panel on a grid of at most three
+/// columns, below a 48 px title.
 pub fn draw_measure(fig: &MeasureFigure, path: &Path) -> Result<(), PlotError> {
-    let w = 700 * fig.panels.len().max(1) as u32;
-    save(fig, path, (w, 620))
+    let (cols, rows) = grid(fig.panels.len());
+    save(fig, path, (700 * cols as u32, 48 + 572 * rows as u32))
 }
 
 fn axis(values: Vec<f64>, log: bool, what: &str) -> Result<Axis, DataError> {
@@ -383,12 +394,14 @@ impl Render for MeasureFigure {
         let px = |v: f64| surface.px(v);
         let header = begin_figure(root, surface, &self.title, 24.0)?;
         let top = 48.0 + header.extra;
-        let n = self.panels.len();
-        let cell = header.w / n as f64;
+        let (cols, rows) = grid(self.panels.len());
+        let cell = header.w / cols as f64;
+        let cell_h = (header.h - top) / rows as f64;
         for (k, p) in self.panels.iter().enumerate() {
+            let (row, col) = (k / cols, k % cols);
             let area = root.clone().shrink(
-                (px(k as f64 * cell + 6.0), px(top)),
-                (px(cell - 12.0) as u32, px(header.h - top - 6.0) as u32),
+                (px(col as f64 * cell + 6.0), px(top + row as f64 * cell_h)),
+                (px(cell - 12.0) as u32, px(cell_h - 6.0) as u32),
             );
             // Bars count too: a chaotic-fraction shell without verdicts has a bar, no point.
             let xs: Vec<f64> = p
@@ -483,5 +496,20 @@ impl Render for MeasureFigure {
             legend.draw(&frame, corner)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::grid;
+
+    #[test]
+    fn panels_wrap_after_three_columns() {
+        assert_eq!(grid(0), (1, 1));
+        assert_eq!(grid(1), (1, 1));
+        assert_eq!(grid(3), (3, 1));
+        // A sweep's five measures: two rows of three.
+        assert_eq!(grid(5), (3, 2));
+        assert_eq!(grid(7), (3, 3));
     }
 }
