@@ -9,6 +9,7 @@ mod python;
 
 use hdf5::types::VarLenUnicode;
 use ndarray::{arr0, Array1, Array2};
+use pendula::store::memory::{Attr, MemGroup, Values};
 use pendula::store::{check_output_path, dimscale, H5Out, Provenance, StoreError};
 
 const TIME: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
@@ -28,6 +29,12 @@ fn partial(path: &Path) -> PathBuf {
 /// variable, integer/byte variables, a nested group, attributes and provenance.
 fn write_sample(path: &Path) -> PathBuf {
     let out = H5Out::create(path, false).unwrap();
+    sample_body(&out);
+    out.finish().unwrap()
+}
+
+/// The sample's contents, written to a file or to a memory image.
+fn sample_body(out: &H5Out) {
     out.provenance(&Provenance::now(
         "pendula simulate --links 3 analyses/sample.toml",
         "[chain]\nlinks = 3\n",
@@ -83,7 +90,6 @@ fn write_sample(path: &Path) -> PathBuf {
         )
         .unwrap();
     }
-    out.finish().unwrap()
 }
 
 fn read_str(loc: &hdf5::Location, name: &str) -> String {
@@ -240,7 +246,12 @@ fn large_variables_are_split_into_chunks() {
 fn dimension_mismatches_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.h5");
-    let out = H5Out::create(&path, false).unwrap();
+    dimension_mismatches(&H5Out::create(&path, false).unwrap());
+    // The memory image refuses the same writes with the same errors.
+    dimension_mismatches(&H5Out::memory());
+}
+
+fn dimension_mismatches(out: &H5Out) {
     let g = out.group("g").unwrap();
     g.coord("time", &TIME, "s", "time").unwrap();
     g.coord_i64("link", &LINKS, "1", "link index").unwrap();
@@ -272,6 +283,117 @@ fn dimension_mismatches_are_errors() {
         .and_then(|g| g.attr_f64("dup", 2.0))
         .unwrap_err();
     assert!(e.to_string().contains("dup"), "{e}");
+    let e = g.var("ok", &["time"], &TIME, "s", "taken").unwrap_err();
+    assert!(e.to_string().contains("ok"), "{e}");
+    assert!(out.group("g").is_err(), "a second group g");
+    let r = g
+        .var_rows::<u8>("r", &["time", "link"], &[5, 3], &[2, 3], "1", "rows")
+        .unwrap();
+    r.write_rows(3, th.slice(ndarray::s![0..2, ..]).mapv(|v| v as u8).view())
+        .unwrap();
+    let e = r
+        .write_rows(4, Array2::<u8>::zeros((2, 3)).view())
+        .unwrap_err();
+    assert!(e.to_string().contains("rows 4..6"), "{e}");
+}
+
+/// Reads attribute `name` of `loc` as the type `a` has.
+fn file_attr(loc: &hdf5::Location, name: &str, like: &Attr) -> Attr {
+    let a = loc.attr(name).unwrap();
+    match like {
+        Attr::F64(_) => Attr::F64(a.read_scalar().unwrap()),
+        Attr::I64(_) => Attr::I64(a.read_scalar().unwrap()),
+        Attr::I8(_) => Attr::I8(a.read_scalar().unwrap()),
+        Attr::Str(_) => Attr::Str(read_str(loc, name)),
+        Attr::F64s(_) => Attr::F64s(a.read_raw().unwrap()),
+        Attr::U8s(_) => Attr::U8s(a.read_raw().unwrap()),
+    }
+}
+
+/// The dimension-scale bookkeeping HDF5 adds, which the image has no need of.
+const SCALE_ATTRS: [&str; 4] = ["CLASS", "NAME", "REFERENCE_LIST", "DIMENSION_LIST"];
+
+fn assert_attrs(loc: &hdf5::Location, attrs: &[(String, Attr)]) {
+    let mut names: Vec<String> = loc.attr_names().unwrap();
+    names.retain(|n| !SCALE_ATTRS.contains(&n.as_str()));
+    names.sort();
+    let mut ours: Vec<String> = attrs.iter().map(|a| a.0.clone()).collect();
+    ours.sort();
+    assert_eq!(names, ours, "{}", loc.name());
+    for (name, a) in attrs {
+        assert_eq!(&file_attr(loc, name, a), a, "{} {name}", loc.name());
+    }
+}
+
+/// Every group, variable (values, shape, coordinate or not) and attribute of the image is in
+/// the file, and the file has no others.
+fn assert_image_is_file(g: &hdf5::Group, m: &MemGroup) {
+    assert_attrs(g, &m.attrs);
+    let mut names = g.member_names().unwrap();
+    names.sort();
+    let mut ours: Vec<String> = m.vars.iter().map(|v| v.name.clone()).collect();
+    ours.extend(m.groups.iter().map(|c| c.name.clone()));
+    ours.sort();
+    assert_eq!(names, ours, "{}", g.name());
+    for v in &m.vars {
+        let ds = g.dataset(&v.name).unwrap();
+        assert_eq!(ds.shape(), v.shape, "{}", v.name);
+        assert_eq!(dimscale::is_scale(&ds).unwrap(), v.coord, "{}", v.name);
+        let back = match &v.values {
+            Values::F64(_) => Values::F64(ds.read_raw().unwrap()),
+            Values::I64(_) => Values::I64(ds.read_raw().unwrap()),
+            Values::I32(_) => Values::I32(ds.read_raw().unwrap()),
+            Values::U8(_) => Values::U8(ds.read_raw().unwrap()),
+            other => panic!("{}: sample has no {other:?}", v.name),
+        };
+        assert_eq!(back, v.values, "{}", v.name);
+        assert_attrs(&ds, &v.attrs);
+    }
+    for c in &m.groups {
+        assert_image_is_file(&g.group(&c.name).unwrap(), c);
+    }
+}
+
+#[test]
+fn memory_image_is_the_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = write_sample(&dir.path().join("s.h5"));
+    let out = H5Out::memory();
+    sample_body(&out);
+    let image = out.into_memory().unwrap();
+    let f = hdf5::File::open(&path).unwrap();
+    // Provenance differs in its time stamp only: compare the groups below the root.
+    assert_image_is_file(
+        &f.group("trajectory").unwrap(),
+        image.group("trajectory").unwrap(),
+    );
+    assert!(image
+        .attrs
+        .iter()
+        .any(|(k, v)| k == "title" && *v == Attr::Str("store test: a 3-link chain".into())));
+    let th = image.group("trajectory").unwrap().var("theta").unwrap();
+    assert_eq!(th.dims, ["time", "link"]);
+    assert_eq!(th.values, Values::F64(theta().iter().copied().collect()));
+    // A transposed view lands in logical order, as in the file.
+    let out = H5Out::memory();
+    let g = out.group("g").unwrap();
+    g.coord_i64("link", &LINKS, "1", "link index").unwrap();
+    g.coord("time", &TIME, "s", "time").unwrap();
+    g.var(
+        "theta_t",
+        &["link", "time"],
+        theta().t(),
+        "rad",
+        "transposed",
+    )
+    .unwrap();
+    drop(g);
+    let m = out.into_memory().unwrap();
+    let want: Vec<f64> = theta().t().iter().copied().collect();
+    assert_eq!(
+        m.group("g").unwrap().var("theta_t").unwrap().values,
+        Values::F64(want)
+    );
 }
 
 #[test]

@@ -1,22 +1,20 @@
 """pendula: chaos in pendulum chains, from Python.
 
 Every call goes through the same spec validation, analysis code and HDF5 store writers as the
-``pendula`` command line, so results match the CLI's files bit for bit and a bad value raises
+``pendula`` command line (the writers fill an in-memory image of the file, whose vectors NumPy
+takes over without a copy), so results match the CLI's files bit for bit and a bad value raises
 ``ValueError`` with the CLI's one-line message naming the spec field (a run that fails raises
 ``RuntimeError``). Long runs release the GIL and compute on rayon's threads; Ctrl-C raises
-``KeyboardInterrupt`` and discards the partial result (nothing is returned or left on disk).
+``KeyboardInterrupt`` and discards the partial result (nothing is returned).
 """
 
 import json
-import os
-import tempfile
 
 try:
     import tomllib
 except ImportError:  # Python < 3.11
     tomllib = None
 
-import h5py
 import numpy
 import xarray
 
@@ -152,59 +150,55 @@ def _integrator(**kw):
 
 
 def _run(spec, tree=False, call=None):
-    fd, path = tempfile.mkstemp(suffix=".h5", prefix="pendula-")
-    os.close(fd)
-    try:
-        group, arrays = (call(path), None) if call else _core.run(json.dumps(spec), path)
-        if tree:
-            with xarray.open_datatree(path, group=group, engine="h5netcdf") as dt:
-                return dt.load()
-        return _read_group(path, group, arrays or {})
-    finally:
-        os.unlink(path)
+    """Runs a spec (or ``call``, which returns the image itself) and gives its result group as
+    the CLI's file would read: a Dataset, or with ``tree`` a DataTree."""
+    if call is None:
+        group, image = _core.run(json.dumps(spec))
+    else:
+        group, image = "measure", call()
+    node = next(g for g in image["groups"] if g["name"] == group)
+    return _tree(node) if tree else _dataset(node)
 
 
-# HDF5's dimension-scale bookkeeping, which netCDF readers hide too.
-_HIDDEN_ATTRS = {"CLASS", "NAME", "REFERENCE_LIST", "DIMENSION_LIST", "_Netcdf4Dimid",
-                 "_Netcdf4Coordinates", "_nc3_strict"}
+# The NumPy type h5py reads each attribute type as.
+_ATTR_TYPES = {"f64": numpy.float64, "i64": numpy.int64, "i8": numpy.int8, "str": str}
 
 
-def _attr(v):
-    if isinstance(v, bytes):
-        return v.decode()
-    if isinstance(v, numpy.ndarray) and v.shape == (1,):
-        return v[0]
-    return v
+def _attr(kind, v):
+    if kind in _ATTR_TYPES:
+        return _ATTR_TYPES[kind](v)
+    # A one-element array attribute reads as its element, as xarray reads it.
+    return v[0] if v.shape == (1,) else v
 
 
-def _read_group(path, group, arrays=None):
-    """The group as ``xarray.open_dataset(path, group=group, engine="h5netcdf").load()`` gives
-    it (the tests check ``identical``), read with h5py directly: h5netcdf's per-variable
-    dimension lookups cost ~0.1 s per call, a tenth of a 256² map. Every dimension of our
-    files is a dimension scale of the same group, so a variable's dims are its scales' names.
+def _attrs(d):
+    return {k: _attr(*d[k]) for k in sorted(d)}
 
-    ``arrays`` are the run's own NumPy arrays (a map's per-pixel grids, which own the Rust
-    vectors): such a variable takes its dims and attributes from the file but its values from
-    the array, reshaped (a view, no copy), instead of reading them back."""
-    with h5py.File(path, "r") as f:
-        g = f[group]
-        coords, data = {}, {}
-        for name, obj in g.items():
-            if not isinstance(obj, h5py.Dataset):
-                continue
-            attrs = {k: _attr(v) for k, v in obj.attrs.items() if k not in _HIDDEN_ATTRS}
-            if obj.is_scale:
-                coords[name] = ((name,), obj[()], attrs)
-                continue
-            dims = tuple(d[0].name.rsplit("/", 1)[-1] for d in obj.dims)
-            a = (arrays or {}).get(name)
-            if a is not None and a.dtype == obj.dtype and a.size == obj.size:
-                values = a.reshape(obj.shape)
-            else:
-                values = obj[()]
-            data[name] = (dims, values, attrs)
-        gattrs = {k: _attr(v) for k, v in g.attrs.items() if k not in _HIDDEN_ATTRS}
-    return xarray.Dataset(data, coords=coords, attrs=gattrs)
+
+def _dataset(node):
+    """One group of the run's in-memory file image as ``xarray.Dataset``: what
+    ``xarray.open_dataset(FILE, group=..., engine="h5netcdf")`` gives for the CLI's file (the
+    tests check ``identical``, variable order, dtypes and attribute types). Each variable's
+    values are the Rust vector, owned by NumPy (moved, not copied) and reshaped (a view).
+    HDF5 lists a group's members by name, so the variables are sorted as there."""
+    coords, data = {}, {}
+    for name, dims, shape, values, attrs, coord in sorted(node["vars"], key=lambda v: v[0]):
+        values = values.reshape(shape)
+        (coords if coord else data)[name] = (dims, values, _attrs(attrs))
+    return xarray.Dataset(data, coords=coords, attrs=_attrs(node["attrs"]))
+
+
+def _tree(node):
+    """A group and its subgroups as ``xarray.DataTree``, as ``xarray.open_datatree`` gives it."""
+    nodes = {}
+
+    def walk(n, path):
+        nodes[path] = _dataset(n)
+        for c in sorted(n["groups"], key=lambda c: c["name"]):
+            walk(c, f"{path.rstrip('/')}/{c['name']}")
+
+    walk(node, "/")
+    return xarray.DataTree.from_dict(nodes)
 
 
 def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None, rtol=None,
@@ -277,16 +271,19 @@ def poincare(model, theta=None, omega=None, section=None, value=None, normal=Non
 
 
 def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=None, flip=None,
-        energy_skip=None, tile=None, kernel=None, tau=None, gali_order=None, angle_tol=None,
+        energy_skip=None, tile=None, kernel=None, tau=None, blocks=None, tolerance=None,
+        gali_order=None, angle_tol=None,
         omega_tol=None, dwell=None, max_period=None, repeats=None, energy=None, solve=None,
         dt=None, theta=None, omega=None, t_max=None):
     """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
-    ``lyapunov``, ``ftle``, ``final-state``, ``sali``, ``gali``), ``resolution`` (W or [W, H]),
+    ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``), ``resolution`` (W or
+    [W, H]),
     ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo, y_hi]), ``t_end``,
     ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
-    the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start.
+    the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start. A
+    Lyapunov map's ``blocks`` and ``tolerance`` give its per-pixel standard error and early stop.
     The Dataset has dims (``y``, ``x``) named after the two coordinates and the kind's variables
     (a flip-time map: ``flip_time``, ``flip_link``, ``class``, …), bit for bit the CLI's
     ``pendula map`` file. Tiles run on rayon's threads with the GIL released; Ctrl-C abandons
@@ -294,7 +291,8 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
     """
     table = {"kind": kind, "resolution": resolution, "x": x, "y": y, "window": window,
              "t_end": t_end, "flip": flip, "energy_skip": energy_skip, "tile": tile,
-             "kernel": kernel, "tau": tau, "gali_order": gali_order, "angle_tol": angle_tol,
+             "kernel": kernel, "tau": tau, "blocks": blocks, "tolerance": tolerance,
+             "gali_order": gali_order, "angle_tol": angle_tol,
              "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
              "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max}
     return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))
@@ -329,16 +327,16 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
         def grid(name, dtype):
             return numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
 
-        call = lambda path: _core.measure_map(
+        call = lambda: _core.measure_map(
             header, grid("class", numpy.uint8), grid("flip_step", numpy.int32),
-            grid("flip_link", numpy.uint8), path, variable=variable,
+            grid("flip_link", numpy.uint8), variable=variable,
             flip_before=None if flip_before is None else [float(t) for t in flip_before], **opts)
     else:
         for k, v in (("variable", variable), ("flip_before", flip_before)):
             if v is not None:
                 raise ValueError(f"{k}: applies to map Datasets; an array is its own labels")
         arr = labels if isinstance(labels, numpy.ndarray) else numpy.asarray(labels)
-        call = lambda path: _core.measure_labels(arr, path, **opts)
+        call = lambda: _core.measure_labels(arr, **opts)
     return _run(None, tree=True, call=call)
 
 
@@ -357,6 +355,6 @@ def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, 
         raise ValueError("model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")")
     spec = json.dumps(_spec(model, "simulate", {"theta": [0.0] * model.links}, {"t_end": 1.0}))
     energies = [float(e) for e in (energies or [])]
-    call = lambda path: _core.chaotic_fraction(spec, energies, samples, path, seed=seed,
+    call = lambda: _core.chaotic_fraction(spec, energies, samples, seed=seed,
                                                t_end=t_end, dt=dt, tau=tau)
     return _run(None, tree=True, call=call)

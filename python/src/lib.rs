@@ -1,22 +1,23 @@
 //! `pendula._core`: runs a spec through the library exactly as `pendula run` does and writes the
-//! result group with the CLI's own store writers, so that the Python package's datasets carry
-//! the same variables, dims, units and attributes as the CLI's HDF5 files.
+//! result group with the CLI's own store writers into an in-memory image of the file, so that
+//! the Python package's datasets carry the same variables, dims, units and attributes as the
+//! CLI's HDF5 files, and its NumPy arrays own the written vectors (no file, no copy back).
 
-use numpy::IntoPyArray;
-use pendula::analysis::map::{self as amap, MapData, MapOptions, TileResult};
+use pendula::analysis::map::{self as amap, MapOptions, TileResult};
 use pendula::analysis::{self, cart, modes, poincare};
 use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
 use pendula::spec::{self, Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
-use pendula::store::map::{coord_name, write_map, MapInfo};
+use pendula::store::map::{coord_name, map_image, MapInfo};
+use pendula::store::memory::MemGroup;
 use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
-use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
+mod image;
 mod measure;
 
 /// Above this many pixels (or this edge) the CLI asks for `--force`; the package refuses, as
@@ -120,60 +121,28 @@ fn watched<T: Send>(
     }
 }
 
-/// Runs the spec's analysis and writes its result group to the HDF5 file `path`; returns the
-/// group's name and, for a map, its big per-pixel arrays as NumPy arrays that own the Rust
-/// vectors (moved, not copied), keyed by their variable names in the group. The file still
-/// gives every variable's dims, units and attributes. A cancelled run writes nothing.
+/// Runs the spec's analysis and returns the name of its result group and the image of the
+/// file the CLI would write (see [`image::to_py`]). A cancelled run returns nothing.
 #[pyfunction]
-fn run<'py>(
-    py: Python<'py>,
-    spec_json: &str,
-    path: &str,
-) -> PyResult<(String, Option<Bound<'py, PyDict>>)> {
+fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
     let spec = validated(spec_json)?;
-    let path = PathBuf::from(path);
-    let kind = match &spec.analysis {
-        Analysis::Map(o) => Some(o.kind.name().to_string()),
-        _ => None,
-    };
-    let (group, data) = watched(py, move |cancel| match &spec.model {
-        Model::Planar(chain) => run_planar(&spec, chain, &path, cancel),
-        Model::Cart(sys) => run_cart(&spec, sys, &path, cancel).map(|g| (g, None)),
+    let (group, tree) = watched(py, move |cancel| match &spec.model {
+        Model::Planar(chain) => run_planar(&spec, chain, cancel),
+        Model::Cart(sys) => run_cart(&spec, sys, cancel),
     })?;
-    let Some(d) = data else {
-        return Ok((group, None));
-    };
-    let arrays = PyDict::new(py);
-    arrays.set_item("class", d.class.into_pyarray(py))?;
-    if !d.flip_step.is_empty() {
-        arrays.set_item("flip_step", d.flip_step.into_pyarray(py))?;
-        arrays.set_item("flip_link", d.flip_link.into_pyarray(py))?;
-    }
-    if let Some((name, _, _)) = kind.as_deref().and_then(pendula::store::map::value_var) {
-        if !d.value.is_empty() {
-            arrays.set_item(name, d.value.into_pyarray(py))?;
-        }
-    }
-    Ok((group, Some(arrays)))
+    Ok((group, image::to_py(py, tree)?))
 }
 
-/// Writes one result group as the CLI's `-o FILE.h5` does ([`store::write_file`]).
+/// The result as the CLI's `-o FILE.h5` would write it ([`store::write_file`]), in memory.
 fn write(
     spec: &Spec,
-    path: &Path,
     body: impl FnOnce(&store::H5Out) -> Result<(), StoreError>,
-) -> Result<(), Failure> {
+) -> Result<MemGroup, Failure> {
     let prov = Provenance::now("pendula (python)", &spec.text);
-    store::write_file(path, true, &prov, &spec.title, body)?;
-    Ok(())
+    Ok(store::write_memory(&prov, &spec.title, body)?)
 }
 
-fn run_planar(
-    spec: &Spec,
-    chain: &Chain,
-    path: &Path,
-    cancel: Cancel,
-) -> Result<(String, Option<MapData>), Failure> {
+fn run_planar(spec: &Spec, chain: &Chain, cancel: Cancel) -> Result<(String, MemGroup), Failure> {
     let info = RunInfo {
         title: &spec.title,
         model_name: &spec.model_name,
@@ -189,10 +158,10 @@ fn run_planar(
             if cancel.is_set() || !tr.complete {
                 return Err(Failure::Interrupted);
             }
-            write(spec, path, |out| {
+            let tree = write(spec, |out| {
                 store::write_trajectory(out, &info, &tr, Some(opts))
             })?;
-            Ok(("trajectory".into(), None))
+            Ok(("trajectory".into(), tree))
         }
         Analysis::Lyapunov(run) => {
             use analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
@@ -211,18 +180,18 @@ fn run_planar(
             if cancel.is_set() || !r.complete {
                 return Err(Failure::Interrupted);
             }
-            write(spec, path, |out| {
+            let tree = write(spec, |out| {
                 store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
             })?;
-            Ok(("lyapunov".into(), None))
+            Ok(("lyapunov".into(), tree))
         }
         Analysis::Modes(opts) => {
             let r = modes::modes_cancellable(chain, opts, &cancel).map_err(run_err)?;
             if cancel.is_set() || !r.complete {
                 return Err(Failure::Interrupted);
             }
-            write(spec, path, |out| store::write_modes(out, &info, &r))?;
-            Ok(("modes".into(), None))
+            let tree = write(spec, |out| store::write_modes(out, &info, &r))?;
+            Ok(("modes".into(), tree))
         }
         Analysis::Poincare(opts) => {
             let r = poincare::poincare(chain, opts, &mut obs).map_err(run_err)?;
@@ -237,12 +206,10 @@ fn run_planar(
                     opts.orbit.t_max
                 )));
             }
-            write(spec, path, |out| {
-                store::write_poincare(out, &info, opts, &r)
-            })?;
-            Ok(("poincare".into(), None))
+            let tree = write(spec, |out| store::write_poincare(out, &info, opts, &r))?;
+            Ok(("poincare".into(), tree))
         }
-        Analysis::Map(opts) => run_map(spec, chain, opts, path, cancel).map(|(g, d)| (g, Some(d))),
+        Analysis::Map(opts) => run_map(spec, chain, opts, cancel),
         other => Err(Failure::Input(format!(
             "kind: {} is not offered by the Python package",
             other.kind()
@@ -283,14 +250,14 @@ fn map_info(spec: &Spec, chain: &Chain, opts: &MapOptions) -> MapInfo {
 }
 
 /// A map: every tile on rayon's pool (as `pendula map`), kept in memory instead of the CLI's
-/// checkpoint, then written by the CLI's map writer. A stop request discards the tiles.
+/// checkpoint, then assembled by the CLI's map writer into the file's image (each tile freed
+/// once its band is written). A stop request discards the tiles.
 fn run_map(
     spec: &Spec,
     chain: &Chain,
     opts: &MapOptions,
-    path: &Path,
     cancel: Cancel,
-) -> Result<(String, MapData), Failure> {
+) -> Result<(String, MemGroup), Failure> {
     let (w, h) = (opts.grid.width, opts.grid.height);
     if w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE {
         return Err(Failure::Input(format!(
@@ -302,12 +269,8 @@ fn run_map(
     let count = opts.tiling().count();
     let todo: Vec<usize> = (0..count).collect();
     let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
-    // The assembled arrays handed to NumPy (the writer assembles its own bands).
-    let mut data = MapData::new(opts);
-    let tiling = opts.tiling();
     let mut obs = Cancellable(cancel.clone());
     let summary = amap::run_tiles(chain, opts, &todo, &mut obs, &mut |t| {
-        data.insert(&tiling, &t);
         let i = t.index;
         tiles[i] = Some(t);
         Ok(())
@@ -318,9 +281,7 @@ fn run_map(
     }
     let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
     let prov = Provenance::now("pendula (python)", &spec.text);
-    write_map(
-        path,
-        true,
+    let (tree, _) = map_image(
         chain,
         &info,
         &have,
@@ -332,11 +293,11 @@ fn run_map(
         },
         &prov,
     )?;
-    Ok(("map".into(), data))
+    Ok(("map".into(), tree))
 }
 
 /// The cart chain's analyses, with the CLI's writers (`run_cart` of each subcommand).
-fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result<String, Failure> {
+fn run_cart(spec: &Spec, sys: &CartChain, cancel: Cancel) -> Result<(String, MemGroup), Failure> {
     let mut obs = Cancellable(cancel.clone());
     match &spec.analysis {
         Analysis::Simulate(opts) => {
@@ -345,11 +306,11 @@ fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result
             if cancel.is_set() || !tr.complete {
                 return Err(Failure::Interrupted);
             }
-            write(spec, path, |out| {
+            let tree = write(spec, |out| {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
             })?;
-            Ok("trajectory".into())
+            Ok(("trajectory".into(), tree))
         }
         Analysis::Modes(opts) => {
             let signs: Vec<Vec<f64>> = opts
@@ -362,11 +323,11 @@ fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result
                 .map(|s| cart::cart_modes(sys, s))
                 .collect::<Result<_, _>>()
                 .map_err(|e| Failure::Input(e.to_string()))?;
-            write(spec, path, |out| {
+            let tree = write(spec, |out| {
                 let g = out.group("modes")?;
                 store::cart::write_cart_modes(&g, sys, &m, &signs)
             })?;
-            Ok("modes".into())
+            Ok(("modes".into(), tree))
         }
         Analysis::Lyapunov(run) => {
             let r = analysis::lyapunov::lyapunov_spectrum(
@@ -380,7 +341,7 @@ fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result
             if cancel.is_set() || !r.complete {
                 return Err(Failure::Interrupted);
             }
-            write(spec, path, |out| {
+            let tree = write(spec, |out| {
                 let g = out.group("lyapunov")?;
                 store::write_lyapunov(&g, &r)?;
                 g.initial_state(&spec.x0)?;
@@ -388,7 +349,7 @@ fn run_cart(spec: &Spec, sys: &CartChain, path: &Path, cancel: Cancel) -> Result
                 g.attr_str("model", "cart-chain")?;
                 Ok(())
             })?;
-            Ok("lyapunov".into())
+            Ok(("lyapunov".into(), tree))
         }
         other => Err(Failure::Input(format!(
             "kind: {} of the cart chain is not offered by the Python package",

@@ -3,20 +3,21 @@
 //! map file), measured by the library and written by the CLI's `measure` group writer, with
 //! the CLI's checks and messages (flags named as the spec's `[measure]` keys).
 
-use super::{watched, Failure};
+use super::{image, watched, Failure};
 use numpy::{
     PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
 };
 use pendula::analysis::measure::chaotic::{self, ChaoticOptions};
+use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
 use pendula::analysis::measure::{
-    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, Stage, What,
+    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, What,
 };
 use pendula::integrate::Method;
 use pendula::spec::Model;
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
-use std::path::PathBuf;
+use pyo3::types::PyDict;
 
 /// The measures' options from the keywords, with the CLI's defaults and checks (`options`).
 #[allow(clippy::too_many_arguments)]
@@ -62,46 +63,24 @@ fn options(
     Ok(o)
 }
 
-/// One label grid to measure (the CLI's `Labelled`).
-struct Labelled {
-    name: String,
-    source: String,
-    grid: LabelGrid,
-    extent: Option<[f64; 4]>,
-    axes: Option<[(String, String); 2]>,
+/// The package spells an option as its spec key.
+fn key(k: &str) -> String {
+    k.to_string()
 }
 
-/// A measure refused as bad input, naming the option that drives it (the CLI's `refused`).
-fn refused(stage: Stage, e: MeasureError, what: &str) -> Failure {
-    let flag = match (&e, stage) {
-        (MeasureError::FewLabels(_), _) => what.to_string(),
-        (_, Stage::Boundary) => format!("{what} (box counting)"),
-        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
-            what.to_string()
-        }
-        (_, Stage::Uncertainty) => "max_eps".into(),
-        (_, Stage::Entropy) => "entropy_eps".into(),
-        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
-            format!("what wada ({what})")
-        }
-        (_, Stage::Wada) => "wada_radius".into(),
-    };
-    Failure::Input(format!("{flag}: {e}"))
-}
-
-/// Measures every grid (off the GIL) and writes group `measure` to `path`.
+/// Measures every grid (off the GIL); the image of the file with group `measure` that the CLI
+/// would write.
 fn measure_all(
     py: Python<'_>,
     grids: Vec<Labelled>,
     opts: MeasureOptions,
     title: String,
-    path: &str,
-) -> PyResult<String> {
-    let path = PathBuf::from(path);
-    watched(py, move |_cancel| {
+) -> PyResult<Bound<'_, PyDict>> {
+    let tree = watched(py, move |_cancel| {
         let mut sets = Vec::new();
         for l in grids {
-            let m = measure(&l.grid, &opts).map_err(|(s, e)| refused(s, e, &l.name))?;
+            let m = measure(&l.grid, &opts)
+                .map_err(|(s, e)| Failure::Input(refusal(s, &e, &l.name, &key)))?;
             sets.push(MeasuredSet {
                 source: l.source,
                 nx: l.grid.nx,
@@ -113,11 +92,11 @@ fn measure_all(
             });
         }
         let prov = Provenance::now("pendula (python)", "");
-        store::write_file(&path, true, &prov, &title, |out| {
+        Ok(store::write_memory(&prov, &title, |out| {
             store::write_measure(out, &opts, &sets)
-        })?;
-        Ok("measure".into())
-    })
+        })?)
+    })?;
+    image::to_py(py, tree)
 }
 
 fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
@@ -134,12 +113,11 @@ fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
 /// `store::read_labels` (rank 2, an integer type, values within i32), read without a copy
 /// when it is a C-contiguous int32 array.
 #[pyfunction]
-#[pyo3(signature = (labels, path, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (labels, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn measure_labels(
-    py: Python<'_>,
+pub fn measure_labels<'py>(
+    py: Python<'py>,
     labels: &Bound<'_, PyAny>,
-    path: &str,
     what: Option<&str>,
     extent: Option<Vec<f64>>,
     max_eps: Option<usize>,
@@ -147,7 +125,7 @@ pub fn measure_labels(
     shifts: Option<usize>,
     seed: Option<u64>,
     wada_radius: Option<usize>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
     let bad = |m: String| PyValueError::new_err(format!("labels: {m}"));
@@ -196,30 +174,20 @@ pub fn measure_labels(
         extent,
         axes: None,
     }];
-    measure_all(py, grids, opts, "Measures of a NumPy array".into(), path)
-}
-
-fn axis_units(name: &str) -> String {
-    if name.starts_with("omega") {
-        "rad s-1"
-    } else {
-        "rad"
-    }
-    .into()
+    measure_all(py, grids, opts, "Measures of a NumPy array".into())
 }
 
 /// The label grids of a map Dataset, as `pendula measure FILE.h5` reads a map file: `class`,
 /// or `flip_step`/`flip_link` thresholded at each `flip_before` time (default `t_max`).
 #[pyfunction]
-#[pyo3(signature = (header, class, flip_step, flip_link, path, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (header, class, flip_step, flip_link, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn measure_map(
-    py: Python<'_>,
+pub fn measure_map<'py>(
+    py: Python<'py>,
     header: (String, bool, f64, f64, Vec<f64>, String, String),
     class: PyReadonlyArray2<'_, u8>,
     flip_step: Option<PyReadonlyArray2<'_, i32>>,
     flip_link: Option<PyReadonlyArray2<'_, u8>>,
-    path: &str,
     variable: Option<String>,
     flip_before: Option<Vec<f64>>,
     extent: Option<Vec<f64>>,
@@ -229,124 +197,56 @@ pub fn measure_map(
     shifts: Option<usize>,
     seed: Option<u64>,
     wada_radius: Option<usize>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let (kind, complete, t_max, dt, window, x_name, y_name) = header;
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
-    let bad = |m: String| PyValueError::new_err(m);
-    if !complete {
-        return Err(bad(
-            "measure: the map is incomplete (a shard or interrupted map); merge or resume it first"
-                .into(),
-        ));
-    }
-    let flip = kind == "flip-time";
-    let var = variable.unwrap_or_else(|| if flip { "flip_step" } else { "class" }.into());
-    let allowed: &[&str] = if flip {
-        &["flip_step", "flip_link", "class"]
-    } else {
-        &["class"]
-    };
-    if !allowed.contains(&var.as_str()) {
-        return Err(bad(format!(
-            "variable: `{var}` is not a label variable of this {kind} map (expected {})",
-            allowed.join(", ")
-        )));
-    }
-    let thresholded = var != "class";
-    let flip_before = flip_before.unwrap_or_default();
-    if !thresholded && !flip_before.is_empty() {
-        return Err(bad(
-            "flip_before: thresholds flip_step or flip_link of a flip-time map, not class".into(),
-        ));
-    }
-    for &t in &flip_before {
-        if !(t.is_finite() && t > 0.0 && t <= t_max * (1.0 + 1e-12)) {
-            return Err(bad(format!(
-                "flip_before: {t} must be in (0, t_max = {t_max} s]"
-            )));
-        }
-    }
     let (height, width) = class.as_array().dim();
-    let axes = Some([
-        (x_name.clone(), axis_units(&x_name)),
-        (y_name.clone(), axis_units(&y_name)),
-    ]);
-    let extent = Some(extent.unwrap_or([window[0], window[1], window[2], window[3]]));
-    let file = "the map Dataset";
-    let make = |name: String, source: String, labels: Vec<i32>| {
-        let grid = LabelGrid::new(width, height, &labels)
-            .map_err(|e| bad(format!("{file} variable {var} ({name}): {e}")))?;
-        Ok::<Labelled, PyErr>(Labelled {
-            name,
-            source,
-            grid,
-            extent,
-            axes: axes.clone(),
-        })
+    let class = class.as_slice()?;
+    let flip_step = flip_step.as_ref().map(|a| a.as_slice()).transpose()?;
+    let flip_link = flip_link.as_ref().map(|a| a.as_slice()).transpose()?;
+    let m = MapGrids {
+        kind: &kind,
+        complete,
+        t_max,
+        dt,
+        width,
+        height,
+        axes: [&x_name, &y_name],
+        window: [window[0], window[1], window[2], window[3]],
+        class,
+        flip_step: flip_step.unwrap_or_default(),
+        flip_link: flip_link.unwrap_or_default(),
+        // The aux columns stay in the Dataset: attractor labels are the CLI's.
+        attractor: None,
     };
-    let mut grids = Vec::new();
-    if !thresholded {
-        let labels = class.as_array().iter().map(|&c| i32::from(c)).collect();
-        grids.push(make("class".into(), format!("class of {file}"), labels)?);
-    } else {
-        let missing = || {
-            bad(format!(
-                "variable: {var} needs the map's flip_step and flip_link"
-            ))
-        };
-        let steps = flip_step.ok_or_else(missing)?;
-        let links = flip_link.ok_or_else(missing)?;
-        let (steps, links) = (steps.as_array(), links.as_array());
-        let times = if flip_before.is_empty() {
-            vec![t_max]
-        } else {
-            flip_before
-        };
-        for t in times {
-            let labels: Vec<i32> = steps
-                .iter()
-                .zip(links.iter())
-                .map(|(&k, &l)| {
-                    let flipped = k > 0 && f64::from(k) * dt <= t * (1.0 + 1e-12);
-                    match (flipped, var.as_str()) {
-                        (false, _) => 0,
-                        (true, "flip_link") => i32::from(l),
-                        (true, _) => 1,
-                    }
-                })
-                .collect();
-            let name = format!("flipped by t = {t} s");
-            let what = if var == "flip_link" {
-                "first link to flip (0 = none)"
-            } else {
-                "flipped (1) or not (0)"
-            };
-            let source = format!(
-                "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {dt} s, t_max = {t_max} s; never flipped, forbidden and diverged pixels are 0)"
-            );
-            grids.push(make(name, source, labels)?);
-        }
-    }
-    measure_all(py, grids, opts, "Measures of the map Dataset".into(), path)
+    let grids = map_labels(
+        &m,
+        variable.as_deref(),
+        &flip_before.unwrap_or_default(),
+        extent,
+        "the map Dataset",
+        &key,
+    )
+    .map_err(PyValueError::new_err)?;
+    measure_all(py, grids, opts, "Measures of the map Dataset".into())
 }
 
 /// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on
 /// Liouville-uniform starts, written as the CLI's group `measure/chaotic_fraction`.
 #[pyfunction]
-#[pyo3(signature = (spec_json, energies, samples, path, seed=None, t_end=None, dt=None, tau=None))]
+#[pyo3(signature = (spec_json, energies, samples, seed=None, t_end=None, dt=None, tau=None))]
 #[allow(clippy::too_many_arguments)]
-pub fn chaotic_fraction(
-    py: Python<'_>,
+pub fn chaotic_fraction<'py>(
+    py: Python<'py>,
     spec_json: &str,
     energies: Vec<f64>,
     samples: Option<usize>,
-    path: &str,
     seed: Option<u64>,
     t_end: Option<f64>,
     dt: Option<f64>,
     tau: Option<f64>,
-) -> PyResult<String> {
+) -> PyResult<Bound<'py, PyDict>> {
     let bad = |m: String| PyValueError::new_err(m);
     if energies.is_empty() {
         return Err(bad("energies: give at least one shell energy (J)".into()));
@@ -414,9 +314,8 @@ pub fn chaotic_fraction(
             }
         }))
     };
-    let path = PathBuf::from(path);
     let name = spec.model_name.clone();
-    watched(py, move |_cancel| {
+    let tree = watched(py, move |_cancel| {
         // The library's own checks (conservative chain, energies above the hanging rest)
         // before any work, as the CLI.
         for &e in &energies {
@@ -437,9 +336,9 @@ pub fn chaotic_fraction(
             options: o,
         };
         let prov = Provenance::now("pendula (python)", "");
-        store::write_file(&path, true, &prov, &title, |out| {
+        Ok(store::write_memory(&prov, &title, |out| {
             store::write_chaotic_fraction(out, &run, &rows)
-        })?;
-        Ok("measure".into())
-    })
+        })?)
+    })?;
+    image::to_py(py, tree)
 }

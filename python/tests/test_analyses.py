@@ -1,6 +1,7 @@
 """map, modes, poincare and the cart chain from Python against the CLI: same numbers bit for bit,
 same messages, closed forms, GIL released while a map computes, Ctrl-C, and the map's speed."""
 
+import json
 import os
 import pathlib
 import signal
@@ -97,7 +98,8 @@ def test_flip_map_matches_cli_bit_for_bit(tmp_path, kernel):
 # Each kind's extra [map] keys; final-state needs a damped chain (the same one on both sides).
 MAP_KINDS = {
     "energy-error": {"t_end": 2.0},
-    "lyapunov": {"t_end": 2.0, "tau": 0.5},
+    "lyapunov": {"t_end": 4.0, "tau": 0.25, "blocks": 8, "tolerance": 0.5},
+    "megno": {"t_end": 2.0, "tau": 0.5},
     "ftle": {"t_end": 2.0},
     "sali": {"t_end": 2.0, "tau": 0.5},
     "gali": {"t_end": 2.0, "tau": 0.5, "gali_order": 3},
@@ -126,6 +128,12 @@ def test_every_map_kind_matches_cli(tmp_path, kind):
     with h5py.File(out, "r") as f:
         assert_same(f["map"], ds)
     assert ds.attrs["kind"] == kind and ds.sizes["theta1"] == ds.sizes["theta2"] == 8
+    if kind == "lyapunov":
+        # The error bars and the early stop came through (some pixels stop before t_end).
+        assert ds.attrs["blocks"] == 8 and ds.attrs["tolerance"] == 0.5
+        used = ds["time_used"].values
+        assert np.all(used <= 4.0) and np.any(used < 4.0), used
+        assert np.all(np.isfinite(ds["lyapunov_standard_error"].values))
 
 
 def test_map_window_coordinates_and_rk4_order():
@@ -158,27 +166,62 @@ READER_CASES = {
 }
 
 
+READER_CASES["poincare"] = ({"preset": "double"}, "poincare", None,
+                             {"energy": [-10.0], "grid": [3, 2], "crossings": 20})
+TREES = {"poincare"}
+
+
+def toml(spec):
+    """A spec dict as TOML (scalars, arrays and inline tables: JSON's spelling suits them)."""
+    def value(v):
+        if isinstance(v, dict):
+            return "{ " + ", ".join(f"{k} = {value(x)}" for k, x in v.items()) + " }"
+        if isinstance(v, list):
+            return "[" + ", ".join(value(x) for x in v) + "]"
+        return json.dumps(v)
+    top = [f"{k} = {value(v)}" for k, v in spec.items() if not isinstance(v, dict)]
+    tables = [f"[{k}]\n" + "\n".join(f"{a} = {value(b)}" for a, b in v.items())
+              for k, v in spec.items() if isinstance(v, dict)]
+    return "\n".join(top + tables) + "\n"
+
+
+def assert_types_equal(ours, ref, where):
+    assert list(ours.data_vars) == list(ref.data_vars) and list(ours.coords) == list(ref.coords), where
+    for name in ref.variables:
+        assert ours[name].dtype == ref[name].dtype, (where, name)
+        assert {k: type(v) for k, v in ours[name].attrs.items()} == \
+            {k: type(v) for k, v in ref[name].attrs.items()}, (where, name)
+    assert {k: type(v) for k, v in ours.attrs.items()} == {k: type(v) for k, v in ref.attrs.items()}, where
+
+
+@needs_cli
 @pytest.mark.parametrize("case", sorted(READER_CASES))
-def test_reader_is_xarrays(tmp_path, case):
-    """The package's h5py reader gives exactly what xarray.open_dataset(engine="h5netcdf")
-    gives: same variables in the same order, dims, values, dtypes and attributes."""
-    import json
+def test_result_is_xarrays_reading_of_the_cli_file(tmp_path, case):
+    """What the package returns (built from the writers' in-memory image, no file) is exactly
+    what xarray.open_dataset / open_datatree(engine="h5netcdf") gives for the CLI's file of the
+    same spec: same variables in the same order, dims, values, dtypes and attribute types."""
     import xarray
     model, kind, initial, table = READER_CASES[case]
     spec = {"kind": kind, "model": model, kind: table}
     if initial:
         spec["initial"] = initial
-    path = str(tmp_path / "r.h5")
-    group, _ = pendula._core.run(json.dumps(spec), path)
-    ours = pendula._read_group(path, group)
-    with xarray.open_dataset(path, group=group, engine="h5netcdf") as ref:
+    done, out = run_cli(tmp_path, toml(spec))
+    assert done.returncode == 0, done.stderr
+    group = {"simulate": "trajectory"}.get(kind, kind)
+    if case in TREES:
+        ours = pendula._run(spec, tree=True)
+        with xarray.open_datatree(out, group=group, engine="h5netcdf") as ref:
+            ref.load()
+        assert ours.identical(ref)
+        for node in ref.subtree:
+            assert_types_equal(ours[node.path].to_dataset(), node.to_dataset(), node.path)
+        return
+    ours = pendula._run(spec)
+    with xarray.open_dataset(out, group=group, engine="h5netcdf") as ref:
         ref.load()
+    # The provenance's time stamp is the only attribute that may differ, and it is on the root.
     assert ours.identical(ref)
-    assert list(ours.data_vars) == list(ref.data_vars) and list(ours.coords) == list(ref.coords)
-    for name in ref.variables:
-        assert ours[name].dtype == ref[name].dtype, name
-        assert {k: type(v) for k, v in ours[name].attrs.items()} == {k: type(v) for k, v in ref[name].attrs.items()}, name
-    assert {k: type(v) for k, v in ours.attrs.items()} == {k: type(v) for k, v in ref.attrs.items()}
+    assert_types_equal(ours, ref, case)
 
 
 def test_gil_released_while_a_map_computes():
@@ -374,16 +417,25 @@ def _root(a):
     return a
 
 
-@pytest.mark.parametrize("kind,names", [("flip-time", ["flip_step", "flip_link", "class"]),
-                                        ("energy-error", ["energy_error", "class"])])
-def test_map_arrays_are_the_rust_vectors_not_copies(kind, names):
-    """A map's per-pixel grids are views of NumPy arrays owning the Rust vectors (rust-numpy's
-    PySliceContainer), not arrays h5py read back (which own their data)."""
-    ds = pendula.map(DOUBLE, kind=kind, resolution=16, t_end=1.0, dt=0.01)
-    for name in names:
-        v = ds[name].values
-        assert not v.flags.owndata, name
-        owner = _root(v)
-        assert type(owner).__name__ == "PySliceContainer", (name, type(owner))
-    # Arrays read back from the file are not such views: the check tells them apart.
-    assert type(_root(ds["tile_steps"].values)).__name__ != "PySliceContainer"
+@pytest.mark.parametrize("case", sorted(READER_CASES))
+def test_result_arrays_are_the_rust_vectors_not_copies(case):
+    """Every data variable of a result (a map's grids and tiles, a trajectory, modes, a
+    section's crossings) is a view of a NumPy array owning the Rust vector the store writer
+    filled (rust-numpy's PySliceContainer), not an array read back from a file. The dimension
+    coordinates are left out: xarray keeps them as pandas indexes of its own."""
+    model, kind, initial, table = READER_CASES[case]
+    spec = {"kind": kind, "model": model, kind: table}
+    if initial:
+        spec["initial"] = initial
+    result = pendula._run(spec, tree=case in TREES)
+    datasets = [n.to_dataset(inherit=False) for n in result.subtree] if case in TREES else [result]
+    names = 0
+    for ds in datasets:
+        for name, var in ds.data_vars.items():
+            v = var.values
+            assert not v.flags.owndata, (case, name)
+            assert type(_root(v)).__name__ == "PySliceContainer", (case, name, type(_root(v)))
+            names += 1
+    assert names >= 3, case
+    # An array NumPy made itself is not such a view: the check tells them apart.
+    assert type(_root(np.arange(3.0).reshape(3, 1))).__name__ != "PySliceContainer"

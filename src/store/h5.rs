@@ -1,6 +1,8 @@
 //! The HDF5 writer: [`H5Out`] (the file), [`GroupWriter`] (a group) and [`Var`] (a
-//! variable or coordinate, for adding attributes).
+//! variable or coordinate, for adding attributes). The same writer also builds the file's
+//! in-memory image ([`H5Out::memory`]) for the Python package, so both get one layout.
 
+use std::cell::RefCell;
 use std::fs;
 use std::marker::PhantomData;
 use std::path::{Path, PathBuf};
@@ -9,8 +11,9 @@ use std::str::FromStr;
 use hdf5::file::FileCloseDegree;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, Group, H5Type, Location};
-use ndarray::{ArrayView, Dimension};
+use ndarray::{s, ArrayView, Dimension};
 
+use super::memory::{Attr, Elem, Image, MemGroup, MemVar, Values};
 use super::{check_output_path, dimscale, Provenance, StoreError};
 
 /// Chunks are at most this many bytes: the default HDF5 chunk cache is 1 MiB, so a whole
@@ -19,7 +22,7 @@ const CHUNK_TARGET_BYTES: usize = 1 << 20;
 /// zlib level 4: close to level 9 in size on floating-point data, much faster.
 const DEFLATE_LEVEL: u8 = 4;
 
-/// An HDF5 result file being written to `PATH.partial`.
+/// An HDF5 result file being written to `PATH.partial`, or its image in memory.
 ///
 /// [`finish`](H5Out::finish) closes it and renames it to `PATH`; dropping it unfinished
 /// deletes the `.partial`, so an error or panic never leaves a file that looks complete.
@@ -29,6 +32,8 @@ pub struct H5Out {
     file: Option<File>,
     path: PathBuf,
     partial: PathBuf,
+    /// The in-memory image (no file) of [`H5Out::memory`].
+    image: Option<RefCell<Image>>,
 }
 
 impl H5Out {
@@ -58,34 +63,50 @@ impl H5Out {
             file: Some(file),
             path,
             partial,
+            image: None,
         })
     }
 
-    /// The final path, written by [`finish`](H5Out::finish).
+    /// An image in memory of the file the writers would write: same groups, variables,
+    /// dims and attributes, no file. [`into_memory`](H5Out::into_memory) gives it.
+    pub fn memory() -> H5Out {
+        H5Out {
+            file: None,
+            path: PathBuf::new(),
+            partial: PathBuf::new(),
+            image: Some(RefCell::new(Image::new())),
+        }
+    }
+
+    /// The final path, written by [`finish`](H5Out::finish) (empty for an image).
     pub fn path(&self) -> &Path {
         &self.path
     }
 
-    /// The `.partial` path being written now.
+    /// The `.partial` path being written now (empty for an image).
     pub fn partial_path(&self) -> &Path {
         &self.partial
     }
 
-    fn file(&self) -> &File {
-        self.file
+    fn at_root(&self) -> Result<At<'_>, StoreError> {
+        if let Some(image) = &self.image {
+            return Ok(At::Mem(image, 0));
+        }
+        let file = self
+            .file
             .as_ref()
-            .expect("H5Out file is open until finish or drop")
+            .expect("H5Out file is open until finish or drop");
+        let group = file.group("/").map_err(|source| StoreError::Hdf5 {
+            what: "opening the root group".into(),
+            source,
+        })?;
+        Ok(At::File(group, PhantomData))
     }
 
     /// The root group: for file-wide attributes such as `title`.
     pub fn root(&self) -> Result<GroupWriter<'_>, StoreError> {
-        let group = self.file().group("/").map_err(|source| StoreError::Hdf5 {
-            what: "opening the root group".into(),
-            source,
-        })?;
         Ok(GroupWriter {
-            group,
-            _file: PhantomData,
+            at: self.at_root()?,
         })
     }
 
@@ -112,9 +133,11 @@ impl H5Out {
     }
 
     /// Closes the file and renames `PATH.partial` to `PATH` (atomic on one file system),
-    /// returning `PATH`. On failure the `.partial` is deleted.
+    /// returning `PATH`. On failure the `.partial` is deleted. An image is dropped.
     pub fn finish(mut self) -> Result<PathBuf, StoreError> {
-        let file = self.file.take().expect("H5Out file is open until finish");
+        let Some(file) = self.file.take() else {
+            return Ok(PathBuf::new());
+        };
         file.close().map_err(|source| StoreError::Hdf5 {
             what: format!("closing {}", self.partial.display()),
             source,
@@ -128,6 +151,11 @@ impl H5Out {
         self.partial = PathBuf::new();
         Ok(self.path.clone())
     }
+
+    /// The image of [`H5Out::memory`] as a tree from its root group (None for a file).
+    pub fn into_memory(mut self) -> Option<MemGroup> {
+        self.image.take().map(|i| i.into_inner().into_tree())
+    }
 }
 
 impl Drop for H5Out {
@@ -140,18 +168,30 @@ impl Drop for H5Out {
     }
 }
 
+/// Where a writer writes: an HDF5 group, or group `usize` of an image.
+#[derive(Debug)]
+enum At<'f> {
+    File(Group, PhantomData<&'f H5Out>),
+    Mem(&'f RefCell<Image>, usize),
+}
+
 /// A group being written; borrows its [`H5Out`].
 #[derive(Debug)]
 pub struct GroupWriter<'f> {
-    group: Group,
-    _file: PhantomData<&'f H5Out>,
+    at: At<'f>,
 }
 
 /// A dataset just written (variable or coordinate), for adding attributes.
 #[derive(Debug)]
 pub struct Var<'f> {
-    ds: Dataset,
-    _file: PhantomData<&'f H5Out>,
+    at: VarAt<'f>,
+}
+
+#[derive(Debug)]
+enum VarAt<'f> {
+    File(Dataset, PhantomData<&'f H5Out>),
+    /// Variable `.2` of group `.1`.
+    Mem(&'f RefCell<Image>, usize, usize),
 }
 
 fn check_name(name: &str) -> Result<(), StoreError> {
@@ -228,27 +268,53 @@ fn hdf5_ctx<'a>(what: impl FnOnce() -> String + 'a) -> impl FnOnce(hdf5::Error) 
     }
 }
 
-impl<'f> GroupWriter<'f> {
-    /// The HDF5 group itself, for writers that stream a large array slab by slab (map tiles).
-    pub(crate) fn hdf5_group(&self) -> &Group {
-        &self.group
+/// Dataset `ds` with its axes attached to the coordinates `scales`, as a variable.
+fn attached<'f>(ds: Dataset, scales: &[Dataset]) -> Result<Var<'f>, StoreError> {
+    for (i, scale) in scales.iter().enumerate() {
+        dimscale::attach_scale(&ds, scale, i)?;
     }
+    Ok(Var {
+        at: VarAt::File(ds, PhantomData),
+    })
+}
 
-    /// The group's path in the file, e.g. `/trajectory`.
+/// The elements of `data` in row-major order.
+fn row_major<T: Clone, D: Dimension>(data: &ArrayView<'_, T, D>) -> Vec<T> {
+    match data.as_slice() {
+        Some(s) => s.to_vec(),
+        None => data.iter().cloned().collect(),
+    }
+}
+
+impl<'f> GroupWriter<'f> {
+    /// The group's path in the file, e.g. `/trajectory` (an image's subgroup: its name).
     pub fn name(&self) -> String {
-        self.group.name()
+        match &self.at {
+            At::File(g, _) => g.name(),
+            At::Mem(image, i) => image.borrow().path(*i),
+        }
     }
 
     /// Creates the subgroup `name` (one path component).
     pub fn group(&self, name: &str) -> Result<GroupWriter<'f>, StoreError> {
         check_name(name)?;
-        let group = self.group.create_group(name).map_err(hdf5_ctx(|| {
-            format!("creating group {name} in {}", self.group.name())
-        }))?;
-        Ok(GroupWriter {
-            group,
-            _file: PhantomData,
-        })
+        let at = match &self.at {
+            At::File(g, _) => {
+                let group = g.create_group(name).map_err(hdf5_ctx(|| {
+                    format!("creating group {name} in {}", g.name())
+                }))?;
+                At::File(group, PhantomData)
+            }
+            At::Mem(image, i) => {
+                let added = image.borrow_mut().add_group(*i, name);
+                let k = added.ok_or_else(|| StoreError::Name {
+                    name: name.into(),
+                    what: format!("already exists in {}", self.name()),
+                })?;
+                At::Mem(image, k)
+            }
+        };
+        Ok(GroupWriter { at })
     }
 
     /// Writes a floating-point coordinate: a 1-D variable that is also the dimension
@@ -274,8 +340,8 @@ impl<'f> GroupWriter<'f> {
         self.coord_of(name, values, units, long_name)
     }
 
-    /// Writes a coordinate of any HDF5 element type (see [`coord`](GroupWriter::coord)).
-    pub fn coord_of<T: H5Type + Clone>(
+    /// Writes a coordinate of any element type (see [`coord`](GroupWriter::coord)).
+    pub fn coord_of<T: Elem>(
         &self,
         name: &str,
         values: &[T],
@@ -283,9 +349,70 @@ impl<'f> GroupWriter<'f> {
         long_name: &str,
     ) -> Result<Var<'f>, StoreError> {
         check_name(name)?;
-        let ds = write_dataset(&self.group, name, ArrayView::from(values))?;
-        dimscale::set_scale(&ds, name)?;
-        Var::described(ds, units, long_name)
+        let var = match &self.at {
+            At::File(g, _) => {
+                let ds = write_dataset(g, name, ArrayView::from(values))?;
+                dimscale::set_scale(&ds, name)?;
+                Var {
+                    at: VarAt::File(ds, PhantomData),
+                }
+            }
+            At::Mem(image, i) => self.mem_var(
+                image,
+                *i,
+                MemVar {
+                    name: name.into(),
+                    dims: vec![name.into()],
+                    shape: vec![values.len()],
+                    values: T::values(values.to_vec()),
+                    attrs: Vec::new(),
+                    coord: true,
+                },
+            )?,
+        };
+        var.described(units, long_name)
+    }
+
+    /// Adds `var` to image group `i`, refusing a name already taken (as HDF5 does).
+    fn mem_var(
+        &self,
+        image: &'f RefCell<Image>,
+        i: usize,
+        var: MemVar,
+    ) -> Result<Var<'f>, StoreError> {
+        let mut im = image.borrow_mut();
+        if im.group(i).var(&var.name).is_some() || im.has_group(i, &var.name) {
+            return Err(StoreError::Name {
+                name: var.name,
+                what: format!("already exists in {}", im.path(i)),
+            });
+        }
+        let vars = &mut im.group_mut(i).vars;
+        vars.push(var);
+        Ok(Var {
+            at: VarAt::Mem(image, i, vars.len() - 1),
+        })
+    }
+
+    /// Adds the (non-coordinate) variable `name` over `dims` to image group `i`.
+    fn mem_data_var(
+        &self,
+        image: &'f RefCell<Image>,
+        i: usize,
+        name: &str,
+        dims: &[&str],
+        shape: &[usize],
+        values: Values,
+    ) -> Result<Var<'f>, StoreError> {
+        let var = MemVar {
+            name: name.into(),
+            dims: dims.iter().map(|d| d.to_string()).collect(),
+            shape: shape.to_vec(),
+            values,
+            attrs: Vec::new(),
+            coord: false,
+        };
+        self.mem_var(image, i, var)
     }
 
     /// Writes a run's initial state as the variable `initial_state` over its own coordinate
@@ -309,6 +436,76 @@ impl<'f> GroupWriter<'f> {
         Ok(())
     }
 
+    /// Checks that `dims` are coordinates of this group whose lengths are `shape`; returns
+    /// the HDF5 scales to attach (none for an image).
+    fn check_dims(
+        &self,
+        name: &str,
+        dims: &[&str],
+        shape: &[usize],
+    ) -> Result<Vec<Dataset>, StoreError> {
+        let group_name = self.name();
+        let dims_err = |what: String| StoreError::Dims {
+            var: format!("{}/{name}", group_name.trim_end_matches('/')),
+            what,
+        };
+        if dims.len() != shape.len() {
+            return Err(dims_err(format!(
+                "{} dimension names {dims:?} for {}-d data of shape {shape:?}",
+                dims.len(),
+                shape.len(),
+            )));
+        }
+        let not_coord = |dim: &str| {
+            dims_err(format!(
+                "dimension {dim:?} is not a coordinate of group {group_name} (write it with .coord first)"
+            ))
+        };
+        let bad_len = |i: usize, dim: &str, len: &[usize]| {
+            dims_err(format!(
+                "axis {i} has length {} but coordinate {dim:?} has shape {len:?}",
+                shape[i]
+            ))
+        };
+        let mut scales = Vec::with_capacity(dims.len());
+        for (i, &dim) in dims.iter().enumerate() {
+            if dim.is_empty() || dim.contains('/') {
+                return Err(not_coord(dim));
+            }
+            match &self.at {
+                At::File(g, _) => {
+                    if !g.link_exists(dim) {
+                        return Err(not_coord(dim));
+                    }
+                    let scale = g
+                        .dataset(dim)
+                        .map_err(hdf5_ctx(|| format!("opening coordinate {dim}")))?;
+                    if !dimscale::is_scale(&scale)? {
+                        return Err(dims_err(format!("{dim:?} is a variable, not a coordinate")));
+                    }
+                    let len = scale.shape();
+                    if len.len() != 1 || len[0] != shape[i] {
+                        return Err(bad_len(i, dim, &len));
+                    }
+                    scales.push(scale);
+                }
+                At::Mem(image, k) => {
+                    let im = image.borrow();
+                    let Some(v) = im.group(*k).var(dim) else {
+                        return Err(not_coord(dim));
+                    };
+                    if !v.coord {
+                        return Err(dims_err(format!("{dim:?} is a variable, not a coordinate")));
+                    }
+                    if v.shape != [shape[i]] {
+                        return Err(bad_len(i, dim, &v.shape));
+                    }
+                }
+            }
+        }
+        Ok(scales)
+    }
+
     /// Writes a variable whose axes are the coordinates `dims` of this group, in order.
     ///
     /// Each dimension must already exist here as a coordinate of the same length; the
@@ -324,85 +521,160 @@ impl<'f> GroupWriter<'f> {
         long_name: &str,
     ) -> Result<Var<'f>, StoreError>
     where
-        T: H5Type + Clone + 'd,
+        T: Elem + 'd,
         D: Dimension,
     {
         check_name(name)?;
         let data = data.into();
-        let dims_err = |what: String| StoreError::Dims {
-            var: format!("{}/{name}", self.group.name().trim_end_matches('/')),
-            what,
+        let scales = self.check_dims(name, dims, data.shape())?;
+        let var = match &self.at {
+            At::File(g, _) => attached(write_dataset(g, name, data)?, &scales)?,
+            At::Mem(image, i) => {
+                let values = T::values(row_major(&data));
+                self.mem_data_var(image, *i, name, dims, data.shape(), values)?
+            }
         };
-        if dims.len() != data.ndim() {
-            return Err(dims_err(format!(
-                "{} dimension names {dims:?} for {}-d data of shape {:?}",
-                dims.len(),
-                data.ndim(),
-                data.shape()
-            )));
-        }
-        let mut scales = Vec::with_capacity(dims.len());
-        for (i, &dim) in dims.iter().enumerate() {
-            if dim.is_empty() || dim.contains('/') || !self.group.link_exists(dim) {
-                return Err(dims_err(format!(
-                    "dimension {dim:?} is not a coordinate of group {} (write it with .coord first)",
-                    self.group.name()
-                )));
+        var.described(units, long_name)
+    }
+
+    /// Creates a variable of `shape` over `dims` (zeros) to be filled row band by row band
+    /// with [`Var::write_rows`]: a map written tile row by tile row, chunked as `chunk`.
+    pub fn var_rows<T: Elem>(
+        &self,
+        name: &str,
+        dims: &[&str],
+        shape: &[usize],
+        chunk: &[usize],
+        units: &str,
+        long_name: &str,
+    ) -> Result<Var<'f>, StoreError> {
+        check_name(name)?;
+        let scales = self.check_dims(name, dims, shape)?;
+        let var = match &self.at {
+            At::File(g, _) => {
+                let chunk: Vec<usize> = chunk
+                    .iter()
+                    .zip(shape)
+                    .map(|(&c, &n)| c.min(n).max(1))
+                    .collect();
+                let b = g.new_dataset::<T>().shape(shape).chunk(chunk);
+                let b = if hdf5::filters::deflate_available() {
+                    b.shuffle().deflate(DEFLATE_LEVEL)
+                } else {
+                    b
+                };
+                let ds = b
+                    .create(name)
+                    .map_err(hdf5_ctx(|| format!("creating dataset {name}")))?;
+                attached(ds, &scales)?
             }
-            let scale = self
-                .group
-                .dataset(dim)
-                .map_err(hdf5_ctx(|| format!("opening coordinate {dim}")))?;
-            if !dimscale::is_scale(&scale)? {
-                return Err(dims_err(format!("{dim:?} is a variable, not a coordinate")));
+            At::Mem(image, i) => {
+                let zeros = T::values(vec![T::default(); shape.iter().product()]);
+                self.mem_data_var(image, *i, name, dims, shape, zeros)?
             }
-            let len = scale.shape();
-            if len.len() != 1 || len[0] != data.shape()[i] {
-                return Err(dims_err(format!(
-                    "axis {i} has length {} but coordinate {dim:?} has shape {len:?}",
-                    data.shape()[i]
-                )));
-            }
-            scales.push(scale);
-        }
-        let ds = write_dataset(&self.group, name, data)?;
-        for (i, scale) in scales.iter().enumerate() {
-            dimscale::attach_scale(&ds, scale, i)?;
-        }
-        Var::described(ds, units, long_name)
+        };
+        var.described(units, long_name)
     }
 }
 
 impl<'f> Var<'f> {
-    /// A variable of dataset `ds`, with its CF `units` and `long_name` attributes.
-    fn described(ds: Dataset, units: &str, long_name: &str) -> Result<Var<'f>, StoreError> {
-        let var = Var {
-            ds,
-            _file: PhantomData,
-        };
-        var.attr_str("units", units)?
+    /// This variable with its CF `units` and `long_name` attributes.
+    fn described(self, units: &str, long_name: &str) -> Result<Var<'f>, StoreError> {
+        self.attr_str("units", units)?
             .attr_str("long_name", long_name)?;
-        Ok(var)
+        Ok(self)
     }
 
     /// The dataset's path in the file, e.g. `/trajectory/theta`.
     pub fn name(&self) -> String {
-        self.ds.name()
+        match &self.at {
+            VarAt::File(ds, _) => ds.name(),
+            VarAt::Mem(image, g, v) => {
+                let im = image.borrow();
+                format!(
+                    "{}/{}",
+                    im.path(*g).trim_end_matches('/'),
+                    im.group(*g).vars[*v].name
+                )
+            }
+        }
+    }
+
+    /// Writes `band` as the rows from `r0` of a variable made by
+    /// [`GroupWriter::var_rows`] (2-D or 3-D; the other axes whole).
+    pub fn write_rows<T: Elem, D: Dimension>(
+        &self,
+        r0: usize,
+        band: ArrayView<'_, T, D>,
+    ) -> Result<(), StoreError> {
+        let r1 = r0 + band.shape()[0];
+        let what = || format!("writing rows {r0}..{r1} of {}", self.name());
+        match &self.at {
+            VarAt::File(ds, _) => {
+                let res = if band.ndim() == 3 {
+                    ds.write_slice(band, s![r0..r1, .., ..])
+                } else {
+                    ds.write_slice(band, s![r0..r1, ..])
+                };
+                res.map_err(hdf5_ctx(what))
+            }
+            VarAt::Mem(image, g, v) => {
+                let fits = {
+                    let im = image.borrow();
+                    let var = &im.group(*g).vars[*v];
+                    band.ndim() == var.shape.len()
+                        && band.shape()[1..] == var.shape[1..]
+                        && r1 <= var.shape[0]
+                };
+                let misfit = || StoreError::Dims {
+                    var: what(),
+                    what: format!("a band of shape {:?} does not fit", band.shape()),
+                };
+                if !fits {
+                    return Err(misfit());
+                }
+                let mut im = image.borrow_mut();
+                let var = &mut im.group_mut(*g).vars[*v];
+                let row: usize = var.shape[1..].iter().product();
+                let Some(slot) = T::slot(&mut var.values) else {
+                    drop(im);
+                    return Err(misfit());
+                };
+                for (dst, src) in slot[r0 * row..r1 * row].iter_mut().zip(band.iter()) {
+                    *dst = src.clone();
+                }
+                Ok(())
+            }
+        }
+    }
+}
+
+impl VarAt<'_> {
+    fn put(&self, name: &str, value: Attr) -> Result<(), StoreError> {
+        match self {
+            VarAt::File(ds, _) => put_file_attr(ds, name, &value),
+            VarAt::Mem(image, g, v) => {
+                let mut im = image.borrow_mut();
+                put_mem_attr(&mut im.group_mut(*g).vars[*v].attrs, name, value)
+            }
+        }
+    }
+}
+
+impl At<'_> {
+    fn put(&self, name: &str, value: Attr) -> Result<(), StoreError> {
+        match self {
+            At::File(g, _) => put_file_attr(g, name, &value),
+            At::Mem(image, i) => {
+                put_mem_attr(&mut image.borrow_mut().group_mut(*i).attrs, name, value)
+            }
+        }
     }
 }
 
 fn attr_err(loc: &Location, name: &str) -> impl FnOnce(hdf5::Error) -> StoreError {
     let what = format!("writing attribute {name:?} on {}", loc.name());
     move |source| StoreError::Hdf5 { what, source }
-}
-
-fn put_scalar<T: H5Type>(loc: &Location, name: &str, value: &T) -> Result<(), StoreError> {
-    check_attr_name(name)?;
-    loc.new_attr::<T>()
-        .shape(())
-        .create(name)
-        .and_then(|a| a.write_scalar(value))
-        .map_err(attr_err(loc, name))
 }
 
 fn check_attr_name(name: &str) -> Result<(), StoreError> {
@@ -415,16 +687,15 @@ fn check_attr_name(name: &str) -> Result<(), StoreError> {
     Ok(())
 }
 
-fn put_str(loc: &Location, name: &str, value: &str) -> Result<(), StoreError> {
-    let v = VarLenUnicode::from_str(value).map_err(|_| StoreError::Name {
-        name: name.into(),
-        what: "string attribute value contains a NUL byte".into(),
-    })?;
-    put_scalar(loc, name, &v)
+fn put_scalar<T: H5Type>(loc: &Location, name: &str, value: &T) -> Result<(), StoreError> {
+    loc.new_attr::<T>()
+        .shape(())
+        .create(name)
+        .and_then(|a| a.write_scalar(value))
+        .map_err(attr_err(loc, name))
 }
 
-fn put_f64s(loc: &Location, name: &str, values: &[f64]) -> Result<(), StoreError> {
-    check_attr_name(name)?;
+fn put_array<T: H5Type>(loc: &Location, name: &str, values: &[T]) -> Result<(), StoreError> {
     loc.new_attr_builder()
         .with_data(values)
         .create(name)
@@ -432,50 +703,104 @@ fn put_f64s(loc: &Location, name: &str, values: &[f64]) -> Result<(), StoreError
         .map_err(attr_err(loc, name))
 }
 
+fn check_str(name: &str, value: &str) -> Result<(), StoreError> {
+    if value.contains('\0') {
+        return Err(StoreError::Name {
+            name: name.into(),
+            what: "string attribute value contains a NUL byte".into(),
+        });
+    }
+    Ok(())
+}
+
+/// Writes `value` as attribute `name` of `loc`: strings as variable-length UTF-8 (which
+/// h5py, netCDF and xarray read as `str`), booleans as `i8`.
+fn put_file_attr(loc: &Location, name: &str, value: &Attr) -> Result<(), StoreError> {
+    check_attr_name(name)?;
+    match value {
+        Attr::F64(v) => put_scalar(loc, name, v),
+        Attr::I64(v) => put_scalar(loc, name, v),
+        Attr::I8(v) => put_scalar(loc, name, v),
+        Attr::Str(v) => {
+            check_str(name, v)?;
+            let v = VarLenUnicode::from_str(v).expect("checked: no NUL byte");
+            put_scalar(loc, name, &v)
+        }
+        Attr::F64s(v) => put_array(loc, name, v),
+        Attr::U8s(v) => put_array(loc, name, v),
+    }
+}
+
+/// The image's attribute `name`, refused when already set (as HDF5 refuses it).
+fn put_mem_attr(
+    attrs: &mut Vec<(String, Attr)>,
+    name: &str,
+    value: Attr,
+) -> Result<(), StoreError> {
+    check_attr_name(name)?;
+    if let Attr::Str(v) = &value {
+        check_str(name, v)?;
+    }
+    if attrs.iter().any(|(k, _)| k == name) {
+        return Err(StoreError::Name {
+            name: name.into(),
+            what: "attribute already exists".into(),
+        });
+    }
+    attrs.push((name.into(), value));
+    Ok(())
+}
+
 /// The attribute setters shared by groups and variables. Each returns `&Self` so calls
 /// chain: `g.attr_f64("dt", 0.01)?.attr_i64("steps", 1000)?`.
 macro_rules! attr_methods {
-    ($loc:ident) => {
+    () => {
         /// Sets a scalar `f64` attribute (a run parameter, a tolerance, …).
         pub fn attr_f64(&self, name: &str, value: f64) -> Result<&Self, StoreError> {
-            put_scalar(&self.$loc, name, &value)?;
+            self.at.put(name, Attr::F64(value))?;
             Ok(self)
         }
 
         /// Sets a scalar `i64` attribute (a count, a seed, …).
         pub fn attr_i64(&self, name: &str, value: i64) -> Result<&Self, StoreError> {
-            put_scalar(&self.$loc, name, &value)?;
+            self.at.put(name, Attr::I64(value))?;
             Ok(self)
         }
 
         /// Sets a string attribute, stored as a variable-length UTF-8 string, which h5py,
         /// netCDF and xarray all read as a Python `str`.
         pub fn attr_str(&self, name: &str, value: &str) -> Result<&Self, StoreError> {
-            put_str(&self.$loc, name, value)?;
+            self.at.put(name, Attr::Str(value.into()))?;
             Ok(self)
         }
 
         /// Sets a 1-D `f64` array attribute (link lengths, masses, …).
         pub fn attr_f64s(&self, name: &str, values: &[f64]) -> Result<&Self, StoreError> {
-            put_f64s(&self.$loc, name, values)?;
+            self.at.put(name, Attr::F64s(values.to_vec()))?;
+            Ok(self)
+        }
+
+        /// Sets a 1-D `u8` array attribute (a class variable's CF `flag_values`).
+        pub fn attr_u8s(&self, name: &str, values: &[u8]) -> Result<&Self, StoreError> {
+            self.at.put(name, Attr::U8s(values.to_vec()))?;
             Ok(self)
         }
 
         /// Sets a boolean attribute, stored as an `i8` 0 or 1: netCDF has no boolean type
         /// and `i8` is its classic `byte`, readable everywhere.
         pub fn attr_bool(&self, name: &str, value: bool) -> Result<&Self, StoreError> {
-            put_scalar(&self.$loc, name, &i8::from(value))?;
+            self.at.put(name, Attr::I8(i8::from(value)))?;
             Ok(self)
         }
     };
 }
 
 impl GroupWriter<'_> {
-    attr_methods!(group);
+    attr_methods!();
 }
 
 impl Var<'_> {
-    attr_methods!(ds);
+    attr_methods!();
 }
 
 #[cfg(test)]

@@ -88,38 +88,32 @@ pub fn write_measure_sweep(
             run.points[i].get(j).and_then(f).unwrap_or(f64::NAN)
         })
     };
-    type Get = fn(&MeasuredSet) -> Option<f64>;
-    let rows: [(&str, Get, &str); 10] = [
+    // Each measure with its 95 % interval: value, `_lo`, `_hi`, in that order.
+    type GetB = fn(&MeasuredSet) -> Option<Bounded>;
+    let bounded: [(&str, &str, &str, GetB); 2] = [
         (
             "box_dimension",
-            |s| s.measures.boundary.as_ref().map(|b| b.dimension),
+            "D",
             "box-counting dimension D of the boundary",
+            |s| s.measures.boundary.as_ref().map(|b| (b.dimension, b.ci)),
         ),
-        (
-            "box_dimension_lo",
-            |s| s.measures.boundary.as_ref().map(|b| b.ci.0),
-            "lower 95 % bound of D",
-        ),
-        (
-            "box_dimension_hi",
-            |s| s.measures.boundary.as_ref().map(|b| b.ci.1),
-            "upper 95 % bound of D",
-        ),
-        (
-            "alpha",
-            |s| s.measures.uncertainty.as_ref().map(|u| u.alpha),
-            "uncertainty exponent α",
-        ),
-        (
-            "alpha_lo",
-            |s| s.measures.uncertainty.as_ref().map(|u| u.ci.0),
-            "lower 95 % bound of α",
-        ),
-        (
-            "alpha_hi",
-            |s| s.measures.uncertainty.as_ref().map(|u| u.ci.1),
-            "upper 95 % bound of α",
-        ),
+        ("alpha", "α", "uncertainty exponent α", |s| {
+            s.measures.uncertainty.as_ref().map(|u| (u.alpha, u.ci))
+        }),
+    ];
+    for (name, symbol, what, f) in bounded {
+        for (name, what, part) in with_bounds(name, symbol, what) {
+            g.var(
+                &name,
+                &["sweep", "set"],
+                &table(&|s| f(s).map(part)),
+                "1",
+                &what,
+            )?;
+        }
+    }
+    type Get = fn(&MeasuredSet) -> Option<f64>;
+    let rows: [(&str, Get, &str); 4] = [
         (
             "uncertainty_dimension",
             |s| s.measures.uncertainty.as_ref().map(|u| u.dimension),
@@ -163,23 +157,23 @@ pub fn write_measure_sweep(
     if !eps.is_empty() {
         let e: Vec<i64> = eps.iter().map(|&v| v as i64).collect();
         g.coord_i64("eps", &e, "1", "box side of the basin entropy in pixels")?;
-        type GetE = fn(&BasinEntropy) -> f64;
-        let cols: [(&str, GetE, &str); 6] = [
-            ("sb", |e| e.sb, "basin entropy S_b"),
-            ("sb_lo", |e| e.sb_ci.0, "lower 95 % bound of S_b"),
-            ("sb_hi", |e| e.sb_ci.1, "upper 95 % bound of S_b"),
-            ("sbb", |e| e.sbb, "boundary basin entropy S_bb"),
-            ("sbb_lo", |e| e.sbb_ci.0, "lower 95 % bound of S_bb"),
-            ("sbb_hi", |e| e.sbb_ci.1, "upper 95 % bound of S_bb"),
+        type GetE = fn(&BasinEntropy) -> Bounded;
+        let cols: [(&str, &str, &str, GetE); 2] = [
+            ("sb", "S_b", "basin entropy S_b", |e| (e.sb, e.sb_ci)),
+            ("sbb", "S_bb", "boundary basin entropy S_bb", |e| {
+                (e.sbb, e.sbb_ci)
+            }),
         ];
-        for (name, f, what) in cols {
-            let a = ndarray::Array3::from_shape_fn((np, sets, eps.len()), |(i, j, k)| {
-                run.points[i]
-                    .get(j)
-                    .and_then(|s| s.measures.entropy.get(k))
-                    .map_or(f64::NAN, f)
-            });
-            g.var(name, &["sweep", "set", "eps"], &a, "1", what)?;
+        for (name, symbol, what, f) in cols {
+            for (name, what, part) in with_bounds(name, symbol, what) {
+                let a = ndarray::Array3::from_shape_fn((np, sets, eps.len()), |(i, j, k)| {
+                    run.points[i]
+                        .get(j)
+                        .and_then(|s| s.measures.entropy.get(k))
+                        .map_or(f64::NAN, |e| part(f(e)))
+                });
+                g.var(&name, &["sweep", "set", "eps"], &a, "1", &what)?;
+            }
         }
     }
     for (k, p) in run.points.iter().enumerate() {
@@ -190,6 +184,31 @@ pub fn write_measure_sweep(
         }
     }
     Ok(())
+}
+
+/// A measure and its 95 % interval.
+type Bounded = (f64, (f64, f64));
+
+/// One sweep-table variable: its name, long name, and its part of a [`Bounded`].
+type Part = (String, String, fn(Bounded) -> f64);
+
+/// The sweep table's three variables of a measure `name` (`symbol` in the bounds' long
+/// names): the value, `<name>_lo` and `<name>_hi`, each with its long name and its part of
+/// [`Bounded`].
+fn with_bounds(name: &str, symbol: &str, what: &str) -> [Part; 3] {
+    [
+        (name.to_owned(), what.to_owned(), |m| m.0),
+        (
+            format!("{name}_lo"),
+            format!("lower 95 % bound of {symbol}"),
+            |m| m.1 .0,
+        ),
+        (
+            format!("{name}_hi"),
+            format!("upper 95 % bound of {symbol}"),
+            |m| m.1 .1,
+        ),
+    ]
 }
 
 fn write_set(g: &GroupWriter<'_>, s: &MeasuredSet) -> Result<(), StoreError> {

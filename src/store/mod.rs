@@ -33,6 +33,7 @@
 
 pub mod dimscale;
 mod h5;
+pub mod memory;
 
 pub use h5::{GroupWriter, H5Out, Var};
 
@@ -79,6 +80,21 @@ pub fn write_file(
     out.root()?.attr_str("title", title)?;
     body(&out)?;
     out.finish()
+}
+
+/// The image in memory of the file [`write_file`] would write (provenance and `title` at the
+/// root, then `body`), for callers that hand the arrays on instead of storing them (the
+/// Python package).
+pub fn write_memory(
+    prov: &Provenance,
+    title: &str,
+    body: impl FnOnce(&H5Out) -> Result<(), StoreError>,
+) -> Result<memory::MemGroup, StoreError> {
+    let out = H5Out::memory();
+    out.provenance(prov)?;
+    out.root()?.attr_str("title", title)?;
+    body(&out)?;
+    Ok(out.into_memory().expect("a memory image"))
 }
 
 /// What a result group records about its run besides the result: the run's title, the

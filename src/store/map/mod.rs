@@ -18,21 +18,20 @@
 //! (CF flags) for flip-time maps, or `energy_error` / `lyapunov`; `tile_done` (the completion
 //! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
 
-use super::{check_output_path, GroupWriter, StoreError};
+use super::{check_output_path, StoreError};
 pub use crate::analysis::map::MapHeader;
 use crate::analysis::map::{FlipStats, Fnv, MapData, MapOptions, TileResult};
 
 mod run;
 mod write;
 use hdf5::types::VarLenUnicode;
-use hdf5::{Dataset, File, H5Type};
+use hdf5::{Dataset, File};
 use ndarray::{s, Array2};
 pub use run::{prepare_run, MapPlan, PlanError, RunPlan};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::str::FromStr;
-pub use write::write_map;
+pub use write::{map_image, write_map};
 
 /// What a map file says about itself, besides the arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -647,70 +646,6 @@ fn decode_tile(b: &[u8], spec_hash: &str, aux_width: usize) -> Option<TileResult
 // HDF5 map file
 
 pub use crate::analysis::map::class::NOT_COMPUTED;
-
-fn put_str_attr(ds: &hdf5::Location, name: &str, value: &str) -> Result<(), StoreError> {
-    let v = VarLenUnicode::from_str(value).map_err(|_| StoreError::Name {
-        name: name.into(),
-        what: "string attribute value contains a NUL byte".into(),
-    })?;
-    ds.new_attr::<VarLenUnicode>()
-        .shape(())
-        .create(name)
-        .and_then(|a| a.write_scalar(&v))
-        .map_err(h5_err(format!("writing attribute {name}")))
-}
-
-/// A chunked, deflated (y, x) or (y, x, link) dataset to be filled band by band, attached
-/// to its dimensions.
-fn new_map_var<T: H5Type>(
-    g: &GroupWriter<'_>,
-    name: &str,
-    dims: &[&str],
-    shape: &[usize],
-    chunk: &[usize],
-    units: &str,
-    long_name: &str,
-) -> Result<Dataset, StoreError> {
-    let grp = g.hdf5_group();
-    let b = grp.new_dataset::<T>().shape(shape);
-    let chunk: Vec<usize> = chunk
-        .iter()
-        .zip(shape)
-        .map(|(&c, &n)| c.min(n).max(1))
-        .collect();
-    let b = b.chunk(chunk);
-    let b = if hdf5::filters::deflate_available() {
-        b.shuffle().deflate(4)
-    } else {
-        b
-    };
-    let ds = b
-        .create(name)
-        .map_err(h5_err(format!("creating dataset {name}")))?;
-    for (i, d) in dims.iter().enumerate() {
-        let scale = grp
-            .dataset(d)
-            .map_err(h5_err(format!("opening coordinate {d}")))?;
-        super::dimscale::attach_scale(&ds, &scale, i)?;
-    }
-    put_str_attr(&ds, "units", units)?;
-    put_str_attr(&ds, "long_name", long_name)?;
-    Ok(ds)
-}
-
-fn write_band<T: H5Type, D: ndarray::Dimension>(
-    ds: &Dataset,
-    r0: usize,
-    band: ndarray::ArrayView<'_, T, D>,
-) -> Result<(), StoreError> {
-    let r1 = r0 + band.shape()[0];
-    let res = if band.ndim() == 3 {
-        ds.write_slice(band, s![r0..r1, .., ..])
-    } else {
-        ds.write_slice(band, s![r0..r1, ..])
-    };
-    res.map_err(h5_err(format!("writing rows {r0}..{r1} of {}", ds.name())))
-}
 
 /// `theta[1]` → `theta1`, for dimension names.
 pub fn coord_name(component: &str) -> String {

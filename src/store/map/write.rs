@@ -3,16 +3,16 @@
 //! running totals ([`Totals`]) and the group's attributes.
 
 use super::{
-    aux_vars, bad, coord_long_name, coord_name, coord_units, h5_err, new_map_var, put_str_attr,
-    value_var, write_band, AuxVar, MapInfo, MapSummary, NOT_COMPUTED,
+    aux_vars, bad, coord_long_name, coord_name, coord_units, value_var, AuxVar, MapInfo,
+    MapSummary, NOT_COMPUTED,
 };
 use crate::analysis::map::class::FORBIDDEN;
 use crate::analysis::map::{FlipStats, Fnv, MapKind, MapOptions, TileRect, TileResult};
 use crate::model::{Chain, System};
-use crate::store::{GroupWriter, H5Out, Provenance, StoreError};
-use hdf5::Dataset;
+use crate::store::memory::MemGroup;
+use crate::store::{GroupWriter, H5Out, Provenance, StoreError, Var};
 use ndarray::{s, Array2, Array3};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// Writes the map file `path` (as `.partial`, renamed at the end), taking tile `t` from
 /// `source(t)` for each `t` with `have[t]`; other tiles are marked not done (a shard file).
@@ -26,9 +26,38 @@ pub fn write_map(
     source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
     prov: &Provenance,
 ) -> Result<MapSummary, StoreError> {
+    let out = H5Out::create(path, force)?;
+    let mut summary = assemble(&out, chain, info, have, source, prov)?;
+    summary.path = out.finish()?;
+    super::abort_point("assembled");
+    Ok(summary)
+}
+
+/// The map file's image in memory (as [`write_map`] would write it) and its summary (with an
+/// empty path): the Python package's map, whose arrays NumPy then takes over.
+pub fn map_image(
+    chain: &Chain,
+    info: &MapInfo,
+    have: &[bool],
+    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
+    prov: &Provenance,
+) -> Result<(MemGroup, MapSummary), StoreError> {
+    let out = H5Out::memory();
+    let summary = assemble(&out, chain, info, have, source, prov)?;
+    Ok((out.into_memory().expect("a memory image"), summary))
+}
+
+/// Writes the map into `out` band by band; the summary's path is left empty.
+fn assemble(
+    out: &H5Out,
+    chain: &Chain,
+    info: &MapInfo,
+    have: &[bool],
+    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
+    prov: &Provenance,
+) -> Result<MapSummary, StoreError> {
     let opts = &info.opts;
     let tiling = opts.tiling();
-    let out = H5Out::create(path, force)?;
     out.provenance(prov)?;
     out.root()?.attr_str("title", &info.title)?;
     let g = out.group("map")?;
@@ -54,7 +83,7 @@ pub fn write_map(
                 || t.class.len() != r.pixels()
                 || t.aux.len() != r.pixels() * vars.aux_width
             {
-                return Err(bad(path, format!("tile {index} has the wrong shape")));
+                return Err(bad(out.path(), format!("tile {index} has the wrong shape")));
             }
             band.put(&t, &r);
             totals.tile(&t);
@@ -77,11 +106,8 @@ pub fn write_map(
         m.coord_i64("link", &(1..=n).collect::<Vec<_>>(), "1", "link index")?;
         crate::store::write_model(&m, chain)?;
     }
-    drop(g);
-    let written = out.finish()?;
-    super::abort_point("assembled");
     Ok(MapSummary {
-        path: written,
+        path: PathBuf::new(),
         tiles: tiling.count(),
         tiles_done: totals.done.iter().filter(|&&d| d == 1).count(),
         complete,
@@ -150,50 +176,49 @@ fn legend(opts: &MapOptions, n_links: usize) -> Legend {
 }
 
 /// The map's (y, x) variables.
-struct MapVars {
-    class: Dataset,
+struct MapVars<'f> {
+    class: Var<'f>,
     legend: Legend,
     aux_defs: &'static [AuxVar],
-    aux: Vec<Dataset>,
+    aux: Vec<Var<'f>>,
     aux_width: usize,
     /// Flip-time maps: flip_step, flip_time, flip_link.
-    flip: Option<[Dataset; 3]>,
+    flip: Option<[Var<'f>; 3]>,
     /// Other maps: the value variable.
-    value: Option<Dataset>,
+    value: Option<Var<'f>>,
 }
 
-impl MapVars {
-    fn create(g: &GroupWriter<'_>, info: &MapInfo, n_links: usize) -> Result<MapVars, StoreError> {
+impl<'f> MapVars<'f> {
+    fn create(
+        g: &GroupWriter<'f>,
+        info: &MapInfo,
+        n_links: usize,
+    ) -> Result<MapVars<'f>, StoreError> {
         let opts = &info.opts;
         let (xn, yn) = (info.x_name.as_str(), info.y_name.as_str());
         let (w, h) = (opts.grid.width, opts.grid.height);
         let dims = [yn, xn];
         let chunk = [opts.tile, opts.tile];
         let shape = [h, w];
-        let var =
-            |name, units, long| new_map_var::<f64>(g, name, &dims, &shape, &chunk, units, long);
-        let class = new_map_var::<u8>(g, "class", &dims, &shape, &chunk, "1", "pixel class")?;
+        let var = |name, units, long| g.var_rows::<f64>(name, &dims, &shape, &chunk, units, long);
+        let class = g.var_rows::<u8>("class", &dims, &shape, &chunk, "1", "pixel class")?;
         let legend = legend(opts, n_links);
         let values: Vec<u8> = legend.iter().map(|l| l.0).collect();
-        class
-            .new_attr_builder()
-            .with_data(&values)
-            .create("flag_values")
-            .map_err(h5_err("writing flag_values"))?;
         let words: Vec<&str> = legend.iter().map(|l| l.1.as_str()).collect();
-        put_str_attr(&class, "flag_meanings", &words.join(" "))?;
         let lines: Vec<String> = legend
             .iter()
             .map(|(v, w, d)| format!("{v} {w}: {d}"))
             .collect();
-        put_str_attr(&class, "legend", &lines.join("\n"))?;
+        class
+            .attr_u8s("flag_values", &values)?
+            .attr_str("flag_meanings", &words.join(" "))?
+            .attr_str("legend", &lines.join("\n"))?;
         let aux_defs = aux_vars(opts.kind.name());
         let aux = aux_defs
             .iter()
             .map(|&(name, per_link, units, long)| {
                 if per_link {
-                    new_map_var::<f64>(
-                        g,
+                    g.var_rows::<f64>(
                         name,
                         &[yn, xn, "link"],
                         &[h, w, n_links],
@@ -207,20 +232,16 @@ impl MapVars {
             })
             .collect::<Result<Vec<_>, _>>()?;
         // The converged column is a CF flag variable (f64, so that NaN can mean untested).
-        for (ds, def) in aux.iter().zip(aux_defs) {
+        for (v, def) in aux.iter().zip(aux_defs) {
             if def.0 == "converged" {
-                ds.new_attr_builder()
-                    .with_data(&[0.0f64, 1.0])
-                    .create("flag_values")
-                    .map_err(h5_err("writing flag_values"))?;
-                put_str_attr(ds, "flag_meanings", "not_converged converged")?;
+                v.attr_f64s("flag_values", &[0.0, 1.0])?
+                    .attr_str("flag_meanings", "not_converged converged")?;
             }
         }
         let (mut flip, mut value) = (None, None);
         if matches!(opts.kind, MapKind::FlipTime { .. }) {
             flip = Some([
-                new_map_var::<i32>(
-                    g,
+                g.var_rows::<i32>(
                     "flip_step",
                     &dims,
                     &shape,
@@ -233,8 +254,7 @@ impl MapVars {
                     "s",
                     "first flip time flip_step·dt (NaN = never flipped or not computed)",
                 )?,
-                new_map_var::<u8>(
-                    g,
+                g.var_rows::<u8>(
                     "flip_link",
                     &dims,
                     &shape,
@@ -267,7 +287,7 @@ impl MapVars {
         n_links: usize,
         totals: &mut Totals,
     ) -> Result<(), StoreError> {
-        write_band(&self.class, r0, band.cls.view())?;
+        self.class.write_rows(r0, band.cls.view())?;
         for &c in band.cls.iter() {
             totals.counts[c as usize] += 1;
         }
@@ -275,11 +295,11 @@ impl MapVars {
         for (ds, def) in self.aux.iter().zip(self.aux_defs) {
             if def.1 {
                 let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
-                write_band(ds, r0, part.as_standard_layout().view())?;
+                ds.write_rows(r0, part.as_standard_layout().view())?;
                 c0 += n_links;
             } else {
                 let part = band.aux.slice(s![.., .., c0]);
-                write_band(ds, r0, part.as_standard_layout().view())?;
+                ds.write_rows(r0, part.as_standard_layout().view())?;
                 c0 += 1;
             }
         }
@@ -287,9 +307,9 @@ impl MapVars {
             let times = band
                 .k
                 .mapv(|k| if k > 0 { k as f64 * dt } else { f64::NAN });
-            write_band(k_ds, r0, band.k.view())?;
-            write_band(t_ds, r0, times.view())?;
-            write_band(l_ds, r0, band.link.view())?;
+            k_ds.write_rows(r0, band.k.view())?;
+            t_ds.write_rows(r0, times.view())?;
+            l_ds.write_rows(r0, band.link.view())?;
             let kv = band.k.as_slice().expect("standard layout");
             totals.fnv.i32s(kv);
             let band_cls: Vec<u8> = band.cls.iter().copied().collect();
@@ -301,11 +321,10 @@ impl MapVars {
             stats.n_forbidden_flipped += b.n_forbidden_flipped;
             stats.n_diverged += b.n_diverged;
         } else {
-            write_band(
-                self.value.as_ref().expect("a value map"),
-                r0,
-                band.val.view(),
-            )?;
+            self.value
+                .as_ref()
+                .expect("a value map")
+                .write_rows(r0, band.val.view())?;
             for &v in band.val.iter().filter(|v| v.is_finite()) {
                 totals.vrange = Some(match totals.vrange {
                     None => (v, v),
