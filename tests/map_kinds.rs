@@ -1,7 +1,7 @@
 //! Final-state (basin) and SALI/GALI maps, checked pixel by pixel against the single-orbit
 //! analyses (`simulate`, `indicators`) with settling criteria re-derived here.
 
-use pendula::analysis::map::basins::{label, Settle, Strobe};
+use pendula::analysis::map::basins::{label, Settle};
 use pendula::analysis::map::{self, compute_map, MapData, MapKind, MapOptions};
 use pendula::analysis::{chain_indicators, simulate, Regularity, SimulateOptions};
 use pendula::integrate::Method;
@@ -314,16 +314,7 @@ fn driven_chain_settles_on_a_period_one_orbit() {
     let chain = Chain::new(p).unwrap();
     let period = PI; // 2π/Ω
     let dt = period / 300.0;
-    let settle = Settle {
-        angle_tol: 1e-3,
-        omega_tol: 1e-3,
-        dwell_steps: 0,
-        strobe: Some(Strobe {
-            period_steps: 300,
-            max_period: 4,
-            repeats: 3,
-        }),
-    };
+    let settle = Settle::stroboscopic(1e-3, 300, 4, 3);
     let mut opts = MapOptions::benchmark_f(3, 40.0 * period);
     opts.dt = dt;
     opts.grid.base = vec![0.0; 2];
@@ -372,16 +363,7 @@ fn simd_driven_final_state_kernel_matches_the_scalar_path() {
     };
     let chain = Chain::new(p).unwrap();
     let period = PI;
-    let settle = Settle {
-        angle_tol: 1e-3,
-        omega_tol: 1e-3,
-        dwell_steps: 0,
-        strobe: Some(Strobe {
-            period_steps: 100,
-            max_period: 4,
-            repeats: 3,
-        }),
-    };
+    let settle = Settle::stroboscopic(1e-3, 100, 4, 3);
     let run = |w: usize, lo: f64, hi: f64| {
         let mut opts = basin_opts(w, lo, hi, 40.0 * period, settle);
         opts.dt = period / 100.0;

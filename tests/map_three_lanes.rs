@@ -7,7 +7,7 @@
 //! amplifies that last bit; where a decision (flip step, class) sits inside that rounding the
 //! two paths may differ, and the tests say how many pixels may.
 
-use pendula::analysis::map::basins::{Settle, Strobe};
+use pendula::analysis::map::basins::Settle;
 use pendula::analysis::map::{compute_map, FlipTarget, Kernel, MapData, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, PivotMotion};
 use pendula::observe::Silent;
@@ -61,16 +61,7 @@ fn opts(w: usize, kind: MapKind, t_max: f64, dt: f64) -> MapOptions {
 /// The stroboscopic rule of the driven final-state maps: one sample a drive period (100 steps
 /// of h = period / 100), orbits up to period 4 repeated 3 times within 1e-3.
 fn strobe_rule() -> Settle {
-    Settle {
-        angle_tol: 1e-3,
-        omega_tol: 1e-3,
-        dwell_steps: 0,
-        strobe: Some(Strobe {
-            period_steps: 100,
-            max_period: 4,
-            repeats: 3,
-        }),
-    }
+    Settle::stroboscopic(1e-3, 100, 4, 3)
 }
 
 fn both(chain: &Chain, o: &MapOptions) -> (MapData, MapData) {

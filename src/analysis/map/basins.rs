@@ -65,6 +65,24 @@ pub struct Settle {
     pub strobe: Option<Strobe>,
 }
 
+impl Settle {
+    /// The stroboscopic test of a driven chain with one tolerance `tol` for angles (rad) and
+    /// rates (rad/s): one sample every `period_steps` RK4 steps, orbits of period up to
+    /// `max_period` that repeat `repeats` times.
+    pub fn stroboscopic(tol: f64, period_steps: u32, max_period: u32, repeats: u32) -> Settle {
+        Settle {
+            angle_tol: tol,
+            omega_tol: tol,
+            dwell_steps: 0,
+            strobe: Some(Strobe {
+                period_steps,
+                max_period,
+                repeats,
+            }),
+        }
+    }
+}
+
 /// The legend of a final-state map: (label, CF flag meaning, description).
 pub fn legend(n_links: usize, settle: &Settle) -> Vec<(u8, String, String)> {
     let mut out = vec![(

@@ -896,7 +896,6 @@ mod tests {
     /// keeps its own time, so a refilled lane restarts its drive phase at t = 0).
     #[test]
     fn strobe_lane_widths_agree() {
-        use super::super::basins::Strobe;
         let p = TwoLink {
             d11: 0.8,
             d12: 0.0,
@@ -910,16 +909,7 @@ mod tests {
             },
             ..UNIT
         };
-        let settle = Settle {
-            angle_tol: 1e-3,
-            omega_tol: 1e-3,
-            dwell_steps: 0,
-            strobe: Some(Strobe {
-                period_steps: 100,
-                max_period: 4,
-                repeats: 3,
-            }),
-        };
+        let settle = Settle::stroboscopic(1e-3, 100, 4, 3);
         let y0: Vec<[f64; 4]> = (0..23)
             .map(|i| [-3.0 + 0.27 * i as f64, 2.9 - 0.25 * i as f64, 0.0, 0.0])
             .collect();
