@@ -35,15 +35,14 @@ fn write_sample(path: &Path) -> PathBuf {
 
 /// The sample's contents, written to a file or to a memory image.
 fn sample_body(out: &H5Out) {
-    out.provenance(&Provenance::now(
-        "pendula simulate --links 3 analyses/sample.toml",
-        "[chain]\nlinks = 3\n",
-    ))
+    out.provenance(
+        &Provenance::now(
+            "pendula simulate --links 3 analyses/sample.toml",
+            "[chain]\nlinks = 3\n",
+        ),
+        "store test: a 3-link chain",
+    )
     .unwrap();
-    out.root()
-        .unwrap()
-        .attr_str("title", "store test: a 3-link chain")
-        .unwrap();
     {
         let g = out.group("trajectory").unwrap();
         g.coord("time", &TIME, "s", "time").unwrap();

@@ -278,9 +278,9 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
     """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
-    ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``), ``resolution`` (W or
-    [W, H]),
-    ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo, y_hi]), ``t_end``,
+    ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``), ``resolution``
+    (W or [W, H]), ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo,
+    y_hi]), ``t_end``,
     ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
     the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start. A
     Lyapunov map's ``blocks`` and ``tolerance`` give its per-pixel standard error and early stop.

@@ -13,7 +13,7 @@ use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File, Group, H5Type, Location};
 use ndarray::{s, ArrayView, Dimension};
 
-use super::memory::{Attr, Elem, Image, MemGroup, MemVar, Values};
+use super::memory::{Attr, Elem, Image, MemGroup, MemVar};
 use super::{check_output_path, dimscale, Provenance, StoreError};
 
 /// Chunks are at most this many bytes: the default HDF5 chunk cache is 1 MiB, so a whole
@@ -116,10 +116,10 @@ impl H5Out {
         self.root()?.group(name)
     }
 
-    /// Writes `p` as root attributes: `pendula_version`, `git_commit` (`"unknown"` outside
-    /// git), `command_line`, `spec`, `created_utc`, and the CF globals `Conventions`,
-    /// `source` and `history`.
-    pub fn provenance(&self, p: &Provenance) -> Result<(), StoreError> {
+    /// Writes the run's `title` and `p` as root attributes: `pendula_version`, `git_commit`
+    /// (`"unknown"` outside git), `command_line`, `spec`, `created_utc`, and the CF globals
+    /// `Conventions`, `source` and `history`. Every result file starts with these.
+    pub fn provenance(&self, p: &Provenance, title: &str) -> Result<(), StoreError> {
         let root = self.root()?;
         root.attr_str("Conventions", "CF-1.8")?
             .attr_str("source", &format!("pendula {}", p.pendula_version))?
@@ -128,7 +128,8 @@ impl H5Out {
             .attr_str("git_commit", p.git_commit.as_deref().unwrap_or("unknown"))?
             .attr_str("command_line", &p.command_line)?
             .attr_str("spec", &p.spec_text)?
-            .attr_str("created_utc", &p.created_utc)?;
+            .attr_str("created_utc", &p.created_utc)?
+            .attr_str("title", title)?;
         Ok(())
     }
 
@@ -278,6 +279,22 @@ fn attached<'f>(ds: Dataset, scales: &[Dataset]) -> Result<Var<'f>, StoreError> 
     })
 }
 
+/// `var` added to image group `i` as a variable, refused when its name is taken (as HDF5
+/// refuses it).
+fn mem_var(image: &RefCell<Image>, i: usize, var: MemVar) -> Result<Var<'_>, StoreError> {
+    let mut im = image.borrow_mut();
+    let name = var.name.clone();
+    match im.add_var(i, var) {
+        Some(v) => Ok(Var {
+            at: VarAt::Mem(image, i, v),
+        }),
+        None => Err(StoreError::Name {
+            what: format!("already exists in {}", im.path(i)),
+            name,
+        }),
+    }
+}
+
 /// The elements of `data` in row-major order.
 fn row_major<T: Clone, D: Dimension>(data: &ArrayView<'_, T, D>) -> Vec<T> {
     match data.as_slice() {
@@ -357,62 +374,11 @@ impl<'f> GroupWriter<'f> {
                     at: VarAt::File(ds, PhantomData),
                 }
             }
-            At::Mem(image, i) => self.mem_var(
-                image,
-                *i,
-                MemVar {
-                    name: name.into(),
-                    dims: vec![name.into()],
-                    shape: vec![values.len()],
-                    values: T::values(values.to_vec()),
-                    attrs: Vec::new(),
-                    coord: true,
-                },
-            )?,
+            At::Mem(image, i) => {
+                mem_var(image, *i, MemVar::coord(name, T::values(values.to_vec())))?
+            }
         };
         var.described(units, long_name)
-    }
-
-    /// Adds `var` to image group `i`, refusing a name already taken (as HDF5 does).
-    fn mem_var(
-        &self,
-        image: &'f RefCell<Image>,
-        i: usize,
-        var: MemVar,
-    ) -> Result<Var<'f>, StoreError> {
-        let mut im = image.borrow_mut();
-        if im.group(i).var(&var.name).is_some() || im.has_group(i, &var.name) {
-            return Err(StoreError::Name {
-                name: var.name,
-                what: format!("already exists in {}", im.path(i)),
-            });
-        }
-        let vars = &mut im.group_mut(i).vars;
-        vars.push(var);
-        Ok(Var {
-            at: VarAt::Mem(image, i, vars.len() - 1),
-        })
-    }
-
-    /// Adds the (non-coordinate) variable `name` over `dims` to image group `i`.
-    fn mem_data_var(
-        &self,
-        image: &'f RefCell<Image>,
-        i: usize,
-        name: &str,
-        dims: &[&str],
-        shape: &[usize],
-        values: Values,
-    ) -> Result<Var<'f>, StoreError> {
-        let var = MemVar {
-            name: name.into(),
-            dims: dims.iter().map(|d| d.to_string()).collect(),
-            shape: shape.to_vec(),
-            values,
-            attrs: Vec::new(),
-            coord: false,
-        };
-        self.mem_var(image, i, var)
     }
 
     /// Writes a run's initial state as the variable `initial_state` over its own coordinate
@@ -531,7 +497,7 @@ impl<'f> GroupWriter<'f> {
             At::File(g, _) => attached(write_dataset(g, name, data)?, &scales)?,
             At::Mem(image, i) => {
                 let values = T::values(row_major(&data));
-                self.mem_data_var(image, *i, name, dims, data.shape(), values)?
+                mem_var(image, *i, MemVar::data(name, dims, data.shape(), values))?
             }
         };
         var.described(units, long_name)
@@ -570,7 +536,7 @@ impl<'f> GroupWriter<'f> {
             }
             At::Mem(image, i) => {
                 let zeros = T::values(vec![T::default(); shape.iter().product()]);
-                self.mem_data_var(image, *i, name, dims, shape, zeros)?
+                mem_var(image, *i, MemVar::data(name, dims, shape, zeros))?
             }
         };
         var.described(units, long_name)

@@ -96,6 +96,32 @@ pub struct MemVar {
     pub coord: bool,
 }
 
+impl MemVar {
+    /// A coordinate: its one dim is its own name.
+    pub(super) fn coord(name: &str, values: Values) -> MemVar {
+        MemVar {
+            name: name.into(),
+            dims: vec![name.into()],
+            shape: vec![values.len()],
+            values,
+            attrs: Vec::new(),
+            coord: true,
+        }
+    }
+
+    /// A data variable over `dims` of lengths `shape`.
+    pub(super) fn data(name: &str, dims: &[&str], shape: &[usize], values: Values) -> MemVar {
+        MemVar {
+            name: name.into(),
+            dims: dims.iter().map(|d| d.to_string()).collect(),
+            shape: shape.to_vec(),
+            values,
+            attrs: Vec::new(),
+            coord: false,
+        }
+    }
+}
+
 /// A group: its attributes, variables and subgroups, each in the order written.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MemGroup {
@@ -145,13 +171,18 @@ impl Image {
         }
     }
 
-    /// Adds the subgroup `name` of group `parent`, or None if `parent` has one of that name.
+    /// Whether group `i` has a subgroup or variable `name` (HDF5 links share one namespace).
+    fn taken(&self, i: usize, name: &str) -> bool {
+        self.group(i).var(name).is_some()
+            || self.nodes[i]
+                .children
+                .iter()
+                .any(|&c| self.nodes[c].group.name == name)
+    }
+
+    /// Adds the subgroup `name` of group `parent`, or None if the name is taken there.
     pub(super) fn add_group(&mut self, parent: usize, name: &str) -> Option<usize> {
-        let taken = self.nodes[parent]
-            .children
-            .iter()
-            .any(|&c| self.nodes[c].group.name == name);
-        if taken || self.group(parent).var(name).is_some() {
+        if self.taken(parent, name) {
             return None;
         }
         self.nodes.push(Node {
@@ -165,6 +196,16 @@ impl Image {
         let i = self.nodes.len() - 1;
         self.nodes[parent].children.push(i);
         Some(i)
+    }
+
+    /// Adds `var` to group `i` and returns its index there, or None if the name is taken.
+    pub(super) fn add_var(&mut self, i: usize, var: MemVar) -> Option<usize> {
+        if self.taken(i, &var.name) {
+            return None;
+        }
+        let vars = &mut self.group_mut(i).vars;
+        vars.push(var);
+        Some(vars.len() - 1)
     }
 
     /// The path of group `i` as HDF5 names it (`/`, `/measure/set_1`), for messages.
@@ -182,14 +223,6 @@ impl Image {
 
     pub(super) fn group_mut(&mut self, i: usize) -> &mut MemGroup {
         &mut self.nodes[i].group
-    }
-
-    /// Whether group `i` has a subgroup `name`.
-    pub(super) fn has_group(&self, i: usize, name: &str) -> bool {
-        self.nodes[i]
-            .children
-            .iter()
-            .any(|&c| self.nodes[c].group.name == name)
     }
 
     /// The root group with its subgroups nested.

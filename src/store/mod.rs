@@ -76,8 +76,7 @@ pub fn write_file(
     body: impl FnOnce(&H5Out) -> Result<(), StoreError>,
 ) -> Result<PathBuf, StoreError> {
     let out = H5Out::create(path, force)?;
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", title)?;
+    out.provenance(prov, title)?;
     body(&out)?;
     out.finish()
 }
@@ -91,8 +90,7 @@ pub fn write_memory(
     body: impl FnOnce(&H5Out) -> Result<(), StoreError>,
 ) -> Result<memory::MemGroup, StoreError> {
     let out = H5Out::memory();
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", title)?;
+    out.provenance(prov, title)?;
     body(&out)?;
     Ok(out.into_memory().expect("a memory image"))
 }

@@ -58,8 +58,7 @@ fn assemble(
 ) -> Result<MapSummary, StoreError> {
     let opts = &info.opts;
     let tiling = opts.tiling();
-    out.provenance(prov)?;
-    out.root()?.attr_str("title", &info.title)?;
+    out.provenance(prov, &info.title)?;
     let g = out.group("map")?;
     write_coords(&g, info, chain.links())?;
     let vars = MapVars::create(&g, info, chain.links())?;
