@@ -305,7 +305,7 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
     ``labels`` is a 2-D integer NumPy array indexed ``[y, x]`` (as ``pendula measure --labels``
     reads a dataset) or the Dataset of ``pendula.map`` (as ``pendula measure FILE.h5`` reads a
     map file: ``variable`` ``flip_step``, ``flip_link`` or ``class``, and ``flip_before`` times
-    for flip maps). ``what`` is ``boundary-dimension``, ``uncertainty-exponent``,
+    for flip maps; ``class`` or ``attractor`` for final-state maps). ``what`` is ``boundary-dimension``, ``uncertainty-exponent``,
     ``basin-entropy``, ``wada`` or ``all`` (default); ``extent`` ``[x0, x1, y0, y1]`` gives the
     pixel edges' physical extent (a map's window by default). The other keywords are the
     spec's ``[measure]`` ones. The tree holds one ``set_k`` child per label grid, as the file.
@@ -327,9 +327,18 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
         def grid(name, dtype):
             return numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
 
+        # A final-state map's per-pixel columns (final_angle, turns, rotation per link), stacked
+        # pixel-major as the map file's reader gives them: the `attractor` labels need them.
+        cols = _core.aux_vars(str(a["kind"]))
+        aux = None
+        if cols and all(n in labels for n, _ in cols):
+            stack = [labels[n].values if per_link else labels[n].values[..., None] for n, per_link in cols]
+            aux = (numpy.ascontiguousarray(numpy.concatenate(stack, axis=-1), dtype=numpy.float64),
+                   int(labels.sizes.get("link", 1)))
+
         call = lambda: _core.measure_map(
             header, grid("class", numpy.uint8), grid("flip_step", numpy.int32),
-            grid("flip_link", numpy.uint8), variable=variable,
+            grid("flip_link", numpy.uint8), aux=aux, variable=variable,
             flip_before=None if flip_before is None else [float(t) for t in flip_before], **opts)
     else:
         for k, v in (("variable", variable), ("flip_before", flip_before)):

@@ -364,6 +364,7 @@ fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(run, m)?)?;
     m.add_function(wrap_pyfunction!(measure::measure_labels, m)?)?;
     m.add_function(wrap_pyfunction!(measure::measure_map, m)?)?;
+    m.add_function(wrap_pyfunction!(measure::aux_vars, m)?)?;
     m.add_function(wrap_pyfunction!(measure::chaotic_fraction, m)?)?;
     Ok(())
 }

@@ -5,7 +5,8 @@
 
 use super::{image, watched, Failure};
 use numpy::{
-    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyUntypedArray, PyUntypedArrayMethods,
+    PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArray,
+    PyUntypedArrayMethods,
 };
 use pendula::analysis::measure::chaotic::{self, ChaoticOptions};
 use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
@@ -180,7 +181,7 @@ pub fn measure_labels<'py>(
 /// The label grids of a map Dataset, as `pendula measure FILE.h5` reads a map file: `class`,
 /// or `flip_step`/`flip_link` thresholded at each `flip_before` time (default `t_max`).
 #[pyfunction]
-#[pyo3(signature = (header, class, flip_step, flip_link, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (header, class, flip_step, flip_link, aux=None, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure_map<'py>(
     py: Python<'py>,
@@ -188,6 +189,7 @@ pub fn measure_map<'py>(
     class: PyReadonlyArray2<'_, u8>,
     flip_step: Option<PyReadonlyArray2<'_, i32>>,
     flip_link: Option<PyReadonlyArray2<'_, u8>>,
+    aux: Option<(PyReadonlyArray3<'_, f64>, usize)>,
     variable: Option<String>,
     flip_before: Option<Vec<f64>>,
     extent: Option<Vec<f64>>,
@@ -205,6 +207,18 @@ pub fn measure_map<'py>(
     let class = class.as_slice()?;
     let flip_step = flip_step.as_ref().map(|a| a.as_slice()).transpose()?;
     let flip_link = flip_link.as_ref().map(|a| a.as_slice()).transpose()?;
+    let attractor = match &aux {
+        Some((a, links)) if kind == "final-state" => {
+            let (h, w, _) = a.as_array().dim();
+            if (h, w) != (height, width) {
+                return Err(PyValueError::new_err(format!(
+                    "labels: the aux variables are {h} × {w}, the class grid {height} × {width}"
+                )));
+            }
+            Some((a.as_slice()?, *links))
+        }
+        _ => None,
+    };
     let m = MapGrids {
         kind: &kind,
         complete,
@@ -217,8 +231,7 @@ pub fn measure_map<'py>(
         class,
         flip_step: flip_step.unwrap_or_default(),
         flip_link: flip_link.unwrap_or_default(),
-        // The aux columns stay in the Dataset: attractor labels are the CLI's.
-        attractor: None,
+        attractor,
     };
     let grids = map_labels(
         &m,
@@ -230,6 +243,16 @@ pub fn measure_map<'py>(
     )
     .map_err(PyValueError::new_err)?;
     measure_all(py, grids, opts, "Measures of the map Dataset".into())
+}
+
+/// The per-pixel aux variables of a map of `kind` as the map file holds them, in the order
+/// of their columns: `(name, per_link)` (the Python side stacks them for `measure_map`).
+#[pyfunction]
+pub fn aux_vars(kind: &str) -> Vec<(&'static str, bool)> {
+    store::map::aux_vars(kind)
+        .iter()
+        .map(|&(name, per_link, ..)| (name, per_link))
+        .collect()
 }
 
 /// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on

@@ -94,6 +94,67 @@ def test_map_measure_matches_cli_bit_for_bit(flip_map, args, kw):
         assert f["measure"].attrs["sets"] == len(kw.get("flip_before", [1]))
 
 
+# The driven damped pendulum of analyses/damped-driven-basin-entropy.toml at F = 1.66 N·m on
+# a 32² grid (tests/measure_cli.rs uses it too): coexisting attractors that share a class.
+BASINS = """kind = "map"
+[model]
+gravity = 1.0
+[[model.link]]
+length = 1.0
+mass = 1.0
+[model.damping]
+absolute = 0.2
+[model.drive.torque]
+amplitude = 1.66
+frequency = 1.0
+[integrator]
+method = "rk4"
+dt = 0.06283185307179587
+[map]
+kind = "final-state"
+resolution = 32
+x = "theta1"
+y = "omega1"
+window = [-3.14159265, 3.14159265, -3.0, 3.0]
+t_end = 400.0
+angle_tol = 0.001
+omega_tol = 0.001
+max_period = 8
+repeats = 3
+"""
+
+
+@needs_cli
+def test_attractor_labels_match_cli_bit_for_bit(tmp_path):
+    """A final-state map's `attractor` labels (class with turns or winding per link) from the
+    Dataset's aux variables equal those the CLI reads from the map file."""
+    spec = tmp_path / "basins.toml"
+    spec.write_text(BASINS)
+    done = cli("run", spec, "-o", tmp_path / "basins.h5")
+    assert done.returncode == 0, done.stderr
+    chain = pendula.Chain(links=[pendula.Link(length=1.0, mass=1.0)], gravity=1.0,
+                          damping={"absolute": 0.2},
+                          drive={"torque": {"amplitude": 1.66, "frequency": 1.0}})
+    ds = pendula.map(chain, kind="final-state", resolution=32, x="theta1", y="omega1",
+                     window=[-3.14159265, 3.14159265, -3.0, 3.0], t_end=400.0, angle_tol=0.001,
+                     omega_tol=0.001, max_period=8, repeats=3, dt=0.06283185307179587)
+    sizes = {}
+    for variable in ("attractor", "class"):
+        out = tmp_path / f"{variable}.h5"
+        done = cli("measure", tmp_path / "basins.h5", "--variable", variable, "--what",
+                   "basin-entropy", "--entropy-eps", "2,4", "-o", out)
+        assert done.returncode == 0, done.stderr
+        tree = pendula.measure(ds, variable=variable, what="basin-entropy", entropy_eps=[2, 4])
+        with h5py.File(out, "r") as f:
+            assert_tree_same(f["measure"], tree)
+        sizes[variable] = tree["set_1"].sizes["label"]
+    # The attractors split classes (rotating left, right, librating at one period).
+    assert sizes["attractor"] > sizes["class"], sizes
+    # Without the aux variables the attractor labels are not offered, as for a flip map.
+    with pytest.raises(ValueError, match="variable: `attractor` is not a label variable"):
+        pendula.measure(ds.drop_vars("turns"), variable="attractor")
+
+
 def labels_grid():
     """Three basins with a wiggly boundary (an independent grid, no map)."""
     y, x = np.mgrid[0:80, 0:96]
