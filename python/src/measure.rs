@@ -8,6 +8,7 @@ use numpy::{
     PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArray,
     PyUntypedArrayMethods,
 };
+use pendula::analysis::map::Kind;
 use pendula::analysis::measure::chaotic::{self, ChaoticOptions};
 use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
 use pendula::analysis::measure::{
@@ -201,6 +202,8 @@ pub fn measure_map<'py>(
     wada_radius: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (kind, complete, t_max, dt, window, x_name, y_name) = header;
+    let kind = Kind::parse(&kind)
+        .ok_or_else(|| PyValueError::new_err(format!("kind: unknown map kind `{kind}`")))?;
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
     let (height, width) = class.as_array().dim();
@@ -208,7 +211,7 @@ pub fn measure_map<'py>(
     let flip_step = flip_step.as_ref().map(|a| a.as_slice()).transpose()?;
     let flip_link = flip_link.as_ref().map(|a| a.as_slice()).transpose()?;
     let attractor = match &aux {
-        Some((a, links)) if kind == "final-state" => {
+        Some((a, links)) if kind.facts().labels.contains(&"attractor") => {
             let (h, w, _) = a.as_array().dim();
             if (h, w) != (height, width) {
                 return Err(PyValueError::new_err(format!(
@@ -220,7 +223,7 @@ pub fn measure_map<'py>(
         _ => None,
     };
     let m = MapGrids {
-        kind: &kind,
+        kind,
         complete,
         t_max,
         dt,
@@ -249,10 +252,9 @@ pub fn measure_map<'py>(
 /// of their columns: `(name, per_link)` (the Python side stacks them for `measure_map`).
 #[pyfunction]
 pub fn aux_vars(kind: &str) -> Vec<(&'static str, bool)> {
-    store::map::aux_vars(kind)
-        .iter()
-        .map(|&(name, per_link, ..)| (name, per_link))
-        .collect()
+    Kind::parse(kind).map_or(vec![], |k| {
+        k.aux().iter().map(|v| (v.name, v.per_link)).collect()
+    })
 }
 
 /// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on

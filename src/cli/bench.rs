@@ -5,7 +5,7 @@ use super::output::CliError;
 use clap::{Args, Subcommand};
 use pendula::analysis::lyapunov::bench_lyapunov;
 use pendula::analysis::map::bench::{bench_flip, bench_map};
-use pendula::analysis::map::{Kernel, MapKind};
+use pendula::analysis::map::{Kernel, Kind, MapKind};
 use pendula::analysis::modes::structured::benchmark_m;
 use pendula::spec::{format_bytes, Budget};
 
@@ -177,8 +177,24 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             time("--t-max", *t_max, MAX_BENCH_TIME)?;
             within("--gali-order", *gali_order, 2, 4)?;
             let tau_steps = *tau_steps;
-            let kind = match kind.as_str() {
-                "lyapunov" => MapKind::Lyapunov {
+            // The indicator kinds the tangent lanes serve.
+            let served = [
+                Kind::Lyapunov,
+                Kind::Ftle,
+                Kind::Megno,
+                Kind::Sali,
+                Kind::Gali,
+            ];
+            let id = Kind::parse(kind)
+                .filter(|k| served.contains(k))
+                .ok_or_else(|| {
+                    CliError::Input(format!(
+                        "--kind: expected {} (got `{kind}`)",
+                        Kind::expected(&served)
+                    ))
+                })?;
+            let kind = match id {
+                Kind::Lyapunov => MapKind::Lyapunov {
                     renorm_steps: tau_steps,
                     // The default 10 blocks where the run holds that many intervals.
                     blocks: pendula::analysis::map::blocks::max_blocks(
@@ -188,18 +204,14 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                     .clamp(1, 10),
                     tolerance: None,
                 },
-                "ftle" => MapKind::Ftle,
-                "megno" => MapKind::Megno { tau_steps },
-                "sali" => MapKind::Sali { tau_steps },
-                "gali" => MapKind::Gali {
+                Kind::Ftle => MapKind::Ftle,
+                Kind::Megno => MapKind::Megno { tau_steps },
+                Kind::Sali => MapKind::Sali { tau_steps },
+                // Kind::Gali, the last one served.
+                _ => MapKind::Gali {
                     k: *gali_order,
                     tau_steps,
                 },
-                k => {
-                    return Err(CliError::Input(format!(
-                        "--kind: expected lyapunov, ftle, megno, sali or gali (got `{k}`)"
-                    )))
-                }
             };
             let kernel = match kernel.as_str() {
                 "auto" => Kernel::Auto,

@@ -64,7 +64,7 @@ const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL];
 const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM];
 
 macro_rules! flags {
-    ($($long:literal => $path:literal, $kind:expr, $vn:literal, $help:literal, $on:expr;)*) => {
+    ($($long:literal => $path:literal, $kind:expr, $vn:expr, $help:literal, $on:expr;)*) => {
         /// The spec flags, in the order `--help` lists them.
         pub const FLAGS: &[Flag] = &[$(Flag {
             long: $long,
@@ -140,7 +140,7 @@ flags! {
     "lyapunov" => "poincare.lyapunov", Switch(true), "", "Finite-time Lyapunov exponent per orbit (colours regular/chaotic)", &[POIN];
     "chaos-threshold" => "poincare.chaos_threshold", Float, "1/S", "Exponent above which an orbit counts as chaotic (default 0.05)", &[POIN];
     // map
-    "kind" => "map.kind", Word, "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state", "What each pixel shows (default flip-time)", &[MAP];
+    "kind" => "map.kind", Word, pendula::analysis::map::kinds::NAMES, "What each pixel shows (default flip-time)", &[MAP];
     "resolution" => "map.resolution", Resolution, "W[xH]", "Pixels: W (square) or WxH (default 256)", &[MAP];
     "window" => "map.window", Floats, "XLO,XHI,YLO,YHI", "Zoom window (default −π,π,−π,π for angles)", &[MAP];
     "x" => "map.x", Word, "theta1|…|omegaN", "Horizontal coordinate (default theta1)", &[MAP];

@@ -253,7 +253,7 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
             let d = r.read_all()?;
             let links = h.link_length.len();
             let grids = MapGrids {
-                kind: &h.kind,
+                kind: h.kind,
                 complete: h.complete,
                 t_max: h.t_max,
                 dt: h.dt,
@@ -264,7 +264,12 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                 class: &d.class,
                 flip_step: &d.flip_step,
                 flip_link: &d.flip_link,
-                attractor: (h.kind == "final-state").then_some((&d.aux[..], links)),
+                attractor: h
+                    .kind
+                    .facts()
+                    .labels
+                    .contains(&"attractor")
+                    .then_some((&d.aux[..], links)),
             };
             map_labels(
                 &grids,

@@ -3,7 +3,7 @@
 use super::retired::{self, Retired};
 use super::{positive, Analysis, InitialSpec, SpecError, SpecFile, Validated};
 use crate::analysis::map::{
-    FlipTarget, Grid, GridAxis, Kernel, MapKind, MapOptions, Shell, Tiling,
+    FlipTarget, Grid, GridAxis, Kernel, Kind, MapKind, MapOptions, Shell, Tiling,
 };
 use crate::integrate::Method;
 use crate::model::Chain;
@@ -247,8 +247,18 @@ impl MapSpec {
                 format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
             ));
         }
-        let kind = match self.kind.as_deref().unwrap_or("flip-time") {
-            "flip-time" => {
+        let name = self.kind.as_deref().unwrap_or(Kind::FlipTime.name());
+        let id = Kind::parse(name).ok_or_else(|| {
+            SpecError::new(
+                "map.kind",
+                format!(
+                    "unknown map kind `{name}` (expected {})",
+                    Kind::expected(&Kind::ALL)
+                ),
+            )
+        })?;
+        let kind = match id {
+            Kind::FlipTime => {
                 let target = match self.flip.as_deref().unwrap_or("any") {
                     "any" => FlipTarget::Any,
                     l => match l.parse::<usize>() {
@@ -263,10 +273,10 @@ impl MapSpec {
                 };
                 MapKind::FlipTime { target }
             }
-            "energy-error" => MapKind::EnergyError,
-            "ftle" => MapKind::Ftle,
-            "final-state" => self.final_state(chain, dt)?,
-            "sali" | "gali" | "megno" => {
+            Kind::EnergyError => MapKind::EnergyError,
+            Kind::Ftle => MapKind::Ftle,
+            Kind::FinalState => self.final_state(chain, dt)?,
+            Kind::Sali | Kind::Gali | Kind::Megno => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 let q = (tau / dt).round();
                 if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
@@ -276,9 +286,9 @@ impl MapSpec {
                     ));
                 }
                 let tau_steps = q as u32;
-                if self.kind.as_deref() == Some("sali") {
+                if id == Kind::Sali {
                     MapKind::Sali { tau_steps }
-                } else if self.kind.as_deref() == Some("megno") {
+                } else if id == Kind::Megno {
                     MapKind::Megno { tau_steps }
                 } else {
                     let dim = 2 * n;
@@ -292,7 +302,7 @@ impl MapSpec {
                     MapKind::Gali { k, tau_steps }
                 }
             }
-            "lyapunov" => {
+            Kind::Lyapunov => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 let renorm_steps = ((tau / dt).round() as u32).max(1);
                 let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
@@ -317,79 +327,22 @@ impl MapSpec {
                     tolerance,
                 }
             }
-            other => {
-                return Err(SpecError::new(
-                    "map.kind",
-                    format!(
-                        "unknown map kind `{other}` (expected flip-time, energy-error, lyapunov, ftle, sali, gali, megno or final-state)"
-                    ),
-                ))
-            }
         };
-        for (field, set, applies) in [
-            (
-                "map.flip",
-                self.flip.is_some(),
-                matches!(kind, MapKind::FlipTime { .. }),
-            ),
-            (
-                "map.energy_skip",
-                self.energy_skip.is_some(),
-                matches!(kind, MapKind::FlipTime { .. }),
-            ),
-            (
-                "map.tau",
-                self.tau.is_some(),
-                matches!(
-                    kind,
-                    MapKind::Lyapunov { .. }
-                        | MapKind::Sali { .. }
-                        | MapKind::Gali { .. }
-                        | MapKind::Megno { .. }
-                ),
-            ),
-            (
-                "map.blocks",
-                self.blocks.is_some(),
-                matches!(kind, MapKind::Lyapunov { .. }),
-            ),
-            (
-                "map.tolerance",
-                self.tolerance.is_some(),
-                matches!(kind, MapKind::Lyapunov { .. }),
-            ),
-            (
-                "map.gali_order",
-                self.gali_order.is_some(),
-                matches!(kind, MapKind::Gali { .. }),
-            ),
-            (
-                "map.angle_tol",
-                self.angle_tol.is_some(),
-                matches!(kind, MapKind::FinalState { .. }),
-            ),
-            (
-                "map.omega_tol",
-                self.omega_tol.is_some(),
-                matches!(kind, MapKind::FinalState { .. }),
-            ),
-            (
-                "map.dwell",
-                self.dwell.is_some(),
-                matches!(kind, MapKind::FinalState { .. }),
-            ),
-            (
-                "map.max_period",
-                self.max_period.is_some(),
-                matches!(kind, MapKind::FinalState { .. }),
-            ),
-            (
-                "map.repeats",
-                self.repeats.is_some(),
-                matches!(kind, MapKind::FinalState { .. }),
-            ),
+        // Each kind takes the fields the catalogue lists for it and refuses the others.
+        for (field, set) in [
+            ("map.flip", self.flip.is_some()),
+            ("map.energy_skip", self.energy_skip.is_some()),
+            ("map.tau", self.tau.is_some()),
+            ("map.blocks", self.blocks.is_some()),
+            ("map.tolerance", self.tolerance.is_some()),
+            ("map.gali_order", self.gali_order.is_some()),
+            ("map.angle_tol", self.angle_tol.is_some()),
+            ("map.omega_tol", self.omega_tol.is_some()),
+            ("map.dwell", self.dwell.is_some()),
+            ("map.max_period", self.max_period.is_some()),
+            ("map.repeats", self.repeats.is_some()),
         ] {
-            if set && !applies {
+            if set && !id.facts().fields.contains(&field) {
                 return Err(SpecError::new(
                     field,
                     format!("does not apply to a {} map", kind.name()),

@@ -8,7 +8,7 @@
 //! it stopped in) and its own measures, tabulated against the parameter.
 
 use super::{Analysis, SpecError, SpecFile, Validated};
-use crate::analysis::map::{MapKind, MapOptions};
+use crate::analysis::map::MapOptions;
 use crate::analysis::measure::{MeasureOptions, What};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
@@ -299,15 +299,9 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         }
         o.wada.max_radius = r;
     }
-    let flip = matches!(map.kind, MapKind::FlipTime { .. });
+    let flip = map.kind.id().is_flip();
     let variable = m.variable.clone();
-    let allowed: &[&str] = if flip {
-        &["flip_step", "flip_link", "class"]
-    } else if matches!(map.kind, MapKind::FinalState { .. }) {
-        &["class", "attractor"]
-    } else {
-        &["class"]
-    };
+    let allowed = map.kind.id().facts().labels;
     if let Some(v) = &variable {
         if !allowed.contains(&v.as_str()) {
             return Err(SpecError::new(

@@ -9,7 +9,7 @@ use super::*;
 pub struct MapHeader {
     pub title: String,
     pub model_name: String,
-    pub kind: String,
+    pub kind: Kind,
     pub spec_hash: String,
     pub width: usize,
     pub height: usize,
@@ -51,7 +51,7 @@ impl MapHeader {
         Tiling::new(self.width, self.height, self.tile)
     }
     pub fn is_flip(&self) -> bool {
-        self.kind == "flip-time"
+        self.kind.is_flip()
     }
 }
 

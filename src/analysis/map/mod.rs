@@ -1,6 +1,7 @@
 //! Initial-condition maps: every pixel of a grid of start states is integrated on its own and
-//! reduced to one number — the first flip time (Heyl's fractal), the final energy error, or a
-//! finite-time Lyapunov exponent.
+//! reduced to a few numbers. What a pixel is reduced to is its [`MapKind`]; [`kinds`] is the
+//! catalogue of the kinds and their facts (flip time, energy error, Lyapunov exponent, FTLE,
+//! final state, SALI, GALI, MEGNO).
 //!
 //! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
 //! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
@@ -16,6 +17,7 @@ mod data;
 pub mod grid;
 pub mod kernel;
 pub mod kernel3;
+pub mod kinds;
 mod per_kind;
 use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, megno, Work};
 mod sincos;
@@ -26,6 +28,7 @@ pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, Ma
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kernel::TwoLink;
 pub use kernel3::ThreeLink;
+pub use kinds::{Kind, MapKind};
 
 use crate::analysis::indicators::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
@@ -72,110 +75,6 @@ impl FlipTarget {
         match self {
             FlipTarget::Any => "any".into(),
             FlipTarget::Link(j) => format!("{}", j + 1),
-        }
-    }
-}
-
-/// What each pixel is reduced to.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub enum MapKind {
-    /// First step k after which |θ| > π for the target link(s), up to n_steps.
-    FlipTime { target: FlipTarget },
-    /// |E(t_max) − E(0) − W(t_max)| / E_scale, with E_scale = max(|E(0)|, g Σ b).
-    EnergyError,
-    /// Largest finite-time Lyapunov exponent over [0, t_max] (1/s): one tangent vector
-    /// (normalised all-ones start), renormalised every `renorm_steps` steps; each pixel keeps
-    /// `blocks` block means for its standard error and, with `tolerance`, stops once that is
-    /// below it ([`blocks`] has the rule).
-    Lyapunov {
-        renorm_steps: u32,
-        blocks: u32,
-        tolerance: Option<f64>,
-    },
-    /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
-    /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
-    Ftle,
-    /// Which attractor a damped or driven chain ends in, and when ([`basins`]).
-    FinalState { settle: basins::Settle },
-    /// SALI at the horizon t_max (or where it fell below 1e-14), the single-orbit
-    /// [`indicators`](crate::analysis::indicators::indicators) run per pixel with RK4, τ = tau_steps·dt.
-    Sali { tau_steps: u32 },
-    /// GALI_k at the horizon, from the same run with k deviation vectors.
-    Gali { k: usize, tau_steps: u32 },
-    /// MEGNO ⟨Y⟩ at t_max (Cincotta & Simó 2000) from one tangent vector renormalised every
-    /// `tau_steps` steps, r = δ̇·δ/δ·δ taken at every step; the slope of ⟨Y⟩(t) over the second half is the
-    /// aux column (→ λ_max/2 on chaotic orbits, 0 on regular ones).
-    Megno { tau_steps: u32 },
-}
-
-impl MapKind {
-    pub fn name(&self) -> &'static str {
-        match self {
-            MapKind::FlipTime { .. } => "flip-time",
-            MapKind::EnergyError => "energy-error",
-            MapKind::Lyapunov { .. } => "lyapunov",
-            MapKind::Ftle => "ftle",
-            MapKind::FinalState { .. } => "final-state",
-            MapKind::Sali { .. } => "sali",
-            MapKind::Gali { .. } => "gali",
-            MapKind::Megno { .. } => "megno",
-        }
-    }
-
-    /// The map's default title for a chain called `model` (the CLI and the Python package both
-    /// use it, so their files carry the same title).
-    pub fn title(&self, model: &str) -> String {
-        match self {
-            MapKind::FlipTime { .. } => format!("First-flip time, {model} pendulum"),
-            MapKind::EnergyError => format!("RK4 energy error, {model} pendulum"),
-            MapKind::Ftle => format!("Finite-time Lyapunov exponent (flow map), {model} pendulum"),
-            MapKind::Lyapunov { .. } => format!("Finite-time Lyapunov exponent, {model} pendulum"),
-            MapKind::FinalState { .. } => format!("Final states, {model} pendulum"),
-            MapKind::Sali { .. } => format!("SALI, {model} pendulum"),
-            MapKind::Gali { k, .. } => format!("GALI_{k}, {model} pendulum"),
-            MapKind::Megno { .. } => format!("MEGNO, {model} pendulum"),
-        }
-    }
-
-    /// Extra f64 columns per pixel beside `value` (see [`TileResult::aux`]): final-state maps
-    /// keep the final angle, net turns and rotation number of each link; SALI/GALI maps the
-    /// chaos time; flip-time maps the located flip time; MEGNO maps the slope of ⟨Y⟩;
-    /// Lyapunov maps the standard error, the time used and the converged flag.
-    pub fn aux_columns(&self, n_links: usize) -> usize {
-        match self {
-            MapKind::FinalState { .. } => 3 * n_links,
-            MapKind::Lyapunov { .. } => 3,
-            MapKind::Sali { .. } | MapKind::Gali { .. } | MapKind::Megno { .. } => 1,
-            // The located flip time.
-            MapKind::FlipTime { .. } => 1,
-            _ => 0,
-        }
-    }
-
-    /// The `class` legend: (value, CF flag meaning, description).
-    pub fn legend(&self, n_links: usize) -> Vec<(u8, String, String)> {
-        let row = |v: u8, w: &str, d: &str| (v, w.to_string(), d.to_string());
-        match self {
-            MapKind::FinalState { settle } => basins::legend(n_links, settle),
-            MapKind::Sali { .. } | MapKind::Gali { .. } => vec![
-                row(
-                    class::UNDECIDED,
-                    "undecided",
-                    "neither verdict by t_max (sticky or too short)",
-                ),
-                row(class::CHAOTIC, "chaotic", "SALI fell below 1e-8"),
-                row(
-                    class::REGULAR,
-                    "regular",
-                    "SALI stayed above 1e-4 over the second half",
-                ),
-                row(class::DIVERGED, "diverged", "the state became non-finite"),
-            ],
-            _ => class::MEANINGS
-                .split(' ')
-                .enumerate()
-                .map(|(v, w)| row(v as u8, w, &w.replace('_', " ")))
-                .collect(),
         }
     }
 }
@@ -243,14 +142,20 @@ impl MapOptions {
         Tiling::new(self.grid.width, self.grid.height, self.tile)
     }
 
-    /// Which code will run the pixels: `"simd-two-link"`, `"simd-three-link"` or `"scalar"`.
+    /// Which code will run the pixels: `"simd-two-link"`, `"simd-three-link"` or `"scalar"`,
+    /// as the catalogue's [`kinds::Lanes`] of the kind say.
     pub fn kernel_name(&self, chain: &Chain) -> &'static str {
-        if self.fast3(chain).is_some() {
+        let lanes = self.kind.id().facts().lanes;
+        let two = match lanes.two_link {
+            Some(true) => two_link(chain).is_some(),
+            Some(false) => two_link_any(chain).is_some(),
+            None => false,
+        };
+        if self.kernel != Kernel::Auto {
+            "scalar"
+        } else if lanes.three_link && ThreeLink::of(chain).is_some() {
             "simd-three-link"
-        } else if self.fast(chain).is_some()
-            || self.fast_basins(chain).is_some()
-            || self.fast_tangent(chain).is_some()
-        {
+        } else if two {
             "simd-two-link"
         } else {
             "scalar"

@@ -6,13 +6,13 @@
 
 use super::{LabelGrid, MeasureError, Stage};
 use crate::analysis::map::basins::label;
+use crate::analysis::map::Kind;
 use std::collections::BTreeMap;
 
 /// What a map holds for labelling, however it was read (a file, a Dataset).
 #[derive(Debug, Clone, Copy)]
 pub struct MapGrids<'a> {
-    /// The map kind (`flip-time`, `final-state`, …).
-    pub kind: &'a str,
+    pub kind: Kind,
     pub complete: bool,
     pub t_max: f64,
     pub dt: f64,
@@ -70,20 +70,16 @@ pub fn map_labels(
             "measure: {file} is incomplete (a shard or interrupted map); merge or resume it first"
         ));
     }
-    let flip = m.kind == "flip-time";
-    let var = variable.unwrap_or(if flip { "flip_step" } else { "class" });
-    let allowed: &[&str] = if flip {
-        &["flip_step", "flip_link", "class"]
-    } else if m.kind == "final-state" && m.attractor.is_some() {
-        &["class", "attractor"]
-    } else {
-        &["class"]
-    };
+    // The catalogue's label variables; `attractor` needs the aux columns read.
+    let allowed: Vec<&str> = (m.kind.facts().labels.iter().copied())
+        .filter(|&v| v != "attractor" || m.attractor.is_some())
+        .collect();
+    let var = variable.unwrap_or(allowed[0]);
     if !allowed.contains(&var) {
         return Err(format!(
             "{}: `{var}` is not a label variable of this {} map (expected {})",
             flag("variable"),
-            m.kind,
+            m.kind.name(),
             allowed.join(", ")
         ));
     }
@@ -260,7 +256,7 @@ mod tests {
     /// (1 s, link 1), 6 (3 s, link 2) and 8 (4 s, both links: 3).
     fn flip_map<'a>(class: &'a [u8], steps: &'a [i32], links: &'a [u8]) -> MapGrids<'a> {
         MapGrids {
-            kind: "flip-time",
+            kind: Kind::FlipTime,
             complete: true,
             t_max: 4.0,
             dt: 0.5,
@@ -390,7 +386,7 @@ mod tests {
             "{names:?}"
         );
         let m = MapGrids {
-            kind: "final-state",
+            kind: Kind::FinalState,
             class: &class,
             width: 3,
             height: 2,

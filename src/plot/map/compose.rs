@@ -14,7 +14,8 @@ use super::{
 };
 use crate::analysis::map::basins::{describe, label};
 use crate::analysis::map::class::{self, NOT_COMPUTED};
-use crate::analysis::map::{MapData, MapHeader};
+use crate::analysis::map::kinds::{Figure, Scale};
+use crate::analysis::map::{Kind, MapData, MapHeader};
 use crate::plot::{nice_range, subscript, PlotError};
 
 /// Which variable of a map a figure shows.
@@ -52,8 +53,8 @@ impl Show {
     /// maps have `basins`, `settle_time` and `final_angle<j>` (j from 1); other kinds only their
     /// main variable.
     pub fn parse(name: Option<&str>, h: &MapHeader) -> Result<Show, ShowError> {
-        let final_state = h.kind == "final-state";
-        let lyapunov = h.kind == "lyapunov";
+        let final_state = h.kind.facts().figure == Figure::Basins;
+        let lyapunov = h.kind == Kind::Lyapunov;
         Ok(match name {
             None => Show::Default,
             Some("lyapunov") if lyapunov => Show::Lyapunov,
@@ -75,7 +76,7 @@ impl Show {
             Some(v) => {
                 return Err(ShowError::Unknown {
                     name: v.into(),
-                    kind: h.kind.clone(),
+                    kind: h.kind.name().to_string(),
                     hint: if final_state {
                         " (basins, settle_time, final_angle<j>)"
                     } else if lyapunov {
@@ -117,7 +118,7 @@ pub fn compose_panels(
     show: Show,
     cmap: Option<ColourMap>,
 ) -> Vec<ComposedMap> {
-    let has_error = h.kind == "lyapunov"
+    let has_error = h.kind == Kind::Lyapunov
         && data.aux_width > 0
         && (0..data.class.len()).any(|p| data.aux[p * data.aux_width].is_finite());
     if show == Show::Default && has_error {
@@ -233,14 +234,11 @@ struct Layers {
 }
 
 fn layers(h: &MapHeader, data: &MapData, show: Show) -> Layers {
-    if h.kind == "final-state" {
-        final_state_layers(h, data, show)
-    } else if h.is_flip() {
-        flip_layers(h, data)
-    } else if show == Show::StandardError {
-        standard_error_layers(h, data)
-    } else {
-        value_layers(h, data)
+    match h.kind.facts().figure {
+        Figure::Basins => final_state_layers(h, data, show),
+        Figure::Flip => flip_layers(h, data),
+        Figure::Value(_) if show == Show::StandardError => standard_error_layers(h, data),
+        Figure::Value(scale) => value_layers(h, data, scale),
     }
 }
 
@@ -346,74 +344,73 @@ fn flip_layers(h: &MapHeader, data: &MapData) -> Layers {
     }
 }
 
-/// Maps of one value per pixel: energy error, SALI/GALI, FTLE and Lyapunov exponents.
-fn value_layers(h: &MapHeader, data: &MapData) -> Layers {
+/// Maps of one value per pixel (energy error, SALI/GALI, MEGNO, FTLE, Lyapunov exponents) on
+/// their kind's colour scale.
+fn value_layers(h: &MapHeader, data: &MapData, scale: Scale) -> Layers {
     let values = data.value.clone();
     let mut class = data.class.clone();
     let finite = values.iter().copied().filter(|v| v.is_finite());
-    let scale = if h.kind == "energy-error" {
-        let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
-        let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
-        let lo = pos
-            .iter()
-            .copied()
-            .fold(f64::INFINITY, f64::min)
-            .max(hi * 1e-12);
-        let lo = if lo.is_finite() && lo < hi {
-            lo
-        } else {
-            hi / 10.0
-        };
-        ColourScale {
-            lo,
-            hi,
-            log: true,
-            label: format!("relative energy error at t = {} s", h.t_max),
-            map: ColourMap::Magma,
-        }
-    } else if h.kind == "sali" || h.kind == "gali" {
-        // Log scale from round-off (1e-16) to the largest value (SALI ≤ √2, GALI ≤ 1).
-        let hi = finite.fold(1e-15f64, f64::max).max(1.0);
-        for c in class.iter_mut() {
-            if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
-                *c = 0;
+    let label = |l: &str| Kind::figure_label(l, h.t_max);
+    let scale = match scale {
+        Scale::LogPositive { label: l } => {
+            let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
+            let hi = pos.iter().copied().fold(f64::MIN_POSITIVE, f64::max);
+            let lo = pos
+                .iter()
+                .copied()
+                .fold(f64::INFINITY, f64::min)
+                .max(hi * 1e-12);
+            let lo = if lo.is_finite() && lo < hi {
+                lo
+            } else {
+                hi / 10.0
+            };
+            ColourScale {
+                lo,
+                hi,
+                log: true,
+                label: label(l),
+                map: ColourMap::Magma,
             }
         }
-        ColourScale {
-            lo: 1e-16,
-            hi,
-            log: true,
-            label: format!(
-                "{} at t = {} s (or where SALI < 1e-14)",
-                h.kind.to_uppercase(),
-                h.t_max
-            ),
-            map: ColourMap::Magma,
+        Scale::LogFromRoundOff { label: l } => {
+            // Log scale from round-off (1e-16) to the largest value (SALI ≤ √2, GALI ≤ 1).
+            let hi = finite.fold(1e-15f64, f64::max).max(1.0);
+            for c in class.iter_mut() {
+                if ![class::DIVERGED, class::FORBIDDEN, NOT_COMPUTED].contains(c) {
+                    *c = 0;
+                }
+            }
+            ColourScale {
+                lo: 1e-16,
+                hi,
+                log: true,
+                label: label(l),
+                map: ColourMap::Magma,
+            }
         }
-    } else if h.kind == "megno" {
-        // ⟨Y⟩ is 0 on stable periodic orbits, 2 on quasi-periodic ones and grows like λt/2 on
-        // chaotic ones: a linear scale from 0 that keeps 2 in its lower part (larger values
-        // saturate at the top colour).
-        let hi = finite.fold(4.0f64, f64::max).min(16.0);
-        ColourScale {
-            lo: 0.0,
-            hi,
-            log: false,
-            label: format!("MEGNO ⟨Y⟩ at t = {} s", h.t_max),
-            map: ColourMap::Viridis,
+        Scale::Megno { label: l } => {
+            // ⟨Y⟩ is 0 on stable periodic orbits, 2 on quasi-periodic ones and grows like λt/2 on
+            // chaotic ones: a linear scale from 0 that keeps 2 in its lower part (larger values
+            // saturate at the top colour).
+            let hi = finite.fold(4.0f64, f64::max).min(16.0);
+            ColourScale {
+                lo: 0.0,
+                hi,
+                log: false,
+                label: label(l),
+                map: ColourMap::Viridis,
+            }
         }
-    } else {
-        let (lo, hi) = nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
-        ColourScale {
-            lo,
-            hi,
-            log: false,
-            label: if h.kind == "ftle" {
-                format!("FTLE over {} s / (1/s)", h.t_max)
-            } else {
-                format!("Lyapunov exponent over {} s / (1/s)", h.t_max)
-            },
-            map: ColourMap::Cividis,
+        Scale::Linear { label: l } => {
+            let (lo, hi) = nice_range(finite, 0.0).unwrap_or((0.0, 1.0));
+            ColourScale {
+                lo,
+                hi,
+                log: false,
+                label: label(l),
+                map: ColourMap::Cividis,
+            }
         }
     };
     Layers {

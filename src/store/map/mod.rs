@@ -19,8 +19,9 @@
 //! mask; a shard file has only its own tiles set) and `tile_steps`; the chain in `/map/model`.
 
 use super::{check_output_path, StoreError};
+use crate::analysis::map::kinds::Var;
 pub use crate::analysis::map::MapHeader;
-use crate::analysis::map::{FlipStats, Fnv, MapData, MapOptions, TileResult};
+use crate::analysis::map::{FlipStats, Fnv, Kind, MapData, MapOptions, TileResult};
 
 mod run;
 mod write;
@@ -53,120 +54,6 @@ impl MapInfo {
     /// Aux columns per pixel ([`crate::analysis::map::MapKind::aux_columns`]).
     pub fn aux_width(&self) -> usize {
         self.opts.kind.aux_columns(self.opts.grid.base.len() / 2)
-    }
-}
-
-/// The value variable of a map kind: (name, units, long_name); `None` for flip-time maps.
-pub fn value_var(kind: &str) -> Option<(&'static str, &'static str, &'static str)> {
-    Some(match kind {
-        "flip-time" => return None,
-        "energy-error" => (
-            "energy_error",
-            "1",
-            "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
-        ),
-        "ftle" => (
-            "ftle",
-            "s-1",
-            "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
-        ),
-        "final-state" => (
-            "settle_time",
-            "s",
-            "time at which the state settled into its final class (NaN = unsettled or diverged)",
-        ),
-        "sali" => (
-            "sali",
-            "1",
-            "SALI at the horizon t_max, or where it fell below 1e-14 (the run stops there)",
-        ),
-        "gali" => (
-            "gali",
-            "1",
-            "GALI_k at the horizon t_max, or where SALI fell below 1e-14 (the run stops there)",
-        ),
-        "megno" => (
-            "megno",
-            "1",
-            "MEGNO ⟨Y⟩(t_max) from one tangent vector (2 on quasi-periodic orbits, growing on chaotic ones)",
-        ),
-        _ => (
-            "lyapunov",
-            "s-1",
-            "largest finite-time Lyapunov exponent over [0, t_max]",
-        ),
-    })
-}
-
-/// One auxiliary variable of a map kind: name, over (y, x, link) if per link else (y, x),
-/// units, long_name. Their columns, in this order, make up [`TileResult::aux`].
-type AuxVar = (&'static str, bool, &'static str, &'static str);
-
-pub fn aux_vars(kind: &str) -> &'static [AuxVar] {
-    match kind {
-        "final-state" => &[
-            (
-                "final_angle",
-                true,
-                "rad",
-                "angle mod 2π in [−π, π] when the pixel was classified (or at t_max)",
-            ),
-            (
-                "turns",
-                true,
-                "1",
-                "net turns round((θ − θ*)/2π) about the final equilibrium (NaN if none)",
-            ),
-            (
-                "rotation",
-                true,
-                "1",
-                "rotation number: turns per drive period on the periodic orbit (NaN if none)",
-            ),
-        ],
-        "flip-time" => &[(
-            "flip_time_located",
-            false,
-            "s",
-            "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
-             interpolant of the RK4 step (NaN = never flipped or not computed)",
-        )],
-        "lyapunov" => &[
-            (
-                "lyapunov_standard_error",
-                false,
-                "s-1",
-                "batch-means standard error of lyapunov: s/√B of the B block means of the \
-                 log-growth (B = the blocks attribute, fewer where the pixel stopped early)",
-            ),
-            (
-                "time_used",
-                false,
-                "s",
-                "time the pixel was integrated: t_max, or the block end where its standard \
-                 error fell below the tolerance attribute",
-            ),
-            (
-                "converged",
-                false,
-                "1",
-                "lyapunov_standard_error < tolerance (1) or not (0); NaN without a tolerance \
-                 or where diverged",
-            ),
-        ],
-        "megno" => &[(
-            "megno_slope",
-            false,
-            "s-1",
-            "least-squares slope of ⟨Y⟩(t) over t ≥ t_max/2 (→ λ_max/2 on chaotic orbits, 0 on regular ones)",
-        )],
-        "sali" | "gali" => &[(
-            "chaos_time",
-            false,
-            "s",
-            "first time SALI < 1e-8 (NaN = never)",
-        )],
-        _ => &[],
     }
 }
 
@@ -751,7 +638,10 @@ impl MapReader {
         let header = MapHeader {
             title: s("title")?,
             model_name: s("model")?,
-            kind: s("kind")?,
+            kind: {
+                let k = s("kind")?;
+                Kind::parse(&k).ok_or_else(|| bad(path, format!("unknown map kind `{k}`")))?
+            },
             spec_hash: s("spec_hash")?,
             width: i("width")? as usize,
             height: i("height")? as usize,
@@ -813,18 +703,18 @@ impl MapReader {
     }
 
     fn value_name(&self) -> &'static str {
-        value_var(&self.header.kind).map_or("", |v| v.0)
+        self.header.kind.value().map_or("", |v| v.name)
     }
 
     /// Reads the aux variables over rows r0..r1, columns c0..c1 into pixel-major columns.
     fn read_aux(&self, r0: usize, r1: usize, c0: usize, c1: usize) -> Result<Vec<f64>, StoreError> {
-        let defs = aux_vars(&self.header.kind);
+        let defs = self.header.kind.aux();
         let nl = self.header.link_length.len();
-        let m: usize = defs.iter().map(|d| if d.1 { nl } else { 1 }).sum();
+        let m = self.header.kind.aux_columns(nl);
         let np = (r1 - r0) * (c1 - c0);
         let mut out = vec![f64::NAN; np * m];
         let mut off = 0;
-        for &(name, per_link, ..) in defs {
+        for &Var { name, per_link, .. } in defs {
             // Flip maps written before flip_time_located existed read it as NaN.
             // So are Lyapunov maps' error columns written before they existed.
             let late = matches!(
@@ -884,7 +774,7 @@ impl MapReader {
         let m = if h.is_flip() {
             0
         } else {
-            aux_vars(&h.kind).len() * h.link_length.len()
+            h.kind.aux().len() * h.link_length.len()
         };
         let nl = h.link_length.len();
         let (mut pairs, mut same) = (0u64, 0u64);

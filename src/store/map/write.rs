@@ -2,11 +2,9 @@
 //! variables and their legend ([`MapVars`]), a band filled from its tiles ([`Band`]), the
 //! running totals ([`Totals`]) and the group's attributes.
 
-use super::{
-    aux_vars, bad, coord_long_name, coord_name, coord_units, value_var, AuxVar, MapInfo,
-    MapSummary, NOT_COMPUTED,
-};
+use super::{bad, coord_long_name, coord_name, coord_units, MapInfo, MapSummary, NOT_COMPUTED};
 use crate::analysis::map::class::FORBIDDEN;
+use crate::analysis::map::kinds::Var as MapVar;
 use crate::analysis::map::{FlipStats, Fnv, MapKind, MapOptions, TileRect, TileResult};
 use crate::model::{Chain, System};
 use crate::store::memory::MemGroup;
@@ -144,7 +142,7 @@ fn write_coords(g: &GroupWriter<'_>, info: &MapInfo, n_links: usize) -> Result<(
     let tc: Vec<i64> = (0..tiling.cols() as i64).collect();
     g.coord_i64("tile_row", &tr, "1", "tile row index")?;
     g.coord_i64("tile_col", &tc, "1", "tile column index")?;
-    if aux_vars(opts.kind.name()).iter().any(|a| a.1) {
+    if opts.kind.id().aux().iter().any(|a| a.per_link) {
         let links: Vec<i64> = (1..=n_links as i64).collect();
         g.coord_i64("link", &links, "1", "link index")?;
     }
@@ -178,7 +176,7 @@ fn legend(opts: &MapOptions, n_links: usize) -> Legend {
 struct MapVars<'f> {
     class: Var<'f>,
     legend: Legend,
-    aux_defs: &'static [AuxVar],
+    aux_defs: &'static [MapVar],
     aux: Vec<Var<'f>>,
     aux_width: usize,
     /// Flip-time maps: flip_step, flip_time, flip_link.
@@ -212,27 +210,34 @@ impl<'f> MapVars<'f> {
             .attr_u8s("flag_values", &values)?
             .attr_str("flag_meanings", &words.join(" "))?
             .attr_str("legend", &lines.join("\n"))?;
-        let aux_defs = aux_vars(opts.kind.name());
+        let aux_defs = opts.kind.id().aux();
         let aux = aux_defs
             .iter()
-            .map(|&(name, per_link, units, long)| {
-                if per_link {
-                    g.var_rows::<f64>(
-                        name,
-                        &[yn, xn, "link"],
-                        &[h, w, n_links],
-                        &[opts.tile, opts.tile, n_links],
-                        units,
-                        long,
-                    )
-                } else {
-                    var(name, units, long)
-                }
-            })
+            .map(
+                |&MapVar {
+                     name,
+                     per_link,
+                     units,
+                     long_name: long,
+                 }| {
+                    if per_link {
+                        g.var_rows::<f64>(
+                            name,
+                            &[yn, xn, "link"],
+                            &[h, w, n_links],
+                            &[opts.tile, opts.tile, n_links],
+                            units,
+                            long,
+                        )
+                    } else {
+                        var(name, units, long)
+                    }
+                },
+            )
             .collect::<Result<Vec<_>, _>>()?;
         // The converged column is a CF flag variable (f64, so that NaN can mean untested).
         for (v, def) in aux.iter().zip(aux_defs) {
-            if def.0 == "converged" {
+            if def.name == "converged" {
                 v.attr_f64s("flag_values", &[0.0, 1.0])?
                     .attr_str("flag_meanings", "not_converged converged")?;
             }
@@ -263,8 +268,8 @@ impl<'f> MapVars<'f> {
                 )?,
             ]);
         } else {
-            let (name, units, long) = value_var(opts.kind.name()).expect("a value map");
-            value = Some(var(name, units, long)?);
+            let v = opts.kind.id().value().expect("a value map");
+            value = Some(var(v.name, v.units, v.long_name)?);
         }
         Ok(MapVars {
             class,
@@ -292,7 +297,7 @@ impl<'f> MapVars<'f> {
         }
         let mut c0 = 0;
         for (ds, def) in self.aux.iter().zip(self.aux_defs) {
-            if def.1 {
+            if def.per_link {
                 let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
                 ds.write_rows(r0, part.as_standard_layout().view())?;
                 c0 += n_links;

@@ -1,0 +1,553 @@
+//! The catalogue of map kinds: what each pixel is reduced to ([`MapKind`], with its parameters)
+//! and, per kind ([`Kind`]), every fact the rest of pendula needs about it: its name, title,
+//! value and auxiliary variables with units, `class` legend, the spec fields it takes, which
+//! lanes serve it, which label variables `measure` may take from it and how its figure scales
+//! the value. Spec, store, plot, measure, bench and the Python package ask this catalogue and
+//! never compare kind names, so a new kind is one [`Kind`] arm here, its per-pixel reduction,
+//! and its parameters in `spec/map.rs`.
+
+use super::basins::{self, Settle};
+use super::class;
+use super::FlipTarget;
+use serde::Serialize;
+
+/// What each pixel is reduced to.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub enum MapKind {
+    /// First step k after which |θ| > π for the target link(s), up to n_steps.
+    FlipTime { target: FlipTarget },
+    /// |E(t_max) − E(0) − W(t_max)| / E_scale, with E_scale = max(|E(0)|, g Σ b).
+    EnergyError,
+    /// Largest finite-time Lyapunov exponent over [0, t_max] (1/s): one tangent vector
+    /// (normalised all-ones start), renormalised every `renorm_steps` steps; each pixel keeps
+    /// `blocks` block means for its standard error and, with `tolerance`, stops once that is
+    /// below it ([`super::blocks`] has the rule).
+    Lyapunov {
+        renorm_steps: u32,
+        blocks: u32,
+        tolerance: Option<f64>,
+    },
+    /// Finite-time Lyapunov exponent of the flow map over the horizon t_max (1/s):
+    /// ln σ_max(Φ(t_max)) / t_max, Φ the full tangent matrix (dim deviation vectors from I).
+    Ftle,
+    /// Which attractor a damped or driven chain ends in, and when ([`basins`]).
+    FinalState { settle: Settle },
+    /// SALI at the horizon t_max (or where it fell below 1e-14), the single-orbit
+    /// [`indicators`](crate::analysis::indicators::indicators) run per pixel with RK4, τ = tau_steps·dt.
+    Sali { tau_steps: u32 },
+    /// GALI_k at the horizon, from the same run with k deviation vectors.
+    Gali { k: usize, tau_steps: u32 },
+    /// MEGNO ⟨Y⟩ at t_max (Cincotta & Simó 2000) from one tangent vector renormalised every
+    /// `tau_steps` steps, r = δ̇·δ/δ·δ taken at every step; the slope of ⟨Y⟩(t) over the second half is the
+    /// aux column (→ λ_max/2 on chaotic orbits, 0 on regular ones).
+    Megno { tau_steps: u32 },
+}
+
+/// A map kind without its parameters: the key of the catalogue, and what a map file's `kind`
+/// attribute names.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Kind {
+    FlipTime,
+    EnergyError,
+    Lyapunov,
+    Ftle,
+    FinalState,
+    Sali,
+    Gali,
+    Megno,
+}
+
+/// One per-pixel variable of a map file: its name, whether it runs over (y, x, link) rather
+/// than (y, x), units and long_name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Var {
+    pub name: &'static str,
+    pub per_link: bool,
+    pub units: &'static str,
+    pub long_name: &'static str,
+}
+
+const fn var(name: &'static str, units: &'static str, long_name: &'static str) -> Var {
+    Var {
+        name,
+        per_link: false,
+        units,
+        long_name,
+    }
+}
+
+/// What the `class` array of a kind means.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Legend {
+    /// never flipped / flipped / energetically forbidden / diverged ([`class::MEANINGS`]).
+    Flip,
+    /// The single-orbit regularity verdict: undecided / chaotic / regular / diverged.
+    Regularity,
+    /// The attractors of a final-state map ([`basins::legend`]).
+    Basins,
+}
+
+/// Which SIMD lanes can run a kind (everything else runs on the scalar `System` path).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Lanes {
+    /// Two-link chains: `Some(true)` only conservative ones, `Some(false)` damped and driven
+    /// ones too, `None` no lanes.
+    pub two_link: Option<bool>,
+    /// Three-link chains, damping and drive included.
+    pub three_link: bool,
+}
+
+/// How a figure draws a map of the kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Figure {
+    /// Flip times (the flip-time colour map with its legend of classes).
+    Flip,
+    /// Basins of attraction coloured by attractor.
+    Basins,
+    /// The value variable on a colour scale.
+    Value(Scale),
+}
+
+/// The colour scale of a value variable; `{t}` in a label stands for t_max.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Scale {
+    /// A log scale over the positive values, down to 1e-12 of the largest.
+    LogPositive { label: &'static str },
+    /// A log scale from round-off (1e-16) to the largest value; classes other than diverged,
+    /// forbidden and missing are drawn as values.
+    LogFromRoundOff { label: &'static str },
+    /// A linear scale from 0 that keeps MEGNO's regular value 2 in its lower part.
+    Megno { label: &'static str },
+    /// A linear scale over the finite values' nice range.
+    Linear { label: &'static str },
+}
+
+/// The facts of one kind (see [`Kind::facts`]).
+#[derive(Debug, Clone, Copy)]
+pub struct Facts {
+    /// The spec's and the file's name (`kind = "flip-time"`).
+    pub name: &'static str,
+    /// The default title, before ", {model} pendulum".
+    pub title: &'static str,
+    /// The value variable (`None`: flip-time maps, whose values are `flip_step`/`flip_time`).
+    pub value: Option<Var>,
+    /// The auxiliary variables, in the column order of [`super::TileResult::aux`].
+    pub aux: &'static [Var],
+    /// The `[map]` fields this kind takes besides the common ones (refused for other kinds).
+    pub fields: &'static [&'static str],
+    pub legend: Legend,
+    pub lanes: Lanes,
+    /// The variables `measure` may label the map by; the first is the default.
+    pub labels: &'static [&'static str],
+    pub figure: Figure,
+}
+
+const TAU: &str = "map.tau";
+
+/// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
+pub const NAMES: &str = "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state";
+
+impl Kind {
+    /// Every kind, in the order the documentation lists them.
+    pub const ALL: [Kind; 8] = [
+        Kind::FlipTime,
+        Kind::EnergyError,
+        Kind::Lyapunov,
+        Kind::Ftle,
+        Kind::Sali,
+        Kind::Gali,
+        Kind::Megno,
+        Kind::FinalState,
+    ];
+
+    pub fn facts(self) -> &'static Facts {
+        match self {
+            Kind::FlipTime => {
+                static FACTS: Facts = Facts {
+                name: "flip-time",
+                title: "First-flip time",
+                value: None,
+                aux: &[var(
+                    "flip_time_located",
+                    "s",
+                    "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
+                     interpolant of the RK4 step (NaN = never flipped or not computed)",
+                )],
+                fields: &["map.flip", "map.energy_skip"],
+                legend: Legend::Flip,
+                lanes: Lanes {
+                    two_link: Some(true),
+                    three_link: true,
+                },
+                labels: &["flip_step", "flip_link", "class"],
+                figure: Figure::Flip,
+                };
+                &FACTS
+            }
+            Kind::EnergyError => {
+                static FACTS: Facts = Facts {
+                    name: "energy-error",
+                    title: "RK4 energy error",
+                    value: Some(var(
+                        "energy_error",
+                        "1",
+                        "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
+                    )),
+                    aux: &[],
+                    fields: &[],
+                    legend: Legend::Flip,
+                    lanes: Lanes {
+                        two_link: Some(true),
+                        three_link: false,
+                    },
+                    labels: &["class"],
+                    figure: Figure::Value(Scale::LogPositive {
+                        label: "relative energy error at t = {t} s",
+                    }),
+                };
+                &FACTS
+            }
+            Kind::Lyapunov => {
+                static FACTS: Facts = Facts {
+                name: "lyapunov",
+                title: "Finite-time Lyapunov exponent",
+                value: Some(var(
+                    "lyapunov",
+                    "s-1",
+                    "largest finite-time Lyapunov exponent over [0, t_max]",
+                )),
+                aux: &[
+                    var(
+                        "lyapunov_standard_error",
+                        "s-1",
+                        "batch-means standard error of lyapunov: s/√B of the B block means of the \
+                         log-growth (B = the blocks attribute, fewer where the pixel stopped early)",
+                    ),
+                    var(
+                        "time_used",
+                        "s",
+                        "time the pixel was integrated: t_max, or the block end where its standard \
+                         error fell below the tolerance attribute",
+                    ),
+                    var(
+                        "converged",
+                        "1",
+                        "lyapunov_standard_error < tolerance (1) or not (0); NaN without a tolerance \
+                         or where diverged",
+                    ),
+                ],
+                fields: &[TAU, "map.blocks", "map.tolerance"],
+                legend: Legend::Flip,
+                lanes: Lanes {
+                    two_link: Some(false),
+                    three_link: false,
+                },
+                labels: &["class"],
+                figure: Figure::Value(Scale::Linear {
+                    label: "Lyapunov exponent over {t} s / (1/s)",
+                }),
+                };
+                &FACTS
+            }
+            Kind::Ftle => {
+                static FACTS: Facts = Facts {
+                    name: "ftle",
+                    title: "Finite-time Lyapunov exponent (flow map)",
+                    value: Some(var(
+                        "ftle",
+                        "s-1",
+                        "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
+                    )),
+                    aux: &[],
+                    fields: &[],
+                    legend: Legend::Flip,
+                    lanes: Lanes {
+                        two_link: Some(false),
+                        three_link: false,
+                    },
+                    labels: &["class"],
+                    figure: Figure::Value(Scale::Linear {
+                        label: "FTLE over {t} s / (1/s)",
+                    }),
+                };
+                &FACTS
+            }
+            Kind::FinalState => {
+                static FACTS: Facts = Facts {
+                name: "final-state",
+                title: "Final states",
+                value: Some(var(
+                    "settle_time",
+                    "s",
+                    "time at which the state settled into its final class (NaN = unsettled or diverged)",
+                )),
+                aux: &[
+                    Var {
+                        per_link: true,
+                        ..var(
+                            "final_angle",
+                            "rad",
+                            "angle mod 2π in [−π, π] when the pixel was classified (or at t_max)",
+                        )
+                    },
+                    Var {
+                        per_link: true,
+                        ..var(
+                            "turns",
+                            "1",
+                            "net turns round((θ − θ*)/2π) about the final equilibrium (NaN if none)",
+                        )
+                    },
+                    Var {
+                        per_link: true,
+                        ..var(
+                            "rotation",
+                            "1",
+                            "rotation number: turns per drive period on the periodic orbit (NaN if none)",
+                        )
+                    },
+                ],
+                fields: &[
+                    "map.angle_tol",
+                    "map.omega_tol",
+                    "map.dwell",
+                    "map.max_period",
+                    "map.repeats",
+                ],
+                legend: Legend::Basins,
+                lanes: Lanes {
+                    two_link: Some(false),
+                    three_link: true,
+                },
+                labels: &["class", "attractor"],
+                figure: Figure::Basins,
+                };
+                &FACTS
+            }
+            Kind::Sali => {
+                static FACTS: Facts = Facts {
+                name: "sali",
+                title: "SALI",
+                value: Some(var(
+                    "sali",
+                    "1",
+                    "SALI at the horizon t_max, or where it fell below 1e-14 (the run stops there)",
+                )),
+                aux: CHAOS_TIME,
+                fields: &[TAU],
+                legend: Legend::Regularity,
+                lanes: Lanes {
+                    two_link: Some(false),
+                    three_link: false,
+                },
+                labels: &["class"],
+                figure: Figure::Value(Scale::LogFromRoundOff {
+                    label: "SALI at t = {t} s (or where SALI < 1e-14)",
+                }),
+                };
+                &FACTS
+            }
+            Kind::Gali => {
+                static FACTS: Facts = Facts {
+                name: "gali",
+                title: "GALI",
+                value: Some(var(
+                    "gali",
+                    "1",
+                    "GALI_k at the horizon t_max, or where SALI fell below 1e-14 (the run stops there)",
+                )),
+                aux: CHAOS_TIME,
+                fields: &[TAU, "map.gali_order"],
+                legend: Legend::Regularity,
+                lanes: Lanes {
+                    two_link: Some(false),
+                    three_link: false,
+                },
+                labels: &["class"],
+                figure: Figure::Value(Scale::LogFromRoundOff {
+                    label: "GALI at t = {t} s (or where SALI < 1e-14)",
+                }),
+                };
+                &FACTS
+            }
+            Kind::Megno => {
+                static FACTS: Facts = Facts {
+                name: "megno",
+                title: "MEGNO",
+                value: Some(var(
+                    "megno",
+                    "1",
+                    "MEGNO ⟨Y⟩(t_max) from one tangent vector (2 on quasi-periodic orbits, growing on chaotic ones)",
+                )),
+                aux: &[var(
+                    "megno_slope",
+                    "s-1",
+                    "least-squares slope of ⟨Y⟩(t) over t ≥ t_max/2 (→ λ_max/2 on chaotic orbits, 0 on regular ones)",
+                )],
+                fields: &[TAU],
+                legend: Legend::Flip,
+                lanes: Lanes {
+                    two_link: Some(false),
+                    three_link: false,
+                },
+                labels: &["class"],
+                figure: Figure::Value(Scale::Megno {
+                    label: "MEGNO ⟨Y⟩ at t = {t} s",
+                }),
+                };
+                &FACTS
+            }
+        }
+    }
+
+    pub fn name(self) -> &'static str {
+        self.facts().name
+    }
+
+    /// The kind named `name` (a spec's `kind`, a file's `kind` attribute, a bench's `--kind`).
+    pub fn parse(name: &str) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| k.name() == name)
+    }
+
+    /// The kinds' names for a message: "flip-time, energy-error, … or final-state".
+    pub fn expected(kinds: &[Kind]) -> String {
+        let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
+        match names.split_last() {
+            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+            _ => names.join(""),
+        }
+    }
+
+    pub fn value(self) -> Option<&'static Var> {
+        self.facts().value.as_ref()
+    }
+
+    pub fn aux(self) -> &'static [Var] {
+        self.facts().aux
+    }
+
+    /// Aux f64 columns per pixel: one per variable, `n_links` per per-link variable.
+    pub fn aux_columns(self, n_links: usize) -> usize {
+        self.aux()
+            .iter()
+            .map(|v| if v.per_link { n_links } else { 1 })
+            .sum()
+    }
+
+    pub fn is_flip(self) -> bool {
+        self == Kind::FlipTime
+    }
+
+    /// The figure's label with `{t}` replaced by t_max.
+    pub fn figure_label(label: &str, t_max: f64) -> String {
+        label.replace("{t}", &t_max.to_string())
+    }
+}
+
+const CHAOS_TIME: &[Var] = &[var(
+    "chaos_time",
+    "s",
+    "first time SALI < 1e-8 (NaN = never)",
+)];
+
+impl MapKind {
+    /// The kind without its parameters (the catalogue's key).
+    pub fn id(&self) -> Kind {
+        match self {
+            MapKind::FlipTime { .. } => Kind::FlipTime,
+            MapKind::EnergyError => Kind::EnergyError,
+            MapKind::Lyapunov { .. } => Kind::Lyapunov,
+            MapKind::Ftle => Kind::Ftle,
+            MapKind::FinalState { .. } => Kind::FinalState,
+            MapKind::Sali { .. } => Kind::Sali,
+            MapKind::Gali { .. } => Kind::Gali,
+            MapKind::Megno { .. } => Kind::Megno,
+        }
+    }
+
+    pub fn name(&self) -> &'static str {
+        self.id().name()
+    }
+
+    /// The map's default title for a chain called `model` (the CLI and the Python package both
+    /// use it, so their files carry the same title).
+    pub fn title(&self, model: &str) -> String {
+        match self {
+            MapKind::Gali { k, .. } => format!("GALI_{k}, {model} pendulum"),
+            _ => format!("{}, {model} pendulum", self.id().facts().title),
+        }
+    }
+
+    /// Extra f64 columns per pixel beside `value` (see [`super::TileResult::aux`]): the
+    /// catalogue's aux variables ([`Kind::aux_columns`]).
+    pub fn aux_columns(&self, n_links: usize) -> usize {
+        self.id().aux_columns(n_links)
+    }
+
+    /// The `class` legend: (value, CF flag meaning, description).
+    pub fn legend(&self, n_links: usize) -> Vec<(u8, String, String)> {
+        let row = |v: u8, w: &str, d: &str| (v, w.to_string(), d.to_string());
+        match (self.id().facts().legend, self) {
+            (Legend::Basins, MapKind::FinalState { settle }) => basins::legend(n_links, settle),
+            (Legend::Regularity, _) => vec![
+                row(
+                    class::UNDECIDED,
+                    "undecided",
+                    "neither verdict by t_max (sticky or too short)",
+                ),
+                row(class::CHAOTIC, "chaotic", "SALI fell below 1e-8"),
+                row(
+                    class::REGULAR,
+                    "regular",
+                    "SALI stayed above 1e-4 over the second half",
+                ),
+                row(class::DIVERGED, "diverged", "the state became non-finite"),
+            ],
+            _ => class::MEANINGS
+                .split(' ')
+                .enumerate()
+                .map(|(v, w)| row(v as u8, w, &w.replace('_', " ")))
+                .collect(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_parse_back_and_are_unique() {
+        for k in Kind::ALL {
+            assert_eq!(Kind::parse(k.name()), Some(k));
+        }
+        assert_eq!(Kind::parse("lyapunov-map"), None);
+        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(NAMES, names.join("|"));
+        assert_eq!(
+            Kind::expected(&Kind::ALL),
+            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno or final-state"
+        );
+    }
+
+    #[test]
+    fn variable_names_are_unique_within_a_file() {
+        for k in Kind::ALL {
+            let mut names: Vec<&str> = k.aux().iter().map(|v| v.name).collect();
+            names.extend(k.value().map(|v| v.name));
+            let n = names.len();
+            names.sort();
+            names.dedup();
+            assert_eq!(names.len(), n, "{}", k.name());
+        }
+    }
+
+    #[test]
+    fn aux_columns_follow_the_variables() {
+        assert_eq!(Kind::FinalState.aux_columns(3), 9);
+        assert_eq!(Kind::Lyapunov.aux_columns(2), 3);
+        assert_eq!(Kind::FlipTime.aux_columns(2), 1);
+        assert_eq!(Kind::Ftle.aux_columns(2), 0);
+        assert_eq!(Kind::Megno.aux_columns(4), 1);
+    }
+}
