@@ -859,7 +859,14 @@ fn incomplete_maps_hatch_the_missing_tiles_in_every_kind() {
         // What `map --plot` and `render` wrote is this figure, pixel for pixel.
         let rgb = pendula::plot::render_rgb(&fig, size).unwrap();
         let panels = compose_panels(&r.header, &data, Show::Default, None).len() as u32;
-        assert_eq!(panels, if r.header.kind.name() == "lyapunov" { 2 } else { 1 });
+        assert_eq!(
+            panels,
+            if r.header.kind.name() == "lyapunov" {
+                2
+            } else {
+                1
+            }
+        );
         assert_eq!(decode_png(&d.join(&fig_png), panels), rgb, "{name}: --plot");
         assert_eq!(
             decode_png(&d.join(&render_png), panels),

@@ -155,6 +155,7 @@ flags! {
     "dwell" => "map.dwell", Float, "S", "Final-state maps of undriven chains: time to stay settled (default 1)", &[MAP];
     "max-period" => "map.max_period", Int, "K", "Final-state maps of driven chains: largest period searched (default 8)", &[MAP];
     "repeats" => "map.repeats", Int, "N", "Final-state maps of driven chains: repeats of a period-k orbit (default 3)", &[MAP];
+    "descriptor-p" => "map.descriptor_p", Float, "P", "Lagrangian-descriptor maps: exponent p of Σ|ẋᵢ|^p, in (0, 1] (default 0.5)", &[MAP];
     "energy" => "map.energy", Float, "E", "Energy-shell grid: every pixel has this energy (J)", &[MAP];
     "solve" => "map.solve", Word, "omegaJ", "Energy-shell grid: the velocity solved from E (default the last free one)", &[MAP];
     // animate

@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// ```toml
 /// [map]
-/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state | lagrangian-descriptor
 /// resolution = 512            # pixels: W (square) or [W, H]
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
@@ -32,6 +32,7 @@ use serde::{Deserialize, Serialize};
 /// dwell = 1.0                 # final-state, undriven: time the state must stay settled (s)
 /// max_period = 8              # final-state, driven: largest stroboscopic period searched
 /// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
+/// descriptor_p = 0.5          # lagrangian-descriptor: exponent p of Σ|ẋᵢ|^p, in (0, 1] (t_end is τ, both ways)
 /// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
 /// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
@@ -61,6 +62,7 @@ pub struct MapSpec {
     pub repeats: Option<u32>,
     pub energy: Option<f64>,
     pub solve: Option<String>,
+    pub descriptor_p: Option<f64>,
     #[serde(
         default,
         deserialize_with = "retired::t_max_is_t_end",
@@ -274,6 +276,18 @@ impl MapSpec {
                 MapKind::FlipTime { target }
             }
             Kind::EnergyError => MapKind::EnergyError,
+            Kind::LagrangianDescriptor => {
+                let p = self.descriptor_p.unwrap_or(0.5);
+                // Only p ≤ 1 makes the descriptor singular across the manifolds (Lopesino et
+                // al. 2017), which is what the map is for.
+                if !(p > 0.0 && p <= 1.0) {
+                    return Err(SpecError::new(
+                        "map.descriptor_p",
+                        format!("must be in (0, 1] (got {p})"),
+                    ));
+                }
+                MapKind::LagrangianDescriptor { p }
+            }
             Kind::Ftle => MapKind::Ftle,
             Kind::FinalState => self.final_state(chain, dt)?,
             Kind::Sali | Kind::Gali | Kind::Megno => {
@@ -341,6 +355,7 @@ impl MapSpec {
             ("map.dwell", self.dwell.is_some()),
             ("map.max_period", self.max_period.is_some()),
             ("map.repeats", self.repeats.is_some()),
+            ("map.descriptor_p", self.descriptor_p.is_some()),
         ] {
             if set && !id.facts().fields.contains(&field) {
                 return Err(SpecError::new(

@@ -19,7 +19,7 @@ pub mod kernel;
 pub mod kernel3;
 pub mod kinds;
 mod per_kind;
-use per_kind::{energy_error, final_state, flip_time, ftle, indicator, lyapunov, megno, Work};
+use per_kind::Work;
 mod sincos;
 pub mod tangent;
 pub mod tangent_indicators;
@@ -431,20 +431,7 @@ fn compute_starts(
         aux: vec![],
         steps: 0,
     };
-    let w = Work::new(chain, opts, starts);
-    match opts.kind {
-        MapKind::FlipTime { target } => flip_time(&w, target, &mut out),
-        MapKind::EnergyError => energy_error(&w, &mut out),
-        MapKind::Lyapunov {
-            renorm_steps,
-            blocks,
-            tolerance,
-        } => lyapunov(&w, renorm_steps, blocks, tolerance, &mut out),
-        MapKind::Ftle => ftle(&w, &mut out),
-        MapKind::FinalState { settle } => final_state(&w, &settle, &mut out),
-        MapKind::Sali { .. } | MapKind::Gali { .. } => indicator(&w, &mut out),
-        MapKind::Megno { tau_steps } => megno(&w, tau_steps, &mut out),
-    }
+    opts.kind.reduce(&Work::new(chain, opts, starts), &mut out);
     out
 }
 

@@ -31,12 +31,12 @@ impl<'a> Work<'a> {
     }
 
     /// (chain, options, start states).
-    fn inputs(&self) -> (&'a Chain, &'a MapOptions, &'a [Vec<f64>]) {
+    pub(super) fn inputs(&self) -> (&'a Chain, &'a MapOptions, &'a [Vec<f64>]) {
         (self.chain, self.opts, self.starts)
     }
 
     /// (pixels, state dimension, RK4 steps, step).
-    fn sizes(&self) -> (usize, usize, u32, f64) {
+    pub(super) fn sizes(&self) -> (usize, usize, u32, f64) {
         (self.np, self.dim, self.n, self.h)
     }
 }

@@ -4,7 +4,7 @@
 
 use super::{bad, coord_long_name, coord_name, coord_units, MapInfo, MapSummary, NOT_COMPUTED};
 use crate::analysis::map::class::FORBIDDEN;
-use crate::analysis::map::kinds::Var as MapVar;
+use crate::analysis::map::kinds::{Attr, Var as MapVar};
 use crate::analysis::map::{FlipStats, Fnv, MapKind, MapOptions, TileRect, TileResult};
 use crate::model::{Chain, System};
 use crate::store::memory::MemGroup;
@@ -482,51 +482,27 @@ fn write_attrs(
     write_kind_attrs(g, &opts.kind, &totals.stats)
 }
 
-/// The attributes of the map's kind (for flip-time maps, the counts and checksum).
+/// The attributes of the map's kind: its parameters ([`MapKind::attributes`]) and, for
+/// flip-time maps, the counts and checksum.
 fn write_kind_attrs(
     g: &GroupWriter<'_>,
     kind: &MapKind,
     stats: &FlipStats,
 ) -> Result<(), StoreError> {
-    match *kind {
-        MapKind::FlipTime { target } => {
-            g.attr_str("flip_target", &target.label())?
-                .attr_i64("n_flipped", stats.n_flipped as i64)?
-                .attr_i64("sum_flip_steps", stats.sum_flip_steps as i64)?
-                .attr_i64("n_forbidden", stats.n_forbidden as i64)?
-                .attr_i64("n_forbidden_flipped", stats.n_forbidden_flipped as i64)?
-                .attr_i64("n_diverged", stats.n_diverged as i64)?
-                .attr_str("fnv1a64", &stats.fnv1a64)?;
-        }
-        MapKind::Lyapunov {
-            renorm_steps,
-            blocks,
-            tolerance,
-        } => {
-            g.attr_i64("renorm_steps", i64::from(renorm_steps))?
-                .attr_i64("blocks", i64::from(blocks))?;
-            if let Some(t) = tolerance {
-                g.attr_f64("tolerance", t)?;
-            }
-        }
-        MapKind::FinalState { settle } => {
-            g.attr_f64("settle_angle_tol", settle.angle_tol)?
-                .attr_f64("settle_omega_tol", settle.omega_tol)?
-                .attr_i64("settle_dwell_steps", i64::from(settle.dwell_steps))?;
-            if let Some(st) = settle.strobe {
-                g.attr_i64("strobe_period_steps", i64::from(st.period_steps))?
-                    .attr_i64("strobe_max_period", i64::from(st.max_period))?
-                    .attr_i64("strobe_repeats", i64::from(st.repeats))?;
-            }
-        }
-        MapKind::Sali { tau_steps } | MapKind::Megno { tau_steps } => {
-            g.attr_i64("tau_steps", i64::from(tau_steps))?;
-        }
-        MapKind::Gali { k, tau_steps } => {
-            g.attr_i64("tau_steps", i64::from(tau_steps))?
-                .attr_i64("gali_order", k as i64)?;
-        }
-        MapKind::EnergyError | MapKind::Ftle => {}
+    for (name, value) in kind.attributes() {
+        match value {
+            Attr::Int(v) => g.attr_i64(name, v)?,
+            Attr::Float(v) => g.attr_f64(name, v)?,
+            Attr::Text(v) => g.attr_str(name, &v)?,
+        };
+    }
+    if kind.id().is_flip() {
+        g.attr_i64("n_flipped", stats.n_flipped as i64)?
+            .attr_i64("sum_flip_steps", stats.sum_flip_steps as i64)?
+            .attr_i64("n_forbidden", stats.n_forbidden as i64)?
+            .attr_i64("n_forbidden_flipped", stats.n_forbidden_flipped as i64)?
+            .attr_i64("n_diverged", stats.n_diverged as i64)?
+            .attr_str("fnv1a64", &stats.fnv1a64)?;
     }
     Ok(())
 }

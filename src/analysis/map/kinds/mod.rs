@@ -8,7 +8,10 @@
 
 use super::basins::{self, Settle};
 use super::class;
-use super::FlipTarget;
+use super::per_kind::{self, Work};
+use super::{FlipTarget, TileResult};
+
+pub mod descriptor;
 use serde::Serialize;
 
 /// What each pixel is reduced to.
@@ -41,6 +44,18 @@ pub enum MapKind {
     /// `tau_steps` steps, r = δ̇·δ/δ·δ taken at every step; the slope of ⟨Y⟩(t) over the second half is the
     /// aux column (→ λ_max/2 on chaotic orbits, 0 on regular ones).
     Megno { tau_steps: u32 },
+    /// The Lagrangian descriptor M_p = ∫_{−t_max}^{t_max} Σᵢ |ẋᵢ|^p dt, forward and backward
+    /// halves in aux ([`descriptor`]): its ridges and valleys draw the stable and unstable
+    /// manifolds.
+    LagrangianDescriptor { p: f64 },
+}
+
+/// A parameter of a map kind as a file attribute ([`MapKind::attributes`]).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Attr {
+    Int(i64),
+    Float(f64),
+    Text(String),
 }
 
 /// A map kind without its parameters: the key of the catalogue, and what a map file's `kind`
@@ -55,6 +70,7 @@ pub enum Kind {
     Sali,
     Gali,
     Megno,
+    LagrangianDescriptor,
 }
 
 /// One per-pixel variable of a map file: its name, whether it runs over (y, x, link) rather
@@ -85,6 +101,8 @@ pub enum Legend {
     Regularity,
     /// The attractors of a final-state map ([`basins::legend`]).
     Basins,
+    /// Computed / diverged.
+    Computed,
 }
 
 /// Which SIMD lanes can run a kind (everything else runs on the scalar `System` path).
@@ -145,11 +163,12 @@ pub struct Facts {
 const TAU: &str = "map.tau";
 
 /// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
-pub const NAMES: &str = "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state";
+pub const NAMES: &str =
+    "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor";
 
 impl Kind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [Kind; 8] = [
+    pub const ALL: [Kind; 9] = [
         Kind::FlipTime,
         Kind::EnergyError,
         Kind::Lyapunov,
@@ -158,6 +177,7 @@ impl Kind {
         Kind::Gali,
         Kind::Megno,
         Kind::FinalState,
+        Kind::LagrangianDescriptor,
     ];
 
     pub fn facts(self) -> &'static Facts {
@@ -397,6 +417,42 @@ impl Kind {
                 };
                 &FACTS
             }
+            Kind::LagrangianDescriptor => {
+                static FACTS: Facts = Facts {
+                    name: "lagrangian-descriptor",
+                    title: "Lagrangian descriptor",
+                    value: Some(var(
+                        "descriptor",
+                        "1",
+                        "Lagrangian descriptor M = ∫ Σ_i |dx_i/dt|^p dt over [−t_max, t_max] (θ̇ in rad/s, \
+                         ω̇ in rad/s²; p = the descriptor_p attribute): its ridges and valleys lie on \
+                         the stable and unstable manifolds",
+                    )),
+                    aux: &[
+                        var(
+                            "descriptor_forward",
+                            "1",
+                            "forward half ∫_0^t_max Σ_i |dx_i/dt|^p dt (singular across stable manifolds)",
+                        ),
+                        var(
+                            "descriptor_backward",
+                            "1",
+                            "backward half ∫_−t_max^0 Σ_i |dx_i/dt|^p dt (singular across unstable manifolds)",
+                        ),
+                    ],
+                    fields: &["map.descriptor_p"],
+                    legend: Legend::Computed,
+                    lanes: Lanes {
+                        two_link: None,
+                        three_link: false,
+                    },
+                    labels: &["class"],
+                    figure: Figure::Value(Scale::Linear {
+                        label: "Lagrangian descriptor over [−{t}, {t}] s",
+                    }),
+                };
+                &FACTS
+            }
         }
     }
 
@@ -462,11 +518,75 @@ impl MapKind {
             MapKind::Sali { .. } => Kind::Sali,
             MapKind::Gali { .. } => Kind::Gali,
             MapKind::Megno { .. } => Kind::Megno,
+            MapKind::LagrangianDescriptor { .. } => Kind::LagrangianDescriptor,
         }
     }
 
     pub fn name(&self) -> &'static str {
         self.id().name()
+    }
+
+    /// The kind's parameters as the map file's attributes, in the order they are written.
+    pub fn attributes(&self) -> Vec<(&'static str, Attr)> {
+        use Attr::{Float, Int, Text};
+        match *self {
+            MapKind::FlipTime { target } => vec![("flip_target", Text(target.label()))],
+            MapKind::Lyapunov {
+                renorm_steps,
+                blocks,
+                tolerance,
+            } => {
+                let mut a = vec![
+                    ("renorm_steps", Int(i64::from(renorm_steps))),
+                    ("blocks", Int(i64::from(blocks))),
+                ];
+                a.extend(tolerance.map(|t| ("tolerance", Float(t))));
+                a
+            }
+            MapKind::FinalState { settle } => {
+                let mut a = vec![
+                    ("settle_angle_tol", Float(settle.angle_tol)),
+                    ("settle_omega_tol", Float(settle.omega_tol)),
+                    ("settle_dwell_steps", Int(i64::from(settle.dwell_steps))),
+                ];
+                if let Some(st) = settle.strobe {
+                    a.extend([
+                        ("strobe_period_steps", Int(i64::from(st.period_steps))),
+                        ("strobe_max_period", Int(i64::from(st.max_period))),
+                        ("strobe_repeats", Int(i64::from(st.repeats))),
+                    ]);
+                }
+                a
+            }
+            MapKind::Sali { tau_steps } | MapKind::Megno { tau_steps } => {
+                vec![("tau_steps", Int(i64::from(tau_steps)))]
+            }
+            MapKind::Gali { k, tau_steps } => vec![
+                ("tau_steps", Int(i64::from(tau_steps))),
+                ("gali_order", Int(k as i64)),
+            ],
+            MapKind::LagrangianDescriptor { p } => vec![("descriptor_p", Float(p))],
+            MapKind::EnergyError | MapKind::Ftle => vec![],
+        }
+    }
+
+    /// Reduces a tile's pixels (`w`: their start states in pixel order) into `out`: the one
+    /// place a kind is tied to its per-pixel work.
+    pub(super) fn reduce(&self, w: &Work<'_>, out: &mut TileResult) {
+        match *self {
+            MapKind::FlipTime { target } => per_kind::flip_time(w, target, out),
+            MapKind::EnergyError => per_kind::energy_error(w, out),
+            MapKind::Lyapunov {
+                renorm_steps,
+                blocks,
+                tolerance,
+            } => per_kind::lyapunov(w, renorm_steps, blocks, tolerance, out),
+            MapKind::Ftle => per_kind::ftle(w, out),
+            MapKind::FinalState { settle } => per_kind::final_state(w, &settle, out),
+            MapKind::Sali { .. } | MapKind::Gali { .. } => per_kind::indicator(w, out),
+            MapKind::Megno { tau_steps } => per_kind::megno(w, tau_steps, out),
+            MapKind::LagrangianDescriptor { p } => descriptor::descriptor(w, p, out),
+        }
     }
 
     /// The map's default title for a chain called `model` (the CLI and the Python package both
@@ -489,6 +609,14 @@ impl MapKind {
         let row = |v: u8, w: &str, d: &str| (v, w.to_string(), d.to_string());
         match (self.id().facts().legend, self) {
             (Legend::Basins, MapKind::FinalState { settle }) => basins::legend(n_links, settle),
+            (Legend::Computed, _) => vec![
+                row(
+                    class::NEVER,
+                    "computed",
+                    "integrated over the whole horizon",
+                ),
+                row(class::DIVERGED, "diverged", "the state became non-finite"),
+            ],
             (Legend::Regularity, _) => vec![
                 row(
                     class::UNDECIDED,
@@ -526,7 +654,7 @@ mod tests {
         assert_eq!(NAMES, names.join("|"));
         assert_eq!(
             Kind::expected(&Kind::ALL),
-            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno or final-state"
+            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state or lagrangian-descriptor"
         );
     }
 
