@@ -249,6 +249,69 @@ impl MapSpec {
                 format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
             ));
         }
+        let kind = self.kind(chain, dt, steps)?;
+        let (width, height, (xi, xr), (yi, yr)) = self.window(n)?;
+        let tile = self
+            .tile
+            .unwrap_or_else(|| Tiling::default_size(width, height));
+        if !(4..=1024).contains(&tile) {
+            return Err(SpecError::new(
+                "map.tile",
+                format!("must be between 4 and 1024 pixels (got {tile})"),
+            ));
+        }
+        let kernel = match self.kernel.as_deref().unwrap_or("auto") {
+            "auto" => Kernel::Auto,
+            "scalar" => Kernel::Scalar,
+            other => {
+                return Err(SpecError::new(
+                    "map.kernel",
+                    format!("unknown kernel `{other}` (expected auto or scalar)"),
+                ))
+            }
+        };
+        let base = if initial.theta.is_some() || initial.theta_deg.is_some() {
+            initial.state(n)?
+        } else if let Some(w) = &initial.omega {
+            InitialSpec {
+                theta: Some(vec![0.0; n]),
+                omega: Some(w.clone()),
+                ..Default::default()
+            }
+            .state(n)?
+        } else {
+            vec![0.0; 2 * n]
+        };
+        let shell = self.shell(chain, xi, yi)?;
+        Ok(MapOptions {
+            grid: Grid {
+                width,
+                height,
+                x: GridAxis {
+                    index: xi,
+                    lo: xr.0,
+                    hi: xr.1,
+                },
+                y: GridAxis {
+                    index: yi,
+                    lo: yr.0,
+                    hi: yr.1,
+                },
+                base,
+                shell,
+            },
+            kind,
+            t_max,
+            dt,
+            energy_skip: self.energy_skip.unwrap_or(true),
+            tile,
+            kernel,
+        })
+    }
+
+    /// The kind and its parameters, with the fields it does not take refused.
+    fn kind(&self, chain: &Chain, dt: f64, steps: f64) -> Result<MapKind, SpecError> {
+        let n = chain.links();
         let name = self.kind.as_deref().unwrap_or(Kind::FlipTime.name());
         let id = Kind::parse(name).ok_or_else(|| {
             SpecError::new(
@@ -364,6 +427,15 @@ impl MapSpec {
                 ));
             }
         }
+        Ok(kind)
+    }
+
+    /// The pixels (width, height) and the two axes (state index, (lo, hi)).
+    #[allow(clippy::type_complexity)]
+    fn window(
+        &self,
+        n: usize,
+    ) -> Result<(usize, usize, (usize, (f64, f64)), (usize, (f64, f64))), SpecError> {
         let (width, height) = match self.resolution {
             None => (256, 256),
             Some(Resolution::Square(w)) => (w, w),
@@ -415,38 +487,13 @@ impl MapSpec {
                 ));
             }
         }
-        let tile = self
-            .tile
-            .unwrap_or_else(|| Tiling::default_size(width, height));
-        if !(4..=1024).contains(&tile) {
-            return Err(SpecError::new(
-                "map.tile",
-                format!("must be between 4 and 1024 pixels (got {tile})"),
-            ));
-        }
-        let kernel = match self.kernel.as_deref().unwrap_or("auto") {
-            "auto" => Kernel::Auto,
-            "scalar" => Kernel::Scalar,
-            other => {
-                return Err(SpecError::new(
-                    "map.kernel",
-                    format!("unknown kernel `{other}` (expected auto or scalar)"),
-                ))
-            }
-        };
-        let base = if initial.theta.is_some() || initial.theta_deg.is_some() {
-            initial.state(n)?
-        } else if let Some(w) = &initial.omega {
-            InitialSpec {
-                theta: Some(vec![0.0; n]),
-                omega: Some(w.clone()),
-                ..Default::default()
-            }
-            .state(n)?
-        } else {
-            vec![0.0; 2 * n]
-        };
-        let shell = match (self.energy, &self.solve) {
+        Ok((width, height, (xi, xr), (yi, yr)))
+    }
+
+    /// The energy shell of the grid, if `energy` is given: the velocity solved from E.
+    fn shell(&self, chain: &Chain, xi: usize, yi: usize) -> Result<Option<Shell>, SpecError> {
+        let n = chain.links();
+        Ok(match (self.energy, &self.solve) {
             (None, None) => None,
             (None, Some(_)) => {
                 return Err(SpecError::new(
@@ -485,30 +532,6 @@ impl MapSpec {
                     }
                 }
             }
-        };
-        Ok(MapOptions {
-            grid: Grid {
-                width,
-                height,
-                x: GridAxis {
-                    index: xi,
-                    lo: xr.0,
-                    hi: xr.1,
-                },
-                y: GridAxis {
-                    index: yi,
-                    lo: yr.0,
-                    hi: yr.1,
-                },
-                base,
-                shell,
-            },
-            kind,
-            t_max,
-            dt,
-            energy_skip: self.energy_skip.unwrap_or(true),
-            tile,
-            kernel,
         })
     }
 }
