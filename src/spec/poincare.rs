@@ -88,10 +88,48 @@ impl PoincareSpec {
         chain: &Chain,
         initial: Option<Vec<f64>>,
     ) -> Result<crate::analysis::poincare::PoincareOptions, SpecError> {
-        use crate::analysis::poincare::{
-            energy_bounds, section_min_energy, OrbitOptions, PoincareOptions, Sampling, Section,
-            ShellSampling, Variables,
-        };
+        use crate::analysis::poincare::{OrbitOptions, PoincareOptions};
+        let n = chain.links();
+        let f = |name: &str| format!("poincare.{name}");
+        let (section, strobe) = self.section(chain)?;
+        let sampling = self.sampling(n, &section)?;
+        let (energies, initial_states) = self.energies(chain, &section, strobe, initial)?;
+        let crossings = self.crossings.unwrap_or(300);
+        if !(1..=10_000_000).contains(&crossings) {
+            return Err(SpecError::new(
+                f("crossings"),
+                format!("must be 1..1e7 (got {crossings})"),
+            ));
+        }
+        let t_max = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
+        let chaos_threshold = self.chaos_threshold.unwrap_or(0.05);
+        if !(chaos_threshold.is_finite() && chaos_threshold >= 0.0) {
+            return Err(SpecError::new(
+                f("chaos_threshold"),
+                format!("must be finite and >= 0 (got {chaos_threshold})"),
+            ));
+        }
+        Ok(PoincareOptions {
+            section,
+            energies,
+            sampling,
+            initial: initial_states,
+            orbit: OrbitOptions {
+                crossings,
+                t_max,
+                lyapunov: self.lyapunov.unwrap_or(false),
+                ..OrbitOptions::default()
+            },
+            chaos_threshold,
+        })
+    }
+
+    /// The section, and whether it is stroboscopic.
+    fn section(
+        &self,
+        chain: &Chain,
+    ) -> Result<(crate::analysis::poincare::Section, bool), SpecError> {
+        use crate::analysis::poincare::Section;
         use crate::integrate::Direction;
         let n = chain.links();
         let f = |name: &str| format!("poincare.{name}");
@@ -202,6 +240,17 @@ impl PoincareSpec {
                 }
             }
         };
+        Ok((section, strobe))
+    }
+
+    /// The initial points on each energy shell: which link, variables, grid or random draw.
+    fn sampling(
+        &self,
+        n: usize,
+        section: &crate::analysis::poincare::Section,
+    ) -> Result<crate::analysis::poincare::ShellSampling, SpecError> {
+        use crate::analysis::poincare::{Sampling, ShellSampling, Variables};
+        let f = |name: &str| format!("poincare.{name}");
         let angle_link = section.angle_link(n).map(|s| s.0);
         let link = match self.link {
             Some(l) if (1..=n).contains(&l) && Some(l - 1) != angle_link => l - 1,
@@ -247,7 +296,9 @@ impl PoincareSpec {
                 if g.len() != 2 || g.contains(&0) || g[0].saturating_mul(g[1]) > 100_000 {
                     return Err(SpecError::new(
                         f("grid"),
-                        format!("must be [angles, speeds], each >= 1, at most 100000 points (got {g:?})"),
+                        format!(
+                        "must be [angles, speeds], each >= 1, at most 100000 points (got {g:?})"
+                    ),
                     ));
                 }
                 Sampling::Grid {
@@ -259,14 +310,28 @@ impl PoincareSpec {
         if self.seed.is_some() && self.random.is_none() {
             return Err(SpecError::new(f("seed"), "applies only with `random`"));
         }
-        let sampling = ShellSampling {
+        Ok(ShellSampling {
             link,
             variables,
             sampling,
             angle_range: range2(&f("angle_range"), &self.angle_range)?
                 .unwrap_or((-std::f64::consts::PI, std::f64::consts::PI)),
             speed_range: range2(&f("speed_range"), &self.speed_range)?,
-        };
+        })
+    }
+
+    /// The shells' energies (J) and, without them, the explicit initial state, checked
+    /// against the section.
+    fn energies(
+        &self,
+        chain: &Chain,
+        section: &crate::analysis::poincare::Section,
+        strobe: bool,
+        initial: Option<Vec<f64>>,
+    ) -> Result<(Vec<f64>, Vec<Vec<f64>>), SpecError> {
+        use crate::analysis::poincare::{energy_bounds, section_min_energy};
+        let n = chain.links();
+        let f = |name: &str| format!("poincare.{name}");
         let (e_lo, e_hi) = energy_bounds(chain);
         let energies = match (&self.energy, &self.energy_fraction) {
             (Some(_), Some(_)) => {
@@ -324,9 +389,9 @@ impl PoincareSpec {
         if !energies.is_empty() {
             let Some((li, c, _)) = section.angle_link(n) else {
                 return Err(SpecError::new(
-                    e_field,
-                    "energy-shell initial conditions need a section on an angle (section = \"thetaI\")",
-                ));
+                e_field,
+                "energy-shell initial conditions need a section on an angle (section = \"thetaI\")",
+            ));
             };
             if n < 2 {
                 return Err(SpecError::new(
@@ -338,8 +403,15 @@ impl PoincareSpec {
             for (i, &e) in energies.iter().enumerate() {
                 if !(e.is_finite() && e > min) {
                     return Err(SpecError::new(
-                        if energies.len() > 1 { format!("{e_field}[{}]", i + 1) } else { e_field.clone() },
-                        format!("E = {e} J is not above the least energy on the section {} ({min:.6} J)", section.describe(chain)),
+                        if energies.len() > 1 {
+                            format!("{e_field}[{}]", i + 1)
+                        } else {
+                            e_field.clone()
+                        },
+                        format!(
+                        "E = {e} J is not above the least energy on the section {} ({min:.6} J)",
+                        section.describe(chain)
+                    ),
                     ));
                 }
             }
@@ -361,34 +433,7 @@ impl PoincareSpec {
                 "missing: give energy (J) or energy_fraction, or an [initial] state",
             ));
         }
-        let crossings = self.crossings.unwrap_or(300);
-        if !(1..=10_000_000).contains(&crossings) {
-            return Err(SpecError::new(
-                f("crossings"),
-                format!("must be 1..1e7 (got {crossings})"),
-            ));
-        }
-        let t_max = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
-        let chaos_threshold = self.chaos_threshold.unwrap_or(0.05);
-        if !(chaos_threshold.is_finite() && chaos_threshold >= 0.0) {
-            return Err(SpecError::new(
-                f("chaos_threshold"),
-                format!("must be finite and >= 0 (got {chaos_threshold})"),
-            ));
-        }
-        Ok(PoincareOptions {
-            section,
-            energies,
-            sampling,
-            initial: initial_states,
-            orbit: OrbitOptions {
-                crossings,
-                t_max,
-                lyapunov: self.lyapunov.unwrap_or(false),
-                ..OrbitOptions::default()
-            },
-            chaos_threshold,
-        })
+        Ok((energies, initial_states))
     }
 }
 
