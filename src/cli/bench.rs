@@ -176,43 +176,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             within("--tau-steps", *tau_steps as usize, 1, 1_000_000)?;
             time("--t-max", *t_max, MAX_BENCH_TIME)?;
             within("--gali-order", *gali_order, 2, 4)?;
-            let tau_steps = *tau_steps;
-            // The indicator kinds the tangent lanes serve.
-            let served = [
-                Kind::Lyapunov,
-                Kind::Ftle,
-                Kind::Megno,
-                Kind::Sali,
-                Kind::Gali,
-            ];
-            let id = Kind::parse(kind)
-                .filter(|k| served.contains(k))
-                .ok_or_else(|| {
-                    CliError::Input(format!(
-                        "--kind: expected {} (got `{kind}`)",
-                        Kind::expected(&served)
-                    ))
-                })?;
-            let kind = match id {
-                Kind::Lyapunov => MapKind::Lyapunov {
-                    renorm_steps: tau_steps,
-                    // The default 10 blocks where the run holds that many intervals.
-                    blocks: pendula::analysis::map::blocks::max_blocks(
-                        (*t_max / 0.01).round() as u32,
-                        tau_steps,
-                    )
-                    .clamp(1, 10),
-                    tolerance: None,
-                },
-                Kind::Ftle => MapKind::Ftle,
-                Kind::Megno => MapKind::Megno { tau_steps },
-                Kind::Sali => MapKind::Sali { tau_steps },
-                // Kind::Gali, the last one served.
-                _ => MapKind::Gali {
-                    k: *gali_order,
-                    tau_steps,
-                },
-            };
+            let kind = indicator_kind(kind, *t_max, *tau_steps, *gali_order)?;
             let kernel = match kernel.as_str() {
                 "auto" => Kernel::Auto,
                 "scalar" => Kernel::Scalar,
@@ -283,4 +247,49 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             seconds,
         } => super::bench_visual::viewer(*links, *substeps, *seconds),
     }
+}
+
+/// The map kind `bench map --kind` names: one of the indicator kinds the tangent lanes serve,
+/// with `tau_steps` (and for Lyapunov maps the default 10 blocks where the run holds that many
+/// intervals).
+fn indicator_kind(
+    name: &str,
+    t_max: f64,
+    tau_steps: u32,
+    gali_order: usize,
+) -> Result<MapKind, CliError> {
+    let served = [
+        Kind::Lyapunov,
+        Kind::Ftle,
+        Kind::Megno,
+        Kind::Sali,
+        Kind::Gali,
+    ];
+    let id = Kind::parse(name)
+        .filter(|k| served.contains(k))
+        .ok_or_else(|| {
+            CliError::Input(format!(
+                "--kind: expected {} (got `{name}`)",
+                Kind::expected(&served)
+            ))
+        })?;
+    Ok(match id {
+        Kind::Lyapunov => MapKind::Lyapunov {
+            renorm_steps: tau_steps,
+            blocks: pendula::analysis::map::blocks::max_blocks(
+                (t_max / 0.01).round() as u32,
+                tau_steps,
+            )
+            .clamp(1, 10),
+            tolerance: None,
+        },
+        Kind::Ftle => MapKind::Ftle,
+        Kind::Megno => MapKind::Megno { tau_steps },
+        Kind::Sali => MapKind::Sali { tau_steps },
+        // Kind::Gali, the last one served.
+        _ => MapKind::Gali {
+            k: gali_order,
+            tau_steps,
+        },
+    })
 }

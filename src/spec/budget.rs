@@ -6,9 +6,12 @@
 //! in a millisecond with a line naming the flag, not to predict RSS to the megabyte. Each
 //! analysis has one function here saying what it allocates; [`Spec::memory_estimate`] picks it.
 
-use super::{Analysis, LyapunovEstimator, Model, ModelFile, Spec, SpecError, SpecFile};
-use crate::analysis::map::MapKind;
-use crate::analysis::poincare::Sampling;
+use super::{
+    Analysis, LyapunovEstimator, LyapunovRun, Model, ModelFile, Spec, SpecError, SpecFile,
+};
+use crate::analysis::map::{MapKind, MapOptions};
+use crate::analysis::poincare::{PoincareOptions, Sampling};
+use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use crate::model::System;
 
@@ -319,8 +322,6 @@ impl Spec {
             driver: links_driver(n),
             what: "the model",
         };
-        // One trajectory's solver: SOLVER_COPIES states of `len` numbers.
-        let solver = |len: f64| len * F64 * SOLVER_COPIES;
         let mut terms = vec![model];
         match &self.analysis {
             Analysis::Simulate(o) => {
@@ -388,140 +389,13 @@ impl Spec {
                     what: "the modes' matrices",
                 });
             }
-            Analysis::Lyapunov(r) => {
-                let k = match r.estimator {
-                    LyapunovEstimator::Spectrum => r.options.k.unwrap_or(dim as usize) as f64,
-                    LyapunovEstimator::Tangent => 1.0,
-                    LyapunovEstimator::TwoTrajectory(_) => 1.0,
-                    LyapunovEstimator::Sali(ref s) => s.k as f64,
-                    LyapunovEstimator::Megno(_) => 1.0,
-                };
-                let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
-                // State and k tangent vectors through the solver, and the QR's copies.
-                let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
-                match &r.ensemble {
-                    None => terms.push(Term {
-                        bytes: run + history,
-                        field: "model.links",
-                        driver: links_driver(n),
-                        what: "the tangent vectors",
-                    }),
-                    Some(e) => {
-                        let m = e.members as f64;
-                        let at_once = threads().min(m);
-                        terms.push(Term {
-                            bytes: at_once * run,
-                            field: "model.links",
-                            driver: links_driver(n),
-                            what: "the tangent vectors",
-                        });
-                        terms.push(Term {
-                            bytes: m * (history + dim * F64 + 4096.0),
-                            field: "lyapunov.ensemble",
-                            driver: format!("{} members", e.members),
-                            what: "the ensemble's results",
-                        });
-                    }
-                }
-            }
-            Analysis::Poincare(o) => {
-                let shells = o.energies.len().max(1) as f64;
-                let points = if o.energies.is_empty() {
-                    o.initial.len().max(1) as f64
-                } else {
-                    match o.sampling.sampling {
-                        Sampling::Grid { angles, speeds } => angles as f64 * speeds as f64,
-                        Sampling::Random { count, .. } => count as f64,
-                    }
-                };
-                let crossings = o.orbit.crossings as f64;
-                // Each crossing keeps its state (a Vec), time and energy error.
-                let per = dim * F64 + 24.0 + 16.0;
-                let (field, driver) = if crossings >= points * shells {
-                    (
-                        "poincare.crossings",
-                        format!("{} crossings", o.orbit.crossings),
-                    )
-                } else {
-                    ("poincare.grid", format!("{:.0} orbits", points * shells))
-                };
-                terms.push(Term {
-                    bytes: shells * points * crossings * per,
-                    field,
-                    driver: format!("{driver} of {n} links"),
-                    what: "the section's points",
-                });
-                terms.push(Term {
-                    bytes: threads() * solver(dim * 2.0),
-                    field: "model.links",
-                    driver: links_driver(n),
-                    what: "the integrators",
-                });
-            }
+            Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
+            Analysis::Poincare(o) => poincare_terms(o, n, dim, &mut terms),
             Analysis::Map(o) | Analysis::Measure(super::MeasureRun { map: o, .. }) => {
-                let px = o.grid.width as f64 * o.grid.height as f64;
-                if let Analysis::Measure(_) = &self.analysis {
-                    // The label grid (u32), two Wada masks (u64) and the box-count flags.
-                    terms.push(Term {
-                        bytes: px * (4.0 + 16.0 + 2.0),
-                        field: "map.resolution",
-                        driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
-                        what: "the measures' label grid and masks",
-                    });
-                }
-                let flip = matches!(o.kind, MapKind::FlipTime { .. });
-                let aux = o.kind.aux_columns(n) as f64;
-                // The assembled arrays, their copy while written, the figure's RGBA image.
-                let per_px = (if flip { 4.0 + 1.0 } else { 8.0 }) + 1.0 + aux * F64;
-                terms.push(Term {
-                    bytes: px * (2.0 * per_px + 4.0),
-                    field: "map.resolution",
-                    driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
-                    what: "the map's arrays",
-                });
-                // Tiles in flight: every pixel's state (and tangent vectors) through the kernel.
-                let tangents = match o.kind {
-                    MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
-                    MapKind::Sali { .. } => 2.0,
-                    MapKind::Megno { .. } => 1.0,
-                    MapKind::Gali { k, .. } => k as f64,
-                    _ => 0.0,
-                };
-                let tile = (o.tile * o.tile) as f64;
-                terms.push(Term {
-                    bytes: threads() * tile * solver(dim * (1.0 + tangents)) / 4.0,
-                    field: "map.tile",
-                    driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
-                    what: "the tiles in flight",
-                });
+                let measure = matches!(self.analysis, Analysis::Measure(_));
+                map_terms(o, measure, n, dim, &mut terms)
             }
-            Analysis::Animate(o) => {
-                let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
-                // The trajectory, the joints' positions and the kinetic energy per link.
-                let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64;
-                let mut t = samples_term(
-                    samples,
-                    per,
-                    n,
-                    "animate.duration",
-                    "the animation's samples",
-                );
-                if t.field == "animate.duration" {
-                    t.driver = format!(
-                        "{} frames × {} substeps of {n} links",
-                        o.frame_count(),
-                        o.substeps
-                    );
-                }
-                terms.push(t);
-                let (w, h) = (f64::from(o.size.0), f64::from(o.size.1));
-                terms.push(Term {
-                    bytes: 8.0 * w * h,
-                    field: "animate.width",
-                    driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
-                    what: "the frame buffers",
-                });
-            }
+            Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
         }
         estimate(terms)
     }
@@ -530,6 +404,154 @@ impl Spec {
     pub fn check_memory(&self, budget: &Budget) -> Result<(), SpecError> {
         over_budget(&self.memory_estimate(), budget)
     }
+}
+
+/// One trajectory's solver: SOLVER_COPIES states of `len` numbers.
+fn solver(len: f64) -> f64 {
+    len * F64 * SOLVER_COPIES
+}
+
+/// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
+fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let k = match r.estimator {
+        LyapunovEstimator::Spectrum => r.options.k.unwrap_or(dim as usize) as f64,
+        LyapunovEstimator::Tangent => 1.0,
+        LyapunovEstimator::TwoTrajectory(_) => 1.0,
+        LyapunovEstimator::Sali(ref s) => s.k as f64,
+        LyapunovEstimator::Megno(_) => 1.0,
+    };
+    let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
+    // State and k tangent vectors through the solver, and the QR's copies.
+    let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
+    match &r.ensemble {
+        None => terms.push(Term {
+            bytes: run + history,
+            field: "model.links",
+            driver: links_driver(n),
+            what: "the tangent vectors",
+        }),
+        Some(e) => {
+            let m = e.members as f64;
+            let at_once = threads().min(m);
+            terms.push(Term {
+                bytes: at_once * run,
+                field: "model.links",
+                driver: links_driver(n),
+                what: "the tangent vectors",
+            });
+            terms.push(Term {
+                bytes: m * (history + dim * F64 + 4096.0),
+                field: "lyapunov.ensemble",
+                driver: format!("{} members", e.members),
+                what: "the ensemble's results",
+            });
+        }
+    }
+}
+
+/// A Poincaré run's points on the section and its integrators.
+fn poincare_terms(o: &PoincareOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let shells = o.energies.len().max(1) as f64;
+    let points = if o.energies.is_empty() {
+        o.initial.len().max(1) as f64
+    } else {
+        match o.sampling.sampling {
+            Sampling::Grid { angles, speeds } => angles as f64 * speeds as f64,
+            Sampling::Random { count, .. } => count as f64,
+        }
+    };
+    let crossings = o.orbit.crossings as f64;
+    // Each crossing keeps its state (a Vec), time and energy error.
+    let per = dim * F64 + 24.0 + 16.0;
+    let (field, driver) = if crossings >= points * shells {
+        (
+            "poincare.crossings",
+            format!("{} crossings", o.orbit.crossings),
+        )
+    } else {
+        ("poincare.grid", format!("{:.0} orbits", points * shells))
+    };
+    terms.push(Term {
+        bytes: shells * points * crossings * per,
+        field,
+        driver: format!("{driver} of {n} links"),
+        what: "the section's points",
+    });
+    terms.push(Term {
+        bytes: threads() * solver(dim * 2.0),
+        field: "model.links",
+        driver: links_driver(n),
+        what: "the integrators",
+    });
+}
+
+/// A map's arrays (and a measure's label grids) and its tiles in flight.
+fn map_terms(o: &MapOptions, measure: bool, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let px = o.grid.width as f64 * o.grid.height as f64;
+    if measure {
+        // The label grid (u32), two Wada masks (u64) and the box-count flags.
+        terms.push(Term {
+            bytes: px * (4.0 + 16.0 + 2.0),
+            field: "map.resolution",
+            driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
+            what: "the measures' label grid and masks",
+        });
+    }
+    let flip = matches!(o.kind, MapKind::FlipTime { .. });
+    let aux = o.kind.aux_columns(n) as f64;
+    // The assembled arrays, their copy while written, the figure's RGBA image.
+    let per_px = (if flip { 4.0 + 1.0 } else { 8.0 }) + 1.0 + aux * F64;
+    terms.push(Term {
+        bytes: px * (2.0 * per_px + 4.0),
+        field: "map.resolution",
+        driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
+        what: "the map's arrays",
+    });
+    // Tiles in flight: every pixel's state (and tangent vectors) through the kernel.
+    let tangents = match o.kind {
+        MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
+        MapKind::Sali { .. } => 2.0,
+        MapKind::Megno { .. } => 1.0,
+        MapKind::Gali { k, .. } => k as f64,
+        _ => 0.0,
+    };
+    let tile = (o.tile * o.tile) as f64;
+    terms.push(Term {
+        bytes: threads() * tile * solver(dim * (1.0 + tangents)) / 4.0,
+        field: "map.tile",
+        driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
+        what: "the tiles in flight",
+    });
+}
+
+/// An animation's samples and frame buffers.
+fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let nf = n as f64;
+    let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
+    // The trajectory, the joints' positions and the kinetic energy per link.
+    let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64;
+    let mut t = samples_term(
+        samples,
+        per,
+        n,
+        "animate.duration",
+        "the animation's samples",
+    );
+    if t.field == "animate.duration" {
+        t.driver = format!(
+            "{} frames × {} substeps of {n} links",
+            o.frame_count(),
+            o.substeps
+        );
+    }
+    terms.push(t);
+    let (w, h) = (f64::from(o.size.0), f64::from(o.size.1));
+    terms.push(Term {
+        bytes: 8.0 * w * h,
+        field: "animate.width",
+        driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
+        what: "the frame buffers",
+    });
 }
 
 /// Samples × bytes per sample, blamed on the end time (`field`; the message says the count is

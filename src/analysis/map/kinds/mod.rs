@@ -526,6 +526,20 @@ impl MapKind {
         self.id().name()
     }
 
+    /// The tangent vectors each pixel carries beside its state (of dimension `dim`).
+    pub fn tangent_vectors(&self, dim: usize) -> usize {
+        match *self {
+            MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
+            MapKind::Sali { .. } => 2,
+            MapKind::Megno { .. } => 1,
+            MapKind::Gali { k, .. } => k,
+            MapKind::FlipTime { .. }
+            | MapKind::EnergyError
+            | MapKind::FinalState { .. }
+            | MapKind::LagrangianDescriptor { .. } => 0,
+        }
+    }
+
     /// The kind's parameters as the map file's attributes, in the order they are written.
     pub fn attributes(&self) -> Vec<(&'static str, Attr)> {
         use Attr::{Float, Int, Text};
