@@ -366,8 +366,6 @@ impl Render for MapFigure<'_> {
         let (dw, dh) = root.dim_in_pixel();
         let (w, h) = (f64::from(dw) / sc, f64::from(dh) / sc);
         root.fill(&WHITE)?;
-        let ink = RGBColor(0x22, 0x22, 0x22);
-        let thin = surface.stroke(1.0);
 
         root.draw(&Text::new(
             self.title.clone(),
@@ -386,13 +384,43 @@ impl Render for MapFigure<'_> {
         let (x0, y0) = (px(left), px(top));
         let (pwd, phd) = (px(pw).max(1) as u32, px(ph).max(1) as u32);
 
-        // The raster, nearest pixel per device pixel (row 0 at the bottom).
         let lut = self.scale.map.lut();
         let scale_axis = if self.scale.log {
             Axis::log(self.scale.lo, self.scale.hi)
         } else {
             Axis::linear(self.scale.lo, self.scale.hi, 6)
         };
+        let frame = self.raster(root, surface, (x0, y0, pwd, phd), &lut, &scale_axis)?;
+        self.axes(root, surface, frame)?;
+        self.colour_bar(root, surface, frame, &lut, &scale_axis)
+    }
+}
+
+/// The device rectangle of the raster: corners (x0, y0), (x1, y1) and its size (pwd, phd).
+#[derive(Clone, Copy)]
+struct Frame {
+    x0: i32,
+    y0: i32,
+    x1: i32,
+    y1: i32,
+    pwd: u32,
+    phd: u32,
+}
+
+const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
+
+impl MapFigure<'_> {
+    /// The raster, nearest map pixel per device pixel (row 0 at the bottom), and its frame.
+    fn raster<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        (x0, y0, pwd, phd): (i32, i32, u32, u32),
+        lut: &[RGBColor],
+        scale_axis: &Axis,
+    ) -> Result<Frame, DrawError> {
+        let sc = surface.scale;
+        let thin = surface.stroke(1.0);
         let mut buf = vec![0u8; 3 * pwd as usize * phd as usize];
         for v in 0..phd as usize {
             let i = self.height - 1 - (v * self.height / phd as usize).min(self.height - 1);
@@ -402,7 +430,7 @@ impl Render for MapFigure<'_> {
                 let c = if self.class[p] == NOT_COMPUTED {
                     hatch((x0 as usize + u) as i64, (y0 as usize + v) as i64, sc)
                 } else {
-                    self.colour_of(p, &lut, &scale_axis)
+                    self.colour_of(p, lut, scale_axis)
                 };
                 let o = 3 * (v * pwd as usize + u);
                 buf[o] = c.0;
@@ -416,10 +444,32 @@ impl Render for MapFigure<'_> {
         let (x1, y1) = (x0 + pwd as i32, y0 + phd as i32);
         root.draw(&Rectangle::new(
             [(x0, y0), (x1, y1)],
-            ink.stroke_width(thin),
+            INK.stroke_width(thin),
         ))?;
 
-        // Axes.
+        Ok(Frame {
+            x0,
+            y0,
+            x1,
+            y1,
+            pwd,
+            phd,
+        })
+    }
+
+    /// Ticks and labels of both axes.
+    fn axes<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface, f: Frame) -> Drawn {
+        let sc = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let thin = surface.stroke(1.0);
+        let Frame {
+            x0,
+            y0,
+            x1,
+            y1,
+            pwd,
+            phd,
+        } = f;
         let tick_font = font(16.0, sc, false);
         let label_font = font(18.0, sc, false);
         let tick_len = px(6.0);
@@ -431,7 +481,7 @@ impl Render for MapFigure<'_> {
             let xp = x0 + (f * f64::from(pwd)).round() as i32;
             root.draw(&PathElement::new(
                 vec![(xp, y1), (xp, y1 + tick_len)],
-                ink.stroke_width(thin),
+                INK.stroke_width(thin),
             ))?;
             root.draw(&Text::new(
                 label,
@@ -452,7 +502,7 @@ impl Render for MapFigure<'_> {
             let yp = y1 - (f * f64::from(phd)).round() as i32;
             root.draw(&PathElement::new(
                 vec![(x0 - tick_len, yp), (x0, yp)],
-                ink.stroke_width(thin),
+                INK.stroke_width(thin),
             ))?;
             root.draw(&Text::new(
                 label,
@@ -468,8 +518,27 @@ impl Render for MapFigure<'_> {
                 .pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
 
-        // Colour bar: the upper part of the map's height; swatches under it (a categorical
-        // figure has only the swatches).
+        Ok(())
+    }
+
+    /// The colour bar, the upper part of the map's height, with swatches under it (a
+    /// categorical figure has only the swatches).
+    fn colour_bar<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        f: Frame,
+        lut: &[RGBColor],
+        scale_axis: &Axis,
+    ) -> Drawn {
+        let sc = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let thin = surface.stroke(1.0);
+        let ink = INK;
+        let tick_font = font(16.0, sc, false);
+        let label_font = font(18.0, sc, false);
+        let tick_len = px(6.0);
+        let Frame { x1, y0, phd, .. } = f;
         let cb_x0 = x1 + px(36.0);
         let sw = px(22.0);
         if self.rgb.is_some() {
@@ -507,7 +576,7 @@ impl Render for MapFigure<'_> {
             ink.stroke_width(thin),
         ))?;
         let mut widest = 0;
-        let bar_ticks = colour_bar_ticks(&scale_axis, &self.scale);
+        let bar_ticks = colour_bar_ticks(scale_axis, &self.scale);
         for (t, label) in bar_ticks {
             let f = scale_axis.fraction(t);
             if !(-1e-9..=1.0 + 1e-9).contains(&f) {
