@@ -16,6 +16,7 @@ figures=(
   "triple-pendulum-animation      triple-pendulum-animation.png      triple-pendulum-animation.png"
   "double-pendulum-flip-dimension double-pendulum-flip-dimension.png double-pendulum-flip-dimension.png"
   "double-pendulum-lyapunov-map   double-pendulum-lyapunov-map.png   double-pendulum-lyapunov-map.png"
+  "pendulum-lagrangian-descriptor pendulum-lagrangian-descriptor.png pendulum-lagrangian-descriptor.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"
