@@ -366,26 +366,18 @@ mod tests {
     #[test]
     fn fixed_steps_that_cannot_advance_fail_at_once() {
         let mut y = [1.0, 0.0];
+        let stuck = Err(IntegrateError::NoProgress {
+            time: 1.0,
+            h: 1e-300,
+        });
         let r = Rk4::new(1e-300)
             .solver(2)
             .advance_to(&mut Osc, 0.0, &mut y, 1.0);
-        assert_eq!(
-            r,
-            Err(IntegrateError::NoProgress {
-                time: 1.0,
-                h: 1e-300
-            })
-        );
+        assert_eq!(r, stuck);
         let r = Gauss::new(1e-300)
             .solver(2)
             .advance_to(&mut Osc, 0.0, &mut y, 1.0);
-        assert_eq!(
-            r,
-            Err(IntegrateError::NoProgress {
-                time: 1.0,
-                h: 1e-300
-            })
-        );
+        assert_eq!(r, stuck);
         let mut s = Rk4::new(1e-17).solver(2);
         let r = s.step(&mut Osc, 1.0, &mut y, 2.0);
         assert_eq!(
