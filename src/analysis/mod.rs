@@ -10,6 +10,7 @@ pub mod map;
 pub mod measure;
 pub mod modes;
 pub mod poincare;
+pub mod random;
 pub mod route;
 pub mod simulate;
 

@@ -2,6 +2,7 @@
 //! the section's own velocity solved from the energy, or on a stroboscopic section's plane.
 
 use super::{PoincareError, Section};
+pub use crate::analysis::random::SplitMix64;
 use crate::integrate::Direction;
 use crate::model::Chain;
 use nalgebra::DMatrix;
@@ -78,25 +79,6 @@ pub fn wrap_angle(a: f64) -> f64 {
         w - 2.0 * PI
     } else {
         w
-    }
-}
-
-/// SplitMix64 (Steele, Lea, Flood 2014): a tiny seeded generator, so results do not depend on
-/// a random-number crate's version.
-#[derive(Debug, Clone)]
-pub struct SplitMix64(pub u64);
-
-impl SplitMix64 {
-    pub fn next_u64(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-        z ^ (z >> 31)
-    }
-    /// Uniform in [0, 1).
-    pub fn next_f64(&mut self) -> f64 {
-        (self.next_u64() >> 11) as f64 / (1u64 << 53) as f64
     }
 }
 
