@@ -464,6 +464,9 @@ impl Solver for Dop853Solver {
     /// [`IntegrateError::StepSizeTooSmall`] (`0.1|h| ≤ ε|t|`), [`IntegrateError::NoProgress`]
     /// ([`STALL_STEPS`] accepted steps in a row that cannot change `t_stop`),
     /// [`IntegrateError::TooManySteps`] (more than `max_steps` attempts).
+    ///
+    /// Kept whole on purpose: the twelve stages, the error estimate and the step-size control
+    /// read best side by side with the Butcher tableau (Hairer–Nørsett–Wanner I §II.10).
     fn step<O: Ode>(&mut self, ode: &mut O, t: f64, y: &mut [f64], t_stop: f64) -> Result<f64> {
         debug_assert_eq!(y.len(), self.len);
         let len = self.len;

@@ -53,142 +53,159 @@ impl MeasureFigure {
                 .cloned()
                 .unwrap_or_else(|| format!("set {}", i + 1))
         };
-        let mut panels = Vec::new();
-        let boxes: Vec<Curve> = sets
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let b = s.measures.boundary.as_ref()?;
-                let x: Vec<f64> = b.sizes.iter().map(|&v| v as f64).collect();
-                Some(Curve {
-                    label: format!("{}: D = {}", name(i), ci(b.dimension, b.ci)),
-                    colour: series_color(i),
-                    points: x.iter().copied().zip(b.counts.iter().copied()).collect(),
-                    bars: vec![],
-                    line: x
-                        .iter()
-                        .map(|&s| (s, (b.fit.intercept - b.fit.slope * s.ln()).exp()))
-                        .collect(),
-                })
-            })
+        let mut panels: Vec<Panel> = [box_panel(sets, &name), uncertainty_panel(sets, &name)]
+            .into_iter()
+            .flatten()
             .collect();
-        if !boxes.is_empty() {
-            panels.push(Panel {
-                x_label: "box side s / px".into(),
-                y_label: "boundary boxes N(s)".into(),
-                log: (true, true),
-                curves: boxes,
-                reference: None,
-            });
-        }
-        let unc: Vec<Curve> = sets
-            .iter()
-            .enumerate()
-            .filter_map(|(i, s)| {
-                let u = s.measures.uncertainty.as_ref()?;
-                let x: Vec<f64> = u.eps.iter().map(|&v| v as f64).collect();
-                Some(Curve {
-                    label: format!(
-                        "{}: α = {}, 2 − α = {:.3}",
-                        name(i),
-                        ci(u.alpha, u.ci),
-                        u.dimension
-                    ),
-                    colour: series_color(i),
-                    points: x.iter().copied().zip(u.fraction.iter().copied()).collect(),
-                    bars: vec![],
-                    line: x
-                        .iter()
-                        .map(|&e| (e, (u.fit.intercept + u.fit.slope * e.ln()).exp()))
-                        .collect(),
-                })
-            })
-            .collect();
-        if !unc.is_empty() {
-            panels.push(Panel {
-                x_label: "ε / px".into(),
-                y_label: "uncertain fraction f(ε)".into(),
-                log: (true, true),
-                curves: unc,
-                reference: None,
-            });
+        if panels.is_empty() {
+            panels.extend(entropy_panel(sets, &name));
         }
         if panels.is_empty() {
-            let ent: Vec<Curve> = sets
-                .iter()
-                .enumerate()
-                .filter(|(_, s)| !s.measures.entropy.is_empty())
-                .map(|(i, s)| {
-                    let e = &s.measures.entropy;
-                    let last = e.last().expect("not empty");
-                    Curve {
-                        label: format!(
-                            "{}: S_bb(ε = {}) = {}",
-                            name(i),
-                            last.eps,
-                            ci(last.sbb, last.sbb_ci)
-                        ),
-                        colour: series_color(i),
-                        points: e.iter().map(|v| (v.eps as f64, v.sbb)).collect(),
-                        bars: e
-                            .iter()
-                            .map(|v| (v.eps as f64, v.sbb_ci.0, v.sbb_ci.1))
-                            .collect(),
-                        line: e.iter().map(|v| (v.eps as f64, v.sb)).collect(),
-                    }
-                })
-                .collect();
-            if !ent.is_empty() {
-                panels.push(Panel {
-                    x_label: "box side ε / px   (dots: S_bb with 95 % bars; line: S_b)".into(),
-                    y_label: "entropy / nat".into(),
-                    log: (false, false),
-                    curves: ent,
-                    reference: Some((std::f64::consts::LN_2, "ln 2".into())),
-                });
-            }
-        }
-        if panels.is_empty() {
-            let wada: Vec<Curve> = sets
-                .iter()
-                .enumerate()
-                .filter_map(|(i, s)| {
-                    let w = s.measures.wada.as_ref()?;
-                    let pts: Vec<(f64, f64)> = w
-                        .radii
-                        .iter()
-                        .map(|&r| r as f64)
-                        .zip(w.fraction.iter().copied())
-                        .collect();
-                    Some(Curve {
-                        label: format!(
-                            "{}: {} labels, {}",
-                            name(i),
-                            w.labels,
-                            if w.wada { "Wada" } else { "not Wada" }
-                        ),
-                        colour: series_color(i),
-                        line: pts.clone(),
-                        points: pts,
-                        bars: vec![],
-                    })
-                })
-                .collect();
-            if !wada.is_empty() {
-                panels.push(Panel {
-                    x_label: "neighbourhood radius r / px".into(),
-                    y_label: "W(r): boundary points seeing every label".into(),
-                    log: (true, false),
-                    curves: wada,
-                    reference: None,
-                });
-            }
+            panels.extend(wada_panel(sets, &name));
         }
         MeasureFigure {
             title: title.to_string(),
             panels,
         }
     }
+}
+
+/// Box counts N(s) against the box side with the fitted power law, one curve per set that
+/// measured its boundary dimension (log-log, where the fit is a line).
+fn box_panel(sets: &[MeasuredSet], name: &dyn Fn(usize) -> String) -> Option<Panel> {
+    let boxes: Vec<Curve> = sets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let b = s.measures.boundary.as_ref()?;
+            let x: Vec<f64> = b.sizes.iter().map(|&v| v as f64).collect();
+            Some(Curve {
+                label: format!("{}: D = {}", name(i), ci(b.dimension, b.ci)),
+                colour: series_color(i),
+                points: x.iter().copied().zip(b.counts.iter().copied()).collect(),
+                bars: vec![],
+                line: x
+                    .iter()
+                    .map(|&s| (s, (b.fit.intercept - b.fit.slope * s.ln()).exp()))
+                    .collect(),
+            })
+        })
+        .collect();
+    (!boxes.is_empty()).then(|| Panel {
+        x_label: "box side s / px".into(),
+        y_label: "boundary boxes N(s)".into(),
+        log: (true, true),
+        curves: boxes,
+        reference: None,
+    })
+}
+
+/// The uncertain fraction f(ε) with its fitted power law, one curve per set that measured
+/// the uncertainty exponent (log-log).
+fn uncertainty_panel(sets: &[MeasuredSet], name: &dyn Fn(usize) -> String) -> Option<Panel> {
+    let unc: Vec<Curve> = sets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let u = s.measures.uncertainty.as_ref()?;
+            let x: Vec<f64> = u.eps.iter().map(|&v| v as f64).collect();
+            Some(Curve {
+                label: format!(
+                    "{}: α = {}, 2 − α = {:.3}",
+                    name(i),
+                    ci(u.alpha, u.ci),
+                    u.dimension
+                ),
+                colour: series_color(i),
+                points: x.iter().copied().zip(u.fraction.iter().copied()).collect(),
+                bars: vec![],
+                line: x
+                    .iter()
+                    .map(|&e| (e, (u.fit.intercept + u.fit.slope * e.ln()).exp()))
+                    .collect(),
+            })
+        })
+        .collect();
+    (!unc.is_empty()).then(|| Panel {
+        x_label: "ε / px".into(),
+        y_label: "uncertain fraction f(ε)".into(),
+        log: (true, true),
+        curves: unc,
+        reference: None,
+    })
+}
+
+/// Basin entropies against the box side: S_bb as dots with 95 % bars, S_b as the line, and
+/// ln 2 (S_bb above it proves fractal boundaries) as the reference.
+fn entropy_panel(sets: &[MeasuredSet], name: &dyn Fn(usize) -> String) -> Option<Panel> {
+    let ent: Vec<Curve> = sets
+        .iter()
+        .enumerate()
+        .filter(|(_, s)| !s.measures.entropy.is_empty())
+        .map(|(i, s)| {
+            let e = &s.measures.entropy;
+            let last = e.last().expect("not empty");
+            Curve {
+                label: format!(
+                    "{}: S_bb(ε = {}) = {}",
+                    name(i),
+                    last.eps,
+                    ci(last.sbb, last.sbb_ci)
+                ),
+                colour: series_color(i),
+                points: e.iter().map(|v| (v.eps as f64, v.sbb)).collect(),
+                bars: e
+                    .iter()
+                    .map(|v| (v.eps as f64, v.sbb_ci.0, v.sbb_ci.1))
+                    .collect(),
+                line: e.iter().map(|v| (v.eps as f64, v.sb)).collect(),
+            }
+        })
+        .collect();
+    (!ent.is_empty()).then(|| Panel {
+        x_label: "box side ε / px   (dots: S_bb with 95 % bars; line: S_b)".into(),
+        y_label: "entropy / nat".into(),
+        log: (false, false),
+        curves: ent,
+        reference: Some((std::f64::consts::LN_2, "ln 2".into())),
+    })
+}
+
+/// The Wada fraction W(r) against the neighbourhood radius, one curve per set that tested
+/// the Wada property.
+fn wada_panel(sets: &[MeasuredSet], name: &dyn Fn(usize) -> String) -> Option<Panel> {
+    let wada: Vec<Curve> = sets
+        .iter()
+        .enumerate()
+        .filter_map(|(i, s)| {
+            let w = s.measures.wada.as_ref()?;
+            let pts: Vec<(f64, f64)> = w
+                .radii
+                .iter()
+                .map(|&r| r as f64)
+                .zip(w.fraction.iter().copied())
+                .collect();
+            Some(Curve {
+                label: format!(
+                    "{}: {} labels, {}",
+                    name(i),
+                    w.labels,
+                    if w.wada { "Wada" } else { "not Wada" }
+                ),
+                colour: series_color(i),
+                line: pts.clone(),
+                points: pts,
+                bars: vec![],
+            })
+        })
+        .collect();
+    (!wada.is_empty()).then(|| Panel {
+        x_label: "neighbourhood radius r / px".into(),
+        y_label: "W(r): boundary points seeing every label".into(),
+        log: (true, false),
+        curves: wada,
+        reference: None,
+    })
 }
 
 impl MeasureFigure {
@@ -236,34 +253,22 @@ impl MeasureFigure {
         names: &[String],
     ) -> MeasureFigure {
         let x_label = format!("{parameter} / {units}");
-        let sets = points.first().map_or(0, Vec::len);
         let name = |j: usize| {
             names
                 .get(j)
                 .cloned()
                 .unwrap_or_else(|| format!("set {}", j + 1))
         };
-        type Get<'a> = &'a dyn Fn(&MeasuredSet) -> Option<(f64, f64, f64)>;
-        let curve = |label: String, colour: usize, j: usize, get: Get| {
-            let mut points_ = Vec::new();
-            let mut bars = Vec::new();
-            for (i, p) in points.iter().enumerate() {
-                if let Some((v, lo, hi)) = p.get(j).and_then(get) {
-                    if v.is_finite() {
-                        points_.push((values[i], v));
-                    }
-                    if lo.is_finite() && hi.is_finite() {
-                        bars.push((values[i], lo, hi));
-                    }
-                }
-            }
-            (!points_.is_empty()).then(|| Curve {
-                label,
-                colour: series_color(colour),
-                line: points_.clone(),
-                points: points_,
-                bars,
-            })
+        let curves = SweepCurves {
+            values,
+            points,
+            sets: points.first().map_or(0, Vec::len),
+            name: &name,
+            eps: points
+                .first()
+                .and_then(|p| p.first())
+                .map(|s| s.measures.entropy.iter().map(|e| e.eps).collect())
+                .unwrap_or_default(),
         };
         let panel = |y_label: &str, curves: Vec<Curve>, reference: Option<(f64, String)>| {
             (!curves.is_empty()).then(|| Panel {
@@ -274,43 +279,10 @@ impl MeasureFigure {
                 reference,
             })
         };
-        let per_set = |get: Get| -> Vec<Curve> {
-            (0..sets)
-                .filter_map(|j| curve(name(j), j, j, get))
-                .collect()
-        };
-        let eps: Vec<usize> = points
-            .first()
-            .and_then(|p| p.first())
-            .map(|s| s.measures.entropy.iter().map(|e| e.eps).collect())
-            .unwrap_or_default();
-        let entropy = |sbb: bool| -> Vec<Curve> {
-            let mut out = Vec::new();
-            for j in 0..sets {
-                for (k, &e) in eps.iter().enumerate() {
-                    let get = move |s: &MeasuredSet| {
-                        s.measures.entropy.get(k).map(|b| {
-                            if sbb {
-                                (b.sbb, b.sbb_ci.0, b.sbb_ci.1)
-                            } else {
-                                (b.sb, b.sb_ci.0, b.sb_ci.1)
-                            }
-                        })
-                    };
-                    let label = if sets > 1 {
-                        format!("{}, ε = {e} px", name(j))
-                    } else {
-                        format!("ε = {e} px")
-                    };
-                    out.extend(curve(label, j * eps.len() + k, j, &get));
-                }
-            }
-            out
-        };
         let panels = [
             panel(
                 "box-counting dimension D (95 %)",
-                per_set(&|s| {
+                curves.per_set(&|s| {
                     s.measures
                         .boundary
                         .as_ref()
@@ -320,7 +292,7 @@ impl MeasureFigure {
             ),
             panel(
                 "uncertainty exponent α (95 %)",
-                per_set(&|s| {
+                curves.per_set(&|s| {
                     s.measures
                         .uncertainty
                         .as_ref()
@@ -328,15 +300,15 @@ impl MeasureFigure {
                 }),
                 None,
             ),
-            panel("basin entropy S_b (95 %)", entropy(false), None),
+            panel("basin entropy S_b (95 %)", curves.entropy(false), None),
             panel(
                 "boundary basin entropy S_bb (95 %)",
-                entropy(true),
+                curves.entropy(true),
                 Some((std::f64::consts::LN_2, "ln 2".into())),
             ),
             panel(
                 "Wada fraction W(r) at the largest r",
-                per_set(&|s| {
+                curves.per_set(&|s| {
                     s.measures
                         .wada
                         .as_ref()
@@ -355,6 +327,78 @@ impl MeasureFigure {
     /// No measure of the figure has a curve (drawing it is refused).
     pub fn is_empty(&self) -> bool {
         self.panels.is_empty()
+    }
+}
+
+/// One measure of a label set: (value, lower, upper) of its 95 % interval, if measured.
+type Get<'a> = &'a dyn Fn(&MeasuredSet) -> Option<(f64, f64, f64)>;
+
+/// The curves of a measure sweep: one point per swept value, one curve per label set (and per
+/// box side ε for the entropies, which are measured at several).
+struct SweepCurves<'a> {
+    values: &'a [f64],
+    points: &'a [Vec<MeasuredSet>],
+    sets: usize,
+    name: &'a dyn Fn(usize) -> String,
+    /// The box sides of the first set's entropies (every point measures the same).
+    eps: Vec<usize>,
+}
+
+impl SweepCurves<'_> {
+    /// Set `j`'s measure `get` across the sweep: finite values as points, finite intervals
+    /// as bars; `None` when no point has a value.
+    fn curve(&self, label: String, colour: usize, j: usize, get: Get) -> Option<Curve> {
+        let mut points_ = Vec::new();
+        let mut bars = Vec::new();
+        for (i, p) in self.points.iter().enumerate() {
+            if let Some((v, lo, hi)) = p.get(j).and_then(get) {
+                if v.is_finite() {
+                    points_.push((self.values[i], v));
+                }
+                if lo.is_finite() && hi.is_finite() {
+                    bars.push((self.values[i], lo, hi));
+                }
+            }
+        }
+        (!points_.is_empty()).then(|| Curve {
+            label,
+            colour: series_color(colour),
+            line: points_.clone(),
+            points: points_,
+            bars,
+        })
+    }
+
+    /// One curve per label set, named after it.
+    fn per_set(&self, get: Get) -> Vec<Curve> {
+        (0..self.sets)
+            .filter_map(|j| self.curve((self.name)(j), j, j, get))
+            .collect()
+    }
+
+    /// S_bb (`sbb`) or S_b: one curve per set and box side ε.
+    fn entropy(&self, sbb: bool) -> Vec<Curve> {
+        let mut out = Vec::new();
+        for j in 0..self.sets {
+            for (k, &e) in self.eps.iter().enumerate() {
+                let get = move |s: &MeasuredSet| {
+                    s.measures.entropy.get(k).map(|b| {
+                        if sbb {
+                            (b.sbb, b.sbb_ci.0, b.sbb_ci.1)
+                        } else {
+                            (b.sb, b.sb_ci.0, b.sb_ci.1)
+                        }
+                    })
+                };
+                let label = if self.sets > 1 {
+                    format!("{}, ε = {e} px", (self.name)(j))
+                } else {
+                    format!("ε = {e} px")
+                };
+                out.extend(self.curve(label, j * self.eps.len() + k, j, &get));
+            }
+        }
+        out
     }
 }
 

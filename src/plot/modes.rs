@@ -12,7 +12,7 @@ use plotters::prelude::*;
 
 use super::{
     begin_figure, draw_centred, font, format_value, save, series_color, stamp_polyline, Area, Axis,
-    DataError, Drawn, Header, Legend, LegendEntry, Marker, PlotError, Render, Surface,
+    DataError, DrawError, Drawn, Header, Legend, LegendEntry, Marker, PlotError, Render, Surface,
 };
 use crate::analysis::modes::{EquilibriumModes, FormulaCheck};
 
@@ -114,8 +114,6 @@ impl Render for ModesFigure<'_> {
     }
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
-        let scale = surface.scale;
-        let px = |v: f64| surface.px(v);
         let Header { w, h, extra } = begin_figure(root, surface, &self.title, 26.0)?;
         let subtitle = "normal modes of the hanging chain; shapes: lateral displacement of the \
                         joints, each mode scaled to the same amplitude";
@@ -128,69 +126,113 @@ impl Render for ModesFigure<'_> {
             14.0,
             false,
         )?;
-        let n = self.lengths.len();
         let nm = self.modes.omega2.len();
         let shown = nm.min(MAX_SHAPE_PANELS);
-        let (cols, rows) = shape_grid(shown);
         let top = 54.0 + extra + sub_h.max(14.0);
         let shapes_h = (h * 0.56 - top).max(160.0);
-        let total: f64 = self.lengths.iter().sum();
         let omegas = self.omegas();
+        self.shape_panels(root, surface, (w, top, shapes_h), shown, &omegas)?;
+        self.frequency_plot(root, surface, (w, h, top, shapes_h), shown, &omegas)
+    }
+}
 
+impl ModesFigure<'_> {
+    /// The top band: one panel per shown mode in a grid of `(w, top, height)`.
+    fn shape_panels<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        (w, top, shapes_h): (f64, f64, f64),
+        shown: usize,
+        omegas: &[f64],
+    ) -> Drawn {
+        let (cols, rows) = shape_grid(shown);
+        let total: f64 = self.lengths.iter().sum();
         let cell_w = (w - 40.0) / cols as f64;
         let cell_h = shapes_h / rows as f64;
         for k in 0..shown {
             let (r, c) = (k / cols, k % cols);
             let (x0, y0) = (20.0 + c as f64 * cell_w, top + r as f64 * cell_h);
-            let colour = mode_colour(k);
-            // Caption (wrapped to the cell), then the chain below it.
-            let cap_h = draw_centred(
-                root,
-                surface,
-                &self.caption(k, &omegas),
-                (x0 + cell_w / 2.0, y0 + 10.0),
-                cell_w - 8.0,
-                15.0,
-                false,
-            )?;
-            let chain_top = y0 + cap_h + 14.0;
-            let chain_h = (y0 + cell_h - 10.0 - chain_top).max(20.0);
-            let cx = x0 + cell_w / 2.0;
-            let amp = (0.36 * cell_w).min(0.22 * chain_h);
-            let mut depth = vec![0.0];
-            for l in self.lengths {
-                depth.push(depth.last().unwrap() + l / total * chain_h);
-            }
-            let disp = self.displacement(k);
-            let at = |a: f64| -> Vec<(i32, i32)> {
-                disp.iter()
-                    .zip(&depth)
-                    .map(|(d, y)| (px(cx + a * amp * d), px(chain_top + y)))
-                    .collect()
-            };
-            stamp_polyline(root, at(0.0), REST, surface.stroke(1.5))?;
-            let faint = RGBColor(
-                ((u16::from(colour.0) + 3 * 255) / 4) as u8,
-                ((u16::from(colour.1) + 3 * 255) / 4) as u8,
-                ((u16::from(colour.2) + 3 * 255) / 4) as u8,
-            );
-            stamp_polyline(root, at(-1.0), faint, surface.stroke(1.5))?;
-            let bent = at(1.0);
-            stamp_polyline(root, bent.clone(), colour, surface.stroke(2.5))?;
-            let dot = px(if n > 30 { 1.5 } else { 3.5 });
-            for p in bent.iter().skip(1) {
-                root.draw(&Circle::new(*p, dot, colour.filled()))?;
-            }
-            root.draw(&Rectangle::new(
-                [
-                    (px(cx - 14.0), px(chain_top - 6.0)),
-                    (px(cx + 14.0), px(chain_top)),
-                ],
-                RGBColor(0x44, 0x44, 0x44).filled(),
-            ))?;
+            self.shape_panel(root, surface, k, (x0, y0, cell_w, cell_h), total, omegas)?;
         }
+        Ok(())
+    }
 
-        // ω_k against k.
+    /// One mode's panel: its caption, then the chain at rest (grey), the opposite phase
+    /// (faint) and the mode's shape (its colour, joints dotted) hanging from a pivot block.
+    fn shape_panel<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        k: usize,
+        (x0, y0, cell_w, cell_h): (f64, f64, f64, f64),
+        total: f64,
+        omegas: &[f64],
+    ) -> Drawn {
+        let px = |v: f64| surface.px(v);
+        let n = self.lengths.len();
+        let colour = mode_colour(k);
+        // Caption (wrapped to the cell), then the chain below it.
+        let cap_h = draw_centred(
+            root,
+            surface,
+            &self.caption(k, omegas),
+            (x0 + cell_w / 2.0, y0 + 10.0),
+            cell_w - 8.0,
+            15.0,
+            false,
+        )?;
+        let chain_top = y0 + cap_h + 14.0;
+        let chain_h = (y0 + cell_h - 10.0 - chain_top).max(20.0);
+        let cx = x0 + cell_w / 2.0;
+        let amp = (0.36 * cell_w).min(0.22 * chain_h);
+        let mut depth = vec![0.0];
+        for l in self.lengths {
+            depth.push(depth.last().unwrap() + l / total * chain_h);
+        }
+        let disp = self.displacement(k);
+        let at = |a: f64| -> Vec<(i32, i32)> {
+            disp.iter()
+                .zip(&depth)
+                .map(|(d, y)| (px(cx + a * amp * d), px(chain_top + y)))
+                .collect()
+        };
+        stamp_polyline(root, at(0.0), REST, surface.stroke(1.5))?;
+        let faint = RGBColor(
+            ((u16::from(colour.0) + 3 * 255) / 4) as u8,
+            ((u16::from(colour.1) + 3 * 255) / 4) as u8,
+            ((u16::from(colour.2) + 3 * 255) / 4) as u8,
+        );
+        stamp_polyline(root, at(-1.0), faint, surface.stroke(1.5))?;
+        let bent = at(1.0);
+        stamp_polyline(root, bent.clone(), colour, surface.stroke(2.5))?;
+        let dot = px(if n > 30 { 1.5 } else { 3.5 });
+        for p in bent.iter().skip(1) {
+            root.draw(&Circle::new(*p, dot, colour.filled()))?;
+        }
+        root.draw(&Rectangle::new(
+            [
+                (px(cx - 14.0), px(chain_top - 6.0)),
+                (px(cx + 14.0), px(chain_top)),
+            ],
+            RGBColor(0x44, 0x44, 0x44).filled(),
+        ))?;
+        Ok(())
+    }
+
+    /// The bottom band: ω_k against k (axes fitted to the computed and the formula's values),
+    /// then its markers and legend.
+    fn frequency_plot<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        (w, h, top, shapes_h): (f64, f64, f64, f64),
+        shown: usize,
+        omegas: &[f64],
+    ) -> Drawn {
+        let scale = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let nm = self.modes.omega2.len();
         let area = root.clone().shrink(
             (px(10.0), px(top + shapes_h + 6.0)),
             (px(w - 30.0) as u32, px(h - top - shapes_h - 14.0) as u32),
@@ -234,6 +276,22 @@ impl Render for ModesFigure<'_> {
             let (x, y) = plot.map_coordinate(&p);
             (x - ox, y - oy)
         };
+        let occupied = self.frequency_markers(&frame, surface, &to_frame, shown, omegas)?;
+        self.frequency_legend(&frame, scale, shown, &occupied)
+    }
+
+    /// The computed ω_k (open circles, filled in its colour for modes with a panel) and the
+    /// formula's crosses on top; returns the pixels the markers cover, for the legend.
+    fn frequency_markers<DB: DrawingBackend>(
+        &self,
+        frame: &Area<DB>,
+        surface: Surface,
+        to_frame: &dyn Fn((f64, f64)) -> (i32, i32),
+        shown: usize,
+        omegas: &[f64],
+    ) -> Result<Vec<(i32, i32)>, DrawError> {
+        let px = |v: f64| surface.px(v);
+        let nm = self.modes.omega2.len();
         let r = px(if nm > 50 { 2.0 } else { 5.0 });
         // A marker's centre and the ends of its extent: what the legend must not hide.
         let around = |p: (i32, i32), r: i32| {
@@ -251,9 +309,9 @@ impl Render for ModesFigure<'_> {
             if w.is_finite() {
                 let p = to_frame(((k + 1) as f64, *w));
                 if k < shown {
-                    Marker::Dot.draw(&frame, p, r, mode_colour(k), stroke)?;
+                    Marker::Dot.draw(frame, p, r, mode_colour(k), stroke)?;
                 }
-                Marker::Circle.draw(&frame, p, r, series_color(0), stroke)?;
+                Marker::Circle.draw(frame, p, r, series_color(0), stroke)?;
                 occupied.extend(around(p, r));
             }
         }
@@ -262,12 +320,22 @@ impl Render for ModesFigure<'_> {
             for (k, e) in c.expected.iter().enumerate() {
                 if e.is_finite() {
                     let p = to_frame(((k + 1) as f64, *e));
-                    Marker::Cross.draw(&frame, p, r + 2, FORMULA, stroke)?;
+                    Marker::Cross.draw(frame, p, r + 2, FORMULA, stroke)?;
                     occupied.extend(around(p, r + 2));
                 }
             }
         }
-        // A framed legend in the corner that hides the fewest points.
+        Ok(occupied)
+    }
+
+    /// A framed legend in the corner that hides the fewest points.
+    fn frequency_legend<DB: DrawingBackend>(
+        &self,
+        frame: &Area<DB>,
+        scale: f64,
+        shown: usize,
+        occupied: &[(i32, i32)],
+    ) -> Drawn {
         let mut entries = vec![LegendEntry {
             label: if shown > 0 {
                 "computed (K v = ω² M v); filled: the shapes above, in their colours".into()
@@ -286,9 +354,9 @@ impl Render for ModesFigure<'_> {
                 marker: Some(Marker::Cross),
             });
         }
-        let legend = Legend::new(&frame, entries, scale, 15.0)?;
-        let (corner, _) = legend.place(frame.dim_in_pixel(), &occupied);
-        legend.draw(&frame, corner)?;
+        let legend = Legend::new(frame, entries, scale, 15.0)?;
+        let (corner, _) = legend.place(frame.dim_in_pixel(), occupied);
+        legend.draw(frame, corner)?;
         Ok(())
     }
 }

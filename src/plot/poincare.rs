@@ -223,7 +223,6 @@ impl Render for PoincareFigure {
     }
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
-        let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
         let sub_h = draw_centred(
@@ -244,84 +243,13 @@ impl Render for PoincareFigure {
         let (cols, rows) = self.grid();
         let cell_w = (w - 10.0) / cols as f64;
         let cell_h = (h - top - legend_h - 6.0) / rows as f64;
-        let thin = surface.stroke(1.0);
-        let dot = (scale * 1.15).round().max(1.0) as i32;
         for (k, panel) in self.panels.iter().enumerate() {
             let (r, c) = (k / cols, k % cols);
             let area = root.clone().shrink(
                 (px(5.0 + c as f64 * cell_w), px(top + r as f64 * cell_h)),
                 (px(cell_w) as u32, px(cell_h) as u32),
             );
-            let ys = panel.orbits.iter().flatten().map(|p| p.1);
-            let y_axis = Axis::fit(ys, false, 0.04, 7, "momentum")?;
-            let x_axis = Axis::linear(-PI, PI, 4);
-            let mut chart = ChartBuilder::on(&area)
-                .caption(
-                    panel.title.clone(),
-                    caption_font(&panel.title, cell_w - 20.0, 17.0, scale),
-                )
-                .margin(px(8.0))
-                .x_label_area_size(px(48.0))
-                .y_label_area_size(px(70.0))
-                .build_cartesian_2d(x_axis, y_axis.clone())?;
-            let y_fmt = |v: &f64| y_axis.label(*v);
-            let x_fmt = |_: &f64| String::new();
-            house_mesh(&mut chart, thin, scale, (14.0, 16.0))
-                .disable_x_mesh()
-                .x_labels(0)
-                .y_label_formatter(&y_fmt)
-                .x_label_formatter(&x_fmt)
-                .x_desc(self.x_label.clone())
-                .y_desc(self.y_label.clone())
-                .draw()?;
-            let plot = chart.plotting_area();
-            let (ylo, yhi) = y_axis.bounds();
-            // The angle axis in multiples of π/2: grid lines and labels drawn by hand.
-            for i in -2..=2 {
-                let v = f64::from(i) * PI / 2.0;
-                plot.draw(&PathElement::new(
-                    vec![(v, ylo), (v, yhi)],
-                    RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin),
-                ))?;
-                let (sx, sy) = chart.backend_coord(&(v, ylo));
-                root.draw(&Text::new(
-                    pi_label(v),
-                    (sx, sy + px(8.0)),
-                    font(14.0, scale, false).pos(Pos::new(HPos::Center, VPos::Top)),
-                ))?;
-                root.draw(&PathElement::new(
-                    vec![(sx, sy), (sx, sy + px(4.0))],
-                    RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
-                ))?;
-            }
-            // Chaotic orbits first, so the regular curves stay visible on top of the sea.
-            let mut order: Vec<usize> = (0..panel.orbits.len()).collect();
-            if let Some(ch) = &panel.chaotic {
-                order.sort_by_key(|&i| !ch[i]);
-            }
-            let screen = plot.strip_coord_spec();
-            let (ox, oy) = plot.get_base_pixel();
-            for i in order {
-                let colour = self.colour(panel, i).filled();
-                for p in &panel.orbits[i] {
-                    if !(p.0.is_finite() && p.1.is_finite()) {
-                        continue;
-                    }
-                    let (x, y) = plot.map_coordinate(p);
-                    let (x, y) = (x - ox, y - oy);
-                    if surface.raster {
-                        screen.draw(&Rectangle::new(
-                            [
-                                (x - dot / 2, y - dot / 2),
-                                (x - dot / 2 + dot, y - dot / 2 + dot),
-                            ],
-                            colour,
-                        ))?;
-                    } else {
-                        screen.draw(&Circle::new((x, y), 1, colour))?;
-                    }
-                }
-            }
+            self.draw_panel(root, &area, surface, panel, cell_w)?;
         }
         if self.colouring == Colouring::Chaos {
             let entries = [
@@ -342,4 +270,117 @@ impl Render for PoincareFigure {
         }
         Ok(())
     }
+}
+
+impl PoincareFigure {
+    /// One section in `area` (`cell_w` logical pixels wide): its captioned chart, the angle
+    /// axis in multiples of π/2, then the crossings.
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        area: &Area<DB>,
+        surface: Surface,
+        panel: &PoincarePanel,
+        cell_w: f64,
+    ) -> Drawn {
+        let scale = surface.scale;
+        let px = |v: f64| surface.px(v);
+        let thin = surface.stroke(1.0);
+        let ys = panel.orbits.iter().flatten().map(|p| p.1);
+        let y_axis = Axis::fit(ys, false, 0.04, 7, "momentum")?;
+        let x_axis = Axis::linear(-PI, PI, 4);
+        let mut chart = ChartBuilder::on(area)
+            .caption(
+                panel.title.clone(),
+                caption_font(&panel.title, cell_w - 20.0, 17.0, scale),
+            )
+            .margin(px(8.0))
+            .x_label_area_size(px(48.0))
+            .y_label_area_size(px(70.0))
+            .build_cartesian_2d(x_axis, y_axis.clone())?;
+        let y_fmt = |v: &f64| y_axis.label(*v);
+        let x_fmt = |_: &f64| String::new();
+        house_mesh(&mut chart, thin, scale, (14.0, 16.0))
+            .disable_x_mesh()
+            .x_labels(0)
+            .y_label_formatter(&y_fmt)
+            .x_label_formatter(&x_fmt)
+            .x_desc(self.x_label.clone())
+            .y_desc(self.y_label.clone())
+            .draw()?;
+        angle_axis(root, &chart, surface, y_axis.bounds())?;
+        self.crossings(chart.plotting_area(), surface, panel)
+    }
+
+    /// Every crossing as one dot (a square of about one logical pixel on bitmaps), chaotic
+    /// orbits first so the regular curves stay visible on top of the sea.
+    fn crossings<DB: DrawingBackend>(
+        &self,
+        plot: &DrawingArea<DB, Cartesian2d<Axis, Axis>>,
+        surface: Surface,
+        panel: &PoincarePanel,
+    ) -> Drawn {
+        let dot = (surface.scale * 1.15).round().max(1.0) as i32;
+        // Chaotic orbits first, so the regular curves stay visible on top of the sea.
+        let mut order: Vec<usize> = (0..panel.orbits.len()).collect();
+        if let Some(ch) = &panel.chaotic {
+            order.sort_by_key(|&i| !ch[i]);
+        }
+        let screen = plot.strip_coord_spec();
+        let (ox, oy) = plot.get_base_pixel();
+        for i in order {
+            let colour = self.colour(panel, i).filled();
+            for p in &panel.orbits[i] {
+                if !(p.0.is_finite() && p.1.is_finite()) {
+                    continue;
+                }
+                let (x, y) = plot.map_coordinate(p);
+                let (x, y) = (x - ox, y - oy);
+                if surface.raster {
+                    screen.draw(&Rectangle::new(
+                        [
+                            (x - dot / 2, y - dot / 2),
+                            (x - dot / 2 + dot, y - dot / 2 + dot),
+                        ],
+                        colour,
+                    ))?;
+                } else {
+                    screen.draw(&Circle::new((x, y), 1, colour))?;
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The angle axis in multiples of π/2: grid lines, tick marks and labels drawn by hand
+/// (plotters would label it in decimals); `(ylo, yhi)` is the y axis' range.
+fn angle_axis<DB: DrawingBackend>(
+    root: &Area<DB>,
+    chart: &ChartContext<'_, DB, Cartesian2d<Axis, Axis>>,
+    surface: Surface,
+    (ylo, yhi): (f64, f64),
+) -> Drawn {
+    let scale = surface.scale;
+    let px = |v: f64| surface.px(v);
+    let thin = surface.stroke(1.0);
+    let plot = chart.plotting_area();
+    for i in -2..=2 {
+        let v = f64::from(i) * PI / 2.0;
+        plot.draw(&PathElement::new(
+            vec![(v, ylo), (v, yhi)],
+            RGBColor(0xe4, 0xe4, 0xe4).stroke_width(thin),
+        ))?;
+        let (sx, sy) = chart.backend_coord(&(v, ylo));
+        root.draw(&Text::new(
+            pi_label(v),
+            (sx, sy + px(8.0)),
+            font(14.0, scale, false).pos(Pos::new(HPos::Center, VPos::Top)),
+        ))?;
+        root.draw(&PathElement::new(
+            vec![(sx, sy), (sx, sy + px(4.0))],
+            RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
+        ))?;
+    }
+    Ok(())
 }

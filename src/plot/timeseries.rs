@@ -16,8 +16,8 @@ use plotters::prelude::*;
 
 use super::{
     decimate_minmax, draw_centred, draw_polyline, fit_text, font, runs, save, series_color,
-    text_width, Area, Axis, DataError, Drawn, Legend, LegendEntry, PlotError, Render, Surface,
-    LINE_SPACING,
+    text_width, Area, Axis, DataError, DrawError, Drawn, Legend, LegendEntry, PlotError, Render,
+    Surface, LINE_SPACING,
 };
 
 /// One line, optionally with a shaded band (e.g. ± one standard error).
@@ -294,28 +294,18 @@ impl Render for Figure<'_> {
             true,
         )?;
 
-        // One y label width for all panels keeps their plot areas aligned.
         let tick_font = font(sz.tick, scale, false);
-        let mut tick_w = 0u32;
-        for axis in &y_axes {
-            for t in axis.ticks() {
-                tick_w = tick_w.max(root.estimate_text_size(&axis.label(*t), &tick_font)?.0);
-            }
-        }
-        let y_area = f64::from(tick_w) / scale + 12.0 * k + sz.desc * 1.6;
-        // Axis descriptions shrink (never cut) to the plot's width and the panels' height.
-        let mut desc = sz.desc;
-        let room_x = w - 2.0 * outer - 22.0 * k - y_area;
-        let fits = |d: f64| {
-            text_width(&self.x_label, d, false, scale) <= room_x
-                && self
-                    .panels
-                    .iter()
-                    .all(|p| text_width(&p.y_label, d, false, scale) <= panel_h)
+        let room_x = w - 2.0 * outer - 22.0 * k;
+        let (y_area, desc) = self.label_room(root, surface, &sz, &y_axes, room_x, panel_h)?;
+        let shared = Shared {
+            surface,
+            x_axis,
+            x_area,
+            y_area,
+            desc,
+            tick_font,
+            legend: sz.legend,
         };
-        while desc > 6.0 && !fits(desc) {
-            desc *= 0.95;
-        }
 
         let mut breaks = Vec::new();
         let mut top = outer + title_h;
@@ -330,101 +320,211 @@ impl Render for Figure<'_> {
         for (p, panel) in self.panels.iter().enumerate() {
             let last = p + 1 == n;
             let area = areas[2 * p + 1].margin(0, 0, px(outer), px(outer + 22.0 * k));
-            let build = |y_axis: &Axis| {
-                ChartBuilder::on(&area)
-                    .y_label_area_size(px(y_area))
-                    .x_label_area_size(if last { px(x_area) } else { 0 })
-                    .build_cartesian_2d(x_axis.clone(), y_axis.clone())
-            };
-            let mut y_axis = y_axes[p].clone();
-            let mut chart = build(&y_axis)?;
-            let (pw, ph) = chart.plotting_area().dim_in_pixel();
-            let column = |x: f64| (x_axis.fraction(x) * f64::from(pw)).floor() as i64;
-            let shapes = self.shapes(panel, &y_axis, column);
-
-            // Legend: the emptiest corner; if every corner hides data, stretch the y axis
-            // upwards (at most 1.6×) so that an upper corner is free.
-            let entries = self.legend_entries(panel);
-            let legend = Legend::new(root, entries, scale, sz.legend)?;
-            let mut corner = None;
-            if !legend.is_empty() {
-                let to_px = |f: &(f64, f64)| {
-                    let (fx, fy) = (x_axis.fraction(f.0), y_axis.fraction(f.1));
-                    (
-                        (fx * f64::from(pw)) as i32,
-                        ((1.0 - fy) * f64::from(ph)) as i32,
-                    )
-                };
-                let occupied: Vec<(i32, i32)> = shapes.points().map(to_px).collect();
-                let (best, hidden) = legend.place((pw, ph), &occupied);
-                corner = Some(best);
-                if hidden > 0 {
-                    let (lw, lh) = legend.size();
-                    let room = 1.0 - f64::from(lh + px(14.0)) / f64::from(ph);
-                    let corners = legend.corners((pw, ph));
-                    let need = |c: (i32, i32)| {
-                        shapes
-                            .points()
-                            .filter(|q| {
-                                let (x, _) = to_px(q);
-                                x >= c.0 - px(4.0) && x <= c.0 + lw + px(4.0)
-                            })
-                            .map(|q| y_axis.fraction(q.1))
-                            .fold(0.0f64, f64::max)
-                            / room
-                    };
-                    let (factor, c) = [corners[0], corners[1]]
-                        .into_iter()
-                        .map(|c| (need(c), c))
-                        .fold(
-                            (f64::INFINITY, corners[0]),
-                            |a, b| if b.0 < a.0 { b } else { a },
-                        );
-                    if factor > 1.0 && factor <= 1.6 {
-                        y_axis = y_axis.with_headroom(factor * 1.01);
-                        chart = build(&y_axis)?;
-                        corner = Some(c);
-                    }
-                }
-            }
-
-            let x_fmt = |v: &f64| x_axis.label(*v);
-            let y_fmt = |v: &f64| y_axis.label(*v);
-            let thin = px(1.0).max(1) as u32;
-            let mut mesh = chart.configure_mesh();
-            mesh.bold_line_style(RGBColor(0xdd, 0xdd, 0xdd).stroke_width(thin))
-                .light_line_style(RGBColor(0xee, 0xee, 0xee).stroke_width(thin))
-                .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
-                .set_all_tick_mark_size(px(5.0))
-                .label_style(tick_font.clone())
-                .axis_desc_style(font(desc, scale, false))
-                .x_label_formatter(&x_fmt)
-                .y_label_formatter(&y_fmt)
-                .y_desc(panel.y_label.as_str());
-            if last {
-                mesh.x_desc(self.x_label.as_str());
-            }
-            mesh.draw()?;
-
-            let plot = chart.plotting_area();
-            for (s, band) in &shapes.bands {
-                plot.draw(&Polygon::new(
-                    band.clone(),
-                    series_color(*s).mix(0.22).filled(),
-                ))?;
-            }
-            for (s, line) in &shapes.lines {
-                draw_polyline(plot, line, series_color(*s), 2.0, surface)?;
-            }
-            let frame = plot.strip_coord_spec();
-            frame.draw(&Rectangle::new(
-                [(0, 0), (pw as i32 - 1, ph as i32 - 1)],
-                RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
-            ))?;
-            if let Some(c) = corner {
-                legend.draw(&frame, c)?;
-            }
+            self.draw_panel(root, &area, &shared, panel, y_axes[p].clone(), last)?;
         }
         Ok(())
     }
+}
+
+/// What every panel shares: the x axis, the label areas' sizes and the fonts, so that the
+/// panels' plot areas line up.
+struct Shared {
+    surface: Surface,
+    x_axis: Axis,
+    /// Height of the x label area (last panel only) and width of the y label area.
+    x_area: f64,
+    y_area: f64,
+    /// Axis description font size, after shrinking to fit.
+    desc: f64,
+    tick_font: TextStyle<'static>,
+    /// Legend font size.
+    legend: f64,
+}
+
+impl Figure<'_> {
+    /// The y label area's width and the axis description size: one width for all panels
+    /// keeps their plot areas aligned, and descriptions shrink (never cut) to the plot's
+    /// width (`room_x` less the y label area) and the panels' height.
+    fn label_room<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        surface: Surface,
+        sz: &Sizes,
+        y_axes: &[Axis],
+        room_x: f64,
+        panel_h: f64,
+    ) -> Result<(f64, f64), DrawError> {
+        let scale = surface.scale;
+        let k = sz.k;
+        // One y label width for all panels keeps their plot areas aligned.
+        let tick_font = font(sz.tick, scale, false);
+        let mut tick_w = 0u32;
+        for axis in y_axes {
+            for t in axis.ticks() {
+                tick_w = tick_w.max(root.estimate_text_size(&axis.label(*t), &tick_font)?.0);
+            }
+        }
+        let y_area = f64::from(tick_w) / scale + 12.0 * k + sz.desc * 1.6;
+        // Axis descriptions shrink (never cut) to the plot's width and the panels' height.
+        let mut desc = sz.desc;
+        let room_x = room_x - y_area;
+        let fits = |d: f64| {
+            text_width(&self.x_label, d, false, scale) <= room_x
+                && self
+                    .panels
+                    .iter()
+                    .all(|p| text_width(&p.y_label, d, false, scale) <= panel_h)
+        };
+        while desc > 6.0 && !fits(desc) {
+            desc *= 0.95;
+        }
+        Ok((y_area, desc))
+    }
+
+    /// One panel in `area`: chart, legend corner (stretching the y axis if every corner
+    /// hides data), grid and labels, then bands, lines, frame and legend.
+    fn draw_panel<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        area: &Area<DB>,
+        shared: &Shared,
+        panel: &Panel,
+        y_axis: Axis,
+        last: bool,
+    ) -> Drawn {
+        let surface = shared.surface;
+        let scale = surface.scale;
+        let px = |v: f64| (v * scale).round() as i32;
+        let x_axis = &shared.x_axis;
+        let build = |y_axis: &Axis| {
+            ChartBuilder::on(area)
+                .y_label_area_size(px(shared.y_area))
+                .x_label_area_size(if last { px(shared.x_area) } else { 0 })
+                .build_cartesian_2d(x_axis.clone(), y_axis.clone())
+        };
+        let mut y_axis = y_axis;
+        let mut chart = build(&y_axis)?;
+        let (pw, ph) = chart.plotting_area().dim_in_pixel();
+        let column = |x: f64| (x_axis.fraction(x) * f64::from(pw)).floor() as i64;
+        let shapes = self.shapes(panel, &y_axis, column);
+
+        // Legend: the emptiest corner; if every corner hides data, stretch the y axis
+        // upwards (at most 1.6×) so that an upper corner is free.
+        let entries = self.legend_entries(panel);
+        let legend = Legend::new(root, entries, scale, shared.legend)?;
+        let mut corner = None;
+        if !legend.is_empty() {
+            let (best, stretch) = legend_corner(&legend, &shapes, x_axis, &y_axis, (pw, ph), scale);
+            corner = Some(best);
+            if let Some(factor) = stretch {
+                y_axis = y_axis.with_headroom(factor * 1.01);
+                chart = build(&y_axis)?;
+            }
+        }
+
+        self.panel_mesh(&mut chart, shared, panel, &y_axis, last)?;
+
+        let thin = px(1.0).max(1) as u32;
+        let plot = chart.plotting_area();
+        for (s, band) in &shapes.bands {
+            plot.draw(&Polygon::new(
+                band.clone(),
+                series_color(*s).mix(0.22).filled(),
+            ))?;
+        }
+        for (s, line) in &shapes.lines {
+            draw_polyline(plot, line, series_color(*s), 2.0, surface)?;
+        }
+        let frame = plot.strip_coord_spec();
+        frame.draw(&Rectangle::new(
+            [(0, 0), (pw as i32 - 1, ph as i32 - 1)],
+            RGBColor(0x44, 0x44, 0x44).stroke_width(thin),
+        ))?;
+        if let Some(c) = corner {
+            legend.draw(&frame, c)?;
+        }
+        Ok(())
+    }
+
+    /// Grid, ticks and axis descriptions of one panel (the x description on the last only).
+    fn panel_mesh<DB: DrawingBackend>(
+        &self,
+        chart: &mut ChartContext<'_, DB, Cartesian2d<Axis, Axis>>,
+        shared: &Shared,
+        panel: &Panel,
+        y_axis: &Axis,
+        last: bool,
+    ) -> Drawn {
+        let scale = shared.surface.scale;
+        let px = |v: f64| (v * scale).round() as i32;
+        let x_axis = &shared.x_axis;
+        let x_fmt = |v: &f64| x_axis.label(*v);
+        let y_fmt = |v: &f64| y_axis.label(*v);
+        let thin = px(1.0).max(1) as u32;
+        let mut mesh = chart.configure_mesh();
+        mesh.bold_line_style(RGBColor(0xdd, 0xdd, 0xdd).stroke_width(thin))
+            .light_line_style(RGBColor(0xee, 0xee, 0xee).stroke_width(thin))
+            .axis_style(RGBColor(0x44, 0x44, 0x44).stroke_width(thin))
+            .set_all_tick_mark_size(px(5.0))
+            .label_style(shared.tick_font.clone())
+            .axis_desc_style(font(shared.desc, scale, false))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .y_desc(panel.y_label.as_str());
+        if last {
+            mesh.x_desc(self.x_label.as_str());
+        }
+        mesh.draw()?;
+        Ok(())
+    }
+}
+
+/// The legend's corner in a `(pw, ph)` plot: the one hiding the fewest points, and, when every
+/// corner hides some, the upper corner needing the least y headroom with that factor if it is
+/// at most 1.6 (the caller stretches the axis by it).
+fn legend_corner(
+    legend: &Legend,
+    shapes: &Shapes,
+    x_axis: &Axis,
+    y_axis: &Axis,
+    (pw, ph): (u32, u32),
+    scale: f64,
+) -> ((i32, i32), Option<f64>) {
+    let px = |v: f64| (v * scale).round() as i32;
+    let to_px = |f: &(f64, f64)| {
+        let (fx, fy) = (x_axis.fraction(f.0), y_axis.fraction(f.1));
+        (
+            (fx * f64::from(pw)) as i32,
+            ((1.0 - fy) * f64::from(ph)) as i32,
+        )
+    };
+    let occupied: Vec<(i32, i32)> = shapes.points().map(to_px).collect();
+    let (best, hidden) = legend.place((pw, ph), &occupied);
+    if hidden > 0 {
+        let (lw, lh) = legend.size();
+        let room = 1.0 - f64::from(lh + px(14.0)) / f64::from(ph);
+        let corners = legend.corners((pw, ph));
+        let need = |c: (i32, i32)| {
+            shapes
+                .points()
+                .filter(|q| {
+                    let (x, _) = to_px(q);
+                    x >= c.0 - px(4.0) && x <= c.0 + lw + px(4.0)
+                })
+                .map(|q| y_axis.fraction(q.1))
+                .fold(0.0f64, f64::max)
+                / room
+        };
+        let (factor, c) = [corners[0], corners[1]]
+            .into_iter()
+            .map(|c| (need(c), c))
+            .fold(
+                (f64::INFINITY, corners[0]),
+                |a, b| if b.0 < a.0 { b } else { a },
+            );
+        if factor > 1.0 && factor <= 1.6 {
+            return (c, Some(factor));
+        }
+    }
+    (best, None)
 }

@@ -61,7 +61,6 @@ pub fn write_cart_trajectory(
     method: &Method,
 ) -> Result<(), StoreError> {
     let n = sys.links();
-    let s = tr.len();
     g.coord("time", &tr.t, "s", "time")?;
     g.coord_i64("link", &index(n), "1", "link index, counted from the cart")?;
     g.coord_i64(
@@ -76,14 +75,45 @@ pub fn write_cart_trajectory(
         "1",
         "horizontal component: 1 = e1, 2 = e2",
     )?;
+    cart_link_series(g, sys, tr)?;
+    cart_body_series(g, sys, tr)?;
+    super::results::write_energy_and_work(
+        g,
+        &tr.energy,
+        &tr.work,
+        "work of the input and damping since t = 0",
+    )?;
+    g.var(
+        "angular_momentum_z",
+        &["time"],
+        tr.angular_momentum_z.as_slice(),
+        "kg m2 s-1",
+        "vertical angular momentum of the masses about the pivot",
+    )?;
+    write_cart_model(g, sys)?;
+    super::write_method(g, method)?;
+    g.attr_f64("max_energy_error", tr.max_energy_error())?;
+    g.attr_f64("constraint_drift", tr.constraint_drift)?;
+    g.attr_i64("steps", tr.stats.steps as i64)?;
+    g.attr_i64("rejected_steps", tr.stats.rejected as i64)?;
+    g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
+    g.attr_bool("complete", tr.complete)?;
+    Ok(())
+}
+
+/// The links over (time, link, axis): direction and angular velocity from the state, and the
+/// masses' positions, so a reader can draw the chain without the model.
+fn cart_link_series(
+    g: &GroupWriter<'_>,
+    sys: &CartChain,
+    tr: &CartTrajectory,
+) -> Result<(), StoreError> {
+    let n = sys.links();
+    let s = tr.len();
     let (qo, wo) = (sys.q_offset(), sys.omega_offset());
     let mut q = Array3::zeros((s, n, 3));
     let mut w = Array3::zeros((s, n, 3));
     let mut pos = Array3::zeros((s, n, 3));
-    let mut cx = Array2::zeros((s, 2));
-    let mut cv = Array2::zeros((s, 2));
-    let mut u = Array2::zeros((s, 2));
-    let mut p = Array2::zeros((s, 2));
     for k in 0..s {
         let x = tr.sample(k);
         let joints = sys.positions(x);
@@ -93,14 +123,6 @@ pub fn write_cart_trajectory(
                 w[(k, i, c)] = x[wo + 3 * i + c];
                 pos[(k, i, c)] = joints[i + 1][c];
             }
-        }
-        for c in 0..2 {
-            if sys.free() {
-                cx[(k, c)] = x[c];
-                cv[(k, c)] = x[2 + c];
-            }
-            u[(k, c)] = tr.input[k][c];
-            p[(k, c)] = tr.momentum[k][c];
         }
     }
     g.var(
@@ -124,6 +146,32 @@ pub fn write_cart_trajectory(
         "m",
         "position of the link's mass",
     )?;
+    Ok(())
+}
+
+/// The cart over (time, plane): its position and velocity (zero for a fixed cart), the
+/// input force and the horizontal momentum it changes.
+fn cart_body_series(
+    g: &GroupWriter<'_>,
+    sys: &CartChain,
+    tr: &CartTrajectory,
+) -> Result<(), StoreError> {
+    let s = tr.len();
+    let mut cx = Array2::zeros((s, 2));
+    let mut cv = Array2::zeros((s, 2));
+    let mut u = Array2::zeros((s, 2));
+    let mut p = Array2::zeros((s, 2));
+    for k in 0..s {
+        let x = tr.sample(k);
+        for c in 0..2 {
+            if sys.free() {
+                cx[(k, c)] = x[c];
+                cv[(k, c)] = x[2 + c];
+            }
+            u[(k, c)] = tr.input[k][c];
+            p[(k, c)] = tr.momentum[k][c];
+        }
+    }
     g.var(
         "cart_position",
         &["time", "plane"],
@@ -152,27 +200,6 @@ pub fn write_cart_trajectory(
         "kg m s-1",
         "horizontal momentum of cart and chain",
     )?;
-    super::results::write_energy_and_work(
-        g,
-        &tr.energy,
-        &tr.work,
-        "work of the input and damping since t = 0",
-    )?;
-    g.var(
-        "angular_momentum_z",
-        &["time"],
-        tr.angular_momentum_z.as_slice(),
-        "kg m2 s-1",
-        "vertical angular momentum of the masses about the pivot",
-    )?;
-    write_cart_model(g, sys)?;
-    super::write_method(g, method)?;
-    g.attr_f64("max_energy_error", tr.max_energy_error())?;
-    g.attr_f64("constraint_drift", tr.constraint_drift)?;
-    g.attr_i64("steps", tr.stats.steps as i64)?;
-    g.attr_i64("rejected_steps", tr.stats.rejected as i64)?;
-    g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
-    g.attr_bool("complete", tr.complete)?;
     Ok(())
 }
 

@@ -82,6 +82,21 @@ pub fn write_measure_sweep(
     )?;
     let set_index: Vec<i64> = (1..=sets as i64).collect();
     g.coord_i64("set", &set_index, "1", "label set (point_<k>/set_<j>)")?;
+    sweep_tables(&g, run, sets)?;
+    sweep_entropy(&g, run, sets)?;
+    for (k, p) in run.points.iter().enumerate() {
+        let pg = g.group(&format!("point_{}", k + 1))?;
+        pg.attr_f64("sweep_value", run.values[k])?;
+        for (j, s) in p.iter().enumerate() {
+            write_set(&pg.group(&format!("set_{}", j + 1))?, s)?;
+        }
+    }
+    Ok(())
+}
+
+/// The (sweep, set) tables of the measures taken once per set: D and α with their 95 %
+/// bounds, then the derived and Wada columns and the label count.
+fn sweep_tables(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<(), StoreError> {
     let np = run.points.len();
     let table = |f: &dyn Fn(&MeasuredSet) -> Option<f64>| {
         Array2::from_shape_fn((np, sets), |(i, j)| {
@@ -148,6 +163,13 @@ pub fn write_measure_sweep(
     for (name, f, what) in rows {
         g.var(name, &["sweep", "set"], &table(&f), "1", what)?;
     }
+    Ok(())
+}
+
+/// S_b and S_bb with their bounds over (sweep, set, eps), and the `eps` coordinate (the first
+/// set's box sides; every point measures the same); nothing when no entropy was measured.
+fn sweep_entropy(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<(), StoreError> {
+    let np = run.points.len();
     let eps: Vec<usize> = run
         .points
         .first()
@@ -174,13 +196,6 @@ pub fn write_measure_sweep(
                 });
                 g.var(&name, &["sweep", "set", "eps"], &a, "1", &what)?;
             }
-        }
-    }
-    for (k, p) in run.points.iter().enumerate() {
-        let pg = g.group(&format!("point_{}", k + 1))?;
-        pg.attr_f64("sweep_value", run.values[k])?;
-        for (j, s) in p.iter().enumerate() {
-            write_set(&pg.group(&format!("set_{}", j + 1))?, s)?;
         }
     }
     Ok(())

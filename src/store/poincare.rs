@@ -18,6 +18,8 @@ fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     Ok(())
 }
 
+/// One shell's orbits: coordinates `orbit`, `crossing` and `link`, the crossings, the
+/// per-orbit summary and the shell's attributes.
 fn write_shell(
     g: &GroupWriter<'_>,
     chain: &Chain,
@@ -40,6 +42,29 @@ fn write_shell(
         "return to the section, counted from 1",
     )?;
     link_coord(g, n)?;
+    shell_crossings(g, chain, shell, kmax)?;
+    shell_orbit_summary(g, shell, opts, n)?;
+    if let Some(e) = shell.energy {
+        g.attr_f64("energy", e)?;
+    }
+    g.attr_i64("skipped_unreachable", shell.skipped.len() as i64)?;
+    g.attr_f64s("angle_range", &[shell.angle_range.0, shell.angle_range.1])?;
+    if let Some(r) = shell.speed_range {
+        g.attr_f64s("speed_range", &[r.0, r.1])?;
+    }
+    Ok(())
+}
+
+/// The crossings as (orbit, crossing[, link]) arrays, NaN-padded past each orbit's last
+/// crossing so that orbits of different lengths share one rectangle.
+fn shell_crossings(
+    g: &GroupWriter<'_>,
+    chain: &Chain,
+    shell: &Shell,
+    kmax: usize,
+) -> Result<(), StoreError> {
+    let n = chain.links();
+    let no = shell.orbits.len();
     let mut time = Array2::from_elem((no, kmax), f64::NAN);
     let mut err = Array2::from_elem((no, kmax), f64::NAN);
     let mut theta = Array3::from_elem((no, kmax, n), f64::NAN);
@@ -92,6 +117,18 @@ fn write_shell(
         "1",
         "|E - E0 - W| / energy_scale at the crossing",
     )?;
+    Ok(())
+}
+
+/// One value per orbit: how far it got, where it started, its exponent and the chaotic /
+/// regular verdict drawn from it (so a reader can colour the section without recomputing).
+fn shell_orbit_summary(
+    g: &GroupWriter<'_>,
+    shell: &Shell,
+    opts: &PoincareOptions,
+    n: usize,
+) -> Result<(), StoreError> {
+    let no = shell.orbits.len();
     let count: Vec<i64> = shell.orbits.iter().map(|o| o.len() as i64).collect();
     g.var(
         "count",
@@ -162,14 +199,6 @@ fn write_shell(
         "1",
         "1 chaotic, 0 regular (exponent vs chaos_threshold), -1 not computed",
     )?;
-    if let Some(e) = shell.energy {
-        g.attr_f64("energy", e)?;
-    }
-    g.attr_i64("skipped_unreachable", shell.skipped.len() as i64)?;
-    g.attr_f64s("angle_range", &[shell.angle_range.0, shell.angle_range.1])?;
-    if let Some(r) = shell.speed_range {
-        g.attr_f64s("speed_range", &[r.0, r.1])?;
-    }
     Ok(())
 }
 

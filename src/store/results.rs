@@ -211,25 +211,7 @@ pub fn write_modes(out: &H5Out, run: &RunInfo<'_>, result: &ModesResult) -> Resu
     let e = result.equilibria.len();
     {
         let g = out.group("modes")?;
-        g.coord_i64(
-            "equilibrium",
-            &(0..e as i64).collect::<Vec<_>>(),
-            "1",
-            "equilibrium index (see attribute equilibria)",
-        )?;
-        link_coord(&g, n)?;
-        g.coord_i64(
-            "mode",
-            &(1..=n as i64).collect::<Vec<_>>(),
-            "1",
-            "mode number, ascending omega2",
-        )?;
-        g.coord_i64(
-            "link_k",
-            &(1..=n as i64).collect::<Vec<_>>(),
-            "1",
-            "link index (second matrix axis)",
-        )?;
+        modes_coordinates(&g, e, n)?;
         let labels: Vec<String> = result
             .equilibria
             .iter()
@@ -237,209 +219,282 @@ pub fn write_modes(out: &H5Out, run: &RunInfo<'_>, result: &ModesResult) -> Resu
             .collect();
         g.attr_str("equilibria", &labels.join(","))?;
         g.attr_bool("complete", result.complete)?;
-        let signs =
-            Array2::from_shape_fn((e, n), |(i, j)| result.equilibria[i].equilibrium.signs[j]);
-        g.var(
-            "signs",
-            &["equilibrium", "link"],
-            &signs,
-            "1",
-            "cos of the equilibrium angle: +1 hanging, -1 inverted",
-        )?;
-        let per_mode = |f: &dyn Fn(&crate::analysis::modes::EquilibriumModes) -> Vec<f64>| {
-            Array2::from_shape_fn((e, n), |(i, k)| f(&result.equilibria[i])[k])
-        };
-        g.var(
-            "omega2",
-            &["equilibrium", "mode"],
-            &per_mode(&|m| m.omega2.clone()),
-            "rad2 s-2",
-            "squared mode frequency (negative: unstable)",
-        )?;
-        g.var(
-            "frequency",
-            &["equilibrium", "mode"],
-            &per_mode(&|m| m.frequencies()),
-            "rad s-1",
-            "mode frequency (NaN for unstable modes)",
-        )?;
-        g.var(
-            "period",
-            &["equilibrium", "mode"],
-            &per_mode(&|m| m.periods()),
-            "s",
-            "mode period (NaN for unstable modes)",
-        )?;
-        g.var(
-            "growth_rate",
-            &["equilibrium", "mode"],
-            &per_mode(&|m| m.growth_rates()),
-            "s-1",
-            "growth rate of unstable modes (NaN for stable ones)",
-        )?;
-        let shape =
-            Array3::from_shape_fn((e, n, n), |(i, k, j)| result.equilibria[i].shapes[(j, k)]);
-        g.var(
-            "shape",
-            &["equilibrium", "mode", "link"],
-            &shape,
-            "rad",
-            "mode shape, mass-normalized (v^T M v = 1)",
-        )?;
-        let mass = Array3::from_shape_fn((e, n, n), |(i, j, k)| result.equilibria[i].mass[(j, k)]);
-        g.var(
-            "mass_matrix",
-            &["equilibrium", "link", "link_k"],
-            &mass,
-            "kg m2",
-            "mass matrix M at the equilibrium",
-        )?;
-        let stiff = Array3::from_shape_fn((e, n, n), |(i, j, k)| {
-            result.equilibria[i].stiffness[(j, k)]
-        });
-        g.var(
-            "stiffness",
-            &["equilibrium", "link", "link_k"],
-            &stiff,
-            "N m",
-            "stiffness matrix K = diag(g b_j cos theta_j)",
-        )?;
-        let unstable: Vec<i64> = result
-            .equilibria
-            .iter()
-            .map(|m| m.unstable as i64)
-            .collect();
-        g.var(
-            "unstable",
-            &["equilibrium"],
-            unstable.as_slice(),
-            "1",
-            "number of unstable directions (Morse index)",
-        )?;
+        modes_frequencies(&g, result, e, n)?;
+        modes_matrices(&g, result, e, n)?;
         if result.equilibria.iter().any(|m| !m.damped.is_empty()) {
-            g.coord_i64(
-                "eigenvalue",
-                &(1..=2 * n as i64).collect::<Vec<_>>(),
-                "1",
-                "eigenvalue of the damped first-order system",
-            )?;
-            let pick = |f: fn(&crate::analysis::modes::DampedMode) -> f64| {
-                Array2::from_shape_fn((e, 2 * n), |(i, k)| {
-                    result.equilibria[i].damped.get(k).map_or(f64::NAN, f)
-                })
-            };
-            g.var(
-                "damped_re",
-                &["equilibrium", "eigenvalue"],
-                &pick(|d| d.re),
-                "s-1",
-                "real part of the damped eigenvalue",
-            )?;
-            g.var(
-                "damped_im",
-                &["equilibrium", "eigenvalue"],
-                &pick(|d| d.im),
-                "rad s-1",
-                "imaginary part of the damped eigenvalue",
-            )?;
-            g.var(
-                "quality_factor",
-                &["equilibrium", "eigenvalue"],
-                &pick(|d| d.quality_factor),
-                "1",
-                "quality factor |lambda| / (2 decay rate)",
-            )?;
+            modes_damped(&g, result, e, n)?;
         }
         write_model(&g, run.chain)?;
         g.attr_str("title", run.title)?;
         g.attr_str("model", run.model_name)?;
-        for (i, c) in result.checks.iter().enumerate() {
-            let cg = g.group(&format!("check_{}", i + 1))?;
-            cg.coord_i64(
-                "mode",
-                &(1..=c.expected.len() as i64).collect::<Vec<_>>(),
-                "1",
-                "mode number",
-            )?;
-            cg.var(
-                "computed",
-                &["mode"],
-                c.computed.as_slice(),
-                "rad s-1",
-                "computed frequency",
-            )?;
-            cg.var(
-                "expected",
-                &["mode"],
-                c.expected.as_slice(),
-                "rad s-1",
-                "closed-form frequency",
-            )?;
-            cg.var(
-                "relative_difference",
-                &["mode"],
-                c.relative_difference.as_slice(),
-                "1",
-                "|computed - expected| / expected",
-            )?;
-            cg.attr_str("formula", &c.formula)?;
-        }
+        modes_checks(&g, result)?;
         if !result.nonlinear.is_empty() {
-            let ng = g.group("nonlinear")?;
-            let m = result.nonlinear.len();
-            ng.coord_i64(
-                "measurement",
-                &(0..m as i64).collect::<Vec<_>>(),
-                "1",
-                "measurement index",
-            )?;
-            let col = |f: fn(&crate::analysis::modes::NonlinearCheck) -> f64| {
-                result.nonlinear.iter().map(f).collect::<Vec<f64>>()
-            };
-            let modes: Vec<i64> = result.nonlinear.iter().map(|c| c.mode as i64 + 1).collect();
-            ng.var(
-                "mode",
-                &["measurement"],
-                modes.as_slice(),
-                "1",
-                "mode number started in",
-            )?;
-            ng.var(
-                "amplitude",
-                &["measurement"],
-                col(|c| c.amplitude).as_slice(),
-                "rad",
-                "largest link angle at release",
-            )?;
-            ng.var(
-                "linear",
-                &["measurement"],
-                col(|c| c.linear).as_slice(),
-                "rad s-1",
-                "linear mode frequency",
-            )?;
-            ng.var(
-                "measured",
-                &["measurement"],
-                col(|c| c.measured).as_slice(),
-                "rad s-1",
-                "nonlinear mean frequency from zero crossings",
-            )?;
-            ng.var(
-                "relative_difference",
-                &["measurement"],
-                col(|c| c.relative_difference).as_slice(),
-                "1",
-                "|measured - linear| / linear",
-            )?;
-            ng.var(
-                "exact",
-                &["measurement"],
-                col(|c| c.exact).as_slice(),
-                "rad s-1",
-                "elliptic-integral frequency (single link; else NaN)",
-            )?;
+            modes_nonlinear(&g, result)?;
         }
     }
+    Ok(())
+}
+
+/// The axes every `modes` variable is laid over: equilibria, links, modes and a second link
+/// axis so that matrices have two named dimensions.
+fn modes_coordinates(g: &GroupWriter<'_>, e: usize, n: usize) -> Result<(), StoreError> {
+    g.coord_i64(
+        "equilibrium",
+        &(0..e as i64).collect::<Vec<_>>(),
+        "1",
+        "equilibrium index (see attribute equilibria)",
+    )?;
+    link_coord(g, n)?;
+    g.coord_i64(
+        "mode",
+        &(1..=n as i64).collect::<Vec<_>>(),
+        "1",
+        "mode number, ascending omega2",
+    )?;
+    g.coord_i64(
+        "link_k",
+        &(1..=n as i64).collect::<Vec<_>>(),
+        "1",
+        "link index (second matrix axis)",
+    )?;
+    Ok(())
+}
+
+/// Which equilibrium each row is (`signs`) and its modes' frequencies in the four forms a
+/// reader asks for: ω², ω, period and, for unstable modes, growth rate.
+fn modes_frequencies(
+    g: &GroupWriter<'_>,
+    result: &ModesResult,
+    e: usize,
+    n: usize,
+) -> Result<(), StoreError> {
+    let signs = Array2::from_shape_fn((e, n), |(i, j)| result.equilibria[i].equilibrium.signs[j]);
+    g.var(
+        "signs",
+        &["equilibrium", "link"],
+        &signs,
+        "1",
+        "cos of the equilibrium angle: +1 hanging, -1 inverted",
+    )?;
+    let per_mode = |f: &dyn Fn(&crate::analysis::modes::EquilibriumModes) -> Vec<f64>| {
+        Array2::from_shape_fn((e, n), |(i, k)| f(&result.equilibria[i])[k])
+    };
+    g.var(
+        "omega2",
+        &["equilibrium", "mode"],
+        &per_mode(&|m| m.omega2.clone()),
+        "rad2 s-2",
+        "squared mode frequency (negative: unstable)",
+    )?;
+    g.var(
+        "frequency",
+        &["equilibrium", "mode"],
+        &per_mode(&|m| m.frequencies()),
+        "rad s-1",
+        "mode frequency (NaN for unstable modes)",
+    )?;
+    g.var(
+        "period",
+        &["equilibrium", "mode"],
+        &per_mode(&|m| m.periods()),
+        "s",
+        "mode period (NaN for unstable modes)",
+    )?;
+    g.var(
+        "growth_rate",
+        &["equilibrium", "mode"],
+        &per_mode(&|m| m.growth_rates()),
+        "s-1",
+        "growth rate of unstable modes (NaN for stable ones)",
+    )?;
+    Ok(())
+}
+
+/// Mode shapes and the two matrices they diagonalise, so a reader can check
+/// `v^T M v = 1` and `K v = ω² M v` without the model; plus the Morse index.
+fn modes_matrices(
+    g: &GroupWriter<'_>,
+    result: &ModesResult,
+    e: usize,
+    n: usize,
+) -> Result<(), StoreError> {
+    let shape = Array3::from_shape_fn((e, n, n), |(i, k, j)| result.equilibria[i].shapes[(j, k)]);
+    g.var(
+        "shape",
+        &["equilibrium", "mode", "link"],
+        &shape,
+        "rad",
+        "mode shape, mass-normalized (v^T M v = 1)",
+    )?;
+    let mass = Array3::from_shape_fn((e, n, n), |(i, j, k)| result.equilibria[i].mass[(j, k)]);
+    g.var(
+        "mass_matrix",
+        &["equilibrium", "link", "link_k"],
+        &mass,
+        "kg m2",
+        "mass matrix M at the equilibrium",
+    )?;
+    let stiff = Array3::from_shape_fn((e, n, n), |(i, j, k)| {
+        result.equilibria[i].stiffness[(j, k)]
+    });
+    g.var(
+        "stiffness",
+        &["equilibrium", "link", "link_k"],
+        &stiff,
+        "N m",
+        "stiffness matrix K = diag(g b_j cos theta_j)",
+    )?;
+    let unstable: Vec<i64> = result
+        .equilibria
+        .iter()
+        .map(|m| m.unstable as i64)
+        .collect();
+    g.var(
+        "unstable",
+        &["equilibrium"],
+        unstable.as_slice(),
+        "1",
+        "number of unstable directions (Morse index)",
+    )?;
+    Ok(())
+}
+
+/// The damped first-order system's 2n eigenvalues per equilibrium (only written when some
+/// equilibrium has them; NaN-padded where one has fewer).
+fn modes_damped(
+    g: &GroupWriter<'_>,
+    result: &ModesResult,
+    e: usize,
+    n: usize,
+) -> Result<(), StoreError> {
+    g.coord_i64(
+        "eigenvalue",
+        &(1..=2 * n as i64).collect::<Vec<_>>(),
+        "1",
+        "eigenvalue of the damped first-order system",
+    )?;
+    let pick = |f: fn(&crate::analysis::modes::DampedMode) -> f64| {
+        Array2::from_shape_fn((e, 2 * n), |(i, k)| {
+            result.equilibria[i].damped.get(k).map_or(f64::NAN, f)
+        })
+    };
+    g.var(
+        "damped_re",
+        &["equilibrium", "eigenvalue"],
+        &pick(|d| d.re),
+        "s-1",
+        "real part of the damped eigenvalue",
+    )?;
+    g.var(
+        "damped_im",
+        &["equilibrium", "eigenvalue"],
+        &pick(|d| d.im),
+        "rad s-1",
+        "imaginary part of the damped eigenvalue",
+    )?;
+    g.var(
+        "quality_factor",
+        &["equilibrium", "eigenvalue"],
+        &pick(|d| d.quality_factor),
+        "1",
+        "quality factor |lambda| / (2 decay rate)",
+    )?;
+    Ok(())
+}
+
+/// One `check_<i>` group per closed-form comparison, so each keeps its own `mode` axis
+/// (a check may cover fewer modes than the chain has).
+fn modes_checks(g: &GroupWriter<'_>, result: &ModesResult) -> Result<(), StoreError> {
+    for (i, c) in result.checks.iter().enumerate() {
+        let cg = g.group(&format!("check_{}", i + 1))?;
+        cg.coord_i64(
+            "mode",
+            &(1..=c.expected.len() as i64).collect::<Vec<_>>(),
+            "1",
+            "mode number",
+        )?;
+        cg.var(
+            "computed",
+            &["mode"],
+            c.computed.as_slice(),
+            "rad s-1",
+            "computed frequency",
+        )?;
+        cg.var(
+            "expected",
+            &["mode"],
+            c.expected.as_slice(),
+            "rad s-1",
+            "closed-form frequency",
+        )?;
+        cg.var(
+            "relative_difference",
+            &["mode"],
+            c.relative_difference.as_slice(),
+            "1",
+            "|computed - expected| / expected",
+        )?;
+        cg.attr_str("formula", &c.formula)?;
+    }
+    Ok(())
+}
+
+/// Group `nonlinear`: one row per large-amplitude measurement, the measured frequency beside
+/// the linear one (and the exact elliptic one where it exists), to show where linearity ends.
+fn modes_nonlinear(g: &GroupWriter<'_>, result: &ModesResult) -> Result<(), StoreError> {
+    let ng = g.group("nonlinear")?;
+    let m = result.nonlinear.len();
+    ng.coord_i64(
+        "measurement",
+        &(0..m as i64).collect::<Vec<_>>(),
+        "1",
+        "measurement index",
+    )?;
+    let col = |f: fn(&crate::analysis::modes::NonlinearCheck) -> f64| {
+        result.nonlinear.iter().map(f).collect::<Vec<f64>>()
+    };
+    let modes: Vec<i64> = result.nonlinear.iter().map(|c| c.mode as i64 + 1).collect();
+    ng.var(
+        "mode",
+        &["measurement"],
+        modes.as_slice(),
+        "1",
+        "mode number started in",
+    )?;
+    ng.var(
+        "amplitude",
+        &["measurement"],
+        col(|c| c.amplitude).as_slice(),
+        "rad",
+        "largest link angle at release",
+    )?;
+    ng.var(
+        "linear",
+        &["measurement"],
+        col(|c| c.linear).as_slice(),
+        "rad s-1",
+        "linear mode frequency",
+    )?;
+    ng.var(
+        "measured",
+        &["measurement"],
+        col(|c| c.measured).as_slice(),
+        "rad s-1",
+        "nonlinear mean frequency from zero crossings",
+    )?;
+    ng.var(
+        "relative_difference",
+        &["measurement"],
+        col(|c| c.relative_difference).as_slice(),
+        "1",
+        "|measured - linear| / linear",
+    )?;
+    ng.var(
+        "exact",
+        &["measurement"],
+        col(|c| c.exact).as_slice(),
+        "rad s-1",
+        "elliptic-integral frequency (single link; else NaN)",
+    )?;
     Ok(())
 }

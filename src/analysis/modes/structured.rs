@@ -389,8 +389,7 @@ fn inverse_iteration(
 ) {
     let n = d.len();
     let eps = f64::EPSILON;
-    let (mut u0, mut u1, mut u2, mut lm) = (vec![0.0; n], vec![0.0; n], vec![0.0; n], vec![0.0; n]);
-    let mut piv = vec![false; n];
+    let mut lu = ShiftedLu::new(n);
     let mut x = vec![0.0; n];
     let mut twist = TwistScratch::default();
     // A run of vectors for twisted factorizations, from `run_start` to the current j, done in
@@ -409,21 +408,8 @@ fn inverse_iteration(
         if j > first && w[j] - w[j - 1] > cluster_gap {
             cluster_start = j;
         }
-        if rrr.is_some() {
-            let below = if j > 0 {
-                w[j] - w[j - 1]
-            } else {
-                f64::INFINITY
-            };
-            let above = if j + 1 < n {
-                w[j + 1] - w[j]
-            } else {
-                f64::INFINITY
-            };
-            let isolated = below > cluster_gap && above > cluster_gap;
-            if isolated && below.min(above) >= TWIST_MIN_RELGAP * w[j].abs() {
-                continue;
-            }
+        if rrr.is_some() && twistable(w, n, j, cluster_gap) {
+            continue;
         }
         flush(run_start, j, block);
         run_start = j + 1;
@@ -433,6 +419,95 @@ fn inverse_iteration(
             shift = last_shift + 10.0 * eps * norm;
         }
         last_shift = shift;
+        lu.factor(d, e, shift, eps * norm);
+        random_start(j, &mut x);
+        // With λ accurate to O(ε‖T‖), two solves from a random start converge.
+        for _ in 0..2 {
+            lu.solve(&mut x);
+            let window = cluster_start.max(j.saturating_sub(REORTH_WINDOW))..j;
+            orthonormalise(&mut x, block, first, window);
+        }
+        block[(j - first) * n..(j - first + 1) * n].copy_from_slice(&x);
+    }
+    flush(run_start, end, block);
+}
+
+/// Whether eigenvalue `j` (of `n`) is isolated enough for one twisted factorization: apart
+/// from both neighbours by more than `cluster_gap` and by a relative gap ≥ [`TWIST_MIN_RELGAP`].
+fn twistable(w: &[f64], n: usize, j: usize, cluster_gap: f64) -> bool {
+    let below = if j > 0 {
+        w[j] - w[j - 1]
+    } else {
+        f64::INFINITY
+    };
+    let above = if j + 1 < n {
+        w[j + 1] - w[j]
+    } else {
+        f64::INFINITY
+    };
+    let isolated = below > cluster_gap && above > cluster_gap;
+    isolated && below.min(above) >= TWIST_MIN_RELGAP * w[j].abs()
+}
+
+/// A reproducible pseudo-random start vector for eigenvalue `j` (an LCG seeded from j, so
+/// results do not depend on the thread or the block a vector is computed in).
+fn random_start(j: usize, x: &mut [f64]) {
+    let mut seed = (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    for xi in x.iter_mut() {
+        seed = seed
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        *xi = ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5;
+    }
+}
+
+/// Gram–Schmidt of `x` against the block's columns `window` (global indices; the block
+/// starts at `first`), then normalisation to unit length.
+fn orthonormalise(x: &mut [f64], block: &[f64], first: usize, window: std::ops::Range<usize>) {
+    let n = x.len();
+    for k in window {
+        let q = &block[(k - first) * n..(k - first + 1) * n];
+        let dot: f64 = q.iter().zip(x.iter()).map(|(a, b)| a * b).sum();
+        x.iter_mut().zip(q).for_each(|(xi, qi)| *xi -= dot * qi);
+    }
+    let nrm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
+    x.iter_mut().for_each(|v| *v /= nrm);
+}
+
+/// The LU factors of T − shift·I with partial pivoting (LAPACK's dgttrf): `u0` the diagonal
+/// of U (stored as reciprocals), `u1`, `u2` its super-diagonals, `lm` the multipliers and `piv`
+/// the row swaps; kept between eigenvalues so that no vector allocates.
+struct ShiftedLu {
+    u0: Vec<f64>,
+    u1: Vec<f64>,
+    u2: Vec<f64>,
+    lm: Vec<f64>,
+    piv: Vec<bool>,
+}
+
+impl ShiftedLu {
+    fn new(n: usize) -> Self {
+        ShiftedLu {
+            u0: vec![0.0; n],
+            u1: vec![0.0; n],
+            u2: vec![0.0; n],
+            lm: vec![0.0; n],
+            piv: vec![false; n],
+        }
+    }
+
+    /// Factors T − shift·I (T = tridiag(e, d, e)), then replaces pivots below `tiny` (the
+    /// matrix is singular to working precision at an eigenvalue) and keeps reciprocals, so
+    /// the solves multiply.
+    fn factor(&mut self, d: &[f64], e: &[f64], shift: f64, tiny: f64) {
+        let n = d.len();
+        let ShiftedLu {
+            u0,
+            u1,
+            u2,
+            lm,
+            piv,
+        } = self;
         // LU of T − shift·I with partial pivoting (dgttrf).
         for i in 0..n {
             u0[i] = d[i] - shift;
@@ -464,48 +539,39 @@ fn inverse_iteration(
         }
         // Replace tiny pivots (the matrix is singular to working precision at an eigenvalue)
         // and keep reciprocals, so the solves multiply.
-        let tiny = eps * norm;
         for v in u0.iter_mut() {
             if v.abs() < tiny {
                 *v = tiny.copysign(if *v == 0.0 { 1.0 } else { *v });
             }
             *v = 1.0 / *v;
         }
-        let mut seed = (j as u64 + 1).wrapping_mul(0x9E37_79B9_7F4A_7C15);
-        for xi in x.iter_mut() {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            *xi = ((seed >> 11) as f64 / (1u64 << 53) as f64) - 0.5;
-        }
-        // With λ accurate to O(ε‖T‖), two solves from a random start converge.
-        for _ in 0..2 {
-            // Solve (T − shift) x_new = x.
-            for i in 0..n - 1 {
-                if piv[i] {
-                    let t = x[i];
-                    x[i] = x[i + 1];
-                    x[i + 1] = t - lm[i] * x[i];
-                } else {
-                    x[i + 1] -= lm[i] * x[i];
-                }
-            }
-            x[n - 1] *= u0[n - 1];
-            x[n - 2] = (x[n - 2] - u1[n - 2] * x[n - 1]) * u0[n - 2];
-            for i in (0..n.saturating_sub(2)).rev() {
-                x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) * u0[i];
-            }
-            for k in cluster_start.max(j.saturating_sub(REORTH_WINDOW))..j {
-                let q = &block[(k - first) * n..(k - first + 1) * n];
-                let dot: f64 = q.iter().zip(&x).map(|(a, b)| a * b).sum();
-                x.iter_mut().zip(q).for_each(|(xi, qi)| *xi -= dot * qi);
-            }
-            let nrm = x.iter().map(|v| v * v).sum::<f64>().sqrt();
-            x.iter_mut().for_each(|v| *v /= nrm);
-        }
-        block[(j - first) * n..(j - first + 1) * n].copy_from_slice(&x);
     }
-    flush(run_start, end, block);
+
+    /// Solves (T − shift) x_new = x in place.
+    fn solve(&self, x: &mut [f64]) {
+        let n = x.len();
+        let ShiftedLu {
+            u0,
+            u1,
+            u2,
+            lm,
+            piv,
+        } = self;
+        for i in 0..n - 1 {
+            if piv[i] {
+                let t = x[i];
+                x[i] = x[i + 1];
+                x[i + 1] = t - lm[i] * x[i];
+            } else {
+                x[i + 1] -= lm[i] * x[i];
+            }
+        }
+        x[n - 1] *= u0[n - 1];
+        x[n - 2] = (x[n - 2] - u1[n - 2] * x[n - 1]) * u0[n - 2];
+        for i in (0..n.saturating_sub(2)).rev() {
+            x[i] = (x[i] - u1[i] * x[i + 1] - u2[i] * x[i + 2]) * u0[i];
+        }
+    }
 }
 
 /// Benchmark M (docs/benchmarks.md) on the structured route: the equal point chain

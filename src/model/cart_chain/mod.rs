@@ -139,104 +139,124 @@ fn bad(field: &str, value: f64, why: &'static str) -> ModelError {
     }
 }
 
+/// At least one link, one mass per link, and every length and mass finite and > 0.
+fn check_links(p: &CartChainParams) -> Result<(), ModelError> {
+    let n = p.lengths.len();
+    if n == 0 {
+        return Err(ModelError::NoLinks);
+    }
+    if p.masses.len() != n {
+        return Err(ModelError::Length {
+            field: "masses",
+            got: p.masses.len(),
+            links: n,
+        });
+    }
+    for i in 0..n {
+        for (field, v) in [("length", p.lengths[i]), ("mass", p.masses[i])] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(ModelError::Link {
+                    link: i + 1,
+                    field,
+                    value: v,
+                    why: "must be finite and > 0",
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The cart and its surroundings: cart mass > 0 unless fixed, finite gravity, damping of the
+/// cart and of each joint (none, or one per link) finite and ≥ 0.
+fn check_cart(p: &CartChainParams) -> Result<(), ModelError> {
+    let n = p.lengths.len();
+    if let Some(m) = p.cart_mass {
+        if !(m.is_finite() && m > 0.0) {
+            return Err(bad(
+                "cart_mass",
+                m,
+                "must be finite and > 0 (set fixed = true for an inertial pivot)",
+            ));
+        }
+    }
+    if !p.gravity.is_finite() {
+        return Err(bad("gravity", p.gravity, "must be finite"));
+    }
+    if !(p.cart_damping.is_finite() && p.cart_damping >= 0.0) {
+        return Err(bad(
+            "cart_damping",
+            p.cart_damping,
+            "must be finite and >= 0",
+        ));
+    }
+    if !p.joint_damping.is_empty() && p.joint_damping.len() != n {
+        return Err(ModelError::Length {
+            field: "joint_damping",
+            got: p.joint_damping.len(),
+            links: n,
+        });
+    }
+    if let Some(&c) = p
+        .joint_damping
+        .iter()
+        .find(|c| !(c.is_finite() && **c >= 0.0))
+    {
+        return Err(bad("joint_damping", c, "must be finite and >= 0"));
+    }
+    Ok(())
+}
+
+/// The input: only on a free cart, finite, and a feedback gain of 2 × (4n + 4) entries.
+fn check_input(p: &CartChainParams) -> Result<(), ModelError> {
+    let n = p.lengths.len();
+    match &p.input {
+        CartInput::Zero => {}
+        _ if p.cart_mass.is_none() => {
+            return Err(bad(
+                "input",
+                f64::NAN,
+                "a fixed cart takes no force (set a cart mass)",
+            ))
+        }
+        CartInput::Harmonic {
+            amplitude,
+            omega,
+            phase,
+        } => {
+            if !(amplitude.iter().all(|a| a.is_finite()) && omega.is_finite() && phase.is_finite())
+            {
+                return Err(bad(
+                    "input",
+                    f64::NAN,
+                    "amplitude, omega and phase must be finite",
+                ));
+            }
+        }
+        CartInput::Feedback { gain, x_ref } => {
+            if gain.len() != 2 * (4 * n + 4) {
+                return Err(bad(
+                    "gain",
+                    gain.len() as f64,
+                    "must have 2 × (4n + 4) entries",
+                ));
+            }
+            if !gain.iter().chain(x_ref.iter()).all(|v| v.is_finite()) {
+                return Err(bad("gain", f64::NAN, "must be finite"));
+            }
+        }
+    }
+    Ok(())
+}
+
 impl CartChain {
     /// Validates the parameters (every length and mass finite and > 0, the cart mass > 0 unless
     /// fixed, damping ≥ 0, an input only on a free cart, a gain of 2 × (4n + 4)).
     pub fn new(p: CartChainParams) -> Result<CartChain, ModelError> {
+        check_links(&p)?;
+        check_cart(&p)?;
+        check_input(&p)?;
         let n = p.lengths.len();
-        if n == 0 {
-            return Err(ModelError::NoLinks);
-        }
-        if p.masses.len() != n {
-            return Err(ModelError::Length {
-                field: "masses",
-                got: p.masses.len(),
-                links: n,
-            });
-        }
-        for i in 0..n {
-            for (field, v) in [("length", p.lengths[i]), ("mass", p.masses[i])] {
-                if !(v.is_finite() && v > 0.0) {
-                    return Err(ModelError::Link {
-                        link: i + 1,
-                        field,
-                        value: v,
-                        why: "must be finite and > 0",
-                    });
-                }
-            }
-        }
-        if let Some(m) = p.cart_mass {
-            if !(m.is_finite() && m > 0.0) {
-                return Err(bad(
-                    "cart_mass",
-                    m,
-                    "must be finite and > 0 (set fixed = true for an inertial pivot)",
-                ));
-            }
-        }
-        if !p.gravity.is_finite() {
-            return Err(bad("gravity", p.gravity, "must be finite"));
-        }
-        if !(p.cart_damping.is_finite() && p.cart_damping >= 0.0) {
-            return Err(bad(
-                "cart_damping",
-                p.cart_damping,
-                "must be finite and >= 0",
-            ));
-        }
-        if !p.joint_damping.is_empty() && p.joint_damping.len() != n {
-            return Err(ModelError::Length {
-                field: "joint_damping",
-                got: p.joint_damping.len(),
-                links: n,
-            });
-        }
-        if let Some(&c) = p
-            .joint_damping
-            .iter()
-            .find(|c| !(c.is_finite() && **c >= 0.0))
-        {
-            return Err(bad("joint_damping", c, "must be finite and >= 0"));
-        }
-        match &p.input {
-            CartInput::Zero => {}
-            _ if p.cart_mass.is_none() => {
-                return Err(bad(
-                    "input",
-                    f64::NAN,
-                    "a fixed cart takes no force (set a cart mass)",
-                ))
-            }
-            CartInput::Harmonic {
-                amplitude,
-                omega,
-                phase,
-            } => {
-                if !(amplitude.iter().all(|a| a.is_finite())
-                    && omega.is_finite()
-                    && phase.is_finite())
-                {
-                    return Err(bad(
-                        "input",
-                        f64::NAN,
-                        "amplitude, omega and phase must be finite",
-                    ));
-                }
-            }
-            CartInput::Feedback { gain, x_ref } => {
-                if gain.len() != 2 * (4 * n + 4) {
-                    return Err(bad(
-                        "gain",
-                        gain.len() as f64,
-                        "must have 2 × (4n + 4) entries",
-                    ));
-                }
-                if !gain.iter().chain(x_ref.iter()).all(|v| v.is_finite()) {
-                    return Err(bad("gain", f64::NAN, "must be finite"));
-                }
-            }
-        }
         let mut mu = vec![0.0; n];
         let mut acc = 0.0;
         for i in (0..n).rev() {
