@@ -32,8 +32,6 @@ mod qr;
 mod two_trajectory;
 pub(crate) mod volume;
 
-pub use bench::{bench_lyapunov, BenchLyapunov};
-pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
 /// The MEGNO accumulator and single-orbit estimator, at their old path.
 pub use crate::analysis::orbit::megno;
 pub use crate::analysis::orbit::megno::{
@@ -43,6 +41,8 @@ pub use crate::analysis::orbit::{
     chain_fli, fli_orbit, lyapunov_spectrum, max_exponent_tangent, EnergyCheck, FliCounts,
     FliHistory, FliOptions, FliOrbit,
 };
+pub use bench::{bench_lyapunov, BenchLyapunov};
+pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
 pub use qr::Qr;
 pub use two_trajectory::{
     chain_two_trajectory, max_exponent_two_trajectory, wrap_angle, AngleMetric, Euclidean, Metric,

@@ -365,10 +365,7 @@ impl Thinned {
 
     /// Column `j` of the kept rows.
     pub(crate) fn column(&self, j: usize) -> Vec<f64> {
-        self.rows
-            .chunks_exact(self.width)
-            .map(|r| r[j])
-            .collect()
+        self.rows.chunks_exact(self.width).map(|r| r[j]).collect()
     }
 
     /// Columns `from..` of the kept rows, row-major.

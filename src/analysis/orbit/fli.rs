@@ -188,7 +188,8 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
     fn finish(mut self, _sys: &S, end: End<'_>) -> FliOrbit {
         let (done, t_end) = (end.done, end.t_end);
         if self.hist.index.last() != Some(&done) {
-            self.hist.push_unthinned(done, &[t_end, self.fli, self.ofli]);
+            self.hist
+                .push_unthinned(done, &[t_end, self.fli, self.ofli]);
         }
         let log_norm = self.log_growth + end.v.iter().map(|a| a * a).sum::<f64>().sqrt().ln();
         let stats = end.stats;

@@ -13,8 +13,8 @@
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
 use super::{ChainRun, EnergyCheck};
 use crate::analysis::lyapunov::LyapunovError;
-use crate::integrate::Method;
 use crate::analysis::route::View;
+use crate::integrate::Method;
 use crate::model::{Chain, System};
 use crate::observe::Observer;
 use serde::Serialize;
@@ -263,7 +263,12 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
     }
 
     fn interval(&mut self, sys: &S, tick: Tick, x: &[f64], v: &mut [f64]) -> Step {
-        let Tick { e, t, total, renorm } = tick;
+        let Tick {
+            e,
+            t,
+            total,
+            renorm,
+        } = tick;
         let r = self.rate(sys, t, x, v);
         self.megno.push(t, r);
         if 2 * e >= total {
@@ -277,8 +282,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
         }
         let recorded = self.hist.due(e) || e == total;
         if recorded {
-            self.hist
-                .push(e, &[t, self.megno.y(), self.megno.mean()]);
+            self.hist.push(e, &[t, self.megno.y(), self.megno.mean()]);
         }
         Step {
             recorded,
@@ -298,8 +302,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
             mean: self.hist.column(2),
         };
         // The part of δ grown since the last renormalisation.
-        let log_growth =
-            self.log_growth + end.v.iter().map(|a| a * a).sum::<f64>().sqrt().ln();
+        let log_growth = self.log_growth + end.v.iter().map(|a| a * a).sum::<f64>().sqrt().ln();
         let fit = if end.complete && done == total {
             let fit = &self.fit;
             MegnoFit {

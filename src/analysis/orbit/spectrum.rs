@@ -6,7 +6,8 @@ use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Ti
 use crate::analysis::lyapunov::accum::Accum;
 use crate::analysis::lyapunov::volume::VolumeTracker;
 use crate::analysis::lyapunov::{
-    converged_now, finish, Estimator, Lyapunov, LyapunovError, LyapunovOptions, PhaseVolume, Qr, RunEnd,
+    converged_now, finish, Estimator, Lyapunov, LyapunovError, LyapunovOptions, PhaseVolume, Qr,
+    RunEnd,
 };
 use crate::integrate::Method;
 use crate::model::System;
