@@ -164,11 +164,39 @@ fn run_planar(spec: &Spec, chain: &Chain, cancel: Cancel) -> Result<(String, Mem
             Ok(("trajectory".into(), tree))
         }
         Analysis::Lyapunov(run) => {
-            use analysis::lyapunov::{chain_spectrum, chain_two_trajectory};
+            use analysis::lyapunov::{
+                chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
+            };
             unsupported_lyapunov(run)?;
             let mut opts = run.options;
             if run.estimator == LyapunovEstimator::Tangent {
                 opts.k = Some(1);
+            }
+            // MEGNO and FLI write their own groups, as the CLI does.
+            match &run.estimator {
+                LyapunovEstimator::Megno(mo) => {
+                    let r = chain_megno(chain, &spec.method, &spec.x0, mo, &mut obs)
+                        .map_err(lyapunov_err)?;
+                    if cancel.is_set() || !r.complete {
+                        return Err(Failure::Interrupted);
+                    }
+                    let tree = write(spec, |out| {
+                        store::write_megno_chain(out, "megno", chain, &spec.x0, &r)
+                    })?;
+                    return Ok(("megno".into(), tree));
+                }
+                LyapunovEstimator::Fli(fo) => {
+                    let r = chain_fli(chain, &spec.method, &spec.x0, fo, &mut obs)
+                        .map_err(lyapunov_err)?;
+                    if cancel.is_set() || !r.complete {
+                        return Err(Failure::Interrupted);
+                    }
+                    let tree = write(spec, |out| {
+                        store::write_fli_chain(out, "fli", chain, &spec.x0, &r)
+                    })?;
+                    return Ok(("fli".into(), tree));
+                }
+                _ => {}
             }
             let r = match &run.estimator {
                 LyapunovEstimator::TwoTrajectory(two) => {

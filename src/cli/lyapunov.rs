@@ -5,8 +5,8 @@ use super::output::{f64_json, num, report, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::indicators::{chain_indicators, Indicators};
 use pendula::analysis::lyapunov::{
-    chain_ensemble, chain_megno, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble,
-    Lyapunov, MegnoOrbit,
+    chain_ensemble, chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
+    lyapunov_spectrum, Ensemble, FliOrbit, Lyapunov, MegnoOrbit,
 };
 use pendula::model::{CartChain, System};
 use pendula::spec::{LyapunovEstimator, LyapunovRun, Model};
@@ -91,6 +91,18 @@ pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
             j["title"] = json!(spec.title);
             j["wall_s"] = json!(wall);
             (j, megno_text(&r), r.complete)
+        }
+        (LyapunovEstimator::Fli(fo), _) => {
+            let r = chain_fli(chain, &spec.method, &spec.x0, fo, &mut bar)?;
+            let wall = start.elapsed().as_secs_f64();
+            ctx.write(|out| store::write_fli_chain(out, "fli", chain, &spec.x0, &r))?;
+            if let Some(path) = &outputs.plot {
+                draw_fli(&r, &spec.title, path)?;
+            }
+            let mut j = fli_json(&r);
+            j["title"] = json!(spec.title);
+            j["wall_s"] = json!(wall);
+            (j, fli_text(&r), r.complete)
         }
         (_, Some(ens)) => {
             let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)?;
@@ -267,6 +279,91 @@ fn megno_text(r: &MegnoOrbit) -> String {
         let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
     }
     s
+}
+
+fn fli_json(r: &FliOrbit) -> serde_json::Value {
+    json!({
+        "kind": "lyapunov", "estimator": "fli",
+        "fli": f64_json(r.fli), "ofli": f64_json(r.ofli),
+        "fli_rate": f64_json(r.rate), "log_norm_end": f64_json(r.log_norm),
+        "energy_initial": r.energy.initial, "energy_end": r.energy.last,
+        "energy_work": r.energy.work, "abs_energy_drift": r.energy.abs_drift,
+        "relative_energy_drift": r.energy.relative_drift,
+        "tau": r.tau, "t_end": r.t_end,
+        "counts": r.counts, "integrator": r.method, "complete": r.complete,
+    })
+}
+
+/// The text report of FLI.
+fn fli_text(r: &FliOrbit) -> String {
+    let mut s = format!(
+        "FLI over 0..{} s ({}, tau = {} s): FLI = {}, OFLI = {}\n",
+        r.t_end,
+        r.method.name(),
+        r.tau,
+        num(r.fli),
+        num(r.ofli)
+    );
+    let _ = writeln!(
+        s,
+        "  FLI / t = {} (1/s): ~ lambda_max on a chaotic orbit, ~ ln(t)/t on a regular one",
+        num(r.rate)
+    );
+    let _ = writeln!(
+        s,
+        "  energy: E(0) = {} J, relative drift {}",
+        num(r.energy.initial),
+        num(r.energy.relative_drift)
+    );
+    if !r.complete {
+        let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
+    }
+    s
+}
+
+/// FLI(t) and OFLI(t) against t, with the line (FLI/t)·t.
+fn draw_fli(r: &FliOrbit, title: &str, path: &std::path::Path) -> Result<(), CliError> {
+    use pendula::plot::{draw_timeseries, format_value, Figure, Panel, Series};
+    let h = &r.history;
+    let ends = [0.0, r.t_end];
+    let line = [0.0, r.fli];
+    let status = if r.complete { "" } else { ", stopped early" };
+    let fig = Figure {
+        title: format!(
+            "{title} (FLI, {}, FLI/t = {} s⁻¹{status})",
+            r.method.name(),
+            format_value(r.rate, 4)
+        ),
+        x_label: "time t / s".into(),
+        panels: vec![Panel {
+            y_label: "FLI, OFLI".into(),
+            series: vec![
+                Series {
+                    label: "FLI(t) = sup ln|w|".into(),
+                    x: &h.time,
+                    y: &h.fli,
+                    band: None,
+                },
+                Series {
+                    label: "OFLI(t) = sup ln|w⊥|".into(),
+                    x: &h.time,
+                    y: &h.ofli,
+                    band: None,
+                },
+                Series {
+                    label: "(FLI/t)·t".into(),
+                    x: &ends,
+                    y: &line,
+                    band: None,
+                },
+            ],
+            log_y: false,
+        }],
+        log_x: false,
+        size: (1200, 700),
+    };
+    draw_timeseries(&fig, path)?;
+    Ok(())
 }
 
 /// The text report of SALI/GALI.

@@ -4,7 +4,7 @@ use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{
-    EnsembleOptions, LyapunovOptions, MegnoOptions, TwoTrajectoryOptions,
+    EnsembleOptions, FliOptions, LyapunovOptions, MegnoOptions, TwoTrajectoryOptions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -28,6 +28,8 @@ pub enum LyapunovEstimator {
     Sali(IndicatorOptions),
     /// MEGNO ⟨Y⟩(t) from one tangent vector.
     Megno(MegnoOptions),
+    /// The fast Lyapunov indicator FLI(t) (and OFLI) from one tangent vector.
+    Fli(FliOptions),
 }
 
 impl LyapunovEstimator {
@@ -38,6 +40,7 @@ impl LyapunovEstimator {
             LyapunovEstimator::TwoTrajectory(_) => "two-trajectory",
             LyapunovEstimator::Sali(_) => "sali",
             LyapunovEstimator::Megno(_) => "megno",
+            LyapunovEstimator::Fli(_) => "fli",
         }
     }
 }
@@ -46,7 +49,7 @@ impl LyapunovEstimator {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LyapunovSpec {
-    /// `spectrum` (default), `tangent`, `two-trajectory`, `sali` or `megno`.
+    /// `spectrum` (default), `tangent`, `two-trajectory`, `sali`, `megno` or `fli`.
     pub estimator: Option<String>,
     /// Number of exponents: an integer, or "all" (default).
     pub exponents: Option<ExponentsSpec>,
@@ -111,8 +114,9 @@ impl LyapunovSpec {
             }
         };
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
-        // SALI/GALI and MEGNO have no transient: their run is the averaging time, from 0 to t_end.
-        let from_zero = matches!(self.estimator.as_deref(), Some("sali" | "megno"));
+        // SALI/GALI, MEGNO and FLI have no transient: their run is the averaging time, from 0 to
+        // t_end.
+        let from_zero = matches!(self.estimator.as_deref(), Some("sali" | "megno" | "fli"));
         let transient = match (from_zero, self.transient) {
             (true, Some(_)) => {
                 return Err(SpecError::new(
@@ -202,7 +206,7 @@ impl LyapunovSpec {
                 let k = k.unwrap_or(2).max(2);
                 LyapunovEstimator::Sali(IndicatorOptions { tau, time, k, ..IndicatorOptions::default() })
             }
-            "megno" => {
+            "megno" | "fli" => {
                 // One tangent vector and no averaging window: these fields would be ignored.
                 let unused = [
                     ("lyapunov.exponents", self.exponents.is_some()),
@@ -210,14 +214,18 @@ impl LyapunovSpec {
                     ("lyapunov.blocks", self.blocks.is_some()),
                 ];
                 if let Some((field, _)) = unused.iter().find(|(_, set)| *set) {
-                    return Err(SpecError::new(*field, "does not apply to estimator = \"megno\""));
+                    return Err(SpecError::new(*field, format!("does not apply to estimator = \"{name}\"")));
                 }
-                LyapunovEstimator::Megno(MegnoOptions { tau, time, ..MegnoOptions::default() })
+                if name == "fli" {
+                    LyapunovEstimator::Fli(FliOptions { tau, time, ..FliOptions::default() })
+                } else {
+                    LyapunovEstimator::Megno(MegnoOptions { tau, time, ..MegnoOptions::default() })
+                }
             }
             other => {
                 return Err(SpecError::new(
                     "lyapunov.estimator",
-                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory, sali or megno)"),
+                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory, sali, megno or fli)"),
                 ))
             }
         };

@@ -1,4 +1,4 @@
-//! Layouts of the Lyapunov results (spectrum, ensemble, SALI/GALI) in HDF5, self-contained for
+//! Layouts of the Lyapunov results (spectrum, ensemble, SALI/GALI, MEGNO, FLI) in HDF5, self-contained for
 //! xarray: every diagnostic of the result struct is a variable or an attribute of its group.
 //!
 //! Spectrum group (e.g. `lyapunov`): coordinates `exponent` (1..k) and `time` (the history),
@@ -11,11 +11,15 @@
 //! `megno_y(time)` (Y) and `megno_mean(time)` (⟨Y⟩), and as attributes ⟨Y⟩ and Y at t_end, the
 //! second-half fit (slope, intercept, window), λ = 2·slope, the tangent vector's finite-time
 //! exponent, energy drift, counts and the integrator.
+//!
+//! FLI group (`fli`): coordinate `time` (the thinned interval ends from t = 0), variables
+//! `fli(time)` and `ofli(time)`, and as attributes FLI and OFLI at t_end, the rate FLI/t_end,
+//! ln|w(t_end)|, energy drift (named as MEGNO's), counts and the integrator.
 
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::indicators::Indicators;
-use crate::analysis::lyapunov::{Ensemble, Estimator, Lyapunov, MegnoOrbit};
+use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, FliOrbit, Lyapunov, MegnoOrbit};
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -128,13 +132,7 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
         g.attr_f64("volume_boundary", nan_if_none(v.boundary))?;
         g.attr_f64("dissipation_average", nan_if_none(v.dissipation_average))?;
     }
-    g.attr_f64("energy0", r.energy.initial)?;
-    g.attr_f64("energy_end", r.energy.last)?;
-    g.attr_f64("energy_work", r.energy.work)?;
-    g.attr_f64("energy_scale", r.energy.scale)?;
-    g.attr_f64("abs_energy_drift", r.energy.abs_drift)?;
-    g.attr_f64("relative_energy_drift", r.energy.relative_drift)?;
-    g.attr_f64("max_abs_energy_error", r.energy.max_abs_error)?;
+    write_energy(g, &r.energy)?;
     let c = &r.counts;
     g.attr_i64("steps", c.steps as i64)?;
     g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
@@ -142,6 +140,18 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
     g.attr_i64("qr_factorizations", c.qr_factorizations as i64)?;
     g.attr_i64("averaged_intervals", c.averaged_intervals as i64)?;
     g.attr_i64("transient_intervals", c.transient_intervals as i64)?;
+    Ok(())
+}
+
+/// The energy balance of a single-orbit run as attributes (the same names for every estimator).
+fn write_energy(g: &GroupWriter<'_>, e: &EnergyCheck) -> Result<(), StoreError> {
+    g.attr_f64("energy0", e.initial)?;
+    g.attr_f64("energy_end", e.last)?;
+    g.attr_f64("energy_work", e.work)?;
+    g.attr_f64("energy_scale", e.scale)?;
+    g.attr_f64("abs_energy_drift", e.abs_drift)?;
+    g.attr_f64("relative_energy_drift", e.relative_drift)?;
+    g.attr_f64("max_abs_energy_error", e.max_abs_error)?;
     Ok(())
 }
 
@@ -207,13 +217,7 @@ pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError
     g.attr_f64("time_requested", r.options.time)?;
     g.attr_i64("max_history", r.options.max_history as i64)?;
     g.attr_bool("complete", r.complete)?;
-    g.attr_f64("energy0", r.energy.initial)?;
-    g.attr_f64("energy_end", r.energy.last)?;
-    g.attr_f64("energy_work", r.energy.work)?;
-    g.attr_f64("energy_scale", r.energy.scale)?;
-    g.attr_f64("abs_energy_drift", r.energy.abs_drift)?;
-    g.attr_f64("relative_energy_drift", r.energy.relative_drift)?;
-    g.attr_f64("max_abs_energy_error", r.energy.max_abs_error)?;
+    write_energy(g, &r.energy)?;
     let c = &r.counts;
     g.attr_i64("steps", c.steps as i64)?;
     g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
@@ -237,6 +241,65 @@ pub fn write_megno_chain(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     write_megno(&g, r)
+}
+
+/// Writes an FLI run into `g` (see the module docs for the layout).
+pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
+    let h = &r.history;
+    g.coord(
+        "time",
+        &h.time,
+        "s",
+        "time of the sample (the run starts at 0)",
+    )?;
+    g.var(
+        "fli",
+        &["time"],
+        h.fli.as_slice(),
+        "1",
+        "fast Lyapunov indicator FLI(t) = sup_(s<=t) ln|w(s)|, |w(0)| = 1 (~ lambda t chaotic, ~ ln t regular)",
+    )?;
+    g.var(
+        "ofli",
+        &["time"],
+        h.ofli.as_slice(),
+        "1",
+        "orthogonal FLI: sup_(s<=t) ln|w_perp(s)|, w_perp the part of w orthogonal to the flow",
+    )?;
+    g.attr_str("estimator", "fli")?;
+    write_method(g, &r.method)?;
+    g.attr_f64("fli", r.fli)?;
+    g.attr_f64("ofli", r.ofli)?;
+    g.attr_f64("fli_rate", r.rate)?;
+    g.attr_f64("log_norm_end", r.log_norm)?;
+    g.attr_f64("tau", r.tau)?;
+    g.attr_f64("t_end", r.t_end)?;
+    g.attr_f64("time_requested", r.options.time)?;
+    g.attr_i64("max_history", r.options.max_history as i64)?;
+    g.attr_bool("complete", r.complete)?;
+    write_energy(g, &r.energy)?;
+    let c = &r.counts;
+    g.attr_i64("steps", c.steps as i64)?;
+    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
+    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
+    g.attr_i64("renormalizations", c.renormalizations as i64)?;
+    Ok(())
+}
+
+/// Creates group `name` in `out` with the chain's parameters, the initial state and the FLI
+/// run `r`.
+pub fn write_fli_chain(
+    out: &H5Out,
+    name: &str,
+    chain: &Chain,
+    x0: &[f64],
+    r: &FliOrbit,
+) -> Result<(), StoreError> {
+    let g = out.group(name)?;
+    link_coord(&g, chain.links())?;
+    write_model(&g, chain)?;
+    g.initial_state(x0)?;
+    write_fli(&g, r)
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables

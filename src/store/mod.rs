@@ -41,8 +41,8 @@ mod lyapunov;
 pub mod map;
 mod results;
 pub use lyapunov::{
-    write_ensemble, write_indicators, write_lyapunov, write_lyapunov_chain, write_megno,
-    write_megno_chain,
+    write_ensemble, write_fli, write_fli_chain, write_indicators, write_lyapunov,
+    write_lyapunov_chain, write_megno, write_megno_chain,
 };
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 

@@ -25,21 +25,24 @@
 //! is valid when a block is much longer than the correlation time of the stretching rates; the
 //! running error in the history uses the same rule on the window so far.
 
-mod accum;
+pub(crate) mod accum;
 pub mod bench;
 pub mod ensemble;
-pub mod megno;
-mod megno_orbit;
 mod qr;
-mod stepper;
 mod two_trajectory;
-mod volume;
+pub(crate) mod volume;
 
-pub use bench::{bench_lyapunov, BenchLyapunov};
-pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
-pub use megno_orbit::{
+/// The MEGNO accumulator and single-orbit estimator, at their old path.
+pub use crate::analysis::orbit::megno;
+pub use crate::analysis::orbit::megno::{
     chain_megno, megno_orbit, MegnoCounts, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
 };
+pub use crate::analysis::orbit::{
+    chain_fli, fli_orbit, lyapunov_spectrum, max_exponent_tangent, EnergyCheck, FliCounts,
+    FliHistory, FliOptions, FliOrbit,
+};
+pub use bench::{bench_lyapunov, BenchLyapunov};
+pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
 pub use qr::Qr;
 pub use two_trajectory::{
     chain_two_trajectory, max_exponent_two_trajectory, wrap_angle, AngleMetric, Euclidean, Metric,
@@ -47,19 +50,17 @@ pub use two_trajectory::{
 };
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
-use super::budget::EnergyBalance;
-use super::route::{Routed, Task, View};
+use super::orbit::{chain_run, check_len, ChainRun};
+use super::route::View;
 use super::AnalysisError;
-use crate::integrate::{Flow, IntegrateError, Layout, Method, Ode, Stats};
+use crate::integrate::{Method, Stats};
 use crate::model::{Chain, System};
-use crate::observe::{Control, Observer};
+use crate::observe::Observer;
 use accum::Accum;
 use ndarray::Array2;
 use serde::Serialize;
 use std::f64::consts::PI;
-use stepper::Stepper;
 use thiserror::Error;
-use volume::VolumeTracker;
 
 /// Errors of the Lyapunov analyses: invalid options (found before any work) or a failed run.
 #[derive(Debug, Error, Clone, PartialEq)]
@@ -134,7 +135,7 @@ impl LyapunovOptions {
 
     /// Checks the options against a state dimension; returns (k, transient intervals,
     /// averaging intervals).
-    fn resolve(&self, dim: usize) -> Result<(usize, u64, u64), LyapunovError> {
+    pub(crate) fn resolve(&self, dim: usize) -> Result<(usize, u64, u64), LyapunovError> {
         let k = self.k.unwrap_or(dim);
         if k == 0 || k > dim {
             return Err(LyapunovError::invalid(
@@ -240,27 +241,6 @@ pub struct History {
     pub standard_error: Array2<f64>,
 }
 
-/// The energy balance along the reference orbit, `E − E₀ − W` ([`EnergyBalance`]): the
-/// integrator's error for any chain, since the work W of damping and drive is integrated with
-/// the state (W ≡ 0 for a conservative one).
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct EnergyCheck {
-    /// E at t = 0 (J).
-    pub initial: f64,
-    /// E at the last interval end (J).
-    pub last: f64,
-    /// W at the last interval end: the work of the non-conservative forces since t = 0 (J).
-    pub work: f64,
-    /// The energy relative figures are measured against (J; [`System::energy_scale`]).
-    pub scale: f64,
-    /// |E_end − E₀ − W_end| (J).
-    pub abs_drift: f64,
-    /// |E_end − E₀ − W_end| / scale.
-    pub relative_drift: f64,
-    /// max |E − E₀ − W| over the history points and the end (J).
-    pub max_abs_error: f64,
-}
-
 /// Work done: integrator counters, QR factorizations and intervals.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
 pub struct Counts {
@@ -317,51 +297,21 @@ pub struct Lyapunov {
     pub converged: Option<bool>,
 }
 
-/// The interval stepper for `method` (shared with the SALI/GALI indicators).
-pub(crate) fn stepper_for(method: &Method, tau: f64, len: usize) -> Result<Stepper, LyapunovError> {
-    Stepper::new(method, tau, len)
-}
-
-fn name_error<S: System>(sys: &S, layout: Layout) -> impl Fn(IntegrateError) -> LyapunovError + '_ {
-    let name = AnalysisError::naming(sys, layout);
-    move |e| name(e).into()
-}
-
-/// Reports progress about 1000 times per run.
-struct Progress {
-    every: u64,
-    total: u64,
-}
-
-impl Progress {
-    fn new(observer: &mut dyn Observer, total: u64) -> Progress {
-        observer.start(total, "intervals");
-        Progress {
-            every: (total / 1000).max(1),
-            total,
-        }
-    }
-    #[inline]
-    fn stop(&self, observer: &mut dyn Observer, e: u64) -> bool {
-        (e.is_multiple_of(self.every) || e == self.total) && observer.advance(e) == Control::Stop
-    }
-}
-
 /// What the loops hand to [`finish`].
-struct RunEnd {
-    estimator: Estimator,
-    acc: Accum,
-    volume: Option<VolumeCheck>,
-    energy: EnergyCheck,
-    stats: Stats,
-    qr: u64,
-    transient_intervals: u64,
-    t_end: f64,
-    complete: bool,
-    converged: Option<bool>,
+pub(crate) struct RunEnd {
+    pub(crate) estimator: Estimator,
+    pub(crate) acc: Accum,
+    pub(crate) volume: Option<VolumeCheck>,
+    pub(crate) energy: EnergyCheck,
+    pub(crate) stats: Stats,
+    pub(crate) qr: u64,
+    pub(crate) transient_intervals: u64,
+    pub(crate) t_end: f64,
+    pub(crate) complete: bool,
+    pub(crate) converged: Option<bool>,
 }
 
-fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full: bool) -> Lyapunov {
+pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full: bool) -> Lyapunov {
     let RunEnd {
         estimator,
         mut acc,
@@ -482,21 +432,6 @@ pub fn kaplan_yorke(exponents: &[f64], full: bool) -> Option<f64> {
     full.then_some(l.len() as f64)
 }
 
-/// The [`EnergyCheck`] of a run with balance `b` that ended at energy `last` with work `work`,
-/// `max_err` being the largest |E − E₀ − W| seen before.
-fn energy_check(b: &EnergyBalance, last: f64, work: f64, max_err: f64) -> EnergyCheck {
-    let abs_drift = b.error(last, work).abs();
-    EnergyCheck {
-        initial: b.initial,
-        last,
-        work,
-        scale: b.scale,
-        abs_drift,
-        relative_drift: b.relative(last, work),
-        max_abs_error: max_err.max(abs_drift),
-    }
-}
-
 /// The batch-means standard error of a mean from its B block estimates `means`: `s/√B`, `s`
 /// the sample standard deviation (divisor B − 1) of the block estimates (module docs). NaN for
 /// fewer than two blocks. The one definition the single-orbit estimators and the λ maps'
@@ -512,7 +447,7 @@ pub fn batch_means_standard_error(means: &[f64]) -> f64 {
 }
 
 /// Whether the stopping rule is met at the newest history point.
-fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
+pub(crate) fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
     let Some(tol) = opts.tolerance else {
         return false;
     };
@@ -523,161 +458,6 @@ fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
     acc.standard_errors(j, opts.blocks, &[])
         .iter()
         .all(|&se| se < tol)
-}
-
-/// The k largest Lyapunov exponents of `sys` from `x0` (QR method; see the module docs).
-///
-/// Generic over any [`System`] (implement [`PhaseVolume`], possibly empty, for the Σλ check).
-/// Gauss–Legendre here integrates `sys` as given; use [`chain_spectrum`] to run it on the chain's
-/// canonical coordinates, where it is symplectic. Errors: [`LyapunovError::Invalid`] for bad
-/// options (τ not a multiple of dt, k out of range, …) before any work;
-/// [`AnalysisError::Blowup`] naming the variable that became non-finite.
-pub fn lyapunov_spectrum<S: System + PhaseVolume>(
-    sys: &S,
-    method: &Method,
-    x0: &[f64],
-    opts: &LyapunovOptions,
-    observer: &mut dyn Observer,
-) -> Result<Lyapunov, LyapunovError> {
-    let (k, n_trans, n_avg) = opts.resolve(sys.manifold_dim())?;
-    let est = if opts.k == Some(1) && sys.manifold_dim() > 1 {
-        Estimator::Tangent
-    } else {
-        Estimator::Spectrum
-    };
-    tangent_run(sys, method, x0, opts, k, n_trans, n_avg, est, observer)
-}
-
-/// The maximal exponent from one deviation vector renormalized every τ (`opts.k` is ignored).
-pub fn max_exponent_tangent<S: System + PhaseVolume>(
-    sys: &S,
-    method: &Method,
-    x0: &[f64],
-    opts: &LyapunovOptions,
-    observer: &mut dyn Observer,
-) -> Result<Lyapunov, LyapunovError> {
-    let o = LyapunovOptions {
-        k: Some(1),
-        ..*opts
-    };
-    let (_, n_trans, n_avg) = o.resolve(sys.manifold_dim())?;
-    tangent_run(
-        sys,
-        method,
-        x0,
-        &o,
-        1,
-        n_trans,
-        n_avg,
-        Estimator::Tangent,
-        observer,
-    )
-}
-
-#[allow(clippy::too_many_arguments)]
-fn tangent_run<S: System + PhaseVolume>(
-    sys: &S,
-    method: &Method,
-    x0: &[f64],
-    opts: &LyapunovOptions,
-    k: usize,
-    n_trans: u64,
-    n_avg: u64,
-    estimator: Estimator,
-    observer: &mut dyn Observer,
-) -> Result<Lyapunov, LyapunovError> {
-    let n = sys.dim();
-    if x0.len() != n {
-        return Err(LyapunovError::invalid(
-            "x0",
-            x0.len() as f64,
-            format!("must have the state dimension {n}"),
-        ));
-    }
-    // The work W rides in slot n when damping or a drive acts, for the balance E − E₀ − W.
-    let mut flow = Flow::with_layout(sys, sys.non_conservative(), k);
-    let layout = flow.layout;
-    let off = layout.tangent_offset();
-    let work = |y: &[f64]| if layout.work { y[n] } else { 0.0 };
-    let mut y = flow.initial(x0, None);
-    let mut stepper = Stepper::new(method, opts.tau, y.len())?;
-    let mut qr = Qr::new(n, k);
-    let mut logs = vec![0.0; k];
-    let mut acc = Accum::new(k, opts.tau, opts.max_history);
-    let full = k == sys.manifold_dim();
-    // tr J of an embedded state (n > manifold_dim) includes the directions normal to the
-    // constraint manifold, so Liouville's check does not apply there.
-    let mut vol = (full && n == sys.manifold_dim()).then(|| VolumeTracker::new(sys));
-    let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
-    let mut max_err: f64 = 0.0;
-    let total = n_trans + n_avg;
-    let progress = Progress::new(observer, total);
-    let name = name_error(sys, layout);
-    if n_trans == 0 {
-        if let Some(v) = vol.as_mut() {
-            v.start(sys, 0.0, x0);
-        }
-    }
-    let mut complete = true;
-    let mut converged = opts.tolerance.map(|_| false);
-    let mut qr_count = 0u64;
-    let mut done = 0u64;
-    let cancel = observer.cancel();
-    for e in 1..=total {
-        if !stepper
-            .interval(&mut flow, e, &mut y, &cancel)
-            .map_err(&name)?
-        {
-            complete = false;
-            break;
-        }
-        qr.factor(&mut y[off..], true);
-        qr_count += 1;
-        done = e;
-        let t = stepper.time(e);
-        if e > n_trans {
-            for (l, r) in logs.iter_mut().zip(qr.rdiag()) {
-                *l = r.ln();
-            }
-            let recorded = acc.push(t, &logs);
-            if let Some(v) = vol.as_mut() {
-                v.interval(sys, t, &y[..n], opts.tau);
-            }
-            if recorded {
-                let err = balance.error(sys.energy(t, &y[..n]), work(&y));
-                max_err = max_err.max(err.abs());
-                if converged_now(&acc, opts) {
-                    converged = Some(true);
-                    break;
-                }
-            }
-        } else if e == n_trans {
-            if let Some(v) = vol.as_mut() {
-                v.start(sys, t, &y[..n]);
-            }
-        }
-        if progress.stop(observer, e) {
-            complete = false;
-            break;
-        }
-    }
-    observer.finish();
-    let t_end = stepper.time(done);
-    let x_end = &y[..n];
-    let volume = vol.map(|mut v| v.finish(sys, x_end, acc.averaged_time()));
-    let end = RunEnd {
-        estimator,
-        acc,
-        volume,
-        energy: energy_check(&balance, sys.energy(t_end, x_end), work(&y), max_err),
-        stats: stepper.stats(),
-        qr: qr_count,
-        transient_intervals: done.min(n_trans),
-        t_end,
-        complete,
-        converged,
-    };
-    Ok(finish(end, method, opts, full))
 }
 
 /// [`lyapunov_spectrum`] for a planar chain from `x0 = (θ, θ̇)`; with Gauss–Legendre it runs in
@@ -691,26 +471,19 @@ pub fn chain_spectrum(
     opts: &LyapunovOptions,
     observer: &mut dyn Observer,
 ) -> Result<Lyapunov, LyapunovError> {
-    check_len(chain, x0)?;
-    let task = Spectrum {
-        method,
-        opts,
-        observer,
-    };
-    chain.run_task(method, x0, task)
+    chain_run(chain, method, x0, opts, observer)
 }
 
-/// [`lyapunov_spectrum`] as a [`Task`].
-struct Spectrum<'a> {
-    method: &'a Method,
-    opts: &'a LyapunovOptions,
-    observer: &'a mut dyn Observer,
-}
-
-impl Task for Spectrum<'_> {
-    type Output = Result<Lyapunov, LyapunovError>;
-    fn run<V: View>(self, sys: &V, y0: &[f64]) -> Self::Output {
-        lyapunov_spectrum(sys, self.method, y0, self.opts, self.observer)
+impl ChainRun for LyapunovOptions {
+    type Output = Lyapunov;
+    fn run<V: View>(
+        &self,
+        sys: &V,
+        method: &Method,
+        x0: &[f64],
+        observer: &mut dyn Observer,
+    ) -> Result<Lyapunov, LyapunovError> {
+        lyapunov_spectrum(sys, method, x0, self, observer)
     }
 }
 
@@ -733,17 +506,6 @@ pub fn chain_ensemble(
         |x, o| chain_spectrum(chain, method, x, opts, o),
         observer,
     )
-}
-
-fn check_len(chain: &Chain, x0: &[f64]) -> Result<(), LyapunovError> {
-    if x0.len() != chain.dim() {
-        return Err(LyapunovError::invalid(
-            "x0",
-            x0.len() as f64,
-            format!("must have 2N = {} entries", chain.dim()),
-        ));
-    }
-    Ok(())
 }
 
 #[cfg(test)]

@@ -2,6 +2,12 @@
 //! check on the tangent-space estimators that needs no linearization.
 
 use super::*;
+use crate::analysis::budget::EnergyBalance;
+use crate::analysis::orbit::driver::{energy_check, Progress};
+use crate::analysis::orbit::stepper::Stepper;
+use crate::analysis::route::{Routed, Task};
+use crate::integrate::{IntegrateError, Ode};
+use crate::model::System;
 
 /// Distances between nearby states, for the two-trajectory method.
 ///
@@ -167,7 +173,7 @@ pub fn max_exponent_two_trajectory<S: System>(
     let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
     let mut max_err: f64 = 0.0;
     let total = n_trans + n_avg;
-    let progress = Progress::new(observer, total);
+    let progress = Progress::new(observer, total, "intervals");
     let name = |e: IntegrateError| -> LyapunovError {
         AnalysisError::from_integrate(e, |i| {
             if i < n {

@@ -1,0 +1,437 @@
+//! The single-orbit MEGNO estimator (Cincotta & Simó, A&AS 147, 205 (2000)): one tangent
+//! vector integrated with the state on the single-orbit [`driver`](super::driver), and
+//! `r = δ̇·δ / δ·δ` with `δ̇ = J(x, t)·δ` (the exact tangent flow, no differences) fed to the
+//! [`Megno`] accumulator.
+//!
+//! r is sampled at every step of a fixed-step method (RK4, Gauss–Legendre) and every τ for DOP853,
+//! whose steps are not on a grid; δ is renormalised every τ (r is scale invariant, so this only
+//! keeps it finite). The result is ⟨Y⟩(t_end), Y(t_end) and the least-squares slope of ⟨Y⟩(t)
+//! over the second half of the run, `[t_end/2, t_end]`, fitted over every sample there: on a
+//! chaotic orbit ⟨Y⟩ ≈ (λ_max/2) t, so `λ ≈ 2·slope`; ⟨Y⟩ → 2 on a quasi-periodic orbit and → 0
+//! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
+
+use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
+use super::{ChainRun, EnergyCheck};
+use crate::analysis::lyapunov::LyapunovError;
+use crate::analysis::route::View;
+use crate::integrate::Method;
+use crate::model::{Chain, System};
+use crate::observe::Observer;
+use serde::Serialize;
+
+/// Options of [`megno_orbit`]. Defaults: `tau = 0.01` s, `time = 200` s, `max_history = 10_000`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MegnoOptions {
+    /// Renormalisation interval of δ (s); a whole multiple of dt for the fixed-step methods, and
+    /// the sampling interval of r for DOP853.
+    pub tau: f64,
+    /// End time (s): MEGNO runs from t = 0 (no transient: its weight s in ∫ s r ds already
+    /// discounts the start).
+    pub time: f64,
+    /// Most history points kept (≥ 16), thinned evenly.
+    pub max_history: usize,
+}
+
+impl Default for MegnoOptions {
+    fn default() -> Self {
+        MegnoOptions {
+            tau: 0.01,
+            time: 200.0,
+            max_history: 10_000,
+        }
+    }
+}
+
+/// Y(t) and ⟨Y⟩(t) at evenly spaced sample times (thinned), starting at t = 0.
+#[derive(Debug, Clone, Default)]
+pub struct MegnoHistory {
+    pub time: Vec<f64>,
+    pub y: Vec<f64>,
+    pub mean: Vec<f64>,
+}
+
+/// The fit ⟨Y⟩ ≈ intercept + slope·t over the second half of the run.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct MegnoFit {
+    /// d⟨Y⟩/dt (1/s): λ_max/2 on a chaotic orbit, → 0 on a regular one.
+    pub slope: f64,
+    pub intercept: f64,
+    /// The window `[start, end]` (s) and the samples in it.
+    pub start: f64,
+    pub end: f64,
+    pub samples: u64,
+    /// True when fitted over every sample of the window; false for a run stopped early, fitted
+    /// over the (thinned) history's second half.
+    pub every_sample: bool,
+}
+
+/// Work done.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct MegnoCounts {
+    pub steps: u64,
+    pub rejected_steps: u64,
+    /// The solver's evaluations plus one `J·δ` evaluation per sample.
+    pub rhs_evaluations: u64,
+    /// Samples of r fed to the accumulator (t = 0 included).
+    pub samples: u64,
+    pub renormalizations: u64,
+}
+
+/// A MEGNO estimate with its history and diagnostics.
+#[derive(Debug, Clone)]
+pub struct MegnoOrbit {
+    /// ⟨Y⟩(t_end).
+    pub mean: f64,
+    /// Y(t_end).
+    pub y: f64,
+    pub fit: MegnoFit,
+    /// `2·slope` (1/s): the maximal exponent MEGNO implies.
+    pub lyapunov: f64,
+    /// `ln(|δ(t_end)| / |δ(0)|) / t_end` (1/s): the tangent estimator's exponent on the same
+    /// vector, for comparison.
+    pub finite_time_exponent: f64,
+    pub history: MegnoHistory,
+    pub energy: EnergyCheck,
+    pub counts: MegnoCounts,
+    /// Time between samples of r (s): dt, or τ for DOP853.
+    pub sample_interval: f64,
+    pub tau: f64,
+    pub t_end: f64,
+    pub method: Method,
+    pub options: MegnoOptions,
+    /// False when the observer stopped the run.
+    pub complete: bool,
+}
+
+/// Running MEGNO integrals by the trapezoid rule over samples (t, r(t)) fed in time order.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Megno {
+    t: f64,
+    /// s·r(s) at the last sample.
+    sr: f64,
+    /// ∫₀ᵗ s r(s) ds.
+    int_sr: f64,
+    /// Y at the last sample and ∫₀ᵗ Y ds.
+    y: f64,
+    int_y: f64,
+    started: bool,
+}
+
+impl Megno {
+    pub fn new() -> Megno {
+        Megno::default()
+    }
+
+    /// Adds the sample r(t) (t after the previous sample's; the first sample fixes t₀ = its t,
+    /// normally 0).
+    pub fn push(&mut self, t: f64, r: f64) {
+        let sr = t * r;
+        if !self.started {
+            *self = Megno {
+                t,
+                sr,
+                started: true,
+                ..Megno::default()
+            };
+            return;
+        }
+        let h = t - self.t;
+        self.int_sr += 0.5 * h * (self.sr + sr);
+        let y = if t > 0.0 { 2.0 * self.int_sr / t } else { 0.0 };
+        self.int_y += 0.5 * h * (self.y + y);
+        (self.t, self.sr, self.y) = (t, sr, y);
+    }
+
+    /// Y(t) at the last sample.
+    pub fn y(&self) -> f64 {
+        self.y
+    }
+
+    /// ⟨Y⟩(t) at the last sample (0 before any time has passed).
+    pub fn mean(&self) -> f64 {
+        if self.t > 0.0 {
+            self.int_y / self.t
+        } else {
+            0.0
+        }
+    }
+}
+
+/// Least-squares slope of `ys` over `ts` (the MEGNO slope over the second half → λ_max/2).
+pub fn slope(ts: &[f64], ys: &[f64]) -> f64 {
+    let n = ts.len().min(ys.len()) as f64;
+    let (mt, my) = (ts.iter().sum::<f64>() / n, ys.iter().sum::<f64>() / n);
+    let (mut sxy, mut sxx) = (0.0, 0.0);
+    for (t, y) in ts.iter().zip(ys) {
+        sxy += (t - mt) * (y - my);
+        sxx += (t - mt) * (t - mt);
+    }
+    sxy / sxx
+}
+
+/// Running least-squares slope (Welford's updates: no cancellation at t ~ 1e4 over 1e7 samples).
+#[derive(Debug, Clone, Copy, Default)]
+struct SlopeFit {
+    n: u64,
+    mt: f64,
+    my: f64,
+    sxx: f64,
+    sxy: f64,
+}
+
+impl SlopeFit {
+    fn push(&mut self, t: f64, y: f64) {
+        self.n += 1;
+        let n = self.n as f64;
+        let dt = t - self.mt;
+        self.mt += dt / n;
+        self.my += (y - self.my) / n;
+        self.sxx += dt * (t - self.mt);
+        self.sxy += dt * (y - self.my);
+    }
+    fn slope(&self) -> f64 {
+        self.sxy / self.sxx
+    }
+}
+
+/// MEGNO along the orbit of `sys` from `x0` (see the module docs). Errors:
+/// [`LyapunovError::Invalid`] for bad options (τ ≤ 0 or not a multiple of dt, time < τ, …)
+/// before any work; [`AnalysisError::Blowup`](crate::analysis::AnalysisError) for NaN/Inf.
+pub fn megno_orbit<S: System>(
+    sys: &S,
+    method: &Method,
+    x0: &[f64],
+    opts: &MegnoOptions,
+    observer: &mut dyn Observer,
+) -> Result<MegnoOrbit, LyapunovError> {
+    let plan = Plan {
+        tau: opts.tau,
+        span: Span::Time(opts.time),
+        sampling: Sampling::Step,
+        max_history: opts.max_history,
+        work: true,
+    };
+    let n = sys.dim();
+    let reducer = MegnoRun {
+        method,
+        opts,
+        ws: sys.workspace(),
+        dx: vec![0.0; n],
+        dv: vec![0.0; n],
+        megno: Megno::new(),
+        fit: SlopeFit::default(),
+        hist: Thinned::new(opts.max_history, &[0.0, 0.0, 0.0]),
+        log_growth: 0.0,
+        renorm: 0,
+    };
+    drive(sys, method, x0, &plan, reducer, observer)
+}
+
+/// MEGNO's running state: the accumulator, the second-half fit and the history (t, Y, ⟨Y⟩).
+struct MegnoRun<'a, S: System> {
+    method: &'a Method,
+    opts: &'a MegnoOptions,
+    ws: S::Workspace,
+    dx: Vec<f64>,
+    dv: Vec<f64>,
+    megno: Megno,
+    fit: SlopeFit,
+    hist: Thinned,
+    log_growth: f64,
+    renorm: u64,
+}
+
+impl<S: System> MegnoRun<'_, S> {
+    /// r = δ̇·δ / δ·δ with δ̇ = J(x, t)·δ.
+    fn rate(&mut self, sys: &S, t: f64, x: &[f64], v: &[f64]) -> f64 {
+        sys.rhs_tangent(t, x, v, &mut self.dx, &mut self.dv, &mut self.ws);
+        let vv: f64 = v.iter().map(|a| a * a).sum();
+        self.dv.iter().zip(v).map(|(a, b)| a * b).sum::<f64>() / vv
+    }
+}
+
+impl<S: System> Reducer<S> for MegnoRun<'_, S> {
+    type Output = MegnoOrbit;
+
+    fn tangent(&self, _n: usize) -> Tangent {
+        Tangent { k: 1, v0: None }
+    }
+
+    fn init(&mut self, sys: &S, x: &[f64], v: &mut [f64]) {
+        let r = self.rate(sys, 0.0, x, v);
+        self.megno.push(0.0, r);
+    }
+
+    fn interval(&mut self, sys: &S, tick: Tick, x: &[f64], v: &mut [f64]) -> Step {
+        let Tick {
+            e,
+            t,
+            total,
+            renorm,
+        } = tick;
+        let r = self.rate(sys, t, x, v);
+        self.megno.push(t, r);
+        if 2 * e >= total {
+            self.fit.push(t, self.megno.mean());
+        }
+        if renorm {
+            let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+            v.iter_mut().for_each(|a| *a /= norm);
+            self.log_growth += norm.ln();
+            self.renorm += 1;
+        }
+        let recorded = self.hist.due(e) || e == total;
+        if recorded {
+            self.hist.push(e, &[t, self.megno.y(), self.megno.mean()]);
+        }
+        Step {
+            recorded,
+            stop: false,
+        }
+    }
+
+    fn finish(mut self, _sys: &S, end: End<'_>) -> MegnoOrbit {
+        let (done, total, t_end) = (end.done, end.total, end.t_end);
+        if self.hist.index.last() != Some(&done) {
+            self.hist
+                .push_unthinned(done, &[t_end, self.megno.y(), self.megno.mean()]);
+        }
+        let hist = MegnoHistory {
+            time: self.hist.column(0),
+            y: self.hist.column(1),
+            mean: self.hist.column(2),
+        };
+        // The part of δ grown since the last renormalisation.
+        let log_growth = self.log_growth + end.v.iter().map(|a| a * a).sum::<f64>().sqrt().ln();
+        let fit = if end.complete && done == total {
+            let fit = &self.fit;
+            MegnoFit {
+                slope: fit.slope(),
+                intercept: fit.my - fit.slope() * fit.mt,
+                start: end.stepper.time(total.div_ceil(2)),
+                end: end.stepper.time(total),
+                samples: fit.n,
+                every_sample: true,
+            }
+        } else {
+            let from = hist.time.partition_point(|&s| s < 0.5 * t_end);
+            let (ts, ms) = (&hist.time[from..], &hist.mean[from..]);
+            let s = if ts.len() >= 2 {
+                slope(ts, ms)
+            } else {
+                f64::NAN
+            };
+            let mt = ts.iter().sum::<f64>() / ts.len() as f64;
+            let my = ms.iter().sum::<f64>() / ms.len() as f64;
+            MegnoFit {
+                slope: s,
+                intercept: my - s * mt,
+                start: ts.first().copied().unwrap_or(f64::NAN),
+                end: t_end,
+                samples: ts.len() as u64,
+                every_sample: false,
+            }
+        };
+        let stats = end.stats;
+        MegnoOrbit {
+            mean: self.megno.mean(),
+            y: self.megno.y(),
+            lyapunov: 2.0 * fit.slope,
+            fit,
+            finite_time_exponent: if t_end > 0.0 {
+                log_growth / t_end
+            } else {
+                f64::NAN
+            },
+            history: hist,
+            energy: end.energy,
+            counts: MegnoCounts {
+                steps: stats.steps,
+                rejected_steps: stats.rejected,
+                rhs_evaluations: stats.evals + done + 1,
+                samples: done + 1,
+                renormalizations: self.renorm,
+            },
+            sample_interval: end.sample_interval,
+            tau: self.opts.tau,
+            t_end,
+            method: *self.method,
+            options: *self.opts,
+            complete: end.complete,
+        }
+    }
+}
+
+/// [`megno_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
+/// coordinates (r then refers to (θ, p); ⟨Y⟩'s limits and slope are coordinate independent).
+pub fn chain_megno(
+    chain: &Chain,
+    method: &Method,
+    x0: &[f64],
+    opts: &MegnoOptions,
+    observer: &mut dyn Observer,
+) -> Result<MegnoOrbit, LyapunovError> {
+    super::chain_run(chain, method, x0, opts, observer)
+}
+
+impl ChainRun for MegnoOptions {
+    type Output = MegnoOrbit;
+    fn run<V: View>(
+        &self,
+        sys: &V,
+        method: &Method,
+        x0: &[f64],
+        observer: &mut dyn Observer,
+    ) -> Result<MegnoOrbit, LyapunovError> {
+        megno_orbit(sys, method, x0, self, observer)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn online_slope_matches_the_batch_fit() {
+        let ts: Vec<f64> = (0..1000).map(|i| 500.0 + i as f64 * 0.5).collect();
+        let ys: Vec<f64> = ts.iter().map(|t| 0.3 * t + (t * 1.7).sin()).collect();
+        let mut f = SlopeFit::default();
+        for (t, y) in ts.iter().zip(&ys) {
+            f.push(*t, *y);
+        }
+        assert!((f.slope() - slope(&ts, &ys)).abs() < 1e-12);
+    }
+
+    /// A linear saddle's unstable direction, δ(t) = e^{λt}: r ≡ λ, Y = λt, ⟨Y⟩ = λt/2, so the
+    /// slope over the second half is λ/2 (the trapezoid rule is exact on these integrands).
+    #[test]
+    fn saddle_gives_half_its_rate() {
+        let (lam, h) = (0.7, 1e-2);
+        let mut m = Megno::new();
+        let (mut ts, mut ys) = (vec![], vec![]);
+        for k in 0..=10_000 {
+            let t = k as f64 * h;
+            // r from the analytic δ = e^{λt} and δ̇ = λ e^{λt}, renormalised each sample.
+            let (d, dd) = (1.0, lam);
+            m.push(t, dd * d / (d * d));
+            if k >= 5_000 {
+                ts.push(t);
+                ys.push(m.mean());
+            }
+        }
+        assert!((slope(&ts, &ys) - lam / 2.0).abs() < 1e-6);
+        assert!((m.y() - lam * 100.0).abs() < 1e-9);
+    }
+
+    /// A rotation-like regular tangent, |δ|² = 1 + t² (linear shear): ⟨Y⟩ → 2.
+    #[test]
+    fn shear_tends_to_two() {
+        let h = 1e-2;
+        let mut m = Megno::new();
+        for k in 0..=100_000 {
+            let t = k as f64 * h;
+            m.push(t, t / (1.0 + t * t));
+        }
+        assert!((m.mean() - 2.0).abs() < 0.05, "{}", m.mean());
+    }
+}
