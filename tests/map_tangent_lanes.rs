@@ -1,4 +1,4 @@
-//! The SIMD tangent kernel (`analysis::map::tangent`) against the scalar `System` + RK4 path
+//! The SIMD tangent lanes (`analysis::map::lanes::tangent`) against the scalar `System` + RK4 path
 //! (`Kernel::Scalar`, the chain's own `rhs_tangent` through `Flow`): Lyapunov, FTLE and MEGNO
 //! maps over benchmark F's whole square, point masses and rods, with and without damping and
 //! drive.
@@ -10,7 +10,8 @@
 //! which is the bar checked here. The lane arithmetic itself is checked bit for bit across
 //! lane widths 1/4/8/16 against one-lane scalar steps of the same formulas.
 
-use pendula::analysis::map::tangent::{rk4_tangent, tangent_run, Reduce};
+use pendula::analysis::map::lanes::tangent::{tangent_run, Reduce};
+use pendula::analysis::map::lanes::{rk4, Widest};
 use pendula::analysis::map::{self, compute_map, Kernel, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
@@ -74,7 +75,7 @@ fn lanes_match_the_scalar_path_on_the_whole_square() {
     }
 }
 
-/// A pixel in one lane, stepped by hand with `rk4_tangent` (the lane formulas, one at a
+/// A pixel in one lane, stepped by hand with `rk4` (the lane formulas, one at a
 /// time), gives the same bits as `tangent_run` at the machine's lane width with refills.
 #[test]
 fn tangent_run_equals_one_lane_steps() {
@@ -85,7 +86,7 @@ fn tangent_run_equals_one_lane_steps() {
         .collect();
     let (n, h) = (300u32, 0.01);
     let mut value = vec![0.0; y0.len()];
-    let steps = tangent_run(
+    let steps = tangent_run::<Widest>(
         &p,
         &y0,
         n,
@@ -103,7 +104,7 @@ fn tangent_run_equals_one_lane_steps() {
         let (mut y, mut v) = (*y, [[0.5; 4]]);
         let mut sum = 0.0;
         for k in 0..n {
-            rk4_tangent::<1, true, true>(&p, h, f64::from(k) * h, &mut y, &mut v);
+            rk4::<4, 1, _, true, true>(&p, h, f64::from(k) * h, &mut y, &mut v);
             if (k + 1) % 7 == 0 || k + 1 == n {
                 let r = v[0].iter().fold(0.0, |s, a| s + a * a).sqrt();
                 sum += r.ln();
