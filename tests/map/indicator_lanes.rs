@@ -10,14 +10,13 @@
 use pendula::analysis::indicators::{indicators, IndicatorOptions};
 use pendula::analysis::map::lanes::indicators::{indicator_run, IndicatorGrid};
 use pendula::analysis::map::lanes::{Fixed, Widest};
-use pendula::analysis::map::{self, class, Kernel, MapKind, MapOptions};
+use pendula::analysis::map::{self, class, MapKind, MapOptions};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-#[path = "common/chains.rs"]
-mod chains;
-use chains::{assert_threads_and_tiles_agree, chains, run, worst};
+use crate::chains::{assert_threads_and_tiles_agree, chains};
+use crate::harness::whole_square;
 
 const KINDS: [MapKind; 4] = [
     MapKind::Sali { tau_steps: 10 },
@@ -40,26 +39,7 @@ const KINDS: [MapKind; 4] = [
 /// ~1e-20 absolute).
 #[test]
 fn lanes_match_the_scalar_path_on_the_whole_square() {
-    for (name, chain) in chains() {
-        for kind in KINDS {
-            let fast = run(&chain, kind, 32, 1.0, Kernel::Auto);
-            let slow = run(&chain, kind, 32, 1.0, Kernel::Scalar);
-            let label = format!("{name} {} {kind:?}", kind.name());
-            assert_eq!(fast.class, slow.class, "{label}");
-            assert!(fast.value.iter().all(|v| v.is_finite()), "{label}");
-            let dv = worst(&fast.value, &slow.value, 1e-4);
-            let pure = worst(&fast.value, &slow.value, 0.0);
-            let smallest = fast.value.iter().fold(f64::INFINITY, |m, v| m.min(*v));
-            eprintln!(
-                "{label}: value {dv:.2e} (pure relative {pure:.2e}, smallest value {smallest:.2e})"
-            );
-            assert!(dv <= 1e-12, "{label}: {dv:e}");
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&fast.aux), bits(&slow.aux), "{label}");
-            assert_eq!(fast.steps, slow.steps, "{label}");
-            assert_eq!(fast.steps, 32 * 32 * 100, "{label}");
-        }
-    }
+    whole_square(&KINDS);
 }
 
 /// Pixels in the chaotic sea and on regular islands over 30 s, where SALI falls below 1e-8

@@ -16,16 +16,8 @@ use pendula::analysis::map::{self, compute_map, Kernel, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-#[path = "common/chains.rs"]
-mod chains;
-use chains::{assert_threads_and_tiles_agree, chains, run, worst};
-
-/// The largest |value| of a map (its scale).
-fn scale(a: &[f64]) -> f64 {
-    a.iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0, |m, v| m.max(v.abs()))
-}
+use crate::chains::{assert_threads_and_tiles_agree, chains, run, worst};
+use crate::harness::{scale, whole_square};
 
 const KINDS: [MapKind; 3] = [
     MapKind::Lyapunov {
@@ -43,36 +35,7 @@ const KINDS: [MapKind; 3] = [
 /// slope within 1e-11.
 #[test]
 fn lanes_match_the_scalar_path_on_the_whole_square() {
-    for (name, chain) in chains() {
-        for kind in KINDS {
-            let fast = run(&chain, kind, 32, 1.0, Kernel::Auto);
-            let slow = run(&chain, kind, 32, 1.0, Kernel::Scalar);
-            assert_eq!(fast.class, slow.class, "{name} {}", kind.name());
-            assert!(fast.value.iter().all(|v| v.is_finite()), "{name}");
-            let floor = 1e-2 * scale(&slow.value);
-            let dv = worst(&fast.value, &slow.value, floor);
-            let da = worst(&fast.aux, &slow.aux, 1e-2 * scale(&slow.aux));
-            let pure = worst(&fast.value, &slow.value, 0.0);
-            eprintln!(
-                "{name} {}: value {dv:.2e} (pure relative {pure:.2e}), aux {da:.2e}",
-                kind.name()
-            );
-            // ⟨Y⟩ integrates r = δ̇·δ/δ·δ, which changes sign every swing: the integral is a
-            // small remainder of large cancelling parts, so its rounding is ~10× that of λ
-            // (measured worst 2.3e-12 on rods, 1e-11 allowed; λ and FTLE ≤ 4e-14).
-            let bound = match kind {
-                MapKind::Megno { .. } => 1e-11,
-                _ => 1e-12,
-            };
-            assert!(dv <= bound, "{name} {}: {dv:e}", kind.name());
-            // The slope is a least-squares difference quotient of ⟨Y⟩ samples, which amplifies
-            // their rounding: measured worst 2.8e-12, bound 1e-11.
-            assert!(da <= 1e-11, "{name} {}: aux {da:e}", kind.name());
-            assert_eq!(fast.aux.len(), slow.aux.len());
-            // Both paths take n_steps on every pixel (none blew up).
-            assert_eq!(fast.steps, slow.steps);
-        }
-    }
+    whole_square(&KINDS);
 }
 
 /// A pixel in one lane, stepped by hand with `rk4` (the lane formulas, one at a
