@@ -270,40 +270,30 @@ impl Width for Widest {
         h: f64,
         red: &mut R,
     ) -> u64 {
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
-        unsafe fn wide<
-            const S: usize,
-            const K: usize,
-            M: LaneModel<S>,
-            R: Reduction<S, K>,
-            const DAMPED: bool,
-            const DRIVEN: bool,
-        >(
-            m: &M,
-            y0: &[[f64; S]],
-            h: f64,
-            red: &mut R,
-        ) -> u64 {
-            lanes::<16, S, K, M, R, DAMPED, DRIVEN>(m, y0, h, red)
+        // `lanes::<$l>` compiled with the instruction set `$features` enabled.
+        macro_rules! with_features {
+            ($name:ident, $features:literal, $l:literal) => {
+                #[cfg(target_arch = "x86_64")]
+                #[target_feature(enable = $features)]
+                unsafe fn $name<
+                    const S: usize,
+                    const K: usize,
+                    M: LaneModel<S>,
+                    R: Reduction<S, K>,
+                    const DAMPED: bool,
+                    const DRIVEN: bool,
+                >(
+                    m: &M,
+                    y0: &[[f64; S]],
+                    h: f64,
+                    red: &mut R,
+                ) -> u64 {
+                    lanes::<$l, S, K, M, R, DAMPED, DRIVEN>(m, y0, h, red)
+                }
+            };
         }
-        #[cfg(target_arch = "x86_64")]
-        #[target_feature(enable = "avx2,fma")]
-        unsafe fn mid<
-            const S: usize,
-            const K: usize,
-            M: LaneModel<S>,
-            R: Reduction<S, K>,
-            const DAMPED: bool,
-            const DRIVEN: bool,
-        >(
-            m: &M,
-            y0: &[[f64; S]],
-            h: f64,
-            red: &mut R,
-        ) -> u64 {
-            lanes::<8, S, K, M, R, DAMPED, DRIVEN>(m, y0, h, red)
-        }
+        with_features!(wide, "avx512f,avx512dq,avx512vl,avx2,fma", 16);
+        with_features!(mid, "avx2,fma", 8);
         match simd() {
             // SAFETY: `simd()` only names features detected on this CPU.
             #[cfg(target_arch = "x86_64")]
