@@ -303,8 +303,10 @@ impl Rule for Dwell {
 }
 
 /// One pixel's progress through the stroboscopic rule (driven chains; see the module doc),
-/// shared by [`classify`] and the SIMD kernel. It borrows its ring of samples.
-pub struct Stroboscope<'a> {
+/// shared by [`classify`] and the SIMD lanes. It owns its ring of samples (reused from pixel to
+/// pixel: [`Rule::start`] only clears it).
+#[derive(Debug, Clone)]
+pub struct Stroboscope {
     settle: Settle,
     strobe: Strobe,
     /// Steps the pixel has taken.
@@ -313,11 +315,11 @@ pub struct Stroboscope<'a> {
     m: usize,
     /// The last kmax + 1 samples (θ unwrapped, θ̇), then per period p the length of the current
     /// run of samples matching the one p periods earlier.
-    ring: &'a mut Vec<f64>,
+    ring: Vec<f64>,
 }
 
-impl<'a> Stroboscope<'a> {
-    pub fn new(ring: &'a mut Vec<f64>, settle: Settle, strobe: Strobe) -> Stroboscope<'a> {
+impl Stroboscope {
+    pub fn new(ring: Vec<f64>, settle: Settle, strobe: Strobe) -> Stroboscope {
         Stroboscope {
             settle,
             strobe,
@@ -376,7 +378,7 @@ impl<'a> Stroboscope<'a> {
     }
 }
 
-impl Rule for Stroboscope<'_> {
+impl Rule for Stroboscope {
     fn start(&mut self, x0: &[f64], n: u32, _h: f64, aux: &mut [f64]) -> Option<Outcome> {
         let (dim, kmax) = (x0.len(), self.strobe.max_period as usize);
         self.ring.clear();
@@ -422,15 +424,12 @@ pub fn classify(
     aux.fill(f64::NAN);
     match settle.strobe {
         None => run_rule(&mut Dwell::new(*settle), flow, solver, n, h, y, aux),
-        Some(s) => run_rule(
-            &mut Stroboscope::new(ring, *settle, s),
-            flow,
-            solver,
-            n,
-            h,
-            y,
-            aux,
-        ),
+        Some(s) => {
+            let mut rule = Stroboscope::new(std::mem::take(ring), *settle, s);
+            let o = run_rule(&mut rule, flow, solver, n, h, y, aux);
+            *ring = rule.ring;
+            o
+        }
     }
 }
 

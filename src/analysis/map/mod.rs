@@ -6,29 +6,24 @@
 //! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
 //! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
 //! thread or the batch it ran in, so every thread count, resume and shard split gives the same
-//! bits. Two-link chains go through the SIMD [`kernel`], flip-time and final-state maps of
-//! three-link chains through [`kernel3`] (the same lane loops); every other chain (and
-//! `Kernel::Scalar`) through the generic [`System`] + RK4 path.
+//! bits. Two-link chains, and the flip-time and final-state maps of three-link chains, go
+//! through the SIMD [`lanes`]; every other chain (and `Kernel::Scalar`) through the generic
+//! [`System`] + RK4 path.
 
 pub mod basins;
 pub mod bench;
 pub mod blocks;
 mod data;
 pub mod grid;
-pub mod kernel;
-pub mod kernel3;
 pub mod kinds;
+pub mod lanes;
 mod per_kind;
 use per_kind::Work;
-mod sincos;
-pub mod tangent;
-pub mod tangent_indicators;
 
 pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, MapHeader};
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
-pub use kernel::TwoLink;
-pub use kernel3::ThreeLink;
 pub use kinds::{Kind, MapKind};
+pub use lanes::{ThreeLink, TwoLink};
 
 use crate::analysis::indicators::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
@@ -171,7 +166,7 @@ impl MapOptions {
         two_link(chain)
     }
 
-    /// The SIMD three-link kernel ([`kernel3`]) for a flip-time or final-state map of a
+    /// The SIMD three-link lanes ([`lanes::three_link`]) for a flip-time or final-state map of a
     /// three-link chain, damping and drive included.
     fn fast3(&self, chain: &Chain) -> Option<ThreeLink> {
         match self.kind {
@@ -184,7 +179,7 @@ impl MapOptions {
         }
     }
 
-    /// The SIMD tangent kernel ([`tangent`]) for a Lyapunov, FTLE, MEGNO, SALI or GALI map of
+    /// The SIMD tangent lanes ([`lanes::tangent`], [`lanes::indicators`]) for a Lyapunov, FTLE, MEGNO, SALI or GALI map of
     /// a two-link chain, damping and drive included.
     fn fast_tangent(&self, chain: &Chain) -> Option<TwoLink> {
         match self.kind {
@@ -242,7 +237,7 @@ pub fn two_link_any(chain: &Chain) -> Option<TwoLink> {
         d11: d[0],
         d12: d[1],
         d22: d[3],
-        drive: kernel::TwoLinkDrive {
+        drive: lanes::TwoLinkDrive {
             b1: b[0],
             b2: b[1],
             g,
@@ -517,7 +512,7 @@ fn flip_scalar(
             let located = (lo..hi)
                 .filter(|&i| y[i].abs() > PI)
                 .map(|i| {
-                    kernel::located_time(u64::from(k), h, prev[i], prev[nl + i], y[i], y[nl + i])
+                    lanes::located_time(u64::from(k), h, prev[i], prev[nl + i], y[i], y[nl + i])
                 })
                 .fold(f64::INFINITY, f64::min);
             return ScalarFlip {
@@ -531,7 +526,7 @@ fn flip_scalar(
     let finite = y.iter().all(|v| v.is_finite());
     ScalarFlip {
         step: 0,
-        link: if finite { 0 } else { kernel::DIVERGED },
+        link: if finite { 0 } else { lanes::DIVERGED },
         located: f64::NAN,
         steps: u64::from(n),
     }

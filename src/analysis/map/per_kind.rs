@@ -1,6 +1,7 @@
 //! The work of a tile for each kind of map: one function per [`MapKind`], each filling the
 //! tile's result from its pixels' start states (see [`compute_tile`]).
 
+use super::lanes::{final_state as fs, flip, indicators, tangent, Widest};
 use super::*;
 use crate::analysis::budget::EnergyBalance;
 
@@ -41,6 +42,14 @@ impl<'a> Work<'a> {
     }
 }
 
+/// The pixels' start states as the lanes take them (`S` = the state dimension).
+fn states<const S: usize>(starts: &[Vec<f64>]) -> Vec<[f64; S]> {
+    starts
+        .iter()
+        .map(|s| std::array::from_fn(|c| s[c]))
+        .collect()
+}
+
 /// Flip-time maps: the first flip of the watched link(s), with the energy test.
 pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) {
     let (chain, opts, starts) = w.inputs();
@@ -64,14 +73,15 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
     if let Some(p2) = opts.fast(chain) {
         let y0: Vec<[f64; 4]> = todo
             .iter()
-            .map(|&p| [starts[p][0], starts[p][1], starts[p][2], starts[p][3]])
+            .map(|&p| std::array::from_fn(|c| starts[p][c]))
             .collect();
         let mask = match target {
             FlipTarget::Any => (true, true),
             FlipTarget::Link(0) => (true, false),
             FlipTarget::Link(_) => (false, true),
         };
-        out.steps = kernel::flip_run(&p2, &y0, n, h, mask, &mut k, &mut link, &mut located);
+        let (k, link, t) = (&mut k, &mut link, &mut located);
+        out.steps = flip::flip_run::<Widest>(&p2, &y0, n, h, mask, k, link, t);
     } else if let Some(p3) = opts.fast3(chain) {
         let y0: Vec<[f64; 6]> = todo
             .iter()
@@ -82,7 +92,7 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
             FlipTarget::Link(j) => 1u8 << j,
         };
         let (k, link, t) = (&mut k, &mut link, &mut located);
-        out.steps = kernel3::flip_run(&p3, &y0, n, h, mask, k, link, t);
+        out.steps = flip::flip_run3::<Widest>(&p3, &y0, n, h, mask, k, link, t);
     } else {
         let mut flow = Flow::new(chain);
         let mut solver = Rk4::new(h).solver(dim);
@@ -99,7 +109,7 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
     for (q, &p) in todo.iter().enumerate() {
         out.flip_step[p] = k[q];
         out.aux[p] = located[q];
-        if link[q] == kernel::DIVERGED {
+        if link[q] == lanes::DIVERGED {
             out.class[p] = class::DIVERGED;
         } else {
             out.flip_link[p] = link[q];
@@ -117,8 +127,8 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
     out.value = vec![0.0; np];
     let balance = |p: usize| EnergyBalance::new(chain, chain.energy(0.0, &starts[p]));
     if let Some(p2) = opts.fast(chain) {
-        let mut y: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
-        kernel::full_run(&p2, &mut y, n, h);
+        let mut y: Vec<[f64; 4]> = states(starts);
+        fs::full_run::<Widest>(&p2, &mut y, n, h);
         for p in 0..np {
             // This kernel runs only undamped, undriven chains: W = 0.
             out.value[p] = balance(p).relative(chain.energy(0.0, &y[p]), 0.0);
@@ -349,11 +359,12 @@ fn opts_aux(w: &Work<'_>) -> usize {
 fn tangent_lanes(w: &Work<'_>, p2: &TwoLink, reduce: tangent::Reduce, out: &mut TileResult) {
     let (_, _, starts) = w.inputs();
     let (np, _, n, h) = w.sizes();
-    let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+    let y0: Vec<[f64; 4]> = states(starts);
     out.value = vec![f64::NAN; np];
     let m = opts_aux(w);
     out.aux = vec![f64::NAN; m * np];
-    out.steps = tangent::tangent_run(p2, &y0, n, h, reduce, &mut out.value, &mut out.aux);
+    let (value, aux) = (&mut out.value, &mut out.aux);
+    out.steps = tangent::tangent_run::<Widest>(p2, &y0, n, h, reduce, value, aux);
     for p in 0..np {
         if !out.value[p].is_finite() {
             out.value[p] = f64::NAN;
@@ -370,33 +381,30 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
     out.value = vec![f64::NAN; np];
     let m = opts.kind.aux_columns(chain.links());
     out.aux = vec![f64::NAN; np * m];
-    if let Some(p2) = opts.fast_basins(chain) {
-        let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
-        let blank = basins::Outcome {
-            label: basins::label::UNSETTLED,
-            settle_time: f64::NAN,
-            steps: 0,
-        };
-        let mut px = vec![blank; np];
-        out.steps = kernel::final_state_run(&p2, &y0, n, h, settle, &mut px, &mut out.aux);
-        for (p, r) in px.iter().enumerate() {
-            out.class[p] = r.label;
-            out.value[p] = r.settle_time;
-        }
-        return;
-    }
-    if let Some(p3) = opts.fast3(chain) {
-        let y0: Vec<[f64; 6]> = starts
-            .iter()
-            .map(|s| std::array::from_fn(|c| s[c]))
-            .collect();
-        let blank = basins::Outcome {
-            label: basins::label::UNSETTLED,
-            settle_time: f64::NAN,
-            steps: 0,
-        };
-        let mut px = vec![blank; np];
-        out.steps = kernel3::final_state_run(&p3, &y0, n, h, settle, &mut px, &mut out.aux);
+    let blank = basins::Outcome {
+        label: basins::label::UNSETTLED,
+        settle_time: f64::NAN,
+        steps: 0,
+    };
+    let mut px = vec![blank; np];
+    let aux = &mut out.aux;
+    let lanes = if let Some(p2) = opts.fast_basins(chain) {
+        Some(fs::final_state_run::<Widest>(
+            &p2,
+            &states(starts),
+            n,
+            h,
+            settle,
+            &mut px,
+            aux,
+        ))
+    } else {
+        opts.fast3(chain).map(|p3| {
+            fs::final_state_run3::<Widest>(&p3, &states(starts), n, h, settle, &mut px, aux)
+        })
+    };
+    if let Some(steps) = lanes {
+        out.steps = steps;
         for (p, r) in px.iter().enumerate() {
             out.class[p] = r.label;
             out.value[p] = r.settle_time;
@@ -428,7 +436,7 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
 }
 
 /// SALI/GALI maps: the single-orbit indicators of each pixel (on the SIMD tangent lanes for a
-/// two-link chain, [`tangent_indicators`], which reproduce them).
+/// two-link chain, [`indicators`], which reproduce them).
 pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
     let (chain, opts, starts) = w.inputs();
     let (np, _, n, h) = w.sizes();
@@ -436,11 +444,12 @@ pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
     out.aux = vec![f64::NAN; np];
     let io = indicator_options(opts).expect("validated kind");
     let gali = matches!(opts.kind, MapKind::Gali { .. });
-    let grid = tangent_indicators::IndicatorGrid::new(&io, h, gali);
+    let grid = indicators::IndicatorGrid::new(&io, h, gali);
     if let (Some(p2), Some(g)) = (opts.fast_tangent(chain), grid) {
-        let y0: Vec<[f64; 4]> = starts.iter().map(|s| [s[0], s[1], s[2], s[3]]).collect();
+        let y0: Vec<[f64; 4]> = states(starts);
         let (value, aux) = (&mut out.value, &mut out.aux);
-        out.steps = tangent_indicators::indicator_run(&p2, &y0, h, &g, value, aux, &mut out.class);
+        let class = &mut out.class;
+        out.steps = indicators::indicator_run::<Widest>(&p2, &y0, h, &g, value, aux, class);
         return;
     }
     let method = crate::integrate::Method::Rk4 { dt: h };

@@ -2,7 +2,8 @@
 //! standard error against an independent ensemble, the `tolerance` stopping rule, the lane
 //! kernel against the scalar path, and the CLI's refusals.
 
-use pendula::analysis::map::{compute_map, Kernel, MapData, MapKind, MapOptions};
+use crate::harness::lanes_and_scalar;
+use pendula::analysis::map::{compute_map, MapData, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
@@ -106,7 +107,7 @@ fn tolerance_stops_early_and_leaves_full_pixels_unchanged() {
 }
 
 /// The lane kernel and the scalar path give the same stops and, to 1e-12 relative, the same
-/// λ and standard errors (over 1 s, where rounding has not grown; see map_tangent_lanes.rs).
+/// λ and standard errors (over 1 s, where rounding has not grown; see the tangent lanes module).
 #[test]
 fn lanes_and_scalar_path_agree_with_and_without_tolerance() {
     let chain = Chain::new(ChainParams::equal_points(2)).unwrap();
@@ -118,10 +119,7 @@ fn lanes_and_scalar_path_agree_with_and_without_tolerance() {
             blocks: 10,
             tolerance: tol,
         };
-        opts.kernel = Kernel::Auto;
-        let lanes = compute_map(&chain, &opts, &mut Silent);
-        opts.kernel = Kernel::Scalar;
-        let scalar = compute_map(&chain, &opts, &mut Silent);
+        let (lanes, scalar) = lanes_and_scalar(&chain, &opts, "simd-two-link");
         assert_eq!(lanes.steps, scalar.steps, "{tol:?}");
         let close = |a: f64, b: f64| (a - b).abs() <= 1e-12 * a.abs().max(b.abs()).max(1e-3);
         let mut early = 0;

@@ -65,7 +65,7 @@ fn rk4_state(chain: &Chain, x0: &[f64], k: i32, dt: f64) -> Vec<f64> {
     let p = map::two_link(chain).expect("a two-link chain");
     let mut y = [x0[0], x0[1], x0[2], x0[3]];
     for _ in 0..k {
-        p.rk4::<false, false>(dt, 0.0, &mut y);
+        map::lanes::rk4::<4, 0, _, false, false>(&p, dt, 0.0, &mut y, &mut []);
     }
     y.to_vec()
 }

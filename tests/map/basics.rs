@@ -5,8 +5,7 @@ use pendula::analysis::map::{self, compute_map, Kernel, MapOptions};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-#[path = "common/python.rs"]
-mod python;
+use crate::python;
 
 fn double() -> Chain {
     Chain::new(ChainParams::equal_points(2)).unwrap()

@@ -1,4 +1,4 @@
-//! The three-link SIMD lanes (`kernel3`) against the generic scalar path (`Kernel::Scalar`:
+//! The three-link SIMD lanes (`lanes::three_link`) against the generic scalar path (`Kernel::Scalar`:
 //! `Chain` as a `System` through `Flow` and `integrate::Rk4`), on the whole square
 //! [−π, π)² of (θ1, θ2) at 32², released from rest with θ3 = 0: point masses and rods, with and
 //! without damping and drive, flip-time and final-state maps. The lanes follow the scalar
@@ -7,8 +7,9 @@
 //! amplifies that last bit; where a decision (flip step, class) sits inside that rounding the
 //! two paths may differ, and the tests say how many pixels may.
 
+use crate::harness::lanes_and_scalar;
 use pendula::analysis::map::basins::Settle;
-use pendula::analysis::map::{compute_map, FlipTarget, Kernel, MapData, MapKind, MapOptions};
+use pendula::analysis::map::{compute_map, FlipTarget, MapData, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, PivotMotion};
 use pendula::observe::Silent;
 use std::f64::consts::PI;
@@ -65,15 +66,7 @@ fn strobe_rule() -> Settle {
 }
 
 fn both(chain: &Chain, o: &MapOptions) -> (MapData, MapData) {
-    let mut o = o.clone();
-    o.kernel = Kernel::Auto;
-    assert_eq!(o.kernel_name(chain), "simd-three-link");
-    let fast = compute_map(chain, &o, &mut Silent);
-    o.kernel = Kernel::Scalar;
-    assert_eq!(o.kernel_name(chain), "scalar");
-    let slow = compute_map(chain, &o, &mut Silent);
-    assert!(fast.complete() && slow.complete());
-    (fast, slow)
+    lanes_and_scalar(chain, o, "simd-three-link")
 }
 
 /// Flip steps, links, classes and located times of every pixel: pixels whose flip step

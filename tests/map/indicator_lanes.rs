@@ -1,4 +1,4 @@
-//! SALI and GALI maps on the SIMD tangent lanes (`analysis::map::tangent_indicators`) against
+//! SALI and GALI maps on the SIMD tangent lanes (`analysis::map::lanes::indicators`) against
 //! the scalar path (`Kernel::Scalar`: the single-orbit `indicators` per pixel, `System` + RK4
 //! through `Flow`), over benchmark F's whole square, point masses and rods, with and without
 //! damping and drive; lane widths, threads and tiles bit for bit.
@@ -8,15 +8,15 @@
 //! Householder |R_ii| of GALI) is the same operations in the same order.
 
 use pendula::analysis::indicators::{indicators, IndicatorOptions};
-use pendula::analysis::map::tangent_indicators::{indicator_lanes, indicator_run, IndicatorGrid};
-use pendula::analysis::map::{self, class, Kernel, MapKind, MapOptions};
+use pendula::analysis::map::lanes::indicators::{indicator_run, IndicatorGrid};
+use pendula::analysis::map::lanes::{Fixed, Widest};
+use pendula::analysis::map::{self, class, MapKind, MapOptions};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-#[path = "common/chains.rs"]
-mod chains;
-use chains::{assert_threads_and_tiles_agree, chains, run, worst};
+use crate::chains::{assert_threads_and_tiles_agree, chains};
+use crate::harness::whole_square;
 
 const KINDS: [MapKind; 4] = [
     MapKind::Sali { tau_steps: 10 },
@@ -39,26 +39,7 @@ const KINDS: [MapKind; 4] = [
 /// ~1e-20 absolute).
 #[test]
 fn lanes_match_the_scalar_path_on_the_whole_square() {
-    for (name, chain) in chains() {
-        for kind in KINDS {
-            let fast = run(&chain, kind, 32, 1.0, Kernel::Auto);
-            let slow = run(&chain, kind, 32, 1.0, Kernel::Scalar);
-            let label = format!("{name} {} {kind:?}", kind.name());
-            assert_eq!(fast.class, slow.class, "{label}");
-            assert!(fast.value.iter().all(|v| v.is_finite()), "{label}");
-            let dv = worst(&fast.value, &slow.value, 1e-4);
-            let pure = worst(&fast.value, &slow.value, 0.0);
-            let smallest = fast.value.iter().fold(f64::INFINITY, |m, v| m.min(*v));
-            eprintln!(
-                "{label}: value {dv:.2e} (pure relative {pure:.2e}, smallest value {smallest:.2e})"
-            );
-            assert!(dv <= 1e-12, "{label}: {dv:e}");
-            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-            assert_eq!(bits(&fast.aux), bits(&slow.aux), "{label}");
-            assert_eq!(fast.steps, slow.steps, "{label}");
-            assert_eq!(fast.steps, 32 * 32 * 100, "{label}");
-        }
-    }
+    whole_square(&KINDS);
 }
 
 /// Pixels in the chaotic sea and on regular islands over 30 s, where SALI falls below 1e-8
@@ -88,7 +69,7 @@ fn lanes_match_single_orbits_through_the_early_stop() {
         let g = IndicatorGrid::new(&io, h, gali).unwrap();
         let np = y0.len();
         let (mut value, mut aux, mut cls) = (vec![0.0; np], vec![0.0; np], vec![0u8; np]);
-        let steps = indicator_run(&p, &y0, h, &g, &mut value, &mut aux, &mut cls);
+        let steps = indicator_run::<Widest>(&p, &y0, h, &g, &mut value, &mut aux, &mut cls);
         let mut want_steps = 0;
         let (mut stopped, mut regular) = (0, 0);
         for (q, y) in y0.iter().enumerate() {
@@ -164,26 +145,12 @@ fn lane_widths_agree() {
         let run = |lanes: usize| {
             let (mut v, mut a, mut c) = (vec![0.0; np], vec![0.0; np], vec![0u8; np]);
             let (y, g) = (&y0, &g);
-            let s = match (lanes, k) {
-                (1, 2) => indicator_lanes::<1, 2, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (4, 2) => indicator_lanes::<4, 2, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (8, 2) => indicator_lanes::<8, 2, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (16, 2) => {
-                    indicator_lanes::<16, 2, true, true>(&p, y, h, g, &mut v, &mut a, &mut c)
-                }
-                (1, 3) => indicator_lanes::<1, 3, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (4, 3) => indicator_lanes::<4, 3, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (8, 3) => indicator_lanes::<8, 3, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (16, 3) => {
-                    indicator_lanes::<16, 3, true, true>(&p, y, h, g, &mut v, &mut a, &mut c)
-                }
-                (1, 4) => indicator_lanes::<1, 4, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (4, 4) => indicator_lanes::<4, 4, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (8, 4) => indicator_lanes::<8, 4, true, true>(&p, y, h, g, &mut v, &mut a, &mut c),
-                (16, 4) => {
-                    indicator_lanes::<16, 4, true, true>(&p, y, h, g, &mut v, &mut a, &mut c)
-                }
-                _ => indicator_run(&p, y, h, g, &mut v, &mut a, &mut c),
+            let s = match lanes {
+                1 => indicator_run::<Fixed<1>>(&p, y, h, g, &mut v, &mut a, &mut c),
+                4 => indicator_run::<Fixed<4>>(&p, y, h, g, &mut v, &mut a, &mut c),
+                8 => indicator_run::<Fixed<8>>(&p, y, h, g, &mut v, &mut a, &mut c),
+                16 => indicator_run::<Fixed<16>>(&p, y, h, g, &mut v, &mut a, &mut c),
+                _ => indicator_run::<Widest>(&p, y, h, g, &mut v, &mut a, &mut c),
             };
             let bits = |x: &[f64]| x.iter().map(|v| v.to_bits()).collect::<Vec<_>>();
             (bits(&v), bits(&a), c, s)

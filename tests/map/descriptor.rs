@@ -3,13 +3,10 @@
 //! lies (to within one pixel at 512 pixels a side), and at small amplitude the integral is the
 //! harmonic oscillator's, whose mean of |sin|^{1/2} is Γ(3/4)/(√π Γ(5/4)).
 
-#[path = "common/spawn.rs"]
-mod spawn;
-
+use crate::spawn::{json, run};
 use pendula::analysis::map::{compute_map, Grid, GridAxis, MapData, MapKind, MapOptions, Tiling};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
-use spawn::{json, run};
 
 fn simple() -> Chain {
     Chain::new(ChainParams::equal_points(1)).unwrap()

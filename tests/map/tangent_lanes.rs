@@ -1,4 +1,4 @@
-//! The SIMD tangent kernel (`analysis::map::tangent`) against the scalar `System` + RK4 path
+//! The SIMD tangent lanes (`analysis::map::lanes::tangent`) against the scalar `System` + RK4 path
 //! (`Kernel::Scalar`, the chain's own `rhs_tangent` through `Flow`): Lyapunov, FTLE and MEGNO
 //! maps over benchmark F's whole square, point masses and rods, with and without damping and
 //! drive.
@@ -10,21 +10,14 @@
 //! which is the bar checked here. The lane arithmetic itself is checked bit for bit across
 //! lane widths 1/4/8/16 against one-lane scalar steps of the same formulas.
 
-use pendula::analysis::map::tangent::{rk4_tangent, tangent_run, Reduce};
+use pendula::analysis::map::lanes::tangent::{tangent_run, Reduce};
+use pendula::analysis::map::lanes::{rk4, Widest};
 use pendula::analysis::map::{self, compute_map, Kernel, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
-#[path = "common/chains.rs"]
-mod chains;
-use chains::{assert_threads_and_tiles_agree, chains, run, worst};
-
-/// The largest |value| of a map (its scale).
-fn scale(a: &[f64]) -> f64 {
-    a.iter()
-        .filter(|v| v.is_finite())
-        .fold(0.0, |m, v| m.max(v.abs()))
-}
+use crate::chains::{assert_threads_and_tiles_agree, chains, run, worst};
+use crate::harness::{scale, whole_square};
 
 const KINDS: [MapKind; 3] = [
     MapKind::Lyapunov {
@@ -42,39 +35,10 @@ const KINDS: [MapKind; 3] = [
 /// slope within 1e-11.
 #[test]
 fn lanes_match_the_scalar_path_on_the_whole_square() {
-    for (name, chain) in chains() {
-        for kind in KINDS {
-            let fast = run(&chain, kind, 32, 1.0, Kernel::Auto);
-            let slow = run(&chain, kind, 32, 1.0, Kernel::Scalar);
-            assert_eq!(fast.class, slow.class, "{name} {}", kind.name());
-            assert!(fast.value.iter().all(|v| v.is_finite()), "{name}");
-            let floor = 1e-2 * scale(&slow.value);
-            let dv = worst(&fast.value, &slow.value, floor);
-            let da = worst(&fast.aux, &slow.aux, 1e-2 * scale(&slow.aux));
-            let pure = worst(&fast.value, &slow.value, 0.0);
-            eprintln!(
-                "{name} {}: value {dv:.2e} (pure relative {pure:.2e}), aux {da:.2e}",
-                kind.name()
-            );
-            // ⟨Y⟩ integrates r = δ̇·δ/δ·δ, which changes sign every swing: the integral is a
-            // small remainder of large cancelling parts, so its rounding is ~10× that of λ
-            // (measured worst 2.3e-12 on rods, 1e-11 allowed; λ and FTLE ≤ 4e-14).
-            let bound = match kind {
-                MapKind::Megno { .. } => 1e-11,
-                _ => 1e-12,
-            };
-            assert!(dv <= bound, "{name} {}: {dv:e}", kind.name());
-            // The slope is a least-squares difference quotient of ⟨Y⟩ samples, which amplifies
-            // their rounding: measured worst 2.8e-12, bound 1e-11.
-            assert!(da <= 1e-11, "{name} {}: aux {da:e}", kind.name());
-            assert_eq!(fast.aux.len(), slow.aux.len());
-            // Both paths take n_steps on every pixel (none blew up).
-            assert_eq!(fast.steps, slow.steps);
-        }
-    }
+    whole_square(&KINDS);
 }
 
-/// A pixel in one lane, stepped by hand with `rk4_tangent` (the lane formulas, one at a
+/// A pixel in one lane, stepped by hand with `rk4` (the lane formulas, one at a
 /// time), gives the same bits as `tangent_run` at the machine's lane width with refills.
 #[test]
 fn tangent_run_equals_one_lane_steps() {
@@ -85,7 +49,7 @@ fn tangent_run_equals_one_lane_steps() {
         .collect();
     let (n, h) = (300u32, 0.01);
     let mut value = vec![0.0; y0.len()];
-    let steps = tangent_run(
+    let steps = tangent_run::<Widest>(
         &p,
         &y0,
         n,
@@ -103,7 +67,7 @@ fn tangent_run_equals_one_lane_steps() {
         let (mut y, mut v) = (*y, [[0.5; 4]]);
         let mut sum = 0.0;
         for k in 0..n {
-            rk4_tangent::<1, true, true>(&p, h, f64::from(k) * h, &mut y, &mut v);
+            rk4::<4, 1, _, true, true>(&p, h, f64::from(k) * h, &mut y, &mut v);
             if (k + 1) % 7 == 0 || k + 1 == n {
                 let r = v[0].iter().fold(0.0, |s, a| s + a * a).sqrt();
                 sum += r.ln();

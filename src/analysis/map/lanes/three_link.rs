@@ -1,6 +1,5 @@
-//! The fast path for three-link chains: RK4 in SIMD lanes on the loops of [`super::kernel`]
-//! (lane refill, flip test and location, settling rules), with the right-hand side of
-//! `model/chain/small.rs` for N = 3 written lane by lane.
+//! The three-link chain on the lanes: the right-hand side of `model/chain/small.rs` for N = 3
+//! written lane by lane (state only; its tangent maps take the scalar path).
 //!
 //! The arithmetic follows the scalar route operation for operation (M(θ) and F built in the
 //! same loop order, damping −D θ̇ and the torque added as `add_damping_and_torque` does, M⁻¹
@@ -8,10 +7,9 @@
 //! `integrate::Rk4`), so the only difference from the scalar path is sin/cos: the lanes use the
 //! vectorisable [`sin_cos`] (≈ 1 ulp), the scalar path the C library's. Flip steps and
 //! final-state classes therefore agree wherever chaos does not amplify that last bit past a
-//! decision (see `tests/map_three_lanes.rs` for how often it does).
+//! decision (see the map tests' three-link lanes module for how often it does).
 
-use super::basins::{Outcome, Settle};
-use super::kernel::{basin_lanes, flip_generic, strobe_lanes, widest, LaneModel};
+use super::engine::LaneModel;
 use super::sincos::sin_cos;
 use crate::model::Chain;
 
@@ -135,32 +133,20 @@ impl ThreeLink {
         }
         alpha
     }
-
-    /// The state derivative (ω, α).
-    #[inline(always)]
-    fn deriv<const DAMPED: bool, const DRIVEN: bool>(&self, t: f64, u: &[f64; 6]) -> [f64; 6] {
-        let al = self.accel::<DAMPED, DRIVEN>(t, [u[0], u[1], u[2]], [u[3], u[4], u[5]]);
-        [u[3], u[4], u[5], al[0], al[1], al[2]]
-    }
 }
 
 impl LaneModel<6> for ThreeLink {
-    /// The stage formulas of `integrate::Rk4::rk4_step`.
+    /// The state derivative (ω, α); a three-link lane carries no deviation vectors.
     #[inline(always)]
-    fn rk4<const DAMPED: bool, const DRIVEN: bool>(&self, h: f64, t: f64, y: &mut [f64; 6]) {
-        let hh = 0.5 * h;
-        let h6 = h / 6.0;
-        let (tm, te) = (t + hh, t + h);
-        let k1 = self.deriv::<DAMPED, DRIVEN>(t, y);
-        let u: [f64; 6] = std::array::from_fn(|i| y[i] + hh * k1[i]);
-        let k2 = self.deriv::<DAMPED, DRIVEN>(tm, &u);
-        let u: [f64; 6] = std::array::from_fn(|i| y[i] + hh * k2[i]);
-        let k3 = self.deriv::<DAMPED, DRIVEN>(tm, &u);
-        let u: [f64; 6] = std::array::from_fn(|i| y[i] + h * k3[i]);
-        let k4 = self.deriv::<DAMPED, DRIVEN>(te, &u);
-        for i in 0..6 {
-            y[i] += h6 * (k1[i] + 2.0 * k2[i] + 2.0 * k3[i] + k4[i]);
-        }
+    fn deriv<const K: usize, const DAMPED: bool, const DRIVEN: bool>(
+        &self,
+        t: f64,
+        u: &[f64; 6],
+        _v: &[[f64; 6]; K],
+    ) -> ([f64; 6], [[f64; 6]; K]) {
+        const { assert!(K == 0, "the three-link lanes have no tangent equations") };
+        let al = self.accel::<DAMPED, DRIVEN>(t, [u[0], u[1], u[2]], [u[3], u[4], u[5]]);
+        ([u[3], u[4], u[5], al[0], al[1], al[2]], [[0.0; 6]; K])
     }
 
     /// The scalar path's code: the first watched link beyond ±π (no "both" code past N = 2).
@@ -170,77 +156,10 @@ impl LaneModel<6> for ThreeLink {
     }
 }
 
-/// [`super::kernel::flip_run`] for three links: `mask` bit j watches link j + 1; damping and
-/// drive as the chain has them (each lane at its own pixel's time).
-#[allow(clippy::too_many_arguments)]
-pub fn flip_run(
-    p: &ThreeLink,
-    y0: &[[f64; 6]],
-    n_steps: u32,
-    h: f64,
-    mask: u8,
-    k_out: &mut [i32],
-    link_out: &mut [u8],
-    t_out: &mut [f64],
-) -> u64 {
-    assert!(k_out.len() == y0.len() && link_out.len() == y0.len() && t_out.len() == y0.len());
-    macro_rules! go {
-        ($d:literal, $r:literal) => {
-            widest!(flip_generic[6, ThreeLink, $d, $r](
-                p: &ThreeLink,
-                y0: &[[f64; 6]],
-                n_steps: u32,
-                h: f64,
-                mask: u8,
-                k_out: &mut [i32],
-                link_out: &mut [u8],
-                t_out: &mut [f64]
-            ) -> u64)
-        };
-    }
-    match (p.damped, p.driven()) {
-        (false, false) => go!(false, false),
-        (true, false) => go!(true, false),
-        (false, true) => go!(false, true),
-        (true, true) => go!(true, true),
-    }
-}
-
-/// [`super::kernel::final_state_run`] for three links (`aux` ≥ 9 columns per pixel).
-pub fn final_state_run(
-    p: &ThreeLink,
-    y0: &[[f64; 6]],
-    n_steps: u32,
-    h: f64,
-    settle: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    assert!(out.len() == y0.len());
-    assert!(aux.len() >= 9 * y0.len() && aux.len().is_multiple_of(y0.len().max(1)));
-    macro_rules! go {
-        ($lanes:ident, $d:literal) => {
-            widest!($lanes[6, ThreeLink, $d](
-                p: &ThreeLink,
-                y0: &[[f64; 6]],
-                n_steps: u32,
-                h: f64,
-                settle: &Settle,
-                out: &mut [Outcome],
-                aux: &mut [f64]
-            ) -> u64)
-        };
-    }
-    match (settle.strobe.is_some(), p.damped) {
-        (false, false) => go!(basin_lanes, false),
-        (false, true) => go!(basin_lanes, true),
-        (true, false) => go!(strobe_lanes, false),
-        (true, true) => go!(strobe_lanes, true),
-    }
-}
-
 #[cfg(test)]
 mod tests {
+    use super::super::engine::{Fixed, Widest};
+    use super::super::flip::flip_run3;
     use super::*;
     use crate::model::{ChainParams, Damping, Drive, Harmonic, PivotMotion};
 
@@ -294,16 +213,10 @@ mod tests {
             let mut link = vec![0u8; y0.len()];
             let mut t = vec![0.0; y0.len()];
             let steps = match lanes {
-                1 => flip_generic::<1, 6, ThreeLink, true, true>(
-                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
-                ),
-                4 => flip_generic::<4, 6, ThreeLink, true, true>(
-                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
-                ),
-                8 => flip_generic::<8, 6, ThreeLink, true, true>(
-                    &p, &y0, n, h, mask, &mut k, &mut link, &mut t,
-                ),
-                _ => flip_run(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
+                1 => flip_run3::<Fixed<1>>(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
+                4 => flip_run3::<Fixed<4>>(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
+                8 => flip_run3::<Fixed<8>>(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
+                _ => flip_run3::<Widest>(&p, &y0, n, h, mask, &mut k, &mut link, &mut t),
             };
             let bits: Vec<u64> = t.iter().map(|x| x.to_bits()).collect();
             (k, link, bits, steps)

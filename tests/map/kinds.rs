@@ -1,6 +1,7 @@
 //! Final-state (basin) and SALI/GALI maps, checked pixel by pixel against the single-orbit
 //! analyses (`simulate`, `indicators`) with settling criteria re-derived here.
 
+use crate::harness::lanes_and_scalar;
 use pendula::analysis::map::basins::{label, Settle};
 use pendula::analysis::map::{self, compute_map, MapData, MapKind, MapOptions};
 use pendula::analysis::{chain_indicators, simulate, Regularity, SimulateOptions};
@@ -252,12 +253,8 @@ fn simd_final_state_kernel_matches_the_scalar_path() {
         joint: vec![0.1, 0.15],
     };
     let chain = Chain::new(p).unwrap();
-    let mut opts = basin_opts(24, -PI, PI, 40.0, SETTLE);
-    assert_eq!(opts.kernel_name(&chain), "simd-two-link");
-    let fast = compute_map(&chain, &opts, &mut Silent);
-    opts.kernel = map::Kernel::Scalar;
-    assert_eq!(opts.kernel_name(&chain), "scalar");
-    let slow = compute_map(&chain, &opts, &mut Silent);
+    let opts = basin_opts(24, -PI, PI, 40.0, SETTLE);
+    let (fast, slow) = lanes_and_scalar(&chain, &opts, "simd-two-link");
     let n = fast.class.len();
     let mut same = 0;
     for px in 0..n {
@@ -286,10 +283,8 @@ fn simd_final_state_kernel_matches_the_scalar_path() {
     eprintln!("SIMD vs scalar final-state kernel: {same} of {n} pixels in the same class");
     assert!(same * 100 >= 97 * n, "{same} of {n} pixels agree");
     // Hanging starts near rest settle identically on both paths (no chaos to amplify).
-    let mut opts = basin_opts(8, -0.3, 0.3, 30.0, SETTLE);
-    let fast = compute_map(&chain, &opts, &mut Silent);
-    opts.kernel = map::Kernel::Scalar;
-    let slow = compute_map(&chain, &opts, &mut Silent);
+    let opts = basin_opts(8, -0.3, 0.3, 30.0, SETTLE);
+    let (fast, slow) = lanes_and_scalar(&chain, &opts, "simd-two-link");
     assert_eq!(fast.class, slow.class);
     assert_eq!(fast.steps, slow.steps);
 }
@@ -367,11 +362,7 @@ fn simd_driven_final_state_kernel_matches_the_scalar_path() {
     let run = |w: usize, lo: f64, hi: f64| {
         let mut opts = basin_opts(w, lo, hi, 40.0 * period, settle);
         opts.dt = period / 100.0;
-        assert_eq!(opts.kernel_name(&chain), "simd-two-link");
-        let fast = compute_map(&chain, &opts, &mut Silent);
-        opts.kernel = map::Kernel::Scalar;
-        let slow = compute_map(&chain, &opts, &mut Silent);
-        (fast, slow)
+        lanes_and_scalar(&chain, &opts, "simd-two-link")
     };
     let (fast, slow) = run(6, -0.5, 0.5);
     assert_eq!(fast.class, slow.class);
@@ -411,7 +402,7 @@ fn sali_and_gali_maps_match_the_single_orbit_indicators() {
         opts.kind = kind;
         opts.tile = 4;
         // The scalar map path runs the single-orbit code itself (bit for bit); the SIMD lanes
-        // reproduce it to rounding (tests/map_indicator_lanes.rs).
+        // reproduce it to rounding (the indicator lanes module).
         opts.kernel = map::Kernel::Scalar;
         let d = compute_map(&chain, &opts, &mut Silent);
         let io = map::indicator_options(&opts).unwrap();

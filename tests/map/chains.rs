@@ -1,6 +1,6 @@
-//! The two-link chains and map helpers the SIMD-lane tests (`map_tangent_lanes`,
-//! `map_indicator_lanes`) share: one set of chains, so both kernels are checked on the same
-//! damping and drive branches.
+//! The two-link chains and map helpers the SIMD-lane tests (the tangent and indicator lanes
+//! modules and the [`harness`](crate::harness)) share: one set of chains, so every two-link
+//! lane kind is checked on the same damping and drive branches.
 
 use pendula::analysis::map::{compute_map, Kernel, MapData, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, PivotMotion};

@@ -1,0 +1,81 @@
+//! The fast path of the maps: RK4 for two- and three-link chains, many pixels at once in SIMD
+//! lanes, one refill loop for every lane map kind.
+//!
+//! The pieces, each written once:
+//!
+//! - [`engine`]: the lanes (structure-of-arrays state and deviation vectors), the RK4 step of
+//!   the augmented vector, the refill loop (a lane whose pixel ended takes the next pixel at
+//!   once, so the vector stays full until the work list runs out) and the one dispatch over
+//!   (lane width, damped, driven) that compiles each combination in;
+//! - a [`LaneModel`] per chain: its state and tangent derivative ([`two_link`], whose
+//!   equations serve the state and its deviations alike, and [`three_link`], state only);
+//! - a [`Reduction`] per map kind: how a pixel starts, what its lane does after each step, and
+//!   how a finished pixel is written out ([`flip`] flip times, [`final_state`] final states and the
+//!   energy kernel's plain run, [`tangent`] Lyapunov/FTLE/MEGNO, [`indicators`] SALI/GALI).
+//!
+//! A new lane map kind is one reduction plus its registration (the kind's `*_run` function and
+//! the tile function in `per_kind.rs` that calls it).
+//!
+//! The lanes are plain arrays and every operation is a loop over lanes, so LLVM vectorizes them;
+//! the loop is compiled three times (AVX-512, AVX2+FMA, baseline) and picked at run time, so no
+//! `target-cpu=native` is needed and the binary runs anywhere. Arithmetic is identical in all
+//! three (explicit `mul_add`, IEEE division) and at every lane width, so the map depends neither
+//! on the machine nor on the refill order.
+
+pub mod engine;
+pub mod final_state;
+pub mod flip;
+pub mod indicators;
+mod sincos;
+pub mod tangent;
+pub mod three_link;
+pub mod two_link;
+
+pub use engine::{rk4, Fixed, LaneModel, Lanes, Reduction, Widest, Width};
+pub use flip::{crossing_fraction, located_time, FlipMask, DIVERGED};
+pub use three_link::ThreeLink;
+pub use two_link::{TwoLink, TwoLinkDrive};
+
+/// The instruction set the lanes run with.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Simd {
+    Avx512,
+    Avx2,
+    Baseline,
+}
+
+/// The best instruction set of this CPU, or a lesser one named by the environment variable
+/// `PENDULA_SIMD` (`avx512`, `avx2`, `baseline`; to benchmark the variants side by side).
+/// All give the same bits.
+pub fn simd() -> Simd {
+    static CHOICE: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
+    *CHOICE.get_or_init(|| {
+        #[allow(unused_mut)]
+        let mut best = Simd::Baseline;
+        #[cfg(target_arch = "x86_64")]
+        {
+            use std::arch::is_x86_feature_detected as has;
+            if has!("avx2") && has!("fma") {
+                best = Simd::Avx2;
+                if has!("avx512f") && has!("avx512dq") && has!("avx512vl") {
+                    best = Simd::Avx512;
+                }
+            }
+        }
+        let rank = |s: Simd| match s {
+            Simd::Baseline => 0,
+            Simd::Avx2 => 1,
+            Simd::Avx512 => 2,
+        };
+        let asked = match std::env::var("PENDULA_SIMD").as_deref() {
+            Ok("avx512") => Some(Simd::Avx512),
+            Ok("avx2") => Some(Simd::Avx2),
+            Ok("baseline") => Some(Simd::Baseline),
+            _ => None,
+        };
+        match asked {
+            Some(a) if rank(a) <= rank(best) => a,
+            _ => best,
+        }
+    })
+}
