@@ -161,10 +161,10 @@ impl<const L: usize, const S: usize, const K: usize> Lanes<L, S, K> {
         } else {
             for l in 0..L {
                 let (mut y, mut v) = self.get(l);
-                let v0 = v;
+                let v0 = if RATE { v[0] } else { [0.0; S] };
                 let l1 = rk4::<S, K, M, DAMPED, DRIVEN>(m, h, t[l], &mut y, &mut v);
                 if RATE {
-                    r[l] = rate(&l1[0], &v0[0]);
+                    r[l] = rate(&l1[0], &v0);
                 }
                 self.set(l, &y, &v);
             }
@@ -440,8 +440,8 @@ pub fn lanes<
                 start[l] = step;
                 load(l, &mut lanes, &mut who, &mut acc, red, &mut next);
             }
-            if who[l] != IDLE {
-                deadline = deadline.min(start[l].saturating_add(n));
+            if n != u64::MAX && who[l] != IDLE {
+                deadline = deadline.min(start[l] + n);
             }
         }
     }
