@@ -127,10 +127,54 @@ fn solve_segment(
             out.push(sigma + q[0]);
             return true;
         }
-        if deflate_one(&mut q, &mut e, sigma, out, norms)
-            || deflate_two(&mut q, &mut e, sigma, out, norms)
+        let lam = sigma + q[m - 1];
+        let en = e[m - 2];
+        let gap_free = en * q[m - 1] <= (REL * sigma).powi(2);
+        if gap_free
+            || decoupled(
+                &q[..m - 1],
+                &e[..m - 2],
+                en * q[m - 1],
+                q[m - 1],
+                lam,
+                norms,
+            )
         {
-            m = q.len();
+            out.push(lam);
+            if gap_free {
+                column_norms(&q[..m - 1], &e[..m - 2], norms);
+            }
+            absorb(&mut q[..m - 1], &mut e[..m - 2], en, norms);
+            m -= 1;
+            q.truncate(m);
+            e.truncate(m - 1);
+            (tau, failures) = (next_shift(&q, &e, f64::INFINITY), 0);
+            continue;
+        }
+        let (small, big) = trailing_2x2(q[m - 2], e[m - 2], q[m - 1]);
+        let en = if m > 2 { e[m - 3] } else { 0.0 };
+        let gap_free = m == 2 || en * q[m - 2] <= (REL * sigma).powi(2);
+        if gap_free
+            || decoupled(
+                &q[..m - 2],
+                &e[..m - 3],
+                en * q[m - 2],
+                big,
+                sigma + small,
+                norms,
+            )
+        {
+            out.push(sigma + small);
+            out.push(sigma + big);
+            if m > 2 {
+                if gap_free {
+                    column_norms(&q[..m - 2], &e[..m - 3], norms);
+                }
+                absorb(&mut q[..m - 2], &mut e[..m - 3], en, norms);
+            }
+            m -= 2;
+            q.truncate(m);
+            e.truncate(m.saturating_sub(1));
             (tau, failures) = (next_shift(&q, &e, f64::INFINITY), 0);
             continue;
         }
@@ -149,134 +193,41 @@ fn solve_segment(
                 // The least pivot: an upper bound on the smallest eigenvalue of the new array.
                 let mut dmin = least;
                 if let Some(j) = split {
-                    split_off_top(&mut q, &mut e, j, sigma, todo, norms);
+                    // Rows 0..j and j..m couple through b² = e_{j−1} q_j ≤ (REL σ)² only: split.
+                    // The upper part keeps e_{j−1} as a leftover on its last row.
+                    let (mut top_q, mut top_e) = (q[..j].to_vec(), e[..j - 1].to_vec());
+                    column_norms(&top_q, &top_e, norms);
+                    absorb(&mut top_q, &mut top_e, e[j - 1], norms);
+                    todo.push(Segment {
+                        q: top_q,
+                        e: top_e,
+                        sigma,
+                    });
+                    q.drain(..j);
+                    e.drain(..j);
                     m -= j;
                     dmin = f64::INFINITY;
                 }
                 tau = if m > 2 { next_shift(&q, &e, dmin) } else { 0.0 };
             }
             Transform::Failed { at_end, d } => {
+                // τ was at or above the smallest eigenvalue. A failure only at the last pivot
+                // says by how much (d_n ≈ λ − τ near convergence); else back off, then stop
+                // shifting.
                 failures += 1;
-                tau = backed_off_shift(tau, failures, at_end, d);
+                tau = if failures > 2 {
+                    0.0
+                } else if at_end {
+                    ((tau + d) * (1.0 - 2.0 * f64::EPSILON)).max(0.0)
+                } else {
+                    0.25 * tau
+                };
+                if tau < f64::MIN_POSITIVE {
+                    tau = 0.0;
+                }
             }
         }
     }
-}
-
-/// Deflates the bottom eigenvalue σ + q_{m−1} when its row has decoupled from the rest
-/// (pushed to `out`, the array shortened by one row); false when it has not.
-#[inline(always)]
-fn deflate_one(
-    q: &mut Vec<f64>,
-    e: &mut Vec<f64>,
-    sigma: f64,
-    out: &mut Vec<f64>,
-    norms: &mut [f64],
-) -> bool {
-    let m = q.len();
-    let lam = sigma + q[m - 1];
-    let en = e[m - 2];
-    let gap_free = en * q[m - 1] <= (REL * sigma).powi(2);
-    if gap_free
-        || decoupled(
-            &q[..m - 1],
-            &e[..m - 2],
-            en * q[m - 1],
-            q[m - 1],
-            lam,
-            norms,
-        )
-    {
-        out.push(lam);
-        if gap_free {
-            column_norms(&q[..m - 1], &e[..m - 2], norms);
-        }
-        absorb(&mut q[..m - 1], &mut e[..m - 2], en, norms);
-        q.truncate(m - 1);
-        e.truncate(m - 2);
-        return true;
-    }
-    false
-}
-
-/// Deflates the bottom 2×2 block's two eigenvalues when the block has decoupled from the rest
-/// (pushed to `out`, the array shortened by two rows); false when it has not.
-#[inline(always)]
-fn deflate_two(
-    q: &mut Vec<f64>,
-    e: &mut Vec<f64>,
-    sigma: f64,
-    out: &mut Vec<f64>,
-    norms: &mut [f64],
-) -> bool {
-    let m = q.len();
-    let (small, big) = trailing_2x2(q[m - 2], e[m - 2], q[m - 1]);
-    let en = if m > 2 { e[m - 3] } else { 0.0 };
-    let gap_free = m == 2 || en * q[m - 2] <= (REL * sigma).powi(2);
-    if gap_free
-        || decoupled(
-            &q[..m - 2],
-            &e[..m - 3],
-            en * q[m - 2],
-            big,
-            sigma + small,
-            norms,
-        )
-    {
-        out.push(sigma + small);
-        out.push(sigma + big);
-        if m > 2 {
-            if gap_free {
-                column_norms(&q[..m - 2], &e[..m - 3], norms);
-            }
-            absorb(&mut q[..m - 2], &mut e[..m - 3], en, norms);
-        }
-        q.truncate(m - 2);
-        e.truncate((m - 2).saturating_sub(1));
-        return true;
-    }
-    false
-}
-
-/// Rows 0..j and j..m couple through b² = e_{j−1} q_j ≤ (REL σ)² only: split. The upper part,
-/// keeping e_{j−1} as a leftover on its last row, goes to `todo`; (q, e) keep the lower part.
-#[inline(always)]
-fn split_off_top(
-    q: &mut Vec<f64>,
-    e: &mut Vec<f64>,
-    j: usize,
-    sigma: f64,
-    todo: &mut Vec<Segment>,
-    norms: &mut [f64],
-) {
-    let (mut top_q, mut top_e) = (q[..j].to_vec(), e[..j - 1].to_vec());
-    column_norms(&top_q, &top_e, norms);
-    absorb(&mut top_q, &mut top_e, e[j - 1], norms);
-    todo.push(Segment {
-        q: top_q,
-        e: top_e,
-        sigma,
-    });
-    q.drain(..j);
-    e.drain(..j);
-}
-
-/// The shift after a failed transform (τ was at or above the smallest eigenvalue). A failure
-/// only at the last pivot says by how much (d_n ≈ λ − τ near convergence); else back off,
-/// then, from the third failure in a row, stop shifting.
-#[inline(always)]
-fn backed_off_shift(tau: f64, failures: u32, at_end: bool, d: f64) -> f64 {
-    let mut tau = if failures > 2 {
-        0.0
-    } else if at_end {
-        ((tau + d) * (1.0 - 2.0 * f64::EPSILON)).max(0.0)
-    } else {
-        0.25 * tau
-    };
-    if tau < f64::MIN_POSITIVE {
-        tau = 0.0;
-    }
-    tau
 }
 
 enum Transform {
