@@ -155,6 +155,20 @@ fn write_energy(g: &GroupWriter<'_>, e: &EnergyCheck) -> Result<(), StoreError> 
     Ok(())
 }
 
+/// Group `name` in `out` with the chain's links, parameters ([`write_model`]) and initial state.
+fn chain_group<'a>(
+    out: &'a H5Out,
+    name: &str,
+    chain: &Chain,
+    x0: &[f64],
+) -> Result<GroupWriter<'a>, StoreError> {
+    let g = out.group(name)?;
+    link_coord(&g, chain.links())?;
+    write_model(&g, chain)?;
+    g.initial_state(x0)?;
+    Ok(g)
+}
+
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
@@ -170,11 +184,7 @@ pub fn write_lyapunov_chain(
     x0: &[f64],
     r: &Lyapunov,
 ) -> Result<(), StoreError> {
-    let g = out.group(name)?;
-    link_coord(&g, chain.links())?;
-    write_model(&g, chain)?;
-    g.initial_state(x0)?;
-    write_lyapunov(&g, r)
+    write_lyapunov(&chain_group(out, name, chain, x0)?, r)
 }
 
 /// Writes a MEGNO run into `g` (see the module docs for the layout).
@@ -236,11 +246,7 @@ pub fn write_megno_chain(
     x0: &[f64],
     r: &MegnoOrbit,
 ) -> Result<(), StoreError> {
-    let g = out.group(name)?;
-    link_coord(&g, chain.links())?;
-    write_model(&g, chain)?;
-    g.initial_state(x0)?;
-    write_megno(&g, r)
+    write_megno(&chain_group(out, name, chain, x0)?, r)
 }
 
 /// Writes an FLI run into `g` (see the module docs for the layout).
@@ -295,11 +301,7 @@ pub fn write_fli_chain(
     x0: &[f64],
     r: &FliOrbit,
 ) -> Result<(), StoreError> {
-    let g = out.group(name)?;
-    link_coord(&g, chain.links())?;
-    write_model(&g, chain)?;
-    g.initial_state(x0)?;
-    write_fli(&g, r)
+    write_fli(&chain_group(out, name, chain, x0)?, r)
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables

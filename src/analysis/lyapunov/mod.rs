@@ -50,7 +50,7 @@ pub use two_trajectory::{
 };
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
-use super::orbit::{chain_run, check_len, ChainRun};
+use super::orbit::check_len;
 use super::route::View;
 use super::AnalysisError;
 use crate::integrate::{Method, Stats};
@@ -460,32 +460,16 @@ pub(crate) fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
         .all(|&se| se < tol)
 }
 
-/// [`lyapunov_spectrum`] for a planar chain from `x0 = (θ, θ̇)`; with Gauss–Legendre it runs in
-/// canonical coordinates (θ, p) via [`Canonical`](crate::model::Canonical) (see [`Routed`]),
-/// where the method is symplectic. The spectrum is coordinate independent as T → ∞ (finite-T
-/// estimates differ by O(1/T)); the history and the Σλ check then refer to (θ, p).
-pub fn chain_spectrum(
-    chain: &Chain,
-    method: &Method,
-    x0: &[f64],
-    opts: &LyapunovOptions,
-    observer: &mut dyn Observer,
-) -> Result<Lyapunov, LyapunovError> {
-    chain_run(chain, method, x0, opts, observer)
-}
-
-impl ChainRun for LyapunovOptions {
-    type Output = Lyapunov;
-    fn run<V: View>(
-        &self,
-        sys: &V,
-        method: &Method,
-        x0: &[f64],
-        observer: &mut dyn Observer,
-    ) -> Result<Lyapunov, LyapunovError> {
-        lyapunov_spectrum(sys, method, x0, self, observer)
-    }
-}
+crate::analysis::orbit::chain_estimator!(
+    /// [`lyapunov_spectrum`] for a planar chain from `x0 = (θ, θ̇)`; with Gauss–Legendre it runs in
+    /// canonical coordinates (θ, p) via [`Canonical`](crate::model::Canonical) (see
+    /// [`Routed`](crate::analysis::route::Routed)), where the method is symplectic. The spectrum is coordinate independent as T → ∞ (finite-T
+    /// estimates differ by O(1/T)); the history and the Σλ check then refer to (θ, p).
+    chain_spectrum,
+    LyapunovOptions,
+    Lyapunov,
+    lyapunov_spectrum
+);
 
 /// [`chain_spectrum`] over an ensemble of perturbed initial conditions (see
 /// [`lyapunov_ensemble`]).

@@ -16,11 +16,10 @@
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
-use super::{ChainRun, EnergyCheck};
+use super::EnergyCheck;
 use crate::analysis::lyapunov::LyapunovError;
-use crate::analysis::route::View;
 use crate::integrate::Method;
-use crate::model::{Chain, System};
+use crate::model::System;
 use crate::observe::Observer;
 use serde::Serialize;
 
@@ -223,28 +222,12 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
     }
 }
 
-/// [`fli_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
-/// coordinates (w and the flow direction then refer to (θ, p); FLI's growth rate is coordinate
-/// independent).
-pub fn chain_fli(
-    chain: &Chain,
-    method: &Method,
-    x0: &[f64],
-    opts: &FliOptions,
-    observer: &mut dyn Observer,
-) -> Result<FliOrbit, LyapunovError> {
-    super::chain_run(chain, method, x0, opts, observer)
-}
-
-impl ChainRun for FliOptions {
-    type Output = FliOrbit;
-    fn run<V: View>(
-        &self,
-        sys: &V,
-        method: &Method,
-        x0: &[f64],
-        observer: &mut dyn Observer,
-    ) -> Result<FliOrbit, LyapunovError> {
-        fli_orbit(sys, method, x0, self, observer)
-    }
-}
+super::chain_estimator!(
+    /// [`fli_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
+    /// coordinates (w and the flow direction then refer to (θ, p); FLI's growth rate is
+    /// coordinate independent).
+    chain_fli,
+    FliOptions,
+    FliOrbit,
+    fli_orbit
+);

@@ -11,11 +11,10 @@
 //! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
-use super::{ChainRun, EnergyCheck};
+use super::EnergyCheck;
 use crate::analysis::lyapunov::LyapunovError;
-use crate::analysis::route::View;
 use crate::integrate::Method;
-use crate::model::{Chain, System};
+use crate::model::System;
 use crate::observe::Observer;
 use serde::Serialize;
 
@@ -362,30 +361,14 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
     }
 }
 
-/// [`megno_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
-/// coordinates (r then refers to (θ, p); ⟨Y⟩'s limits and slope are coordinate independent).
-pub fn chain_megno(
-    chain: &Chain,
-    method: &Method,
-    x0: &[f64],
-    opts: &MegnoOptions,
-    observer: &mut dyn Observer,
-) -> Result<MegnoOrbit, LyapunovError> {
-    super::chain_run(chain, method, x0, opts, observer)
-}
-
-impl ChainRun for MegnoOptions {
-    type Output = MegnoOrbit;
-    fn run<V: View>(
-        &self,
-        sys: &V,
-        method: &Method,
-        x0: &[f64],
-        observer: &mut dyn Observer,
-    ) -> Result<MegnoOrbit, LyapunovError> {
-        megno_orbit(sys, method, x0, self, observer)
-    }
-}
+super::chain_estimator!(
+    /// [`megno_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
+    /// coordinates (r then refers to (θ, p); ⟨Y⟩'s limits and slope are coordinate independent).
+    chain_megno,
+    MegnoOptions,
+    MegnoOrbit,
+    megno_orbit
+);
 
 #[cfg(test)]
 mod tests {

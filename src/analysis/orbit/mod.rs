@@ -17,13 +17,6 @@
 //! The two-trajectory estimator and ensembles, which are not tangent loops, live in
 //! [`crate::analysis::lyapunov`].
 
-pub mod driver;
-pub mod fli;
-pub mod megno;
-pub mod sali;
-pub mod spectrum;
-pub(crate) mod stepper;
-
 pub use driver::EnergyCheck;
 pub use fli::{chain_fli, fli_orbit, FliCounts, FliHistory, FliOptions, FliOrbit};
 pub use megno::{
@@ -76,6 +69,44 @@ pub fn chain_run<O: ChainRun>(
         },
     )
 }
+
+/// Registers a single-orbit estimator for planar chains: `chain_fn(chain, method, x0, opts,
+/// observer)` runs `run_fn` through [`chain_run`], and `Options` implements [`ChainRun`].
+macro_rules! chain_estimator {
+    ($(#[$doc:meta])* $chain_fn:ident, $options:ty, $output:ty, $run_fn:ident) => {
+        $(#[$doc])*
+        pub fn $chain_fn(
+            chain: &crate::model::Chain,
+            method: &crate::integrate::Method,
+            x0: &[f64],
+            opts: &$options,
+            observer: &mut dyn crate::observe::Observer,
+        ) -> Result<$output, crate::analysis::lyapunov::LyapunovError> {
+            crate::analysis::orbit::chain_run(chain, method, x0, opts, observer)
+        }
+
+        impl crate::analysis::orbit::ChainRun for $options {
+            type Output = $output;
+            fn run<V: crate::analysis::route::View>(
+                &self,
+                sys: &V,
+                method: &crate::integrate::Method,
+                x0: &[f64],
+                observer: &mut dyn crate::observe::Observer,
+            ) -> Result<$output, crate::analysis::lyapunov::LyapunovError> {
+                $run_fn(sys, method, x0, self, observer)
+            }
+        }
+    };
+}
+pub(crate) use chain_estimator;
+
+pub mod driver;
+pub mod fli;
+pub mod megno;
+pub mod sali;
+pub mod spectrum;
+pub(crate) mod stepper;
 
 /// The chain's `x0` holds 2N entries.
 pub(crate) fn check_len(chain: &Chain, x0: &[f64]) -> Result<(), LyapunovError> {

@@ -20,11 +20,9 @@
 //! undecided otherwise (sticky orbits, or a run too short).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
-use super::ChainRun;
 use crate::analysis::lyapunov::{LyapunovError, Qr};
-use crate::analysis::route::View;
 use crate::integrate::Method;
-use crate::model::{Chain, System};
+use crate::model::System;
 use crate::observe::Observer;
 use ndarray::Array2;
 use serde::Serialize;
@@ -271,27 +269,11 @@ impl<S: System> Reducer<S> for Sali<'_> {
     }
 }
 
-/// [`indicators`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
-/// coordinates (the indicators' verdict is coordinate independent).
-pub fn chain_indicators(
-    chain: &Chain,
-    method: &Method,
-    x0: &[f64],
-    opts: &IndicatorOptions,
-    observer: &mut dyn Observer,
-) -> Result<Indicators, LyapunovError> {
-    super::chain_run(chain, method, x0, opts, observer)
-}
-
-impl ChainRun for IndicatorOptions {
-    type Output = Indicators;
-    fn run<V: View>(
-        &self,
-        sys: &V,
-        method: &Method,
-        x0: &[f64],
-        observer: &mut dyn Observer,
-    ) -> Result<Indicators, LyapunovError> {
-        indicators(sys, method, x0, self, observer)
-    }
-}
+super::chain_estimator!(
+    /// [`indicators`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
+    /// coordinates (the indicators' verdict is coordinate independent).
+    chain_indicators,
+    IndicatorOptions,
+    Indicators,
+    indicators
+);
