@@ -7,19 +7,14 @@
 use super::output::{planar, CliError, Common};
 use super::progress::Bar;
 use clap::Args;
-use pendula::analysis::map::{self, spec_hash, MapOptions};
-use pendula::model::System;
+use pendula::analysis::map::{self, MapOptions};
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{coord_name, write_map, MapInfo, MapPlan, MapReader};
+use pendula::store::map::{check_size, write_map, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Above this many pixels (or this edge) a map needs --force: it would take hours and GBs.
-const LARGE_PIXELS: usize = 1 << 26;
-const LARGE_EDGE: usize = 16_384;
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -100,24 +95,7 @@ fn map_options(spec: &Spec) -> &MapOptions {
 }
 
 fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliError> {
-    let opts = map_options(spec);
-    let chain = planar(spec)?;
-    let default_title = format!("map: {} chain", spec.model_name);
-    let title = if spec.title == default_title {
-        opts.kind.title(&spec.model_name)
-    } else {
-        spec.title.clone()
-    };
-    Ok(MapInfo {
-        title,
-        model_name: spec.model_name.clone(),
-        spec_hash: spec_hash(chain, opts),
-        opts: opts.clone(),
-        x_name: coord_name(&chain.component_name(opts.grid.x.index)),
-        y_name: coord_name(&chain.component_name(opts.grid.y.index)),
-        shard,
-        spec_text: spec.text.clone(),
-    })
+    Ok(MapInfo::of(spec, planar(spec)?, map_options(spec), shard))
 }
 
 /// `flag` names where the path came from: `--plot`, or the spec's `output.plot`.
@@ -140,11 +118,14 @@ pub fn run_map(
     let opts = map_options(spec);
     let chain = planar(spec)?;
     let (w, h) = (opts.grid.width, opts.grid.height);
-    if !common.force && (w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE) {
-        return Err(CliError::Input(format!(
-            "--resolution: {w}x{h} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}); add --force if you mean it",
-            (w * h) as f64
-        )));
+    if !common.force {
+        check_size(w, h).map_err(|e| {
+            let flag = super::flags::flag_of(e.field(), "map").map_or("resolution", |f| f.long);
+            CliError::Input(format!(
+                "--{flag}: {}; add --force if you mean it",
+                e.message
+            ))
+        })?;
     }
     super::output::set_threads(common.threads)?;
     let tiling = opts.tiling();

@@ -27,7 +27,7 @@ mod write;
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File};
 use ndarray::{s, Array2};
-pub use run::{prepare_run, MapPlan, PlanError, RunPlan};
+pub use run::{check_size, prepare_run, MapPlan, PlanError, RunPlan, LARGE_EDGE, LARGE_PIXELS};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
