@@ -161,24 +161,29 @@ pub fn map_labels(
     times
         .into_iter()
         .map(|t| {
-            let labels: Vec<i32> = m
-                .flip_step
-                .iter()
-                .zip(m.flip_link)
-                .map(|(&k, &l)| {
-                    let flipped = k > 0 && f64::from(k) * m.dt <= t * (1.0 + 1e-12);
-                    match (flipped, var) {
-                        (false, _) => 0,
-                        (true, "flip_link") => i32::from(l),
-                        (true, _) => 1,
-                    }
-                })
-                .collect();
+            let labels = flipped_by(m, var == "flip_link", t);
             let source = format!(
                 "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {} s, t_max = {} s; never flipped, forbidden and diverged pixels are 0)",
                 m.dt, m.t_max
             );
             make(format!("flipped by t = {t} s"), source, labels)
+        })
+        .collect()
+}
+
+/// A flip-time map thresholded at `t`: 1 (or, `by_link`, the first link to flip) where a pixel
+/// flipped at or before `t`, else 0.
+fn flipped_by(m: &MapGrids<'_>, by_link: bool, t: f64) -> Vec<i32> {
+    m.flip_step
+        .iter()
+        .zip(m.flip_link)
+        .map(|(&k, &l)| {
+            let flipped = k > 0 && f64::from(k) * m.dt <= t * (1.0 + 1e-12);
+            match (flipped, by_link) {
+                (false, _) => 0,
+                (true, true) => i32::from(l),
+                (true, false) => 1,
+            }
         })
         .collect()
 }
