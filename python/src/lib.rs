@@ -8,7 +8,7 @@ use pendula::analysis::{self, cart, modes, poincare};
 use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
 use pendula::spec::{self, Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
-use pendula::store::map::{check_size, map_image, MapInfo};
+use pendula::store::map::{check_size, map_image, Assembly, MapInfo};
 use pendula::store::memory::MemGroup;
 use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -253,18 +253,19 @@ fn run_map(
     }
     let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
     let prov = Provenance::now("pendula (python)", &spec.text);
-    let (tree, _) = map_image(
+    let mut source = |t: usize| {
+        tiles[t].take().ok_or_else(|| StoreError::Dims {
+            var: "map".into(),
+            what: format!("tile {t} was not computed"),
+        })
+    };
+    let (tree, _) = map_image(Assembly {
         chain,
-        &info,
-        &have,
-        &mut |t| {
-            tiles[t].take().ok_or_else(|| StoreError::Dims {
-                var: "map".into(),
-                what: format!("tile {t} was not computed"),
-            })
-        },
-        &prov,
-    )?;
+        info: &info,
+        have: &have,
+        source: &mut source,
+        prov: &prov,
+    })?;
     Ok(("map".into(), tree))
 }
 

@@ -257,12 +257,7 @@ pub fn chaotic_fraction<'py>(
         return Err(refused(chaotic::needs_planar()));
     };
     let o = choices.options().map_err(refused)?;
-    let refused = |e: MeasureError| {
-        let e = e
-            .field_error()
-            .unwrap_or_else(|| FieldError::new("chaotic_fraction", e.to_string()));
-        Failure::Input(e.to_string())
-    };
+    let refused = |e: MeasureError| Failure::Input(chaotic::refusal(&e).to_string());
     let energies = choices.energies;
     let name = spec.model_name.clone();
     let tree = watched(py, move |_cancel| {

@@ -10,7 +10,7 @@ use clap::Args;
 use pendula::analysis::map::{self, MapOptions};
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{check_size, write_map, MapInfo, MapPlan, MapReader};
+use pendula::store::map::{check_size, write_map, Assembly, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -430,15 +430,15 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
     let prov = Provenance::now(command_line, &spec.text);
     let have = vec![true; count];
-    let written = write_map(
-        &out,
-        a.common.force,
-        planar(&spec)?,
-        &info,
-        &have,
-        &mut |t| readers[owner[t].expect("checked complete")].read_tile(t),
-        &prov,
-    )?;
+    let mut source = |t: usize| readers[owner[t].expect("checked complete")].read_tile(t);
+    let assembly = Assembly {
+        chain: planar(&spec)?,
+        info: &info,
+        have: &have,
+        source: &mut source,
+        prov: &prov,
+    };
+    let written = write_map(&out, a.common.force, assembly)?;
     if let Some(p) = &a.common.plot {
         let r = MapReader::open(&out)?;
         render_file(&r, p)?;

@@ -168,6 +168,13 @@ pub fn check(chain: &Chain, energies: &[f64]) -> Result<(), MeasureError> {
     energies.iter().try_for_each(|&e| check_energy(chain, e))
 }
 
+/// A refused chaotic fraction as the argument it is about: its own field, an indicator option by
+/// the chaotic fraction's key (`tau`, `t_end`), anything else the chaotic fraction as a whole.
+pub fn refusal(e: &MeasureError) -> FieldError {
+    e.field_error()
+        .unwrap_or_else(|| FieldError::new("chaotic_fraction", e.to_string()))
+}
+
 /// The refusal of a model that is not a planar chain.
 pub fn needs_planar() -> FieldError {
     FieldError::new(

@@ -2,7 +2,7 @@
 //! on Liouville-uniform starts), no label grid but a model and a run instead.
 
 use super::report::pair;
-use super::{as_input, flag, MeasureArgs};
+use super::{as_input, MeasureArgs};
 use crate::cli::output::{f64_json, CliError};
 use clap::Args;
 use pendula::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
@@ -156,10 +156,7 @@ fn chain(c: &ChaoticArgs) -> Result<(pendula::model::Chain, String), CliError> {
 
 /// A library refusal as bad input naming the flag of its field.
 fn refused(e: MeasureError) -> CliError {
-    match e.field_error() {
-        Some(f) => as_input(f),
-        None => CliError::Input(format!("{}: {e}", flag("chaotic_fraction"))),
-    }
+    as_input(chaotic::refusal(&e))
 }
 
 /// `pendula measure --chaotic-fraction …`: samples, classifies, then writes the HDF5 group

@@ -21,8 +21,8 @@
 //! deleted by the next run.
 
 use super::{
-    compare_identity, write_map, Checkpoint, CheckpointError, MapInfo, MapReader, MapSummary,
-    Mismatch,
+    compare_identity, write_map, Assembly, Checkpoint, CheckpointError, MapInfo, MapReader,
+    MapSummary, Mismatch,
 };
 use crate::analysis::map::{spec_hash, MapOptions};
 use crate::error::FieldError;
@@ -264,20 +264,20 @@ impl RunPlan {
             mine[t] = self.have[t];
         }
         let ckpt = &self.checkpoint;
-        let written = write_map(
-            out,
-            true,
+        let mut source = |t| {
+            ckpt.read_tile(t).ok_or_else(|| StoreError::Dims {
+                var: ckpt.dir().display().to_string(),
+                what: format!("tile {t} vanished from the checkpoint"),
+            })
+        };
+        let a = Assembly {
             chain,
             info,
-            &mine,
-            &mut |t| {
-                ckpt.read_tile(t).ok_or_else(|| StoreError::Dims {
-                    var: ckpt.dir().display().to_string(),
-                    what: format!("tile {t} vanished from the checkpoint"),
-                })
-            },
+            have: &mine,
+            source: &mut source,
             prov,
-        )?;
+        };
+        let written = write_map(out, true, a)?;
         self.checkpoint.remove()?;
         Ok(written)
     }
