@@ -15,6 +15,7 @@
 //! - [`spec`]: the validated analysis specification shared by the CLI and `analyses/*.toml`.
 
 pub mod analysis;
+pub mod error;
 pub mod integrate;
 pub mod model;
 pub mod observe;

@@ -8,7 +8,7 @@ use pendula::analysis::{self, cart, modes, poincare};
 use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
 use pendula::spec::{self, Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
-use pendula::store::map::{coord_name, map_image, MapInfo};
+use pendula::store::map::{check_size, map_image, Assembly, MapInfo};
 use pendula::store::memory::MemGroup;
 use pendula::store::{self, Provenance, RunInfo, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
@@ -19,11 +19,6 @@ use std::time::Duration;
 
 mod image;
 mod measure;
-
-/// Above this many pixels (or this edge) the CLI asks for `--force`; the package refuses, as
-/// it holds the whole map in memory twice (tiles, then the Dataset).
-const LARGE_PIXELS: usize = 1 << 26;
-const LARGE_EDGE: usize = 16_384;
 
 /// Why a run gave no result, sorted as the CLI sorts them: bad input (the CLI's exit 2,
 /// `ValueError`), a failed run (exit 1, `RuntimeError`), or a stop request.
@@ -256,27 +251,6 @@ fn unsupported_lyapunov(run: &LyapunovRun) -> Result<(), Failure> {
     Ok(())
 }
 
-/// The map file's self-description, as the CLI's `map::info_of` builds it (same titles, spec
-/// hash and coordinate names), for an unsharded run.
-fn map_info(spec: &Spec, chain: &Chain, opts: &MapOptions) -> MapInfo {
-    let name = &spec.model_name;
-    let title = if spec.title == format!("map: {name} chain") {
-        opts.kind.title(name)
-    } else {
-        spec.title.clone()
-    };
-    MapInfo {
-        title,
-        model_name: name.clone(),
-        spec_hash: amap::spec_hash(chain, opts),
-        opts: opts.clone(),
-        x_name: coord_name(&chain.component_name(opts.grid.x.index)),
-        y_name: coord_name(&chain.component_name(opts.grid.y.index)),
-        shard: None,
-        spec_text: spec.text.clone(),
-    }
-}
-
 /// A map: every tile on rayon's pool (as `pendula map`), kept in memory instead of the CLI's
 /// checkpoint, then assembled by the CLI's map writer into the file's image (each tile freed
 /// once its band is written). A stop request discards the tiles.
@@ -287,13 +261,11 @@ fn run_map(
     cancel: Cancel,
 ) -> Result<(String, MemGroup), Failure> {
     let (w, h) = (opts.grid.width, opts.grid.height);
-    if w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE {
-        return Err(Failure::Input(format!(
-            "map.resolution: {w}x{h} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}); run it with `pendula map --force`",
-            (w * h) as f64
-        )));
-    }
-    let info = map_info(spec, chain, opts);
+    // Above the library's size limit the CLI asks for `--force`; the package refuses, as it
+    // holds the whole map in memory twice (tiles, then the Dataset).
+    check_size(w, h)
+        .map_err(|e| Failure::Input(format!("{e}; run it with `pendula map --force`")))?;
+    let info = MapInfo::of(spec, chain, opts, None);
     let count = opts.tiling().count();
     let todo: Vec<usize> = (0..count).collect();
     let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
@@ -309,18 +281,19 @@ fn run_map(
     }
     let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
     let prov = Provenance::now("pendula (python)", &spec.text);
-    let (tree, _) = map_image(
+    let mut source = |t: usize| {
+        tiles[t].take().ok_or_else(|| StoreError::Dims {
+            var: "map".into(),
+            what: format!("tile {t} was not computed"),
+        })
+    };
+    let (tree, _) = map_image(Assembly {
         chain,
-        &info,
-        &have,
-        &mut |t| {
-            tiles[t].take().ok_or_else(|| StoreError::Dims {
-                var: "map".into(),
-                what: format!("tile {t} was not computed"),
-            })
-        },
-        &prov,
-    )?;
+        info: &info,
+        have: &have,
+        source: &mut source,
+        prov: &prov,
+    })?;
     Ok(("map".into(), tree))
 }
 

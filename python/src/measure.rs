@@ -1,7 +1,8 @@
 //! `pendula.measure` and `pendula.chaotic_fraction`: the label grids `pendula measure` reads
 //! (a 2-D integer array as `--labels`, or a map Dataset's `flip_step`/`flip_link`/`class` as a
-//! map file), measured by the library and written by the CLI's `measure` group writer, with
-//! the CLI's checks and messages (flags named as the spec's `[measure]` keys).
+//! map file), measured by the library and written by the CLI's `measure` group writer. The
+//! keywords only translate into the library's [`MeasureChoices`] and [`ChaoticChoices`]: their
+//! defaults and checks are the library's, and an error's field is the keyword ([`refused`]).
 
 use super::{image, watched, Failure};
 use numpy::{
@@ -9,20 +10,20 @@ use numpy::{
     PyUntypedArrayMethods,
 };
 use pendula::analysis::map::Kind;
-use pendula::analysis::measure::chaotic::{self, ChaoticOptions};
+use pendula::analysis::measure::chaotic;
 use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
+use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
 use pendula::analysis::measure::{
-    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet, What,
+    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet,
 };
-use pendula::integrate::Method;
+use pendula::error::FieldError;
 use pendula::spec::Model;
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
 
-/// The measures' options from the keywords, with the CLI's defaults and checks (`options`).
-#[allow(clippy::too_many_arguments)]
+/// The measures' options from the keywords: the library's defaults and checks.
 fn options(
     what: Option<&str>,
     max_eps: Option<usize>,
@@ -31,43 +32,21 @@ fn options(
     seed: Option<u64>,
     wada_radius: Option<usize>,
 ) -> PyResult<MeasureOptions> {
-    let bad = |m: String| PyValueError::new_err(m);
-    let what = match what {
-        None => What::All,
-        Some(w) => What::parse(w).ok_or_else(|| {
-            bad(format!(
-                "what: unknown `{w}` (expected {})",
-                What::NAMES.join(", ")
-            ))
-        })?,
-    };
-    let shifts = shifts.unwrap_or(16);
-    if shifts == 0 {
-        return Err(bad("shifts: must be >= 1 (got 0)".into()));
-    }
-    let entropy_eps = entropy_eps.unwrap_or_else(|| vec![2, 3, 5, 8]);
-    if entropy_eps.is_empty() {
-        return Err(bad("entropy_eps: give at least one box side".into()));
-    }
-    if wada_radius == Some(0) {
-        return Err(bad("wada_radius: must be >= 1 (got 0)".into()));
-    }
-    let mut o = MeasureOptions {
-        what,
+    MeasureChoices {
+        what: what.map(str::to_string),
+        max_eps,
         entropy_eps,
-        entropy_shifts: shifts,
-        ..Default::default()
-    };
-    o.boxes.shifts = shifts;
-    o.boxes.seed = seed.unwrap_or(0x5eed);
-    o.uncertainty.max_eps = max_eps.unwrap_or(16);
-    o.wada.max_radius = wada_radius.unwrap_or(0);
-    Ok(o)
+        shifts,
+        seed,
+        wada_radius,
+    }
+    .options(None)
+    .map_err(refused)
 }
 
-/// The package spells an option as its spec key.
-fn key(k: &str) -> String {
-    k.to_string()
+/// A library refusal: its field is the keyword, so the message is the library's as it is.
+fn refused(e: FieldError) -> PyErr {
+    PyValueError::new_err(e.to_string())
 }
 
 /// Measures every grid (off the GIL); the image of the file with group `measure` that the CLI
@@ -82,7 +61,7 @@ fn measure_all(
         let mut sets = Vec::new();
         for l in grids {
             let m = measure(&l.grid, &opts)
-                .map_err(|(s, e)| Failure::Input(refusal(s, &e, &l.name, &key)))?;
+                .map_err(|(s, e)| Failure::Input(refusal(s, &e, &l.name).to_string()))?;
             sets.push(MeasuredSet {
                 source: l.source,
                 nx: l.grid.nx,
@@ -102,13 +81,7 @@ fn measure_all(
 }
 
 fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
-    let Some(v) = e else { return Ok(None) };
-    if v.len() != 4 || !v.iter().all(|x| x.is_finite()) || v[0] == v[1] || v[2] == v[3] {
-        return Err(PyValueError::new_err(format!(
-            "extent: expected four finite numbers x0,x1,y0,y1 with x0 != x1 and y0 != y1 (got {v:?})"
-        )));
-    }
-    Ok(Some([v[0], v[1], v[2], v[3]]))
+    e.map(|v| options::extent(&v)).transpose().map_err(refused)
 }
 
 /// A 2-D integer array as the labels (`pendula measure --labels`): the same checks as
@@ -242,9 +215,8 @@ pub fn measure_map<'py>(
         &flip_before.unwrap_or_default(),
         extent,
         "the map Dataset",
-        &key,
     )
-    .map_err(PyValueError::new_err)?;
+    .map_err(refused)?;
     measure_all(py, grids, opts, "Measures of the map Dataset".into())
 }
 
@@ -272,80 +244,28 @@ pub fn chaotic_fraction<'py>(
     dt: Option<f64>,
     tau: Option<f64>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let bad = |m: String| PyValueError::new_err(m);
-    if energies.is_empty() {
-        return Err(bad("energies: give at least one shell energy (J)".into()));
-    }
-    let samples = match samples {
-        None => {
-            return Err(bad(
-                "samples: give the number of starts per energy shell".into()
-            ))
-        }
-        Some(0) => return Err(bad("samples: must be >= 1 (got 0)".into())),
-        Some(s) => s,
+    let choices = ChaoticChoices {
+        energies,
+        samples,
+        seed,
+        t_end,
+        dt,
+        tau,
     };
-    let seed = seed.unwrap_or(0x5eed);
+    let samples = choices.samples().map_err(refused)?;
+    let seed = choices.seed();
     let spec = super::validated(spec_json)?;
     let Model::Planar(chain) = spec.model.clone() else {
-        return Err(bad(
-            "model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")".into(),
-        ));
+        return Err(refused(chaotic::needs_planar()));
     };
-    let mut o = ChaoticOptions::default();
-    let dt = dt.unwrap_or(match o.method {
-        Method::Rk4 { dt } => dt,
-        _ => 0.005,
-    });
-    let positive = |flag: &str, v: f64| {
-        if v.is_finite() && v > 0.0 {
-            Ok(v)
-        } else {
-            Err(bad(format!("{flag}: must be finite and > 0 (got {v})")))
-        }
-    };
-    let dt = positive("dt", dt)?;
-    let tau = positive("tau", tau.unwrap_or(o.indicators.tau))?;
-    let t_end = positive("t_end", t_end.unwrap_or(o.indicators.time))?;
-    let steps = tau / dt;
-    if steps < 0.5 || (steps - steps.round()).abs() > 1e-9 * steps.max(1.0) {
-        return Err(bad(format!(
-            "tau: must be a whole multiple of dt = {dt} s (got {tau} s)"
-        )));
-    }
-    if t_end < tau {
-        return Err(bad(format!(
-            "t_end: must be at least one interval tau = {tau} s (got {t_end} s)"
-        )));
-    }
-    o.method = Method::Rk4 { dt };
-    o.indicators.tau = tau;
-    o.indicators.time = t_end;
-    let refused = |e: MeasureError| {
-        let m = e.to_string();
-        let named = [
-            ("indicators: tau", "tau: tau"),
-            ("indicators: time", "t_end: t_end"),
-        ]
-        .iter()
-        .find_map(|(field, flag)| m.strip_prefix(field).map(|rest| format!("{flag}{rest}")));
-        Failure::Input(named.unwrap_or_else(|| {
-            if m.contains("conservative") {
-                format!("model: {m}")
-            } else if m.starts_with("energies: ") || m.starts_with("samples: ") {
-                m
-            } else {
-                format!("chaotic_fraction: {m}")
-            }
-        }))
-    };
+    let o = choices.options().map_err(refused)?;
+    let refused = |e: MeasureError| Failure::Input(chaotic::refusal(&e).to_string());
+    let energies = choices.energies;
     let name = spec.model_name.clone();
     let tree = watched(py, move |_cancel| {
         // The library's own checks (conservative chain, energies above the hanging rest)
         // before any work, as the CLI.
-        for &e in &energies {
-            chaotic::shell_samples(&chain, e, 0, seed).map_err(refused)?;
-        }
+        chaotic::check(&chain, &energies).map_err(refused)?;
         let rows =
             chaotic::chaotic_fraction(&chain, &energies, samples, seed, &o).map_err(refused)?;
         let title = format!(

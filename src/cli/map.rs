@@ -7,19 +7,14 @@
 use super::output::{planar, CliError, Common};
 use super::progress::Bar;
 use clap::Args;
-use pendula::analysis::map::{self, spec_hash, MapOptions};
-use pendula::model::System;
+use pendula::analysis::map::{self, MapOptions};
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{coord_name, write_map, MapInfo, MapPlan, MapReader};
+use pendula::store::map::{check_size, write_map, Assembly, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
-
-/// Above this many pixels (or this edge) a map needs --force: it would take hours and GBs.
-const LARGE_PIXELS: usize = 1 << 26;
-const LARGE_EDGE: usize = 16_384;
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -100,24 +95,7 @@ fn map_options(spec: &Spec) -> &MapOptions {
 }
 
 fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliError> {
-    let opts = map_options(spec);
-    let chain = planar(spec)?;
-    let default_title = format!("map: {} chain", spec.model_name);
-    let title = if spec.title == default_title {
-        opts.kind.title(&spec.model_name)
-    } else {
-        spec.title.clone()
-    };
-    Ok(MapInfo {
-        title,
-        model_name: spec.model_name.clone(),
-        spec_hash: spec_hash(chain, opts),
-        opts: opts.clone(),
-        x_name: coord_name(&chain.component_name(opts.grid.x.index)),
-        y_name: coord_name(&chain.component_name(opts.grid.y.index)),
-        shard,
-        spec_text: spec.text.clone(),
-    })
+    Ok(MapInfo::of(spec, planar(spec)?, map_options(spec), shard))
 }
 
 /// `flag` names where the path came from: `--plot`, or the spec's `output.plot`.
@@ -130,6 +108,109 @@ fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool, flag: &str) -> Resul
     Ok(())
 }
 
+/// `--dry-run`: what the run would compute and write, without computing it.
+fn dry_run(
+    chain: &pendula::model::Chain,
+    opts: &MapOptions,
+    tiles: &[usize],
+    info: &MapInfo,
+    json: bool,
+) {
+    let (w, h) = (opts.grid.width, opts.grid.height);
+    let e = map::estimate(chain, opts, tiles);
+    let v = json!({
+        "kind": "map", "dry_run": true, "map": opts.kind.name(),
+        "width": w, "height": h, "tile": opts.tile, "tiles": e.tiles,
+        "tiles_total": opts.tiling().count(), "pixels": e.pixels,
+        "energy_skip": opts.energy_skip, "forbidden_skipped": e.forbidden_skipped,
+        "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps,
+        "output_bytes_uncompressed": e.output_bytes, "kernel": e.kernel,
+        "threads": rayon::current_num_threads(), "spec_hash": info.spec_hash,
+    });
+    if json {
+        println!("{v}");
+    } else {
+        println!(
+            "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed",
+            opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64,
+            e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64
+        );
+    }
+}
+
+/// A finished map run, as `--json` reports it.
+struct Finished<'a> {
+    spec: &'a Spec,
+    info: &'a MapInfo,
+    shard: Option<(usize, usize)>,
+    /// Tiles of this run (its shard's).
+    tiles: usize,
+    resumed: usize,
+    summary: &'a map::RunSummary,
+    written: &'a store::map::MapSummary,
+    wall: f64,
+    out: &'a Path,
+    plot: Option<&'a Path>,
+}
+
+impl Finished<'_> {
+    fn json(
+        &self,
+        chain: &pendula::model::Chain,
+        opts: &MapOptions,
+    ) -> Result<serde_json::Value, CliError> {
+        let (w, h) = (opts.grid.width, opts.grid.height);
+        let mut v = json!({
+            "kind": "map",
+            "map": opts.kind.name(),
+            "title": self.info.title,
+            "model": self.spec.model_name,
+            "width": w, "height": h, "tile": opts.tile,
+            "tiles": self.tiles, "tiles_total": opts.tiling().count(),
+            "tiles_computed": self.summary.tiles_done, "tiles_resumed": self.resumed,
+            "complete": self.written.complete,
+            "shard": self.shard.map(|(i, n)| format!("{i}/{n}")),
+            "t_max": opts.t_max, "dt": opts.dt, "n_steps": opts.n_steps(),
+            "energy_skip": opts.energy_skip, "kernel": opts.kernel_name(chain),
+            "steps_this_run": self.summary.steps, "steps_total": self.written.steps,
+            "wall_s": self.wall, "steps_per_s": self.summary.steps as f64 / self.wall.max(1e-12),
+            "threads": rayon::current_num_threads(),
+            "spec_hash": self.info.spec_hash,
+            "output": self.out.display().to_string(),
+            "plot": self.plot.map(|p| p.display().to_string()),
+        });
+        if let Some(f) = &self.written.flip {
+            v["checksum"] = json!({
+                "n_flipped": f.n_flipped, "sum_flip_steps": f.sum_flip_steps,
+                "sum_flip_time": f.sum_flip_time,
+                "fnv1a64": if self.written.complete { Some(&f.fnv1a64) } else { None },
+            });
+            v["n_forbidden"] = json!(f.n_forbidden);
+            v["n_forbidden_flipped"] = json!(f.n_forbidden_flipped);
+            v["n_diverged"] = json!(f.n_diverged);
+        }
+        if let Some((lo, hi)) = self.written.value_range {
+            v["value_min"] = json!(lo);
+            v["value_max"] = json!(hi);
+        }
+        if self.written.complete && map::point_symmetric(chain, opts) {
+            let r = MapReader::open(self.out)?;
+            let (pairs, matched) = r.symmetry()?;
+            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
+        }
+        if self.written.flip.is_none() {
+            v["class_counts"] = self
+                .written
+                .class_counts
+                .iter()
+                .map(|(w, c)| (w.clone(), json!(c)))
+                .collect::<serde_json::Map<_, _>>()
+                .into();
+        }
+        Ok(v)
+    }
+}
+
 /// Runs a validated map spec: checkpoint, tiles, assembly, figure, summary.
 pub fn run_map(
     spec: &Spec,
@@ -140,11 +221,14 @@ pub fn run_map(
     let opts = map_options(spec);
     let chain = planar(spec)?;
     let (w, h) = (opts.grid.width, opts.grid.height);
-    if !common.force && (w * h > LARGE_PIXELS || w.max(h) > LARGE_EDGE) {
-        return Err(CliError::Input(format!(
-            "--resolution: {w}x{h} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}); add --force if you mean it",
-            (w * h) as f64
-        )));
+    if !common.force {
+        check_size(w, h).map_err(|e| {
+            let flag = super::flags::flag_of(e.field(), "map").map_or("resolution", |f| f.long);
+            CliError::Input(format!(
+                "--{flag}: {}; add --force if you mean it",
+                e.message
+            ))
+        })?;
     }
     super::output::set_threads(common.threads)?;
     let tiling = opts.tiling();
@@ -154,25 +238,7 @@ pub fn run_map(
     };
     let info = info_of(spec, run.shard)?;
     if run.dry_run {
-        let e = map::estimate(chain, opts, &tiles);
-        let v = json!({
-            "kind": "map", "dry_run": true, "map": opts.kind.name(),
-            "width": w, "height": h, "tile": opts.tile, "tiles": e.tiles,
-            "tiles_total": tiling.count(), "pixels": e.pixels,
-            "energy_skip": opts.energy_skip, "forbidden_skipped": e.forbidden_skipped,
-            "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps,
-            "output_bytes_uncompressed": e.output_bytes, "kernel": e.kernel,
-            "threads": rayon::current_num_threads(), "spec_hash": info.spec_hash,
-        });
-        if common.json {
-            println!("{v}");
-        } else {
-            println!(
-                "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed",
-                opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64,
-                e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64
-            );
-        }
+        dry_run(chain, opts, &tiles, &info, common.json);
         return Ok(());
     }
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
@@ -262,53 +328,19 @@ pub fn run_map(
         render_file(&r, p)?;
     }
     if common.json {
-        let mut v = json!({
-            "kind": "map",
-            "map": opts.kind.name(),
-            "title": info.title,
-            "model": spec.model_name,
-            "width": w, "height": h, "tile": opts.tile,
-            "tiles": n_tiles, "tiles_total": tiling.count(),
-            "tiles_computed": summary.tiles_done, "tiles_resumed": resumed,
-            "complete": written.complete,
-            "shard": run.shard.map(|(i, n)| format!("{i}/{n}")),
-            "t_max": opts.t_max, "dt": opts.dt, "n_steps": opts.n_steps(),
-            "energy_skip": opts.energy_skip, "kernel": opts.kernel_name(chain),
-            "steps_this_run": summary.steps, "steps_total": written.steps,
-            "wall_s": wall, "steps_per_s": summary.steps as f64 / wall.max(1e-12),
-            "threads": rayon::current_num_threads(),
-            "spec_hash": info.spec_hash,
-            "output": out.display().to_string(),
-            "plot": plot.as_ref().map(|p| p.display().to_string()),
-        });
-        if let Some(f) = &written.flip {
-            v["checksum"] = json!({
-                "n_flipped": f.n_flipped, "sum_flip_steps": f.sum_flip_steps,
-                "sum_flip_time": f.sum_flip_time,
-                "fnv1a64": if written.complete { Some(&f.fnv1a64) } else { None },
-            });
-            v["n_forbidden"] = json!(f.n_forbidden);
-            v["n_forbidden_flipped"] = json!(f.n_forbidden_flipped);
-            v["n_diverged"] = json!(f.n_diverged);
-        }
-        if let Some((lo, hi)) = written.value_range {
-            v["value_min"] = json!(lo);
-            v["value_max"] = json!(hi);
-        }
-        if written.complete && map::point_symmetric(chain, opts) {
-            let r = MapReader::open(&out)?;
-            let (pairs, matched) = r.symmetry()?;
-            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
-        }
-        if written.flip.is_none() {
-            v["class_counts"] = written
-                .class_counts
-                .iter()
-                .map(|(w, c)| (w.clone(), json!(c)))
-                .collect::<serde_json::Map<_, _>>()
-                .into();
-        }
-        println!("{v}");
+        let finished = Finished {
+            spec,
+            info: &info,
+            shard: run.shard,
+            tiles: n_tiles,
+            resumed,
+            summary: &summary,
+            written: &written,
+            wall,
+            out: &out,
+            plot: plot.as_deref(),
+        };
+        println!("{}", finished.json(chain, opts)?);
     }
     Ok(())
 }
@@ -398,15 +430,15 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
     let prov = Provenance::now(command_line, &spec.text);
     let have = vec![true; count];
-    let written = write_map(
-        &out,
-        a.common.force,
-        planar(&spec)?,
-        &info,
-        &have,
-        &mut |t| readers[owner[t].expect("checked complete")].read_tile(t),
-        &prov,
-    )?;
+    let mut source = |t: usize| readers[owner[t].expect("checked complete")].read_tile(t);
+    let assembly = Assembly {
+        chain: planar(&spec)?,
+        info: &info,
+        have: &have,
+        source: &mut source,
+        prov: &prov,
+    };
+    let written = write_map(&out, a.common.force, assembly)?;
     if let Some(p) = &a.common.plot {
         let r = MapReader::open(&out)?;
         render_file(&r, p)?;

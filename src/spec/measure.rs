@@ -9,7 +9,7 @@
 
 use super::{Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::map::MapOptions;
-use crate::analysis::measure::{MeasureOptions, What};
+use crate::analysis::measure::{MeasureChoices, MeasureOptions};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -224,6 +224,20 @@ fn validate_sweep(
     })
 }
 
+impl MeasureSpec {
+    /// The measures' options as the table gives them (the library's defaults and checks).
+    pub fn choices(&self) -> MeasureChoices {
+        MeasureChoices {
+            what: self.what.clone(),
+            max_eps: self.max_eps,
+            entropy_eps: self.entropy_eps.clone(),
+            shifts: self.shifts,
+            seed: self.seed,
+            wada_radius: self.wada_radius,
+        }
+    }
+}
+
 /// A validated measure spec: the map to compute and how to measure it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct MeasureRun {
@@ -248,57 +262,11 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         unreachable!("map::validate returns a map")
     };
     let m = file.measure.clone().unwrap_or_default();
-    let mut o = MeasureOptions::default();
-    if let Some(w) = &m.what {
-        o.what = What::parse(w).ok_or_else(|| {
-            SpecError::new(
-                "measure.what",
-                format!("unknown `{w}` (expected {})", What::NAMES.join(", ")),
-            )
-        })?;
-    }
     let short = map.grid.width.min(map.grid.height);
-    if let Some(k) = m.max_eps {
-        if k < 2 || 8 * k > short {
-            return Err(SpecError::new(
-                "measure.max_eps",
-                format!(
-                    "must be between 2 and 1/8 of the map's shorter side, {short} px (got {k})"
-                ),
-            ));
-        }
-        o.uncertainty.max_eps = k;
-    }
-    if let Some(e) = &m.entropy_eps {
-        if e.is_empty() || e.iter().any(|&e| e < 2 || 8 * e > short) {
-            return Err(SpecError::new(
-                "measure.entropy_eps",
-                format!("give box sides between 2 and 1/8 of the map's shorter side, {short} px (got {e:?})"),
-            ));
-        }
-        o.entropy_eps = e.clone();
-    }
-    if let Some(s) = m.shifts {
-        if s == 0 {
-            return Err(SpecError::new("measure.shifts", "must be >= 1 (got 0)"));
-        }
-        o.boxes.shifts = s;
-        o.entropy_shifts = s;
-    }
-    if let Some(s) = m.seed {
-        o.boxes.seed = s;
-    }
-    if let Some(r) = m.wada_radius {
-        if r == 0 || 8 * r > short {
-            return Err(SpecError::new(
-                "measure.wada_radius",
-                format!(
-                    "must be between 1 and 1/8 of the map's shorter side, {short} px (got {r})"
-                ),
-            ));
-        }
-        o.wada.max_radius = r;
-    }
+    let o = m
+        .choices()
+        .options(Some(short))
+        .map_err(|e| e.within("measure"))?;
     let flip = map.kind.id().is_flip();
     let variable = m.variable.clone();
     let allowed = map.kind.id().facts().labels;

@@ -43,7 +43,6 @@ use crate::integrate::Method;
 use crate::model::{CartChain, Chain};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
-use thiserror::Error;
 
 mod budget;
 pub mod cart;
@@ -72,22 +71,9 @@ pub use poincare::{OneOrMany, PoincareSpec};
 pub use simulate::SimulateSpec;
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
-/// A bad value in a spec or on the command line; `field` is the spec path of the value.
-#[derive(Debug, Error, Clone, PartialEq)]
-#[error("{field}: {message}")]
-pub struct SpecError {
-    pub field: String,
-    pub message: String,
-}
-
-impl SpecError {
-    pub fn new(field: impl Into<String>, message: impl Into<String>) -> SpecError {
-        SpecError {
-            field: field.into(),
-            message: message.into(),
-        }
-    }
-}
+/// A bad value in a spec or on the command line; `field` is the spec path of the value. The
+/// library's one field-carrying error: see [`crate::error`].
+pub use crate::error::FieldError as SpecError;
 
 /// A spec file as written: every table of every analysis kind and model; [`SpecFile::validate`]
 /// refuses the tables and fields that do not apply to the spec's kind and model.

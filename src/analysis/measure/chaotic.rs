@@ -40,6 +40,7 @@ use super::MeasureError;
 use crate::analysis::indicators::{chain_indicators, IndicatorOptions, Regularity};
 use crate::analysis::lyapunov::LyapunovError;
 use crate::analysis::poincare::SplitMix64;
+use crate::error::FieldError;
 use crate::integrate::Method;
 use crate::model::Chain;
 use crate::observe::Silent;
@@ -142,17 +143,44 @@ fn potential_range(chain: &Chain) -> (f64, f64) {
 fn check_energy(chain: &Chain, energy: f64) -> Result<(), MeasureError> {
     let (v_min, v_max) = potential_range(chain);
     if !energy.is_finite() || energy <= v_min {
-        return Err(MeasureError::Option(format!(
-            "energies: E = {energy} J is not above the hanging rest's energy {v_min} J"
+        return Err(MeasureError::Field(FieldError::new(
+            "energies",
+            format!("E = {energy} J is not above the hanging rest's energy {v_min} J"),
         )));
     }
     if chain.links() == 1 && energy <= v_max {
-        return Err(MeasureError::Option(format!(
-            "energies: E = {energy} J of a single pendulum must be above the inverted rest's \
-             {v_max} J (below it the shell's θ-density is unbounded at the turning points)"
+        return Err(MeasureError::Field(FieldError::new(
+            "energies",
+            format!(
+                "E = {energy} J of a single pendulum must be above the inverted rest's \
+                 {v_max} J (below it the shell's θ-density is unbounded at the turning points)"
+            ),
         )));
     }
     Ok(())
+}
+
+/// The conservative chain and energies above the hanging rest (and, for one link, above the
+/// inverted rest) that [`chaotic_fraction`] needs, checked on no work at all, so a front end
+/// can refuse them before it prepares any output.
+pub fn check(chain: &Chain, energies: &[f64]) -> Result<(), MeasureError> {
+    check_chain(chain)?;
+    energies.iter().try_for_each(|&e| check_energy(chain, e))
+}
+
+/// A refused chaotic fraction as the argument it is about: its own field, an indicator option by
+/// the chaotic fraction's key (`tau`, `t_end`), anything else the chaotic fraction as a whole.
+pub fn refusal(e: &MeasureError) -> FieldError {
+    e.field_error()
+        .unwrap_or_else(|| FieldError::new("chaotic_fraction", e.to_string()))
+}
+
+/// The refusal of a model that is not a planar chain.
+pub fn needs_planar() -> FieldError {
+    FieldError::new(
+        "model",
+        "the chaotic fraction needs a planar chain (kind = \"planar-chain\")",
+    )
 }
 
 /// The stream of sample `index` on shell `shell` (SplitMix64 finaliser over all three).
@@ -285,11 +313,11 @@ fn gaussians(rng: &mut SplitMix64, n: usize) -> Vec<f64> {
 
 fn check_chain(chain: &Chain) -> Result<(), MeasureError> {
     if !chain.is_conservative() {
-        return Err(MeasureError::Option(
+        return Err(MeasureError::Field(FieldError::new(
+            "model",
             "the chaotic fraction needs a conservative chain (no damping, no drive): \
-             an energy shell is not invariant otherwise"
-                .into(),
-        ));
+             an energy shell is not invariant otherwise",
+        )));
     }
     Ok(())
 }
@@ -329,7 +357,7 @@ fn shell_samples_unchecked(
 /// (shell k's stream seeded by (`seed`, k)), each classified by SALI (module docs), with the
 /// fraction chaotic/(chaotic + regular) and its Wilson 95 % interval.
 ///
-/// Errors ([`MeasureError::Option`], the message naming the field): `samples` = 0, no energies,
+/// Errors ([`MeasureError::Field`], naming the field): `samples` = 0, no energies,
 /// an energy not above the hanging rest's (min V) — `energies` —, a damped or driven chain, or
 /// SALI options the indicators refuse.
 pub fn chaotic_fraction(
@@ -341,12 +369,16 @@ pub fn chaotic_fraction(
 ) -> Result<Vec<ShellFraction>, MeasureError> {
     check_chain(chain)?;
     if energies.is_empty() {
-        return Err(MeasureError::Option(
-            "energies: at least one energy is needed".into(),
-        ));
+        return Err(MeasureError::Field(FieldError::new(
+            "energies",
+            "at least one energy is needed",
+        )));
     }
     if samples == 0 {
-        return Err(MeasureError::Option("samples: must be at least 1".into()));
+        return Err(MeasureError::Field(FieldError::new(
+            "samples",
+            "must be at least 1",
+        )));
     }
     for &e in energies {
         check_energy(chain, e)?;
@@ -368,9 +400,7 @@ pub fn chaotic_fraction(
                 Ok(Regularity::Regular) => regular += 1,
                 Ok(Regularity::Undecided) => undecided += 1,
                 Err(LyapunovError::Invalid { field, value, why }) => {
-                    return Err(MeasureError::Option(format!(
-                        "indicators: {field} = {value} is invalid: {why}"
-                    )))
+                    return Err(MeasureError::Indicators { field, value, why })
                 }
                 Err(LyapunovError::Analysis(_)) => {
                     undecided += 1;

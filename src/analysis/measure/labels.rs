@@ -1,12 +1,13 @@
 //! The label grids a map gives to the measures, for every front end: which variables label a
 //! map of each kind, the flip-time thresholds, the attractor labels of a final-state map, the
-//! checks on these choices, and which option a refused measure names. The CLI (`pendula
-//! measure`) and the Python package differ only in how they spell an option (`--max-eps`,
-//! `max_eps`), which they pass in as `flag`.
+//! checks on these choices, and which option a refused measure names. Errors are
+//! [`FieldError`]s naming the option by its key (`variable`, `max_eps`), which the CLI spells
+//! as its flag (`--max-eps`) and the Python package as its keyword.
 
 use super::{LabelGrid, MeasureError, Stage};
 use crate::analysis::map::basins::label;
 use crate::analysis::map::Kind;
+use crate::error::FieldError;
 use std::collections::BTreeMap;
 
 /// What a map holds for labelling, however it was read (a file, a Dataset).
@@ -55,19 +56,19 @@ pub fn axis_units(name: &str) -> String {
 /// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
 /// for flip-time maps, else `class`) and, for `flip_step`/`flip_link`, one grid per
 /// `flip_before` time (default `t_max`): flipped by then (or the first link to flip) else 0.
-/// `extent` overrides the map's window. An error is one line naming the option by
-/// `flag(spec key)`.
+/// `extent` overrides the map's window. An error names the option by its key (`measure` for
+/// the map itself).
 pub fn map_labels(
     m: &MapGrids<'_>,
     variable: Option<&str>,
     flip_before: &[f64],
     extent: Option<[f64; 4]>,
     file: &str,
-    flag: &dyn Fn(&str) -> String,
-) -> Result<Vec<Labelled>, String> {
+) -> Result<Vec<Labelled>, FieldError> {
     if !m.complete {
-        return Err(format!(
-            "measure: {file} is incomplete (a shard or interrupted map); merge or resume it first"
+        return Err(FieldError::new(
+            "measure",
+            format!("{file} is incomplete (a shard or interrupted map); merge or resume it first"),
         ));
     }
     // The catalogue's label variables; `attractor` needs the aux columns read.
@@ -76,35 +77,40 @@ pub fn map_labels(
         .collect();
     let var = variable.unwrap_or(allowed[0]);
     if !allowed.contains(&var) {
-        return Err(format!(
-            "{}: `{var}` is not a label variable of this {} map (expected {})",
-            flag("variable"),
-            m.kind.name(),
-            allowed.join(", ")
+        return Err(FieldError::new(
+            "variable",
+            format!(
+                "`{var}` is not a label variable of this {} map (expected {})",
+                m.kind.name(),
+                allowed.join(", ")
+            ),
         ));
     }
     let thresholded = var != "class" && var != "attractor";
     if !thresholded && !flip_before.is_empty() {
-        return Err(format!(
-            "{}: thresholds flip_step or flip_link of a flip-time map, not class",
-            flag("flip_before")
+        return Err(FieldError::new(
+            "flip_before",
+            "thresholds flip_step or flip_link of a flip-time map, not class",
         ));
     }
     for &t in flip_before {
         if !(t.is_finite() && t > 0.0 && t <= m.t_max * (1.0 + 1e-12)) {
-            return Err(format!(
-                "{}: {t} must be in (0, t_max = {} s]",
-                flag("flip_before"),
-                m.t_max
+            return Err(FieldError::new(
+                "flip_before",
+                format!("{t} must be in (0, t_max = {} s]", m.t_max),
             ));
         }
     }
     let axes = Some(m.axes.map(|a| (a.to_string(), axis_units(a))));
     let extent = Some(extent.unwrap_or(m.window));
     let make = |name: String, source: String, labels: Vec<i32>| {
-        let grid = LabelGrid::new(m.width, m.height, &labels)
-            .map_err(|e| format!("{file} {} {var} ({name}): {e}", flag("variable")))?;
-        Ok::<Labelled, String>(Labelled {
+        let grid = LabelGrid::new(m.width, m.height, &labels).map_err(|e| {
+            FieldError::unled("variable")
+                .text(format!("{file} "))
+                .name("variable")
+                .text(format!(" {var} ({name}): {e}"))
+        })?;
+        Ok::<Labelled, FieldError>(Labelled {
             name,
             source,
             grid,
@@ -133,9 +139,9 @@ pub fn map_labels(
     }
     let pixels = m.width * m.height;
     if m.flip_step.len() != pixels || m.flip_link.len() != pixels {
-        return Err(format!(
-            "{}: {var} needs the map's flip_step and flip_link",
-            flag("variable")
+        return Err(FieldError::new(
+            "variable",
+            format!("{var} needs the map's flip_step and flip_link"),
         ));
     }
     let times = if flip_before.is_empty() {
@@ -151,24 +157,29 @@ pub fn map_labels(
     times
         .into_iter()
         .map(|t| {
-            let labels: Vec<i32> = m
-                .flip_step
-                .iter()
-                .zip(m.flip_link)
-                .map(|(&k, &l)| {
-                    let flipped = k > 0 && f64::from(k) * m.dt <= t * (1.0 + 1e-12);
-                    match (flipped, var) {
-                        (false, _) => 0,
-                        (true, "flip_link") => i32::from(l),
-                        (true, _) => 1,
-                    }
-                })
-                .collect();
+            let labels = flipped_by(m, var == "flip_link", t);
             let source = format!(
                 "{var} of {file}: {what} by t = {t} s (flip_step · dt <= t; dt = {} s, t_max = {} s; never flipped, forbidden and diverged pixels are 0)",
                 m.dt, m.t_max
             );
             make(format!("flipped by t = {t} s"), source, labels)
+        })
+        .collect()
+}
+
+/// A flip-time map thresholded at `t`: 1 (or, `by_link`, the first link to flip) where a pixel
+/// flipped at or before `t`, else 0.
+fn flipped_by(m: &MapGrids<'_>, by_link: bool, t: f64) -> Vec<i32> {
+    m.flip_step
+        .iter()
+        .zip(m.flip_link)
+        .map(|(&k, &l)| {
+            let flipped = k > 0 && f64::from(k) * m.dt <= t * (1.0 + 1e-12);
+            match (flipped, by_link) {
+                (false, _) => 0,
+                (true, true) => i32::from(l),
+                (true, false) => 1,
+            }
         })
         .collect()
 }
@@ -221,23 +232,21 @@ pub fn attractor_labels(class: &[u8], aux: &[f64], links: usize) -> (Vec<i32>, V
     (keys.iter().map(|k| index[k]).collect(), names)
 }
 
-/// The one-line message of a measure refused on label set `set`, naming the option that drives
-/// it by `flag(spec key)`: the label set itself where its labels are the problem.
-pub fn refusal(stage: Stage, e: &MeasureError, set: &str, flag: &dyn Fn(&str) -> String) -> String {
-    let named = match (e, stage) {
-        (MeasureError::FewLabels(_), _) => set.to_string(),
-        (_, Stage::Boundary) => format!("{set} (box counting)"),
-        (MeasureError::Option(m), Stage::Uncertainty) if m.contains("no ε-uncertain") => {
-            set.to_string()
-        }
-        (_, Stage::Uncertainty) => flag("max_eps"),
-        (_, Stage::Entropy) => flag("entropy_eps"),
-        (MeasureError::Option(m), Stage::Wada) if m.contains("labels") => {
-            format!("{} wada ({set})", flag("what"))
-        }
-        (_, Stage::Wada) => flag("wada_radius"),
-    };
-    format!("{named}: {e}")
+/// A measure refused on label set `set`, naming the option that drives it (its key): the label
+/// set itself (field `labels`) where its labels are the problem.
+pub fn refusal(stage: Stage, e: &MeasureError, set: &str) -> FieldError {
+    let of_set = |what: String| FieldError::unled("labels").text(format!("{what}: {e}"));
+    match (e, stage) {
+        (MeasureError::FewLabels(_), _) => of_set(set.to_string()),
+        (_, Stage::Boundary) => of_set(format!("{set} (box counting)")),
+        (MeasureError::Labels(_), Stage::Uncertainty) => of_set(set.to_string()),
+        (_, Stage::Uncertainty) => FieldError::new("max_eps", e.to_string()),
+        (_, Stage::Entropy) => FieldError::new("entropy_eps", e.to_string()),
+        (MeasureError::Labels(_), Stage::Wada) => FieldError::unled("what")
+            .name("what")
+            .text(format!(" wada ({set}): {e}")),
+        (_, Stage::Wada) => FieldError::new("wada_radius", e.to_string()),
+    }
 }
 
 #[cfg(test)]
@@ -248,8 +257,13 @@ mod tests {
         format!("--{}", k.replace('_', "-"))
     }
 
-    fn key(k: &str) -> String {
-        k.to_string()
+    /// The CLI's and the package's spelling of an error.
+    fn spelt(e: FieldError, cli_flags: bool) -> String {
+        if cli_flags {
+            e.render(&cli)
+        } else {
+            e.to_string()
+        }
     }
 
     /// A 2 × 2 flip-time map (dt = 0.5 s, t_max = 4 s): pixels flip at steps 0 (never), 2
@@ -275,7 +289,7 @@ mod tests {
     fn flip_thresholds_label_each_time() {
         let (class, steps, links) = ([0u8, 1, 1, 1], [0, 2, 6, 8], [0u8, 1, 2, 3]);
         let m = flip_map(&class, &steps, &links);
-        let sets = map_labels(&m, None, &[1.0, 3.5], None, "f.h5", &cli).unwrap();
+        let sets = map_labels(&m, None, &[1.0, 3.5], None, "f.h5").unwrap();
         assert_eq!(sets.len(), 2);
         // Flipped by 1 s: pixel 1 only; by 3.5 s: pixels 1 and 2 (step 8 is 4 s).
         assert_eq!(sets[0].grid.values, [0, 1]);
@@ -292,7 +306,6 @@ mod tests {
             &[],
             Some([0.0, 1.0, 0.0, 1.0]),
             "f.h5",
-            &cli,
         )
         .unwrap();
         assert_eq!(sets[0].grid.values, [0, 1, 2, 3]);
@@ -306,14 +319,26 @@ mod tests {
     fn bad_choices_name_the_option_in_each_spelling() {
         let (class, steps, links) = ([0u8, 1, 1, 1], [0, 2, 6, 8], [0u8, 1, 2, 3]);
         let m = flip_map(&class, &steps, &links);
-        let e = map_labels(&m, Some("attractor"), &[], None, "f.h5", &cli).unwrap_err();
+        let e = spelt(
+            map_labels(&m, Some("attractor"), &[], None, "f.h5").unwrap_err(),
+            true,
+        );
         assert!(e.starts_with("--variable: `attractor` is not a label variable of this flip-time map (expected flip_step, flip_link, class)"), "{e}");
-        let e = map_labels(&m, Some("class"), &[1.0], None, "the map Dataset", &key).unwrap_err();
+        let e = spelt(
+            map_labels(&m, Some("class"), &[1.0], None, "the map Dataset").unwrap_err(),
+            false,
+        );
         assert!(e.starts_with("flip_before: thresholds"), "{e}");
-        let e = map_labels(&m, None, &[4.5], None, "f.h5", &cli).unwrap_err();
+        let e = spelt(
+            map_labels(&m, None, &[4.5], None, "f.h5").unwrap_err(),
+            true,
+        );
         assert_eq!(e, "--flip-before: 4.5 must be in (0, t_max = 4 s]");
         // Nothing flipped by 0.5 s: one label only.
-        let e = map_labels(&m, None, &[0.5], None, "f.h5", &cli).unwrap_err();
+        let e = spelt(
+            map_labels(&m, None, &[0.5], None, "f.h5").unwrap_err(),
+            true,
+        );
         assert!(
             e.starts_with("f.h5 --variable flip_step (flipped by t = 0.5 s): "),
             "{e}"
@@ -322,7 +347,10 @@ mod tests {
             complete: false,
             ..m
         };
-        let e = map_labels(&incomplete, None, &[], None, "the map Dataset", &key).unwrap_err();
+        let e = spelt(
+            map_labels(&incomplete, None, &[], None, "the map Dataset").unwrap_err(),
+            false,
+        );
         assert!(
             e.starts_with("measure: the map Dataset is incomplete"),
             "{e}"
@@ -331,7 +359,10 @@ mod tests {
             flip_step: &[],
             ..m
         };
-        let e = map_labels(&no_flips, None, &[], None, "d", &key).unwrap_err();
+        let e = spelt(
+            map_labels(&no_flips, None, &[], None, "d").unwrap_err(),
+            false,
+        );
         assert_eq!(
             e,
             "variable: flip_step needs the map's flip_step and flip_link"
@@ -340,13 +371,13 @@ mod tests {
             Stage::Uncertainty,
             &MeasureError::Option("too big".into()),
             "s",
-            &cli,
-        );
+        )
+        .render(&cli);
         assert_eq!(
             e,
             format!("--max-eps: {}", MeasureError::Option("too big".into()))
         );
-        let e = refusal(Stage::Entropy, &MeasureError::Option("x".into()), "s", &key);
+        let e = refusal(Stage::Entropy, &MeasureError::Option("x".into()), "s").to_string();
         assert!(e.starts_with("entropy_eps: "), "{e}");
     }
 
@@ -395,24 +426,26 @@ mod tests {
             attractor: Some((&aux, 1)),
             ..flip_map(&[], &[], &[])
         };
-        let sets = map_labels(&m, Some("attractor"), &[], None, "b.h5", &cli).unwrap();
+        let sets = map_labels(&m, Some("attractor"), &[], None, "b.h5").unwrap();
         assert_eq!(sets[0].grid.values.len(), 5);
         assert!(sets[0]
             .source
             .contains("numbered in sorted order: 0 = unsettled"));
         // Without the aux columns (the Python package) only class is offered.
-        let e = map_labels(
-            &MapGrids {
-                attractor: None,
-                ..m
-            },
-            Some("attractor"),
-            &[],
-            None,
-            "d",
-            &key,
-        )
-        .unwrap_err();
+        let e = spelt(
+            map_labels(
+                &MapGrids {
+                    attractor: None,
+                    ..m
+                },
+                Some("attractor"),
+                &[],
+                None,
+                "d",
+            )
+            .unwrap_err(),
+            false,
+        );
         assert!(e.ends_with("(expected class)"), "{e}");
     }
 }

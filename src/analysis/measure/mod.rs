@@ -11,6 +11,7 @@ pub mod chaotic;
 mod entropy;
 mod fit;
 pub mod labels;
+pub mod options;
 mod report;
 mod uncertainty;
 mod wada;
@@ -18,6 +19,7 @@ mod wada;
 pub use boxcount::{box_dimension, BoxDimension, BoxOptions};
 pub use entropy::{basin_entropy, BasinEntropy, EntropyOptions};
 pub use fit::{t_quantile_975, LineFit};
+pub use options::{ChaoticChoices, MeasureChoices};
 pub use report::{
     label_counts, measure, MeasureOptions, MeasuredSet, Measures, Stage, What, BOX_CI, BOX_RULE,
     ENTROPY_CI, UNCERTAINTY_RULE,
@@ -25,6 +27,7 @@ pub use report::{
 pub use uncertainty::{uncertainty_exponent, UncertaintyExponent, UncertaintyOptions};
 pub use wada::{wada_test, WadaOptions, WadaTest};
 
+use crate::error::FieldError;
 use thiserror::Error;
 
 /// Why a grid cannot be measured (bad input; the message names what is wrong).
@@ -43,6 +46,37 @@ pub enum MeasureError {
     },
     #[error("{0}")]
     Option(String),
+    /// The labels themselves do not allow the measure (no boundary away from the edges, too
+    /// few or too many labels for the Wada test).
+    #[error("{0}")]
+    Labels(String),
+    /// A bad argument, its field as data.
+    #[error("{0}")]
+    Field(FieldError),
+    /// An option of the SALI run refused by the indicators, named by the chaotic fraction's
+    /// own key (`tau`, `t_end`).
+    #[error("indicators: {field} = {value} is invalid: {why}")]
+    Indicators {
+        field: &'static str,
+        value: f64,
+        why: String,
+    },
+}
+
+impl MeasureError {
+    /// The argument this error is about, if it is about one: an indicator option by the
+    /// chaotic fraction's key (`tau`, `t_end`), the others by the chaotic fraction as a whole.
+    pub fn field_error(&self) -> Option<FieldError> {
+        match self {
+            MeasureError::Field(e) => Some(e.clone()),
+            MeasureError::Indicators { field, value, why } => Some(match *field {
+                "tau" => FieldError::new("tau", format!("tau = {value} is invalid: {why}")),
+                "time" => FieldError::new("t_end", format!("t_end = {value} is invalid: {why}")),
+                _ => FieldError::new("chaotic_fraction", self.to_string()),
+            }),
+            _ => None,
+        }
+    }
 }
 
 /// A row-major grid of integer labels: `labels[iy * nx + ix]`. Labels are compacted to

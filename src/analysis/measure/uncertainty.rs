@@ -84,7 +84,7 @@ pub fn uncertainty_exponent(
     let tested = ((g.nx - 2 * k) * (g.ny - 2 * k)) as u64;
     let fraction: Vec<f64> = counts.iter().map(|&c| c as f64 / tested as f64).collect();
     if fraction.contains(&0.0) {
-        return Err(MeasureError::Option(
+        return Err(MeasureError::Labels(
             "no ε-uncertain pixel in the interior: the labels have no boundary away from the edges"
                 .into(),
         ));

@@ -44,13 +44,13 @@ pub struct WadaTest {
 pub fn wada_test(g: &LabelGrid, o: &WadaOptions) -> Result<WadaTest, MeasureError> {
     let n = g.n_labels();
     if n > 64 {
-        return Err(MeasureError::Option(format!(
+        return Err(MeasureError::Labels(format!(
             "the Wada test handles at most 64 labels; the grid has {n}"
         )));
     }
     if n < 3 {
         // Two basins share their one boundary trivially; Wada needs three or more.
-        return Err(MeasureError::Option(format!(
+        return Err(MeasureError::Labels(format!(
             "the Wada test needs at least three labels; the grid has {n}"
         )));
     }

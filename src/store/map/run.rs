@@ -21,12 +21,65 @@
 //! deleted by the next run.
 
 use super::{
-    compare_identity, write_map, Checkpoint, CheckpointError, MapInfo, MapReader, MapSummary,
-    Mismatch,
+    compare_identity, write_map, Assembly, Checkpoint, CheckpointError, MapInfo, MapReader,
+    MapSummary, Mismatch,
 };
-use crate::model::Chain;
+use crate::analysis::map::{spec_hash, MapOptions};
+use crate::error::FieldError;
+use crate::model::{Chain, System};
+use crate::spec::Spec;
 use crate::store::{prepare_output, Provenance, StoreError};
 use std::path::{Path, PathBuf};
+
+/// Above this many pixels (or [`LARGE_EDGE`]) a map is refused unless the user insists (the
+/// CLI's `--force`): it would take hours and gigabytes.
+pub const LARGE_PIXELS: usize = 1 << 26;
+/// Above this edge (pixels) a map is refused unless the user insists.
+pub const LARGE_EDGE: usize = 16_384;
+
+/// A `width` × `height` map above [`LARGE_PIXELS`] or [`LARGE_EDGE`], refused naming
+/// `map.resolution`; each front end adds how to insist.
+pub fn check_size(width: usize, height: usize) -> Result<(), FieldError> {
+    if width * height > LARGE_PIXELS || width.max(height) > LARGE_EDGE {
+        return Err(FieldError::new(
+            "map.resolution",
+            format!(
+                "{width}x{height} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE})",
+                (width * height) as f64
+            ),
+        ));
+    }
+    Ok(())
+}
+
+impl MapInfo {
+    /// The self-description of the map of `spec` (its options `opts`, on `chain`) for shard
+    /// `shard`: the kind's title unless the spec has its own, the spec hash and the coordinates'
+    /// names.
+    pub fn of(
+        spec: &Spec,
+        chain: &Chain,
+        opts: &MapOptions,
+        shard: Option<(usize, usize)>,
+    ) -> MapInfo {
+        let name = &spec.model_name;
+        let title = if spec.title == format!("map: {name} chain") {
+            opts.kind.title(name)
+        } else {
+            spec.title.clone()
+        };
+        MapInfo {
+            title,
+            model_name: name.clone(),
+            spec_hash: spec_hash(chain, opts),
+            opts: opts.clone(),
+            x_name: super::coord_name(&chain.component_name(opts.grid.x.index)),
+            y_name: super::coord_name(&chain.component_name(opts.grid.y.index)),
+            shard,
+            spec_text: spec.text.clone(),
+        }
+    }
+}
 
 /// How a map run proceeds (see the module doc).
 #[derive(Debug)]
@@ -211,20 +264,20 @@ impl RunPlan {
             mine[t] = self.have[t];
         }
         let ckpt = &self.checkpoint;
-        let written = write_map(
-            out,
-            true,
+        let mut source = |t| {
+            ckpt.read_tile(t).ok_or_else(|| StoreError::Dims {
+                var: ckpt.dir().display().to_string(),
+                what: format!("tile {t} vanished from the checkpoint"),
+            })
+        };
+        let a = Assembly {
             chain,
             info,
-            &mine,
-            &mut |t| {
-                ckpt.read_tile(t).ok_or_else(|| StoreError::Dims {
-                    var: ckpt.dir().display().to_string(),
-                    what: format!("tile {t} vanished from the checkpoint"),
-                })
-            },
+            have: &mine,
+            source: &mut source,
             prov,
-        )?;
+        };
+        let written = write_map(out, true, a)?;
         self.checkpoint.remove()?;
         Ok(written)
     }

@@ -12,20 +12,22 @@ use crate::store::{GroupWriter, H5Out, Provenance, StoreError, Var};
 use ndarray::{s, Array2, Array3};
 use std::path::{Path, PathBuf};
 
-/// Writes the map file `path` (as `.partial`, renamed at the end), taking tile `t` from
-/// `source(t)` for each `t` with `have[t]`; other tiles are marked not done (a shard file).
-/// Streams one band of tiles at a time.
-pub fn write_map(
-    path: &Path,
-    force: bool,
-    chain: &Chain,
-    info: &MapInfo,
-    have: &[bool],
-    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
-    prov: &Provenance,
-) -> Result<MapSummary, StoreError> {
+/// What a map file is assembled from: the chain, the map's self-description, which tiles are
+/// done (`have[t]`; the others are marked not done, as in a shard file), where tile `t` comes
+/// from (`source(t)`), and the provenance.
+pub struct Assembly<'a> {
+    pub chain: &'a Chain,
+    pub info: &'a MapInfo,
+    pub have: &'a [bool],
+    pub source: &'a mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
+    pub prov: &'a Provenance,
+}
+
+/// Writes the map file `path` (as `.partial`, renamed at the end) from `a`, streaming one band
+/// of tiles at a time.
+pub fn write_map(path: &Path, force: bool, a: Assembly<'_>) -> Result<MapSummary, StoreError> {
     let out = H5Out::create(path, force)?;
-    let mut summary = assemble(&out, chain, info, have, source, prov)?;
+    let mut summary = assemble(&out, a)?;
     summary.path = out.finish()?;
     super::abort_point("assembled");
     Ok(summary)
@@ -33,27 +35,21 @@ pub fn write_map(
 
 /// The map file's image in memory (as [`write_map`] would write it) and its summary (with an
 /// empty path): the Python package's map, whose arrays NumPy then takes over.
-pub fn map_image(
-    chain: &Chain,
-    info: &MapInfo,
-    have: &[bool],
-    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
-    prov: &Provenance,
-) -> Result<(MemGroup, MapSummary), StoreError> {
+pub fn map_image(a: Assembly<'_>) -> Result<(MemGroup, MapSummary), StoreError> {
     let out = H5Out::memory();
-    let summary = assemble(&out, chain, info, have, source, prov)?;
+    let summary = assemble(&out, a)?;
     Ok((out.into_memory().expect("a memory image"), summary))
 }
 
 /// Writes the map into `out` band by band; the summary's path is left empty.
-fn assemble(
-    out: &H5Out,
-    chain: &Chain,
-    info: &MapInfo,
-    have: &[bool],
-    source: &mut dyn FnMut(usize) -> Result<TileResult, StoreError>,
-    prov: &Provenance,
-) -> Result<MapSummary, StoreError> {
+fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> {
+    let Assembly {
+        chain,
+        info,
+        have,
+        source,
+        prov,
+    } = a;
     let opts = &info.opts;
     let tiling = opts.tiling();
     out.provenance(prov, &info.title)?;

@@ -1,0 +1,203 @@
+//! `pendula run` of a `kind = "measure"` spec: its map computed (or reused) into
+//! `measure.map_file`, then measured; a `[measure.sweep]` measures one map per value.
+
+use super::label::{measure_sets, run_job, Job};
+use super::report::{set_json, table};
+use super::{Input, Source};
+use crate::cli::output::{CliError, Common};
+use pendula::store::{self, Provenance};
+use serde_json::json;
+use std::path::PathBuf;
+use std::time::Instant;
+
+/// `pendula run` of a `kind = "measure"` spec: computes its map into `measure.map_file` (a
+/// complete map of the same spec there is reused, an interrupted one resumed; `--force`
+/// recomputes it), then measures that file as `pendula measure` does.
+pub fn run_spec(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    command_line: &str,
+) -> Result<(), CliError> {
+    let file = common.output.clone().or_else(|| spec.output.file.clone());
+    let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+    // Refuse an existing result before the map's work, not after it.
+    for (flag, p) in [("output.file", &file), ("output.plot", &plot)] {
+        if let Some(p) = p {
+            crate::cli::output::prepare_path(p, common.force)
+                .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+        }
+    }
+    if let Some(sweep) = &r.sweep {
+        return run_sweep(spec, common, r, sweep, (file, plot), command_line);
+    }
+    compute_map(spec, common, r, command_line)?;
+    let src = Source {
+        input: Input::Map(r.map_file.clone()),
+        variable: r.variable.clone(),
+        flip_before: r.flip_before.clone(),
+        extent: None,
+    };
+    let job = Job {
+        title: spec.title.clone(),
+        file,
+        plot,
+        force: common.force,
+        json: common.json,
+        command_line,
+        spec_text: spec.text.clone(),
+    };
+    run_job(&src, &r.options, &job)
+}
+
+/// Computes the measure spec's map into `r.map_file` as `pendula run` of its `[map]` would,
+/// resuming an interrupted one and reusing a complete one.
+fn compute_map(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::{Analysis, OutputSpec};
+    let mut table: toml::Table = spec
+        .text
+        .parse()
+        .map_err(|e| CliError::Run(format!("the spec cannot be read back as TOML: {e}")))?;
+    table.insert("kind".into(), "map".into());
+    table.remove("measure");
+    table.remove("title");
+    let mut out = toml::Table::new();
+    out.insert("file".into(), r.map_file.display().to_string().into());
+    table.insert("output".into(), out.into());
+    let map_spec = pendula::spec::Spec {
+        title: format!("map: {} chain", spec.model_name),
+        analysis: Analysis::Map(r.map.clone()),
+        output: OutputSpec {
+            file: Some(r.map_file.clone()),
+            plot: None,
+        },
+        text: toml::to_string(&table).unwrap_or_default(),
+        ..spec.clone()
+    };
+    let map_common = Common {
+        output: Some(r.map_file.clone()),
+        plot: None,
+        json: false,
+        ..common.clone()
+    };
+    let flags = crate::cli::map::RunFlags {
+        resume: true,
+        ..Default::default()
+    };
+    crate::cli::map::run_map(&map_spec, &map_common, &flags, command_line)
+}
+
+/// A `[measure.sweep]`: every point's map (its own file and checkpoint, so a rerun reuses
+/// the finished maps and resumes the interrupted one) and measures, then one HDF5 group
+/// `measure` over the dimension `sweep`, one figure of each measure against the parameter
+/// and one summary. Nothing is written before every point was measured.
+fn run_sweep(
+    spec: &pendula::spec::Spec,
+    common: &Common,
+    r: &pendula::spec::MeasureRun,
+    sweep: &pendula::spec::Sweep,
+    (file, plot): (Option<PathBuf>, Option<PathBuf>),
+    command_line: &str,
+) -> Result<(), CliError> {
+    use pendula::spec::Analysis;
+    if let Some(p) = &file {
+        crate::cli::output::check_result_path(p, "output.file")?;
+    }
+    if let Some(p) = &plot {
+        crate::cli::output::check_figure_path(p, "output.plot")?;
+    }
+    let start = Instant::now();
+    let mut points = Vec::with_capacity(sweep.points.len());
+    let mut names = Vec::new();
+    for (k, pf) in sweep.points.iter().enumerate() {
+        let field = format!("measure.sweep.values[{}]", k + 1);
+        let ps = pf
+            .validate()
+            .map_err(|e| CliError::Input(format!("{field}: {}: {}", e.field, e.message)))?;
+        let Analysis::Measure(pr) = &ps.analysis else {
+            unreachable!("a sweep point is a measure spec")
+        };
+        compute_map(&ps, common, pr, command_line)?;
+        let src = Source {
+            input: Input::Map(pr.map_file.clone()),
+            variable: pr.variable.clone(),
+            flip_before: pr.flip_before.clone(),
+            extent: None,
+        };
+        let (sets, n) = measure_sets(&src, &pr.options).map_err(|e| {
+            let at = format!("{field} ({} = {})", sweep.parameter, sweep.values[k]);
+            match e {
+                CliError::Input(m) => CliError::Input(format!("{at}: {m}")),
+                CliError::Run(m) => CliError::Run(format!("{at}: {m}")),
+            }
+        })?;
+        names = n;
+        points.push(sets);
+    }
+    let wall = start.elapsed().as_secs_f64();
+    let fig = pendula::plot::MeasureFigure::sweep(
+        &spec.title,
+        &sweep.parameter,
+        &sweep.units,
+        &sweep.values,
+        &points,
+        &names,
+    );
+    if plot.is_some() && fig.is_empty() {
+        return Err(CliError::Input(
+            "output.plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)".into(),
+        ));
+    }
+    let run = store::SweepRun {
+        parameter: &sweep.parameter,
+        units: &sweep.units,
+        values: &sweep.values,
+        points: &points,
+    };
+    if let Some(path) = &file {
+        let prov = Provenance::now(command_line, &spec.text);
+        store::write_file(path, common.force, &prov, &spec.title, |out| {
+            store::write_measure_sweep(out, &r.options, &run)
+        })?;
+    }
+    if let Some(path) = &plot {
+        pendula::plot::draw_measure(&fig, path)?;
+    }
+    if common.json {
+        let v = json!({
+            "kind": "measure",
+            "title": spec.title,
+            "what": r.options.what.name(),
+            "seed": r.options.boxes.seed,
+            "sweep": {
+                "parameter": sweep.parameter,
+                "units": sweep.units,
+                "values": sweep.values,
+                "map_files": sweep.points.iter().map(|p| p.measure.as_ref().and_then(|m| m.map_file.as_ref()).map(|f| f.display().to_string())).collect::<Vec<_>>(),
+            },
+            "points": points.iter().zip(&sweep.values).map(|(sets, v)| json!({
+                "value": v,
+                "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "wall_s": wall,
+            "threads": rayon::current_num_threads(),
+            "output": file.as_ref().map(|p| p.display().to_string()),
+            "plot": plot.as_ref().map(|p| p.display().to_string()),
+        });
+        println!("{v}");
+    } else {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for (sets, v) in points.iter().zip(&sweep.values) {
+            let _ = writeln!(s, "{} = {v} {}:", sweep.parameter, sweep.units);
+            s.push_str(&table(sets, wall));
+        }
+        print!("{s}");
+    }
+    Ok(())
+}

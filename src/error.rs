@@ -1,0 +1,128 @@
+//! The library's one way to say which input was wrong: a [`FieldError`] carries the field as
+//! data (its spec key, `shifts`, `measure.max_eps`, `model.mass`), so every front end names it
+//! in its own spelling from the same value: the CLI its flag (`--max-eps`), the Python package
+//! its keyword (`max_eps`), a spec its path. No front end reads the field back out of the text.
+
+use std::fmt;
+
+/// A bad value: the field it belongs to and why. A message may name other fields too (`tau`
+/// must be a multiple of `dt`); they are kept as data beside the text, so a front end spells
+/// them as it spells the field itself ([`FieldError::render`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldError {
+    /// The field, as a spec names it (`measure.shifts`) or as a library call's argument
+    /// (`shifts`, which [`FieldError::within`] turns into `measure.shifts`).
+    pub field: String,
+    /// Why, without the field's name; the other fields it names are in `names`.
+    pub message: String,
+    /// Other fields the message names: (byte offset in `message`, field).
+    names: Vec<(usize, String)>,
+    /// Whether the line starts with the field (`field: message`, the usual form) or the
+    /// message places it itself (`names` then says where).
+    lead: bool,
+}
+
+impl FieldError {
+    /// `field: message`.
+    pub fn new(field: impl Into<String>, message: impl Into<String>) -> FieldError {
+        FieldError {
+            field: field.into(),
+            message: message.into(),
+            names: Vec::new(),
+            lead: true,
+        }
+    }
+
+    /// A line that does not start with its field: built from [`FieldError::text`] and
+    /// [`FieldError::name`] pieces.
+    pub fn unled(field: impl Into<String>) -> FieldError {
+        FieldError {
+            lead: false,
+            ..FieldError::new(field, "")
+        }
+    }
+
+    /// Appends text to the message.
+    pub fn text(mut self, t: impl AsRef<str>) -> FieldError {
+        self.message.push_str(t.as_ref());
+        self
+    }
+
+    /// Appends the name of another field (or of the field itself) to the message.
+    pub fn name(mut self, field: impl Into<String>) -> FieldError {
+        self.names.push((self.message.len(), field.into()));
+        self
+    }
+
+    /// The field this error is about.
+    pub fn field(&self) -> &str {
+        &self.field
+    }
+
+    /// The same error about fields of the table `table` (`shifts` → `measure.shifts`).
+    pub fn within(mut self, table: &str) -> FieldError {
+        self.field = format!("{table}.{}", self.field);
+        for (_, f) in &mut self.names {
+            *f = format!("{table}.{f}");
+        }
+        self
+    }
+
+    /// The one-line message with every field spelt by `name`.
+    pub fn render(&self, name: &dyn Fn(&str) -> String) -> String {
+        let mut body = String::with_capacity(self.message.len() + 16);
+        let mut last = 0;
+        for (at, f) in &self.names {
+            body.push_str(&self.message[last..*at]);
+            body.push_str(&name(f));
+            last = *at;
+        }
+        body.push_str(&self.message[last..]);
+        if self.lead {
+            format!("{}: {body}", name(&self.field))
+        } else {
+            body
+        }
+    }
+}
+
+/// The fields as a spec names them.
+impl fmt::Display for FieldError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(&|s| s.to_string()))
+    }
+}
+
+impl std::error::Error for FieldError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_spelt_by_the_front_end() {
+        let e = FieldError::new("tau", "must be a whole multiple of ")
+            .name("dt")
+            .text(" = 0.01 s (got 0.015 s)");
+        assert_eq!(
+            e.to_string(),
+            "tau: must be a whole multiple of dt = 0.01 s (got 0.015 s)"
+        );
+        let flag = |f: &str| format!("--{}", f.replace('_', "-"));
+        assert_eq!(
+            e.render(&flag),
+            "--tau: must be a whole multiple of --dt = 0.01 s (got 0.015 s)"
+        );
+        assert_eq!(e.field(), "tau");
+        let s = e.within("measure");
+        assert_eq!(
+            s.to_string(),
+            "measure.tau: must be a whole multiple of measure.dt = 0.01 s (got 0.015 s)"
+        );
+        let u = FieldError::unled("variable")
+            .text("f.h5 ")
+            .name("variable")
+            .text(" class");
+        assert_eq!(u.render(&flag), "f.h5 --variable class");
+    }
+}
