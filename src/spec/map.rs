@@ -13,7 +13,7 @@ use serde::{Deserialize, Serialize};
 ///
 /// ```toml
 /// [map]
-/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state | lagrangian-descriptor
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state | lagrangian-descriptor | fli
 /// resolution = 512            # pixels: W (square) or [W, H]
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
@@ -23,7 +23,7 @@ use serde::{Deserialize, Serialize};
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
 /// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
-/// tau = 0.1                   # lyapunov, sali, gali, megno: renormalisation interval (s)
+/// tau = 0.1                   # lyapunov, sali, gali, megno, fli: renormalisation interval (s)
 /// blocks = 10                 # lyapunov: block means per pixel for its standard error (>= 2; default 10, fewer if t_end has fewer τ intervals)
 /// tolerance = 0.01            # lyapunov: a pixel stops once its standard error is below (1/s)
 /// gali_order = 4              # gali: number of deviation vectors k (2..2N, default 2N)
@@ -353,7 +353,7 @@ impl MapSpec {
             }
             Kind::Ftle => MapKind::Ftle,
             Kind::FinalState => self.final_state(chain, dt)?,
-            Kind::Sali | Kind::Gali | Kind::Megno => {
+            Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => {
                 let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
                 let q = (tau / dt).round();
                 if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
@@ -367,6 +367,8 @@ impl MapSpec {
                     MapKind::Sali { tau_steps }
                 } else if id == Kind::Megno {
                     MapKind::Megno { tau_steps }
+                } else if id == Kind::Fli {
+                    MapKind::Fli { tau_steps }
                 } else {
                     let dim = 2 * n;
                     let k = self.gali_order.unwrap_or(dim);

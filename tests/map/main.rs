@@ -1,6 +1,6 @@
 //! The map tests, one binary whose modules follow `analysis::map`: the grid, files, resume and
 //! figures ([`basics`], [`resume`]), each map kind ([`kinds`], [`flip_located`],
-//! [`lyapunov_error`], [`descriptor`]) and the SIMD lanes against the scalar path ([`tangent_lanes`],
+//! [`lyapunov_error`], [`descriptor`], [`fli`]) and the SIMD lanes against the scalar path ([`tangent_lanes`],
 //! [`indicator_lanes`], [`three_lanes`]), which all go through the one [`harness`].
 
 #[path = "../common/python.rs"]
@@ -13,6 +13,7 @@ mod harness;
 
 mod basics;
 mod descriptor;
+mod fli;
 mod flip_located;
 mod indicator_lanes;
 mod kinds;

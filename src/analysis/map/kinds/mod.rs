@@ -12,6 +12,7 @@ use super::per_kind::{self, Work};
 use super::{FlipTarget, TileResult};
 
 pub mod descriptor;
+pub mod fli;
 use serde::Serialize;
 
 /// What each pixel is reduced to.
@@ -48,6 +49,9 @@ pub enum MapKind {
     /// halves in aux ([`descriptor`]): its ridges and valleys draw the stable and unstable
     /// manifolds.
     LagrangianDescriptor { p: f64 },
+    /// The fast Lyapunov indicator FLI(t_max) = sup ln‖w‖ of one tangent vector renormalised
+    /// every `tau_steps` steps, OFLI in aux: the single-orbit reducer per pixel ([`fli`]).
+    Fli { tau_steps: u32 },
 }
 
 /// A parameter of a map kind as a file attribute ([`MapKind::attributes`]).
@@ -71,6 +75,7 @@ pub enum Kind {
     Gali,
     Megno,
     LagrangianDescriptor,
+    Fli,
 }
 
 /// One per-pixel variable of a map file: its name, whether it runs over (y, x, link) rather
@@ -175,11 +180,11 @@ const CLASS: &[&str] = &["class"];
 
 /// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
 pub const NAMES: &str =
-    "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor";
+    "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor|fli";
 
 impl Kind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [Kind; 9] = [
+    pub const ALL: [Kind; 10] = [
         Kind::FlipTime,
         Kind::EnergyError,
         Kind::Lyapunov,
@@ -189,6 +194,7 @@ impl Kind {
         Kind::Megno,
         Kind::FinalState,
         Kind::LagrangianDescriptor,
+        Kind::Fli,
     ];
 
     pub fn facts(self) -> &'static Facts {
@@ -202,6 +208,7 @@ impl Kind {
             Kind::Gali => &GALI,
             Kind::Megno => &MEGNO,
             Kind::LagrangianDescriptor => &LAGRANGIAN_DESCRIPTOR,
+            Kind::Fli => &FLI,
         }
     }
 
@@ -484,6 +491,29 @@ static LAGRANGIAN_DESCRIPTOR: Facts = Facts {
     }),
 };
 
+static FLI: Facts = Facts {
+    name: "fli",
+    title: "Fast Lyapunov indicator",
+    value: Some(var(
+        "fli",
+        "1",
+        "fast Lyapunov indicator FLI(t_max) = sup ln‖w(s)‖ over the renormalisation times s ≤ t_max, \
+         w(0) = (1, …, 1)/√(2N) (≈ λ_max t on chaotic orbits, ≈ ln t on regular ones)",
+    )),
+    aux: &[var(
+        "ofli",
+        "1",
+        "orthogonal FLI: sup ln‖w⊥‖, w⊥ the part of w orthogonal to the flow",
+    )],
+    fields: &[TAU],
+    legend: Legend::Computed,
+    lanes: NO_LANES,
+    labels: CLASS,
+    figure: Figure::Value(Scale::Linear {
+        label: "FLI = sup ln‖w‖ at t = {t} s",
+    }),
+};
+
 const CHAOS_TIME: &[Var] = &[var(
     "chaos_time",
     "s",
@@ -503,6 +533,7 @@ impl MapKind {
             MapKind::Gali { .. } => Kind::Gali,
             MapKind::Megno { .. } => Kind::Megno,
             MapKind::LagrangianDescriptor { .. } => Kind::LagrangianDescriptor,
+            MapKind::Fli { .. } => Kind::Fli,
         }
     }
 
@@ -515,7 +546,7 @@ impl MapKind {
         match *self {
             MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
             MapKind::Sali { .. } => 2,
-            MapKind::Megno { .. } => 1,
+            MapKind::Megno { .. } | MapKind::Fli { .. } => 1,
             MapKind::Gali { k, .. } => k,
             MapKind::FlipTime { .. }
             | MapKind::EnergyError
@@ -556,7 +587,9 @@ impl MapKind {
                 }
                 a
             }
-            MapKind::Sali { tau_steps } | MapKind::Megno { tau_steps } => {
+            MapKind::Sali { tau_steps }
+            | MapKind::Megno { tau_steps }
+            | MapKind::Fli { tau_steps } => {
                 vec![("tau_steps", Int(i64::from(tau_steps)))]
             }
             MapKind::Gali { k, tau_steps } => vec![
@@ -584,6 +617,7 @@ impl MapKind {
             MapKind::Sali { .. } | MapKind::Gali { .. } => per_kind::indicator(w, out),
             MapKind::Megno { tau_steps } => per_kind::megno(w, tau_steps, out),
             MapKind::LagrangianDescriptor { p } => descriptor::descriptor(w, p, out),
+            MapKind::Fli { tau_steps } => fli::fli(w, tau_steps, out),
         }
     }
 
@@ -652,7 +686,7 @@ mod tests {
         assert_eq!(NAMES, names.join("|"));
         assert_eq!(
             Kind::expected(&Kind::ALL),
-            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state or lagrangian-descriptor"
+            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state, lagrangian-descriptor or fli"
         );
     }
 

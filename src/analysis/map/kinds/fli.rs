@@ -1,0 +1,43 @@
+//! Fast Lyapunov indicator maps: each pixel is the single-orbit FLI/OFLI reducer
+//! ([`fli_orbit`](crate::analysis::orbit::fli_orbit), Froeschlé, Lega & Gonczi 1997; Fouchard
+//! et al. 2002) run from its start state with RK4 at the map's dt, τ = tau_steps·dt, to t_max,
+//! so a pixel equals `pendula lyapunov --estimator fli` from the same start to the bit.
+//! FLI = sup ln‖w‖ grows like λ_max·t on chaotic orbits and like ln t on regular ones.
+
+use super::super::per_kind::Work;
+use super::super::{class, TileResult, TILE_CANCEL};
+use crate::analysis::orbit::{fli_orbit, FliOptions};
+use crate::integrate::Method;
+use crate::observe::Cancellable;
+
+/// The value is FLI(t_max), the aux column OFLI(t_max); `class` DIVERGED where the orbit blew up.
+pub(in super::super) fn fli(w: &Work<'_>, tau_steps: u32, out: &mut TileResult) {
+    let (chain, opts, starts) = w.inputs();
+    let (np, _, n, h) = w.sizes();
+    out.value = vec![f64::NAN; np];
+    out.aux = vec![f64::NAN; np];
+    let fo = FliOptions {
+        tau: f64::from(tau_steps) * h,
+        time: opts.t_max,
+        // The map keeps only the end values: the shortest history.
+        max_history: 16,
+    };
+    let method = Method::Rk4 { dt: h };
+    for p in 0..np {
+        // The tile's stop request reaches inside the pixel's intervals.
+        let mut stop = Cancellable(TILE_CANCEL.with(|c| c.borrow().clone()));
+        match fli_orbit(chain, &method, &starts[p], &fo, &mut stop) {
+            Ok(r) if r.complete => {
+                out.value[p] = r.fli;
+                out.aux[p] = r.ofli;
+                out.steps += r.counts.steps;
+            }
+            // Stopped: the tile is discarded.
+            Ok(_) => return,
+            Err(_) => {
+                out.class[p] = class::DIVERGED;
+                out.steps += u64::from(n);
+            }
+        }
+    }
+}
