@@ -112,7 +112,7 @@ pub struct Indicators {
 
 /// The `k` start deviation vectors of [`indicators`] (column-major, `k` columns of length `n`):
 /// SplitMix64 numbers from `seed`, orthonormalized. Shared with the map lanes
-/// ([`tangent_indicators`](crate::analysis::map::tangent_indicators)) so both start alike.
+/// ([`lanes::indicators`](crate::analysis::map::lanes)) so both start alike.
 pub fn initial_vectors(n: usize, k: usize, seed: u64) -> Vec<f64> {
     let mut state = seed;
     let mut v0: Vec<f64> = (0..n * k)
