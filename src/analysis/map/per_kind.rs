@@ -139,11 +139,8 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
         let mut solver = Rk4::new(h).solver(len);
         for p in 0..np {
             let mut y = flow.initial(&starts[p], None);
-            for k in 0..n {
-                if tile_cancelled(u64::from(k) + 1) {
-                    return;
-                }
-                solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+            if !steps(&mut solver, &mut flow, &mut y, n, h) {
+                return;
             }
             let t = n as f64 * h;
             let w = if flow.layout.work { y[dim] } else { 0.0 };
@@ -233,11 +230,8 @@ pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
     let mut solver = Rk4::new(h).solver(flow.layout.len());
     for p in 0..np {
         let mut y = flow.initial(&starts[p], None);
-        for k in 0..n {
-            if tile_cancelled(u64::from(k) + 1) {
-                return;
-            }
-            solver.rk4_step(&mut flow, k as f64 * h, h, &mut y);
+        if !steps(&mut solver, &mut flow, &mut y, n, h) {
+            return;
         }
         let s = largest_singular_value(&y[dim..], dim);
         let v = s.ln() / (f64::from(n) * h);
@@ -482,4 +476,21 @@ pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
             }
         }
     }
+}
+
+/// `n` RK4 steps of `h` from t = 0 on the scalar path; false if the tile was stopped meanwhile.
+fn steps(
+    solver: &mut crate::integrate::rk4::Rk4Solver,
+    flow: &mut Flow<'_, Chain>,
+    y: &mut [f64],
+    n: u32,
+    h: f64,
+) -> bool {
+    for k in 0..n {
+        if tile_cancelled(u64::from(k) + 1) {
+            return false;
+        }
+        solver.rk4_step(flow, k as f64 * h, h, y);
+    }
+    true
 }

@@ -407,6 +407,20 @@ struct Frame {
     phd: u32,
 }
 
+impl Frame {
+    /// The frame of a raster of pwd × phd device pixels from (x0, y0).
+    fn at(x0: i32, y0: i32, pwd: u32, phd: u32) -> Frame {
+        Frame {
+            x0,
+            y0,
+            x1: x0 + pwd as i32,
+            y1: y0 + phd as i32,
+            pwd,
+            phd,
+        }
+    }
+}
+
 const INK: RGBColor = RGBColor(0x22, 0x22, 0x22);
 
 impl MapFigure<'_> {
@@ -448,12 +462,9 @@ impl MapFigure<'_> {
         ))?;
 
         Ok(Frame {
-            x0,
-            y0,
             x1,
             y1,
-            pwd,
-            phd,
+            ..Frame::at(x0, y0, pwd, phd)
         })
     }
 
