@@ -113,6 +113,20 @@ pub(crate) struct Plan {
     pub work: bool,
 }
 
+impl Plan {
+    /// A run over `time` seconds from t = 0, sampled `sampling`, renormalised every `tau`, with
+    /// the work of damping and drive integrated (`work`).
+    pub fn timed(tau: f64, time: f64, sampling: Sampling, max_history: usize, work: bool) -> Plan {
+        Plan {
+            tau,
+            span: Span::Time(time),
+            sampling,
+            max_history,
+            work,
+        }
+    }
+}
+
 /// The start of the tangent block: `k` vectors, `v0` column-major (`None`: the first `k` unit
 /// vectors).
 pub(crate) struct Tangent {

@@ -15,7 +15,7 @@
 //! shear between neighbouring tori), so FLI grows like ln t, and OFLI, which drops the growth
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
-use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
+use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use super::EnergyCheck;
 use crate::analysis::lyapunov::LyapunovError;
 use crate::integrate::Method;
@@ -95,13 +95,13 @@ pub fn fli_orbit<S: System>(
     opts: &FliOptions,
     observer: &mut dyn Observer,
 ) -> Result<FliOrbit, LyapunovError> {
-    let plan = Plan {
-        tau: opts.tau,
-        span: Span::Time(opts.time),
-        sampling: Sampling::Interval,
-        max_history: opts.max_history,
-        work: true,
-    };
+    let plan = Plan::timed(
+        opts.tau,
+        opts.time,
+        Sampling::Interval,
+        opts.max_history,
+        true,
+    );
     let n = sys.dim();
     let reducer = Fli {
         method,

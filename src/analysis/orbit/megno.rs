@@ -10,7 +10,7 @@
 //! chaotic orbit ⟨Y⟩ ≈ (λ_max/2) t, so `λ ≈ 2·slope`; ⟨Y⟩ → 2 on a quasi-periodic orbit and → 0
 //! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
 
-use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
+use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use super::EnergyCheck;
 use crate::analysis::lyapunov::LyapunovError;
 use crate::integrate::Method;
@@ -203,13 +203,7 @@ pub fn megno_orbit<S: System>(
     opts: &MegnoOptions,
     observer: &mut dyn Observer,
 ) -> Result<MegnoOrbit, LyapunovError> {
-    let plan = Plan {
-        tau: opts.tau,
-        span: Span::Time(opts.time),
-        sampling: Sampling::Step,
-        max_history: opts.max_history,
-        work: true,
-    };
+    let plan = Plan::timed(opts.tau, opts.time, Sampling::Step, opts.max_history, true);
     let n = sys.dim();
     let reducer = MegnoRun {
         method,

@@ -19,7 +19,7 @@
 //! above 10⁻⁴ ([`SALI_REGULAR`]) over the second half of a run that reached its end time;
 //! undecided otherwise (sticky orbits, or a run too short).
 
-use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Thinned, Tick};
+use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use crate::analysis::lyapunov::{LyapunovError, Qr};
 use crate::integrate::Method;
 use crate::model::System;
@@ -149,13 +149,13 @@ pub fn indicators<S: System>(
             format!("must be between 2 and the state dimension {n}"),
         ));
     }
-    let plan = Plan {
-        tau: opts.tau,
-        span: Span::Time(opts.time),
-        sampling: Sampling::Interval,
-        max_history: opts.max_history,
-        work: false,
-    };
+    let plan = Plan::timed(
+        opts.tau,
+        opts.time,
+        Sampling::Interval,
+        opts.max_history,
+        false,
+    );
     let m = k - 1;
     let mut first = vec![0.0, 2f64.sqrt()];
     first.extend(std::iter::repeat_n(1.0, m));
