@@ -1,6 +1,10 @@
 //! Measures of label grids in HDF5: group `measure` (the options as attributes) with one
 //! subgroup `set_<k>` per label grid (a map thresholded at one flip time, one dataset).
 //!
+//! Over 800 lines on purpose: the single-map writer and the sweep writer lay out the same
+//! subgroups (sets, box counts, entropy tables), and they are kept side by side so that a file
+//! of one map and a file of a sweep point stay the same layout.
+//!
 //! Each set holds `label(label)` pixel counts and, for what was measured, the subgroups
 //! `boundary_dimension` (box sides, mean and per-shift box counts, the fitted line, the slope
 //! with its 95 % interval, the scaling range and its rule), `uncertainty_exponent` (ε, f(ε),

@@ -1,6 +1,10 @@
 //! Poincaré sections: where orbits of a planar chain cross a surface, located on DOP853's dense
 //! output to near round-off, for many orbits in parallel (docs/physics.md §5).
 //!
+//! Over 800 lines on purpose: one orbit's run (integration, crossing location, energy check,
+//! the optional exponent) reads as one sequence of steps (`OrbitRun`), beside the section
+//! geometry it serves; the shell sampling is the child `shell`.
+//!
 //! A [`Section`] is a signed-distance function kept out of the model: a coordinate hyperplane
 //! (on an angle it is taken modulo 2π: g = sin(θ − c) on the branch cos(θ − c) > 0, so the ±π
 //! cut never makes a crossing), a general hyperplane a·x = b, or a stroboscopic section
