@@ -274,11 +274,12 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
         energy_skip=None, tile=None, kernel=None, tau=None, blocks=None, tolerance=None,
         gali_order=None, angle_tol=None,
         omega_tol=None, dwell=None, max_period=None, repeats=None, energy=None, solve=None,
-        dt=None, theta=None, omega=None, t_max=None):
+        dt=None, theta=None, omega=None, t_max=None, descriptor_p=None):
     """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
-    ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``), ``resolution``
+    ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``, ``fli``,
+    ``lagrangian-descriptor`` with ``descriptor_p``), ``resolution``
     (W or [W, H]), ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo,
     y_hi]), ``t_end``,
     ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
@@ -294,7 +295,8 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
              "kernel": kernel, "tau": tau, "blocks": blocks, "tolerance": tolerance,
              "gali_order": gali_order, "angle_tol": angle_tol,
              "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
-             "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max}
+             "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max,
+             "descriptor_p": descriptor_p}
     return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))
 
 
