@@ -223,15 +223,16 @@ pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError
     g.attr_f64("finite_time_exponent", r.finite_time_exponent)?;
     g.attr_f64("tau", r.tau)?;
     g.attr_f64("sample_interval", r.sample_interval)?;
-    g.attr_f64("t_end", r.t_end)?;
-    g.attr_f64("time_requested", r.options.time)?;
-    g.attr_i64("max_history", r.options.max_history as i64)?;
-    g.attr_bool("complete", r.complete)?;
-    write_energy(g, &r.energy)?;
+    write_run_end(
+        g,
+        r.t_end,
+        r.options.time,
+        r.options.max_history,
+        r.complete,
+        &r.energy,
+    )?;
     let c = &r.counts;
-    g.attr_i64("steps", c.steps as i64)?;
-    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
-    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
+    write_work(g, c.steps, c.rejected_steps, c.rhs_evaluations)?;
     g.attr_i64("samples", c.samples as i64)?;
     g.attr_i64("renormalizations", c.renormalizations as i64)?;
     Ok(())
@@ -279,15 +280,16 @@ pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
     g.attr_f64("fli_rate", r.rate)?;
     g.attr_f64("log_norm_end", r.log_norm)?;
     g.attr_f64("tau", r.tau)?;
-    g.attr_f64("t_end", r.t_end)?;
-    g.attr_f64("time_requested", r.options.time)?;
-    g.attr_i64("max_history", r.options.max_history as i64)?;
-    g.attr_bool("complete", r.complete)?;
-    write_energy(g, &r.energy)?;
+    write_run_end(
+        g,
+        r.t_end,
+        r.options.time,
+        r.options.max_history,
+        r.complete,
+        &r.energy,
+    )?;
     let c = &r.counts;
-    g.attr_i64("steps", c.steps as i64)?;
-    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
-    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
+    write_work(g, c.steps, c.rejected_steps, c.rhs_evaluations)?;
     g.attr_i64("renormalizations", c.renormalizations as i64)?;
     Ok(())
 }
@@ -302,6 +304,31 @@ pub fn write_fli_chain(
     r: &FliOrbit,
 ) -> Result<(), StoreError> {
     write_fli(&chain_group(out, name, chain, x0)?, r)
+}
+
+/// The end of a single-orbit indicator run (MEGNO, FLI): where it ended, what was asked, whether
+/// it finished, and its energy balance.
+fn write_run_end(
+    g: &GroupWriter<'_>,
+    t_end: f64,
+    time_requested: f64,
+    max_history: usize,
+    complete: bool,
+    energy: &EnergyCheck,
+) -> Result<(), StoreError> {
+    g.attr_f64("t_end", t_end)?;
+    g.attr_f64("time_requested", time_requested)?;
+    g.attr_i64("max_history", max_history as i64)?;
+    g.attr_bool("complete", complete)?;
+    write_energy(g, energy)
+}
+
+/// The integrator's work counts of a single-orbit indicator run.
+fn write_work(g: &GroupWriter<'_>, steps: u64, rejected: u64, rhs: u64) -> Result<(), StoreError> {
+    g.attr_i64("steps", steps as i64)?;
+    g.attr_i64("rejected_steps", rejected as i64)?;
+    g.attr_i64("rhs_evaluations", rhs as i64)?;
+    Ok(())
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables
