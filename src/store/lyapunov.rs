@@ -169,6 +169,17 @@ fn chain_group<'a>(
     Ok(g)
 }
 
+/// The `time` coordinate of a single-orbit indicator's history (MEGNO, FLI).
+fn sample_time(g: &GroupWriter<'_>, time: &[f64]) -> Result<(), StoreError> {
+    g.coord(
+        "time",
+        time,
+        "s",
+        "time of the sample (the run starts at 0)",
+    )?;
+    Ok(())
+}
+
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
@@ -190,12 +201,7 @@ pub fn write_lyapunov_chain(
 /// Writes a MEGNO run into `g` (see the module docs for the layout).
 pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError> {
     let h = &r.history;
-    g.coord(
-        "time",
-        &h.time,
-        "s",
-        "time of the sample (the run starts at 0)",
-    )?;
+    sample_time(g, &h.time)?;
     g.var(
         "megno_y",
         &["time"],
@@ -253,12 +259,7 @@ pub fn write_megno_chain(
 /// Writes an FLI run into `g` (see the module docs for the layout).
 pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
     let h = &r.history;
-    g.coord(
-        "time",
-        &h.time,
-        "s",
-        "time of the sample (the run starts at 0)",
-    )?;
+    sample_time(g, &h.time)?;
     g.var(
         "fli",
         &["time"],
