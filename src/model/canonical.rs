@@ -17,7 +17,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::chain::Chain;
+use super::chain::{angle_difference, Chain};
 use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::System;
 
@@ -182,8 +182,7 @@ impl System for Canonical<'_> {
                 }
                 let (sk, ck) = (ws.s[k], ws.c[k]);
                 let ajk = a[j * n + k];
-                let sjk = sj * ck - cj * sk;
-                let cjk = cj * ck + sj * sk;
+                let (sjk, cjk) = angle_difference((sj, cj), (sk, ck));
                 let wk = ws.omega[k];
                 let am = ajk * sjk * wk;
                 ws.am[j * n + k] = am;

@@ -740,8 +740,7 @@ impl System for Chain {
                 }
                 let (sk, ck) = (ws.s[k], ws.c[k]);
                 let ajk = a[j * n + k];
-                let sjk = sj * ck - cj * sk;
-                let cjk = cj * ck + sj * sk;
+                let (sjk, cjk) = angle_difference((sj, cj), (sk, ck));
                 let g = ajk * (cjk * omega[k] * omega[k] - sjk * ws.alpha[k]);
                 ws.g[j * n + k] = g;
                 diag += g;
@@ -826,4 +825,11 @@ impl System for Chain {
             format!("omega[{}]", i - self.n + 1)
         }
     }
+}
+
+/// (sin(θⱼ − θₖ), cos(θⱼ − θₖ)) from the cached (sin, cos) of each angle: the coupling of two
+/// links in the mass matrix and its derivatives, with no further trigonometric call.
+#[inline(always)]
+pub(super) fn angle_difference((sj, cj): (f64, f64), (sk, ck): (f64, f64)) -> (f64, f64) {
+    (sj * ck - cj * sk, cj * ck + sj * sk)
 }
