@@ -2,8 +2,7 @@
 //! check on the tangent-space estimators that needs no linearization.
 
 use super::*;
-use crate::analysis::budget::EnergyBalance;
-use crate::analysis::orbit::driver::{energy_check, Progress};
+use crate::analysis::orbit::driver::{EnergyWatch, Progress};
 use crate::analysis::orbit::stepper::Stepper;
 use crate::analysis::route::{Routed, Task};
 use crate::integrate::{IntegrateError, Ode};
@@ -170,8 +169,7 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut stepper = Stepper::new(method, o.tau, y.len())?;
     let mut diff = vec![0.0; n];
     let mut acc = Accum::new(1, o.tau, o.max_history);
-    let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
-    let mut max_err: f64 = 0.0;
+    let mut watch = EnergyWatch::new(sys, x0);
     let total = n_trans + n_avg;
     let progress = Progress::new(observer, total, "intervals");
     let name = |e: IntegrateError| -> LyapunovError {
@@ -213,8 +211,7 @@ pub fn max_exponent_two_trajectory<S: System>(
         if e > n_trans {
             let recorded = acc.push(t, &[(d / two.d0).ln()]);
             if recorded {
-                let err = balance.error(sys.energy(t, &y[..n]), work(&y));
-                max_err = max_err.max(err.abs());
+                watch.sample(sys.energy(t, &y[..n]), work(&y));
                 if converged_now(&acc, &o) {
                     converged = Some(true);
                     break;
@@ -232,7 +229,7 @@ pub fn max_exponent_two_trajectory<S: System>(
         estimator: Estimator::TwoTrajectory { d0: two.d0 },
         acc,
         volume: None,
-        energy: energy_check(&balance, sys.energy(t_end, &y[..n]), work(&y), max_err),
+        energy: watch.check(sys.energy(t_end, &y[..n]), work(&y)),
         stats: stepper.stats(),
         qr: count,
         transient_intervals: done.min(n_trans),

@@ -44,18 +44,41 @@ pub struct EnergyCheck {
     pub max_abs_error: f64,
 }
 
-/// The [`EnergyCheck`] of a run with balance `b` that ended at energy `last` with work `work`,
-/// `max_err` being the largest |E − E₀ − W| seen before.
-pub(crate) fn energy_check(b: &EnergyBalance, last: f64, work: f64, max_err: f64) -> EnergyCheck {
-    let abs_drift = b.error(last, work).abs();
-    EnergyCheck {
-        initial: b.initial,
-        last,
-        work,
-        scale: b.scale,
-        abs_drift,
-        relative_drift: b.relative(last, work),
-        max_abs_error: max_err.max(abs_drift),
+/// The energy balance of a run as it goes: the largest |E − E₀ − W| seen at the recorded
+/// samples, and at the end the run's [`EnergyCheck`].
+pub(crate) struct EnergyWatch {
+    balance: EnergyBalance,
+    max_err: f64,
+}
+
+impl EnergyWatch {
+    /// The watch of a run of `sys` from `x0` at t = 0.
+    pub(crate) fn new<S: System + ?Sized>(sys: &S, x0: &[f64]) -> EnergyWatch {
+        EnergyWatch {
+            balance: EnergyBalance::new(sys, sys.energy(0.0, x0)),
+            max_err: 0.0,
+        }
+    }
+
+    /// A recorded sample at energy `energy` with work `work` done so far.
+    pub(crate) fn sample(&mut self, energy: f64, work: f64) {
+        let err = self.balance.error(energy, work);
+        self.max_err = self.max_err.max(err.abs());
+    }
+
+    /// The check of a run that ended at energy `last` with work `work`.
+    pub(crate) fn check(&self, last: f64, work: f64) -> EnergyCheck {
+        let b = &self.balance;
+        let abs_drift = b.error(last, work).abs();
+        EnergyCheck {
+            initial: b.initial,
+            last,
+            work,
+            scale: b.scale,
+            abs_drift,
+            relative_drift: b.relative(last, work),
+            max_abs_error: self.max_err.max(abs_drift),
+        }
     }
 }
 
@@ -262,8 +285,7 @@ pub(crate) fn drive<S: System, R: Reducer<S>>(
         let (head, v) = y.split_at_mut(off);
         reducer.init(sys, &head[..n], v);
     }
-    let balance = EnergyBalance::new(sys, sys.energy(0.0, x0));
-    let mut max_err: f64 = 0.0;
+    let mut watch = EnergyWatch::new(sys, x0);
     let unit = match plan.sampling {
         Sampling::Interval => "intervals",
         Sampling::Step => "samples",
@@ -291,8 +313,7 @@ pub(crate) fn drive<S: System, R: Reducer<S>>(
         let (head, v) = y.split_at_mut(off);
         let step = reducer.interval(sys, tick, &head[..n], v);
         if step.recorded {
-            let err = balance.error(sys.energy(t, &y[..n]), work(&y));
-            max_err = max_err.max(err.abs());
+            watch.sample(sys.energy(t, &y[..n]), work(&y));
         }
         if step.stop {
             break;
@@ -304,7 +325,7 @@ pub(crate) fn drive<S: System, R: Reducer<S>>(
     }
     observer.finish();
     let t_end = stepper.time(done);
-    let energy = energy_check(&balance, sys.energy(t_end, &y[..n]), work(&y), max_err);
+    let energy = watch.check(sys.energy(t_end, &y[..n]), work(&y));
     let end = End {
         x: &y[..n],
         v: &y[off..],
