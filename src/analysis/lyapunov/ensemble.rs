@@ -5,6 +5,7 @@
 //! order, so the result is identical for any number of threads.
 
 use super::{Lyapunov, LyapunovError};
+use crate::analysis::random::SplitMix64;
 use crate::observe::{Cancel, Control, Observer};
 use rayon::prelude::*;
 use serde::Serialize;
@@ -53,15 +54,6 @@ pub struct Ensemble {
     pub complete: bool,
 }
 
-/// SplitMix64 (Steele, Lea & Flood 2014): a tiny, portable, seedable stream.
-fn splitmix(state: &mut u64) -> u64 {
-    *state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-    let mut z = *state;
-    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-    z ^ (z >> 31)
-}
-
 /// The members' initial conditions: `x0`, then `x0 + ε u_m` with `u_m` a unit vector (in the
 /// perturbed components) drawn from SplitMix64 seeded by `seed` and the member index.
 pub fn ensemble_initial_conditions(x0: &[f64], opts: &EnsembleOptions) -> Vec<Vec<f64>> {
@@ -72,10 +64,8 @@ pub fn ensemble_initial_conditions(x0: &[f64], opts: &EnsembleOptions) -> Vec<Ve
             if m == 0 || p == 0 {
                 return x;
             }
-            let mut state = opts.seed ^ (m as u64).wrapping_mul(0xd1b5_4a32_d192_ed03);
-            let u: Vec<f64> = (0..p)
-                .map(|_| (splitmix(&mut state) >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0)
-                .collect();
+            let mut rng = SplitMix64(opts.seed ^ (m as u64).wrapping_mul(0xd1b5_4a32_d192_ed03));
+            let u: Vec<f64> = (0..p).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
             let norm = u.iter().map(|v| v * v).sum::<f64>().sqrt();
             for i in 0..p {
                 x[i] += opts.epsilon * u[i] / norm;

@@ -39,7 +39,7 @@
 use super::MeasureError;
 use crate::analysis::indicators::{chain_indicators, IndicatorOptions, Regularity};
 use crate::analysis::lyapunov::LyapunovError;
-use crate::analysis::poincare::SplitMix64;
+use crate::analysis::random::SplitMix64;
 use crate::error::FieldError;
 use crate::integrate::Method;
 use crate::model::Chain;

@@ -138,7 +138,7 @@ impl LabelGrid {
 
 /// SplitMix64 stream for box offsets (same generator as the Poincaré shell sampler).
 pub(crate) fn offsets(seed: u64, count: usize, max: usize) -> Vec<(usize, usize)> {
-    let mut rng = crate::analysis::poincare::SplitMix64(seed);
+    let mut rng = crate::analysis::random::SplitMix64(seed);
     let mut out = vec![(0, 0)];
     while out.len() < count.max(1) {
         let ox = (rng.next_u64() % max.max(1) as u64) as usize;

@@ -21,6 +21,7 @@
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use crate::analysis::lyapunov::{LyapunovError, Qr};
+use crate::analysis::random::SplitMix64;
 use crate::integrate::Method;
 use crate::model::System;
 use crate::observe::Observer;
@@ -114,17 +115,8 @@ pub struct Indicators {
 /// SplitMix64 numbers from `seed`, orthonormalized. Shared with the map lanes
 /// ([`lanes::indicators`](crate::analysis::map::lanes)) so both start alike.
 pub fn initial_vectors(n: usize, k: usize, seed: u64) -> Vec<f64> {
-    let mut state = seed;
-    let mut v0: Vec<f64> = (0..n * k)
-        .map(|_| {
-            state = state.wrapping_add(0x9e37_79b9_7f4a_7c15);
-            let mut z = state;
-            z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
-            z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
-            z ^= z >> 31;
-            (z >> 11) as f64 / (1u64 << 53) as f64 * 2.0 - 1.0
-        })
-        .collect();
+    let mut rng = SplitMix64(seed);
+    let mut v0: Vec<f64> = (0..n * k).map(|_| rng.next_f64() * 2.0 - 1.0).collect();
     Qr::new(n, k).factor(&mut v0, true);
     v0
 }

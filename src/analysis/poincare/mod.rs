@@ -22,10 +22,10 @@ mod shell;
 
 pub use shell::{
     energy_bounds, plane_initial_conditions, section_min_energy, shell_initial_conditions,
-    shell_state, wrap_angle, Sampling, ShellSampling, ShellStart, SplitMix64, Variables,
+    shell_state, wrap_angle, Sampling, ShellSampling, ShellStart, Variables,
 };
 
-use super::budget::EnergyBalance;
+use super::energy::EnergyBalance;
 use super::AnalysisError;
 use crate::integrate::{locate, Direction, Dop853, Dop853Solver, Flow, Solver};
 use crate::integrate::{Ode, Stats};

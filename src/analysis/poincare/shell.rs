@@ -2,7 +2,7 @@
 //! the section's own velocity solved from the energy, or on a stroboscopic section's plane.
 
 use super::{PoincareError, Section};
-pub use crate::analysis::random::SplitMix64;
+use crate::analysis::random::SplitMix64;
 use crate::integrate::Direction;
 use crate::model::Chain;
 use nalgebra::DMatrix;
