@@ -17,7 +17,7 @@
 //! real Schur form (which nalgebra lacks) and needs no stabilizing start, unlike Newton–Kleinman
 //! (the inverted chain is open-loop unstable). The relative residual is returned and checked.
 
-use super::budget::EnergyBalance;
+use super::energy::EnergyBalance;
 use super::simulate::{Sampled, Samples, SimulateOptions};
 use super::AnalysisError;
 use crate::integrate::{Method, Stats};

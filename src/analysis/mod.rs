@@ -2,8 +2,8 @@
 //! struct, returning result structs with their histories and the counts of work done.
 
 pub mod animate;
-pub mod budget;
 pub mod cart;
+pub mod energy;
 pub mod indicators;
 pub mod lyapunov;
 pub mod map;
@@ -16,7 +16,7 @@ pub mod route;
 pub mod simulate;
 
 pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
-pub use budget::{EnergyBalance, EnergyBudget};
+pub use energy::{EnergyBalance, EnergyBudget};
 pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,

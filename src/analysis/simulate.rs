@@ -6,7 +6,7 @@
 //! planar [`Chain`] ([`Trajectory`]), the cart position, momentum and L_z for a
 //! [`crate::model::CartChain`] (`CartTrajectory`, in the cart chain's analyses).
 
-use super::budget::EnergyBalance;
+use super::energy::EnergyBalance;
 use super::route::{Routed, Task, View};
 use super::AnalysisError;
 use crate::integrate::{Flow, Method, Solver, Stats};

@@ -3,7 +3,7 @@
 
 use super::lanes::{final_state as fs, flip, indicators, tangent, Widest};
 use super::*;
-use crate::analysis::budget::EnergyBalance;
+use crate::analysis::energy::EnergyBalance;
 
 /// What every kind's pixel loop reads: the chain, the map's options, the pixels' start states
 /// (pixel order) and their count, the state dimension, the RK4 step count and step.
