@@ -319,19 +319,25 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
     opts = dict(what=what, extent=None if extent is None else [float(v) for v in extent],
                 max_eps=max_eps, entropy_eps=entropy_eps, shifts=shifts, seed=seed,
                 wada_radius=wada_radius)
+    flip_before = None if flip_before is None else [float(t) for t in flip_before]
     if isinstance(labels, xarray.Dataset):
+        # The map's attributes as the map file holds them; the library refuses a Dataset
+        # that lacks one (None), as the CLI refuses a file that is no map.
         a = labels.attrs
-        if "kind" not in a or "class" not in labels:
-            raise ValueError("labels: a Dataset must be a map of pendula.map (no kind or class)")
-        header = (str(a["kind"]), bool(a["complete"]), float(a["t_max"]), float(a["dt"]),
-                  [float(v) for v in a["window"]], str(a["x_coordinate"]), str(a["y_coordinate"]))
+
+        def attr(name, conv):
+            return conv(a[name]) if name in a else None
+
+        header = (attr("kind", str), attr("complete", bool), attr("t_max", float),
+                  attr("dt", float), attr("window", lambda w: [float(v) for v in w]),
+                  attr("x_coordinate", str), attr("y_coordinate", str))
 
         def grid(name, dtype):
             return numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
 
         # A final-state map's per-pixel columns (final_angle, turns, rotation per link), stacked
         # pixel-major as the map file's reader gives them: the `attractor` labels need them.
-        cols = _core.aux_vars(str(a["kind"]))
+        cols = _core.aux_vars(header[0] or "")
         aux = None
         if cols and all(n in labels for n, _ in cols):
             stack = [labels[n].values if per_link else labels[n].values[..., None] for n, per_link in cols]
@@ -341,13 +347,11 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
         call = lambda: _core.measure_map(
             header, grid("class", numpy.uint8), grid("flip_step", numpy.int32),
             grid("flip_link", numpy.uint8), aux=aux, variable=variable,
-            flip_before=None if flip_before is None else [float(t) for t in flip_before], **opts)
+            flip_before=flip_before, **opts)
     else:
-        for k, v in (("variable", variable), ("flip_before", flip_before)):
-            if v is not None:
-                raise ValueError(f"{k}: applies to map Datasets; an array is its own labels")
         arr = labels if isinstance(labels, numpy.ndarray) else numpy.asarray(labels)
-        call = lambda: _core.measure_labels(arr, **opts)
+        call = lambda: _core.measure_labels(arr, variable=variable, flip_before=flip_before,
+                                            **opts)
     return _run(None, tree=True, call=call)
 
 
@@ -362,10 +366,11 @@ def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, 
     """
     if isinstance(energies, (int, float)):
         energies = [energies]
-    if not isinstance(model, Chain):
-        raise ValueError("model: the chaotic fraction needs a planar chain (kind = \"planar-chain\")")
-    spec = json.dumps(_spec(model, "simulate", {"theta": [0.0] * model.links}, {"t_end": 1.0}))
+    # The model's table as the CLI's --model file gives it; the library refuses any but a
+    # planar chain.
+    table = getattr(model, "table", None)
+    model_json = None if table is None else json.dumps(table)
     energies = [float(e) for e in (energies or [])]
-    call = lambda: _core.chaotic_fraction(spec, energies, samples, seed=seed,
-                                               t_end=t_end, dt=dt, tau=tau)
+    call = lambda: _core.chaotic_fraction(model_json, energies, samples, seed=seed,
+                                          t_end=t_end, dt=dt, tau=tau)
     return _run(None, tree=True, call=call)

@@ -11,13 +11,16 @@ use numpy::{
 };
 use pendula::analysis::map::Kind;
 use pendula::analysis::measure::chaotic;
-use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
+use pendula::analysis::measure::labels::{
+    self, map_labels, refusal, Labelled, MapGrids, ValueType,
+};
 use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
 use pendula::analysis::measure::{
-    label_counts, measure, LabelGrid, MeasureError, MeasureOptions, MeasuredSet,
+    label_counts, measure, MeasureError, MeasureOptions, MeasuredSet,
 };
 use pendula::error::FieldError;
-use pendula::spec::Model;
+use pendula::model::Chain;
+use pendula::spec::{self, ModelFile};
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -84,15 +87,18 @@ fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
     e.map(|v| options::extent(&v)).transpose().map_err(refused)
 }
 
-/// A 2-D integer array as the labels (`pendula measure --labels`): the same checks as
-/// `store::read_labels` (rank 2, an integer type, values within i32), read without a copy
-/// when it is a C-contiguous int32 array.
+/// A 2-D integer array as the labels (`pendula measure --labels`): the library's checks of a
+/// label grid (rank 2, an integer type, values within i32, as `store::read_labels`), read
+/// without a copy when it is a C-contiguous int32 array. `variable` and `flip_before` are
+/// given only to be refused as the library refuses them beside `--labels`.
 #[pyfunction]
-#[pyo3(signature = (labels, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (labels, variable=None, flip_before=None, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure_labels<'py>(
     py: Python<'py>,
     labels: &Bound<'_, PyAny>,
+    variable: Option<String>,
+    flip_before: Option<Vec<f64>>,
     what: Option<&str>,
     extent: Option<Vec<f64>>,
     max_eps: Option<usize>,
@@ -101,47 +107,26 @@ pub fn measure_labels<'py>(
     seed: Option<u64>,
     wada_radius: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    labels::grid_takes_no_map_options(variable.is_some(), flip_before.is_some())
+        .map_err(refused)?;
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
-    let bad = |m: String| PyValueError::new_err(format!("labels: {m}"));
-    let arr = labels
-        .downcast::<PyUntypedArray>()
-        .map_err(|_| bad("expected a NumPy array".into()))?;
-    let shape = arr.shape().to_vec();
-    if shape.len() != 2 {
-        return Err(bad(format!(
-            "array is {}-D (shape {shape:?}); labels must be a 2-D grid",
-            shape.len()
-        )));
-    }
-    match arr.dtype().kind() {
-        b'i' | b'u' | b'b' => {}
-        b'f' | b'c' => {
-            return Err(bad(
-                "array holds floating-point values; labels must be integers (threshold or classify it first)".into(),
-            ))
-        }
-        _ => {
-            return Err(bad(format!(
-                "array has type {}; labels must be integers",
-                arr.dtype()
-            )))
-        }
-    }
+    let arr = labels.downcast::<PyUntypedArray>()?;
+    let ty = match arr.dtype().kind() {
+        b'i' | b'u' | b'b' => ValueType::Integer,
+        b'f' | b'c' => ValueType::Float,
+        _ => ValueType::Other(arr.dtype().to_string()),
+    };
+    let (nx, ny) = labels::grid_shape("array", arr.shape(), &ty).map_err(refused)?;
     let values: Vec<i32> = match arr.downcast::<numpy::PyArray2<i32>>() {
         Ok(a) => a.readonly().as_array().iter().copied().collect(),
         Err(_) => {
             let a = arr.call_method1("astype", ("int64",))?;
             let a: PyReadonlyArray2<'_, i64> = a.extract()?;
-            a.as_array()
-                .iter()
-                .map(|&v| i32::try_from(v))
-                .collect::<Result<_, _>>()
-                .map_err(|_| bad("array holds labels beyond the 32-bit range".into()))?
+            labels::grid_values("array", a.as_array().iter().copied()).map_err(refused)?
         }
     };
-    let (ny, nx) = (shape[0], shape[1]);
-    let grid = LabelGrid::new(nx, ny, &values).map_err(|e| bad(e.to_string()))?;
+    let grid = labels::grid(nx, ny, &values, None).map_err(refused)?;
     let grids = vec![Labelled {
         name: "labels".into(),
         source: "NumPy array".into(),
@@ -152,6 +137,23 @@ pub fn measure_labels<'py>(
     measure_all(py, grids, opts, "Measures of a NumPy array".into())
 }
 
+/// A map Dataset's attributes as `measure_map` takes them (`None` where the Dataset lacks one):
+/// kind, complete, t_max, dt, window, x_coordinate, y_coordinate.
+type MapHeader = (
+    Option<String>,
+    Option<bool>,
+    Option<f64>,
+    Option<f64>,
+    Option<Vec<f64>>,
+    Option<String>,
+    Option<String>,
+);
+
+/// What a map Dataset must hold, or the library's refusal of one that is no map.
+fn held<T>(v: Option<T>, name: &str) -> PyResult<T> {
+    v.ok_or_else(|| refused(labels::not_a_map("the Dataset", name)))
+}
+
 /// The label grids of a map Dataset, as `pendula measure FILE.h5` reads a map file: `class`,
 /// or `flip_step`/`flip_link` thresholded at each `flip_before` time (default `t_max`).
 #[pyfunction]
@@ -159,8 +161,8 @@ pub fn measure_labels<'py>(
 #[allow(clippy::too_many_arguments)]
 pub fn measure_map<'py>(
     py: Python<'py>,
-    header: (String, bool, f64, f64, Vec<f64>, String, String),
-    class: PyReadonlyArray2<'_, u8>,
+    header: MapHeader,
+    class: Option<PyReadonlyArray2<'_, u8>>,
     flip_step: Option<PyReadonlyArray2<'_, i32>>,
     flip_link: Option<PyReadonlyArray2<'_, u8>>,
     aux: Option<(PyReadonlyArray3<'_, f64>, usize)>,
@@ -175,22 +177,24 @@ pub fn measure_map<'py>(
     wada_radius: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let (kind, complete, t_max, dt, window, x_name, y_name) = header;
-    let kind = Kind::parse(&kind)
-        .ok_or_else(|| PyValueError::new_err(format!("kind: unknown map kind `{kind}`")))?;
+    let kind = labels::map_kind(&held(kind, "kind")?).map_err(refused)?;
+    let class = held(class, "class")?;
+    let (complete, t_max, dt) = (
+        held(complete, "complete")?,
+        held(t_max, "t_max")?,
+        held(dt, "dt")?,
+    );
+    let window = held(window.and_then(|w| <[f64; 4]>::try_from(w).ok()), "window")?;
+    let (x_name, y_name) = (held(x_name, "x_coordinate")?, held(y_name, "y_coordinate")?);
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
     let (height, width) = class.as_array().dim();
     let class = class.as_slice()?;
     let flip_step = flip_step.as_ref().map(|a| a.as_slice()).transpose()?;
     let flip_link = flip_link.as_ref().map(|a| a.as_slice()).transpose()?;
+    // The library checks the aux columns' size against the class grid (`map_labels`).
     let attractor = match &aux {
         Some((a, links)) if kind.facts().labels.contains(&"attractor") => {
-            let (h, w, _) = a.as_array().dim();
-            if (h, w) != (height, width) {
-                return Err(PyValueError::new_err(format!(
-                    "labels: the aux variables are {h} × {w}, the class grid {height} × {width}"
-                )));
-            }
             Some((a.as_slice()?, *links))
         }
         _ => None,
@@ -203,7 +207,7 @@ pub fn measure_map<'py>(
         width,
         height,
         axes: [&x_name, &y_name],
-        window: [window[0], window[1], window[2], window[3]],
+        window,
         class,
         flip_step: flip_step.unwrap_or_default(),
         flip_link: flip_link.unwrap_or_default(),
@@ -232,11 +236,11 @@ pub fn aux_vars(kind: &str) -> Vec<(&'static str, bool)> {
 /// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on
 /// Liouville-uniform starts, written as the CLI's group `measure/chaotic_fraction`.
 #[pyfunction]
-#[pyo3(signature = (spec_json, energies, samples, seed=None, t_end=None, dt=None, tau=None))]
+#[pyo3(signature = (model_json, energies, samples, seed=None, t_end=None, dt=None, tau=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn chaotic_fraction<'py>(
     py: Python<'py>,
-    spec_json: &str,
+    model_json: Option<&str>,
     energies: Vec<f64>,
     samples: Option<usize>,
     seed: Option<u64>,
@@ -254,14 +258,10 @@ pub fn chaotic_fraction<'py>(
     };
     let samples = choices.samples().map_err(refused)?;
     let seed = choices.seed();
-    let spec = super::validated(spec_json)?;
-    let Model::Planar(chain) = spec.model.clone() else {
-        return Err(refused(chaotic::needs_planar()));
-    };
+    let (chain, name) = chain(model_json)?;
     let o = choices.options().map_err(refused)?;
     let refused = |e: MeasureError| Failure::Input(chaotic::refusal(&e).to_string());
     let energies = choices.energies;
-    let name = spec.model_name.clone();
     let tree = watched(py, move |_cancel| {
         // The library's own checks (conservative chain, energies above the hanging rest)
         // before any work, as the CLI.
@@ -286,4 +286,19 @@ pub fn chaotic_fraction<'py>(
         })?)
     })?;
     image::to_py(py, tree)
+}
+
+/// The planar chain of a model's `[model]` table (as JSON; `None` for no model table), read as
+/// the CLI reads `--model`: anything else is the library's refusal.
+fn chain(model_json: Option<&str>) -> PyResult<(Chain, String)> {
+    let Some(json) = model_json else {
+        return Err(refused(chaotic::needs_planar()));
+    };
+    let table: toml::Table =
+        serde_json::from_str(json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let text = toml::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let ModelFile::Planar(m) = spec::parse_model(&text, "model").map_err(refused)? else {
+        return Err(refused(chaotic::needs_planar()));
+    };
+    m.build().map_err(refused)
 }

@@ -229,3 +229,22 @@ def test_chaotic_fraction_matches_cli_bit_for_bit(tmp_path):
     with pytest.raises(ValueError, match="tau: must be a whole multiple"):
         pendula.chaotic_fraction(pendula.Chain.preset("double"), energies=[5], samples=2,
                                  dt=0.01, tau=0.015)
+
+
+def test_refusals_are_the_librarys_naming_the_keyword():
+    lab = labels_grid()
+    # Beside an array (its own labels) the map options are refused as beside --labels.
+    with pytest.raises(ValueError, match=r"^flip_before: thresholds a flip-time map"):
+        pendula.measure(lab, flip_before=2.0)
+    with pytest.raises(ValueError, match=r"^labels: array holds labels beyond the 32-bit range"):
+        pendula.measure(lab * (1 << 40))
+    # A Dataset that is no map of pendula.map.
+    ds = xarray.Dataset({"class": (("y", "x"), lab.astype(np.uint8))})
+    with pytest.raises(ValueError, match=r"^labels: the Dataset is not a map .*\(no kind\)"):
+        pendula.measure(ds)
+    with pytest.raises(ValueError, match=r"^labels: .*\(no class\)"):
+        pendula.measure(xarray.Dataset(attrs={"kind": "flip-time"}))
+    # The chaotic fraction of anything but a planar chain, as the CLI's --model refuses it.
+    for model in (pendula.CartChain(links=2), "double"):
+        with pytest.raises(ValueError, match=r"^model: the chaotic fraction needs a planar chain"):
+            pendula.chaotic_fraction(model, energies=[5], samples=2)

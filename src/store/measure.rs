@@ -15,10 +15,12 @@
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
 use crate::analysis::measure::chaotic::{ChaoticOptions, ShellFraction};
+use crate::analysis::measure::labels::{self, ValueType};
 use crate::analysis::measure::{
     BasinEntropy, BoxDimension, MeasureOptions, MeasuredSet, UncertaintyExponent, WadaTest, BOX_CI,
     BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
 };
+use crate::error::FieldError;
 use crate::integrate::Method;
 use ndarray::Array2;
 
@@ -639,48 +641,37 @@ fn scale_path(ds: &hdf5::Dataset, dim: u32) -> Option<String> {
     out
 }
 
-/// Reads `dataset` of `file` as a label grid. Errors are one line naming the dataset: a
-/// missing file or dataset, a rank other than 2, a non-integer type, values beyond i32.
-pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, String> {
+/// Reads `dataset` of `file` as a label grid. Errors are one line naming the dataset, about
+/// the `labels` option: a missing file or dataset, or the library's checks of a label grid
+/// (a rank other than 2, a non-integer type, values beyond i32).
+pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, FieldError> {
     use hdf5::types::TypeDescriptor as T;
+    let bad = |m: String| FieldError::new("labels", m);
     let f = hdf5::File::open(file)
-        .map_err(|e| format!("cannot open {} as HDF5: {e}", file.display()))?;
+        .map_err(|e| bad(format!("cannot open {} as HDF5: {e}", file.display())))?;
     let ds = f
         .dataset(dataset)
-        .map_err(|_| format!("{} has no dataset {dataset}", file.display()))?;
+        .map_err(|_| bad(format!("{} has no dataset {dataset}", file.display())))?;
     let shape = ds.shape();
-    if shape.len() != 2 {
-        return Err(format!(
-            "dataset {dataset} is {}-D (shape {shape:?}); labels must be a 2-D grid",
-            shape.len()
-        ));
-    }
-    let dtype = ds
-        .dtype()
-        .and_then(|t| t.to_descriptor())
-        .map_err(|e| format!("dataset {dataset}: unreadable type ({e})"))?;
-    match dtype {
-        T::Integer(_) | T::Unsigned(_) | T::Boolean | T::Enum(_) => {}
-        T::Float(_) => {
-            return Err(format!(
-                "dataset {dataset} holds floating-point values; labels must be integers (threshold or classify it first)"
-            ))
+    let what = format!("dataset {dataset}");
+    let ty = if shape.len() == 2 {
+        let dtype = ds
+            .dtype()
+            .and_then(|t| t.to_descriptor())
+            .map_err(|e| bad(format!("{what}: unreadable type ({e})")))?;
+        match dtype {
+            T::Integer(_) | T::Unsigned(_) | T::Boolean | T::Enum(_) => ValueType::Integer,
+            T::Float(_) => ValueType::Float,
+            other => ValueType::Other(format!("{other:?}")),
         }
-        other => {
-            return Err(format!(
-                "dataset {dataset} has type {other:?}; labels must be integers"
-            ))
-        }
-    }
+    } else {
+        ValueType::Integer
+    };
+    let (nx, ny) = labels::grid_shape(&what, &shape, &ty)?;
     let raw: Vec<i64> = ds
         .read_raw::<i64>()
-        .map_err(|e| format!("reading dataset {dataset}: {e}"))?;
-    let values = raw
-        .iter()
-        .map(|&v| i32::try_from(v))
-        .collect::<Result<Vec<i32>, _>>()
-        .map_err(|_| format!("dataset {dataset} holds labels beyond the 32-bit range"))?;
-    let (ny, nx) = (shape[0], shape[1]);
+        .map_err(|e| bad(format!("reading {what}: {e}")))?;
+    let values = labels::grid_values(&what, raw)?;
     let axis = |dim: u32, n: usize| -> Option<((f64, f64), (String, String))> {
         let p = scale_path(&ds, dim)?;
         let s = f.dataset(&p).ok()?;

@@ -53,6 +53,113 @@ pub fn axis_units(name: &str) -> String {
     .into()
 }
 
+/// How a label grid's values are typed where it was read (an HDF5 dataset, a NumPy array).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ValueType {
+    /// Integers, booleans or enumerations: labels as they are.
+    Integer,
+    /// Floating-point or complex values: not labels until thresholded or classified.
+    Float,
+    /// Anything else, described as its reader names it.
+    Other(String),
+}
+
+/// Checks a label grid read from `what` (`dataset /basins/row`, `array`): two dimensions of
+/// an integer type; returns its columns and rows (`[y, x]` indexing, rows are y). Errors
+/// name the `labels` option.
+pub fn grid_shape(
+    what: &str,
+    shape: &[usize],
+    ty: &ValueType,
+) -> Result<(usize, usize), FieldError> {
+    let bad = |m: String| FieldError::new("labels", format!("{what} {m}"));
+    if shape.len() != 2 {
+        return Err(bad(format!(
+            "is {}-D (shape {shape:?}); labels must be a 2-D grid",
+            shape.len()
+        )));
+    }
+    match ty {
+        ValueType::Integer => Ok((shape[1], shape[0])),
+        ValueType::Float => Err(bad(
+            "holds floating-point values; labels must be integers (threshold or classify it first)"
+                .into(),
+        )),
+        ValueType::Other(t) => Err(bad(format!("has type {t}; labels must be integers"))),
+    }
+}
+
+/// A label grid's values read as 64-bit integers, as the measures take them (32-bit).
+pub fn grid_values(what: &str, raw: impl IntoIterator<Item = i64>) -> Result<Vec<i32>, FieldError> {
+    raw.into_iter()
+        .map(i32::try_from)
+        .collect::<Result<Vec<i32>, _>>()
+        .map_err(|_| {
+            FieldError::new(
+                "labels",
+                format!("{what} holds labels beyond the 32-bit range"),
+            )
+        })
+}
+
+/// The label grid of `nx` × `ny` `values` given as the `labels` option, described in messages
+/// after the option as `source` (`f.h5:/basins/one`) where there is one.
+pub fn grid(
+    nx: usize,
+    ny: usize,
+    values: &[i32],
+    source: Option<&str>,
+) -> Result<LabelGrid, FieldError> {
+    LabelGrid::new(nx, ny, values).map_err(|e| {
+        let at = source.map_or_else(String::new, |s| format!(" {s}"));
+        FieldError::unled("labels")
+            .name("labels")
+            .text(format!("{at}: {e}"))
+    })
+}
+
+/// The options only a map's labels take, refused for a label grid given as the `labels`
+/// option: the grid is its own labels (no variable to choose, no flip times).
+pub fn grid_takes_no_map_options(variable: bool, flip_before: bool) -> Result<(), FieldError> {
+    if variable {
+        return Err(FieldError::new(
+            "variable",
+            "applies to a map's label variables, not to a grid given as ",
+        )
+        .name("labels"));
+    }
+    if flip_before {
+        return Err(FieldError::new(
+            "flip_before",
+            "thresholds a flip-time map, not a grid given as ",
+        )
+        .name("labels"));
+    }
+    Ok(())
+}
+
+/// The map kind named `name` (a map's `kind` attribute), as the `kind` option.
+pub fn map_kind(name: &str) -> Result<Kind, FieldError> {
+    Kind::parse(name).ok_or_else(|| {
+        FieldError::new(
+            "kind",
+            format!(
+                "unknown map kind `{name}` (expected {})",
+                Kind::expected(&Kind::ALL)
+            ),
+        )
+    })
+}
+
+/// The refusal of labels `what` (`the Dataset`) that are no map of `pendula map`: it lacks
+/// `missing` (its kind, its class grid).
+pub fn not_a_map(what: &str, missing: &str) -> FieldError {
+    FieldError::new(
+        "labels",
+        format!("{what} is not a map of pendula map (no {missing})"),
+    )
+}
+
 /// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
 /// for flip-time maps, else `class`) and, for `flip_step`/`flip_link`, one grid per
 /// `flip_before` time (default `t_max`): flipped by then (or the first link to flip) else 0.
@@ -70,6 +177,18 @@ pub fn map_labels(
             "measure",
             format!("{file} is incomplete (a shard or interrupted map); merge or resume it first"),
         ));
+    }
+    if let Some((aux, links)) = m.attractor {
+        let (pixels, columns) = (m.width * m.height, m.kind.aux_columns(links));
+        if aux.len() != pixels * columns {
+            return Err(FieldError::new(
+                "labels",
+                format!(
+                    "the aux variables hold {} values, not {pixels} pixels × {columns} columns",
+                    aux.len()
+                ),
+            ));
+        }
     }
     // The catalogue's label variables; `attractor` needs the aux columns read.
     let allowed: Vec<&str> = (m.kind.facts().labels.iter().copied())
@@ -379,6 +498,57 @@ mod tests {
         );
         let e = refusal(Stage::Entropy, &MeasureError::Option("x".into()), "s").to_string();
         assert!(e.starts_with("entropy_eps: "), "{e}");
+    }
+
+    #[test]
+    fn label_grids_given_as_they_are_are_checked_once_for_every_front_end() {
+        let e = grid_shape("array", &[8], &ValueType::Integer).unwrap_err();
+        assert_eq!(
+            e.render(&cli),
+            "--labels: array is 1-D (shape [8]); labels must be a 2-D grid"
+        );
+        let e = grid_shape("dataset /d", &[2, 2], &ValueType::Float).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("labels: dataset /d holds floating-point"));
+        let e = grid_shape("array", &[2, 2], &ValueType::Other("<U1".into())).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "labels: array has type <U1; labels must be integers"
+        );
+        assert_eq!(
+            grid_shape("array", &[2, 3], &ValueType::Integer),
+            Ok((3, 2))
+        );
+        assert_eq!(grid_values("array", [1, -2]), Ok(vec![1, -2]));
+        let e = grid_values("array", [1 << 40]).unwrap_err();
+        assert!(e.to_string().ends_with("beyond the 32-bit range"), "{e}");
+        let e = grid(2, 1, &[3, 3], Some("f.h5:/d")).unwrap_err();
+        assert!(e.render(&cli).starts_with("--labels f.h5:/d: "), "{e}");
+        assert!(grid(2, 1, &[3, 3], None)
+            .unwrap_err()
+            .to_string()
+            .starts_with("labels: "));
+        let e = grid_takes_no_map_options(true, true).unwrap_err();
+        assert_eq!(
+            e.render(&cli),
+            "--variable: applies to a map's label variables, not to a grid given as --labels"
+        );
+        let e = grid_takes_no_map_options(false, true).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "flip_before: thresholds a flip-time map, not a grid given as labels"
+        );
+        assert!(grid_takes_no_map_options(false, false).is_ok());
+        assert_eq!(map_kind("final-state"), Ok(Kind::FinalState));
+        assert!(map_kind("x")
+            .unwrap_err()
+            .to_string()
+            .starts_with("kind: unknown map kind `x`"));
+        assert_eq!(
+            not_a_map("the Dataset", "kind").to_string(),
+            "labels: the Dataset is not a map of pendula map (no kind)"
+        );
     }
 
     #[test]

@@ -2,10 +2,10 @@
 //! their measures, written as the HDF5 group `measure`, a figure and a summary.
 
 use super::report::{no_curve, summary, table};
-use super::{flag, Input, Source};
+use super::{as_input, flag, Input, Source};
 use crate::cli::output::CliError;
-use pendula::analysis::measure::labels::{map_labels, refusal, Labelled, MapGrids};
-use pendula::analysis::measure::{label_counts, measure, LabelGrid, MeasureOptions, MeasuredSet};
+use pendula::analysis::measure::labels::{self, map_labels, refusal, Labelled, MapGrids};
+use pendula::analysis::measure::{label_counts, measure, MeasureOptions, MeasuredSet};
 use pendula::store::map::MapReader;
 use pendula::store::{self, Provenance};
 use std::path::PathBuf;
@@ -15,21 +15,11 @@ use std::time::Instant;
 fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
     match &src.input {
         Input::Labels { file, dataset } => {
-            let flag = format!("--labels {}:{dataset}", file.display());
-            if src.variable.is_some() {
-                return Err(CliError::Input(
-                    "--variable: applies to map files; --labels names its dataset".into(),
-                ));
-            }
-            if !src.flip_before.is_empty() {
-                return Err(CliError::Input(
-                    "--flip-before: applies to flip-time map files, not --labels".into(),
-                ));
-            }
-            let d = store::read_labels(file, dataset)
-                .map_err(|m| CliError::Input(format!("--labels: {m}")))?;
-            let grid = LabelGrid::new(d.nx, d.ny, &d.values)
-                .map_err(|e| CliError::Input(format!("{flag}: {e}")))?;
+            labels::grid_takes_no_map_options(src.variable.is_some(), !src.flip_before.is_empty())
+                .map_err(as_input)?;
+            let d = store::read_labels(file, dataset).map_err(as_input)?;
+            let source = format!("{}:{dataset}", file.display());
+            let grid = labels::grid(d.nx, d.ny, &d.values, Some(&source)).map_err(as_input)?;
             Ok(vec![Labelled {
                 name: dataset.clone(),
                 source: format!("dataset {dataset} of {}", file.display()),
@@ -73,7 +63,7 @@ fn load(src: &Source) -> Result<Vec<Labelled>, CliError> {
                 src.extent,
                 &path.display().to_string(),
             )
-            .map_err(|e| CliError::Input(e.render(&flag)))
+            .map_err(as_input)
         }
     }
 }
