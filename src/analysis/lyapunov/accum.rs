@@ -1,10 +1,13 @@
 //! Running sums of log stretch factors, an evenly thinned history and batch-means errors.
 //!
-//! The history stores the *cumulative* sums `S_i(t_j) = Σ ln|R_ii|` at every `stride`-th
-//! interval; when it reaches `2·half` points every other point is dropped and the stride doubles,
-//! so the points stay evenly spaced and their number stays in `[half, 2·half)`. Block means over
+//! The history stores the time and the *cumulative* sums `S_i(t_j) = Σ ln|R_ii|` at every
+//! `stride`-th interval, thinned as every single-orbit history is ([`Thinned`]: at `2·half`
+//! points every other point is dropped and the stride doubles), so the points stay evenly spaced
+//! and their number stays in `[half, 2·half)`. Block means over
 //! any window are differences of these cumulative sums, so the batch-means standard error can be
 //! evaluated at every history point (the running error) without storing every interval.
+
+use crate::analysis::orbit::driver::Thinned;
 
 /// Accumulator for `k` exponents with averaging intervals of length `tau`.
 #[derive(Debug, Clone)]
@@ -15,29 +18,22 @@ pub(crate) struct Accum {
     pub sums: Vec<f64>,
     /// Averaging intervals so far.
     pub events: u64,
-    stride: u64,
-    half: usize,
-    /// Interval counts at the history points.
-    pub hist_n: Vec<u64>,
-    /// Absolute times of the history points.
-    pub hist_t: Vec<f64>,
-    /// Cumulative sums at the history points (`k` per point).
-    pub hist_s: Vec<f64>,
+    /// The history points: interval counts as the index, rows `[t, S_1 … S_k]` (absolute time,
+    /// cumulative sums).
+    hist: Thinned,
+    /// The row being recorded (kept, so that recording allocates nothing).
+    scratch: Vec<f64>,
 }
 
 impl Accum {
     pub(crate) fn new(k: usize, tau: f64, max_points: usize) -> Accum {
-        let half = (max_points / 2).max(8);
         Accum {
             k,
             tau,
             sums: vec![0.0; k],
             events: 0,
-            stride: 1,
-            half,
-            hist_n: Vec::with_capacity(2 * half + 1),
-            hist_t: Vec::with_capacity(2 * half + 1),
-            hist_s: Vec::with_capacity((2 * half + 1) * k),
+            hist: Thinned::empty(max_points, k + 1),
+            scratch: vec![0.0; k + 1],
         }
     }
 
@@ -48,45 +44,45 @@ impl Accum {
             *s += l;
         }
         self.events += 1;
-        if !self.events.is_multiple_of(self.stride) {
+        if !self.hist.due(self.events) {
             return false;
         }
-        self.record(t);
-        if self.hist_n.len() >= 2 * self.half {
-            self.thin();
-        }
+        self.fill(t);
+        self.hist.push(self.events, &self.scratch);
         true
     }
 
-    fn record(&mut self, t: f64) {
-        self.hist_n.push(self.events);
-        self.hist_t.push(t);
-        self.hist_s.extend_from_slice(&self.sums);
+    /// The history row of time `t`: `[t, S_1 … S_k]`.
+    fn fill(&mut self, t: f64) {
+        self.scratch[0] = t;
+        self.scratch[1..].copy_from_slice(&self.sums);
     }
 
-    /// Keeps the points whose count is a multiple of 2·stride.
-    fn thin(&mut self) {
-        let k = self.k;
-        let stride2 = 2 * self.stride;
-        let mut w = 0;
-        for r in 0..self.hist_n.len() {
-            if self.hist_n[r].is_multiple_of(stride2) {
-                self.hist_n[w] = self.hist_n[r];
-                self.hist_t[w] = self.hist_t[r];
-                self.hist_s.copy_within(r * k..(r + 1) * k, w * k);
-                w += 1;
-            }
-        }
-        self.hist_n.truncate(w);
-        self.hist_t.truncate(w);
-        self.hist_s.truncate(w * k);
-        self.stride = stride2;
+    /// The number of history points.
+    pub(crate) fn points(&self) -> usize {
+        self.hist.index.len()
+    }
+
+    /// The interval count at history point `j`.
+    pub(crate) fn count(&self, j: usize) -> u64 {
+        self.hist.index[j]
+    }
+
+    /// The cumulative sums at history point `j`.
+    pub(crate) fn sums_at(&self, j: usize) -> &[f64] {
+        &self.hist.row(j)[1..]
+    }
+
+    /// The absolute times of the history points.
+    pub(crate) fn times(&self) -> Vec<f64> {
+        self.hist.column(0)
     }
 
     /// Appends the last interval if it is not a history point yet.
     pub(crate) fn close(&mut self, t: f64) {
-        if self.events > 0 && self.hist_n.last() != Some(&self.events) {
-            self.record(t);
+        if self.events > 0 && self.hist.index.last() != Some(&self.events) {
+            self.fill(t);
+            self.hist.push_unthinned(self.events, &self.scratch);
         }
     }
 
@@ -115,13 +111,14 @@ impl Accum {
         if j + 1 < blocks || blocks < 2 {
             return out;
         }
-        let n_end = self.hist_n[j];
+        let hist_n = &self.hist.index;
+        let n_end = hist_n[j];
         // Block boundaries as history indices (−1 = the start, zero sums).
         let mut bounds: Vec<isize> = Vec::with_capacity(blocks + 1);
         bounds.push(-1);
         for b in 1..=blocks {
             let target = (b as f64 * n_end as f64 / blocks as f64).round() as u64;
-            let idx = match self.hist_n[..=j].binary_search(&target) {
+            let idx = match hist_n[..=j].binary_search(&target) {
                 Ok(i) => i,
                 Err(i) => {
                     // Nearest of i−1 and i.
@@ -129,7 +126,7 @@ impl Accum {
                         0
                     } else if i > j {
                         j
-                    } else if target - self.hist_n[i - 1] <= self.hist_n[i] - target {
+                    } else if target - hist_n[i - 1] <= hist_n[i] - target {
                         i - 1
                     } else {
                         i
@@ -147,13 +144,14 @@ impl Accum {
                 (0, 0.0)
             } else {
                 let i = i as usize;
+                let sums = self.sums_at(i);
                 let s = if c < k {
-                    self.hist_s[i * k + c]
+                    sums[c]
                 } else {
                     let w = combos[c - k];
-                    (0..k).map(|q| w[q] * self.hist_s[i * k + q]).sum()
+                    (0..k).map(|q| w[q] * sums[q]).sum()
                 };
-                (self.hist_n[i], s)
+                (hist_n[i], s)
             }
         };
         let mut means = vec![0.0; blocks];
@@ -180,15 +178,16 @@ mod tests {
             a.push(e as f64 * 0.5, &[1.0]);
         }
         a.close(500.0);
-        assert!(a.hist_n.len() <= 17 && a.hist_n.len() >= 8);
-        let d = a.hist_n[1] - a.hist_n[0];
-        for w in a.hist_n.windows(2).take(a.hist_n.len() - 2) {
+        let n = &a.hist.index;
+        assert!(n.len() <= 17 && n.len() >= 8);
+        let d = n[1] - n[0];
+        for w in n.windows(2).take(n.len() - 2) {
             assert_eq!(w[1] - w[0], d);
         }
-        assert_eq!(*a.hist_n.last().unwrap(), 1000);
+        assert_eq!(*n.last().unwrap(), 1000);
         assert_eq!(a.estimates(), vec![2.0]);
         // A constant stretch has zero spread.
-        let se = a.standard_errors(a.hist_n.len() - 1, 4, &[]);
+        let se = a.standard_errors(a.points() - 1, 4, &[]);
         assert!(se[0].abs() < 1e-12);
     }
 }

@@ -343,7 +343,7 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
     };
     let mut combos: Vec<&[f64]> = vec![&ones];
     combos.extend(pairs.iter().map(|w| w.as_slice()));
-    let points = acc.hist_n.len();
+    let points = acc.points();
     let se_all = if points > 0 {
         acc.standard_errors(points - 1, b, &combos)
     } else {
@@ -352,12 +352,12 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
     let mut estimate = Array2::zeros((points, k));
     let mut running = Array2::from_elem((points, k), f64::NAN);
     for j in 0..points {
-        let t = acc.hist_n[j] as f64 * acc.tau;
-        for i in 0..k {
-            estimate[(j, i)] = acc.hist_s[j * k + i] / t;
+        let t = acc.count(j) as f64 * acc.tau;
+        for (i, s) in acc.sums_at(j).iter().enumerate() {
+            estimate[(j, i)] = s / t;
         }
         // As for the stopping rule: a block must hold at least 10 intervals.
-        if j + 1 >= b && acc.hist_n[j] >= 10 * b as u64 {
+        if j + 1 >= b && acc.count(j) >= 10 * b as u64 {
             for (i, v) in acc.standard_errors(j, b, &[]).into_iter().enumerate() {
                 running[(j, i)] = v;
             }
@@ -386,7 +386,7 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
         exponents,
         blocks: b,
         history: History {
-            time: acc.hist_t.clone(),
+            time: acc.times(),
             estimate,
             standard_error: running,
         },
@@ -454,7 +454,7 @@ pub(crate) fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
     if acc.averaged_time() < opts.min_time || acc.events < 10 * opts.blocks as u64 {
         return false;
     }
-    let j = acc.hist_n.len() - 1;
+    let j = acc.points() - 1;
     acc.standard_errors(j, opts.blocks, &[])
         .iter()
         .all(|&se| se < tol)

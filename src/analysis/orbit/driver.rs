@@ -365,6 +365,25 @@ impl Thinned {
         }
     }
 
+    /// Room for at most `max_history` rows of `width` (at least 16), starting empty: the
+    /// first kept sample is the first on the stride (the Lyapunov accumulator's history, whose
+    /// sums start with the first interval).
+    pub(crate) fn empty(max_history: usize, width: usize) -> Thinned {
+        Thinned {
+            index: Vec::new(),
+            rows: Vec::new(),
+            width,
+            stride: 1,
+            half: (max_history / 2).max(8),
+        }
+    }
+
+    /// Row `r` of the kept rows.
+    #[inline]
+    pub(crate) fn row(&self, r: usize) -> &[f64] {
+        &self.rows[r * self.width..(r + 1) * self.width]
+    }
+
     /// Whether sample `e` is on the current stride.
     #[inline]
     pub(crate) fn due(&self, e: u64) -> bool {
