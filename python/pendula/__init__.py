@@ -274,17 +274,19 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
         energy_skip=None, tile=None, kernel=None, tau=None, blocks=None, tolerance=None,
         gali_order=None, angle_tol=None,
         omega_tol=None, dwell=None, max_period=None, repeats=None, energy=None, solve=None,
-        dt=None, theta=None, omega=None, t_max=None, descriptor_p=None):
+        dt=None, theta=None, omega=None, t_max=None, **options):
     """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
     ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``, ``fli``,
-    ``lagrangian-descriptor`` with ``descriptor_p``), ``resolution``
+    ``lagrangian-descriptor``), ``resolution``
     (W or [W, H]), ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo,
     y_hi]), ``t_end``,
     ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
     the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start. A
     Lyapunov map's ``blocks`` and ``tolerance`` give its per-pixel standard error and early stop.
+    Any other ``[map]`` key of a kind (``descriptor_p``, …) is passed on as the spec file names
+    it; the library refuses a key it does not know, naming it.
     The Dataset has dims (``y``, ``x``) named after the two coordinates and the kind's variables
     (a flip-time map: ``flip_time``, ``flip_link``, ``class``, …), bit for bit the CLI's
     ``pendula map`` file. Tiles run on rayon's threads with the GIL released; Ctrl-C abandons
@@ -295,8 +297,7 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
              "kernel": kernel, "tau": tau, "blocks": blocks, "tolerance": tolerance,
              "gali_order": gali_order, "angle_tol": angle_tol,
              "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
-             "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max,
-             "descriptor_p": descriptor_p}
+             "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max, **options}
     return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))
 
 

@@ -104,6 +104,9 @@ MAP_KINDS = {
     "sali": {"t_end": 2.0, "tau": 0.5},
     "gali": {"t_end": 2.0, "tau": 0.5, "gali_order": 3},
     "final-state": {"t_end": 20.0},
+    "fli": {"t_end": 2.0, "tau": 0.5},
+    # descriptor_p is no keyword of map(): it goes through as the spec's [map] key.
+    "lagrangian-descriptor": {"t_end": 2.0, "descriptor_p": 0.25},
 }
 DAMPED_TOML = """[model]
 gravity = 9.81
@@ -300,6 +303,9 @@ def test_map_bad_input_names_the_field():
         pendula.map(DOUBLE, resolution=8, x="theta1", y="theta1")
     with pytest.raises(ValueError, match=r"^map\.resolution: 10000x10000"):
         pendula.map(DOUBLE, resolution=10000, t_end=1.0)
+    # A keyword that is no [map] key is refused by the spec's parser, which names it.
+    with pytest.raises(ValueError, match=r"unknown field `descriptor_q`"):
+        pendula.map(DOUBLE, kind="lagrangian-descriptor", resolution=8, descriptor_q=0.5)
 
 
 @needs_cli
