@@ -2,6 +2,7 @@
 //! paths, run descriptions, the JSON summary.
 
 use pendula::model::Chain;
+use pendula::run::{Outcome, RunError};
 use pendula::spec::{self, Spec, SpecError};
 use pendula::store;
 use serde_json::json;
@@ -19,6 +20,18 @@ pub enum CliError {
 impl From<SpecError> for CliError {
     fn from(e: SpecError) -> Self {
         CliError::Input(e.to_string())
+    }
+}
+
+/// The library's run: bad input (its field as a spec names it) exit 2, a failed or stopped
+/// run exit 1.
+impl From<RunError> for CliError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Input(e) => CliError::Input(e.to_string()),
+            RunError::Failed(m) => CliError::Run(m),
+            RunError::Interrupted => CliError::Run(e.to_string()),
+        }
     }
 }
 
@@ -130,6 +143,15 @@ impl Run<'_> {
     /// What the run's files record of how they were made.
     pub fn provenance(&self) -> store::Provenance {
         store::Provenance::now(self.command_line, &self.spec.text)
+    }
+
+    /// Writes the result file of a library run ([`Outcome::write_file`]) when the run has one
+    /// (`-o` or `[output] file`).
+    pub fn write_outcome(&self, outcome: &mut Outcome) -> Result<(), CliError> {
+        if let Some(path) = &self.outputs.file {
+            outcome.write_file(path, self.common.force, &self.provenance())?;
+        }
+        Ok(())
     }
 
     /// Writes the result file through [`store::write_file`] when the run has one (`-o` or
