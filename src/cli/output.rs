@@ -35,6 +35,13 @@ impl From<RunError> for CliError {
     }
 }
 
+/// The estimator's refusals as the library names them ([`RunError`]'s `From`).
+impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
+    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
+        RunError::from(e).into()
+    }
+}
+
 /// A run that failed (blow-up, step size collapse): exit 1 with the reason.
 impl From<pendula::analysis::AnalysisError> for CliError {
     fn from(e: pendula::analysis::AnalysisError) -> Self {
@@ -42,29 +49,9 @@ impl From<pendula::analysis::AnalysisError> for CliError {
     }
 }
 
-/// An option the estimator refuses is bad input naming its field; anything else, a failed run.
-impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
-    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
-        use pendula::analysis::lyapunov::LyapunovError;
-        match e {
-            LyapunovError::Invalid { field, value, why } => {
-                CliError::Input(format!("lyapunov.{field}: {why} (got {value})"))
-            }
-            other => CliError::Run(other.to_string()),
-        }
-    }
-}
-
 /// Modes that cannot be computed (a singular mass matrix, no convergence): a failed run.
 impl From<pendula::analysis::modes::ModesError> for CliError {
     fn from(e: pendula::analysis::modes::ModesError) -> Self {
-        CliError::Run(e.to_string())
-    }
-}
-
-/// A section whose orbits failed: a failed run.
-impl From<pendula::analysis::poincare::PoincareError> for CliError {
-    fn from(e: pendula::analysis::poincare::PoincareError) -> Self {
         CliError::Run(e.to_string())
     }
 }
