@@ -480,3 +480,55 @@ impl Outcome<'_> {
         Ok(out.into_memory().expect("a memory image"))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::Silent;
+
+    fn spec(text: &str) -> Spec {
+        crate::spec::parse(text, "<test>")
+            .and_then(|f| f.validate())
+            .expect("a valid spec")
+    }
+
+    #[test]
+    fn outcome_knows_its_group_and_writes_it() {
+        let s = spec(
+            "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n[simulate]\nt_end = 1.0\ndt_out = 0.1\n",
+        );
+        let mut o = execute(&s, &mut Silent)
+            .expect("a run")
+            .finished()
+            .expect("complete");
+        assert_eq!(o.group(), "trajectory");
+        let image = o
+            .image(&Provenance::now("test", &s.text))
+            .expect("an image");
+        assert!(image.groups.iter().any(|g| g.name == "trajectory"));
+    }
+
+    #[test]
+    fn refusals_found_by_the_run_carry_their_field() {
+        // Released at θ1 = 0.1, the first arm falls through θ1 = 0.05 only after ~0.3 s.
+        let s = spec(
+            "kind = \"poincare\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [0.1, 0.1]\n[poincare]\nsection = \"theta1\"\nvalue = 0.05\ndirection = \"-\"\nt_end = 0.05\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("poincare.t_end"));
+        assert!(e
+            .to_string()
+            .starts_with("poincare.t_end: no orbit crossed"));
+        let s = spec(
+            "kind = \"map\"\n[model]\npreset = \"double\"\n[map]\nresolution = 10000\nt_end = 1.0\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("map.resolution"));
+        assert!(e.to_string().ends_with("run it with `pendula map --force`"));
+        let s = spec(
+            "kind = \"animate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("kind"));
+    }
+}
