@@ -13,6 +13,8 @@
 //! - [`analysis`]: functions over a system + integrator + options returning result structs.
 //! - [`store`] and [`plot`]: HDF5 files and figures from result structs.
 //! - [`spec`]: the validated analysis specification shared by the CLI and `analyses/*.toml`.
+//! - [`run`]: one call that runs a validated spec and returns the outcome the store writes;
+//!   the CLI and the Python package are front ends over it.
 
 pub mod analysis;
 pub mod error;
@@ -20,6 +22,7 @@ pub mod integrate;
 pub mod model;
 pub mod observe;
 pub mod plot;
+pub mod run;
 pub mod serve;
 pub mod spec;
 pub mod store;

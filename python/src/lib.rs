@@ -3,14 +3,10 @@
 //! the Python package's datasets carry the same variables, dims, units and attributes as the
 //! CLI's HDF5 files, and its NumPy arrays own the written vectors (no file, no copy back).
 
-use pendula::analysis::map::{self as amap, MapOptions, TileResult};
-use pendula::analysis::{self, cart, modes, poincare};
-use pendula::model::{CartChain, Chain, System};
 use pendula::observe::{Cancel, Cancellable};
-use pendula::spec::{self, Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
-use pendula::store::map::{check_size, map_image, Assembly, MapInfo};
-use pendula::store::memory::MemGroup;
-use pendula::store::{self, Provenance, RunInfo, StoreError};
+use pendula::run::{execute, RunError};
+use pendula::spec::{self, Spec};
+use pendula::store::{Provenance, StoreError};
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -20,32 +16,33 @@ use std::time::Duration;
 mod image;
 mod measure;
 
-/// Why a run gave no result, sorted as the CLI sorts them: bad input (the CLI's exit 2,
-/// `ValueError`), a failed run (exit 1, `RuntimeError`), or a stop request.
+/// Why a run on rayon's threads gave no result: the library's error, or the text of a refusal
+/// of `measure.rs` (the label measures and the chaotic fraction do not go through [`execute`]).
 enum Failure {
+    Run(RunError),
     Input(String),
-    Run(String),
-    Interrupted,
+}
+
+impl From<RunError> for Failure {
+    fn from(e: RunError) -> Self {
+        Failure::Run(e)
+    }
 }
 
 impl From<StoreError> for Failure {
     fn from(e: StoreError) -> Self {
-        Failure::Run(e.to_string())
+        Failure::Run(e.into())
     }
 }
 
-fn run_err(e: impl std::fmt::Display) -> Failure {
-    Failure::Run(e.to_string())
-}
-
-/// An option the estimator refuses is bad input naming its field (as the CLI's `From`).
-fn lyapunov_err(e: analysis::lyapunov::LyapunovError) -> Failure {
-    use analysis::lyapunov::LyapunovError;
+/// The library's errors as Python raises them: bad input `ValueError` (its field spelt as a
+/// spec spells it, which is what the keywords are: `lyapunov.tau`), a failed run
+/// `RuntimeError`, a stop `KeyboardInterrupt`.
+fn raise(e: RunError) -> PyErr {
     match e {
-        LyapunovError::Invalid { field, value, why } => {
-            Failure::Input(format!("lyapunov.{field}: {why} (got {value})"))
-        }
-        other => Failure::Run(other.to_string()),
+        RunError::Input(e) => PyValueError::new_err(e.render(&|field| field.to_string())),
+        RunError::Failed(m) => PyRuntimeError::new_err(m),
+        RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
     }
 }
 
@@ -55,9 +52,8 @@ fn validated(spec_json: &str) -> PyResult<Spec> {
     let value: toml::Table =
         serde_json::from_str(spec_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let text = toml::to_string(&value).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let file = spec::parse(&text, "<python>").map_err(|e| PyValueError::new_err(e.to_string()))?;
-    file.validate()
-        .map_err(|e| PyValueError::new_err(e.to_string()))
+    let file = spec::parse(&text, "<python>").map_err(|e| raise(e.into()))?;
+    file.validate().map_err(|e| raise(e.into()))
 }
 
 /// Validates a spec without running it (the model constructors' check).
@@ -100,7 +96,7 @@ fn watched<T: Send>(
             let joined = h.join();
             let result = match (result, joined) {
                 (Some(r), Ok(())) => r,
-                _ => Err(Failure::Run("the run panicked".into())),
+                _ => Err(RunError::Failed("the run panicked".into()).into()),
             };
             (result, signal)
         })
@@ -110,253 +106,25 @@ fn watched<T: Send>(
     }
     match result {
         Ok(v) if !cancel.is_set() => Ok(v),
-        Ok(_) | Err(Failure::Interrupted) => Err(PyKeyboardInterrupt::new_err("interrupted")),
+        Ok(_) => Err(raise(RunError::Interrupted)),
+        Err(Failure::Run(e)) => Err(raise(e)),
         Err(Failure::Input(m)) => Err(PyValueError::new_err(m)),
-        Err(Failure::Run(m)) => Err(PyRuntimeError::new_err(m)),
     }
 }
 
-/// Runs the spec's analysis and returns the name of its result group and the image of the
-/// file the CLI would write (see [`image::to_py`]). A cancelled run returns nothing.
+/// Runs the spec's analysis ([`execute`], as `pendula run` does) and returns the name of its
+/// result group and the image of the file the CLI would write (see [`image::to_py`]). A stopped
+/// run returns nothing.
 #[pyfunction]
 fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
     let spec = validated(spec_json)?;
-    let (group, tree) = watched(py, move |cancel| match &spec.model {
-        Model::Planar(chain) => run_planar(&spec, chain, cancel),
-        Model::Cart(sys) => run_cart(&spec, sys, cancel),
+    let (group, tree) = watched(py, move |cancel| {
+        let mut outcome = execute(&spec, &mut Cancellable(cancel))?.finished()?;
+        let prov = Provenance::now("pendula (python)", &spec.text);
+        let tree = outcome.image(&prov)?;
+        Ok((outcome.group().to_string(), tree))
     })?;
     Ok((group, image::to_py(py, tree)?))
-}
-
-/// The result as the CLI's `-o FILE.h5` would write it ([`store::write_file`]), in memory.
-fn write(
-    spec: &Spec,
-    body: impl FnOnce(&store::H5Out) -> Result<(), StoreError>,
-) -> Result<MemGroup, Failure> {
-    let prov = Provenance::now("pendula (python)", &spec.text);
-    Ok(store::write_memory(&prov, &spec.title, body)?)
-}
-
-fn run_planar(spec: &Spec, chain: &Chain, cancel: Cancel) -> Result<(String, MemGroup), Failure> {
-    let info = RunInfo {
-        title: &spec.title,
-        model_name: &spec.model_name,
-        chain,
-        method: &spec.method,
-        x0: &spec.x0,
-    };
-    let mut obs = Cancellable(cancel.clone());
-    match &spec.analysis {
-        Analysis::Simulate(opts) => {
-            let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut obs)
-                .map_err(run_err)?;
-            if cancel.is_set() || !tr.complete {
-                return Err(Failure::Interrupted);
-            }
-            let tree = write(spec, |out| {
-                store::write_trajectory(out, &info, &tr, Some(opts))
-            })?;
-            Ok(("trajectory".into(), tree))
-        }
-        Analysis::Lyapunov(run) => {
-            use analysis::lyapunov::{
-                chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
-            };
-            unsupported_lyapunov(run)?;
-            let mut opts = run.options;
-            if run.estimator == LyapunovEstimator::Tangent {
-                opts.k = Some(1);
-            }
-            // MEGNO and FLI write their own groups, as the CLI does.
-            match &run.estimator {
-                LyapunovEstimator::Megno(mo) => {
-                    let r = chain_megno(chain, &spec.method, &spec.x0, mo, &mut obs)
-                        .map_err(lyapunov_err)?;
-                    if cancel.is_set() || !r.complete {
-                        return Err(Failure::Interrupted);
-                    }
-                    let tree = write(spec, |out| {
-                        store::write_megno_chain(out, "megno", chain, &spec.x0, &r)
-                    })?;
-                    return Ok(("megno".into(), tree));
-                }
-                LyapunovEstimator::Fli(fo) => {
-                    let r = chain_fli(chain, &spec.method, &spec.x0, fo, &mut obs)
-                        .map_err(lyapunov_err)?;
-                    if cancel.is_set() || !r.complete {
-                        return Err(Failure::Interrupted);
-                    }
-                    let tree = write(spec, |out| {
-                        store::write_fli_chain(out, "fli", chain, &spec.x0, &r)
-                    })?;
-                    return Ok(("fli".into(), tree));
-                }
-                _ => {}
-            }
-            let r = match &run.estimator {
-                LyapunovEstimator::TwoTrajectory(two) => {
-                    chain_two_trajectory(chain, &spec.method, &spec.x0, &opts, two, &mut obs)
-                }
-                _ => chain_spectrum(chain, &spec.method, &spec.x0, &opts, &mut obs),
-            }
-            .map_err(lyapunov_err)?;
-            if cancel.is_set() || !r.complete {
-                return Err(Failure::Interrupted);
-            }
-            let tree = write(spec, |out| {
-                store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r)
-            })?;
-            Ok(("lyapunov".into(), tree))
-        }
-        Analysis::Modes(opts) => {
-            let r = modes::modes_cancellable(chain, opts, &cancel).map_err(run_err)?;
-            if cancel.is_set() || !r.complete {
-                return Err(Failure::Interrupted);
-            }
-            let tree = write(spec, |out| store::write_modes(out, &info, &r))?;
-            Ok(("modes".into(), tree))
-        }
-        Analysis::Poincare(opts) => {
-            let r = poincare::poincare(chain, opts, &mut obs).map_err(run_err)?;
-            if cancel.is_set() || !r.complete {
-                return Err(Failure::Interrupted);
-            }
-            if r.crossings() == 0 {
-                // The CLI's message (bad input: the section or t_end).
-                return Err(Failure::Input(format!(
-                    "poincare.t_end: no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
-                    opts.section.describe(chain),
-                    opts.orbit.t_max
-                )));
-            }
-            let tree = write(spec, |out| store::write_poincare(out, &info, opts, &r))?;
-            Ok(("poincare".into(), tree))
-        }
-        Analysis::Map(opts) => run_map(spec, chain, opts, cancel),
-        other => Err(Failure::Input(format!(
-            "kind: {} is not offered by the Python package",
-            other.kind()
-        ))),
-    }
-}
-
-/// Ensembles and SALI write other groups than `lyapunov`; the package does not offer them.
-fn unsupported_lyapunov(run: &LyapunovRun) -> Result<(), Failure> {
-    if run.ensemble.is_some() || matches!(run.estimator, LyapunovEstimator::Sali(_)) {
-        return Err(Failure::Input(
-            "lyapunov: ensembles and sali are not offered by the Python package (use the CLI)"
-                .into(),
-        ));
-    }
-    Ok(())
-}
-
-/// A map: every tile on rayon's pool (as `pendula map`), kept in memory instead of the CLI's
-/// checkpoint, then assembled by the CLI's map writer into the file's image (each tile freed
-/// once its band is written). A stop request discards the tiles.
-fn run_map(
-    spec: &Spec,
-    chain: &Chain,
-    opts: &MapOptions,
-    cancel: Cancel,
-) -> Result<(String, MemGroup), Failure> {
-    let (w, h) = (opts.grid.width, opts.grid.height);
-    // Above the library's size limit the CLI asks for `--force`; the package refuses, as it
-    // holds the whole map in memory twice (tiles, then the Dataset).
-    check_size(w, h)
-        .map_err(|e| Failure::Input(format!("{e}; run it with `pendula map --force`")))?;
-    let info = MapInfo::of(spec, chain, opts, None);
-    let count = opts.tiling().count();
-    let todo: Vec<usize> = (0..count).collect();
-    let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
-    let mut obs = Cancellable(cancel.clone());
-    let summary = amap::run_tiles(chain, opts, &todo, &mut obs, &mut |t| {
-        let i = t.index;
-        tiles[i] = Some(t);
-        Ok(())
-    })
-    .map_err(run_err)?;
-    if summary.stopped || cancel.is_set() {
-        return Err(Failure::Interrupted);
-    }
-    let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
-    let prov = Provenance::now("pendula (python)", &spec.text);
-    let mut source = |t: usize| {
-        tiles[t].take().ok_or_else(|| StoreError::Dims {
-            var: "map".into(),
-            what: format!("tile {t} was not computed"),
-        })
-    };
-    let (tree, _) = map_image(Assembly {
-        chain,
-        info: &info,
-        have: &have,
-        source: &mut source,
-        prov: &prov,
-    })?;
-    Ok(("map".into(), tree))
-}
-
-/// The cart chain's analyses, with the CLI's writers (`run_cart` of each subcommand).
-fn run_cart(spec: &Spec, sys: &CartChain, cancel: Cancel) -> Result<(String, MemGroup), Failure> {
-    let mut obs = Cancellable(cancel.clone());
-    match &spec.analysis {
-        Analysis::Simulate(opts) => {
-            let tr: cart::CartTrajectory =
-                analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut obs).map_err(run_err)?;
-            if cancel.is_set() || !tr.complete {
-                return Err(Failure::Interrupted);
-            }
-            let tree = write(spec, |out| {
-                let g = out.group("trajectory")?;
-                store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
-            })?;
-            Ok(("trajectory".into(), tree))
-        }
-        Analysis::Modes(opts) => {
-            let signs: Vec<Vec<f64>> = opts
-                .equilibria
-                .iter()
-                .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
-                .collect();
-            let m: Vec<cart::CartModes> = signs
-                .iter()
-                .map(|s| cart::cart_modes(sys, s))
-                .collect::<Result<_, _>>()
-                .map_err(|e| Failure::Input(e.to_string()))?;
-            let tree = write(spec, |out| {
-                let g = out.group("modes")?;
-                store::cart::write_cart_modes(&g, sys, &m, &signs)
-            })?;
-            Ok(("modes".into(), tree))
-        }
-        Analysis::Lyapunov(run) => {
-            let r = analysis::lyapunov::lyapunov_spectrum(
-                sys,
-                &spec.method,
-                &spec.x0,
-                &run.options,
-                &mut obs,
-            )
-            .map_err(lyapunov_err)?;
-            if cancel.is_set() || !r.complete {
-                return Err(Failure::Interrupted);
-            }
-            let tree = write(spec, |out| {
-                let g = out.group("lyapunov")?;
-                store::write_lyapunov(&g, &r)?;
-                g.initial_state(&spec.x0)?;
-                g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
-                g.attr_str("model", "cart-chain")?;
-                Ok(())
-            })?;
-            Ok(("lyapunov".into(), tree))
-        }
-        other => Err(Failure::Input(format!(
-            "kind: {} of the cart chain is not offered by the Python package",
-            other.kind()
-        ))),
-    }
 }
 
 #[pymodule]

@@ -381,6 +381,28 @@ def test_poincare_bad_input():
                          t_end=0.05)
 
 
+SALI = """kind = "lyapunov"
+[model]
+preset = "double"
+[initial]
+theta = [2.0, 2.0]
+[lyapunov]
+estimator = "sali"
+t_end = 20.0
+"""
+
+
+@needs_cli
+def test_sali_matches_cli(tmp_path):
+    """estimator="sali" gives the CLI's `indicators` group (SALI/GALI) bit for bit."""
+    done, out = run_cli(tmp_path, SALI)
+    assert done.returncode == 0, done.stderr
+    ds = pendula.lyapunov(DOUBLE, [2.0, 2.0], estimator="sali", t_end=20.0)
+    with h5py.File(out, "r") as f:
+        assert_same(f["indicators"], ds)
+    assert ds.attrs["regularity"] in ("chaotic", "regular", "undecided")
+
+
 def test_cart_chain_spherical_pendulum_modes():
     """One spherical pendulum on a fixed pivot: two modes at ω² = g/l; hanging stable."""
     ds = pendula.modes(pendula.CartChain(links=1, length=2.0, fixed=True), equilibria="all")

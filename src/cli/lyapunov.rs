@@ -1,19 +1,13 @@
-//! `lyapunov`: spectra, two-trajectory estimates, ensembles and chaos indicators; HDF5,
-//! convergence figures, JSON summary.
+//! `lyapunov`'s own part of a run ([`pendula::run::execute`] runs the estimator and writes its
+//! groups): for spectra, two-trajectory estimates, ensembles and the chaos indicators, the
+//! convergence figures, the JSON summary and the text report.
 
 use super::output::{f64_json, num, report, CliError, Run};
-use super::progress::Bar;
-use pendula::analysis::indicators::{chain_indicators, Indicators};
-use pendula::analysis::lyapunov::{
-    chain_ensemble, chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
-    lyapunov_spectrum, Ensemble, FliOrbit, Lyapunov, MegnoOrbit,
-};
+use pendula::analysis::indicators::Indicators;
+use pendula::analysis::lyapunov::{EnergyCheck, Ensemble, FliOrbit, Lyapunov, MegnoOrbit};
 use pendula::model::{CartChain, System};
-use pendula::spec::{LyapunovEstimator, LyapunovRun, Model};
-use pendula::store::{self};
 use serde_json::json;
 use std::fmt::Write;
-use std::time::Instant;
 
 fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     json!({
@@ -45,122 +39,84 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     })
 }
 
-pub fn run(ctx: &Run, run: &LyapunovRun) -> Result<(), CliError> {
-    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let chain = match &spec.model {
-        Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(ctx, run, sys),
-    };
-    let mut bar = Bar::new("lyapunov");
-    let start = Instant::now();
-    let mut opts = run.options;
-    if run.estimator == LyapunovEstimator::Tangent {
-        opts.k = Some(1);
+/// A spectrum, one exponent or a two-trajectory estimate (already written): convergence
+/// figure, JSON or text report.
+pub fn spectrum(ctx: &Run, r: &Lyapunov, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_convergence(r, &spec.title, path)?;
     }
-    let (summary, text, complete) = match (&run.estimator, &run.ensemble) {
-        (LyapunovEstimator::Sali(io), _) => {
-            let r = chain_indicators(chain, &spec.method, &spec.x0, io, &mut bar)?;
-            let wall = start.elapsed().as_secs_f64();
-            ctx.write(|out| {
-                let g = out.group("indicators")?;
-                store::write_indicators(&g, &r)?;
-                g.initial_state(&spec.x0)?;
-                Ok(())
-            })?;
-            if let Some(path) = &outputs.plot {
-                pendula::plot::draw_indicators(&r, &spec.title, path)?;
-            }
-            let j = json!({
-                "kind": "lyapunov", "estimator": "sali", "title": spec.title,
-                "regularity": r.regularity.name(), "chaos_time": r.chaos_time,
-                "min_sali": f64_json(r.min_sali), "min_sali_second_half": f64_json(r.min_sali_second_half),
-                "final_sali": r.sali.last().copied().map(f64_json),
-                "t_end": r.t_end, "steps": r.steps, "rhs_evaluations": r.rhs_evaluations,
-                "complete": r.complete, "wall_s": wall,
-            });
-            (j, sali_text(&r), r.complete)
-        }
-        (LyapunovEstimator::Megno(mo), _) => {
-            let r = chain_megno(chain, &spec.method, &spec.x0, mo, &mut bar)?;
-            let wall = start.elapsed().as_secs_f64();
-            ctx.write(|out| store::write_megno_chain(out, "megno", chain, &spec.x0, &r))?;
-            if let Some(path) = &outputs.plot {
-                pendula::plot::draw_megno(&r, &spec.title, path)?;
-            }
-            let mut j = megno_json(&r);
-            j["title"] = json!(spec.title);
-            j["wall_s"] = json!(wall);
-            (j, megno_text(&r), r.complete)
-        }
-        (LyapunovEstimator::Fli(fo), _) => {
-            let r = chain_fli(chain, &spec.method, &spec.x0, fo, &mut bar)?;
-            let wall = start.elapsed().as_secs_f64();
-            ctx.write(|out| store::write_fli_chain(out, "fli", chain, &spec.x0, &r))?;
-            if let Some(path) = &outputs.plot {
-                draw_fli(&r, &spec.title, path)?;
-            }
-            let mut j = fli_json(&r);
-            j["title"] = json!(spec.title);
-            j["wall_s"] = json!(wall);
-            (j, fli_text(&r), r.complete)
-        }
-        (_, Some(ens)) => {
-            let e = chain_ensemble(chain, &spec.method, &spec.x0, &opts, ens, &mut bar)?;
-            let wall = start.elapsed().as_secs_f64();
-            ctx.write(|out| {
-                store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &e.members[0])?;
-                let g = out.group("ensemble")?;
-                store::write_ensemble(&g, &e)?;
-                Ok(())
-            })?;
-            if let Some(path) = &outputs.plot {
-                pendula::plot::draw_convergence(&e.members[0], &spec.title, path)?;
-            }
-            let j = json!({
-                "kind": "lyapunov", "estimator": run.estimator.name(), "title": spec.title,
-                "members": e.members.len(), "mean": e.mean, "std": e.std, "standard_error": e.standard_error,
-                "member0": lyapunov_json(&e.members[0]), "complete": e.complete, "wall_s": wall,
-            });
-            (j, ensemble_text(&e), e.complete)
-        }
-        (est, None) => {
-            let r = match est {
-                LyapunovEstimator::TwoTrajectory(two) => {
-                    chain_two_trajectory(chain, &spec.method, &spec.x0, &opts, two, &mut bar)
-                }
-                _ => chain_spectrum(chain, &spec.method, &spec.x0, &opts, &mut bar),
-            }?;
-            let wall = start.elapsed().as_secs_f64();
-            ctx.write(|out| store::write_lyapunov_chain(out, "lyapunov", chain, &spec.x0, &r))?;
-            if let Some(path) = &outputs.plot {
-                pendula::plot::draw_convergence(&r, &spec.title, path)?;
-            }
-            let mut j = lyapunov_json(&r);
-            j["kind"] = json!("lyapunov");
-            j["title"] = json!(spec.title);
-            j["wall_s"] = json!(wall);
-            (j, spectrum_text(&r), r.complete)
-        }
-    };
-    report(&summary, common.json, Some(text), complete)
+    let mut j = lyapunov_json(r);
+    j["kind"] = json!("lyapunov");
+    j["title"] = json!(spec.title);
+    j["wall_s"] = json!(wall);
+    report(&j, ctx.common.json, Some(spectrum_text(r)), r.complete)
 }
 
-/// The cart chain's spectrum on its constraint manifold.
-fn run_cart(ctx: &Run, run: &LyapunovRun, sys: &CartChain) -> Result<(), CliError> {
-    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let mut bar = Bar::new("lyapunov");
-    let start = Instant::now();
-    let r = lyapunov_spectrum(sys, &spec.method, &spec.x0, &run.options, &mut bar)?;
-    ctx.write(|out| {
-        let g = out.group("lyapunov")?;
-        store::write_lyapunov(&g, &r)?;
-        g.initial_state(&spec.x0)?;
-        g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
-        g.attr_str("model", "cart-chain")?;
-        Ok(())
-    })?;
-    if let Some(path) = &outputs.plot {
-        pendula::plot::draw_convergence(&r, &spec.title, path)?;
+/// An ensemble (already written): its first member's convergence figure, the statistics.
+pub fn ensemble(ctx: &Run, e: &Ensemble, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_convergence(&e.members[0], &spec.title, path)?;
+    }
+    let estimator = match &spec.analysis {
+        pendula::spec::Analysis::Lyapunov(run) => run.estimator.name(),
+        _ => "spectrum",
+    };
+    let j = json!({
+        "kind": "lyapunov", "estimator": estimator, "title": spec.title,
+        "members": e.members.len(), "mean": e.mean, "std": e.std, "standard_error": e.standard_error,
+        "member0": lyapunov_json(&e.members[0]), "complete": e.complete, "wall_s": wall,
+    });
+    report(&j, ctx.common.json, Some(ensemble_text(e)), e.complete)
+}
+
+/// SALI/GALI (already written): figure, verdict.
+pub fn sali(ctx: &Run, r: &Indicators, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_indicators(r, &spec.title, path)?;
+    }
+    let j = json!({
+        "kind": "lyapunov", "estimator": "sali", "title": spec.title,
+        "regularity": r.regularity.name(), "chaos_time": r.chaos_time,
+        "min_sali": f64_json(r.min_sali), "min_sali_second_half": f64_json(r.min_sali_second_half),
+        "final_sali": r.sali.last().copied().map(f64_json),
+        "t_end": r.t_end, "steps": r.steps, "rhs_evaluations": r.rhs_evaluations,
+        "complete": r.complete, "wall_s": wall,
+    });
+    report(&j, ctx.common.json, Some(sali_text(r)), r.complete)
+}
+
+/// MEGNO (already written): figure, JSON or text report.
+pub fn megno(ctx: &Run, r: &MegnoOrbit, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_megno(r, &spec.title, path)?;
+    }
+    let mut j = megno_json(r);
+    j["title"] = json!(spec.title);
+    j["wall_s"] = json!(wall);
+    report(&j, ctx.common.json, Some(megno_text(r)), r.complete)
+}
+
+/// FLI (already written): figure, JSON or text report.
+pub fn fli(ctx: &Run, r: &FliOrbit, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        draw_fli(r, &spec.title, path)?;
+    }
+    let mut j = fli_json(r);
+    j["title"] = json!(spec.title);
+    j["wall_s"] = json!(wall);
+    report(&j, ctx.common.json, Some(fli_text(r)), r.complete)
+}
+
+/// The cart chain's spectrum on its constraint manifold (already written).
+pub fn cart(ctx: &Run, sys: &CartChain, r: &Lyapunov, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_convergence(r, &spec.title, path)?;
     }
     let summary = json!({
         "kind": "lyapunov", "model": "cart-chain", "title": spec.title,
@@ -170,9 +126,14 @@ fn run_cart(ctx: &Run, run: &LyapunovRun, sys: &CartChain) -> Result<(), CliErro
         "closest_to_zero": r.closest_to_zero,
         "relative_energy_drift": r.energy.relative_drift,
         "averaged_time": r.averaged_time, "counts": r.counts,
-        "complete": r.complete, "wall_s": start.elapsed().as_secs_f64(),
+        "complete": r.complete, "wall_s": wall,
     });
-    report(&summary, common.json, Some(spectrum_text(&r)), r.complete)
+    report(
+        &summary,
+        ctx.common.json,
+        Some(spectrum_text(r)),
+        r.complete,
+    )
 }
 
 /// The text report of a spectrum (or one exponent): what the JSON says, for a reader.
@@ -234,20 +195,55 @@ fn spectrum_text(r: &Lyapunov) -> String {
     s
 }
 
+/// What the MEGNO and FLI summaries share (the energy check, the run's end and counts), with
+/// the estimator's own fields `own`.
+fn orbit_json(
+    own: serde_json::Value,
+    energy: &EnergyCheck,
+    counts: serde_json::Value,
+    end: (f64, f64, bool),
+    method: &pendula::integrate::Method,
+) -> serde_json::Value {
+    let (tau, t_end, complete) = end;
+    let mut j = json!({
+        "kind": "lyapunov",
+        "energy_initial": energy.initial, "energy_end": energy.last,
+        "energy_work": energy.work, "abs_energy_drift": energy.abs_drift,
+        "relative_energy_drift": energy.relative_drift,
+        "tau": tau, "t_end": t_end,
+        "counts": counts, "integrator": method, "complete": complete,
+    });
+    if let (Some(map), serde_json::Value::Object(own)) = (j.as_object_mut(), own) {
+        map.extend(own);
+    }
+    j
+}
+
 fn megno_json(r: &MegnoOrbit) -> serde_json::Value {
-    json!({
-        "kind": "lyapunov", "estimator": "megno",
+    let own = json!({
+        "estimator": "megno",
         "megno": f64_json(r.mean), "megno_y": f64_json(r.y),
         "slope": f64_json(r.fit.slope), "slope_window": [r.fit.start, r.fit.end],
         "slope_samples": r.fit.samples, "slope_over_every_sample": r.fit.every_sample,
         "lyapunov_from_slope": f64_json(r.lyapunov),
         "finite_time_exponent": f64_json(r.finite_time_exponent),
-        "energy_initial": r.energy.initial, "energy_end": r.energy.last,
-        "energy_work": r.energy.work, "abs_energy_drift": r.energy.abs_drift,
-        "relative_energy_drift": r.energy.relative_drift,
-        "tau": r.tau, "sample_interval": r.sample_interval, "t_end": r.t_end,
-        "counts": r.counts, "integrator": r.method, "complete": r.complete,
-    })
+        "sample_interval": r.sample_interval,
+    });
+    let end = (r.tau, r.t_end, r.complete);
+    orbit_json(own, &r.energy, json!(r.counts), end, &r.method)
+}
+
+/// The closing lines of a text report: the energy check, and where a stopped run stopped.
+fn energy_lines(s: &mut String, energy: &EnergyCheck, complete: bool, t_end: f64) {
+    let _ = writeln!(
+        s,
+        "  energy: E(0) = {} J, relative drift {}",
+        num(energy.initial),
+        num(energy.relative_drift)
+    );
+    if !complete {
+        let _ = writeln!(s, "  (interrupted at t = {t_end} s)");
+    }
 }
 
 /// The text report of MEGNO.
@@ -269,29 +265,18 @@ fn megno_text(r: &MegnoOrbit) -> String {
         num(r.lyapunov),
         num(r.finite_time_exponent)
     );
-    let _ = writeln!(
-        s,
-        "  energy: E(0) = {} J, relative drift {}",
-        num(r.energy.initial),
-        num(r.energy.relative_drift)
-    );
-    if !r.complete {
-        let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
-    }
+    energy_lines(&mut s, &r.energy, r.complete, r.t_end);
     s
 }
 
 fn fli_json(r: &FliOrbit) -> serde_json::Value {
-    json!({
-        "kind": "lyapunov", "estimator": "fli",
+    let own = json!({
+        "estimator": "fli",
         "fli": f64_json(r.fli), "ofli": f64_json(r.ofli),
         "fli_rate": f64_json(r.rate), "log_norm_end": f64_json(r.log_norm),
-        "energy_initial": r.energy.initial, "energy_end": r.energy.last,
-        "energy_work": r.energy.work, "abs_energy_drift": r.energy.abs_drift,
-        "relative_energy_drift": r.energy.relative_drift,
-        "tau": r.tau, "t_end": r.t_end,
-        "counts": r.counts, "integrator": r.method, "complete": r.complete,
-    })
+    });
+    let end = (r.tau, r.t_end, r.complete);
+    orbit_json(own, &r.energy, json!(r.counts), end, &r.method)
 }
 
 /// The text report of FLI.
@@ -309,15 +294,7 @@ fn fli_text(r: &FliOrbit) -> String {
         "  FLI / t = {} (1/s): ~ lambda_max on a chaotic orbit, ~ ln(t)/t on a regular one",
         num(r.rate)
     );
-    let _ = writeln!(
-        s,
-        "  energy: E(0) = {} J, relative drift {}",
-        num(r.energy.initial),
-        num(r.energy.relative_drift)
-    );
-    if !r.complete {
-        let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
-    }
+    energy_lines(&mut s, &r.energy, r.complete, r.t_end);
     s
 }
 

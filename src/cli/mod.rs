@@ -473,12 +473,43 @@ fn execute_run(
         command_line,
     };
     match &spec.analysis {
-        Analysis::Simulate(o) => simulate::run(&ctx, o),
         Analysis::Animate(o) => animate::run(&ctx, o),
-        Analysis::Lyapunov(o) => lyapunov::run(&ctx, o),
-        Analysis::Poincare(o) => poincare::run(&ctx, o),
-        Analysis::Modes(o) => modes::run(&ctx, o),
         Analysis::Control(o) => control::run(&ctx, o),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
+        Analysis::Simulate(_)
+        | Analysis::Lyapunov(_)
+        | Analysis::Poincare(_)
+        | Analysis::Modes(_) => run_library(&ctx),
+    }
+}
+
+/// The analyses one library call runs ([`pendula::run::execute`]) with the command's progress
+/// bar (and its Ctrl-C token); the result file is written, then the command does its own part
+/// (figure, report).
+fn run_library(ctx: &Run) -> Result<(), CliError> {
+    use pendula::run::Output;
+    modes::refuse_cart_plot(ctx)?;
+    let start = std::time::Instant::now();
+    let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
+    let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
+    let wall = start.elapsed().as_secs_f64();
+    ctx.write_outcome(&mut outcome)?;
+    match &outcome.output {
+        Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
+        Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
+        Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
+        Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
+        Output::Megno { result, .. } => lyapunov::megno(ctx, result, wall),
+        Output::Fli { result, .. } => lyapunov::fli(ctx, result, wall),
+        Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
+        Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
+        Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
+        Output::CartModes { result, .. } => modes::report_cart(ctx, result),
+        Output::Poincare {
+            chain,
+            opts,
+            result,
+        } => poincare::report(ctx, chain, opts, result, wall),
+        Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }
 }

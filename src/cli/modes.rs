@@ -1,28 +1,32 @@
-//! `modes`: equilibria and small-oscillation normal modes; HDF5, mode-shape figure, table or
-//! JSON summary.
+//! `modes`' own part of a run ([`pendula::run::execute`] finds the equilibria and their
+//! small-oscillation normal modes and writes them): mode-shape figure, table or JSON summary.
 
 use super::output::{f64_json, report, CliError, Outputs, Run};
-use pendula::analysis::cart::{cart_modes, CartModes};
+use pendula::analysis::cart::CartModes;
 use pendula::analysis::modes::{self, Equilibrium};
-use pendula::model::CartChain;
+use pendula::model::Chain;
 use pendula::spec::{Model, Spec};
-use pendula::store::{self};
 use serde_json::json;
-use std::time::Instant;
 
-pub fn run(ctx: &Run, opts: &modes::ModesOptions) -> Result<(), CliError> {
+/// Refuses `--plot` for the cart chain before any work: its figure is drawn for simulate and
+/// control only.
+pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
+    if matches!(ctx.spec.model, Model::Cart(_)) && ctx.outputs.plot.is_some() {
+        return Err(CliError::Input(
+            "--plot: the cart-chain figure is drawn for simulate and control".into(),
+        ));
+    }
+    Ok(())
+}
+
+/// A planar chain's modes (already written): mode-shape figure, table or JSON summary.
+pub fn report_planar(
+    ctx: &Run,
+    chain: &Chain,
+    result: &modes::ModesResult,
+    wall: f64,
+) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let chain = match &spec.model {
-        Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(ctx, opts, sys),
-    };
-    let start = Instant::now();
-    // The nonlinear checks can integrate for minutes: a stop signal ends them early.
-    let cancel = super::progress::install_interrupt_handler();
-    let result = modes::modes_cancellable(chain, opts, &cancel)?;
-    let wall = start.elapsed().as_secs_f64();
-    let info = super::output::run_info(spec)?;
-    ctx.write(|out| store::write_modes(out, &info, &result))?;
     if let Some(path) = &outputs.plot {
         let hanging = match result.hanging() {
             Some(h) => h.clone(),
@@ -42,9 +46,9 @@ pub fn run(ctx: &Run, opts: &modes::ModesOptions) -> Result<(), CliError> {
         pendula::plot::draw_modes(&fig, path)?;
     }
     if common.json {
-        println!("{}", modes_summary(spec, &result, outputs, wall));
+        println!("{}", modes_summary(spec, result, outputs, wall));
     } else {
-        print!("{}", modes_table(&result));
+        print!("{}", modes_table(result));
     }
     if !result.complete {
         return Err(CliError::Run(
@@ -190,33 +194,19 @@ fn modes_summary(
     })
 }
 
-/// The cart chain's modes at each equilibrium (no figure: the mode-shape figure is planar).
-fn run_cart(ctx: &Run, opts: &modes::ModesOptions, sys: &CartChain) -> Result<(), CliError> {
-    let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    if outputs.plot.is_some() {
-        return Err(CliError::Input(
-            "--plot: the cart-chain figure is drawn for simulate and control".into(),
-        ));
-    }
-    let signs: Vec<Vec<f64>> = opts
-        .equilibria
-        .iter()
-        .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
-        .collect();
-    let modes: Vec<CartModes> = signs
-        .iter()
-        .map(|s| cart_modes(sys, s))
-        .collect::<Result<_, _>>()
-        .map_err(|e| CliError::Input(e.to_string()))?;
-    ctx.write(|out| {
-        let g = out.group("modes")?;
-        store::cart::write_cart_modes(&g, sys, &modes, &signs)
-    })?;
+/// The cart chain's modes at each equilibrium (already written): table or JSON summary (no
+/// figure: the mode-shape figure is planar).
+pub fn report_cart(ctx: &Run, modes: &[CartModes]) -> Result<(), CliError> {
     let summary = json!({
-        "kind": "modes", "model": "cart-chain", "title": spec.title,
+        "kind": "modes", "model": "cart-chain", "title": ctx.spec.title,
         "equilibria": modes.iter().map(cart_modes_json).collect::<Vec<_>>(),
     });
-    report(&summary, common.json, Some(cart_modes_text(&modes)), true)
+    report(
+        &summary,
+        ctx.common.json,
+        Some(cart_modes_text(modes)),
+        true,
+    )
 }
 
 fn cart_modes_json(m: &CartModes) -> serde_json::Value {

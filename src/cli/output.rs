@@ -2,6 +2,7 @@
 //! paths, run descriptions, the JSON summary.
 
 use pendula::model::Chain;
+use pendula::run::{Outcome, RunError};
 use pendula::spec::{self, Spec, SpecError};
 use pendula::store;
 use serde_json::json;
@@ -22,6 +23,25 @@ impl From<SpecError> for CliError {
     }
 }
 
+/// The library's run: bad input (its field as a spec names it) exit 2, a failed or stopped
+/// run exit 1.
+impl From<RunError> for CliError {
+    fn from(e: RunError) -> Self {
+        match e {
+            RunError::Input(e) => CliError::Input(e.to_string()),
+            RunError::Failed(m) => CliError::Run(m),
+            RunError::Interrupted => CliError::Run(e.to_string()),
+        }
+    }
+}
+
+/// The estimator's refusals as the library names them ([`RunError`]'s `From`).
+impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
+    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
+        RunError::from(e).into()
+    }
+}
+
 /// A run that failed (blow-up, step size collapse): exit 1 with the reason.
 impl From<pendula::analysis::AnalysisError> for CliError {
     fn from(e: pendula::analysis::AnalysisError) -> Self {
@@ -29,29 +49,9 @@ impl From<pendula::analysis::AnalysisError> for CliError {
     }
 }
 
-/// An option the estimator refuses is bad input naming its field; anything else, a failed run.
-impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
-    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
-        use pendula::analysis::lyapunov::LyapunovError;
-        match e {
-            LyapunovError::Invalid { field, value, why } => {
-                CliError::Input(format!("lyapunov.{field}: {why} (got {value})"))
-            }
-            other => CliError::Run(other.to_string()),
-        }
-    }
-}
-
 /// Modes that cannot be computed (a singular mass matrix, no convergence): a failed run.
 impl From<pendula::analysis::modes::ModesError> for CliError {
     fn from(e: pendula::analysis::modes::ModesError) -> Self {
-        CliError::Run(e.to_string())
-    }
-}
-
-/// A section whose orbits failed: a failed run.
-impl From<pendula::analysis::poincare::PoincareError> for CliError {
-    fn from(e: pendula::analysis::poincare::PoincareError) -> Self {
         CliError::Run(e.to_string())
     }
 }
@@ -130,6 +130,15 @@ impl Run<'_> {
     /// What the run's files record of how they were made.
     pub fn provenance(&self) -> store::Provenance {
         store::Provenance::now(self.command_line, &self.spec.text)
+    }
+
+    /// Writes the result file of a library run ([`Outcome::write_file`]) when the run has one
+    /// (`-o` or `[output] file`).
+    pub fn write_outcome(&self, outcome: &mut Outcome) -> Result<(), CliError> {
+        if let Some(path) = &self.outputs.file {
+            outcome.write_file(path, self.common.force, &self.provenance())?;
+        }
+        Ok(())
     }
 
     /// Writes the result file through [`store::write_file`] when the run has one (`-o` or

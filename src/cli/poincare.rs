@@ -1,14 +1,12 @@
-//! `pendula poincare`: running the analysis with its exports.
+//! `pendula poincare`'s own part of a run ([`pendula::run::execute`] computes the crossings
+//! and writes them): figure, table or JSON summary.
 
-use super::output::{planar, CliError, Outputs, Run};
-use super::progress::Bar;
+use super::output::{CliError, Outputs, Run};
 use pendula::analysis::poincare::{self, OrbitEnd, PoincareOptions, PoincareResult};
 use pendula::model::Chain;
 use pendula::plot::PoincareFigure;
 use pendula::spec::Spec;
-use pendula::store::{self};
 use serde_json::json;
-use std::time::Instant;
 
 /// Largest section residual |g| over all crossings (angles mod 2π).
 fn max_residual(chain: &Chain, opts: &PoincareOptions, r: &PoincareResult) -> f64 {
@@ -36,38 +34,28 @@ fn max_residual(chain: &Chain, opts: &PoincareOptions, r: &PoincareResult) -> f6
     m
 }
 
-pub fn run(ctx: &Run, opts: &PoincareOptions) -> Result<(), CliError> {
+/// A section's crossings (already written): figure, table or JSON summary.
+pub fn report(
+    ctx: &Run,
+    chain: &Chain,
+    opts: &PoincareOptions,
+    result: &PoincareResult,
+    wall: f64,
+) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let chain = planar(spec)?;
-    let start = Instant::now();
-    let mut bar = Bar::new("poincare");
-    let result = poincare::poincare(chain, opts, &mut bar)?;
-    let wall = start.elapsed().as_secs_f64();
-    if result.complete && result.crossings() == 0 {
-        return Err(CliError::Input(format!(
-            "poincare.t_end: no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
-            opts.section.describe(chain),
-            opts.orbit.t_max
-        )));
-    }
-    let info = super::output::run_info(spec)?;
-    ctx.write(|out| store::write_poincare(out, &info, opts, &result))?;
     if let Some(path) = &outputs.plot {
         if result.crossings() > 0 {
             pendula::plot::draw_poincare(
-                &PoincareFigure::of_result(&spec.title, chain, opts, &result),
+                &PoincareFigure::of_result(&spec.title, chain, opts, result),
                 path,
             )?;
         }
     }
-    let res = max_residual(chain, opts, &result);
+    let res = max_residual(chain, opts, result);
     if common.json {
-        println!(
-            "{}",
-            summary(spec, chain, opts, &result, outputs, wall, res)
-        );
+        println!("{}", summary(spec, chain, opts, result, outputs, wall, res));
     } else {
-        print!("{}", table(chain, opts, &result, wall, res));
+        print!("{}", table(chain, opts, result, wall, res));
     }
     if !result.complete {
         return Err(CliError::Run(

@@ -1,34 +1,23 @@
-//! `simulate`: integrate one trajectory; HDF5, figure, still figures, JSON summary.
+//! `simulate`'s own part of a run ([`pendula::run::execute`] integrates the trajectory and
+//! writes it): figure, still figures, JSON summary.
 
 use super::output::{report, CliError, Outputs, Run};
-use super::progress::Bar;
 use pendula::analysis::cart::CartTrajectory;
-use pendula::analysis::{self, SimulateOptions, Trajectory};
+use pendula::analysis::Trajectory;
 use pendula::model::CartChain;
-use pendula::spec::{Model, Spec};
-use pendula::store::{self};
+use pendula::spec::Spec;
 use serde_json::json;
 use std::path::Path;
-use std::time::Instant;
 
-pub fn run(ctx: &Run, opts: &SimulateOptions) -> Result<(), CliError> {
+/// A planar chain's trajectory (already written): figure, still figures, JSON summary.
+pub fn report_planar(ctx: &Run, tr: &Trajectory, wall: f64) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let chain = match &spec.model {
-        Model::Planar(c) => c,
-        Model::Cart(sys) => return run_cart(ctx, opts, sys),
-    };
-    let start = Instant::now();
-    let mut bar = Bar::new("simulate");
-    let tr = analysis::simulate(chain, &spec.method, &spec.x0, opts, &mut bar)?;
-    let wall = start.elapsed().as_secs_f64();
-    let info = super::output::run_info(spec)?;
-    ctx.write(|out| store::write_trajectory(out, &info, &tr, Some(opts)))?;
     if let Some(path) = &outputs.plot {
-        pendula::plot::draw_trajectory(&tr, &spec.title, path)?;
+        pendula::plot::draw_trajectory(tr, &spec.title, path)?;
     }
-    super::animate::draw_figures(spec, &tr)?;
+    super::animate::draw_figures(spec, tr)?;
     if common.json {
-        println!("{}", simulate_summary(spec, &tr, outputs, wall));
+        println!("{}", simulate_summary(spec, tr, outputs, wall));
     }
     if !tr.complete {
         return Err(CliError::Run(format!(
@@ -74,18 +63,16 @@ fn simulate_summary(
     })
 }
 
-/// The cart chain's trajectory: HDF5, the 3-D figure, the JSON summary.
-fn run_cart(ctx: &Run, opts: &SimulateOptions, sys: &CartChain) -> Result<(), CliError> {
+/// The cart chain's trajectory (already written): the 3-D figure, the JSON summary.
+pub fn report_cart(
+    ctx: &Run,
+    sys: &CartChain,
+    tr: &CartTrajectory,
+    wall: f64,
+) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
-    let start = Instant::now();
-    let mut bar = Bar::new("simulate");
-    let tr: CartTrajectory = analysis::simulate(sys, &spec.method, &spec.x0, opts, &mut bar)?;
-    ctx.write(|out| {
-        let g = out.group("trajectory")?;
-        store::cart::write_cart_trajectory(&g, sys, &tr, &spec.method)
-    })?;
     if let Some(path) = &outputs.plot {
-        draw_cart(spec, sys, &tr, path)?;
+        draw_cart(spec, sys, tr, path)?;
     }
     let summary = json!({
         "kind": "simulate", "model": "cart-chain", "title": spec.title,
@@ -94,7 +81,7 @@ fn run_cart(ctx: &Run, opts: &SimulateOptions, sys: &CartChain) -> Result<(), Cl
         "constraint_drift": tr.constraint_drift,
         "final_state": tr.sample(tr.len() - 1),
         "steps": tr.stats.steps, "rhs_evaluations": tr.stats.evals,
-        "complete": tr.complete, "wall_s": start.elapsed().as_secs_f64(),
+        "complete": tr.complete, "wall_s": wall,
     });
     report(&summary, common.json, None, tr.complete)
 }

@@ -38,7 +38,7 @@ pub use run::{check_size, prepare_run, MapPlan, PlanError, RunPlan, LARGE_EDGE, 
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-pub use write::{map_image, write_map, Assembly};
+pub use write::{assemble, map_image, write_map, Assembly};
 
 /// What a map file says about itself, besides the arrays.
 #[derive(Debug, Clone, PartialEq)]

@@ -41,8 +41,9 @@ pub fn map_image(a: Assembly<'_>) -> Result<(MemGroup, MapSummary), StoreError> 
     Ok((out.into_memory().expect("a memory image"), summary))
 }
 
-/// Writes the map into `out` band by band; the summary's path is left empty.
-fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> {
+/// Writes the map file's content into `out` (provenance, then the `map` group band by band);
+/// the summary's path is left empty.
+pub fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> {
     let Assembly {
         chain,
         info,

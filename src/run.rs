@@ -1,0 +1,534 @@
+//! One run of a validated spec: [`execute`] runs its analysis on its model with an observer
+//! and returns the [`Outcome`] that the store writes ([`Outcome::write`]). The CLI and the
+//! Python package both call it, so which estimator runs, which group it writes and which input
+//! it refuses are decided here once; the front ends only translate their arguments into a
+//! [`Spec`] and a [`RunError`] into their own words (the CLI a flag and an exit code, Python a
+//! keyword and an exception), from the same data ([`RunError::field`]).
+//!
+//! A map run here keeps every tile in memory and assembles the file's image at the end (what
+//! the Python package returns), so it is refused above the size limit
+//! ([`crate::store::map::check_size`]). `pendula map` does not come here: it streams each tile
+//! to its checkpoint on disk as it finishes, so that it can resume, shard and exceed that limit
+//! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
+//! ([`crate::store::map::assemble`]) with this one.
+
+use crate::analysis::cart::{self, CartModes, CartTrajectory};
+use crate::analysis::indicators::{chain_indicators, Indicators};
+use crate::analysis::lyapunov::{
+    chain_ensemble, chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
+    lyapunov_spectrum, Ensemble, FliOrbit, Lyapunov, LyapunovError, MegnoOrbit,
+};
+use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
+use crate::analysis::modes::{self, ModesError, ModesResult};
+use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
+use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
+use crate::error::FieldError;
+use crate::model::{CartChain, Chain, System};
+use crate::observe::Observer;
+use crate::spec::{Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
+use crate::store::map::{assemble, check_size, Assembly, MapInfo};
+use crate::store::memory::MemGroup;
+use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
+use std::path::{Path, PathBuf};
+
+/// Why a run gave no outcome.
+#[derive(Debug, thiserror::Error)]
+pub enum RunError {
+    /// Bad input, found before or by the run: the field it is about is data
+    /// ([`RunError::field`]). The CLI's exit 2, Python's `ValueError`.
+    #[error(transparent)]
+    Input(FieldError),
+    /// The run failed (a blow-up, a step size collapse, a singular matrix, the store): the
+    /// CLI's exit 1, Python's `RuntimeError`.
+    #[error("{0}")]
+    Failed(String),
+    /// A stop was asked for and the run keeps nothing ([`Outcome::finished`], an in-memory map).
+    #[error("interrupted")]
+    Interrupted,
+}
+
+impl RunError {
+    /// The field of a bad input, as a spec names it (`lyapunov.tau`, `poincare.t_end`).
+    pub fn field(&self) -> Option<&str> {
+        match self {
+            RunError::Input(e) => Some(e.field()),
+            _ => None,
+        }
+    }
+}
+
+impl From<FieldError> for RunError {
+    fn from(e: FieldError) -> Self {
+        RunError::Input(e)
+    }
+}
+
+/// An option the estimator refuses is bad input naming its field; anything else, a failed run.
+impl From<LyapunovError> for RunError {
+    fn from(e: LyapunovError) -> Self {
+        match e {
+            LyapunovError::Invalid { field, value, why } => RunError::Input(FieldError::new(
+                format!("lyapunov.{field}"),
+                format!("{why} (got {value})"),
+            )),
+            other => RunError::Failed(other.to_string()),
+        }
+    }
+}
+
+macro_rules! failed_from {
+    ($($t:ty),*) => {$(
+        impl From<$t> for RunError {
+            fn from(e: $t) -> Self {
+                RunError::Failed(e.to_string())
+            }
+        }
+    )*};
+}
+failed_from!(
+    AnalysisError,
+    ModesError,
+    PoincareError,
+    MapError,
+    StoreError
+);
+
+/// The result of one run, with the parts of the spec its writer needs.
+pub struct Outcome<'a> {
+    pub spec: &'a Spec,
+    pub output: Output<'a>,
+}
+
+/// What an analysis found, by analysis and model.
+pub enum Output<'a> {
+    Trajectory {
+        chain: &'a Chain,
+        opts: &'a SimulateOptions,
+        result: Trajectory,
+    },
+    CartTrajectory {
+        sys: &'a CartChain,
+        result: CartTrajectory,
+    },
+    /// A spectrum, one exponent or a two-trajectory estimate.
+    Lyapunov {
+        chain: &'a Chain,
+        result: Lyapunov,
+    },
+    /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
+    Ensemble {
+        chain: &'a Chain,
+        result: Ensemble,
+    },
+    Megno {
+        chain: &'a Chain,
+        result: MegnoOrbit,
+    },
+    Fli {
+        chain: &'a Chain,
+        result: FliOrbit,
+    },
+    /// SALI/GALI.
+    Indicators {
+        result: Indicators,
+    },
+    /// The cart chain's spectrum on its constraint manifold.
+    CartLyapunov {
+        sys: &'a CartChain,
+        result: Lyapunov,
+    },
+    Modes {
+        chain: &'a Chain,
+        result: ModesResult,
+    },
+    /// The cart chain's modes at each equilibrium (`signs`: its links' ±1).
+    CartModes {
+        sys: &'a CartChain,
+        signs: Vec<Vec<f64>>,
+        result: Vec<CartModes>,
+    },
+    Poincare {
+        chain: &'a Chain,
+        opts: &'a PoincareOptions,
+        result: PoincareResult,
+    },
+    /// Every tile of a map, in memory; each is handed to the file as its band is written.
+    Map {
+        chain: &'a Chain,
+        info: MapInfo,
+        tiles: Vec<Option<TileResult>>,
+    },
+}
+
+/// Runs the analysis of `spec` on its model, reporting to `observer` and stopping when its
+/// token is set ([`Observer::cancel`]). A stopped run returns what it has, marked incomplete
+/// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
+/// `animate`, `control` and `measure` are their front ends' (they draw or read files).
+pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
+    let output = match &spec.model {
+        Model::Planar(chain) => planar(spec, chain, observer)?,
+        Model::Cart(sys) => cart_chain(spec, sys, observer)?,
+    };
+    Ok(Outcome { spec, output })
+}
+
+fn planar<'a>(
+    spec: &'a Spec,
+    chain: &'a Chain,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    let (method, x0) = (&spec.method, spec.x0.as_slice());
+    Ok(match &spec.analysis {
+        Analysis::Simulate(opts) => Output::Trajectory {
+            chain,
+            opts,
+            result: analysis::simulate(chain, method, x0, opts, obs)?,
+        },
+        Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
+        Analysis::Modes(opts) => Output::Modes {
+            chain,
+            result: modes::modes_cancellable(chain, opts, &obs.cancel())?,
+        },
+        Analysis::Poincare(opts) => {
+            let result = poincare::poincare(chain, opts, obs)?;
+            if result.complete && result.crossings() == 0 {
+                return Err(FieldError::new(
+                    "poincare.t_end",
+                    format!(
+                        "no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
+                        opts.section.describe(chain),
+                        opts.orbit.t_max
+                    ),
+                )
+                .into());
+            }
+            Output::Poincare {
+                chain,
+                opts,
+                result,
+            }
+        }
+        Analysis::Map(opts) => map(spec, chain, opts, obs)?,
+        other => return Err(not_run(other)),
+    })
+}
+
+/// The estimators as the spec names them; SALI, MEGNO and FLI write their own groups, an
+/// ensemble the `lyapunov` group of its first member and the `ensemble` group.
+fn lyapunov<'a>(
+    spec: &'a Spec,
+    chain: &'a Chain,
+    run: &LyapunovRun,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    let (method, x0) = (&spec.method, spec.x0.as_slice());
+    let mut opts = run.options;
+    if run.estimator == LyapunovEstimator::Tangent {
+        opts.k = Some(1);
+    }
+    Ok(match (&run.estimator, &run.ensemble) {
+        (LyapunovEstimator::Sali(io), _) => Output::Indicators {
+            result: chain_indicators(chain, method, x0, io, obs)?,
+        },
+        (LyapunovEstimator::Megno(mo), _) => Output::Megno {
+            chain,
+            result: chain_megno(chain, method, x0, mo, obs)?,
+        },
+        (LyapunovEstimator::Fli(fo), _) => Output::Fli {
+            chain,
+            result: chain_fli(chain, method, x0, fo, obs)?,
+        },
+        (_, Some(ens)) => Output::Ensemble {
+            chain,
+            result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
+        },
+        (LyapunovEstimator::TwoTrajectory(two), None) => Output::Lyapunov {
+            chain,
+            result: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
+        },
+        (_, None) => Output::Lyapunov {
+            chain,
+            result: chain_spectrum(chain, method, x0, &opts, obs)?,
+        },
+    })
+}
+
+/// Every tile on rayon's pool, kept in memory (see the module doc).
+fn map<'a>(
+    spec: &'a Spec,
+    chain: &'a Chain,
+    opts: &MapOptions,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    // It holds the whole map in memory twice (tiles, then the image): no `--force` here.
+    check_size(opts.grid.width, opts.grid.height).map_err(|e| {
+        let message = format!("{}; run it with `pendula map --force`", e.message);
+        FieldError::new(e.field, message)
+    })?;
+    let info = MapInfo::of(spec, chain, opts, None);
+    let count = opts.tiling().count();
+    let todo: Vec<usize> = (0..count).collect();
+    let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
+    let cancel = obs.cancel();
+    let summary = amap::run_tiles(chain, opts, &todo, obs, &mut |t| {
+        let i = t.index;
+        tiles[i] = Some(t);
+        Ok(())
+    })?;
+    if summary.stopped || cancel.is_set() {
+        return Err(RunError::Interrupted);
+    }
+    Ok(Output::Map { chain, info, tiles })
+}
+
+fn cart_chain<'a>(
+    spec: &'a Spec,
+    sys: &'a CartChain,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    let (method, x0) = (&spec.method, spec.x0.as_slice());
+    Ok(match &spec.analysis {
+        Analysis::Simulate(opts) => Output::CartTrajectory {
+            sys,
+            result: analysis::simulate(sys, method, x0, opts, obs)?,
+        },
+        Analysis::Lyapunov(run) => Output::CartLyapunov {
+            sys,
+            result: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
+        },
+        Analysis::Modes(opts) => {
+            let signs: Vec<Vec<f64>> = opts
+                .equilibria
+                .iter()
+                .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
+                .collect();
+            let result = signs
+                .iter()
+                .map(|s| cart::cart_modes(sys, s))
+                .collect::<Result<_, _>>()
+                .map_err(|e| {
+                    // The message names its fields itself.
+                    let field = match e {
+                        cart::CartError::MassMatrix(_) => "model.mass",
+                        _ => "modes.equilibria",
+                    };
+                    FieldError::unled(field).text(e.to_string())
+                })?;
+            Output::CartModes { sys, signs, result }
+        }
+        other => return Err(not_run(other)),
+    })
+}
+
+/// An analysis [`execute`] does not run on this model (the spec's validation refuses most).
+fn not_run(a: &Analysis) -> RunError {
+    match a {
+        Analysis::Animate(_) | Analysis::Control(_) | Analysis::Measure(_) => {
+            FieldError::new("kind", format!("{} is run by its front end", a.kind()))
+        }
+        _ => FieldError::unled("kind")
+            .text(format!("{} is offered for the planar chain only", a.kind())),
+    }
+    .into()
+}
+
+impl Outcome<'_> {
+    /// The result group (`trajectory`, `lyapunov`, `megno`, `fli`, `indicators`, `modes`,
+    /// `poincare`, `map`); an ensemble writes `ensemble` beside it.
+    pub fn group(&self) -> &'static str {
+        match &self.output {
+            Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
+            Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
+                "lyapunov"
+            }
+            Output::Megno { .. } => "megno",
+            Output::Fli { .. } => "fli",
+            Output::Indicators { .. } => "indicators",
+            Output::Modes { .. } | Output::CartModes { .. } => "modes",
+            Output::Poincare { .. } => "poincare",
+            Output::Map { .. } => "map",
+        }
+    }
+
+    /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
+    pub fn complete(&self) -> bool {
+        match &self.output {
+            Output::Trajectory { result, .. } => result.complete,
+            Output::CartTrajectory { result, .. } => result.complete,
+            Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
+                result.complete
+            }
+            Output::Ensemble { result, .. } => result.complete,
+            Output::Megno { result, .. } => result.complete,
+            Output::Fli { result, .. } => result.complete,
+            Output::Indicators { result } => result.complete,
+            Output::Modes { result, .. } => result.complete,
+            Output::Poincare { result, .. } => result.complete,
+            Output::CartModes { .. } | Output::Map { .. } => true,
+        }
+    }
+
+    /// The outcome of a run that went to its end, else [`RunError::Interrupted`] (for a front
+    /// end that keeps no partial result).
+    pub fn finished(self) -> Result<Self, RunError> {
+        if self.complete() {
+            Ok(self)
+        } else {
+            Err(RunError::Interrupted)
+        }
+    }
+
+    /// Writes the file's content into `out`: the provenance and title at the root, then the
+    /// result groups, with the store's writers. A map's tiles are handed over as their band is
+    /// written (each freed then), so a map outcome writes once.
+    pub fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
+        let spec = self.spec;
+        let x0 = spec.x0.as_slice();
+        let info = |chain| RunInfo {
+            title: &spec.title,
+            model_name: &spec.model_name,
+            chain,
+            method: &spec.method,
+            x0,
+        };
+        if let Output::Map { chain, info, tiles } = &mut self.output {
+            let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
+            let mut source = |t: usize| {
+                tiles[t].take().ok_or_else(|| StoreError::Dims {
+                    var: "map".into(),
+                    what: format!("tile {t} was not computed"),
+                })
+            };
+            assemble(
+                out,
+                Assembly {
+                    chain,
+                    info,
+                    have: &have,
+                    source: &mut source,
+                    prov,
+                },
+            )?;
+            return Ok(());
+        }
+        out.provenance(prov, &spec.title)?;
+        match &self.output {
+            Output::Trajectory {
+                chain,
+                opts,
+                result,
+            } => store::write_trajectory(out, &info(chain), result, Some(opts)),
+            Output::CartTrajectory { sys, result } => {
+                let g = out.group("trajectory")?;
+                store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
+            }
+            Output::Lyapunov { chain, result } => {
+                store::write_lyapunov_chain(out, "lyapunov", chain, x0, result)
+            }
+            Output::Ensemble { chain, result } => {
+                store::write_lyapunov_chain(out, "lyapunov", chain, x0, &result.members[0])?;
+                let g = out.group("ensemble")?;
+                store::write_ensemble(&g, result)
+            }
+            Output::Megno { chain, result } => {
+                store::write_megno_chain(out, "megno", chain, x0, result)
+            }
+            Output::Fli { chain, result } => store::write_fli_chain(out, "fli", chain, x0, result),
+            Output::Indicators { result } => {
+                let g = out.group("indicators")?;
+                store::write_indicators(&g, result)?;
+                g.initial_state(x0)
+            }
+            Output::CartLyapunov { sys, result } => {
+                let g = out.group("lyapunov")?;
+                store::write_lyapunov(&g, result)?;
+                g.initial_state(x0)?;
+                g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
+                g.attr_str("model", "cart-chain")?;
+                Ok(())
+            }
+            Output::Modes { chain, result } => store::write_modes(out, &info(chain), result),
+            Output::CartModes { sys, signs, result } => {
+                let g = out.group("modes")?;
+                store::cart::write_cart_modes(&g, sys, result, signs)
+            }
+            Output::Poincare {
+                chain,
+                opts,
+                result,
+            } => store::write_poincare(out, &info(chain), opts, result),
+            Output::Map { .. } => unreachable!("written above"),
+        }
+    }
+
+    /// Writes the file `path` ([`H5Out::create`]: `PATH.partial`, renamed when complete).
+    pub fn write_file(
+        &mut self,
+        path: &Path,
+        force: bool,
+        prov: &Provenance,
+    ) -> Result<PathBuf, StoreError> {
+        let out = H5Out::create(path, force)?;
+        self.write(&out, prov)?;
+        out.finish()
+    }
+
+    /// The image in memory of the file [`Outcome::write_file`] would write.
+    pub fn image(&mut self, prov: &Provenance) -> Result<MemGroup, StoreError> {
+        let out = H5Out::memory();
+        self.write(&out, prov)?;
+        Ok(out.into_memory().expect("a memory image"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::observe::Silent;
+
+    fn spec(text: &str) -> Spec {
+        crate::spec::parse(text, "<test>")
+            .and_then(|f| f.validate())
+            .expect("a valid spec")
+    }
+
+    #[test]
+    fn outcome_knows_its_group_and_writes_it() {
+        let s = spec(
+            "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n[simulate]\nt_end = 1.0\ndt_out = 0.1\n",
+        );
+        let mut o = execute(&s, &mut Silent)
+            .expect("a run")
+            .finished()
+            .expect("complete");
+        assert_eq!(o.group(), "trajectory");
+        let image = o
+            .image(&Provenance::now("test", &s.text))
+            .expect("an image");
+        assert!(image.groups.iter().any(|g| g.name == "trajectory"));
+    }
+
+    #[test]
+    fn refusals_found_by_the_run_carry_their_field() {
+        // Released at θ1 = 0.1, the first arm falls through θ1 = 0.05 only after ~0.3 s.
+        let s = spec(
+            "kind = \"poincare\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [0.1, 0.1]\n[poincare]\nsection = \"theta1\"\nvalue = 0.05\ndirection = \"-\"\nt_end = 0.05\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("poincare.t_end"));
+        assert!(e
+            .to_string()
+            .starts_with("poincare.t_end: no orbit crossed"));
+        let s = spec(
+            "kind = \"map\"\n[model]\npreset = \"double\"\n[map]\nresolution = 10000\nt_end = 1.0\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("map.resolution"));
+        assert!(e.to_string().ends_with("run it with `pendula map --force`"));
+        let s = spec(
+            "kind = \"animate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n",
+        );
+        let e = execute(&s, &mut Silent).err().expect("refused");
+        assert_eq!(e.field(), Some("kind"));
+    }
+}
