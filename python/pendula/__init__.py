@@ -109,8 +109,8 @@ def load_spec(path):
         raise RuntimeError("load_spec needs Python >= 3.11 (tomllib)")
     with open(path, "rb") as f:
         spec = tomllib.load(f)
-    if "model" not in spec:
-        raise ValueError("model: missing")
+    # The CLI's parser and validation: a spec `pendula run` refuses raises its message.
+    _core.check(json.dumps(spec))
     init = spec.get("initial", {})
     if spec["model"].get("kind") == "cart-chain":
         m = dict(spec["model"])
@@ -222,7 +222,8 @@ def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=
     Holds ``exponents`` and ``standard_error`` (dim ``exponent``, 1/s; the error from block
     averages), ``history`` (``time`` × ``exponent``: the running estimates), pair sums and the
     energy drift. Keywords are the spec's (``[lyapunov]`` and ``[integrator]``); estimators
-    ``spectrum``, ``tangent`` and ``two-trajectory`` (the CLI for ensembles and SALI).
+    ``spectrum``, ``tangent``, ``two-trajectory``, and ``sali``, ``megno`` and ``fli``, which give
+    the CLI's ``indicators``, ``megno`` and ``fli`` groups (ensembles: the CLI).
     """
     table = {"estimator": estimator, "exponents": exponents, "tau": tau, "transient": transient,
              "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0}

@@ -6,7 +6,7 @@
 use pendula::observe::{Cancel, Cancellable};
 use pendula::run::{execute, RunError};
 use pendula::spec::{self, Spec};
-use pendula::store::{Provenance, StoreError};
+use pendula::store::Provenance;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -15,25 +15,6 @@ use std::time::Duration;
 
 mod image;
 mod measure;
-
-/// Why a run on rayon's threads gave no result: the library's error, or the text of a refusal
-/// of `measure.rs` (the label measures and the chaotic fraction do not go through [`execute`]).
-enum Failure {
-    Run(RunError),
-    Input(String),
-}
-
-impl From<RunError> for Failure {
-    fn from(e: RunError) -> Self {
-        Failure::Run(e)
-    }
-}
-
-impl From<StoreError> for Failure {
-    fn from(e: StoreError) -> Self {
-        Failure::Run(e.into())
-    }
-}
 
 /// The library's errors as Python raises them: bad input `ValueError` (its field spelt as a
 /// spec spells it, which is what the keywords are: `lyapunov.tau`), a failed run
@@ -67,7 +48,7 @@ fn check(spec_json: &str) -> PyResult<(String, usize)> {
 /// (Ctrl-C) sets the run's [`Cancel`] and the exception is raised once the run has stopped.
 fn watched<T: Send>(
     py: Python<'_>,
-    work: impl FnOnce(Cancel) -> Result<T, Failure> + Send,
+    work: impl FnOnce(Cancel) -> Result<T, RunError> + Send,
 ) -> PyResult<T> {
     let cancel = Cancel::new();
     let (result, signal) = py.allow_threads(|| {
@@ -96,7 +77,7 @@ fn watched<T: Send>(
             let joined = h.join();
             let result = match (result, joined) {
                 (Some(r), Ok(())) => r,
-                _ => Err(RunError::Failed("the run panicked".into()).into()),
+                _ => Err(RunError::Failed("the run panicked".into())),
             };
             (result, signal)
         })
@@ -107,8 +88,7 @@ fn watched<T: Send>(
     match result {
         Ok(v) if !cancel.is_set() => Ok(v),
         Ok(_) => Err(raise(RunError::Interrupted)),
-        Err(Failure::Run(e)) => Err(raise(e)),
-        Err(Failure::Input(m)) => Err(PyValueError::new_err(m)),
+        Err(e) => Err(raise(e)),
     }
 }
 

@@ -4,7 +4,7 @@
 //! keywords only translate into the library's [`MeasureChoices`] and [`ChaoticChoices`]: their
 //! defaults and checks are the library's, and an error's field is the keyword ([`refused`]).
 
-use super::{image, watched, Failure};
+use super::{image, raise, watched};
 use numpy::{
     PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -20,6 +20,7 @@ use pendula::analysis::measure::{
 };
 use pendula::error::FieldError;
 use pendula::model::Chain;
+use pendula::run::RunError;
 use pendula::spec::{self, ModelFile};
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
@@ -49,7 +50,7 @@ fn options(
 
 /// A library refusal: its field is the keyword, so the message is the library's as it is.
 fn refused(e: FieldError) -> PyErr {
-    PyValueError::new_err(e.to_string())
+    raise(RunError::Input(e))
 }
 
 /// Measures every grid (off the GIL); the image of the file with group `measure` that the CLI
@@ -64,7 +65,7 @@ fn measure_all(
         let mut sets = Vec::new();
         for l in grids {
             let m = measure(&l.grid, &opts)
-                .map_err(|(s, e)| Failure::Input(refusal(s, &e, &l.name).to_string()))?;
+                .map_err(|(s, e)| RunError::Input(refusal(s, &e, &l.name)))?;
             sets.push(MeasuredSet {
                 source: l.source,
                 nx: l.grid.nx,
@@ -260,7 +261,7 @@ pub fn chaotic_fraction<'py>(
     let seed = choices.seed();
     let (chain, name) = chain(model_json)?;
     let o = choices.options().map_err(refused)?;
-    let refused = |e: MeasureError| Failure::Input(chaotic::refusal(&e).to_string());
+    let refused = |e: MeasureError| RunError::Input(chaotic::refusal(&e));
     let energies = choices.energies;
     let tree = watched(py, move |_cancel| {
         // The library's own checks (conservative chain, energies above the hanging rest)

@@ -86,6 +86,11 @@ def test_load_spec(tmp_path):
     p.write_text(DOUBLE)
     chain, theta, omega = pendula.load_spec(p)
     assert chain.links == 2 and theta == [2.0, 1.5] and omega == [0.0, 0.5]
+    # A spec the CLI refuses is refused with the CLI's message, naming the field.
+    q = tmp_path / "no-model.toml"
+    q.write_text('kind = "simulate"\n')
+    with pytest.raises(ValueError, match=r"^model: missing"):
+        pendula.load_spec(q)
 
 
 @pytest.mark.skipif(not CLI.exists(), reason="needs target/release/pendula")
