@@ -8,11 +8,16 @@ use pendula::analysis::map::{compute_map, Kernel, MapData, MapKind, MapOptions};
 use pendula::model::Chain;
 use pendula::observe::Silent;
 
-/// The map of `opts` on `chain` through the lanes (`Kernel::Auto`, asserted to run on the
-/// kernel named `lanes`) and through the scalar path, both complete: (lanes, scalar).
+/// The map of `opts` on `chain` through the lanes (`Kernel::Auto` where the catalogue lets
+/// `auto` take them, else `Kernel::Lanes`; asserted to run on the kernel named `lanes`) and
+/// through the scalar path, both complete: (lanes, scalar).
 pub fn lanes_and_scalar(chain: &Chain, opts: &MapOptions, lanes: &str) -> (MapData, MapData) {
     let mut o = opts.clone();
-    o.kernel = Kernel::Auto;
+    o.kernel = if o.kind.id().facts().lanes.auto {
+        Kernel::Auto
+    } else {
+        Kernel::Lanes
+    };
     assert_eq!(o.kernel_name(chain), lanes, "{}", o.kind.name());
     let fast = compute_map(chain, &o, &mut Silent);
     o.kernel = Kernel::Scalar;
@@ -60,6 +65,14 @@ pub fn agreement(kind: MapKind) -> Agreement {
         // remainder of O(1) products, so its rounding is absolute (measured worst 6.9e-13);
         // chaos times bit for bit, n_steps on every pixel.
         MapKind::Sali { .. } | MapKind::Gali { .. } => (1e-12, Floor::Abs(1e-4), None, true),
+        // FLI and OFLI: sups of the log-norms λ sums (measured worst 2.4e-14); OFLI's ln‖w⊥‖
+        // subtracts the flow's component, a cancellation (measured worst 5.2e-13).
+        MapKind::Fli { .. } => (1e-12, Floor::Scale(1e-2), Some(1e-11), true),
+        // M and its halves: |ẋᵢ|^p has an infinite slope at ẋᵢ = 0, so where an RK4 stage's
+        // derivative passes within rounding of 0 the paths' 1e-16 differences enter as their
+        // p-th power (1e-8 for p = 1/2), weighted by h/6 (measured worst 5.3e-11 for p = 1/2,
+        // in the value and either half); both halves count their steps.
+        MapKind::LagrangianDescriptor { .. } => (1e-9, Floor::Scale(1e-2), Some(1e-9), false),
         other => panic!("{} has no whole-square agreement", other.name()),
     };
     Agreement {

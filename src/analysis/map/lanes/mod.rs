@@ -22,8 +22,10 @@
 //! three (explicit `mul_add`, IEEE division) and at every lane width, so the map depends neither
 //! on the machine nor on the refill order.
 
+pub mod descriptor;
 pub mod engine;
 pub mod final_state;
+pub mod fli;
 pub mod flip;
 pub mod indicators;
 mod sincos;
@@ -31,7 +33,7 @@ pub mod tangent;
 pub mod three_link;
 pub mod two_link;
 
-pub use engine::{rk4, Fixed, LaneModel, Lanes, Reduction, Widest, Width};
+pub use engine::{rk4, rk4_quad, Fixed, LaneModel, Lanes, Reduction, Widest, Width};
 pub use flip::{crossing_fraction, located_time, FlipMask, DIVERGED};
 pub use three_link::ThreeLink;
 pub use two_link::{TwoLink, TwoLinkDrive};

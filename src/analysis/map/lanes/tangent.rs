@@ -98,11 +98,11 @@ pub fn tangent_run<W: Width>(
 }
 
 /// The start vector of the one-vector reductions: (1, 1, 1, 1)/2 (the scalar path's).
-const HALVES: [[f64; 4]; 1] = [[0.5; 4]];
+pub(super) const HALVES: [[f64; 4]; 1] = [[0.5; 4]];
 
 /// ‖v‖ as the scalar path computes it (squares summed in order).
 #[inline(always)]
-fn norm(v: &[f64; 4]) -> f64 {
+pub(super) fn norm(v: &[f64; 4]) -> f64 {
     let mut s = 0.0;
     for a in v {
         s += a * a;
