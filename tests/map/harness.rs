@@ -96,40 +96,44 @@ pub fn scale(a: &[f64]) -> f64 {
 pub fn whole_square(kinds: &[MapKind]) {
     for (name, chain) in chains() {
         for &kind in kinds {
-            let a = agreement(kind);
             let mut opts = MapOptions::benchmark_f(32, 1.0);
             opts.kind = kind;
             opts.tile = 8;
             let (fast, slow) = lanes_and_scalar(&chain, &opts, "simd-two-link");
             let label = format!("{name} {} {kind:?}", kind.name());
-            assert_eq!(fast.class, slow.class, "{label}");
-            assert!(fast.value.iter().all(|v| v.is_finite()), "{label}");
-            let floor = match a.floor {
-                Floor::Scale(f) => f * scale(&slow.value),
-                Floor::Abs(f) => f,
-            };
-            let dv = worst(&fast.value, &slow.value, floor);
-            let pure = worst(&fast.value, &slow.value, 0.0);
-            let smallest = fast.value.iter().fold(f64::INFINITY, |m, v| m.min(*v));
-            eprintln!(
-                "{label}: value {dv:.2e} (pure relative {pure:.2e}, smallest value {smallest:.2e})"
-            );
-            assert!(dv <= a.value, "{label}: {dv:e}");
-            match a.aux {
-                Some(bound) => {
-                    let da = worst(&fast.aux, &slow.aux, 1e-2 * scale(&slow.aux));
-                    eprintln!("{label}: aux {da:.2e}");
-                    assert!(da <= bound, "{label}: aux {da:e}");
-                }
-                None => {
-                    let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
-                    assert_eq!(bits(&fast.aux), bits(&slow.aux), "{label}");
-                }
-            }
-            assert_eq!(fast.steps, slow.steps, "{label}");
-            if a.full_steps {
+            assert_agree(&label, kind, &fast, &slow);
+            if agreement(kind).full_steps {
                 assert_eq!(fast.steps, 32 * 32 * 100, "{label}");
             }
         }
     }
+}
+
+/// A lane map (`fast`) against the scalar one (`slow`) of `kind`: the same classes and steps,
+/// finite values, and values and aux within the kind's [`agreement`].
+pub fn assert_agree(label: &str, kind: MapKind, fast: &MapData, slow: &MapData) {
+    let a = agreement(kind);
+    assert_eq!(fast.class, slow.class, "{label}");
+    assert!(fast.value.iter().all(|v| v.is_finite()), "{label}");
+    let floor = match a.floor {
+        Floor::Scale(f) => f * scale(&slow.value),
+        Floor::Abs(f) => f,
+    };
+    let dv = worst(&fast.value, &slow.value, floor);
+    let pure = worst(&fast.value, &slow.value, 0.0);
+    let smallest = fast.value.iter().fold(f64::INFINITY, |m, v| m.min(*v));
+    eprintln!("{label}: value {dv:.2e} (pure relative {pure:.2e}, smallest value {smallest:.2e})");
+    assert!(dv <= a.value, "{label}: {dv:e}");
+    match a.aux {
+        Some(bound) => {
+            let da = worst(&fast.aux, &slow.aux, 1e-2 * scale(&slow.aux));
+            eprintln!("{label}: aux {da:.2e}");
+            assert!(da <= bound, "{label}: aux {da:e}");
+        }
+        None => {
+            let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+            assert_eq!(bits(&fast.aux), bits(&slow.aux), "{label}");
+        }
+    }
+    assert_eq!(fast.steps, slow.steps, "{label}");
 }
