@@ -1,14 +1,15 @@
 //! Initial-condition maps: every pixel of a grid of start states is integrated on its own and
 //! reduced to a few numbers. What a pixel is reduced to is its [`MapKind`]; [`kinds`] is the
 //! catalogue of the kinds and their facts (flip time, energy error, Lyapunov exponent, FTLE,
-//! final state, SALI, GALI, MEGNO).
+//! final state, SALI, GALI, MEGNO, Lagrangian descriptor, FLI).
 //!
 //! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
 //! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
 //! thread or the batch it ran in, so every thread count, resume and shard split gives the same
 //! bits. Two-link chains, and the flip-time and final-state maps of three-link chains, go
-//! through the SIMD [`lanes`]; every other chain (and `Kernel::Scalar`) through the generic
-//! [`System`] + RK4 path.
+//! through the SIMD [`lanes`] (FLI and Lagrangian-descriptor maps, the latter of three links
+//! too, only with `Kernel::Lanes`); every other chain (and `Kernel::Scalar`) through the
+//! generic [`System`] + RK4 path.
 
 pub mod basins;
 pub mod bench;

@@ -6,7 +6,9 @@
 //! the map kind's [`Reduction`] after the step, which says when its pixel ended; the lane then
 //! takes the next pixel at once. A step in which [`Reduction::due`] finds no lane to look at
 //! (and no pixel reaches [`Reduction::deadline`]) skips the per-lane pass altogether (the flip
-//! kernel's fast path).
+//! kernel's fast path). A reduction with [`Reduction::QUAD`] also gets, after each step, the
+//! step's RK4 quadrature of its [`Reduction::stage`] ([`rk4_quad`]); every other reduction
+//! compiles that out.
 
 use super::{simd, Simd};
 
