@@ -108,12 +108,6 @@ impl Reduction<4, 1> for FliLanes<'_> {
     }
 
     #[inline(always)]
-    fn start(&mut self, a: &mut Sups, _px: usize, _y: &[f64; 4]) -> bool {
-        *a = Sups::default();
-        false
-    }
-
-    #[inline(always)]
     fn advance<const L: usize, M: LaneModel<4>, const DAMPED: bool, const DRIVEN: bool>(
         &mut self,
         m: &M,
@@ -122,8 +116,12 @@ impl Reduction<4, 1> for FliLanes<'_> {
     ) -> Option<u64> {
         let (k, px) = (at.k as u32, at.px);
         if k == 1 {
+            // The pixel's first step: its sups start at FLI(0) = ln‖w(0)‖ = 0 and
             // OFLI(0) = ln‖w⊥(0)‖ (the model is at hand only here).
-            a.ofli = log_orthogonal::<M, DAMPED, DRIVEN>(m, 0.0, &self.y0[px], &HALVES[0]);
+            *a = Sups {
+                ofli: log_orthogonal::<M, DAMPED, DRIVEN>(m, 0.0, &self.y0[px], &HALVES[0]),
+                ..Sups::default()
+            };
         }
         if k % self.q != 0 {
             return None;
@@ -156,17 +154,14 @@ impl Reduction<4, 1> for FliLanes<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::engine::{Fixed, Widest};
-    use super::super::two_link::RODS_DRIVEN as P;
+    use super::super::two_link::{starts, RODS_DRIVEN as P};
     use super::*;
 
     /// Lane widths 1, 4, 8, 16 (and the dispatched width) give the same bits, with a pixel
     /// that blows up at once.
     #[test]
     fn lane_widths_agree() {
-        let mut y0: Vec<[f64; 4]> = (0..29)
-            .map(|i| [-3.0 + 0.2 * i as f64, 2.9 - 0.19 * i as f64, 0.3, -0.1])
-            .collect();
-        y0.push([f64::NAN, 0.0, 0.0, 0.0]);
+        let y0 = starts();
         let np = y0.len();
         let run = |lanes: usize| {
             let (mut f, mut o) = (vec![0.0; np], vec![0.0; np]);

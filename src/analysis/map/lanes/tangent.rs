@@ -308,17 +308,14 @@ impl Reduction<4, 1> for MegnoLanes<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::engine::{Fixed, Widest};
-    use super::super::two_link::RODS_DRIVEN as P;
+    use super::super::two_link::{starts, RODS_DRIVEN as P};
     use super::*;
 
     /// Lane widths 1, 4, 8, 16 (and the dispatched width) give the same bits for every
     /// reduction, with pixels that refill lanes at different moments (one blows up early).
     #[test]
     fn lane_widths_agree() {
-        let mut y0: Vec<[f64; 4]> = (0..29)
-            .map(|i| [-3.0 + 0.2 * i as f64, 2.9 - 0.19 * i as f64, 0.3, -0.1])
-            .collect();
-        y0.push([f64::NAN, 0.0, 0.0, 0.0]);
+        let y0 = starts();
         let np = y0.len();
         for reduce in [
             Reduce::Lyapunov {
