@@ -283,7 +283,8 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
     ``lagrangian-descriptor``), ``resolution``
     (W or [W, H]), ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo,
     y_hi]), ``t_end``,
-    ``kernel`` (``auto``: the SIMD two-link kernel where it applies, or ``scalar``), …; ``dt`` is
+    ``kernel`` (``auto``: the SIMD lanes where they apply; ``lanes``: also for ``fli`` and
+    ``lagrangian-descriptor``; or ``scalar``), …; ``dt`` is
     the RK4 step (``[integrator] dt``); ``theta``/``omega`` the other coordinates' start. A
     Lyapunov map's ``blocks`` and ``tolerance`` give its per-pixel standard error and early stop.
     Any other ``[map]`` key of a kind (``descriptor_p``, …) is passed on as the spec file names

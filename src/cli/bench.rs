@@ -64,9 +64,10 @@ pub enum BenchWhich {
         threads: Option<usize>,
     },
     /// Chaos-indicator maps of the double pendulum over [−π, π)² (dt = 0.01): steps/s of the
-    /// SIMD tangent lanes or the scalar path; one JSON line.
+    /// SIMD lanes or the scalar path; one JSON line.
     Map {
-        /// lyapunov, ftle, megno, sali or gali.
+        /// lyapunov, ftle, megno, sali, gali, fli or lagrangian-descriptor (p = 1/2; its steps
+        /// are both halves').
         #[arg(long, default_value = "lyapunov")]
         kind: String,
         /// GALI order k (2..4 deviation vectors of the two-link chain), for gali.
@@ -78,10 +79,11 @@ pub enum BenchWhich {
         /// End time (s).
         #[arg(long = "t-max", alias = "t-end", default_value_t = 20.0)]
         t_max: f64,
-        /// Renormalisation interval in RK4 steps, for lyapunov, megno, sali, gali.
+        /// Renormalisation interval in RK4 steps, for lyapunov, megno, sali, gali, fli.
         #[arg(long, default_value_t = 10)]
         tau_steps: u32,
-        /// auto (SIMD lanes where they apply) or scalar.
+        /// auto (SIMD lanes where they apply), lanes (also for fli and lagrangian-descriptor,
+        /// which auto runs on the scalar path) or scalar.
         #[arg(long, default_value = "auto")]
         kernel: String,
         /// Repeats; the best wall time is reported, and all of them.
@@ -179,10 +181,11 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             let kind = indicator_kind(kind, *t_max, *tau_steps, *gali_order)?;
             let kernel = match kernel.as_str() {
                 "auto" => Kernel::Auto,
+                "lanes" => Kernel::Lanes,
                 "scalar" => Kernel::Scalar,
                 k => {
                     return Err(CliError::Input(format!(
-                        "--kernel: expected auto or scalar (got `{k}`)"
+                        "--kernel: expected auto, lanes or scalar (got `{k}`)"
                     )))
                 }
             };
@@ -264,6 +267,8 @@ fn indicator_kind(
         Kind::Megno,
         Kind::Sali,
         Kind::Gali,
+        Kind::Fli,
+        Kind::LagrangianDescriptor,
     ];
     let id = Kind::parse(name)
         .filter(|k| served.contains(k))
@@ -286,6 +291,8 @@ fn indicator_kind(
         Kind::Ftle => MapKind::Ftle,
         Kind::Megno => MapKind::Megno { tau_steps },
         Kind::Sali => MapKind::Sali { tau_steps },
+        Kind::Fli => MapKind::Fli { tau_steps },
+        Kind::LagrangianDescriptor => MapKind::LagrangianDescriptor { p: 0.5 },
         // Kind::Gali, the last one served.
         _ => MapKind::Gali {
             k: gali_order,

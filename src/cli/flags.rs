@@ -148,7 +148,7 @@ flags! {
     "flip" => "map.flip", Word, "any|N", "Which link's flip counts (default any)", &[MAP];
     "no-energy-skip" => "map.energy_skip", Switch(false), "", "Integrate energetically forbidden pixels too (the same map, slower)", &[MAP];
     "tile" => "map.tile", Int, "N", "Tile edge in pixels (default 32 up to 256 pixels a side, else 64)", &[MAP];
-    "kernel" => "map.kernel", Word, "auto|scalar", "auto (SIMD kernels where they apply) or scalar", &[MAP];
+    "kernel" => "map.kernel", Word, "auto|lanes|scalar", "auto (SIMD lanes where they apply), lanes (also for fli and lagrangian-descriptor) or scalar", &[MAP];
     "gali-order" => "map.gali_order", Int, "K", "GALI maps: number of deviation vectors (2..2N, default 2N)", &[MAP];
     "angle-tol" => "map.angle_tol", Float, "RAD", "Final-state maps: settling tolerance on angles (default 0.01)", &[MAP];
     "omega-tol" => "map.omega_tol", Float, "RAD/S", "Final-state maps: settling tolerance on rates (default 0.01)", &[MAP];

@@ -22,7 +22,7 @@ use serde::{Deserialize, Serialize};
 /// flip = "any"                # flip-time: "any" link, or a link number "1", "2", …
 /// energy_skip = true          # classify energetically forbidden pixels without integrating
 /// tile = 64                   # tile edge (default 32 up to 256 pixels, else 64)
-/// kernel = "auto"             # auto (SIMD two-link kernel where it applies) | scalar
+/// kernel = "auto"             # auto (SIMD lanes where they apply) | lanes (also fli, lagrangian-descriptor) | scalar
 /// tau = 0.1                   # lyapunov, sali, gali, megno, fli: renormalisation interval (s)
 /// blocks = 10                 # lyapunov: block means per pixel for its standard error (>= 2; default 10, fewer if t_end has fewer τ intervals)
 /// tolerance = 0.01            # lyapunov: a pixel stops once its standard error is below (1/s)
@@ -262,11 +262,12 @@ impl MapSpec {
         }
         let kernel = match self.kernel.as_deref().unwrap_or("auto") {
             "auto" => Kernel::Auto,
+            "lanes" => Kernel::Lanes,
             "scalar" => Kernel::Scalar,
             other => {
                 return Err(SpecError::new(
                     "map.kernel",
-                    format!("unknown kernel `{other}` (expected auto or scalar)"),
+                    format!("unknown kernel `{other}` (expected auto, lanes or scalar)"),
                 ))
             }
         };

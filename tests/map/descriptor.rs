@@ -8,6 +8,8 @@ use pendula::analysis::map::{compute_map, Grid, GridAxis, MapData, MapKind, MapO
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
+use crate::harness::whole_square;
+
 fn simple() -> Chain {
     Chain::new(ChainParams::equal_points(1)).unwrap()
 }
@@ -205,4 +207,15 @@ fn cli_writes_the_descriptor_and_refuses_bad_p() {
         assert_eq!(code, 2, "{err}");
         assert!(err.contains(flag), "{err}");
     }
+}
+
+/// Lanes vs scalar: the descriptor lanes (`--kernel lanes`, forward and backward on the same
+/// lanes) against the scalar path over the whole square of every two-link chain, damped and
+/// driven ones included, for p = 1/2 (square roots) and p = 0.8 (`powf`).
+#[test]
+fn lanes_match_the_scalar_path_on_the_whole_square() {
+    whole_square(&[
+        MapKind::LagrangianDescriptor { p: 0.5 },
+        MapKind::LagrangianDescriptor { p: 0.8 },
+    ]);
 }

@@ -8,6 +8,8 @@ use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 
+use crate::harness::whole_square;
+
 #[test]
 fn pixels_equal_the_single_orbit_fli_and_split_regular_from_chaotic() {
     let chain = Chain::new(ChainParams::equal_points(2)).unwrap();
@@ -38,4 +40,15 @@ fn pixels_equal_the_single_orbit_fli_and_split_regular_from_chaotic() {
     assert!(centre.iter().all(|&f| f < 100f64.ln()), "{centre:?}");
     let corner = m.value[0];
     assert!(corner > 20.0, "{corner}");
+}
+
+/// The FLI lanes (`--kernel lanes`) against the scalar path over the whole square of every
+/// two-link chain, damped and driven ones included: the same classes and steps, FLI and OFLI
+/// within the bound of [`agreement`](crate::harness::agreement).
+#[test]
+fn lanes_match_the_scalar_path_on_the_whole_square() {
+    whole_square(&[
+        MapKind::Fli { tau_steps: 10 },
+        MapKind::Fli { tau_steps: 4 },
+    ]);
 }

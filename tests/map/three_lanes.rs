@@ -7,7 +7,7 @@
 //! amplifies that last bit; where a decision (flip step, class) sits inside that rounding the
 //! two paths may differ, and the tests say how many pixels may.
 
-use crate::harness::lanes_and_scalar;
+use crate::harness::{assert_agree, lanes_and_scalar};
 use pendula::analysis::map::basins::Settle;
 use pendula::analysis::map::{compute_map, FlipTarget, MapData, MapKind, MapOptions};
 use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, PivotMotion};
@@ -192,6 +192,25 @@ fn final_state_lanes_match_the_scalar_path() {
             assert!(worst <= 1e-6, "{label}: angles differ by {worst}");
             assert_eq!(fast.steps, slow.steps, "{label}");
         }
+    }
+}
+
+/// Lanes vs scalar for the Lagrangian descriptor on three links (`--kernel lanes`): point
+/// masses and rods, with and without damping and drive, over the whole 32² square for
+/// t_max = 1 s forward and backward, within the harness's agreement of the kind.
+#[test]
+fn descriptor_lanes_match_the_scalar_path() {
+    let kind = MapKind::LagrangianDescriptor { p: 0.5 };
+    for (rods, damping, drive) in [
+        (false, false, false),
+        (true, false, false),
+        (false, true, false),
+        (true, true, true),
+    ] {
+        let c = chain(rods, damping, drive);
+        let (fast, slow) = both(&c, &opts(32, kind, 1.0, 0.01));
+        let label = format!("three links: rods {rods}, damping {damping}, drive {drive}");
+        assert_agree(&label, kind, &fast, &slow);
     }
 }
 

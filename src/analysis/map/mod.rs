@@ -1,14 +1,15 @@
 //! Initial-condition maps: every pixel of a grid of start states is integrated on its own and
 //! reduced to a few numbers. What a pixel is reduced to is its [`MapKind`]; [`kinds`] is the
 //! catalogue of the kinds and their facts (flip time, energy error, Lyapunov exponent, FTLE,
-//! final state, SALI, GALI, MEGNO).
+//! final state, SALI, GALI, MEGNO, Lagrangian descriptor, FLI).
 //!
 //! The grid is cut into square tiles ([`Tiling`]); a tile is the unit of parallel work, of
 //! progress, of checkpointing and of sharding. A pixel's result never depends on the tile, the
 //! thread or the batch it ran in, so every thread count, resume and shard split gives the same
 //! bits. Two-link chains, and the flip-time and final-state maps of three-link chains, go
-//! through the SIMD [`lanes`]; every other chain (and `Kernel::Scalar`) through the generic
-//! [`System`] + RK4 path.
+//! through the SIMD [`lanes`] (FLI and Lagrangian-descriptor maps, the latter of three links
+//! too, only with `Kernel::Lanes`); every other chain (and `Kernel::Scalar`) through the
+//! generic [`System`] + RK4 path.
 
 pub mod basins;
 pub mod bench;
@@ -77,10 +78,15 @@ impl FlipTarget {
 /// Which integrator code runs the pixels (both are classical RK4 with the same step).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 pub enum Kernel {
-    /// The SIMD two-link kernel where it applies, the scalar path otherwise.
+    /// The SIMD lanes where they serve the kind and the chain and the catalogue lets `auto`
+    /// take them ([`kinds::Lanes::auto`]), the scalar path otherwise.
     Auto,
     /// Always the generic `System` path (any chain; the reference for the fast kernel).
     Scalar,
+    /// The SIMD lanes wherever they serve the kind and the chain, also for the kinds `Auto`
+    /// leaves on the scalar path (their lanes agree with it to rounding, not to the bit), the
+    /// scalar path otherwise.
+    Lanes,
 }
 
 /// Options of a map. Defaults: benchmark F (see [`MapOptions::benchmark_f`]).
@@ -138,71 +144,47 @@ impl MapOptions {
     }
 
     /// Which code will run the pixels: `"simd-two-link"`, `"simd-three-link"` or `"scalar"`,
-    /// as the catalogue's [`kinds::Lanes`] of the kind say.
+    /// as the catalogue's [`kinds::Lanes`] of the kind and the kernel say.
     pub fn kernel_name(&self, chain: &Chain) -> &'static str {
-        let lanes = self.kind.id().facts().lanes;
-        let two = match lanes.two_link {
-            Some(true) => two_link(chain).is_some(),
-            Some(false) => two_link_any(chain).is_some(),
-            None => false,
-        };
-        if self.kernel != Kernel::Auto {
-            "scalar"
-        } else if lanes.three_link && ThreeLink::of(chain).is_some() {
+        if self.lanes3(chain).is_some() {
             "simd-three-link"
-        } else if two {
+        } else if self.lanes2(chain).is_some() {
             "simd-two-link"
         } else {
             "scalar"
         }
     }
 
-    fn fast(&self, chain: &Chain) -> Option<TwoLink> {
-        if self.kernel != Kernel::Auto
-            || !matches!(self.kind, MapKind::FlipTime { .. } | MapKind::EnergyError)
-        {
+    /// Whether the kernel lets the lanes run this kind where they serve the chain: `auto` where
+    /// the catalogue says it takes them ([`kinds::Lanes::auto`]), `lanes` always, `scalar` never.
+    fn lanes_asked(&self) -> bool {
+        match self.kernel {
+            Kernel::Auto => self.kind.id().facts().lanes.auto,
+            Kernel::Lanes => true,
+            Kernel::Scalar => false,
+        }
+    }
+
+    /// The two-link lanes' constants, where the kind's lanes ([`kinds::Lanes::two_link`]) serve
+    /// `chain` and the kernel asks for them.
+    fn lanes2(&self, chain: &Chain) -> Option<TwoLink> {
+        if !self.lanes_asked() {
             return None;
         }
-        two_link(chain)
-    }
-
-    /// The SIMD three-link lanes ([`lanes::three_link`]) for a flip-time or final-state map of a
-    /// three-link chain, damping and drive included.
-    fn fast3(&self, chain: &Chain) -> Option<ThreeLink> {
-        match self.kind {
-            MapKind::FlipTime { .. } | MapKind::FinalState { .. }
-                if self.kernel == Kernel::Auto =>
-            {
-                ThreeLink::of(chain)
-            }
-            _ => None,
+        match self.kind.id().facts().lanes.two_link {
+            Some(true) => two_link(chain),
+            Some(false) => two_link_any(chain),
+            None => None,
         }
     }
 
-    /// The SIMD tangent lanes ([`lanes::tangent`], [`lanes::indicators`]) for a Lyapunov, FTLE, MEGNO, SALI or GALI map of
-    /// a two-link chain, damping and drive included.
-    fn fast_tangent(&self, chain: &Chain) -> Option<TwoLink> {
-        match self.kind {
-            MapKind::Lyapunov { .. }
-            | MapKind::Ftle
-            | MapKind::Megno { .. }
-            | MapKind::Sali { .. }
-            | MapKind::Gali { .. }
-                if self.kernel == Kernel::Auto =>
-            {
-                two_link_any(chain)
-            }
-            _ => None,
+    /// The three-link lanes' constants ([`lanes::three_link`], damping and drive included), where
+    /// the kind's lanes serve three links and the kernel asks for them.
+    fn lanes3(&self, chain: &Chain) -> Option<ThreeLink> {
+        if !(self.lanes_asked() && self.kind.id().facts().lanes.three_link) {
+            return None;
         }
-    }
-
-    /// The SIMD kernel for a final-state map of a two-link chain (the equilibrium rule when
-    /// undriven, the stroboscopic rule when driven).
-    fn fast_basins(&self, chain: &Chain) -> Option<TwoLink> {
-        match self.kind {
-            MapKind::FinalState { .. } if self.kernel == Kernel::Auto => two_link_any(chain),
-            _ => None,
-        }
+        ThreeLink::of(chain)
     }
 }
 

@@ -43,7 +43,7 @@ impl<'a> Work<'a> {
 }
 
 /// The pixels' start states as the lanes take them (`S` = the state dimension).
-fn states<const S: usize>(starts: &[Vec<f64>]) -> Vec<[f64; S]> {
+pub(super) fn states<const S: usize>(starts: &[Vec<f64>]) -> Vec<[f64; S]> {
     starts
         .iter()
         .map(|s| std::array::from_fn(|c| s[c]))
@@ -70,7 +70,7 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
     let mut k = vec![0i32; todo.len()];
     let mut link = vec![0u8; todo.len()];
     let mut located = vec![f64::NAN; todo.len()];
-    if let Some(p2) = opts.fast(chain) {
+    if let Some(p2) = opts.lanes2(chain) {
         let y0: Vec<[f64; 4]> = todo
             .iter()
             .map(|&p| std::array::from_fn(|c| starts[p][c]))
@@ -82,7 +82,7 @@ pub(super) fn flip_time(w: &Work<'_>, target: FlipTarget, out: &mut TileResult) 
         };
         let (k, link, t) = (&mut k, &mut link, &mut located);
         out.steps = flip::flip_run::<Widest>(&p2, &y0, n, h, mask, k, link, t);
-    } else if let Some(p3) = opts.fast3(chain) {
+    } else if let Some(p3) = opts.lanes3(chain) {
         let y0: Vec<[f64; 6]> = todo
             .iter()
             .map(|&p| std::array::from_fn(|c| starts[p][c]))
@@ -126,7 +126,7 @@ pub(super) fn energy_error(w: &Work<'_>, out: &mut TileResult) {
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     let balance = |p: usize| EnergyBalance::new(chain, chain.energy(0.0, &starts[p]));
-    if let Some(p2) = opts.fast(chain) {
+    if let Some(p2) = opts.lanes2(chain) {
         let mut y: Vec<[f64; 4]> = states(starts);
         fs::full_run::<Widest>(&p2, &mut y, n, h);
         for p in 0..np {
@@ -170,7 +170,7 @@ pub(super) fn lyapunov(
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     out.aux = vec![f64::NAN; 3 * np];
-    if let Some(p2) = opts.fast_tangent(chain) {
+    if let Some(p2) = opts.lanes2(chain) {
         let reduce = tangent::Reduce::Lyapunov {
             renorm_steps,
             blocks,
@@ -223,7 +223,7 @@ pub(super) fn ftle(w: &Work<'_>, out: &mut TileResult) {
     let (chain, opts, starts) = w.inputs();
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
-    if let Some(p2) = opts.fast_tangent(chain) {
+    if let Some(p2) = opts.lanes2(chain) {
         return tangent_lanes(w, &p2, tangent::Reduce::Ftle, out);
     }
     let mut flow = Flow::with_layout(chain, false, dim);
@@ -256,7 +256,7 @@ pub(super) fn megno(w: &Work<'_>, tau_steps: u32, out: &mut TileResult) {
     let (np, dim, n, h) = w.sizes();
     out.value = vec![0.0; np];
     out.aux = vec![f64::NAN; np];
-    if let Some(p2) = opts.fast_tangent(chain) {
+    if let Some(p2) = opts.lanes2(chain) {
         return tangent_lanes(w, &p2, tangent::Reduce::Megno { tau_steps }, out);
     }
     let mut ode = FirstStage {
@@ -382,7 +382,7 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
     };
     let mut px = vec![blank; np];
     let aux = &mut out.aux;
-    let lanes = if let Some(p2) = opts.fast_basins(chain) {
+    let lanes = if let Some(p2) = opts.lanes2(chain) {
         Some(fs::final_state_run::<Widest>(
             &p2,
             &states(starts),
@@ -393,7 +393,7 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
             aux,
         ))
     } else {
-        opts.fast3(chain).map(|p3| {
+        opts.lanes3(chain).map(|p3| {
             fs::final_state_run3::<Widest>(&p3, &states(starts), n, h, settle, &mut px, aux)
         })
     };
@@ -439,7 +439,7 @@ pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
     let io = indicator_options(opts).expect("validated kind");
     let gali = matches!(opts.kind, MapKind::Gali { .. });
     let grid = indicators::IndicatorGrid::new(&io, h, gali);
-    if let (Some(p2), Some(g)) = (opts.fast_tangent(chain), grid) {
+    if let (Some(p2), Some(g)) = (opts.lanes2(chain), grid) {
         let y0: Vec<[f64; 4]> = states(starts);
         let (value, aux) = (&mut out.value, &mut out.aux);
         let class = &mut out.class;

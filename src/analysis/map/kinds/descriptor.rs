@@ -11,39 +11,49 @@
 //! The integral rides along RK4 as one more component: each stage's Σ|kᵢ|^p enters with the
 //! RK4 weights, so the quadrature has the integrator's order; the backward half steps with −dt.
 
-use super::super::per_kind::Work;
+use super::super::lanes::{descriptor::descriptor_run, Widest};
+use super::super::per_kind::{states, Work};
 use super::super::{class, tile_cancelled, TileResult};
 use crate::model::System;
 
+/// Σᵢ |vᵢ|^p, written once for this path and the lanes.
+pub use super::super::lanes::descriptor::p_sum;
+
 /// The three columns of a pixel: (M⁺, M⁻) in aux, M⁺ + M⁻ the value; `class` DIVERGED where the
-/// orbit left the finite numbers (its values NaN).
+/// orbit left the finite numbers (its values NaN). On the lanes
+/// ([`lanes::descriptor`](super::super::lanes::descriptor)) where
+/// the kernel asks for them and they serve the chain, else on the scalar path.
 pub(in super::super) fn descriptor(w: &Work<'_>, p: f64, out: &mut TileResult) {
-    let (chain, _, starts) = w.inputs();
-    let (np, dim, n, h) = w.sizes();
+    let (chain, opts, starts) = w.inputs();
+    let (np, _, n, h) = w.sizes();
     out.value = vec![f64::NAN; np];
     out.aux = vec![f64::NAN; 2 * np];
-    let mut rk = Stages::new(dim);
-    let mut ws = chain.workspace();
-    let mut x = vec![0.0; dim];
-    let mut count = 0u64;
-    for (q, x0) in starts.iter().enumerate() {
-        let mut halves = [0.0; 2];
-        for (half, step) in [h, -h].into_iter().enumerate() {
-            x.copy_from_slice(x0);
-            let mut m = 0.0;
-            for k in 0..n {
-                count += 1;
-                if tile_cancelled(count) {
-                    return;
-                }
-                m += rk.step(chain, &mut ws, f64::from(k) * step, step, &mut x, p);
+    let (mut forward, mut backward) = (vec![f64::NAN; np], vec![f64::NAN; np]);
+    let (f, b) = (&mut forward, &mut backward);
+    let lanes = if let Some(p2) = opts.lanes2(chain) {
+        let (damped, driven) = (p2.damped(), p2.driven());
+        let y0 = states::<4>(starts);
+        Some(descriptor_run::<Widest, 4, _>(
+            &p2, damped, driven, &y0, n, h, p, f, b,
+        ))
+    } else {
+        opts.lanes3(chain).map(|p3| {
+            let (damped, driven) = (p3.damped, p3.driven());
+            let y0 = states::<6>(starts);
+            descriptor_run::<Widest, 6, _>(&p3, damped, driven, &y0, n, h, p, f, b)
+        })
+    };
+    match lanes {
+        Some(steps) => out.steps = steps,
+        None => {
+            if !scalar(w, p, f, b) {
+                return;
             }
-            halves[half] = if x.iter().all(|v| v.is_finite()) && m.is_finite() {
-                m
-            } else {
-                f64::NAN
-            };
+            out.steps = 2 * np as u64 * u64::from(n);
         }
+    }
+    for q in 0..np {
+        let halves = [forward[q], backward[q]];
         if halves.iter().all(|m| m.is_finite()) {
             out.value[q] = halves[0] + halves[1];
             out.aux[2 * q..2 * q + 2].copy_from_slice(&halves);
@@ -51,17 +61,41 @@ pub(in super::super) fn descriptor(w: &Work<'_>, p: f64, out: &mut TileResult) {
             out.class[q] = class::DIVERGED;
         }
     }
-    out.steps = 2 * np as u64 * u64::from(n);
 }
 
-/// Σᵢ |vᵢ|^p (p = 1/2 as a square root: exact and faster than `powf`).
-#[inline]
-pub fn p_sum(v: &[f64], p: f64) -> f64 {
-    if p == 0.5 {
-        v.iter().map(|x| x.abs().sqrt()).sum()
-    } else {
-        v.iter().map(|x| x.abs().powf(p)).sum()
+/// The halves of every pixel on the scalar path (NaN where non-finite); false when the tile
+/// was stopped.
+fn scalar(w: &Work<'_>, p: f64, forward: &mut [f64], backward: &mut [f64]) -> bool {
+    let (chain, _, starts) = w.inputs();
+    let (_, dim, n, h) = w.sizes();
+    let mut rk = Stages::new(dim);
+    let mut ws = chain.workspace();
+    let mut x = vec![0.0; dim];
+    let mut count = 0u64;
+    for (q, x0) in starts.iter().enumerate() {
+        for (half, step) in [h, -h].into_iter().enumerate() {
+            x.copy_from_slice(x0);
+            let mut m = 0.0;
+            for k in 0..n {
+                count += 1;
+                if tile_cancelled(count) {
+                    return false;
+                }
+                m += rk.step(chain, &mut ws, f64::from(k) * step, step, &mut x, p);
+            }
+            let out = if half == 0 {
+                &mut *forward
+            } else {
+                &mut *backward
+            };
+            out[q] = if x.iter().all(|v| v.is_finite()) && m.is_finite() {
+                m
+            } else {
+                f64::NAN
+            };
+        }
     }
+    true
 }
 
 /// The RK4 stages of one step, kept between steps so that the loop allocates nothing.

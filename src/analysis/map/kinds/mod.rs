@@ -118,6 +118,11 @@ pub struct Lanes {
     pub two_link: Option<bool>,
     /// Three-link chains, damping and drive included.
     pub three_link: bool,
+    /// Whether `--kernel auto` takes these lanes; when not, only `--kernel lanes` does. The
+    /// lanes agree with the scalar path to rounding, so a kind whose scalar map is promised
+    /// bit for bit (FLI: each pixel the single-orbit run) or already shipped (the descriptor)
+    /// keeps its numbers under `auto`.
+    pub auto: bool,
 }
 
 /// How a figure draws a map of the kind.
@@ -170,10 +175,7 @@ const TAU: &str = "map.tau";
 const TWO_LINK: Lanes = Lanes {
     two_link: Some(false),
     three_link: false,
-};
-const NO_LANES: Lanes = Lanes {
-    two_link: None,
-    three_link: false,
+    auto: true,
 };
 /// The one label variable of most kinds.
 const CLASS: &[&str] = &["class"];
@@ -271,6 +273,7 @@ static FLIP_TIME: Facts = Facts {
     lanes: Lanes {
         two_link: Some(true),
         three_link: true,
+        auto: true,
     },
     labels: &["flip_step", "flip_link", "class"],
     figure: Figure::Flip,
@@ -290,6 +293,7 @@ static ENERGY_ERROR: Facts = Facts {
     lanes: Lanes {
         two_link: Some(true),
         three_link: false,
+        auto: true,
     },
     labels: CLASS,
     figure: Figure::Value(Scale::LogPositive {
@@ -397,6 +401,7 @@ static FINAL_STATE: Facts = Facts {
     lanes: Lanes {
         two_link: Some(false),
         three_link: true,
+        auto: true,
     },
     labels: &["class", "attractor"],
     figure: Figure::Basins,
@@ -484,7 +489,12 @@ static LAGRANGIAN_DESCRIPTOR: Facts = Facts {
     ],
     fields: &["map.descriptor_p"],
     legend: Legend::Computed,
-    lanes: NO_LANES,
+    // Two and three links, damping and drive included, only under `--kernel lanes`.
+    lanes: Lanes {
+        two_link: Some(false),
+        three_link: true,
+        auto: false,
+    },
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
         label: "Lagrangian descriptor over [−{t}, {t}] s",
@@ -507,7 +517,11 @@ static FLI: Facts = Facts {
     )],
     fields: &[TAU],
     legend: Legend::Computed,
-    lanes: NO_LANES,
+    // The tangent lanes (two links, damping and drive included), only under `--kernel lanes`.
+    lanes: Lanes {
+        auto: false,
+        ..TWO_LINK
+    },
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
         label: "FLI = sup ln‖w‖ at t = {t} s",

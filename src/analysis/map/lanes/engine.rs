@@ -6,7 +6,9 @@
 //! the map kind's [`Reduction`] after the step, which says when its pixel ended; the lane then
 //! takes the next pixel at once. A step in which [`Reduction::due`] finds no lane to look at
 //! (and no pixel reaches [`Reduction::deadline`]) skips the per-lane pass altogether (the flip
-//! kernel's fast path).
+//! kernel's fast path). A reduction with [`Reduction::QUAD`] also gets, after each step, the
+//! step's RK4 quadrature of its [`Reduction::stage`] ([`rk4_quad`]); every other reduction
+//! compiles that out.
 
 use super::{simd, Simd};
 
@@ -46,6 +48,29 @@ pub fn rk4<
     y: &mut [f64; S],
     v: &mut [[f64; S]; K],
 ) -> [[f64; S]; K] {
+    rk4_quad::<S, K, M, DAMPED, DRIVEN, false>(m, h, t, y, v, |_| 0.0).0
+}
+
+/// [`rk4`], and with `QUAD` the step's RK4 quadrature of `f` of the state derivative,
+/// |h|/6 (f(k₁) + 2 f(k₂) + 2 f(k₃) + f(k₄)) (a positive measure for either sign of `h`: the
+/// Lagrangian descriptor's ∫ Σ|ẋᵢ|^p dt rides along as one more RK4 component this way).
+/// Without `QUAD`, `f` is never called and the sum is 0.
+#[inline(always)]
+pub fn rk4_quad<
+    const S: usize,
+    const K: usize,
+    M: LaneModel<S>,
+    const DAMPED: bool,
+    const DRIVEN: bool,
+    const QUAD: bool,
+>(
+    m: &M,
+    h: f64,
+    t: f64,
+    y: &mut [f64; S],
+    v: &mut [[f64; S]; K],
+    f: impl Fn(&[f64; S]) -> f64,
+) -> ([[f64; S]; K], f64) {
     let hh = 0.5 * h;
     let h6 = h / 6.0;
     let (tm, te) = (t + hh, t + h);
@@ -73,7 +98,12 @@ pub fn rk4<
             v[j][c] += h6 * (l1[j][c] + 2.0 * l2[j][c] + 2.0 * l3[j][c] + l4[j][c]);
         }
     }
-    l1
+    let quad = if QUAD {
+        h.abs() / 6.0 * (f(&k1) + 2.0 * f(&k2) + 2.0 * f(&k3) + f(&k4))
+    } else {
+        0.0
+    };
+    (l1, quad)
 }
 
 /// MEGNO's r = δ̇·δ / δ·δ (products summed in order, as the scalar path sums them).
@@ -125,14 +155,23 @@ impl<const L: usize, const S: usize, const K: usize> Lanes<L, S, K> {
     }
 
     /// One step of every lane, each from its own time `t[l]`; with `RATE`, `r[l]` gets MEGNO's
-    /// r at the start of the step (from the first stage, so it costs no evaluation).
+    /// r at the start of the step (from the first stage, so it costs no evaluation); with
+    /// `QUAD` (no deviation vectors), `q[l]` gets the step's quadrature of `f` ([`rk4_quad`]).
     #[inline(always)]
-    fn step<M: LaneModel<S>, const DAMPED: bool, const DRIVEN: bool, const RATE: bool>(
+    fn step<
+        M: LaneModel<S>,
+        const DAMPED: bool,
+        const DRIVEN: bool,
+        const RATE: bool,
+        const QUAD: bool,
+    >(
         &mut self,
         m: &M,
         h: f64,
         t: &[f64; L],
         r: &mut [f64; L],
+        q: &mut [f64; L],
+        f: impl Fn(&[f64; S]) -> f64 + Copy,
     ) {
         if K == 0 {
             // Two independent halves per iteration: the vector unit gets two dependency chains
@@ -143,19 +182,29 @@ impl<const L: usize, const S: usize, const K: usize> Lanes<L, S, K> {
                 let n = l + half;
                 let mut a: [f64; S] = std::array::from_fn(|c| self.y[c][l]);
                 let mut b: [f64; S] = std::array::from_fn(|c| self.y[c][n]);
-                rk4::<S, K, M, DAMPED, DRIVEN>(m, h, t[l], &mut a, &mut none);
-                rk4::<S, K, M, DAMPED, DRIVEN>(m, h, t[n], &mut b, &mut none);
+                let (_, qa) =
+                    rk4_quad::<S, K, M, DAMPED, DRIVEN, QUAD>(m, h, t[l], &mut a, &mut none, f);
+                let (_, qb) =
+                    rk4_quad::<S, K, M, DAMPED, DRIVEN, QUAD>(m, h, t[n], &mut b, &mut none, f);
                 for c in 0..S {
                     self.y[c][l] = a[c];
                     self.y[c][n] = b[c];
+                }
+                if QUAD {
+                    q[l] = qa;
+                    q[n] = qb;
                 }
             }
             if L % 2 == 1 {
                 let l = L - 1;
                 let mut s: [f64; S] = std::array::from_fn(|c| self.y[c][l]);
-                rk4::<S, K, M, DAMPED, DRIVEN>(m, h, t[l], &mut s, &mut none);
+                let (_, qs) =
+                    rk4_quad::<S, K, M, DAMPED, DRIVEN, QUAD>(m, h, t[l], &mut s, &mut none, f);
                 for c in 0..S {
                     self.y[c][l] = s[c];
+                }
+                if QUAD {
+                    q[l] = qs;
                 }
             }
         } else {
@@ -185,6 +234,8 @@ pub struct At<'a, const L: usize, const S: usize, const K: usize> {
     pub prev: &'a [[f64; L]; S],
     /// MEGNO's r at the start of the step (only with [`Reduction::RATE`]).
     pub rate: f64,
+    /// The step's RK4 quadrature of [`Reduction::stage`] (only with [`Reduction::QUAD`]).
+    pub quad: f64,
 }
 
 /// What a lane map kind does with its pixels: how a pixel starts, what its lane does after each
@@ -196,6 +247,14 @@ pub trait Reduction<const S: usize, const K: usize> {
     const RATE: bool = false;
     /// Whether [`At::prev`] is wanted.
     const PREV: bool = false;
+    /// Whether [`At::quad`] is wanted (reductions without deviation vectors only).
+    const QUAD: bool = false;
+
+    /// What [`At::quad`] integrates: a function of the state derivative at each RK4 stage.
+    #[inline(always)]
+    fn stage(&self, _k: &[f64; S]) -> f64 {
+        0.0
+    }
 
     /// A fresh lane state.
     fn lane(&self) -> Self::Lane;
@@ -398,6 +457,7 @@ pub fn lanes<
     let mut deadline = n;
     let mut t = [0.0; L];
     let mut r = [0.0; L];
+    let mut q = [0.0; L];
     let mut prev = [[0.0; L]; S];
     while who.iter().any(|&w| w != IDLE) {
         if super::super::tile_cancelled(step + 1) {
@@ -413,9 +473,12 @@ pub fn lanes<
             prev = lanes.y;
         }
         if R::RATE {
-            lanes.step::<M, DAMPED, DRIVEN, true>(m, h, &t, &mut r);
+            lanes.step::<M, DAMPED, DRIVEN, true, false>(m, h, &t, &mut r, &mut q, |_| 0.0);
+        } else if R::QUAD {
+            let f = |k: &[f64; S]| red.stage(k);
+            lanes.step::<M, DAMPED, DRIVEN, false, true>(m, h, &t, &mut r, &mut q, f);
         } else {
-            lanes.step::<M, DAMPED, DRIVEN, false>(m, h, &t, &mut r);
+            lanes.step::<M, DAMPED, DRIVEN, false, false>(m, h, &t, &mut r, &mut q, |_| 0.0);
         }
         step += 1;
         if !(red.due(&lanes) || step == deadline) {
@@ -434,6 +497,7 @@ pub fn lanes<
                 h,
                 prev: &prev,
                 rate: r[l],
+                quad: q[l],
             };
             if let Some(s) = red.advance::<L, M, DAMPED, DRIVEN>(m, &mut acc[l], at) {
                 steps += s;

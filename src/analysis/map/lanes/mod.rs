@@ -11,10 +11,14 @@
 //!   equations serve the state and its deviations alike, and [`three_link`], state only);
 //! - a [`Reduction`] per map kind: how a pixel starts, what its lane does after each step, and
 //!   how a finished pixel is written out ([`flip`] flip times, [`final_state`] final states and the
-//!   energy kernel's plain run, [`tangent`] Lyapunov/FTLE/MEGNO, [`indicators`] SALI/GALI).
+//!   energy kernel's plain run, [`tangent`] Lyapunov/FTLE/MEGNO, [`indicators`] SALI/GALI,
+//!   [`fli`] FLI/OFLI, [`descriptor`] the Lagrangian descriptor's halves, which integrates
+//!   along the RK4 stages through [`rk4_quad`]).
 //!
-//! A new lane map kind is one reduction plus its registration (the kind's `*_run` function and
-//! the tile function in `per_kind.rs` that calls it).
+//! A new lane map kind is one reduction plus its registration (the kind's `*_run` function, the
+//! tile function that calls it, and its [`Lanes`](super::kinds::Lanes) in the catalogue, whose
+//! `auto` says whether `--kernel auto` takes them or only `--kernel lanes`: FLI and the
+//! descriptor, which agree with their scalar path to rounding rather than to the bit).
 //!
 //! The lanes are plain arrays and every operation is a loop over lanes, so LLVM vectorizes them;
 //! the loop is compiled three times (AVX-512, AVX2+FMA, baseline) and picked at run time, so no
@@ -22,8 +26,10 @@
 //! three (explicit `mul_add`, IEEE division) and at every lane width, so the map depends neither
 //! on the machine nor on the refill order.
 
+pub mod descriptor;
 pub mod engine;
 pub mod final_state;
+pub mod fli;
 pub mod flip;
 pub mod indicators;
 mod sincos;
@@ -31,7 +37,7 @@ pub mod tangent;
 pub mod three_link;
 pub mod two_link;
 
-pub use engine::{rk4, Fixed, LaneModel, Lanes, Reduction, Widest, Width};
+pub use engine::{rk4, rk4_quad, Fixed, LaneModel, Lanes, Reduction, Widest, Width};
 pub use flip::{crossing_fraction, located_time, FlipMask, DIVERGED};
 pub use three_link::ThreeLink;
 pub use two_link::{TwoLink, TwoLinkDrive};

@@ -98,11 +98,11 @@ pub fn tangent_run<W: Width>(
 }
 
 /// The start vector of the one-vector reductions: (1, 1, 1, 1)/2 (the scalar path's).
-const HALVES: [[f64; 4]; 1] = [[0.5; 4]];
+pub(super) const HALVES: [[f64; 4]; 1] = [[0.5; 4]];
 
 /// ‖v‖ as the scalar path computes it (squares summed in order).
 #[inline(always)]
-fn norm(v: &[f64; 4]) -> f64 {
+pub(super) fn norm(v: &[f64; 4]) -> f64 {
     let mut s = 0.0;
     for a in v {
         s += a * a;
@@ -308,17 +308,14 @@ impl Reduction<4, 1> for MegnoLanes<'_> {
 #[cfg(test)]
 mod tests {
     use super::super::engine::{Fixed, Widest};
-    use super::super::two_link::RODS_DRIVEN as P;
+    use super::super::two_link::{starts, RODS_DRIVEN as P};
     use super::*;
 
     /// Lane widths 1, 4, 8, 16 (and the dispatched width) give the same bits for every
     /// reduction, with pixels that refill lanes at different moments (one blows up early).
     #[test]
     fn lane_widths_agree() {
-        let mut y0: Vec<[f64; 4]> = (0..29)
-            .map(|i| [-3.0 + 0.2 * i as f64, 2.9 - 0.19 * i as f64, 0.3, -0.1])
-            .collect();
-        y0.push([f64::NAN, 0.0, 0.0, 0.0]);
+        let y0 = starts();
         let np = y0.len();
         for reduce in [
             Reduce::Lyapunov {

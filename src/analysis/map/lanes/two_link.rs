@@ -180,6 +180,17 @@ pub(super) const RODS_DRIVEN: TwoLink = TwoLink {
     },
 };
 
+/// 29 two-link starts across the square and a NaN one (it ends after its first step), for the
+/// unit tests that run every lane width.
+#[cfg(test)]
+pub(super) fn starts() -> Vec<[f64; 4]> {
+    let mut y0: Vec<[f64; 4]> = (0..29)
+        .map(|i| [-3.0 + 0.2 * i as f64, 2.9 - 0.19 * i as f64, 0.3, -0.1])
+        .collect();
+    y0.push([f64::NAN, 0.0, 0.0, 0.0]);
+    y0
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
