@@ -605,7 +605,7 @@ fn subtitle(h: &MapHeader) -> String {
         )
     });
     format!(
-        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{}){}  ·  RK4 dt = {} s, t ≤ {} s  ·  {} × {} pixels",
+        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{}){}  ·  RK4 dt = {} s, {}  ·  {} × {} pixels",
         h.model_name,
         n_links,
         if n_links == 1 { "" } else { "s" },
@@ -615,7 +615,7 @@ fn subtitle(h: &MapHeader) -> String {
         forcing(h),
         if at_rest { ", released from rest" } else { shell.as_str() },
         h.dt,
-        h.t_max,
+        h.kind.span(h.t_max),
         h.width,
         h.height
     )

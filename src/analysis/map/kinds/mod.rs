@@ -218,6 +218,15 @@ impl Kind {
         self.facts().name
     }
 
+    /// The time a pixel's orbit spans, for a figure's subtitle: `t ≤ t_max`, or both ways
+    /// for the Lagrangian descriptor, whose integral runs over [−τ, τ].
+    pub fn span(self, t_max: f64) -> String {
+        match self {
+            Kind::LagrangianDescriptor => format!("|t| ≤ {t_max} s"),
+            _ => format!("t ≤ {t_max} s"),
+        }
+    }
+
     /// The kind named `name` (a spec's `kind`, a file's `kind` attribute, a bench's `--kind`).
     pub fn parse(name: &str) -> Option<Kind> {
         Kind::ALL.into_iter().find(|k| k.name() == name)
