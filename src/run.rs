@@ -13,13 +13,13 @@
 //! ([`crate::store::map::assemble`]) with this one.
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
-use crate::analysis::indicators::{chain_indicators, Indicators};
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
     lyapunov_spectrum, Ensemble, FliOrbit, Lyapunov, LyapunovError, MegnoOrbit,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
+use crate::analysis::orbit::{chain_indicators, Indicators};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;

@@ -462,7 +462,7 @@ fn benchmark_l_default_run() {
 
 #[test]
 fn sali_separates_chaos_from_order() {
-    use pendula::analysis::indicators::*;
+    use pendula::analysis::orbit::*;
     let c = chain(2);
     let io = IndicatorOptions {
         time: 50.0,
@@ -619,7 +619,7 @@ fn invalid_options_are_named() {
 
 #[test]
 fn store_and_plot() {
-    use pendula::analysis::indicators::*;
+    use pendula::analysis::orbit::*;
     use pendula::plot::{draw_convergence, draw_indicators};
     use pendula::store::{write_ensemble, write_indicators, write_lyapunov_chain, H5Out};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.

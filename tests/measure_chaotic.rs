@@ -4,8 +4,8 @@
 //! interval against textbook values, the fraction's low- and high-energy behaviour, thread-count
 //! independence, and both limits of a mixed system (standard map at K = 0 and K = 10).
 
-use pendula::analysis::indicators::{IndicatorOptions, Regularity, SALI_CHAOTIC, SALI_REGULAR};
 use pendula::analysis::measure::chaotic::*;
+use pendula::analysis::orbit::{IndicatorOptions, Regularity, SALI_CHAOTIC, SALI_REGULAR};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use std::f64::consts::PI;

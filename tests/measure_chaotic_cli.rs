@@ -2,8 +2,8 @@
 //! counts the library's `chaotic_fraction` gives on the same chain and options, for any thread
 //! count, and bad input exits 2 with one line naming the flag, writing nothing.
 
-use pendula::analysis::indicators::IndicatorOptions;
 use pendula::analysis::measure::chaotic::{chaotic_fraction, ChaoticOptions, ShellFraction};
+use pendula::analysis::orbit::IndicatorOptions;
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use serde_json::Value;

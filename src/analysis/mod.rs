@@ -4,7 +4,6 @@
 pub mod animate;
 pub mod cart;
 pub mod energy;
-pub mod indicators;
 pub mod lyapunov;
 pub mod map;
 pub mod measure;
@@ -17,12 +16,12 @@ pub mod simulate;
 
 pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};
 pub use energy::{EnergyBalance, EnergyBudget};
-pub use indicators::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_ensemble, lyapunov_spectrum,
     max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
     LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
 };
+pub use orbit::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
 pub use route::{Routed, Task, View};
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 

@@ -3,8 +3,8 @@
 //! convergence figures, the JSON summary and the text report.
 
 use super::output::{f64_json, num, report, CliError, Run};
-use pendula::analysis::indicators::Indicators;
 use pendula::analysis::lyapunov::{EnergyCheck, Ensemble, FliOrbit, Lyapunov, MegnoOrbit};
+use pendula::analysis::orbit::Indicators;
 use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;

@@ -2,10 +2,10 @@
 
 use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
-use crate::analysis::indicators::IndicatorOptions;
 use crate::analysis::lyapunov::{
     EnsembleOptions, FliOptions, LyapunovOptions, MegnoOptions, TwoTrajectoryOptions,
 };
+use crate::analysis::orbit::IndicatorOptions;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq)]

@@ -18,8 +18,8 @@
 
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
-use crate::analysis::indicators::Indicators;
 use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, FliOrbit, Lyapunov, MegnoOrbit};
+use crate::analysis::orbit::Indicators;
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -427,7 +427,7 @@ pub fn write_ensemble(g: &GroupWriter<'_>, e: &Ensemble) -> Result<(), StoreErro
 /// Writes SALI/GALI histories into `g`: coordinates `time` and `gali_order`, variables
 /// `sali(time)` and `gali(time, gali_order)`, the verdict and thresholds as attributes.
 pub fn write_indicators(g: &GroupWriter<'_>, r: &Indicators) -> Result<(), StoreError> {
-    use crate::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
+    use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
     g.coord("time", &r.time, "s", "time")?;
     let orders: Vec<i64> = r.orders.iter().map(|&o| o as i64).collect();
     g.coord_i64(

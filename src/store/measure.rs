@@ -13,13 +13,13 @@
 //! in pixels; `*_physical` variables give them in the axes' units when the extent is known.
 
 use super::{GroupWriter, H5Out, StoreError};
-use crate::analysis::indicators::{SALI_CHAOTIC, SALI_REGULAR};
 use crate::analysis::measure::chaotic::{ChaoticOptions, ShellFraction};
 use crate::analysis::measure::labels::{self, ValueType};
 use crate::analysis::measure::{
     BasinEntropy, BoxDimension, MeasureOptions, MeasuredSet, UncertaintyExponent, WadaTest, BOX_CI,
     BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
 };
+use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
 use crate::error::FieldError;
 use crate::integrate::Method;
 use ndarray::Array2;

@@ -7,10 +7,10 @@
 //! vs libm and the chain's own `rhs_tangent`); the reduction every τ (normalise, SALI, the
 //! Householder |R_ii| of GALI) is the same operations in the same order.
 
-use pendula::analysis::indicators::{indicators, IndicatorOptions};
 use pendula::analysis::map::lanes::indicators::{indicator_run, IndicatorGrid};
 use pendula::analysis::map::lanes::{Fixed, Widest};
 use pendula::analysis::map::{self, class, MapKind, MapOptions};
+use pendula::analysis::orbit::{indicators, IndicatorOptions};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;

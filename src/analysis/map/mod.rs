@@ -26,7 +26,7 @@ pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kinds::{Kind, MapKind};
 pub use lanes::{ThreeLink, TwoLink};
 
-use crate::analysis::indicators::{IndicatorOptions, Regularity};
+use crate::analysis::orbit::{IndicatorOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
 use crate::model::{Chain, System};
 use crate::observe::{Cancel, Control, Observer, POLL_STEPS};
@@ -51,7 +51,7 @@ pub mod class {
     pub const MEANINGS: &str = "never_flipped flipped energetically_forbidden diverged";
     /// Pixels in tiles a (shard) file does not hold.
     pub const NOT_COMPUTED: u8 = 255;
-    /// SALI/GALI maps: the single-orbit verdict ([`Regularity`](crate::analysis::indicators::Regularity)).
+    /// SALI/GALI maps: the single-orbit verdict ([`Regularity`](crate::analysis::orbit::Regularity)).
     pub const UNDECIDED: u8 = 0;
     pub const CHAOTIC: u8 = 1;
     pub const REGULAR: u8 = 4;

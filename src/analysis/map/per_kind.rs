@@ -448,7 +448,7 @@ pub(super) fn indicator(w: &Work<'_>, out: &mut TileResult) {
     }
     let method = crate::integrate::Method::Rk4 { dt: h };
     for p in 0..np {
-        let r = crate::analysis::indicators::indicators(
+        let r = crate::analysis::orbit::indicators(
             chain,
             &method,
             &starts[p],

@@ -23,8 +23,8 @@
 //! refused. The bound is analytic, so no grid and no margin are needed.
 //!
 //! **Classification.** Each start runs [`chain_indicators`] (the single-orbit SALI of the sali
-//! map kind, with its thresholds [`SALI_CHAOTIC`](crate::analysis::indicators::SALI_CHAOTIC)
-//! and [`SALI_REGULAR`](crate::analysis::indicators::SALI_REGULAR)) to `indicators.time`:
+//! map kind, with its thresholds [`SALI_CHAOTIC`](crate::analysis::orbit::SALI_CHAOTIC)
+//! and [`SALI_REGULAR`](crate::analysis::orbit::SALI_REGULAR)) to `indicators.time`:
 //! chaotic, regular or undecided. Undecided starts (sticky orbits, too short a run, or an
 //! integration failure, counted separately in `failed`) are left out of the fraction and
 //! reported as their own count, so the fraction is chaotic/(chaotic + regular). Weakly chaotic
@@ -37,8 +37,8 @@
 //! count.
 
 use super::MeasureError;
-use crate::analysis::indicators::{chain_indicators, IndicatorOptions, Regularity};
 use crate::analysis::lyapunov::LyapunovError;
+use crate::analysis::orbit::{chain_indicators, IndicatorOptions, Regularity};
 use crate::analysis::random::SplitMix64;
 use crate::error::FieldError;
 use crate::integrate::Method;

@@ -37,7 +37,7 @@ pub enum MapKind {
     /// Which attractor a damped or driven chain ends in, and when ([`basins`]).
     FinalState { settle: Settle },
     /// SALI at the horizon t_max (or where it fell below 1e-14), the single-orbit
-    /// [`indicators`](crate::analysis::indicators::indicators) run per pixel with RK4, τ = tau_steps·dt.
+    /// [`indicators`](crate::analysis::orbit::indicators) run per pixel with RK4, τ = tau_steps·dt.
     Sali { tau_steps: u32 },
     /// GALI_k at the horizon, from the same run with k deviation vectors.
     Gali { k: usize, tau_steps: u32 },

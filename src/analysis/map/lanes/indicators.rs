@@ -1,6 +1,6 @@
 //! SALI and GALI maps on the SIMD tangent lanes: the two-link tangent RK4 of
 //! [`engine`](super::engine) with K = 2..4 deviation vectors per lane, reduced every τ as the
-//! single-orbit [`indicators`](crate::analysis::indicators::indicators) reduces them (the
+//! single-orbit [`indicators`](crate::analysis::orbit::indicators) reduces them (the
 //! oracle; same start vectors, same order of operations):
 //!
 //! - at each interval end (every `q` steps) the augmented vector is tested for NaN/Inf (a
@@ -15,7 +15,7 @@
 use super::super::class;
 use super::engine::{run, At, LaneModel, Reduction, Width};
 use super::two_link::TwoLink;
-use crate::analysis::indicators::{initial_vectors, IndicatorOptions, SALI_CHAOTIC, SALI_REGULAR};
+use crate::analysis::orbit::{initial_vectors, IndicatorOptions, SALI_CHAOTIC, SALI_REGULAR};
 
 /// The interval grid of one SALI/GALI run: `q` steps per interval, `total` intervals, `k`
 /// vectors, stop below `stop_below`, and whether the value is GALI_k (else SALI).
@@ -30,7 +30,7 @@ pub struct IndicatorGrid {
 }
 
 impl IndicatorGrid {
-    /// The grid [`indicators`](crate::analysis::indicators::indicators) would run for RK4 at
+    /// The grid [`indicators`](crate::analysis::orbit::indicators) would run for RK4 at
     /// step `h` with `io`, or None where it would refuse the options (the caller then runs
     /// the scalar path, which reports them) or the chain is not two-link (k > 4).
     pub fn new(io: &IndicatorOptions, h: f64, gali: bool) -> Option<IndicatorGrid> {
