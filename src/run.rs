@@ -423,17 +423,20 @@ impl Outcome<'_> {
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
             }
             Output::Lyapunov { chain, result } => {
-                store::write_lyapunov_chain(out, "lyapunov", chain, x0, result)
+                store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
             }
             Output::Ensemble { chain, result } => {
-                store::write_lyapunov_chain(out, "lyapunov", chain, x0, &result.members[0])?;
+                let g = store::chain_group(out, "lyapunov", chain, x0)?;
+                store::write_lyapunov(&g, &result.members[0])?;
                 let g = out.group("ensemble")?;
                 store::write_ensemble(&g, result)
             }
             Output::Megno { chain, result } => {
-                store::write_megno_chain(out, "megno", chain, x0, result)
+                store::write_megno(&store::chain_group(out, "megno", chain, x0)?, result)
             }
-            Output::Fli { chain, result } => store::write_fli_chain(out, "fli", chain, x0, result),
+            Output::Fli { chain, result } => {
+                store::write_fli(&store::chain_group(out, "fli", chain, x0)?, result)
+            }
             Output::Indicators { result } => {
                 let g = out.group("indicators")?;
                 store::write_indicators(&g, result)?;

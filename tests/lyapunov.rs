@@ -621,7 +621,7 @@ fn invalid_options_are_named() {
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
     use pendula::plot::{draw_convergence, draw_indicators};
-    use pendula::store::{write_ensemble, write_indicators, write_lyapunov_chain, H5Out};
+    use pendula::store::{chain_group, write_ensemble, write_indicators, write_lyapunov, H5Out};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
@@ -670,14 +670,14 @@ fn store_and_plot() {
 
     let path = tmp.path().join("lyap.h5");
     let out = H5Out::create(&path, false).unwrap();
-    write_lyapunov_chain(&out, "lyapunov", &c, &x0, &r).unwrap();
+    write_lyapunov(&chain_group(&out, "lyapunov", &c, &x0).unwrap(), &r).unwrap();
     write_ensemble(&out.group("ensemble").unwrap(), &ens).unwrap();
     write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
     // A run stopped inside its transient has an empty history and NaN exponents; it still stores.
     let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();
     assert!(!stopped.complete && stopped.history.time.is_empty());
     assert!(stopped.exponents.iter().all(|v| v.is_nan()));
-    write_lyapunov_chain(&out, "stopped", &c, &x0, &stopped).unwrap();
+    write_lyapunov(&chain_group(&out, "stopped", &c, &x0).unwrap(), &stopped).unwrap();
     out.finish().unwrap();
 
     let f = hdf5::File::open(&path).unwrap();

@@ -155,8 +155,10 @@ fn write_energy(g: &GroupWriter<'_>, e: &EnergyCheck) -> Result<(), StoreError> 
     Ok(())
 }
 
-/// Group `name` in `out` with the chain's links, parameters ([`write_model`]) and initial state.
-fn chain_group<'a>(
+/// Group `name` in `out` with the chain's links, parameters ([`write_model`]) and initial state:
+/// where a planar chain's single-orbit result goes (`write_lyapunov`, `write_megno`,
+/// `write_fli` then fill it).
+pub fn chain_group<'a>(
     out: &'a H5Out,
     name: &str,
     chain: &Chain,
@@ -184,18 +186,6 @@ fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
     Ok(())
-}
-
-/// Creates group `name` in `out` holding the chain's parameters ([`write_model`]), the
-/// initial state and the result `r`.
-pub fn write_lyapunov_chain(
-    out: &H5Out,
-    name: &str,
-    chain: &Chain,
-    x0: &[f64],
-    r: &Lyapunov,
-) -> Result<(), StoreError> {
-    write_lyapunov(&chain_group(out, name, chain, x0)?, r)
 }
 
 /// Writes a MEGNO run into `g` (see the module docs for the layout).
@@ -244,18 +234,6 @@ pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError
     Ok(())
 }
 
-/// Creates group `name` in `out` with the chain's parameters, the initial state and the MEGNO
-/// run `r`.
-pub fn write_megno_chain(
-    out: &H5Out,
-    name: &str,
-    chain: &Chain,
-    x0: &[f64],
-    r: &MegnoOrbit,
-) -> Result<(), StoreError> {
-    write_megno(&chain_group(out, name, chain, x0)?, r)
-}
-
 /// Writes an FLI run into `g` (see the module docs for the layout).
 pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
     let h = &r.history;
@@ -293,18 +271,6 @@ pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
     write_work(g, c.steps, c.rejected_steps, c.rhs_evaluations)?;
     g.attr_i64("renormalizations", c.renormalizations as i64)?;
     Ok(())
-}
-
-/// Creates group `name` in `out` with the chain's parameters, the initial state and the FLI
-/// run `r`.
-pub fn write_fli_chain(
-    out: &H5Out,
-    name: &str,
-    chain: &Chain,
-    x0: &[f64],
-    r: &FliOrbit,
-) -> Result<(), StoreError> {
-    write_fli(&chain_group(out, name, chain, x0)?, r)
 }
 
 /// The end of a single-orbit indicator run (MEGNO, FLI): where it ended, what was asked, whether

@@ -41,8 +41,7 @@ mod lyapunov;
 pub mod map;
 mod results;
 pub use lyapunov::{
-    write_ensemble, write_fli, write_fli_chain, write_indicators, write_lyapunov,
-    write_lyapunov_chain, write_megno, write_megno_chain,
+    chain_group, write_ensemble, write_fli, write_indicators, write_lyapunov, write_megno,
 };
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
@@ -63,7 +62,7 @@ use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
 /// `body` adds (the result writers: [`write_trajectory`], [`write_modes`], [`write_poincare`],
-/// [`write_lyapunov_chain`], …). Atomic: written as `PATH.partial` and renamed when `body`
+/// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///
 /// Errors: [`StoreError::Exists`] when `path` exists and not `force`, and any error of `body`
