@@ -51,6 +51,7 @@ pub use two_trajectory::{
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
 use super::orbit::check_len;
+pub use super::orbit::LyapunovError;
 use super::route::View;
 use super::AnalysisError;
 use crate::integrate::{Method, Stats};
@@ -60,30 +61,6 @@ use accum::Accum;
 use ndarray::Array2;
 use serde::Serialize;
 use std::f64::consts::PI;
-use thiserror::Error;
-
-/// Errors of the Lyapunov analyses: invalid options (found before any work) or a failed run.
-#[derive(Debug, Error, Clone, PartialEq)]
-pub enum LyapunovError {
-    #[error("{field} = {value} is invalid: {why}")]
-    Invalid {
-        field: &'static str,
-        value: f64,
-        why: String,
-    },
-    #[error(transparent)]
-    Analysis(#[from] AnalysisError),
-}
-
-impl LyapunovError {
-    pub(crate) fn invalid(field: &'static str, value: f64, why: impl Into<String>) -> Self {
-        LyapunovError::Invalid {
-            field,
-            value,
-            why: why.into(),
-        }
-    }
-}
 
 /// Options of the tangent-space estimators. Defaults are benchmark L's (docs/benchmarks.md):
 /// `k = None` (all), `tau = 0.01` s (q = 10 RK4 steps of 1e-3), `transient = 10` s,

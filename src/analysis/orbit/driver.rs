@@ -15,8 +15,8 @@
 //! sample, the stride doubling (and every other point dropped) once `2·half` points are held.
 
 use super::stepper::Stepper;
+use super::LyapunovError;
 use crate::analysis::energy::EnergyBalance;
-use crate::analysis::lyapunov::LyapunovError;
 use crate::analysis::AnalysisError;
 use crate::integrate::{Flow, Method, Stats};
 use crate::model::System;

@@ -17,7 +17,7 @@
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use super::EnergyCheck;
-use crate::analysis::lyapunov::LyapunovError;
+use super::LyapunovError;
 use crate::integrate::Method;
 use crate::model::System;
 use crate::observe::Observer;

@@ -18,6 +18,7 @@
 //! [`crate::analysis::lyapunov`].
 
 pub use driver::EnergyCheck;
+pub use error::LyapunovError;
 pub use fli::{chain_fli, fli_orbit, FliCounts, FliHistory, FliOptions, FliOrbit};
 pub use megno::{
     chain_megno, megno_orbit, MegnoCounts, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
@@ -28,7 +29,6 @@ pub use sali::{
 };
 pub use spectrum::{lyapunov_spectrum, max_exponent_tangent};
 
-use crate::analysis::lyapunov::LyapunovError;
 use crate::analysis::route::{Routed, Task, View};
 use crate::integrate::Method;
 use crate::model::{Chain, System};
@@ -81,7 +81,7 @@ macro_rules! chain_estimator {
             x0: &[f64],
             opts: &$options,
             observer: &mut dyn crate::observe::Observer,
-        ) -> Result<$output, crate::analysis::lyapunov::LyapunovError> {
+        ) -> Result<$output, crate::analysis::orbit::LyapunovError> {
             crate::analysis::orbit::chain_run(chain, method, x0, opts, observer)
         }
 
@@ -93,7 +93,7 @@ macro_rules! chain_estimator {
                 method: &crate::integrate::Method,
                 x0: &[f64],
                 observer: &mut dyn crate::observe::Observer,
-            ) -> Result<$output, crate::analysis::lyapunov::LyapunovError> {
+            ) -> Result<$output, crate::analysis::orbit::LyapunovError> {
                 $run_fn(sys, method, x0, self, observer)
             }
         }
@@ -102,6 +102,7 @@ macro_rules! chain_estimator {
 pub(crate) use chain_estimator;
 
 pub mod driver;
+mod error;
 pub mod fli;
 pub mod megno;
 pub mod sali;

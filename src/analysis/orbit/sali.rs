@@ -20,7 +20,8 @@
 //! undecided otherwise (sticky orbits, or a run too short).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use crate::analysis::lyapunov::{LyapunovError, Qr};
+use super::LyapunovError;
+use crate::analysis::lyapunov::Qr;
 use crate::analysis::random::SplitMix64;
 use crate::integrate::Method;
 use crate::model::System;

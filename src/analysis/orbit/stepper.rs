@@ -3,7 +3,7 @@
 //! Interval `e` ends at `t_e = e·q·dt` for the fixed-step methods (an integer step count, never a
 //! running sum: docs/benchmarks.md, common rules) and at `t_e = e·τ` for DOP853, which lands on it with `t_stop`.
 
-use crate::analysis::lyapunov::LyapunovError;
+use super::LyapunovError;
 use crate::integrate::{
     check_finite, check_progress, Gauss, IntegrateError, Method, MethodSolver, Ode, Solver, Stats,
 };
