@@ -6,8 +6,12 @@
 use assert_cmd::Command;
 use pendula::analysis::lyapunov::*;
 use pendula::integrate::Method;
-use pendula::model::{Chain, ChainParams, System};
+use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
+
+#[path = "common/linear.rs"]
+mod linear;
+use linear::Linear;
 
 const RK4: Method = Method::Rk4 { dt: 0.01 };
 
@@ -19,58 +23,13 @@ fn opts(time: f64) -> FliOptions {
     }
 }
 
-/// `ẋ = A x` in two dimensions.
-struct Linear2 {
-    a: [[f64; 2]; 2],
-}
-
-impl Linear2 {
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (o, row) in out.iter_mut().zip(&self.a) {
-            *o = row[0] * x[0] + row[1] * x[1];
-        }
-    }
-}
-
-impl System for Linear2 {
-    type Workspace = ();
-    fn dim(&self) -> usize {
-        2
-    }
-    fn workspace(&self) {}
-    fn rhs(&self, _t: f64, x: &[f64], dx: &mut [f64], _ws: &mut ()) {
-        self.apply(x, dx);
-    }
-    fn rhs_tangent(
-        &self,
-        _t: f64,
-        x: &[f64],
-        v: &[f64],
-        dx: &mut [f64],
-        dv: &mut [f64],
-        _: &mut (),
-    ) {
-        self.apply(x, dx);
-        self.apply(v, dv);
-    }
-    fn energy(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-    fn power(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-    fn non_conservative(&self) -> bool {
-        false
-    }
-}
-
 /// The saddle diag(λ, −λ) with w(0) = (1, 1)/√2: |w(t)|² = cosh(2λt), so FLI(t) =
 /// ½ ln cosh(2λt) exactly (to RK4's error, < 1e-7 here), and FLI(t)/t = λ − ln 2/(2t) + O(e^{−4λt}/t):
 /// within ln 2/(2t) of λ. At the equilibrium the flow vanishes, so OFLI = FLI.
 #[test]
 fn linear_saddle_grows_at_its_rate() {
     let lam = 0.7;
-    let sys = Linear2 {
+    let sys = Linear::<2> {
         a: [[lam, 0.0], [0.0, -lam]],
     };
     let t = 100.0;
@@ -99,7 +58,7 @@ fn linear_saddle_grows_at_its_rate() {
 /// value at t = 0) to round-off.
 #[test]
 fn linear_centre_stays_at_zero() {
-    let sys = Linear2 {
+    let sys = Linear::<2> {
         a: [[0.0, 1.0], [-1.0, 0.0]],
     };
     let r = fli_orbit(&sys, &RK4, &[1.0, 0.0], &opts(500.0), &mut Silent).unwrap();

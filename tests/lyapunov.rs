@@ -6,6 +6,10 @@ use pendula::model::{Chain, ChainParams, System};
 use pendula::observe::Silent;
 use pendula::observe::{Control, Observer};
 
+#[path = "common/linear.rs"]
+mod linear;
+use linear::Linear;
+
 fn chain(n: usize) -> Chain {
     Chain::new(ChainParams::equal_points(n)).unwrap()
 }
@@ -50,81 +54,37 @@ fn benchmark_l_short_horizon() {
 
 /// `ẋ = A x` with `A = P T Pᵀ`, P an orthogonal reflector and T quasi-triangular with
 /// eigenvalues 1.0, 0.2 ± 2i, −0.8: the exponents are exactly (1.0, 0.2, 0.2, −0.8).
-struct Linear {
-    a: [[f64; 4]; 4],
-}
-
-impl Linear {
-    fn new() -> Linear {
-        let t = [
-            [1.0, 0.3, -0.5, 0.7],
-            [0.0, 0.2, -2.0, 0.4],
-            [0.0, 2.0, 0.2, -0.3],
-            [0.0, 0.0, 0.0, -0.8],
-        ];
-        let w = [1.0, 2.0, -1.0, 0.5];
-        let ww: f64 = w.iter().map(|x| x * x).sum();
-        let mut p = [[0.0; 4]; 4];
-        for i in 0..4 {
-            for j in 0..4 {
-                p[i][j] = if i == j { 1.0 } else { 0.0 } - 2.0 * w[i] * w[j] / ww;
-            }
+fn linear4() -> Linear<4> {
+    let t = [
+        [1.0, 0.3, -0.5, 0.7],
+        [0.0, 0.2, -2.0, 0.4],
+        [0.0, 2.0, 0.2, -0.3],
+        [0.0, 0.0, 0.0, -0.8],
+    ];
+    let w = [1.0, 2.0, -1.0, 0.5];
+    let ww: f64 = w.iter().map(|x| x * x).sum();
+    let mut p = [[0.0; 4]; 4];
+    for i in 0..4 {
+        for j in 0..4 {
+            p[i][j] = if i == j { 1.0 } else { 0.0 } - 2.0 * w[i] * w[j] / ww;
         }
-        let mut a = [[0.0; 4]; 4];
-        for i in 0..4 {
-            for j in 0..4 {
-                for k in 0..4 {
-                    for l in 0..4 {
-                        a[i][j] += p[i][k] * t[k][l] * p[j][l];
-                    }
+    }
+    let mut a = [[0.0; 4]; 4];
+    for i in 0..4 {
+        for j in 0..4 {
+            for k in 0..4 {
+                for l in 0..4 {
+                    a[i][j] += p[i][k] * t[k][l] * p[j][l];
                 }
             }
         }
-        Linear { a }
     }
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (o, row) in out.iter_mut().zip(&self.a) {
-            *o = row.iter().zip(x).map(|(a, x)| a * x).sum();
-        }
-    }
+    Linear { a }
 }
-
-impl System for Linear {
-    type Workspace = ();
-    fn dim(&self) -> usize {
-        4
-    }
-    fn workspace(&self) {}
-    fn rhs(&self, _t: f64, x: &[f64], dx: &mut [f64], _ws: &mut ()) {
-        self.apply(x, dx);
-    }
-    fn rhs_tangent(
-        &self,
-        _t: f64,
-        x: &[f64],
-        v: &[f64],
-        dx: &mut [f64],
-        dv: &mut [f64],
-        _: &mut (),
-    ) {
-        self.apply(x, dx);
-        for (c, d) in v.chunks_exact(4).zip(dv.chunks_exact_mut(4)) {
-            self.apply(c, d);
-        }
-    }
-    fn energy(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-    fn power(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-}
-
-impl PhaseVolume for Linear {}
 
 #[test]
 fn linear_system_known_exponents() {
-    let sys = Linear::new();
+    let sys = linear4();
     let exact = [1.0, 0.2, 0.2, -0.8];
     let opts = LyapunovOptions {
         tau: 0.1,

@@ -5,9 +5,13 @@
 use assert_cmd::Command;
 use pendula::analysis::lyapunov::*;
 use pendula::integrate::Method;
-use pendula::model::{Chain, ChainParams, System};
+use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 use std::path::Path;
+
+#[path = "common/linear.rs"]
+mod linear;
+use linear::Linear;
 
 fn chain(n: usize) -> Chain {
     Chain::new(ChainParams::equal_points(n)).unwrap()
@@ -36,59 +40,15 @@ fn mean_at(r: &MegnoOrbit, t: f64) -> f64 {
     h.mean[j.min(h.time.len() - 1)]
 }
 
-/// `ẋ = A x` in two dimensions.
-struct Linear2 {
-    a: [[f64; 2]; 2],
-}
-
-impl Linear2 {
-    /// `R(φ) diag(λ, −λ) R(φ)ᵀ`: a saddle with rate λ whose unstable direction is at angle φ
-    /// from the initial deviation e₁.
-    fn saddle(lam: f64, phi: f64) -> Linear2 {
-        let (c, s) = (phi.cos(), phi.sin());
-        Linear2 {
-            a: [
-                [lam * (c * c - s * s), 2.0 * lam * c * s],
-                [2.0 * lam * c * s, lam * (s * s - c * c)],
-            ],
-        }
-    }
-    fn apply(&self, x: &[f64], out: &mut [f64]) {
-        for (o, row) in out.iter_mut().zip(&self.a) {
-            *o = row[0] * x[0] + row[1] * x[1];
-        }
-    }
-}
-
-impl System for Linear2 {
-    type Workspace = ();
-    fn dim(&self) -> usize {
-        2
-    }
-    fn workspace(&self) {}
-    fn rhs(&self, _t: f64, x: &[f64], dx: &mut [f64], _ws: &mut ()) {
-        self.apply(x, dx);
-    }
-    fn rhs_tangent(
-        &self,
-        _t: f64,
-        x: &[f64],
-        v: &[f64],
-        dx: &mut [f64],
-        dv: &mut [f64],
-        _: &mut (),
-    ) {
-        self.apply(x, dx);
-        self.apply(v, dv);
-    }
-    fn energy(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-    fn power(&self, _t: f64, _x: &[f64]) -> f64 {
-        0.0
-    }
-    fn non_conservative(&self) -> bool {
-        false
+/// `R(φ) diag(λ, −λ) R(φ)ᵀ`: a saddle with rate λ whose unstable direction is at angle φ
+/// from the initial deviation e₁.
+fn saddle(lam: f64, phi: f64) -> Linear<2> {
+    let (c, s) = (phi.cos(), phi.sin());
+    Linear {
+        a: [
+            [lam * (c * c - s * s), 2.0 * lam * c * s],
+            [2.0 * lam * c * s, lam * (s * s - c * c)],
+        ],
     }
 }
 
@@ -101,7 +61,7 @@ impl System for Linear2 {
 fn linear_saddle_slope_is_half_its_rate() {
     let phi: f64 = 0.3;
     for lam in [0.5, 1.0] {
-        let sys = Linear2::saddle(lam, phi);
+        let sys = saddle(lam, phi);
         let r = megno_orbit(&sys, &RK4, &[0.0, 0.0], &opts(1000.0), &mut Silent).unwrap();
         let exact_r = |t: f64| {
             let q = phi.tan().powi(2) * (-4.0 * lam * t).exp();
@@ -146,7 +106,7 @@ fn linear_saddle_slope_is_half_its_rate() {
 #[test]
 fn linear_oscillator_tends_to_zero() {
     let w = 2.0;
-    let sys = Linear2 {
+    let sys = Linear::<2> {
         a: [[0.0, 1.0], [-w * w, 0.0]],
     };
     let r = megno_orbit(&sys, &RK4, &[1.0, 0.0], &opts(1000.0), &mut Silent).unwrap();
