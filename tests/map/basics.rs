@@ -164,28 +164,32 @@ fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
     }
 }
 
-const SLOW: [&str; 12] = [
-    "map",
-    "--resolution",
-    "128",
-    "--tile",
-    "8",
-    "--kernel",
-    "scalar",
-    "--no-energy-skip",
-    "--t-end",
-    "10",
-    "--threads",
-    "2",
-];
+/// A map that runs long enough to be interrupted (scalar kernel, 10 s per pixel, 8² tiles), at
+/// `resolution`²: the interrupt and resume tests' command line.
+pub(crate) fn slow_map(resolution: &'static str) -> [&'static str; 12] {
+    [
+        "map",
+        "--resolution",
+        resolution,
+        "--tile",
+        "8",
+        "--kernel",
+        "scalar",
+        "--no-energy-skip",
+        "--t-end",
+        "10",
+        "--threads",
+        "2",
+    ]
+}
 
 #[test]
 fn sigkill_and_resume_is_bit_identical() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let whole = [&SLOW[..], &["-o", "whole.h5"]].concat();
+    let whole = [&slow_map("128")[..], &["-o", "whole.h5"]].concat();
     ok(d, &whole);
-    let part = [&SLOW[..], &["-o", "part.h5"]].concat();
+    let part = [&slow_map("128")[..], &["-o", "part.h5"]].concat();
     let resume = [&part[..], &["--resume"]].concat();
     let ckpt = d.join("part.h5.tiles");
     let mut kills = 0;
@@ -215,7 +219,7 @@ fn sigkill_and_resume_is_bit_identical() {
     ok(d, &resume);
 
     // Ctrl-C (SIGINT): the tiles in flight are finished and kept, exit 1 naming --resume.
-    let int = [&SLOW[..], &["-o", "int.h5"]].concat();
+    let int = [&slow_map("128")[..], &["-o", "int.h5"]].concat();
     let ckpt = d.join("int.h5.tiles");
     let child = Proc::new(bin())
         .current_dir(d)

@@ -306,20 +306,7 @@ fn without_o_the_map_file_is_the_figure_path_with_h5() {
 fn sigterm_leaves_the_checkpoint_and_no_file_and_resume_finishes_it() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
-    let slow = [
-        "map",
-        "--resolution",
-        "96",
-        "--tile",
-        "8",
-        "--kernel",
-        "scalar",
-        "--no-energy-skip",
-        "--t-end",
-        "10",
-        "--threads",
-        "2",
-    ];
+    let slow = crate::basics::slow_map("96");
     ok(d, &[&slow[..], &["-o", "whole.h5"]].concat());
     let a = [&slow[..], &["-o", "term.h5"]].concat();
     let ckpt = d.join("term.h5.tiles");
