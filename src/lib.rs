@@ -18,6 +18,7 @@
 
 pub mod analysis;
 pub mod error;
+pub mod format;
 pub mod integrate;
 pub mod model;
 pub mod observe;

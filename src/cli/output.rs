@@ -1,11 +1,11 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
+pub use pendula::format::{f64_json, num};
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};
 use pendula::spec::{self, Spec, SpecError};
 use pendula::store;
-use serde_json::json;
 use std::path::{Path, PathBuf};
 
 /// A failure, sorted by who can fix it.
@@ -202,30 +202,6 @@ pub fn report(
         ));
     }
     Ok(())
-}
-
-/// A number for a text report: fixed-point when it reads well, else scientific.
-pub fn num(v: f64) -> String {
-    if !v.is_finite() {
-        return "n/a".into();
-    }
-    let a = v.abs();
-    if a == 0.0 {
-        "0".into()
-    } else if (1e-3..1e5).contains(&a) {
-        format!("{v:.6}")
-    } else {
-        format!("{v:.4e}")
-    }
-}
-
-/// A finite number, or JSON `null` (JSON has no NaN or infinity).
-pub fn f64_json(v: f64) -> serde_json::Value {
-    if v.is_finite() {
-        json!(v)
-    } else {
-        serde_json::Value::Null
-    }
 }
 
 /// What the store's result writers record about a planar chain's run.

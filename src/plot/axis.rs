@@ -293,28 +293,6 @@ pub fn format_decimal(v: f64, decimals: usize) -> String {
     s.replace('-', "\u{2212}")
 }
 
-/// `v` for a figure's text (legends, captions, titles): `decimals` decimals with a true minus,
-/// a value that rounds to zero as `0` with the sign dropped, never `-0.0000`.
-pub fn format_value(v: f64, decimals: usize) -> String {
-    if !v.is_finite() {
-        return if v.is_nan() {
-            "NaN".into()
-        } else if v > 0.0 {
-            "∞".into()
-        } else {
-            "\u{2212}∞".into()
-        };
-    }
-    let s = format!("{:.*}", decimals, v);
-    if s.trim_start_matches('-')
-        .chars()
-        .all(|c| c == '0' || c == '.')
-    {
-        return format!("{:.*}", decimals, 0.0);
-    }
-    s.replace('-', "\u{2212}")
-}
-
 /// `v` in ×10ⁿ notation with up to `digits` significant decimals of the mantissa, a true minus
 /// and `0` for zero: `−1.08×10⁻⁴`.
 pub fn format_sci(v: f64, digits: usize) -> String {

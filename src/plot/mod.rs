@@ -16,7 +16,8 @@ mod font;
 mod legend;
 mod save;
 mod text;
-pub use axis::{format_decimal, format_sci, format_value, nice_range, subscript, Axis};
+pub use crate::format::format_value;
+pub use axis::{format_decimal, format_sci, nice_range, subscript, Axis};
 pub use error::{DataError, DrawError, PlotError};
 pub use font::{ensure_fonts, font};
 pub use legend::{draw_legend_row, Legend, LegendEntry, Marker};
@@ -35,7 +36,7 @@ pub mod timeseries;
 pub mod trajectory;
 
 pub use cart::{draw_cart_chain, CartFigure};
-pub use convergence::{draw_convergence, draw_indicators, draw_megno};
+pub use convergence::{draw_chart, draw_convergence, draw_indicators};
 pub use measure::{draw_measure, MeasureFigure};
 pub use modes::{draw_modes, ModesFigure};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
