@@ -14,12 +14,12 @@
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
 use crate::analysis::lyapunov::{
-    chain_ensemble, chain_fli, chain_megno, chain_spectrum, chain_two_trajectory,
-    lyapunov_spectrum, Ensemble, FliOrbit, Lyapunov, LyapunovError, MegnoOrbit,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
+    LyapunovError,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
-use crate::analysis::orbit::{chain_indicators, Indicators};
+use crate::analysis::orbit::{chain_indicators, Finding, Indicators};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
@@ -111,27 +111,16 @@ pub enum Output<'a> {
         result: CartTrajectory,
     },
     /// A spectrum, one exponent or a two-trajectory estimate.
-    Lyapunov {
-        chain: &'a Chain,
-        result: Lyapunov,
-    },
+    Lyapunov { chain: &'a Chain, result: Lyapunov },
     /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
-    Ensemble {
+    Ensemble { chain: &'a Chain, result: Ensemble },
+    /// A registered single-orbit indicator (MEGNO, FLI, …), which describes itself.
+    Indicator {
         chain: &'a Chain,
-        result: Ensemble,
-    },
-    Megno {
-        chain: &'a Chain,
-        result: MegnoOrbit,
-    },
-    Fli {
-        chain: &'a Chain,
-        result: FliOrbit,
+        result: Box<dyn Finding>,
     },
     /// SALI/GALI.
-    Indicators {
-        result: Indicators,
-    },
+    Indicators { result: Indicators },
     /// The cart chain's spectrum on its constraint manifold.
     CartLyapunov {
         sys: &'a CartChain,
@@ -230,13 +219,9 @@ fn lyapunov<'a>(
         (LyapunovEstimator::Sali(io), _) => Output::Indicators {
             result: chain_indicators(chain, method, x0, io, obs)?,
         },
-        (LyapunovEstimator::Megno(mo), _) => Output::Megno {
+        (LyapunovEstimator::Indicator(indicator, io), _) => Output::Indicator {
             chain,
-            result: chain_megno(chain, method, x0, mo, obs)?,
-        },
-        (LyapunovEstimator::Fli(fo), _) => Output::Fli {
-            chain,
-            result: chain_fli(chain, method, x0, fo, obs)?,
+            result: (indicator.run)(chain, method, x0, io, obs)?,
         },
         (_, Some(ens)) => Output::Ensemble {
             chain,
@@ -333,16 +318,15 @@ fn not_run(a: &Analysis) -> RunError {
 }
 
 impl Outcome<'_> {
-    /// The result group (`trajectory`, `lyapunov`, `megno`, `fli`, `indicators`, `modes`,
-    /// `poincare`, `map`); an ensemble writes `ensemble` beside it.
+    /// The result group (`trajectory`, `lyapunov`, an indicator's name such as `megno` or `fli`,
+    /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
             Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
                 "lyapunov"
             }
-            Output::Megno { .. } => "megno",
-            Output::Fli { .. } => "fli",
+            Output::Indicator { result, .. } => result.end().estimator,
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
@@ -359,8 +343,7 @@ impl Outcome<'_> {
                 result.complete
             }
             Output::Ensemble { result, .. } => result.complete,
-            Output::Megno { result, .. } => result.complete,
-            Output::Fli { result, .. } => result.complete,
+            Output::Indicator { result, .. } => result.end().complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
@@ -431,11 +414,9 @@ impl Outcome<'_> {
                 let g = out.group("ensemble")?;
                 store::write_ensemble(&g, result)
             }
-            Output::Megno { chain, result } => {
-                store::write_megno(&store::chain_group(out, "megno", chain, x0)?, result)
-            }
-            Output::Fli { chain, result } => {
-                store::write_fli(&store::chain_group(out, "fli", chain, x0)?, result)
+            Output::Indicator { chain, result } => {
+                let g = store::chain_group(out, result.end().estimator, chain, x0)?;
+                store::write_finding(&g, result.as_ref())
             }
             Output::Indicators { result } => {
                 let g = out.group("indicators")?;

@@ -46,7 +46,7 @@ fn linear_saddle_grows_at_its_rate() {
         r.rate
     );
     assert_eq!(r.ofli, r.fli);
-    assert_eq!(r.counts.renormalizations, 10_000);
+    assert_eq!(r.end.counts.renormalizations, 10_000);
     // The history is the exact curve at every kept point.
     for (s, f) in r.history.time.iter().zip(&r.history.fli) {
         let e = 0.5 * (2.0 * lam * s).cosh().ln();
@@ -90,7 +90,7 @@ fn regular_and_chaotic_double_pendulum() {
         reg.ofli,
         reg.fli / t.ln()
     );
-    assert!(reg.complete && reg.t_end == t);
+    assert!(reg.end.complete && reg.end.t_end == t);
     assert!(reg.fli / t.ln() < 1.0, "{}", reg.fli);
     assert!(reg.fli - at(&reg, 100.0) < 2.0 * 10f64.ln());
 

@@ -86,7 +86,7 @@ fn linear_saddle_slope_is_half_its_rate() {
             m.mean(),
             r.finite_time_exponent
         );
-        assert!(r.complete && r.fit.every_sample);
+        assert!(r.end.complete && r.fit.every_sample);
         assert!((r.fit.slope - reference).abs() < 1e-9);
         assert!((r.mean - m.mean()).abs() < 1e-9 * m.mean());
         assert!((r.fit.slope - lam / 2.0).abs() < 1e-6, "{}", r.fit.slope);
@@ -94,9 +94,9 @@ fn linear_saddle_slope_is_half_its_rate() {
         // ln|δ(t)|/t = λ + ln cos φ / t.
         let ftle = lam + phi.cos().ln() / 1000.0;
         assert!((r.finite_time_exponent - ftle).abs() < 1e-9);
-        assert_eq!(r.counts.steps, 100_000);
-        assert_eq!(r.counts.samples, 100_001);
-        assert_eq!(r.counts.renormalizations, 100_000);
+        assert_eq!(r.end.counts.steps, 100_000);
+        assert_eq!(r.end.counts.samples, Some(100_001));
+        assert_eq!(r.end.counts.renormalizations, 100_000);
         assert_eq!((r.fit.start, r.fit.end), (500.0, 1000.0));
     }
 }
@@ -131,7 +131,7 @@ fn pendulum_tends_to_two() {
         );
         assert!((r.mean - 2.0).abs() < 0.05, "θ0 = {th}: {}", r.mean);
         assert!(r.fit.slope.abs() < 1e-3);
-        assert!(r.energy.relative_drift < 1e-6);
+        assert!(r.end.energy.relative_drift < 1e-6);
     }
 }
 

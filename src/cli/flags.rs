@@ -109,7 +109,7 @@ flags! {
     "periods" => "modes.periods", Float, "N", "Linear periods integrated per measurement (default 20)", &[MODES];
     "amplitudes" => "modes.amplitudes", Floats, "RAD,…", "Amplitudes (rad) for the lowest mode's amplitude dependence", &[MODES];
     // lyapunov
-    "estimator" => "lyapunov.estimator", Word, "spectrum|tangent|two-trajectory|sali|megno|fli", "Estimator (default spectrum)", &[LYAP];
+    "estimator" => "lyapunov.estimator", Word, pendula::analysis::orbit::ESTIMATORS, "Estimator (default spectrum)", &[LYAP];
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
     "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];

@@ -3,8 +3,8 @@
 //! convergence figures, the JSON summary and the text report.
 
 use super::output::{f64_json, num, report, CliError, Run};
-use pendula::analysis::lyapunov::{EnergyCheck, Ensemble, FliOrbit, Lyapunov, MegnoOrbit};
-use pendula::analysis::orbit::Indicators;
+use pendula::analysis::lyapunov::{Ensemble, Lyapunov};
+use pendula::analysis::orbit::{indicator, Finding, Indicators};
 use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;
@@ -88,28 +88,22 @@ pub fn sali(ctx: &Run, r: &Indicators, wall: f64) -> Result<(), CliError> {
     report(&j, ctx.common.json, Some(sali_text(r)), r.complete)
 }
 
-/// MEGNO (already written): figure, JSON or text report.
-pub fn megno(ctx: &Run, r: &MegnoOrbit, wall: f64) -> Result<(), CliError> {
+/// A registered indicator (MEGNO, FLI, …; already written): its figure, JSON or text report,
+/// as it describes itself.
+pub fn indicator(ctx: &Run, r: &dyn Finding, wall: f64) -> Result<(), CliError> {
     let spec = ctx.spec;
     if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_megno(r, &spec.title, path)?;
+        pendula::plot::draw_chart(&r.chart(), &spec.title, path)?;
     }
-    let mut j = megno_json(r);
+    let mut j = indicator::summary(r);
     j["title"] = json!(spec.title);
     j["wall_s"] = json!(wall);
-    report(&j, ctx.common.json, Some(megno_text(r)), r.complete)
-}
-
-/// FLI (already written): figure, JSON or text report.
-pub fn fli(ctx: &Run, r: &FliOrbit, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        draw_fli(r, &spec.title, path)?;
-    }
-    let mut j = fli_json(r);
-    j["title"] = json!(spec.title);
-    j["wall_s"] = json!(wall);
-    report(&j, ctx.common.json, Some(fli_text(r)), r.complete)
+    report(
+        &j,
+        ctx.common.json,
+        Some(indicator::report(r)),
+        r.end().complete,
+    )
 }
 
 /// The cart chain's spectrum on its constraint manifold (already written).
@@ -193,154 +187,6 @@ fn spectrum_text(r: &Lyapunov) -> String {
         let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
     }
     s
-}
-
-/// What the MEGNO and FLI summaries share (the energy check, the run's end and counts), with
-/// the estimator's own fields `own`.
-fn orbit_json(
-    own: serde_json::Value,
-    energy: &EnergyCheck,
-    counts: serde_json::Value,
-    end: (f64, f64, bool),
-    method: &pendula::integrate::Method,
-) -> serde_json::Value {
-    let (tau, t_end, complete) = end;
-    let mut j = json!({
-        "kind": "lyapunov",
-        "energy_initial": energy.initial, "energy_end": energy.last,
-        "energy_work": energy.work, "abs_energy_drift": energy.abs_drift,
-        "relative_energy_drift": energy.relative_drift,
-        "tau": tau, "t_end": t_end,
-        "counts": counts, "integrator": method, "complete": complete,
-    });
-    if let (Some(map), serde_json::Value::Object(own)) = (j.as_object_mut(), own) {
-        map.extend(own);
-    }
-    j
-}
-
-fn megno_json(r: &MegnoOrbit) -> serde_json::Value {
-    let own = json!({
-        "estimator": "megno",
-        "megno": f64_json(r.mean), "megno_y": f64_json(r.y),
-        "slope": f64_json(r.fit.slope), "slope_window": [r.fit.start, r.fit.end],
-        "slope_samples": r.fit.samples, "slope_over_every_sample": r.fit.every_sample,
-        "lyapunov_from_slope": f64_json(r.lyapunov),
-        "finite_time_exponent": f64_json(r.finite_time_exponent),
-        "sample_interval": r.sample_interval,
-    });
-    let end = (r.tau, r.t_end, r.complete);
-    orbit_json(own, &r.energy, json!(r.counts), end, &r.method)
-}
-
-/// The closing lines of a text report: the energy check, and where a stopped run stopped.
-fn energy_lines(s: &mut String, energy: &EnergyCheck, complete: bool, t_end: f64) {
-    let _ = writeln!(
-        s,
-        "  energy: E(0) = {} J, relative drift {}",
-        num(energy.initial),
-        num(energy.relative_drift)
-    );
-    if !complete {
-        let _ = writeln!(s, "  (interrupted at t = {t_end} s)");
-    }
-}
-
-/// The text report of MEGNO.
-fn megno_text(r: &MegnoOrbit) -> String {
-    let mut s = format!(
-        "MEGNO over 0..{} s ({}, r sampled every {} s): <Y> = {} (2: quasi-periodic, 0: stable periodic), Y = {}\n",
-        r.t_end,
-        r.method.name(),
-        r.sample_interval,
-        num(r.mean),
-        num(r.y)
-    );
-    let _ = writeln!(
-        s,
-        "  slope of <Y> over {}..{} s: {} (1/s), so lambda ~ 2 slope = {} (1/s); ln|delta|/t = {} (1/s)",
-        r.fit.start,
-        r.fit.end,
-        num(r.fit.slope),
-        num(r.lyapunov),
-        num(r.finite_time_exponent)
-    );
-    energy_lines(&mut s, &r.energy, r.complete, r.t_end);
-    s
-}
-
-fn fli_json(r: &FliOrbit) -> serde_json::Value {
-    let own = json!({
-        "estimator": "fli",
-        "fli": f64_json(r.fli), "ofli": f64_json(r.ofli),
-        "fli_rate": f64_json(r.rate), "log_norm_end": f64_json(r.log_norm),
-    });
-    let end = (r.tau, r.t_end, r.complete);
-    orbit_json(own, &r.energy, json!(r.counts), end, &r.method)
-}
-
-/// The text report of FLI.
-fn fli_text(r: &FliOrbit) -> String {
-    let mut s = format!(
-        "FLI over 0..{} s ({}, tau = {} s): FLI = {}, OFLI = {}\n",
-        r.t_end,
-        r.method.name(),
-        r.tau,
-        num(r.fli),
-        num(r.ofli)
-    );
-    let _ = writeln!(
-        s,
-        "  FLI / t = {} (1/s): ~ lambda_max on a chaotic orbit, ~ ln(t)/t on a regular one",
-        num(r.rate)
-    );
-    energy_lines(&mut s, &r.energy, r.complete, r.t_end);
-    s
-}
-
-/// FLI(t) and OFLI(t) against t, with the line (FLI/t)·t.
-fn draw_fli(r: &FliOrbit, title: &str, path: &std::path::Path) -> Result<(), CliError> {
-    use pendula::plot::{draw_timeseries, format_value, Figure, Panel, Series};
-    let h = &r.history;
-    let ends = [0.0, r.t_end];
-    let line = [0.0, r.fli];
-    let status = if r.complete { "" } else { ", stopped early" };
-    let fig = Figure {
-        title: format!(
-            "{title} (FLI, {}, FLI/t = {} s⁻¹{status})",
-            r.method.name(),
-            format_value(r.rate, 4)
-        ),
-        x_label: "time t / s".into(),
-        panels: vec![Panel {
-            y_label: "FLI, OFLI".into(),
-            series: vec![
-                Series {
-                    label: "FLI(t) = sup ln|w|".into(),
-                    x: &h.time,
-                    y: &h.fli,
-                    band: None,
-                },
-                Series {
-                    label: "OFLI(t) = sup ln|w⊥|".into(),
-                    x: &h.time,
-                    y: &h.ofli,
-                    band: None,
-                },
-                Series {
-                    label: "(FLI/t)·t".into(),
-                    x: &ends,
-                    y: &line,
-                    band: None,
-                },
-            ],
-            log_y: false,
-        }],
-        log_x: false,
-        size: (1200, 700),
-    };
-    draw_timeseries(&fig, path)?;
-    Ok(())
 }
 
 /// The text report of SALI/GALI.

@@ -1,9 +1,11 @@
 //! Convergence figures: running Lyapunov estimates λ_i(t) with ±1 standard-error bands on a log
-//! time axis (so every decade of the run is visible), SALI/GALI against time, and MEGNO ⟨Y⟩(t).
+//! time axis (so every decade of the run is visible), SALI/GALI against time, and a registered
+//! indicator's own chart (MEGNO ⟨Y⟩(t), FLI(t), …).
 
 use super::timeseries::{draw_timeseries, Figure, Panel, Series};
 use super::{format_sci, format_value, PlotError};
-use crate::analysis::lyapunov::{Lyapunov, MegnoOrbit};
+use crate::analysis::lyapunov::Lyapunov;
+use crate::analysis::orbit::indicator::Chart;
 use crate::analysis::orbit::Indicators;
 use std::path::Path;
 
@@ -167,62 +169,24 @@ pub fn draw_indicators(r: &Indicators, title: &str, path: &Path) -> Result<(), P
     draw_timeseries(&fig, path)
 }
 
-/// Draws MEGNO ⟨Y⟩(t) and Y(t) against time with the reference lines ⟨Y⟩ = 2 (quasi-periodic)
-/// and 0 (stable periodic) and the second-half fit ⟨Y⟩ ≈ a + slope·t (slope → λ_max/2 on a
-/// chaotic orbit); the title gives ⟨Y⟩(t_end), the slope and λ = 2·slope.
-pub fn draw_megno(r: &MegnoOrbit, title: &str, path: &Path) -> Result<(), PlotError> {
-    let h = &r.history;
-    let ends = [0.0, r.t_end];
-    let (two, zero) = ([2.0, 2.0], [0.0, 0.0]);
-    let fit_x = [r.fit.start, r.fit.end];
-    let fit_y = fit_x.map(|t| r.fit.intercept + r.fit.slope * t);
-    let mut series = vec![
-        Series {
-            label: "Y(t)".into(),
-            x: &h.time,
-            y: &h.y,
+/// Draws a single-orbit indicator's [`Chart`] (MEGNO, FLI, …) against time, titled
+/// `{title} ({caption})`.
+pub fn draw_chart(chart: &Chart<'_>, title: &str, path: &Path) -> Result<(), PlotError> {
+    let series = chart
+        .lines
+        .iter()
+        .map(|l| Series {
+            label: l.label.clone(),
+            x: &l.x,
+            y: &l.y,
             band: None,
-        },
-        Series {
-            label: format!("⟨Y⟩(t), {} at t = {} s", format_value(r.mean, 4), r.t_end),
-            x: &h.time,
-            y: &h.mean,
-            band: None,
-        },
-        Series {
-            label: "2 (quasi-periodic)".into(),
-            x: &ends,
-            y: &two,
-            band: None,
-        },
-        Series {
-            label: "0 (stable periodic)".into(),
-            x: &ends,
-            y: &zero,
-            band: None,
-        },
-    ];
-    if r.fit.slope.is_finite() {
-        series.push(Series {
-            label: format!(
-                "fit over the second half: slope {} s⁻¹",
-                format_value(r.fit.slope, 4)
-            ),
-            x: &fit_x,
-            y: &fit_y,
-            band: None,
-        });
-    }
-    let status = if r.complete { "" } else { ", stopped early" };
+        })
+        .collect();
     let fig = Figure {
-        title: format!(
-            "{title} (MEGNO, {}, λ ≈ 2·slope = {} s⁻¹{status})",
-            r.method.name(),
-            format_value(r.lyapunov, 4)
-        ),
+        title: format!("{title} ({})", chart.caption),
         x_label: "time t / s".into(),
         panels: vec![Panel {
-            y_label: "MEGNO".into(),
+            y_label: chart.y_label.into(),
             series,
             log_y: false,
         }],

@@ -418,7 +418,7 @@ fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
         LyapunovEstimator::Tangent => 1.0,
         LyapunovEstimator::TwoTrajectory(_) => 1.0,
         LyapunovEstimator::Sali(ref s) => s.k as f64,
-        LyapunovEstimator::Megno(_) | LyapunovEstimator::Fli(_) => 1.0,
+        LyapunovEstimator::Indicator(i, _) => i.vectors as f64,
     };
     let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
     // State and k tangent vectors through the solver, and the QR's copies.

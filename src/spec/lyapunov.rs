@@ -2,10 +2,10 @@
 
 use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
-use crate::analysis::lyapunov::{
-    EnsembleOptions, FliOptions, LyapunovOptions, MegnoOptions, TwoTrajectoryOptions,
+use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
+use crate::analysis::orbit::{
+    indicator_by_name, Indicator, IndicatorOptions, OrbitOptions, ESTIMATORS,
 };
-use crate::analysis::orbit::IndicatorOptions;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -26,10 +26,9 @@ pub enum LyapunovEstimator {
     TwoTrajectory(TwoTrajectoryOptions),
     /// SALI / GALI fast indicators.
     Sali(IndicatorOptions),
-    /// MEGNO ⟨Y⟩(t) from one tangent vector.
-    Megno(MegnoOptions),
-    /// The fast Lyapunov indicator FLI(t) (and OFLI) from one tangent vector.
-    Fli(FliOptions),
+    /// A registered single-orbit indicator (MEGNO, FLI, …; see
+    /// [`INDICATORS`](crate::analysis::orbit::INDICATORS)).
+    Indicator(&'static Indicator, OrbitOptions),
 }
 
 impl LyapunovEstimator {
@@ -39,8 +38,7 @@ impl LyapunovEstimator {
             LyapunovEstimator::Tangent => "tangent",
             LyapunovEstimator::TwoTrajectory(_) => "two-trajectory",
             LyapunovEstimator::Sali(_) => "sali",
-            LyapunovEstimator::Megno(_) => "megno",
-            LyapunovEstimator::Fli(_) => "fli",
+            LyapunovEstimator::Indicator(i, _) => i.name,
         }
     }
 }
@@ -49,7 +47,8 @@ impl LyapunovEstimator {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct LyapunovSpec {
-    /// `spectrum` (default), `tangent`, `two-trajectory`, `sali`, `megno` or `fli`.
+    /// `spectrum` (default), `tangent`, `two-trajectory`, `sali`, or a registered indicator
+    /// (`megno`, `fli`; all in [`ESTIMATORS`]).
     pub estimator: Option<String>,
     /// Number of exponents: an integer, or "all" (default).
     pub exponents: Option<ExponentsSpec>,
@@ -116,7 +115,8 @@ impl LyapunovSpec {
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
         // SALI/GALI, MEGNO and FLI have no transient: their run is the averaging time, from 0 to
         // t_end.
-        let from_zero = matches!(self.estimator.as_deref(), Some("sali" | "megno" | "fli"));
+        let indicator = self.estimator.as_deref().and_then(indicator_by_name);
+        let from_zero = indicator.is_some() || self.estimator.as_deref() == Some("sali");
         let transient = match (from_zero, self.transient) {
             (true, Some(_)) => {
                 return Err(SpecError::new(
@@ -192,40 +192,58 @@ impl LyapunovSpec {
             ..d
         };
         let name = self.estimator.as_deref().unwrap_or("spectrum");
-        let estimator = match name {
-            "spectrum" => LyapunovEstimator::Spectrum,
-            "tangent" => LyapunovEstimator::Tangent,
-            "two-trajectory" => {
+        let estimator = match (name, indicator) {
+            ("spectrum", _) => LyapunovEstimator::Spectrum,
+            ("tangent", _) => LyapunovEstimator::Tangent,
+            ("two-trajectory", _) => {
                 let d0 = positive("lyapunov.d0", self.d0.unwrap_or(1e-8))?;
                 if d0 > 1e-3 {
-                    return Err(SpecError::new("lyapunov.d0", format!("must be small (<= 1e-3) for a linear separation (got {d0})")));
+                    return Err(SpecError::new(
+                        "lyapunov.d0",
+                        format!("must be small (<= 1e-3) for a linear separation (got {d0})"),
+                    ));
                 }
-                LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions { d0, direction: None })
+                LyapunovEstimator::TwoTrajectory(TwoTrajectoryOptions {
+                    d0,
+                    direction: None,
+                })
             }
-            "sali" => {
+            ("sali", _) => {
                 let k = k.unwrap_or(2).max(2);
-                LyapunovEstimator::Sali(IndicatorOptions { tau, time, k, ..IndicatorOptions::default() })
+                LyapunovEstimator::Sali(IndicatorOptions {
+                    tau,
+                    time,
+                    k,
+                    ..IndicatorOptions::default()
+                })
             }
-            "megno" | "fli" => {
-                // One tangent vector and no averaging window: these fields would be ignored.
+            (_, Some(indicator)) => {
+                // Indicators run from 0 with no averaging window: these fields would be ignored.
                 let unused = [
                     ("lyapunov.exponents", self.exponents.is_some()),
                     ("lyapunov.tolerance", self.tolerance.is_some()),
                     ("lyapunov.blocks", self.blocks.is_some()),
                 ];
                 if let Some((field, _)) = unused.iter().find(|(_, set)| *set) {
-                    return Err(SpecError::new(*field, format!("does not apply to estimator = \"{name}\"")));
+                    return Err(SpecError::new(
+                        *field,
+                        format!("does not apply to estimator = \"{name}\""),
+                    ));
                 }
-                if name == "fli" {
-                    LyapunovEstimator::Fli(FliOptions { tau, time, ..FliOptions::default() })
-                } else {
-                    LyapunovEstimator::Megno(MegnoOptions { tau, time, ..MegnoOptions::default() })
-                }
+                let options = OrbitOptions {
+                    tau,
+                    time,
+                    ..OrbitOptions::default()
+                };
+                LyapunovEstimator::Indicator(indicator, options)
             }
-            other => {
+            (other, None) => {
                 return Err(SpecError::new(
                     "lyapunov.estimator",
-                    format!("unknown estimator `{other}` (expected spectrum, tangent, two-trajectory, sali, megno or fli)"),
+                    format!(
+                        "unknown estimator `{other}` (expected {})",
+                        expected_estimators()
+                    ),
                 ))
             }
         };
@@ -324,4 +342,12 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
         x0,
         method,
     })
+}
+
+/// [`ESTIMATORS`] as an error message lists them: `a, b, … or z`.
+fn expected_estimators() -> String {
+    match ESTIMATORS.rsplit_once('|') {
+        Some((head, last)) => format!("{} or {last}", head.replace('|', ", ")),
+        None => ESTIMATORS.to_string(),
+    }
 }

@@ -7,19 +7,19 @@
 //! attributes: Σλ and its error, the volume check, energy drift, Kaplan–Yorke dimension, counts,
 //! options and the integrator ([`write_method`]). Units of rates: `s-1` (CF spelling of 1/s).
 //!
-//! MEGNO group (`megno`): coordinate `time` (the thinned sample history from t = 0), variables
-//! `megno_y(time)` (Y) and `megno_mean(time)` (⟨Y⟩), and as attributes ⟨Y⟩ and Y at t_end, the
-//! second-half fit (slope, intercept, window), λ = 2·slope, the tangent vector's finite-time
-//! exponent, energy drift, counts and the integrator.
-//!
-//! FLI group (`fli`): coordinate `time` (the thinned interval ends from t = 0), variables
-//! `fli(time)` and `ofli(time)`, and as attributes FLI and OFLI at t_end, the rate FLI/t_end,
-//! ln|w(t_end)|, energy drift (named as MEGNO's), counts and the integrator.
+//! A registered indicator's group (`megno`, `fli`, …; [`write_finding`]): coordinate `time` (the
+//! thinned samples from t = 0), the variables and attributes its
+//! [`Finding`](crate::analysis::orbit::Finding) records (MEGNO: `megno_y(time)`,
+//! `megno_mean(time)`, ⟨Y⟩ and Y at t_end, the second-half fit, λ = 2·slope; FLI: `fli(time)`,
+//! `ofli(time)`, their values at t_end, the rate FLI/t_end, ln|w(t_end)|), and what every
+//! indicator shares: the estimator, the integrator, τ, the run's end, the energy balance (named
+//! as the spectrum's) and the work counts.
 
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
-use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, FliOrbit, Lyapunov, MegnoOrbit};
-use crate::analysis::orbit::Indicators;
+use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, Lyapunov};
+use crate::analysis::orbit::indicator::Attr;
+use crate::analysis::orbit::{Finding, Indicators};
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -145,19 +145,15 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
 
 /// The energy balance of a single-orbit run as attributes (the same names for every estimator).
 fn write_energy(g: &GroupWriter<'_>, e: &EnergyCheck) -> Result<(), StoreError> {
-    g.attr_f64("energy0", e.initial)?;
-    g.attr_f64("energy_end", e.last)?;
-    g.attr_f64("energy_work", e.work)?;
-    g.attr_f64("energy_scale", e.scale)?;
-    g.attr_f64("abs_energy_drift", e.abs_drift)?;
-    g.attr_f64("relative_energy_drift", e.relative_drift)?;
-    g.attr_f64("max_abs_energy_error", e.max_abs_error)?;
+    for (name, v) in e.attrs() {
+        g.attr_f64(name, v)?;
+    }
     Ok(())
 }
 
 /// Group `name` in `out` with the chain's links, parameters ([`write_model`]) and initial state:
-/// where a planar chain's single-orbit result goes (`write_lyapunov`, `write_megno`,
-/// `write_fli` then fill it).
+/// where a planar chain's single-orbit result goes (`write_lyapunov` or `write_finding` then
+/// fills it).
 pub fn chain_group<'a>(
     out: &'a H5Out,
     name: &str,
@@ -171,130 +167,51 @@ pub fn chain_group<'a>(
     Ok(g)
 }
 
-/// The `time` coordinate of a single-orbit indicator's history (MEGNO, FLI).
-fn sample_time(g: &GroupWriter<'_>, time: &[f64]) -> Result<(), StoreError> {
-    g.coord(
-        "time",
-        time,
-        "s",
-        "time of the sample (the run starts at 0)",
-    )?;
-    Ok(())
-}
-
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
     Ok(())
 }
 
-/// Writes a MEGNO run into `g` (see the module docs for the layout).
-pub fn write_megno(g: &GroupWriter<'_>, r: &MegnoOrbit) -> Result<(), StoreError> {
-    let h = &r.history;
-    sample_time(g, &h.time)?;
-    g.var(
-        "megno_y",
-        &["time"],
-        h.y.as_slice(),
-        "1",
-        "MEGNO Y(t) = (2/t) integral_0^t s r(s) ds, r = (J delta).delta / delta.delta",
+/// Writes a registered indicator's result into `g`: its record (the `time` coordinate, its
+/// variables over it and its attributes), then what every indicator shares: the estimator, the
+/// integrator, the run's end, the energy balance and the work counts.
+pub fn write_finding(g: &GroupWriter<'_>, f: &dyn Finding) -> Result<(), StoreError> {
+    let r = f.record();
+    g.coord(
+        "time",
+        r.time,
+        "s",
+        "time of the sample (the run starts at 0)",
     )?;
-    g.var(
-        "megno_mean",
-        &["time"],
-        h.mean.as_slice(),
-        "1",
-        "mean MEGNO <Y>(t) = (1/t) integral_0^t Y ds (-> 2 quasi-periodic, 0 stable periodic, (lambda/2) t chaotic)",
-    )?;
-    g.attr_str("estimator", "megno")?;
-    write_method(g, &r.method)?;
-    g.attr_f64("megno", r.mean)?;
-    g.attr_f64("megno_y_end", r.y)?;
-    g.attr_f64("slope", r.fit.slope)?;
-    g.attr_f64("slope_intercept", r.fit.intercept)?;
-    g.attr_f64s("slope_window", &[r.fit.start, r.fit.end])?;
-    g.attr_i64("slope_samples", r.fit.samples as i64)?;
-    g.attr_bool("slope_over_every_sample", r.fit.every_sample)?;
-    g.attr_f64("lyapunov_from_slope", r.lyapunov)?;
-    g.attr_f64("finite_time_exponent", r.finite_time_exponent)?;
-    g.attr_f64("tau", r.tau)?;
-    g.attr_f64("sample_interval", r.sample_interval)?;
-    write_run_end(
-        g,
-        r.t_end,
-        r.options.time,
-        r.options.max_history,
-        r.complete,
-        &r.energy,
-    )?;
-    let c = &r.counts;
-    write_work(g, c.steps, c.rejected_steps, c.rhs_evaluations)?;
-    g.attr_i64("samples", c.samples as i64)?;
+    for v in &r.vars {
+        g.var(v.name, &["time"], v.values, v.units, v.long_name)?;
+    }
+    for (name, value) in &r.attrs {
+        match value {
+            Attr::F64(x) => g.attr_f64(name, *x)?,
+            Attr::F64s(x) => g.attr_f64s(name, x)?,
+            Attr::I64(x) => g.attr_i64(name, *x)?,
+            Attr::Bool(x) => g.attr_bool(name, *x)?,
+        };
+    }
+    let e = r.end;
+    g.attr_str("estimator", e.estimator)?;
+    write_method(g, &e.method)?;
+    g.attr_f64("tau", e.tau)?;
+    g.attr_f64("t_end", e.t_end)?;
+    g.attr_f64("time_requested", e.options.time)?;
+    g.attr_i64("max_history", e.options.max_history as i64)?;
+    g.attr_bool("complete", e.complete)?;
+    write_energy(g, &e.energy)?;
+    let c = &e.counts;
+    g.attr_i64("steps", c.steps as i64)?;
+    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
+    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
     g.attr_i64("renormalizations", c.renormalizations as i64)?;
-    Ok(())
-}
-
-/// Writes an FLI run into `g` (see the module docs for the layout).
-pub fn write_fli(g: &GroupWriter<'_>, r: &FliOrbit) -> Result<(), StoreError> {
-    let h = &r.history;
-    sample_time(g, &h.time)?;
-    g.var(
-        "fli",
-        &["time"],
-        h.fli.as_slice(),
-        "1",
-        "fast Lyapunov indicator FLI(t) = sup_(s<=t) ln|w(s)|, |w(0)| = 1 (~ lambda t chaotic, ~ ln t regular)",
-    )?;
-    g.var(
-        "ofli",
-        &["time"],
-        h.ofli.as_slice(),
-        "1",
-        "orthogonal FLI: sup_(s<=t) ln|w_perp(s)|, w_perp the part of w orthogonal to the flow",
-    )?;
-    g.attr_str("estimator", "fli")?;
-    write_method(g, &r.method)?;
-    g.attr_f64("fli", r.fli)?;
-    g.attr_f64("ofli", r.ofli)?;
-    g.attr_f64("fli_rate", r.rate)?;
-    g.attr_f64("log_norm_end", r.log_norm)?;
-    g.attr_f64("tau", r.tau)?;
-    write_run_end(
-        g,
-        r.t_end,
-        r.options.time,
-        r.options.max_history,
-        r.complete,
-        &r.energy,
-    )?;
-    let c = &r.counts;
-    write_work(g, c.steps, c.rejected_steps, c.rhs_evaluations)?;
-    g.attr_i64("renormalizations", c.renormalizations as i64)?;
-    Ok(())
-}
-
-/// The end of a single-orbit indicator run (MEGNO, FLI): where it ended, what was asked, whether
-/// it finished, and its energy balance.
-fn write_run_end(
-    g: &GroupWriter<'_>,
-    t_end: f64,
-    time_requested: f64,
-    max_history: usize,
-    complete: bool,
-    energy: &EnergyCheck,
-) -> Result<(), StoreError> {
-    g.attr_f64("t_end", t_end)?;
-    g.attr_f64("time_requested", time_requested)?;
-    g.attr_i64("max_history", max_history as i64)?;
-    g.attr_bool("complete", complete)?;
-    write_energy(g, energy)
-}
-
-/// The integrator's work counts of a single-orbit indicator run.
-fn write_work(g: &GroupWriter<'_>, steps: u64, rejected: u64, rhs: u64) -> Result<(), StoreError> {
-    g.attr_i64("steps", steps as i64)?;
-    g.attr_i64("rejected_steps", rejected as i64)?;
-    g.attr_i64("rhs_evaluations", rhs as i64)?;
+    if let Some(n) = c.samples {
+        g.attr_i64("samples", n as i64)?;
+    }
     Ok(())
 }
 

@@ -35,11 +35,11 @@ pub(crate) mod volume;
 /// The MEGNO accumulator and single-orbit estimator, at their old path.
 pub use crate::analysis::orbit::megno;
 pub use crate::analysis::orbit::megno::{
-    chain_megno, megno_orbit, MegnoCounts, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
+    chain_megno, megno_orbit, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
 };
 pub use crate::analysis::orbit::{
-    chain_fli, fli_orbit, lyapunov_spectrum, max_exponent_tangent, EnergyCheck, FliCounts,
-    FliHistory, FliOptions, FliOrbit,
+    chain_fli, fli_orbit, lyapunov_spectrum, max_exponent_tangent, EnergyCheck, FliHistory,
+    FliOptions, FliOrbit,
 };
 pub use bench::{bench_lyapunov, BenchLyapunov};
 pub use ensemble::{ensemble_initial_conditions, lyapunov_ensemble, Ensemble, EnsembleOptions};
@@ -437,12 +437,17 @@ pub(crate) fn converged_now(acc: &Accum, opts: &LyapunovOptions) -> bool {
         .all(|&se| se < tol)
 }
 
+/// The QR spectrum as a type (its [`ChainRun`](crate::analysis::orbit::ChainRun)
+/// registration).
+pub struct SpectrumEstimator;
+
 crate::analysis::orbit::chain_estimator!(
     /// [`lyapunov_spectrum`] for a planar chain from `x0 = (θ, θ̇)`; with Gauss–Legendre it runs in
     /// canonical coordinates (θ, p) via [`Canonical`](crate::model::Canonical) (see
     /// [`Routed`](crate::analysis::route::Routed)), where the method is symplectic. The spectrum is coordinate independent as T → ∞ (finite-T
     /// estimates differ by O(1/T)); the history and the Σλ check then refer to (θ, p).
     chain_spectrum,
+    SpectrumEstimator,
     LyapunovOptions,
     Lyapunov,
     lyapunov_spectrum

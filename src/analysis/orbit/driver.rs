@@ -44,6 +44,22 @@ pub struct EnergyCheck {
     pub max_abs_error: f64,
 }
 
+impl EnergyCheck {
+    /// The balance as the named numbers a result file and summary carry, the same names for
+    /// every estimator.
+    pub fn attrs(&self) -> [(&'static str, f64); 7] {
+        [
+            ("energy0", self.initial),
+            ("energy_end", self.last),
+            ("energy_work", self.work),
+            ("energy_scale", self.scale),
+            ("abs_energy_drift", self.abs_drift),
+            ("relative_energy_drift", self.relative_drift),
+            ("max_abs_energy_error", self.max_abs_error),
+        ]
+    }
+}
+
 /// The energy balance of a run as it goes: the largest |E − E₀ − W| seen at the recorded
 /// samples, and at the end the run's [`EnergyCheck`].
 pub(crate) struct EnergyWatch {

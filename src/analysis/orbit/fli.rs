@@ -16,34 +16,17 @@
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::EnergyCheck;
-use super::LyapunovError;
+use super::indicator::{status, Chart, Finding, Line, Record, Registered, RunEnd};
+use super::{LyapunovError, OrbitOptions};
+use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
 use crate::model::System;
 use crate::observe::Observer;
-use serde::Serialize;
+use serde_json::json;
 
-/// Options of [`fli_orbit`]. Defaults: `tau = 0.01` s, `time = 200` s, `max_history = 10_000`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct FliOptions {
-    /// Renormalisation and sampling interval τ (s); a whole multiple of dt for the fixed-step
-    /// methods.
-    pub tau: f64,
-    /// End time (s): FLI runs from t = 0.
-    pub time: f64,
-    /// Most history points kept (≥ 16), thinned evenly.
-    pub max_history: usize,
-}
-
-impl Default for FliOptions {
-    fn default() -> Self {
-        FliOptions {
-            tau: 0.01,
-            time: 200.0,
-            max_history: 10_000,
-        }
-    }
-}
+/// Options of [`fli_orbit`]: τ is the renormalisation and sampling interval; the run starts
+/// at 0.
+pub type FliOptions = OrbitOptions;
 
 /// FLI(t) and OFLI(t) at evenly spaced interval ends (thinned), starting at t = 0.
 #[derive(Debug, Clone, Default)]
@@ -51,16 +34,6 @@ pub struct FliHistory {
     pub time: Vec<f64>,
     pub fli: Vec<f64>,
     pub ofli: Vec<f64>,
-}
-
-/// Work done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct FliCounts {
-    pub steps: u64,
-    pub rejected_steps: u64,
-    /// The solver's evaluations plus one evaluation of f per sample (for w⊥).
-    pub rhs_evaluations: u64,
-    pub renormalizations: u64,
 }
 
 /// A fast Lyapunov indicator with its history and diagnostics.
@@ -75,14 +48,8 @@ pub struct FliOrbit {
     /// `ln‖w(t_end)‖` (the last value, not the sup).
     pub log_norm: f64,
     pub history: FliHistory,
-    pub energy: EnergyCheck,
-    pub counts: FliCounts,
-    pub tau: f64,
-    pub t_end: f64,
-    pub method: Method,
-    pub options: FliOptions,
-    /// False when the observer stopped the run.
-    pub complete: bool,
+    /// The run's end, energy balance, work and options.
+    pub end: RunEnd,
 }
 
 /// FLI and OFLI along the orbit of `sys` from `x0` (see the module docs). Errors:
@@ -191,7 +158,6 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
                 .push_unthinned(done, &[t_end, self.fli, self.ofli]);
         }
         let log_norm = self.log_growth + end.v.iter().map(|a| a * a).sum::<f64>().sqrt().ln();
-        let stats = end.stats;
         FliOrbit {
             fli: self.fli,
             ofli: self.ofli,
@@ -206,28 +172,85 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
                 fli: self.hist.column(1),
                 ofli: self.hist.column(2),
             },
-            energy: end.energy,
-            counts: FliCounts {
-                steps: stats.steps,
-                rejected_steps: stats.rejected,
-                rhs_evaluations: stats.evals + done + 1,
-                renormalizations: self.renorm,
-            },
-            tau: self.opts.tau,
-            t_end,
-            method: *self.method,
-            options: *self.opts,
-            complete: end.complete,
+            end: RunEnd::new(
+                FliEstimator::NAME,
+                &end,
+                self.opts,
+                self.method,
+                self.renorm,
+                None,
+            ),
         }
     }
 }
+
+/// FLI as the spec names it (`lyapunov.estimator = "fli"`).
+pub struct FliEstimator;
 
 super::chain_estimator!(
     /// [`fli_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
     /// coordinates (w and the flow direction then refer to (θ, p); FLI's growth rate is
     /// coordinate independent).
     chain_fli,
+    FliEstimator,
     FliOptions,
     FliOrbit,
     fli_orbit
 );
+
+impl Registered for FliEstimator {
+    const NAME: &'static str = "fli";
+}
+
+/// The `fli` group: variables `fli(time)` and `ofli(time)`; as attributes FLI and OFLI at
+/// t_end, the rate FLI/t_end and ln|w(t_end)|.
+impl Finding for FliOrbit {
+    fn record(&self) -> Record<'_> {
+        let h = &self.history;
+        Record::over(&self.end, &h.time)
+            .var("fli", &h.fli, "fast Lyapunov indicator FLI(t) = sup_(s<=t) ln|w(s)|, |w(0)| = 1 (~ lambda t chaotic, ~ ln t regular)")
+            .var("ofli", &h.ofli, "orthogonal FLI: sup_(s<=t) ln|w_perp(s)|, w_perp the part of w orthogonal to the flow")
+            .attr("fli", self.fli)
+            .attr("ofli", self.ofli)
+            .attr("fli_rate", self.rate)
+            .attr("log_norm_end", self.log_norm)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        json!({
+            "fli": f64_json(self.fli), "ofli": f64_json(self.ofli),
+            "fli_rate": f64_json(self.rate), "log_norm_end": f64_json(self.log_norm),
+        })
+    }
+
+    fn report(&self) -> String {
+        format!(
+            "FLI over 0..{} s ({}, tau = {} s): FLI = {}, OFLI = {}\n  FLI / t = {} (1/s): ~ lambda_max on a chaotic orbit, ~ ln(t)/t on a regular one\n",
+            self.end.t_end,
+            self.end.method.name(),
+            self.end.tau,
+            num(self.fli),
+            num(self.ofli),
+            num(self.rate)
+        )
+    }
+
+    /// FLI(t) and OFLI(t) with the line (FLI/t)·t.
+    fn chart(&self) -> Chart<'_> {
+        let h = &self.history;
+        Chart {
+            caption: format!(
+                "FLI, {}, FLI/t = {} s⁻¹{}",
+                self.end.method.name(),
+                format_value(self.rate, 4),
+                status(self.end.complete)
+            ),
+            y_label: "FLI, OFLI",
+            lines: vec![
+                Line::of("FLI(t) = sup ln|w|", &h.time, &h.fli),
+                Line::of("OFLI(t) = sup ln|w⊥|", &h.time, &h.ofli),
+                Line::segment("(FLI/t)·t", [0.0, self.end.t_end], [0.0, self.fli]),
+            ],
+        }
+    }
+}

@@ -11,35 +11,19 @@
 //! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::EnergyCheck;
-use super::LyapunovError;
+use super::indicator::{status, Chart, Finding, Line, Record, Registered, RunEnd};
+use super::{LyapunovError, OrbitOptions};
+use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
 use crate::model::System;
 use crate::observe::Observer;
 use serde::Serialize;
+use serde_json::json;
 
-/// Options of [`megno_orbit`]. Defaults: `tau = 0.01` s, `time = 200` s, `max_history = 10_000`.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct MegnoOptions {
-    /// Renormalisation interval of δ (s); a whole multiple of dt for the fixed-step methods, and
-    /// the sampling interval of r for DOP853.
-    pub tau: f64,
-    /// End time (s): MEGNO runs from t = 0 (no transient: its weight s in ∫ s r ds already
-    /// discounts the start).
-    pub time: f64,
-    /// Most history points kept (≥ 16), thinned evenly.
-    pub max_history: usize,
-}
-
-impl Default for MegnoOptions {
-    fn default() -> Self {
-        MegnoOptions {
-            tau: 0.01,
-            time: 200.0,
-            max_history: 10_000,
-        }
-    }
-}
+/// Options of [`megno_orbit`]: τ renormalises δ (and is the sampling interval of r for
+/// DOP853); the run starts at 0 with no transient (the weight s in ∫ s r ds already discounts
+/// the start).
+pub type MegnoOptions = OrbitOptions;
 
 /// Y(t) and ⟨Y⟩(t) at evenly spaced sample times (thinned), starting at t = 0.
 #[derive(Debug, Clone, Default)]
@@ -64,18 +48,6 @@ pub struct MegnoFit {
     pub every_sample: bool,
 }
 
-/// Work done.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
-pub struct MegnoCounts {
-    pub steps: u64,
-    pub rejected_steps: u64,
-    /// The solver's evaluations plus one `J·δ` evaluation per sample.
-    pub rhs_evaluations: u64,
-    /// Samples of r fed to the accumulator (t = 0 included).
-    pub samples: u64,
-    pub renormalizations: u64,
-}
-
 /// A MEGNO estimate with its history and diagnostics.
 #[derive(Debug, Clone)]
 pub struct MegnoOrbit {
@@ -90,16 +62,10 @@ pub struct MegnoOrbit {
     /// vector, for comparison.
     pub finite_time_exponent: f64,
     pub history: MegnoHistory,
-    pub energy: EnergyCheck,
-    pub counts: MegnoCounts,
     /// Time between samples of r (s): dt, or τ for DOP853.
     pub sample_interval: f64,
-    pub tau: f64,
-    pub t_end: f64,
-    pub method: Method,
-    pub options: MegnoOptions,
-    /// False when the observer stopped the run.
-    pub complete: bool,
+    /// The run's end, energy balance, work (with the samples of r) and options.
+    pub end: RunEnd,
 }
 
 /// Running MEGNO integrals by the trapezoid rule over samples (t, r(t)) fed in time order.
@@ -325,7 +291,6 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
                 every_sample: false,
             }
         };
-        let stats = end.stats;
         MegnoOrbit {
             mean: self.megno.mean(),
             y: self.megno.y(),
@@ -337,32 +302,126 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
                 f64::NAN
             },
             history: hist,
-            energy: end.energy,
-            counts: MegnoCounts {
-                steps: stats.steps,
-                rejected_steps: stats.rejected,
-                rhs_evaluations: stats.evals + done + 1,
-                samples: done + 1,
-                renormalizations: self.renorm,
-            },
             sample_interval: end.sample_interval,
-            tau: self.opts.tau,
-            t_end,
-            method: *self.method,
-            options: *self.opts,
-            complete: end.complete,
+            end: RunEnd::new(
+                MegnoEstimator::NAME,
+                &end,
+                self.opts,
+                self.method,
+                self.renorm,
+                Some(done + 1),
+            ),
         }
     }
 }
+
+/// MEGNO as the spec names it (`lyapunov.estimator = "megno"`).
+pub struct MegnoEstimator;
 
 super::chain_estimator!(
     /// [`megno_orbit`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
     /// coordinates (r then refers to (θ, p); ⟨Y⟩'s limits and slope are coordinate independent).
     chain_megno,
+    MegnoEstimator,
     MegnoOptions,
     MegnoOrbit,
     megno_orbit
 );
+
+impl Registered for MegnoEstimator {
+    const NAME: &'static str = "megno";
+}
+
+/// The `megno` group: variables `megno_y(time)` (Y) and `megno_mean(time)` (⟨Y⟩); as
+/// attributes ⟨Y⟩ and Y at t_end, the second-half fit (slope, intercept, window), λ = 2·slope,
+/// the tangent vector's finite-time exponent and the sampling interval of r.
+impl Finding for MegnoOrbit {
+    fn record(&self) -> Record<'_> {
+        let h = &self.history;
+        Record::over(&self.end, &h.time)
+            .var("megno_y", &h.y, "MEGNO Y(t) = (2/t) integral_0^t s r(s) ds, r = (J delta).delta / delta.delta")
+            .var("megno_mean", &h.mean, "mean MEGNO <Y>(t) = (1/t) integral_0^t Y ds (-> 2 quasi-periodic, 0 stable periodic, (lambda/2) t chaotic)")
+            .attr("megno", self.mean)
+            .attr("megno_y_end", self.y)
+            .attr("slope", self.fit.slope)
+            .attr("slope_intercept", self.fit.intercept)
+            .attr("slope_window", [self.fit.start, self.fit.end])
+            .attr("slope_samples", self.fit.samples)
+            .attr("slope_over_every_sample", self.fit.every_sample)
+            .attr("lyapunov_from_slope", self.lyapunov)
+            .attr("finite_time_exponent", self.finite_time_exponent)
+            .attr("sample_interval", self.sample_interval)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        json!({
+            "megno": f64_json(self.mean), "megno_y": f64_json(self.y),
+            "slope": f64_json(self.fit.slope), "slope_window": [self.fit.start, self.fit.end],
+            "slope_samples": self.fit.samples, "slope_over_every_sample": self.fit.every_sample,
+            "lyapunov_from_slope": f64_json(self.lyapunov),
+            "finite_time_exponent": f64_json(self.finite_time_exponent),
+            "sample_interval": self.sample_interval,
+        })
+    }
+
+    fn report(&self) -> String {
+        format!(
+            "MEGNO over 0..{} s ({}, r sampled every {} s): <Y> = {} (2: quasi-periodic, 0: stable periodic), Y = {}\n  slope of <Y> over {}..{} s: {} (1/s), so lambda ~ 2 slope = {} (1/s); ln|delta|/t = {} (1/s)\n",
+            self.end.t_end,
+            self.end.method.name(),
+            self.sample_interval,
+            num(self.mean),
+            num(self.y),
+            self.fit.start,
+            self.fit.end,
+            num(self.fit.slope),
+            num(self.lyapunov),
+            num(self.finite_time_exponent)
+        )
+    }
+
+    /// ⟨Y⟩(t) and Y(t) with the reference lines ⟨Y⟩ = 2 (quasi-periodic) and 0 (stable
+    /// periodic) and the second-half fit ⟨Y⟩ ≈ a + slope·t; the caption gives λ = 2·slope.
+    fn chart(&self) -> Chart<'_> {
+        let h = &self.history;
+        let ends = [0.0, self.end.t_end];
+        let mut lines = vec![
+            Line::of("Y(t)", &h.time, &h.y),
+            Line::of(
+                format!(
+                    "⟨Y⟩(t), {} at t = {} s",
+                    format_value(self.mean, 4),
+                    self.end.t_end
+                ),
+                &h.time,
+                &h.mean,
+            ),
+            Line::segment("2 (quasi-periodic)", ends, [2.0, 2.0]),
+            Line::segment("0 (stable periodic)", ends, [0.0, 0.0]),
+        ];
+        if self.fit.slope.is_finite() {
+            let fit_x = [self.fit.start, self.fit.end];
+            lines.push(Line::segment(
+                format!(
+                    "fit over the second half: slope {} s⁻¹",
+                    format_value(self.fit.slope, 4)
+                ),
+                fit_x,
+                fit_x.map(|t| self.fit.intercept + self.fit.slope * t),
+            ));
+        }
+        Chart {
+            caption: format!(
+                "MEGNO, {}, λ ≈ 2·slope = {} s⁻¹{}",
+                self.end.method.name(),
+                format_value(self.lyapunov, 4),
+                status(self.end.complete)
+            ),
+            y_label: "MEGNO",
+            lines,
+        }
+    }
+}
 
 #[cfg(test)]
 mod tests {

@@ -262,10 +262,14 @@ impl<S: System> Reducer<S> for Sali<'_> {
     }
 }
 
+/// SALI/GALI as a type (its [`ChainRun`](super::ChainRun) registration).
+pub struct SaliEstimator;
+
 super::chain_estimator!(
     /// [`indicators`] for a planar chain from `(θ, θ̇)`; Gauss–Legendre runs in canonical
     /// coordinates (the indicators' verdict is coordinate independent).
     chain_indicators,
+    SaliEstimator,
     IndicatorOptions,
     Indicators,
     indicators

@@ -50,10 +50,10 @@ pub(in super::super) fn fli(w: &Work<'_>, tau_steps: u32, out: &mut TileResult) 
         // The tile's stop request reaches inside the pixel's intervals.
         let mut stop = Cancellable(TILE_CANCEL.with(|c| c.borrow().clone()));
         match fli_orbit(chain, &method, &starts[p], &fo, &mut stop) {
-            Ok(r) if r.complete => {
+            Ok(r) if r.end.complete => {
                 out.value[p] = r.fli;
                 out.aux[p] = r.ofli;
-                out.steps += r.counts.steps;
+                out.steps += r.end.counts.steps;
             }
             // Stopped: the tile is discarded.
             Ok(_) => return,

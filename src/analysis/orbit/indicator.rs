@@ -1,0 +1,337 @@
+//! The single-orbit indicators a spec names by `lyapunov.estimator` (MEGNO, FLI, and any added
+//! later), and how their results reach the front ends without being named there.
+//!
+//! An indicator is a [`ChainRun`] estimator on [`OrbitOptions`] that is [`Registered`] (its
+//! name and tangent vectors), listed as an [`Indicator`] in [`INDICATORS`](super::INDICATORS);
+//! its result is a [`Finding`], which describes itself as plain data: the variables and
+//! attributes of its result group ([`Record`]), its own JSON fields, its text report and its
+//! figure ([`Chart`]). The spec, [`crate::run`], the store, the plots, the CLI and the Python
+//! package serve every indicator through these, and add what all of them share ([`RunEnd`]:
+//! the run's end, the energy balance, the work counts, the integrator).
+
+use super::driver::End;
+use super::{chain_run, ChainRun, EnergyCheck, LyapunovError};
+use crate::format::num;
+use crate::integrate::Method;
+use crate::model::Chain;
+use crate::observe::Observer;
+use serde::Serialize;
+use serde_json::json;
+use std::fmt::Write;
+
+/// Options of an indicator that runs from t = 0 with one renormalisation grid (MEGNO, FLI).
+/// Defaults: `tau = 0.01` s, `time = 200` s, `max_history = 10_000`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct OrbitOptions {
+    /// Renormalisation interval τ of the tangent vector (s): a whole multiple of dt for the
+    /// fixed-step methods; also the sampling interval of what an indicator samples per interval
+    /// (FLI, and MEGNO's r under DOP853, whose steps are not on a grid).
+    pub tau: f64,
+    /// End time (s): the run starts at 0 with no transient.
+    pub time: f64,
+    /// Most history points kept (≥ 16), thinned evenly.
+    pub max_history: usize,
+}
+
+impl Default for OrbitOptions {
+    fn default() -> Self {
+        OrbitOptions {
+            tau: 0.01,
+            time: 200.0,
+            max_history: 10_000,
+        }
+    }
+}
+
+/// A single-orbit indicator as the spec names it: an entry of
+/// [`INDICATORS`](super::INDICATORS), made by [`Indicator::of`].
+#[derive(Clone, Copy)]
+pub struct Indicator {
+    /// Its `lyapunov.estimator` name, also its result group and the summary's `estimator`.
+    pub name: &'static str,
+    /// Tangent vectors integrated with the state (the memory estimate counts them).
+    pub vectors: usize,
+    /// Runs it on a planar chain from `x0 = (θ, θ̇)` (in canonical coordinates for
+    /// Gauss–Legendre).
+    pub run: RunFn,
+}
+
+/// How an [`Indicator`] runs: `(chain, method, x0, options, observer)`.
+pub type RunFn = fn(
+    &Chain,
+    &Method,
+    &[f64],
+    &OrbitOptions,
+    &mut dyn Observer,
+) -> Result<Box<dyn Finding>, LyapunovError>;
+
+impl Indicator {
+    /// The entry of the estimator `E`.
+    pub const fn of<E>() -> Indicator
+    where
+        E: Registered + ChainRun<Options = OrbitOptions>,
+        E::Output: Finding + 'static,
+    {
+        Indicator {
+            name: E::NAME,
+            vectors: E::VECTORS,
+            run: |chain, method, x0, opts, observer| {
+                Ok(Box::new(chain_run::<E>(chain, method, x0, opts, observer)?))
+            },
+        }
+    }
+}
+
+impl PartialEq for Indicator {
+    fn eq(&self, other: &Self) -> bool {
+        self.name == other.name
+    }
+}
+
+impl std::fmt::Debug for Indicator {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name)
+    }
+}
+
+/// What a single-orbit estimator (a [`ChainRun`] on [`OrbitOptions`] whose result is a
+/// [`Finding`]) adds to be an [`Indicator`]: its name and its tangent vectors.
+pub trait Registered {
+    const NAME: &'static str;
+    const VECTORS: usize = 1;
+}
+
+/// The result of an [`Indicator`], described for the front ends.
+pub trait Finding: Send {
+    /// Its result group's own content, with what every indicator run reports.
+    fn record(&self) -> Record<'_>;
+    /// Its own fields of the JSON summary.
+    fn summary(&self) -> serde_json::Value;
+    /// The head of the text report (the energy line follows, from [`Finding::end`]).
+    fn report(&self) -> String;
+    /// Its figure against time.
+    fn chart(&self) -> Chart<'_>;
+    /// What every indicator run reports besides its own numbers.
+    fn end(&self) -> &RunEnd {
+        self.record().end
+    }
+}
+
+/// What every indicator run reports besides its own numbers.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct RunEnd {
+    /// The indicator's name ([`Indicator::name`]).
+    pub estimator: &'static str,
+    /// The renormalisation interval (s).
+    pub tau: f64,
+    /// Where the run ended (s): `options.time`, or earlier when it was stopped.
+    pub t_end: f64,
+    /// False when the observer stopped the run.
+    pub complete: bool,
+    pub options: OrbitOptions,
+    pub energy: EnergyCheck,
+    pub method: Method,
+    pub counts: OrbitCounts,
+}
+
+/// An indicator run's work.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct OrbitCounts {
+    pub steps: u64,
+    pub rejected_steps: u64,
+    /// The solver's evaluations plus the indicator's own one per sample (f for OFLI's w⊥,
+    /// J·δ for MEGNO's r).
+    pub rhs_evaluations: u64,
+    pub renormalizations: u64,
+    /// Samples fed to an accumulator that samples apart from the renormalisations (MEGNO's r,
+    /// t = 0 included); absent where every sample is an interval end.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub samples: Option<u64>,
+}
+
+impl RunEnd {
+    /// The end of a run from the driver's `end`, with `renormalizations` made by the reducer;
+    /// `samples` where it samples apart from them.
+    pub(crate) fn new(
+        estimator: &'static str,
+        end: &End<'_>,
+        options: &OrbitOptions,
+        method: &Method,
+        renormalizations: u64,
+        samples: Option<u64>,
+    ) -> RunEnd {
+        RunEnd {
+            estimator,
+            tau: options.tau,
+            t_end: end.t_end,
+            complete: end.complete,
+            options: *options,
+            energy: end.energy,
+            method: *method,
+            counts: OrbitCounts {
+                steps: end.stats.steps,
+                rejected_steps: end.stats.rejected,
+                rhs_evaluations: end.stats.evals + end.done + 1,
+                renormalizations,
+                samples,
+            },
+        }
+    }
+}
+
+/// A result group's content: what every indicator run reports, the `time` coordinate (s, from
+/// 0), the indicator's variables over it and its attributes.
+pub struct Record<'a> {
+    pub end: &'a RunEnd,
+    pub time: &'a [f64],
+    pub vars: Vec<Var<'a>>,
+    pub attrs: Vec<(&'static str, Attr)>,
+}
+
+/// A variable over `time`.
+pub struct Var<'a> {
+    pub name: &'static str,
+    pub values: &'a [f64],
+    pub units: &'static str,
+    pub long_name: &'static str,
+}
+
+/// An attribute's value.
+pub enum Attr {
+    F64(f64),
+    F64s(Vec<f64>),
+    I64(i64),
+    Bool(bool),
+}
+
+impl From<f64> for Attr {
+    fn from(v: f64) -> Attr {
+        Attr::F64(v)
+    }
+}
+
+impl From<[f64; 2]> for Attr {
+    fn from(v: [f64; 2]) -> Attr {
+        Attr::F64s(v.to_vec())
+    }
+}
+
+impl From<u64> for Attr {
+    fn from(v: u64) -> Attr {
+        Attr::I64(v as i64)
+    }
+}
+
+impl From<bool> for Attr {
+    fn from(v: bool) -> Attr {
+        Attr::Bool(v)
+    }
+}
+
+impl<'a> Record<'a> {
+    /// The record of a run that ended as `end`, sampled at `time`; its variables and
+    /// attributes follow.
+    pub fn over(end: &'a RunEnd, time: &'a [f64]) -> Record<'a> {
+        Record {
+            end,
+            time,
+            vars: Vec::new(),
+            attrs: Vec::new(),
+        }
+    }
+
+    /// Adds a dimensionless variable over `time`.
+    pub fn var(mut self, name: &'static str, values: &'a [f64], long_name: &'static str) -> Self {
+        self.vars.push(Var {
+            name,
+            values,
+            units: "1",
+            long_name,
+        });
+        self
+    }
+
+    /// Adds an attribute.
+    pub fn attr(mut self, name: &'static str, value: impl Into<Attr>) -> Self {
+        self.attrs.push((name, value.into()));
+        self
+    }
+}
+
+/// A figure of lines against time t / s.
+pub struct Chart<'a> {
+    /// What follows the title in parentheses (name, method, the headline number).
+    pub caption: String,
+    pub y_label: &'static str,
+    pub lines: Vec<Line<'a>>,
+}
+
+/// One line of a [`Chart`].
+pub struct Line<'a> {
+    pub label: String,
+    pub x: std::borrow::Cow<'a, [f64]>,
+    pub y: std::borrow::Cow<'a, [f64]>,
+}
+
+impl<'a> Line<'a> {
+    /// A line through borrowed samples.
+    pub fn of(label: impl Into<String>, x: &'a [f64], y: &'a [f64]) -> Line<'a> {
+        Line {
+            label: label.into(),
+            x: x.into(),
+            y: y.into(),
+        }
+    }
+
+    /// A line through two points of its own.
+    pub fn segment(label: impl Into<String>, x: [f64; 2], y: [f64; 2]) -> Line<'static> {
+        Line {
+            label: label.into(),
+            x: x.to_vec().into(),
+            y: y.to_vec().into(),
+        }
+    }
+}
+
+/// `", stopped early"` for a run that did not reach its end, for a figure's caption.
+pub fn status(complete: bool) -> &'static str {
+    if complete {
+        ""
+    } else {
+        ", stopped early"
+    }
+}
+
+/// The JSON summary of `f`: what every indicator shares, then its own fields.
+pub fn summary(f: &dyn Finding) -> serde_json::Value {
+    let e = f.end();
+    let mut j = json!({
+        "kind": "lyapunov",
+        "estimator": e.estimator,
+        "energy_initial": e.energy.initial, "energy_end": e.energy.last,
+        "energy_work": e.energy.work, "abs_energy_drift": e.energy.abs_drift,
+        "relative_energy_drift": e.energy.relative_drift,
+        "tau": e.tau, "t_end": e.t_end,
+        "counts": e.counts, "integrator": e.method, "complete": e.complete,
+    });
+    if let (Some(map), serde_json::Value::Object(own)) = (j.as_object_mut(), f.summary()) {
+        map.extend(own);
+    }
+    j
+}
+
+/// The text report of `f`: its own lines, the energy check, and where a stopped run stopped.
+pub fn report(f: &dyn Finding) -> String {
+    let e = f.end();
+    let mut s = f.report();
+    let _ = writeln!(
+        s,
+        "  energy: E(0) = {} J, relative drift {}",
+        num(e.energy.initial),
+        num(e.energy.relative_drift)
+    );
+    if !e.complete {
+        let _ = writeln!(s, "  (interrupted at t = {} s)", e.t_end);
+    }
+    s
+}
