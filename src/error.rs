@@ -70,6 +70,19 @@ impl FieldError {
 
     /// The one-line message with every field spelt by `name`.
     pub fn render(&self, name: &dyn Fn(&str) -> String) -> String {
+        let body = self.body(name);
+        if self.lead {
+            format!("{}: {body}", name(&self.field))
+        } else {
+            body
+        }
+    }
+}
+
+impl FieldError {
+    /// The message without its leading field, the other fields it names spelt by `name` (for a
+    /// front end that places the field itself).
+    pub fn body(&self, name: &dyn Fn(&str) -> String) -> String {
         let mut body = String::with_capacity(self.message.len() + 16);
         let mut last = 0;
         for (at, f) in &self.names {
@@ -78,11 +91,7 @@ impl FieldError {
             last = *at;
         }
         body.push_str(&self.message[last..]);
-        if self.lead {
-            format!("{}: {body}", name(&self.field))
-        } else {
-            body
-        }
+        body
     }
 }
 

@@ -133,3 +133,37 @@ fn control_characters_in_values_are_escaped() {
     assert!(e.contains("model.preset"), "{e}");
     assert!(e.contains("\\u{1b}[31m"), "{e}");
 }
+
+#[test]
+fn every_field_a_refusal_names_is_spelt_as_the_user_gave_it() {
+    let d = tempfile::tempdir().unwrap();
+    // Both fields from flags: both named as flags.
+    let e = refused(
+        d.path(),
+        &[
+            "lyapunov", "--theta", "1,1", "--tau", "0.015", "--dt", "0.01",
+        ],
+    );
+    assert_eq!(
+        e.trim_end(),
+        "error: --tau: must be a whole multiple of --dt = 0.01 (got 0.015)"
+    );
+    // Both from a spec file: both named as its fields.
+    let s = spec(
+        d.path(),
+        "t.toml",
+        "kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+         [integrator]\nmethod = \"rk4\"\ndt = 0.01\n[lyapunov]\ntau = 0.015\n",
+    );
+    let e = refused(d.path(), &["run", &s]);
+    assert_eq!(
+        e.trim_end(),
+        "error: lyapunov.tau: must be a whole multiple of integrator.dt = 0.01 (got 0.015)"
+    );
+    // tau from the file, dt from a flag over it: each as it was given.
+    let e = refused(d.path(), &["lyapunov", "--spec", &s, "--dt", "0.01"]);
+    assert_eq!(
+        e.trim_end(),
+        "error: lyapunov.tau: must be a whole multiple of --dt = 0.01 (got 0.015)"
+    );
+}

@@ -375,15 +375,15 @@ pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -
     let model_file = m.try_get_one::<std::path::PathBuf>("model").ok().flatten();
     if let (Some(p), Some(rest)) = (model_file, e.field.strip_prefix("model.")) {
         if !flag_of(&e.field, command).is_some_and(flag_given) {
-            return format!("--model {}: {rest}: {}", p.display(), e.message);
+            let body = e.body(&|f| f.strip_prefix("model.").unwrap_or(f).to_string());
+            return format!("--model {}: {rest}: {body}", p.display());
         }
     }
-    match flag_of(&e.field, command) {
-        Some(f) if !from_file || flag_given(f) => {
-            format!("--{}: {}", f.long, e.message)
-        }
-        _ => e.to_string(),
-    }
+    // Every field the error names, itself and the others, is spelt the same way.
+    e.render(&|field| match flag_of(field, command) {
+        Some(f) if !from_file || flag_given(f) => format!("--{}", f.long),
+        _ => field.to_string(),
+    })
 }
 
 /// A field unknown to the spec's model (`unknown field \`preset\`` in a cart chain's

@@ -223,11 +223,11 @@ pub fn run_map(
     let (w, h) = (opts.grid.width, opts.grid.height);
     if !common.force {
         check_size(w, h).map_err(|e| {
-            let flag = super::flags::flag_of(e.field(), "map").map_or("resolution", |f| f.long);
-            CliError::Input(format!(
-                "--{flag}: {}; add --force if you mean it",
-                e.message
-            ))
+            let flag = |f: &str| {
+                let long = super::flags::flag_of(f, "map").map_or("resolution", |f| f.long);
+                format!("--{long}")
+            };
+            CliError::Input(format!("{}; add --force if you mean it", e.render(&flag)))
         })?;
     }
     super::output::set_threads(common.threads)?;

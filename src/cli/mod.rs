@@ -55,6 +55,10 @@ pub fn main() -> ExitCode {
             eprintln!("error: {}", one_line(&m));
             ExitCode::from(2)
         }
+        Err(CliError::Field(e)) => {
+            eprintln!("error: {}", one_line(&e.to_string()));
+            ExitCode::from(2)
+        }
         Err(CliError::Run(m)) => {
             eprintln!("error: {}", one_line(&m));
             ExitCode::from(1)
@@ -221,12 +225,15 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
         _ => {
             let common: Common = parsed(m)?;
             progress::set_mode(common.progress);
-            let spec = load_spec(name, m, &common.budget())?;
+            let (spec, from_file) = load_spec(name, m, &common.budget())?;
             let run = match name {
                 "map" => parsed(m)?,
                 _ => map::RunFlags::default(),
             };
-            execute(&spec, &common, &run, command_line)
+            execute(&spec, &common, &run, command_line).map_err(|e| match e {
+                CliError::Field(e) => CliError::Input(flags::name_flag(e, m, name, from_file)),
+                e => e,
+            })
         }
     }
 }
@@ -249,8 +256,13 @@ fn closed<'a>(
 }
 
 /// The spec a command describes: its `--spec` file (or the positional one of `run`), with
-/// `--model` and then every given flag laid over it, parsed and validated once.
-fn load_spec(command: &str, m: &ArgMatches, budget: &spec::Budget) -> Result<Spec, CliError> {
+/// `--model` and then every given flag laid over it, parsed and validated once; and whether it
+/// came from a file (a refusal then names a flag only where one was given).
+fn load_spec(
+    command: &str,
+    m: &ArgMatches,
+    budget: &spec::Budget,
+) -> Result<(Spec, bool), CliError> {
     let (mut file, from_file) = if command == "run" {
         let p = m.get_one::<PathBuf>("SPEC").expect("required");
         (read_spec(p, "SPEC")?, true)
@@ -293,8 +305,10 @@ fn load_spec(command: &str, m: &ArgMatches, budget: &spec::Budget) -> Result<Spe
             }
         }
     }
-    file.validate_within(budget)
-        .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))
+    let spec = file
+        .validate_within(budget)
+        .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))?;
+    Ok((spec, from_file))
 }
 
 /// Lays the given flags over `file` (through its TOML form, so a flag is a path and a value).
@@ -323,7 +337,8 @@ fn read_spec(path: &Path, flag: &str) -> Result<SpecFile, CliError> {
             path.display()
         ))
     })?;
-    Ok(spec::parse(&text, &path.display().to_string())?)
+    // A file's own error names the file's field, whatever flags were given.
+    spec::parse(&text, &path.display().to_string()).map_err(|e| CliError::Input(e.to_string()))
 }
 
 /// Runs a validated spec and ends with the closing stderr line naming what it wrote

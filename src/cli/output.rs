@@ -13,13 +13,16 @@ use std::path::{Path, PathBuf};
 pub enum CliError {
     /// Bad input: exit code 2.
     Input(String),
+    /// Bad input about a field of the spec, kept as data until the command that knows its
+    /// flags spells it ([`super::flags::name_flag`]): exit code 2.
+    Field(SpecError),
     /// The run failed (blow-up, I/O, interrupted): exit code 1.
     Run(String),
 }
 
 impl From<SpecError> for CliError {
     fn from(e: SpecError) -> Self {
-        CliError::Input(e.to_string())
+        CliError::Field(e)
     }
 }
 
@@ -28,7 +31,7 @@ impl From<SpecError> for CliError {
 impl From<RunError> for CliError {
     fn from(e: RunError) -> Self {
         match e {
-            RunError::Input(e) => CliError::Input(e.to_string()),
+            RunError::Input(e) => CliError::Field(e),
             RunError::Failed(m) => CliError::Run(m),
             RunError::Interrupted => CliError::Run(e.to_string()),
         }

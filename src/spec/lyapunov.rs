@@ -328,13 +328,11 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
     if let Some(dt) = method.fixed_dt() {
         let q = run.options.tau / dt;
         if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
-            return Err(SpecError::new(
-                "lyapunov.tau",
-                format!(
-                    "must be a whole multiple of integrator.dt = {dt} (got {})",
-                    run.options.tau
-                ),
-            ));
+            return Err(
+                SpecError::new("lyapunov.tau", "must be a whole multiple of ")
+                    .name("integrator.dt")
+                    .text(format!(" = {dt} (got {})", run.options.tau)),
+            );
         }
     }
     Ok(Validated {

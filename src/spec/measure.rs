@@ -293,8 +293,10 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         if !(t.is_finite() && t > 0.0 && t <= map.t_max * (1.0 + 1e-12)) {
             return Err(SpecError::new(
                 format!("measure.flip_before[{}]", i + 1),
-                format!("must be in (0, map.t_end = {} s] (got {t})", map.t_max),
-            ));
+                "must be in (0, ",
+            )
+            .name("map.t_end")
+            .text(format!(" = {} s] (got {t})", map.t_max)));
         }
     }
     let map_file = match (&m.map_file, &file.output.file) {

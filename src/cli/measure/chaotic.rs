@@ -147,7 +147,7 @@ fn chain(c: &ChaoticArgs) -> Result<(pendula::model::Chain, String), CliError> {
     // A field a flag set is named by the flag; the rest came from the --model file.
     let (model, name) = file
         .build()
-        .map_err(|e| CliError::Input(format!("{}: {}", c.model_flag(e.field()), e.message)))?;
+        .map_err(|e| CliError::Input(e.render(&|f| c.model_flag(f))))?;
     match model {
         Model::Planar(chain) => Ok((chain, name)),
         Model::Cart(_) => unreachable!("a planar model file builds a planar chain"),

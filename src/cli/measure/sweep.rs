@@ -118,7 +118,7 @@ fn run_sweep(
         let field = format!("measure.sweep.values[{}]", k + 1);
         let ps = pf
             .validate()
-            .map_err(|e| CliError::Input(format!("{field}: {}: {}", e.field, e.message)))?;
+            .map_err(|e| CliError::Input(format!("{field}: {e}")))?;
         let Analysis::Measure(pr) = &ps.analysis else {
             unreachable!("a sweep point is a measure spec")
         };
@@ -133,6 +133,7 @@ fn run_sweep(
             let at = format!("{field} ({} = {})", sweep.parameter, sweep.values[k]);
             match e {
                 CliError::Input(m) => CliError::Input(format!("{at}: {m}")),
+                CliError::Field(f) => CliError::Input(format!("{at}: {f}")),
                 CliError::Run(m) => CliError::Run(format!("{at}: {m}")),
             }
         })?;
