@@ -383,7 +383,7 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
     let mut px = vec![blank; np];
     let aux = &mut out.aux;
     let lanes = if let Some(p2) = opts.lanes2(chain) {
-        Some(fs::final_state_run::<Widest>(
+        Some(fs::final_state_run::<Widest, 4, _>(
             &p2,
             &states(starts),
             n,
@@ -394,7 +394,7 @@ pub(super) fn final_state(w: &Work<'_>, settle: &basins::Settle, out: &mut TileR
         ))
     } else {
         opts.lanes3(chain).map(|p3| {
-            fs::final_state_run3::<Widest>(&p3, &states(starts), n, h, settle, &mut px, aux)
+            fs::final_state_run::<Widest, 6, _>(&p3, &states(starts), n, h, settle, &mut px, aux)
         })
     };
     if let Some(steps) = lanes {

@@ -11,42 +11,31 @@ use super::engine::{run, At, LaneModel, Lanes, Reduction, Width};
 use super::three_link::ThreeLink;
 use super::two_link::TwoLink;
 
-/// The final-state rules for two-link chains (damping always compiled in, the drive where the
-/// settling rule is stroboscopic). `aux` holds `aux.len() / y0.len()` (≥ 6) columns per pixel,
-/// filled as `classify` fills them. Returns the RK4 steps taken, summed over pixels.
-pub fn final_state_run<W: Width>(
-    p: &TwoLink,
-    y0: &[[f64; 4]],
-    n_steps: u32,
-    h: f64,
-    settle: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    assert!(aux.len() >= 6 * y0.len());
-    settled::<W, 4, TwoLink>(p, true, y0, n_steps, h, settle, out, aux)
+/// A lane model with final-state maps: it says whether its chain's damping is compiled in.
+pub trait Settling<const S: usize>: LaneModel<S> {
+    fn damped(&self) -> bool;
 }
 
-/// [`final_state_run`] for three links (`aux` ≥ 9 columns per pixel; damping where the chain
-/// has it).
-pub fn final_state_run3<W: Width>(
-    p: &ThreeLink,
-    y0: &[[f64; 6]],
-    n_steps: u32,
-    h: f64,
-    settle: &Settle,
-    out: &mut [Outcome],
-    aux: &mut [f64],
-) -> u64 {
-    assert!(aux.len() >= 9 * y0.len());
-    settled::<W, 6, ThreeLink>(p, p.damped, y0, n_steps, h, settle, out, aux)
+/// The two-link final-state map always compiles damping in.
+impl Settling<4> for TwoLink {
+    fn damped(&self) -> bool {
+        true
+    }
 }
 
-/// Either chain's final-state map, with [`Dwell`] or [`Stroboscope`] lanes.
-#[allow(clippy::too_many_arguments)]
-fn settled<W: Width, const S: usize, M: LaneModel<S>>(
+/// Damping where the three-link chain has it.
+impl Settling<6> for ThreeLink {
+    fn damped(&self) -> bool {
+        self.damped
+    }
+}
+
+/// The final-state rules for two- or three-link chains, with [`Dwell`] or [`Stroboscope`]
+/// lanes (damping as [`Settling::damped`] says, the drive where the settling rule is
+/// stroboscopic). `aux` holds `aux.len() / y0.len()` (≥ 3 per link) columns per pixel, filled
+/// as `classify` fills them. Returns the RK4 steps taken, summed over pixels.
+pub fn final_state_run<W: Width, const S: usize, M: Settling<S>>(
     p: &M,
-    damped: bool,
     y0: &[[f64; S]],
     n: u32,
     h: f64,
@@ -55,7 +44,9 @@ fn settled<W: Width, const S: usize, M: LaneModel<S>>(
     aux: &mut [f64],
 ) -> u64 {
     assert!(out.len() == y0.len());
+    assert!(aux.len() >= 3 * (S / 2) * y0.len());
     assert!(aux.len().is_multiple_of(y0.len().max(1)));
+    let damped = p.damped();
     let m = aux.len() / y0.len().max(1);
     match settle.strobe {
         None => {
@@ -225,14 +216,27 @@ mod tests {
                 .collect()
         };
         let (mut want, mut want_aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
-        let s1 =
-            final_state_run::<Fixed<1>>(&p, &y0, 3000, 0.01, &settle, &mut want, &mut want_aux);
+        let s1 = final_state_run::<Fixed<1>, 4, _>(
+            &p,
+            &y0,
+            3000,
+            0.01,
+            &settle,
+            &mut want,
+            &mut want_aux,
+        );
         for lanes in [4usize, 8, 16] {
             let (mut got, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
             let s = match lanes {
-                4 => final_state_run::<Fixed<4>>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
-                8 => final_state_run::<Fixed<8>>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
-                _ => final_state_run::<Widest>(&p, &y0, 3000, 0.01, &settle, &mut got, &mut aux),
+                4 => final_state_run::<Fixed<4>, 4, _>(
+                    &p, &y0, 3000, 0.01, &settle, &mut got, &mut aux,
+                ),
+                8 => final_state_run::<Fixed<8>, 4, _>(
+                    &p, &y0, 3000, 0.01, &settle, &mut got, &mut aux,
+                ),
+                _ => final_state_run::<Widest, 4, _>(
+                    &p, &y0, 3000, 0.01, &settle, &mut got, &mut aux,
+                ),
             };
             assert_eq!(bits(&got, &aux), bits(&want, &want_aux), "{lanes} lanes");
             assert_eq!(s, s1);
@@ -276,10 +280,10 @@ mod tests {
         let run = |lanes: usize| {
             let (mut o, mut aux) = (vec![blank; np], vec![f64::NAN; 6 * np]);
             let s = match lanes {
-                1 => final_state_run::<Fixed<1>>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                4 => final_state_run::<Fixed<4>>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                8 => final_state_run::<Fixed<8>>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
-                _ => final_state_run::<Widest>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                1 => final_state_run::<Fixed<1>, 4, _>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                4 => final_state_run::<Fixed<4>, 4, _>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                8 => final_state_run::<Fixed<8>, 4, _>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
+                _ => final_state_run::<Widest, 4, _>(&p, &y0, 4000, h, &settle, &mut o, &mut aux),
             };
             let bits: Vec<(u8, u64, u64)> = o
                 .iter()
