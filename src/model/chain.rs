@@ -17,7 +17,7 @@
 //! factorisation of M and are checked against each other term by term, so they are read side by
 //! side (the small-N closed forms are the child `small`, the O(N) route is `model::structured`).
 
-mod small;
+pub(crate) mod small;
 
 use super::forcing::{Damping, Drive};
 use super::linalg::{cholesky_in_place, cholesky_solve};

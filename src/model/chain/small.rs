@@ -25,7 +25,7 @@ struct Eval<const N: usize> {
 
 /// The inverse of a symmetric positive definite N × N matrix, N ≤ 3, by its adjugate.
 #[inline(always)]
-fn inverse_spd<const N: usize>(m: &[[f64; N]; N]) -> [[f64; N]; N] {
+pub(crate) fn inverse_spd<const N: usize>(m: &[[f64; N]; N]) -> [[f64; N]; N] {
     let mut r = [[0.0; N]; N];
     match N {
         1 => r[0][0] = 1.0 / m[0][0],
@@ -58,8 +58,9 @@ fn inverse_spd<const N: usize>(m: &[[f64; N]; N]) -> [[f64; N]; N] {
     r
 }
 
+/// `m x`, each row's sum started from 0 and taken in column order.
 #[inline(always)]
-fn mat_vec<const N: usize>(m: &[[f64; N]; N], x: &[f64; N]) -> [f64; N] {
+pub(crate) fn mat_vec<const N: usize>(m: &[[f64; N]; N], x: &[f64; N]) -> [f64; N] {
     let mut y = [0.0; N];
     for j in 0..N {
         let mut s = 0.0;
@@ -69,6 +70,37 @@ fn mat_vec<const N: usize>(m: &[[f64; N]; N], x: &[f64; N]) -> [f64; N] {
         y[j] = s;
     }
     y
+}
+
+/// M(θ) and F without damping and torque for N links, from the per-link sin/cos `s`, `c`
+/// (the differences by their angle-difference formulas): `M_jk = a_jk cos(θ_j − θ_k)` and
+/// `F_j = −Σ_k a_jk sin(θ_j − θ_k) ω_k² − b_j (g_y sin θ_j + g_x cos θ_j)`, with `a` row-major
+/// N × N and `(gx, gy)` the effective gravity. The three-link lanes build theirs with it too.
+#[inline(always)]
+pub(crate) fn mass_and_force<const N: usize>(
+    a: &[f64],
+    b: &[f64],
+    (gx, gy): (f64, f64),
+    s: &[f64; N],
+    c: &[f64; N],
+    omega: &[f64; N],
+) -> ([[f64; N]; N], [f64; N]) {
+    let mut m = [[0.0; N]; N];
+    let mut f = [0.0; N];
+    for j in 0..N {
+        m[j][j] = a[j * N + j];
+        f[j] -= b[j] * (gy * s[j] + gx * c[j]);
+        for k in (j + 1)..N {
+            let ajk = a[j * N + k];
+            let cjk = c[j] * c[k] + s[j] * s[k];
+            let sjk = s[j] * c[k] - c[j] * s[k];
+            m[j][k] = ajk * cjk;
+            m[k][j] = m[j][k];
+            f[j] -= ajk * sjk * omega[k] * omega[k];
+            f[k] += ajk * sjk * omega[j] * omega[j];
+        }
+    }
+    (m, f)
 }
 
 impl Chain {
@@ -84,21 +116,7 @@ impl Chain {
             (s[j], c[j]) = theta[j].sin_cos();
         }
         let (gx, gy) = self.effective_gravity(t);
-        let mut m = [[0.0; N]; N];
-        let mut f = [0.0; N];
-        for j in 0..N {
-            m[j][j] = a[j * N + j];
-            f[j] -= self.b[j] * (gy * s[j] + gx * c[j]);
-            for k in (j + 1)..N {
-                let ajk = a[j * N + k];
-                let cjk = c[j] * c[k] + s[j] * s[k];
-                let sjk = s[j] * c[k] - c[j] * s[k];
-                m[j][k] = ajk * cjk;
-                m[k][j] = m[j][k];
-                f[j] -= ajk * sjk * omega[k] * omega[k];
-                f[k] += ajk * sjk * omega[j] * omega[j];
-            }
-        }
+        let (m, mut f) = mass_and_force(a, &self.b, (gx, gy), &s, &c, omega);
         self.add_damping_and_torque(t, omega, &mut f);
         let minv = inverse_spd(&m);
         let alpha = mat_vec(&minv, &f);

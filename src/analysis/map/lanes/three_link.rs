@@ -1,9 +1,9 @@
 //! The three-link chain on the lanes: the right-hand side of `model/chain/small.rs` for N = 3
 //! written lane by lane (state only; its tangent maps take the scalar path).
 //!
-//! The arithmetic follows the scalar route operation for operation (M(θ) and F built in the
-//! same loop order, damping −D θ̇ and the torque added as `add_damping_and_torque` does, M⁻¹
-//! by the same adjugate, α = M⁻¹F summed from 0 in the same order, the stage formulas of
+//! The arithmetic is the scalar route's operation for operation (M(θ) and F by the same
+//! `small::mass_and_force`, damping −D θ̇ and the torque added as `add_damping_and_torque` does,
+//! M⁻¹ by the same `small::inverse_spd` and α = M⁻¹F by `small::mat_vec`, the stage formulas of
 //! `integrate::Rk4`), so the only difference from the scalar path is sin/cos: the lanes use the
 //! vectorisable [`sin_cos`] (≈ 1 ulp), the scalar path the C library's. Flip steps and
 //! final-state classes therefore agree wherever chaos does not amplify that last bit past a
@@ -11,6 +11,7 @@
 
 use super::engine::LaneModel;
 use super::sincos::sin_cos;
+use crate::model::chain::small::{inverse_spd, mass_and_force, mat_vec};
 use crate::model::Chain;
 
 /// Constants of a three-link chain (chain.rs's), with its damping and drive.
@@ -67,7 +68,6 @@ impl ThreeLink {
         theta: [f64; 3],
         omega: [f64; 3],
     ) -> [f64; 3] {
-        let a = &self.a;
         let mut s = [0.0; 3];
         let mut c = [0.0; 3];
         for j in 0..3 {
@@ -80,21 +80,7 @@ impl ThreeLink {
             }
             _ => (0.0, self.g),
         };
-        let mut m = [[0.0; 3]; 3];
-        let mut f = [0.0; 3];
-        for j in 0..3 {
-            m[j][j] = a[j * 3 + j];
-            f[j] -= self.b[j] * (gy * s[j] + gx * c[j]);
-            for k in (j + 1)..3 {
-                let ajk = a[j * 3 + k];
-                let cjk = c[j] * c[k] + s[j] * s[k];
-                let sjk = s[j] * c[k] - c[j] * s[k];
-                m[j][k] = ajk * cjk;
-                m[k][j] = m[j][k];
-                f[j] -= ajk * sjk * omega[k] * omega[k];
-                f[k] += ajk * sjk * omega[j] * omega[j];
-            }
-        }
+        let (m, mut f) = mass_and_force(&self.a, &self.b, (gx, gy), &s, &c, &omega);
         if DAMPED {
             for j in 0..3 {
                 f[j] -= self.d_diag[j] * omega[j];
@@ -108,30 +94,7 @@ impl ThreeLink {
             Some([amp, om, ph]) if DRIVEN => amp * sin_cos(om * t + ph).1,
             _ => 0.0,
         };
-        // M⁻¹ by its adjugate (`small::inverse_spd`, N = 3).
-        let (a0, b0, c0) = (m[0][0], m[0][1], m[0][2]);
-        let (d0, e0, f0) = (m[1][1], m[1][2], m[2][2]);
-        let c00 = d0 * f0 - e0 * e0;
-        let c01 = c0 * e0 - b0 * f0;
-        let c02 = b0 * e0 - c0 * d0;
-        let inv_det = 1.0 / (a0 * c00 + b0 * c01 + c0 * c02);
-        let r00 = c00 * inv_det;
-        let r01 = c01 * inv_det;
-        let r02 = c02 * inv_det;
-        let r11 = (a0 * f0 - c0 * c0) * inv_det;
-        let r12 = (b0 * c0 - a0 * e0) * inv_det;
-        let r22 = (a0 * d0 - b0 * b0) * inv_det;
-        let r = [[r00, r01, r02], [r01, r11, r12], [r02, r12, r22]];
-        // α = M⁻¹F (`small::mat_vec`: the sum starts at 0).
-        let mut alpha = [0.0; 3];
-        for j in 0..3 {
-            let mut acc = 0.0;
-            for k in 0..3 {
-                acc += r[j][k] * f[k];
-            }
-            alpha[j] = acc;
-        }
-        alpha
+        mat_vec(&inverse_spd(&m), &f)
     }
 }
 
