@@ -17,7 +17,7 @@
 // four or five zipped slices would hide the formulas they implement.
 #![allow(clippy::needless_range_loop)]
 
-use super::chain::{angle_difference, Chain};
+use super::chain::{couplings, Chain};
 use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::System;
 
@@ -176,13 +176,7 @@ impl System for Canonical<'_> {
             let wj = ws.omega[j];
             let mut am_diag = 0.0;
             let mut g_diag = 0.0;
-            for k in 0..n {
-                if k == j {
-                    continue;
-                }
-                let (sk, ck) = (ws.s[k], ws.c[k]);
-                let ajk = a[j * n + k];
-                let (sjk, cjk) = angle_difference((sj, cj), (sk, ck));
+            for (k, ajk, sjk, cjk) in couplings(a, &ws.s, &ws.c, j) {
                 let wk = ws.omega[k];
                 let am = ajk * sjk * wk;
                 ws.am[j * n + k] = am;

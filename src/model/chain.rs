@@ -734,13 +734,7 @@ impl System for Chain {
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);
             let mut diag = 0.0;
-            for k in 0..n {
-                if k == j {
-                    continue;
-                }
-                let (sk, ck) = (ws.s[k], ws.c[k]);
-                let ajk = a[j * n + k];
-                let (sjk, cjk) = angle_difference((sj, cj), (sk, ck));
+            for (k, ajk, sjk, cjk) in couplings(a, &ws.s, &ws.c, j) {
                 let g = ajk * (cjk * omega[k] * omega[k] - sjk * ws.alpha[k]);
                 ws.g[j * n + k] = g;
                 diag += g;
@@ -827,9 +821,21 @@ impl System for Chain {
     }
 }
 
-/// (sin(θⱼ − θₖ), cos(θⱼ − θₖ)) from the cached (sin, cos) of each angle: the coupling of two
-/// links in the mass matrix and its derivatives, with no further trigonometric call.
+/// The couplings of link `j` to every other link k ≠ j, in ascending k: `(k, a_jk,
+/// sin(θⱼ − θₖ), cos(θⱼ − θₖ))` from `a` (row-major N × N) and the cached sin `s` and cos `c` of
+/// each angle (N of each), with no further trigonometric call: the off-diagonal terms of the
+/// mass matrix and its derivatives, which both tangent blocks sum row by row.
 #[inline(always)]
-pub(super) fn angle_difference((sj, cj): (f64, f64), (sk, ck): (f64, f64)) -> (f64, f64) {
-    (sj * ck - cj * sk, cj * ck + sj * sk)
+pub(super) fn couplings<'a>(
+    a: &'a [f64],
+    s: &'a [f64],
+    c: &'a [f64],
+    j: usize,
+) -> impl Iterator<Item = (usize, f64, f64, f64)> + 'a {
+    let n = s.len();
+    let (sj, cj) = (s[j], c[j]);
+    (0..n).filter(move |&k| k != j).map(move |k| {
+        let (sk, ck) = (s[k], c[k]);
+        (k, a[j * n + k], sj * ck - cj * sk, cj * ck + sj * sk)
+    })
 }
