@@ -16,7 +16,7 @@
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Finding, Line, Record, Registered, RunEnd};
+use super::indicator::{status, Chart, Finding, Line, OrbitEnd, Record, Registered};
 use super::{LyapunovError, OrbitOptions};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
@@ -49,7 +49,7 @@ pub struct FliOrbit {
     pub log_norm: f64,
     pub history: FliHistory,
     /// The run's end, energy balance, work and options.
-    pub end: RunEnd,
+    pub end: OrbitEnd,
 }
 
 /// FLI and OFLI along the orbit of `sys` from `x0` (see the module docs). Errors:
@@ -172,7 +172,7 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
                 fli: self.hist.column(1),
                 ofli: self.hist.column(2),
             },
-            end: RunEnd::new(
+            end: OrbitEnd::new(
                 FliEstimator::NAME,
                 &end,
                 self.opts,

@@ -6,7 +6,7 @@
 //! its result is a [`Finding`], which describes itself as plain data: the variables and
 //! attributes of its result group ([`Record`]), its own JSON fields, its text report and its
 //! figure ([`Chart`]). The spec, [`crate::run`], the store, the plots, the CLI and the Python
-//! package serve every indicator through these, and add what all of them share ([`RunEnd`]:
+//! package serve every indicator through these, and add what all of them share ([`OrbitEnd`]:
 //! the run's end, the energy balance, the work counts, the integrator).
 
 use super::driver::End;
@@ -112,14 +112,14 @@ pub trait Finding: Send {
     /// Its figure against time.
     fn chart(&self) -> Chart<'_>;
     /// What every indicator run reports besides its own numbers.
-    fn end(&self) -> &RunEnd {
+    fn end(&self) -> &OrbitEnd {
         self.record().end
     }
 }
 
 /// What every indicator run reports besides its own numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct RunEnd {
+pub struct OrbitEnd {
     /// The indicator's name ([`Indicator::name`]).
     pub estimator: &'static str,
     /// The renormalisation interval (s).
@@ -149,7 +149,7 @@ pub struct OrbitCounts {
     pub samples: Option<u64>,
 }
 
-impl RunEnd {
+impl OrbitEnd {
     /// The end of a run from the driver's `end`, with `renormalizations` made by the reducer;
     /// `samples` where it samples apart from them.
     pub(crate) fn new(
@@ -159,8 +159,8 @@ impl RunEnd {
         method: &Method,
         renormalizations: u64,
         samples: Option<u64>,
-    ) -> RunEnd {
-        RunEnd {
+    ) -> OrbitEnd {
+        OrbitEnd {
             estimator,
             tau: options.tau,
             t_end: end.t_end,
@@ -182,7 +182,7 @@ impl RunEnd {
 /// A result group's content: what every indicator run reports, the `time` coordinate (s, from
 /// 0), the indicator's variables over it and its attributes.
 pub struct Record<'a> {
-    pub end: &'a RunEnd,
+    pub end: &'a OrbitEnd,
     pub time: &'a [f64],
     pub vars: Vec<Var<'a>>,
     pub attrs: Vec<(&'static str, Attr)>,
@@ -231,7 +231,7 @@ impl From<bool> for Attr {
 impl<'a> Record<'a> {
     /// The record of a run that ended as `end`, sampled at `time`; its variables and
     /// attributes follow.
-    pub fn over(end: &'a RunEnd, time: &'a [f64]) -> Record<'a> {
+    pub fn over(end: &'a OrbitEnd, time: &'a [f64]) -> Record<'a> {
         Record {
             end,
             time,

@@ -11,7 +11,7 @@
 //! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Finding, Line, Record, Registered, RunEnd};
+use super::indicator::{status, Chart, Finding, Line, OrbitEnd, Record, Registered};
 use super::{LyapunovError, OrbitOptions};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
@@ -65,7 +65,7 @@ pub struct MegnoOrbit {
     /// Time between samples of r (s): dt, or τ for DOP853.
     pub sample_interval: f64,
     /// The run's end, energy balance, work (with the samples of r) and options.
-    pub end: RunEnd,
+    pub end: OrbitEnd,
 }
 
 /// Running MEGNO integrals by the trapezoid rule over samples (t, r(t)) fed in time order.
@@ -303,7 +303,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
             },
             history: hist,
             sample_interval: end.sample_interval,
-            end: RunEnd::new(
+            end: OrbitEnd::new(
                 MegnoEstimator::NAME,
                 &end,
                 self.opts,
