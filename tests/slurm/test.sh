@@ -110,13 +110,22 @@ until [[ $(scontrol show job -o "${array}_1" | grep -o 'JobState=[A-Z]*') == Job
     sleep 0.05
 done
 # SLURM holds a requeued job for 120 s (BeginTime, set once the killed run is cleaned up); a
-# test need not wait that long, so it releases the task once it is pending again.
+# test need not wait that long, so it releases the task once it is pending again. Not at once:
+# a release within the second of the kill was seen refused by slurmd ("Job N already killed, do
+# not launch batch job"; it remembers a killed job's credential to the second), and the task
+# then ended FAILED. So it waits until the killed run's step daemon is gone, then two seconds.
 released() {
-    local d=$((SECONDS + 30))
+    local d=$((SECONDS + 30)) id
     until [[ $(scontrol show job -o "$1") =~ JobState=PENDING.*Reason=BeginTime ]]; do
         ((SECONDS < d)) || return 1
         sleep 0.2
     done
+    id=$(scontrol show job -o "$1" | grep -o 'JobId=[0-9]*' | head -n 1 | cut -d= -f2)
+    while pgrep -f "slurmstepd: \[${id}[.]" >/dev/null; do
+        ((SECONDS < d)) || return 1
+        sleep 0.2
+    done
+    sleep 2
     scontrol update JobId="$1" StartTime=now
 }
 if ((seen >= 8)) && scontrol requeue "${array}_1" && released "${array}_1"; then
