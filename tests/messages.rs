@@ -167,3 +167,27 @@ fn every_field_a_refusal_names_is_spelt_as_the_user_gave_it() {
         "error: lyapunov.tau: must be a whole multiple of --dt = 0.01 (got 0.015)"
     );
 }
+
+#[test]
+fn threads_beyond_four_per_core_are_refused_before_any_work() {
+    let d = tempfile::tempdir().unwrap();
+    let args = [
+        "simulate",
+        "--theta",
+        "1,1",
+        "--t-end",
+        "0.1",
+        "-o",
+        "s.h5",
+        "--threads",
+    ];
+    let e = refused(d.path(), &[&args[..], &["100000"]].concat());
+    assert!(
+        e.starts_with("error: --threads: must be between 1 and 4 x the "),
+        "{e}"
+    );
+    assert!(e.trim_end().ends_with("(got 100000)"), "{e}");
+    let e = refused(d.path(), &[&args[..], &["0"]].concat());
+    assert!(e.trim_end().ends_with("(got 0)"), "{e}");
+    assert!(!d.path().join("s.h5").exists());
+}

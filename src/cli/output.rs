@@ -159,11 +159,17 @@ impl Run<'_> {
 }
 
 /// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any
-/// work, so the pool cannot exist yet and `build_global` cannot fail.
+/// work, so the pool cannot exist yet and `build_global` cannot fail. N is at most 4× the cores
+/// this process may use: more threads only share them, and building a pool of 10⁵ threads takes
+/// long enough to ignore Ctrl-C.
 pub fn set_threads(threads: Option<usize>) -> Result<(), CliError> {
     if let Some(n) = threads {
-        if n == 0 {
-            return Err(CliError::Input("--threads: must be >= 1 (got 0)".into()));
+        let cores = std::thread::available_parallelism().map_or(1, |c| c.get());
+        if n == 0 || n > 4 * cores {
+            return Err(CliError::Input(format!(
+                "--threads: must be between 1 and 4 x the {cores} cores = {} (got {n})",
+                4 * cores
+            )));
         }
         let _ = rayon::ThreadPoolBuilder::new()
             .num_threads(n)
