@@ -672,6 +672,28 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         .unwrap();
     assert_eq!(e, -5.0);
     drop(f);
+    // Below the chain's least energy (−3g at rest, hanging) no pixel is on the shell: the
+    // flip map is all forbidden, written whole, with no checkpoint left behind.
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--energy",
+            "-30",
+            "--resolution",
+            "16",
+            "--json",
+            "-o",
+            "empty.h5",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["n_forbidden"], 16 * 16, "{v}");
+    assert!(!d.join("empty.h5.tiles").exists());
+    let f = hdf5::File::open(d.join("empty.h5")).unwrap();
+    let k: Vec<i32> = f.dataset("map/flip_step").unwrap().read_raw().unwrap();
+    assert_eq!(k.len(), 16 * 16);
+    drop(f);
     // The shipped spec validates; its dry run states the work.
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/damped-driven-basins.toml");
     let out = ok(

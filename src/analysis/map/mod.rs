@@ -367,9 +367,10 @@ pub fn compute_tile(chain: &Chain, opts: &MapOptions, index: usize) -> TileResul
     if starts.len() == np {
         return live;
     }
-    // Scatter the integrated pixels back among the forbidden ones.
+    // Scatter the integrated pixels back among the forbidden ones. (The kind says whether it
+    // is a flip map: a tile with no pixel on the shell has empty columns either way.)
     let m = opts.kind.aux_columns(chain.links());
-    let flip = !live.flip_step.is_empty();
+    let flip = opts.kind.id().is_flip();
     let mut out = TileResult {
         index,
         flip_step: if flip { vec![0; np] } else { vec![] },
