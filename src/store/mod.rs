@@ -146,6 +146,9 @@ pub enum StoreError {
     /// A variable's dimensions do not match its data or the group's coordinates.
     #[error("variable {var}: {what}")]
     Dims { var: String, what: String },
+    /// A file read as input is not what it claims (a map file's header, a shard's tiles).
+    #[error("{}: {what}", path.display())]
+    BadFile { path: PathBuf, what: String },
     /// A group, variable or attribute name that cannot be used.
     #[error("invalid name {name:?}: {what}")]
     Name { name: String, what: String },

@@ -944,3 +944,44 @@ fn incomplete_maps_hatch_the_missing_tiles_in_every_kind() {
         assert_eq!(missing_cells, w * h / 2, "{name}");
     }
 }
+
+/// A map file is input: one whose header was tampered with (a one-number window, a zero tile)
+/// is refused in one line naming the attribute by every command that reads it, never a panic.
+#[test]
+fn a_tampered_map_header_is_refused_by_render_merge_and_measure() {
+    let t = tempfile::tempdir().unwrap();
+    let d = t.path();
+    ok(d, &["map", "--resolution", "16", "-o", "f.h5"]);
+    std::fs::copy(d.join("f.h5"), d.join("g.h5")).unwrap();
+    {
+        let g = hdf5::File::open_rw(d.join("f.h5"))
+            .unwrap()
+            .group("map")
+            .unwrap();
+        g.delete_attr("window").unwrap();
+        let a = g.new_attr::<f64>().shape(1).create("window").unwrap();
+        a.write(&[1.0]).unwrap();
+        let g = hdf5::File::open_rw(d.join("g.h5"))
+            .unwrap()
+            .group("map")
+            .unwrap();
+        g.attr("tile").unwrap().write_scalar(&0i64).unwrap();
+    }
+    for (file, attr) in [("f.h5", "window"), ("g.h5", "tile")] {
+        let runs: [&[&str]; 3] = [
+            &["render", file, "-o", "out.png"],
+            &["merge", file, "-o", "out.h5"],
+            &["measure", file, "--what", "boundary-dimension"],
+        ];
+        for args in runs {
+            let (code, _, err) = pendula(d, args);
+            assert!(code == 1 || code == 2, "{args:?}: exit {code}: {err}");
+            assert!(
+                err.contains(&format!("attribute {attr}")),
+                "{args:?}: {err}"
+            );
+            assert_eq!(err.trim_end().lines().count(), 1, "{args:?}: {err}");
+        }
+    }
+    assert!(!d.join("out.png").exists() && !d.join("out.h5").exists());
+}

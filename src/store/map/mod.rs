@@ -90,8 +90,8 @@ fn h5_err(what: impl Into<String>) -> impl FnOnce(hdf5::Error) -> StoreError {
 }
 
 fn bad(path: &Path, what: impl Into<String>) -> StoreError {
-    StoreError::Dims {
-        var: path.display().to_string(),
+    StoreError::BadFile {
+        path: path.to_path_buf(),
         what: what.into(),
     }
 }

@@ -49,10 +49,34 @@ impl MapReader {
                 .map(|v| v != 0)
                 .map_err(h5_err(format!("reading attribute {name}")))
         };
+        // Sizes the tiling divides by and allocates from.
+        let size = |name: &str| -> Result<usize, StoreError> {
+            match i(name)? {
+                v if v >= 1 => Ok(v as usize),
+                v => Err(bad(
+                    path,
+                    format!("attribute {name} must be >= 1 (got {v})"),
+                )),
+            }
+        };
         let window: Vec<f64> = g
             .attr("window")
             .and_then(|a| a.read_raw::<f64>())
             .map_err(h5_err("reading attribute window"))?;
+        // A file is input: its window is checked before anything indexes or divides by it.
+        let window: [f64; 4] = match window[..] {
+            [x0, x1, y0, y1] if x0 < x1 && y0 < y1 && (x1 - x0).is_finite() && (y1 - y0).is_finite() => {
+                [x0, x1, y0, y1]
+            }
+            _ => {
+                return Err(bad(
+                    path,
+                    format!(
+                        "attribute window must hold 4 finite numbers xlo < xhi, ylo < yhi (got {window:?})"
+                    ),
+                ))
+            }
+        };
         let base_state: Vec<f64> = g
             .attr("base_state")
             .and_then(|a| a.read_raw::<f64>())
@@ -89,9 +113,9 @@ impl MapReader {
                 Kind::parse(&k).ok_or_else(|| bad(path, format!("unknown map kind `{k}`")))?
             },
             spec_hash: s("spec_hash")?,
-            width: i("width")? as usize,
-            height: i("height")? as usize,
-            tile: i("tile")? as usize,
+            width: size("width")?,
+            height: size("height")?,
+            tile: size("tile")?,
             t_max: f("t_max")?,
             dt: f("dt")?,
             n_steps: i("n_steps")? as u32,
@@ -100,7 +124,7 @@ impl MapReader {
             flip_target: s("flip_target").unwrap_or_default(),
             x_name: s("x_coordinate")?,
             y_name: s("y_coordinate")?,
-            window: [window[0], window[1], window[2], window[3]],
+            window,
             shard,
             complete: b("complete")?,
             tile_done: done.iter().map(|&d| d == 1).collect(),
