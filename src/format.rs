@@ -1,5 +1,6 @@
 //! How a number is written for people, in one place for every front end: text reports
-//! ([`num`]), JSON summaries ([`f64_json`]) and figure text ([`format_value`]). A leaf: the
+//! ([`num`]), JSON summaries ([`f64_json`]), figure text ([`format_value`]) and the choices a
+//! refusal lists ([`one_of`]). A leaf: the
 //! analyses' self-descriptions, the plots and the CLI all use it.
 
 use serde_json::json;
@@ -48,4 +49,12 @@ pub fn format_value(v: f64, decimals: usize) -> String {
         return format!("{:.*}", decimals, 0.0);
     }
     s.replace('-', "\u{2212}")
+}
+
+/// Names as a message lists the choices: `a, b, … or z` (one name alone as it is).
+pub fn one_of(names: &[&str]) -> String {
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
+        _ => names.join(""),
+    }
 }

@@ -6,6 +6,7 @@ use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryO
 use crate::analysis::orbit::{
     indicator_by_name, Indicator, IndicatorOptions, OrbitOptions, ESTIMATORS,
 };
+use crate::format::one_of;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, PartialEq)]
@@ -242,7 +243,7 @@ impl LyapunovSpec {
                     "lyapunov.estimator",
                     format!(
                         "unknown estimator `{other}` (expected {})",
-                        expected_estimators()
+                        one_of(&ESTIMATORS.split('|').collect::<Vec<_>>())
                     ),
                 ))
             }
@@ -340,12 +341,4 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
         x0,
         method,
     })
-}
-
-/// [`ESTIMATORS`] as an error message lists them: `a, b, … or z`.
-fn expected_estimators() -> String {
-    match ESTIMATORS.rsplit_once('|') {
-        Some((head, last)) => format!("{} or {last}", head.replace('|', ", ")),
-        None => ESTIMATORS.to_string(),
-    }
 }

@@ -235,10 +235,7 @@ impl Kind {
     /// The kinds' names for a message: "flip-time, energy-error, … or final-state".
     pub fn expected(kinds: &[Kind]) -> String {
         let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
-        match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.join(""),
-        }
+        crate::format::one_of(&names)
     }
 
     pub fn value(self) -> Option<&'static Var> {
