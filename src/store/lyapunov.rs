@@ -198,7 +198,7 @@ pub fn write_finding(g: &GroupWriter<'_>, f: &dyn Finding) -> Result<(), StoreEr
     let e = r.end;
     g.attr_str("estimator", e.estimator)?;
     write_method(g, &e.method)?;
-    g.attr_f64("tau", e.tau)?;
+    g.attr_f64("tau", e.options.tau)?;
     g.attr_f64("t_end", e.t_end)?;
     g.attr_f64("time_requested", e.options.time)?;
     g.attr_i64("max_history", e.options.max_history as i64)?;

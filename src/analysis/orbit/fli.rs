@@ -228,7 +228,7 @@ impl Finding for FliOrbit {
             "FLI over 0..{} s ({}, tau = {} s): FLI = {}, OFLI = {}\n  FLI / t = {} (1/s): ~ lambda_max on a chaotic orbit, ~ ln(t)/t on a regular one\n",
             self.end.t_end,
             self.end.method.name(),
-            self.end.tau,
+            self.end.options.tau,
             num(self.fli),
             num(self.ofli),
             num(self.rate)

@@ -122,8 +122,6 @@ pub trait Finding: Send {
 pub struct OrbitEnd {
     /// The indicator's name ([`Indicator::name`]).
     pub estimator: &'static str,
-    /// The renormalisation interval (s).
-    pub tau: f64,
     /// Where the run ended (s): `options.time`, or earlier when it was stopped.
     pub t_end: f64,
     /// False when the observer stopped the run.
@@ -162,7 +160,6 @@ impl OrbitEnd {
     ) -> OrbitEnd {
         OrbitEnd {
             estimator,
-            tau: options.tau,
             t_end: end.t_end,
             complete: end.complete,
             options: *options,
@@ -311,7 +308,7 @@ pub fn summary(f: &dyn Finding) -> serde_json::Value {
         "energy_initial": e.energy.initial, "energy_end": e.energy.last,
         "energy_work": e.energy.work, "abs_energy_drift": e.energy.abs_drift,
         "relative_energy_drift": e.energy.relative_drift,
-        "tau": e.tau, "t_end": e.t_end,
+        "tau": e.options.tau, "t_end": e.t_end,
         "counts": e.counts, "integrator": e.method, "complete": e.complete,
     });
     if let (Some(map), serde_json::Value::Object(own)) = (j.as_object_mut(), f.summary()) {
