@@ -9,6 +9,7 @@ pub mod map;
 pub mod measure;
 pub mod modes;
 pub mod orbit;
+pub mod periodic;
 pub mod poincare;
 pub mod random;
 pub mod route;

@@ -426,6 +426,26 @@ impl Chain {
                 .sum::<f64>()
     }
 
+    /// ∇E at `x = (θ, θ̇)` for a still pivot, E = ½ Σ a_jk cos(θ_j − θ_k) θ̇_j θ̇_k − g Σ b_j cos θ_j:
+    /// ∂E/∂θ_j = g b_j sin θ_j − Σ_k a_jk sin(θ_j − θ_k) θ̇_j θ̇_k and ∂E/∂θ̇ = M(θ) θ̇ (the energy
+    /// condition of a periodic orbit's shooting equations).
+    pub fn energy_gradient(&self, x: &[f64]) -> Vec<f64> {
+        let n = self.n;
+        let (theta, omega) = x.split_at(n);
+        let a = self.a();
+        let g = self.params.gravity;
+        let mut grad = vec![0.0; 2 * n];
+        for j in 0..n {
+            grad[j] = g * self.b[j] * theta[j].sin();
+            for k in 0..n {
+                let (s, c) = (theta[j] - theta[k]).sin_cos();
+                grad[j] -= a[j * n + k] * s * omega[j] * omega[k];
+                grad[n + j] += a[j * n + k] * c * omega[k];
+            }
+        }
+        grad
+    }
+
     /// Per-link kinetic energies of the links' own motion: ½ m_i |ṙ_i|² + ½ J_i θ̇_i² (J).
     pub fn link_kinetic_energies(&self, x: &[f64]) -> Vec<f64> {
         let n = self.n;

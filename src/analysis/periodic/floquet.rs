@@ -1,0 +1,184 @@
+//! Floquet multipliers of a periodic orbit, its stability, and the two checks that hold exactly:
+//! Liouville's formula det M = exp(∫ tr J dt) (any orbit), and reciprocal pairs μ, 1/μ
+//! (a Hamiltonian orbit: undamped, driven or not).
+
+use nalgebra::{Complex, DMatrix};
+use serde::Serialize;
+
+/// A multiplier counts as on the unit circle within this distance of it. Integrated to
+/// tolerance 1e-12, a multiplier's modulus is good to about 1e-9; where two collide on the
+/// circle they split like the square root of the error, hence the margin.
+pub const UNIT_CIRCLE_TOL: f64 = 1e-6;
+
+/// How a periodic orbit responds to small deviations.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Stability {
+    /// Dissipative orbit: every multiplier inside the unit circle (an attractor).
+    Stable,
+    /// Dissipative orbit: a multiplier outside the unit circle.
+    Unstable,
+    /// Hamiltonian orbit: every non-trivial multiplier on the unit circle (linearly stable).
+    Elliptic,
+    /// Hamiltonian orbit: a real pair μ, 1/μ off the circle (and no complex quartet).
+    Hyperbolic,
+    /// Hamiltonian orbit: a quartet μ, 1/μ, μ̄, 1/μ̄ off the circle and off the real axis.
+    ComplexUnstable,
+}
+
+impl Stability {
+    pub fn name(self) -> &'static str {
+        match self {
+            Stability::Stable => "stable",
+            Stability::Unstable => "unstable",
+            Stability::Elliptic => "elliptic",
+            Stability::Hyperbolic => "hyperbolic",
+            Stability::ComplexUnstable => "complex-unstable",
+        }
+    }
+    /// Whether small deviations stay small (stable or elliptic).
+    pub fn is_stable(self) -> bool {
+        matches!(self, Stability::Stable | Stability::Elliptic)
+    }
+    /// The stability of a HDF5 code (0..=4, [`Stability::code`]).
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+}
+
+/// A multiplier μ with its Floquet exponent ln(μ)/T.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Multiplier {
+    pub re: f64,
+    pub im: f64,
+    /// |μ|.
+    pub modulus: f64,
+    /// Re ln(μ) / T (1/s): the growth rate of deviations along this direction.
+    pub exponent: f64,
+    /// arg(μ) (rad).
+    pub angle: f64,
+}
+
+impl Multiplier {
+    fn new(mu: Complex<f64>, period: f64) -> Multiplier {
+        Multiplier {
+            re: mu.re,
+            im: mu.im,
+            modulus: mu.norm(),
+            exponent: mu.norm().ln() / period,
+            angle: mu.arg(),
+        }
+    }
+    pub fn complex(&self) -> Complex<f64> {
+        Complex::new(self.re, self.im)
+    }
+}
+
+/// The Floquet analysis of one orbit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Floquet {
+    /// The non-trivial multipliers, by modulus, largest first.
+    pub multipliers: Vec<Multiplier>,
+    /// The trivial multipliers set aside (an autonomous Hamiltonian orbit's two near +1: along
+    /// the flow and across the energy shells); their distance from 1 measures the orbit's
+    /// accuracy.
+    pub trivial: Vec<Multiplier>,
+    pub stability: Stability,
+    /// det M, computed from the matrix.
+    pub determinant: f64,
+    /// exp(∫ tr J dt) along the orbit: what Liouville's formula says det M is.
+    pub liouville: f64,
+    /// |det M − exp(∫ tr J dt)| / exp(∫ tr J dt).
+    pub liouville_error: f64,
+    /// Hamiltonian orbits: max over μ of min over μ' of |μ μ' − 1| (0 when every multiplier has
+    /// its reciprocal); None for a damped orbit.
+    pub reciprocal_error: Option<f64>,
+    /// max |μ| − 1 over the non-trivial multipliers: > 0 is unstable.
+    pub largest_modulus: f64,
+}
+
+/// The Floquet analysis of monodromy `m` over `period` with ∫ tr J dt = `trace_integral`;
+/// `hamiltonian` orbits have reciprocal pairs, `trivial` of them (0 or 2) at +1.
+pub fn floquet(
+    m: &DMatrix<f64>,
+    period: f64,
+    trace_integral: f64,
+    hamiltonian: bool,
+    trivial: usize,
+) -> Floquet {
+    let eig: Vec<Complex<f64>> = m.clone().complex_eigenvalues().iter().copied().collect();
+    let mut rest = eig.clone();
+    let mut set_aside = Vec::new();
+    for _ in 0..trivial.min(rest.len()) {
+        let (i, _) = rest
+            .iter()
+            .enumerate()
+            .map(|(i, mu)| (i, (mu - 1.0).norm()))
+            .fold((0, f64::INFINITY), |b, c| if c.1 < b.1 { c } else { b });
+        set_aside.push(Multiplier::new(rest.remove(i), period));
+    }
+    rest.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));
+    let multipliers: Vec<Multiplier> = rest.iter().map(|&mu| Multiplier::new(mu, period)).collect();
+    let largest = rest.iter().map(|mu| mu.norm()).fold(0.0, f64::max);
+    let stability = if hamiltonian {
+        let off: Vec<&Complex<f64>> = rest
+            .iter()
+            .filter(|mu| mu.norm() > 1.0 + UNIT_CIRCLE_TOL)
+            .collect();
+        if off.is_empty() {
+            Stability::Elliptic
+        } else if off.iter().any(|mu| mu.im.abs() > UNIT_CIRCLE_TOL) {
+            Stability::ComplexUnstable
+        } else {
+            Stability::Hyperbolic
+        }
+    } else if largest > 1.0 {
+        Stability::Unstable
+    } else {
+        Stability::Stable
+    };
+    let determinant = m.clone().determinant();
+    let liouville = trace_integral.exp();
+    let reciprocal_error = hamiltonian.then(|| {
+        eig.iter()
+            .map(|a| {
+                eig.iter()
+                    .map(|b| (a * b - 1.0).norm())
+                    .fold(f64::INFINITY, f64::min)
+            })
+            .fold(0.0, f64::max)
+    });
+    Floquet {
+        multipliers,
+        trivial: set_aside,
+        stability,
+        determinant,
+        liouville,
+        liouville_error: (determinant - liouville).abs() / liouville,
+        reciprocal_error,
+        largest_modulus: largest - 1.0,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_rotation_is_elliptic_and_a_saddle_hyperbolic() {
+        let (c, s) = (0.3f64.cos(), 0.3f64.sin());
+        let rot = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
+        let f = floquet(&rot, 1.0, 0.0, true, 0);
+        assert_eq!(f.stability, Stability::Elliptic);
+        assert!(f.reciprocal_error.unwrap() < 1e-14);
+        assert!((f.multipliers[0].angle.abs() - 0.3).abs() < 1e-14);
+        let saddle = DMatrix::from_row_slice(2, 2, &[2.0, 0.0, 0.0, 0.5]);
+        let f = floquet(&saddle, 2.0, 0.0, true, 0);
+        assert_eq!(f.stability, Stability::Hyperbolic);
+        assert!((f.multipliers[0].exponent - 2f64.ln() / 2.0).abs() < 1e-15);
+        let sink = DMatrix::from_row_slice(2, 2, &[0.5, 0.0, 0.0, 0.25]);
+        let f = floquet(&sink, 1.0, (0.125f64).ln(), false, 0);
+        assert_eq!(f.stability, Stability::Stable);
+        assert!(f.liouville_error < 1e-15 && f.reciprocal_error.is_none());
+    }
+}

@@ -1,0 +1,55 @@
+//! Periodic orbits: the skeleton of the dynamics beyond the equilibria.
+//!
+//! * [`flow`]: the flow over a stretch of time with its exact Jacobian, as a reducer on the
+//!   single-orbit driver ([`crate::analysis::orbit::driver`]);
+//! * [`shooting`]: (multiple) shooting with damped Newton, for driven orbits (fixed points of the
+//!   k-th stroboscopic iterate) and autonomous ones (the period an unknown, a phase condition,
+//!   the energy or the period fixed);
+//! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
+//! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
+//!   folds, period doublings, Neimark–Sacker points and stability changes.
+
+pub mod floquet;
+pub mod flow;
+pub mod shooting;
+
+pub use floquet::{floquet, Floquet, Multiplier, Stability};
+pub use flow::{propagate, Propagated};
+pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};
+
+use crate::analysis::orbit::LyapunovError;
+use crate::analysis::AnalysisError;
+use crate::error::FieldError;
+use thiserror::Error;
+
+/// Why a periodic-orbit search failed.
+#[derive(Debug, Error, Clone, PartialEq)]
+pub enum PeriodicError {
+    /// Bad input, found before any work.
+    #[error("{0}")]
+    Invalid(FieldError),
+    /// Newton (or the continuation's corrector) did not converge.
+    #[error("{0}")]
+    NotConverged(String),
+    /// A stop request ended the search.
+    #[error("interrupted")]
+    Interrupted,
+    /// The integration failed (a blow-up).
+    #[error(transparent)]
+    Run(#[from] AnalysisError),
+}
+
+impl PeriodicError {
+    pub(crate) fn invalid(field: &str, why: impl Into<String>) -> PeriodicError {
+        PeriodicError::Invalid(FieldError::new(field, why))
+    }
+}
+
+impl From<LyapunovError> for PeriodicError {
+    fn from(e: LyapunovError) -> Self {
+        match e {
+            LyapunovError::Invalid { field, why, .. } => PeriodicError::invalid(field, why),
+            LyapunovError::Analysis(a) => PeriodicError::Run(a),
+        }
+    }
+}

@@ -1,0 +1,503 @@
+//! Periodic orbits by (multiple) shooting: damped Newton on the shooting equations, with every
+//! Jacobian block the exact monodromy of a segment ([`propagate`]), never finite differences.
+//!
+//! The unknowns are the segment starts `x_0 … x_{m−1}` (and the period T of an autonomous
+//! orbit); the equations close each segment on the next start, the last on `x_0` plus whole turns
+//! of the angles (a rotating orbit returns to x_0 modulo 2π). A driven orbit's segments start at
+//! t_j = j·kT_drive/m, so `x_0` is a fixed point of the k-th iterate of the stroboscopic map at
+//! drive phase 0. An autonomous orbit adds a phase condition, f(x_ref)·(x_0 − x_ref) = 0 (the
+//! start lies on the plane through the reference orthogonal to the flow), and fixes the energy
+//! E(x_0) = E or the period; that system has one equation more than unknowns and is solved in
+//! the least-squares sense (it is consistent at a solution, so Gauss–Newton keeps quadratic
+//! convergence).
+
+use super::floquet::{floquet, Floquet};
+use super::flow::{propagate, Propagated};
+use super::PeriodicError;
+use crate::integrate::Method;
+use crate::model::{Chain, System};
+use crate::observe::{Cancel, Cancellable};
+use nalgebra::{DMatrix, DVector};
+use serde::Serialize;
+use std::f64::consts::TAU;
+
+/// A system whose periodic orbits can be found: what the shooting equations need beyond the
+/// flow.
+pub trait Periodic: System {
+    /// ∇E(x), for the energy condition of an autonomous orbit.
+    fn energy_gradient(&self, x: &[f64]) -> Vec<f64>;
+    /// Whether the flow is Hamiltonian (undamped): its multipliers come in pairs μ, 1/μ.
+    fn hamiltonian(&self) -> bool;
+}
+
+impl Periodic for Chain {
+    fn energy_gradient(&self, x: &[f64]) -> Vec<f64> {
+        Chain::energy_gradient(self, x)
+    }
+    fn hamiltonian(&self) -> bool {
+        self.params().damping.is_zero()
+    }
+}
+
+/// What closes the orbit.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Closure {
+    /// A driven system of drive period `drive_period` (s): period k·T_drive.
+    Driven { drive_period: f64, k: usize },
+    /// An autonomous system at fixed energy (J); the period is found.
+    Energy(f64),
+    /// An autonomous system at fixed period (s); the energy is found.
+    Period(f64),
+}
+
+impl Closure {
+    fn autonomous(&self) -> bool {
+        !matches!(self, Closure::Driven { .. })
+    }
+}
+
+/// How the shooting equations are set up and solved.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ShootingOptions {
+    /// Shooting segments m (1: single shooting; unstable orbits of chaotic systems need more).
+    pub segments: usize,
+    /// Converged when every residual is at most this (rad, rad/s).
+    pub tolerance: f64,
+    pub max_iterations: usize,
+    /// The adaptive integrator's tolerances (DOP853) along the orbit and its tangent block.
+    pub rtol: f64,
+    pub atol: f64,
+    /// Samples kept per segment (the orbit's shape; the ∫ tr J dt quadrature).
+    pub samples: usize,
+}
+
+impl Default for ShootingOptions {
+    fn default() -> Self {
+        ShootingOptions {
+            segments: 1,
+            tolerance: 1e-10,
+            max_iterations: 40,
+            rtol: 1e-12,
+            atol: 1e-12,
+            samples: 64,
+        }
+    }
+}
+
+impl ShootingOptions {
+    /// The options' own checks, naming the field.
+    pub fn check(&self) -> Result<(), PeriodicError> {
+        if self.segments == 0 || self.segments > 1000 {
+            return Err(PeriodicError::invalid("segments", "must be 1 ..= 1000"));
+        }
+        if !(self.tolerance.is_finite() && self.tolerance > 0.0) {
+            return Err(PeriodicError::invalid(
+                "tolerance",
+                "must be finite and > 0",
+            ));
+        }
+        if self.max_iterations == 0 {
+            return Err(PeriodicError::invalid("max_iterations", "must be >= 1"));
+        }
+        for (f, v) in [("rtol", self.rtol), ("atol", self.atol)] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(PeriodicError::invalid(f, "must be finite and > 0"));
+            }
+        }
+        if self.samples == 0 || self.samples > 100_000 {
+            return Err(PeriodicError::invalid("samples", "must be 1 ..= 100000"));
+        }
+        Ok(())
+    }
+
+    fn method(&self) -> Method {
+        Method::Dop853 {
+            rtol: self.rtol,
+            atol: self.atol,
+            h_max: f64::INFINITY,
+        }
+    }
+}
+
+/// A periodic orbit, converged.
+#[derive(Debug, Clone, Serialize)]
+pub struct PeriodicOrbit {
+    /// The start x_0 (angles in (−π, π]); for a driven orbit at drive phase 0.
+    pub x0: Vec<f64>,
+    /// The period (s).
+    pub period: f64,
+    /// Net turns of each angle per period (a rotating orbit's winding).
+    pub turns: Vec<i64>,
+    /// E(x_0) (J).
+    pub energy: f64,
+    pub floquet: Floquet,
+    /// The monodromy matrix, column-major n × n.
+    #[serde(skip)]
+    pub monodromy: DMatrix<f64>,
+    /// Newton's residual (max norm) at each iterate, the last the converged one.
+    pub residuals: Vec<f64>,
+    /// The states along one period at equal times, the start and end included (row-major).
+    #[serde(skip)]
+    pub shape: Vec<f64>,
+    /// Right-hand-side evaluations of the whole search.
+    pub evaluations: u64,
+}
+
+/// The shooting problem of one orbit.
+pub(crate) struct Shooting<'a, S: Periodic> {
+    pub sys: &'a S,
+    pub closure: Closure,
+    pub opts: ShootingOptions,
+    /// The phase condition's plane: f(x_ref) and x_ref (autonomous orbits).
+    pub phase: Option<(Vec<f64>, Vec<f64>)>,
+    pub cancel: Cancel,
+}
+
+/// The shooting equations at one point of the unknowns.
+pub(crate) struct Evaluation {
+    pub residual: DVector<f64>,
+    pub jacobian: DMatrix<f64>,
+    pub segments: Vec<Propagated>,
+    pub turns: Vec<i64>,
+}
+
+impl<S: Periodic> Shooting<'_, S> {
+    /// Number of unknowns: m·n, plus T for an autonomous orbit.
+    pub fn unknowns(&self) -> usize {
+        let n = self.sys.dim();
+        self.opts.segments * n + usize::from(self.closure.autonomous())
+    }
+
+    /// The period the unknowns `z` stand for.
+    pub fn period(&self, z: &[f64]) -> f64 {
+        match self.closure {
+            Closure::Driven { drive_period, k } => drive_period * k as f64,
+            _ => z[z.len() - 1],
+        }
+    }
+
+    /// The unknowns for a start `x0` and period `period`: the segment starts along the orbit
+    /// of `x0` (so that a guess needs only its start).
+    pub fn initial(&self, x0: &[f64], period: f64) -> Result<Vec<f64>, PeriodicError> {
+        let m = self.opts.segments;
+        let mut z = Vec::with_capacity(self.unknowns());
+        z.extend_from_slice(x0);
+        if m > 1 {
+            let p = self.segment(0, x0, period, m)?;
+            let n = x0.len();
+            for j in 1..m {
+                z.extend_from_slice(&p.samples[j * n..(j + 1) * n]);
+            }
+        }
+        if self.closure.autonomous() {
+            z.push(period);
+        }
+        Ok(z)
+    }
+
+    /// Segment `j` from `x` over `period / m` (with `intervals` samples).
+    fn segment(
+        &self,
+        j: usize,
+        x: &[f64],
+        period: f64,
+        intervals: usize,
+    ) -> Result<Propagated, PeriodicError> {
+        let m = self.opts.segments as f64;
+        let t0 = match self.closure {
+            Closure::Driven { .. } => j as f64 * period / m,
+            _ => 0.0,
+        };
+        let mut obs = Cancellable(self.cancel.clone());
+        propagate(
+            self.sys,
+            &self.opts.method(),
+            t0,
+            x,
+            period / m,
+            intervals,
+            &mut obs,
+        )
+    }
+
+    /// The residuals and their Jacobian at `z`.
+    pub fn evaluate(&self, z: &[f64]) -> Result<Evaluation, PeriodicError> {
+        let n = self.sys.dim();
+        let m = self.opts.segments;
+        let period = self.period(z);
+        if !(period.is_finite() && period > 0.0) {
+            return Err(PeriodicError::NotConverged(format!(
+                "the period went to {period} s"
+            )));
+        }
+        let auto = self.closure.autonomous();
+        let rows = m * n + if auto { 2 } else { 0 };
+        let cols = self.unknowns();
+        let mut r = DVector::zeros(rows);
+        let mut jac = DMatrix::zeros(rows, cols);
+        let mut segments = Vec::with_capacity(m);
+        for j in 0..m {
+            segments.push(self.segment(j, &z[j * n..(j + 1) * n], period, self.opts.samples)?);
+        }
+        // Whole turns of the angles between x_0 and the end of the last segment.
+        let last = &segments[m - 1].x;
+        let angles = self.sys.angles();
+        let turns: Vec<i64> = (0..angles)
+            .map(|i| ((last[i] - z[i]) / TAU).round() as i64)
+            .collect();
+        for (j, seg) in segments.iter().enumerate() {
+            let next = (j + 1) % m;
+            for i in 0..n {
+                let wrap = if j == m - 1 && i < angles {
+                    TAU * turns[i] as f64
+                } else {
+                    0.0
+                };
+                r[j * n + i] = seg.x[i] - z[next * n + i] - wrap;
+            }
+            jac.view_mut((j * n, j * n), (n, n))
+                .copy_from(&seg.jacobian);
+            for i in 0..n {
+                jac[(j * n + i, next * n + i)] -= 1.0;
+            }
+            if auto {
+                for i in 0..n {
+                    jac[(j * n + i, cols - 1)] = seg.velocity[i] / m as f64;
+                }
+            }
+        }
+        if auto {
+            let (f_ref, x_ref) = self
+                .phase
+                .as_ref()
+                .expect("an autonomous orbit has a phase");
+            let p = m * n;
+            r[p] = (0..n).map(|i| f_ref[i] * (z[i] - x_ref[i])).sum();
+            for i in 0..n {
+                jac[(p, i)] = f_ref[i];
+            }
+            match self.closure {
+                Closure::Energy(e) => {
+                    r[p + 1] = self.sys.energy(0.0, &z[..n]) - e;
+                    let g = self.sys.energy_gradient(&z[..n]);
+                    for i in 0..n {
+                        jac[(p + 1, i)] = g[i];
+                    }
+                }
+                Closure::Period(t) => {
+                    r[p + 1] = period - t;
+                    jac[(p + 1, cols - 1)] = 1.0;
+                }
+                Closure::Driven { .. } => unreachable!(),
+            }
+        }
+        Ok(Evaluation {
+            residual: r,
+            jacobian: jac,
+            segments,
+            turns,
+        })
+    }
+
+    /// Damped (Gauss–)Newton from `z`; the converged unknowns, their evaluation and the
+    /// residual history.
+    pub fn solve(
+        &self,
+        mut z: Vec<f64>,
+    ) -> Result<(Vec<f64>, Evaluation, Vec<f64>), PeriodicError> {
+        let mut ev = self.evaluate(&z)?;
+        let mut res = norm_inf(&ev.residual);
+        let mut history = vec![res];
+        for _ in 0..self.opts.max_iterations {
+            if res <= self.opts.tolerance {
+                return Ok((z, ev, history));
+            }
+            let step = least_squares(&ev.jacobian, &(-&ev.residual))?;
+            // Backtrack on the residual: halve the step until it decreases (at most 12 times).
+            let mut lambda = 1.0;
+            let mut accepted = None;
+            for _ in 0..12 {
+                let trial: Vec<f64> = z
+                    .iter()
+                    .zip(step.iter())
+                    .map(|(a, d)| a + lambda * d)
+                    .collect();
+                match self.evaluate(&trial) {
+                    Ok(e) if norm_inf(&e.residual) < res => {
+                        accepted = Some((trial, e));
+                        break;
+                    }
+                    Err(PeriodicError::Interrupted) => return Err(PeriodicError::Interrupted),
+                    _ => lambda *= 0.5,
+                }
+            }
+            let Some((trial, e)) = accepted else {
+                return Err(PeriodicError::NotConverged(format!(
+                    "Newton stalled at residual {res:.3e} (no step along the Newton direction reduces it)"
+                )));
+            };
+            z = trial;
+            ev = e;
+            res = norm_inf(&ev.residual);
+            history.push(res);
+        }
+        if res <= self.opts.tolerance {
+            return Ok((z, ev, history));
+        }
+        Err(PeriodicError::NotConverged(format!(
+            "Newton did not converge in {} iterations (residual {res:.3e} > tolerance {:.1e})",
+            self.opts.max_iterations, self.opts.tolerance
+        )))
+    }
+
+    /// The orbit of converged unknowns `z`.
+    pub fn orbit(&self, z: &[f64], ev: Evaluation, residuals: Vec<f64>) -> PeriodicOrbit {
+        let n = self.sys.dim();
+        let period = self.period(z);
+        let mut monodromy = DMatrix::identity(n, n);
+        let mut trace = 0.0;
+        let mut evaluations = 0;
+        let mut shape = Vec::new();
+        for (j, seg) in ev.segments.iter().enumerate() {
+            monodromy = &seg.jacobian * monodromy;
+            trace += seg.trace_integral;
+            evaluations += seg.evaluations;
+            let skip = if j == 0 { 0 } else { n };
+            shape.extend_from_slice(&seg.samples[skip..]);
+        }
+        let trivial = if self.closure.autonomous() { 2 } else { 0 };
+        let floquet = floquet(&monodromy, period, trace, self.sys.hamiltonian(), trivial);
+        let mut x0 = z[..n].to_vec();
+        for a in x0.iter_mut().take(self.sys.angles()) {
+            *a = wrap_angle(*a);
+        }
+        PeriodicOrbit {
+            energy: self.sys.energy(0.0, &x0),
+            x0,
+            period,
+            turns: ev.turns,
+            floquet,
+            monodromy,
+            residuals,
+            shape,
+            evaluations,
+        }
+    }
+}
+
+/// The phase plane through `x` orthogonal to the flow there.
+pub(crate) fn phase_at<S: System>(sys: &S, x: &[f64]) -> (Vec<f64>, Vec<f64>) {
+    let mut f = vec![0.0; x.len()];
+    let mut ws = sys.workspace();
+    sys.rhs(0.0, x, &mut f, &mut ws);
+    (f, x.to_vec())
+}
+
+/// A guess: a start, and (for an autonomous orbit) a period.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Guess {
+    pub x0: Vec<f64>,
+    /// The period guess (s); ignored for a driven orbit, whose period is k·T_drive.
+    pub period: f64,
+}
+
+/// Finds the periodic orbit of `sys` near `guess` closed by `closure`. Errors: invalid options or
+/// a guess of the wrong length (naming the field); [`PeriodicError::NotConverged`] when Newton
+/// fails; [`PeriodicError::Interrupted`] when `cancel` is set.
+pub fn find<S: Periodic>(
+    sys: &S,
+    guess: &Guess,
+    closure: Closure,
+    opts: &ShootingOptions,
+    cancel: &Cancel,
+) -> Result<PeriodicOrbit, PeriodicError> {
+    opts.check()?;
+    check_closure(sys, guess, closure)?;
+    let phase = closure.autonomous().then(|| phase_at(sys, &guess.x0));
+    let shooting = Shooting {
+        sys,
+        closure,
+        opts: *opts,
+        phase,
+        cancel: cancel.clone(),
+    };
+    let period = match closure {
+        Closure::Driven { drive_period, k } => drive_period * k as f64,
+        Closure::Period(t) => t,
+        Closure::Energy(_) => guess.period,
+    };
+    let z = shooting.initial(&guess.x0, period)?;
+    let (z, ev, residuals) = shooting.solve(z)?;
+    Ok(shooting.orbit(&z, ev, residuals))
+}
+
+/// The guess and closure's checks, naming the field.
+pub(crate) fn check_closure<S: System>(
+    sys: &S,
+    guess: &Guess,
+    closure: Closure,
+) -> Result<(), PeriodicError> {
+    if guess.x0.len() != sys.dim() {
+        return Err(PeriodicError::invalid(
+            "x0",
+            format!("must have {} entries (the state)", sys.dim()),
+        ));
+    }
+    if guess.x0.iter().any(|v| !v.is_finite()) {
+        return Err(PeriodicError::invalid("x0", "must be finite"));
+    }
+    match closure {
+        Closure::Driven { drive_period, k } => {
+            if !(drive_period.is_finite() && drive_period > 0.0) {
+                return Err(PeriodicError::invalid(
+                    "drive",
+                    "needs a drive frequency > 0",
+                ));
+            }
+            if k == 0 || k > 1000 {
+                return Err(PeriodicError::invalid("k", "must be 1 ..= 1000"));
+            }
+        }
+        Closure::Energy(e) => {
+            if !e.is_finite() {
+                return Err(PeriodicError::invalid("energy", "must be finite"));
+            }
+            if !(guess.period.is_finite() && guess.period > 0.0) {
+                return Err(PeriodicError::invalid("period", "must be finite and > 0"));
+            }
+        }
+        Closure::Period(t) => {
+            if !(t.is_finite() && t > 0.0) {
+                return Err(PeriodicError::invalid("period", "must be finite and > 0"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The least-squares solution of `a x = b` (the exact solution when `a` is square and regular).
+pub(crate) fn least_squares(
+    a: &DMatrix<f64>,
+    b: &DVector<f64>,
+) -> Result<DVector<f64>, PeriodicError> {
+    let svd = a.clone().svd(true, true);
+    let tol = svd.singular_values.max() * 1e-14 * a.nrows().max(a.ncols()) as f64;
+    svd.solve(b, tol).map_err(|e| {
+        PeriodicError::NotConverged(format!("the shooting Jacobian is singular ({e})"))
+    })
+}
+
+pub(crate) fn norm_inf(v: &DVector<f64>) -> f64 {
+    v.iter().fold(0.0, |a, b| a.max(b.abs()))
+}
+
+/// `a` in (−π, π].
+pub fn wrap_angle(a: f64) -> f64 {
+    let w = a - TAU * (a / TAU).round();
+    if w <= -std::f64::consts::PI {
+        w + TAU
+    } else {
+        w
+    }
+}
