@@ -9,10 +9,15 @@
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
 //!   folds, period doublings, Neimark–Sacker points and stability changes.
 
+pub mod continuation;
 pub mod floquet;
 pub mod flow;
 pub mod shooting;
 
+pub use continuation::{
+    continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
+    ContinuationOptions, Family,
+};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
 pub use flow::{propagate, Propagated};
 pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};

@@ -1,0 +1,644 @@
+//! Pseudo-arclength continuation of a branch of periodic orbits in one parameter, with its
+//! bifurcations located.
+//!
+//! The unknowns `y = (z, p)` are the shooting unknowns and the parameter. A step predicts along
+//! the branch's unit tangent t (the null vector of [F_z F_p]) and corrects with Newton on
+//! F(y) = 0 and tᵀ(y − y_k) = Δs, so folds in p are passed like any other point. F_z holds the
+//! exact monodromy blocks; F_p, which the tangent flow does not give, is a central difference
+//! in p. The step grows after an easy correction and halves after a failed one.
+//!
+//! Between two accepted points, a change of sign of Π(μ − 1) (a multiplier through +1: a fold,
+//! or a branch point), of Π(μ + 1) (through −1: a period doubling) or of the number of
+//! multipliers outside the unit circle with neither (a complex pair crossing it:
+//! Neimark–Sacker; for a Hamiltonian orbit a Krein collision where a pair leaves the circle)
+//! is located by bisection in the arclength, each midpoint corrected onto the branch, until the
+//! parameter is known to `ContinuationOptions::locate_tolerance`.
+
+use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
+use super::shooting::{
+    least_squares, norm_inf, phase_at, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
+    ShootingOptions,
+};
+use super::PeriodicError;
+use crate::observe::{Cancel, Control, Observer};
+use nalgebra::{Complex, DMatrix, DVector};
+use serde::Serialize;
+
+/// The system and closure at each parameter value: one member of the family per p.
+pub trait Family: Sync {
+    type Sys: Periodic;
+    fn at(&self, p: f64) -> Result<(Self::Sys, Closure), PeriodicError>;
+}
+
+impl<S: Periodic, F: Fn(f64) -> Result<(S, Closure), PeriodicError> + Sync> Family for F {
+    type Sys = S;
+    fn at(&self, p: f64) -> Result<(S, Closure), PeriodicError> {
+        self(p)
+    }
+}
+
+/// How far and how finely a branch is followed.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct ContinuationOptions {
+    /// The parameter range; the branch stops on leaving it.
+    pub min: f64,
+    pub max: f64,
+    /// Most points on the branch (the start included).
+    pub points: usize,
+    /// First, smallest and largest arclength steps (in the unknowns' own units).
+    pub step: f64,
+    pub min_step: f64,
+    pub max_step: f64,
+    /// Start towards increasing (true) or decreasing parameter.
+    pub increasing: bool,
+    /// A located bifurcation's parameter is known to within this.
+    pub locate_tolerance: f64,
+    /// Locate bifurcations (false: classify the points only).
+    pub locate: bool,
+}
+
+impl Default for ContinuationOptions {
+    fn default() -> Self {
+        ContinuationOptions {
+            min: f64::NEG_INFINITY,
+            max: f64::INFINITY,
+            points: 200,
+            step: 0.01,
+            min_step: 1e-8,
+            max_step: 0.1,
+            increasing: true,
+            locate_tolerance: 1e-9,
+            locate: true,
+        }
+    }
+}
+
+impl ContinuationOptions {
+    pub fn check(&self) -> Result<(), PeriodicError> {
+        if self.min.is_nan() || self.max.is_nan() || self.min >= self.max {
+            return Err(PeriodicError::invalid("max", "the range needs min < max"));
+        }
+        if self.points < 2 || self.points > 1_000_000 {
+            return Err(PeriodicError::invalid("points", "must be 2 ..= 1000000"));
+        }
+        for (f, v) in [
+            ("step", self.step),
+            ("min_step", self.min_step),
+            ("max_step", self.max_step),
+            ("locate_tolerance", self.locate_tolerance),
+        ] {
+            if !(v.is_finite() && v > 0.0) {
+                return Err(PeriodicError::invalid(f, "must be finite and > 0"));
+            }
+        }
+        if !(self.min_step <= self.step && self.step <= self.max_step) {
+            return Err(PeriodicError::invalid(
+                "step",
+                "must lie in min_step ..= max_step",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// One point of a branch.
+#[derive(Debug, Clone, Serialize)]
+pub struct BranchPoint {
+    pub parameter: f64,
+    pub orbit: PeriodicOrbit,
+    /// The arclength from the branch's start.
+    pub arclength: f64,
+}
+
+/// What happens at a bifurcation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum BifurcationKind {
+    /// A multiplier through +1 where the branch turns back in the parameter.
+    Fold,
+    /// A multiplier through +1 where the branch goes on (pitchfork or transcritical: another
+    /// branch crosses).
+    BranchPoint,
+    /// A multiplier through −1.
+    PeriodDoubling,
+    /// A complex pair through the unit circle (a dissipative orbit).
+    NeimarkSacker,
+    /// A Hamiltonian orbit's pair leaving (or joining) the unit circle off the real axis.
+    KreinCollision,
+}
+
+impl BifurcationKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            BifurcationKind::Fold => "fold",
+            BifurcationKind::BranchPoint => "branch-point",
+            BifurcationKind::PeriodDoubling => "period-doubling",
+            BifurcationKind::NeimarkSacker => "neimark-sacker",
+            BifurcationKind::KreinCollision => "krein-collision",
+        }
+    }
+}
+
+/// A located bifurcation.
+#[derive(Debug, Clone, Serialize)]
+pub struct Bifurcation {
+    pub kind: BifurcationKind,
+    pub parameter: f64,
+    /// Half the width of the final bracket in the parameter.
+    pub uncertainty: f64,
+    /// The critical multiplier there (the one nearest +1, −1 or the unit circle).
+    pub multiplier: [f64; 2],
+    /// The branch point after which it lies.
+    pub after: usize,
+    /// The orbit at the located point.
+    pub orbit: PeriodicOrbit,
+    /// Stability before and after.
+    pub from: Stability,
+    pub to: Stability,
+}
+
+/// A continued branch.
+#[derive(Debug, Clone, Serialize)]
+pub struct Branch {
+    pub points: Vec<BranchPoint>,
+    pub bifurcations: Vec<Bifurcation>,
+    /// Why the branch ended ("range", "points", or the corrector's failure).
+    pub ended: String,
+}
+
+/// The features of one point that a bifurcation changes.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Features {
+    plus: f64,
+    minus: f64,
+    outside: usize,
+    dp: f64,
+}
+
+fn features(f: &Floquet, dp: f64, hamiltonian: bool) -> Features {
+    let mus: Vec<Complex<f64>> = f.multipliers.iter().map(|m| m.complex()).collect();
+    let prod = |shift: f64| -> f64 {
+        mus.iter()
+            .fold(Complex::new(1.0, 0.0), |a, m| a * (m - shift))
+            .re
+    };
+    let margin = if hamiltonian { UNIT_CIRCLE_TOL } else { 0.0 };
+    Features {
+        plus: prod(1.0),
+        minus: prod(-1.0),
+        outside: mus.iter().filter(|m| m.norm() > 1.0 + margin).count(),
+        dp,
+    }
+}
+
+/// The continuation's state: the family, the shooting set-up and the current phase plane.
+struct Tracker<'a, F: Family> {
+    family: &'a F,
+    opts: ShootingOptions,
+    phase: Option<(Vec<f64>, Vec<f64>)>,
+    cancel: Cancel,
+}
+
+struct Solved<S: Periodic> {
+    y: Vec<f64>,
+    sys: S,
+    closure: Closure,
+    ev: Evaluation,
+    /// [F_z F_p] at y.
+    jac: DMatrix<f64>,
+    residuals: Vec<f64>,
+}
+
+impl<F: Family> Tracker<'_, F> {
+    fn shooting<'s>(&self, sys: &'s F::Sys, closure: Closure) -> Shooting<'s, F::Sys> {
+        Shooting {
+            sys,
+            closure,
+            opts: self.opts,
+            phase: self.phase.clone(),
+            cancel: self.cancel.clone(),
+        }
+    }
+
+    /// F and [F_z F_p] at y = (z, p).
+    fn evaluate(
+        &self,
+        y: &[f64],
+    ) -> Result<(F::Sys, Closure, Evaluation, DMatrix<f64>), PeriodicError> {
+        let (z, p) = (&y[..y.len() - 1], y[y.len() - 1]);
+        let (sys, closure) = self.family.at(p)?;
+        let ev = self.shooting(&sys, closure).evaluate(z)?;
+        let h = 1e-6 * p.abs().max(1.0);
+        let side = |q: f64| -> Result<DVector<f64>, PeriodicError> {
+            let (s, c) = self.family.at(q)?;
+            Ok(self.shooting(&s, c).evaluate(z)?.residual)
+        };
+        let fp = (side(p + h)? - side(p - h)?) / (2.0 * h);
+        let (rows, cols) = ev.jacobian.shape();
+        let mut jac = DMatrix::zeros(rows, cols + 1);
+        jac.view_mut((0, 0), (rows, cols)).copy_from(&ev.jacobian);
+        jac.set_column(cols, &fp);
+        Ok((sys, closure, ev, jac))
+    }
+
+    /// Newton on F(y) = 0 and tᵀ(y − base) = s from `guess`.
+    fn correct(
+        &self,
+        guess: Vec<f64>,
+        base: &[f64],
+        t: &DVector<f64>,
+        s: f64,
+    ) -> Result<Solved<F::Sys>, PeriodicError> {
+        let mut y = guess;
+        let mut residuals = Vec::new();
+        for _ in 0..=self.opts.max_iterations.min(12) {
+            let (sys, closure, ev, jac) = self.evaluate(&y)?;
+            let arc: f64 = y
+                .iter()
+                .zip(base)
+                .zip(t.iter())
+                .map(|((a, b), c)| (a - b) * c)
+                .sum::<f64>()
+                - s;
+            let res = norm_inf(&ev.residual).max(arc.abs());
+            residuals.push(res);
+            if res <= self.opts.tolerance {
+                return Ok(Solved {
+                    y,
+                    sys,
+                    closure,
+                    ev,
+                    jac,
+                    residuals,
+                });
+            }
+            if residuals.len() > 2 && res > 0.5 * residuals[residuals.len() - 2] {
+                break;
+            }
+            let (rows, cols) = jac.shape();
+            let mut a = DMatrix::zeros(rows + 1, cols);
+            a.view_mut((0, 0), (rows, cols)).copy_from(&jac);
+            a.set_row(rows, &t.transpose());
+            let mut b = DVector::zeros(rows + 1);
+            b.rows_mut(0, rows).copy_from(&(-&ev.residual));
+            b[rows] = -arc;
+            let d = least_squares(&a, &b)?;
+            for (yi, di) in y.iter_mut().zip(d.iter()) {
+                *yi += di;
+            }
+        }
+        Err(PeriodicError::NotConverged(format!(
+            "the corrector did not converge (residuals {})",
+            residuals
+                .iter()
+                .map(|r| format!("{r:.1e}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )))
+    }
+
+    /// The unit tangent at a solution, oriented along `prev`.
+    fn tangent(
+        &self,
+        jac: &DMatrix<f64>,
+        prev: &DVector<f64>,
+    ) -> Result<DVector<f64>, PeriodicError> {
+        let (rows, cols) = jac.shape();
+        let mut a = DMatrix::zeros(rows + 1, cols);
+        a.view_mut((0, 0), (rows, cols)).copy_from(jac);
+        a.set_row(rows, &prev.transpose());
+        let mut b = DVector::zeros(rows + 1);
+        b[rows] = 1.0;
+        let t = least_squares(&a, &b)?;
+        let t = t.normalize();
+        Ok(if t.dot(prev) < 0.0 { -t } else { t })
+    }
+
+    fn point(&self, solved: &Solved<F::Sys>) -> PeriodicOrbit {
+        let z = &solved.y[..solved.y.len() - 1];
+        let ev = Evaluation {
+            residual: solved.ev.residual.clone(),
+            jacobian: solved.ev.jacobian.clone(),
+            segments: solved.ev.segments.clone(),
+            turns: solved.ev.turns.clone(),
+        };
+        self.shooting(&solved.sys, solved.closure)
+            .orbit(z, ev, solved.residuals.clone())
+    }
+}
+
+/// Continues the branch of `family` through the orbit `start` at parameter `p0` (a converged
+/// orbit of `family.at(p0)`, from [`super::find`]). Progress counts branch points;
+/// a stop request ends the branch early (`ended = "interrupted"`).
+pub fn continue_branch<F: Family>(
+    family: &F,
+    start: &PeriodicOrbit,
+    p0: f64,
+    shooting: &ShootingOptions,
+    opts: &ContinuationOptions,
+    observer: &mut dyn Observer,
+) -> Result<Branch, PeriodicError> {
+    continue_from(family, start, p0, None, shooting, opts, observer)
+}
+
+/// Continues the doubled branch born at a period doubling `bif` of a driven family's branch
+/// (`family` as given for the period-1 orbits; the closure's k follows the doubling orbit's
+/// period): the period-2k orbits, started from the located point along the critical
+/// eigenvector.
+pub fn switch_period_doubling<F: Family>(
+    family: &F,
+    bif: &Bifurcation,
+    shooting: &ShootingOptions,
+    opts: &ContinuationOptions,
+    observer: &mut dyn Observer,
+) -> Result<Branch, PeriodicError> {
+    if bif.kind != BifurcationKind::PeriodDoubling {
+        return Err(PeriodicError::invalid("switch", "needs a period doubling"));
+    }
+    let doubled = |p: f64| -> Result<(F::Sys, Closure), PeriodicError> {
+        let (s, c) = family.at(p)?;
+        match c {
+            Closure::Driven { drive_period, .. } => {
+                // Twice the period of the orbit that doubles (itself k·T_drive).
+                let k = (2.0 * bif.orbit.period / drive_period).round() as usize;
+                Ok((s, Closure::Driven { drive_period, k }))
+            }
+            _ => Err(PeriodicError::invalid("switch", "period doubling of an autonomous family is not supported; seed the doubled orbit with `find`")),
+        }
+    };
+    // The eigenvector of the multiplier nearest −1.
+    let m = &bif.orbit.monodromy;
+    let n = m.nrows();
+    let shifted = m + DMatrix::identity(n, n);
+    let svd = shifted.svd(false, true);
+    let vt = svd.v_t.expect("asked for V");
+    let (imin, _) =
+        svd.singular_values
+            .iter()
+            .enumerate()
+            .fold(
+                (0, f64::INFINITY),
+                |b, (i, &s)| if s < b.1 { (i, s) } else { b },
+            );
+    let v: Vec<f64> = vt.row(imin).iter().copied().collect();
+    let mut dir = DVector::zeros(n + 1);
+    for i in 0..n {
+        dir[i] = v[i];
+    }
+    let mut start = bif.orbit.clone();
+    start.period *= 2.0;
+    continue_from(
+        &doubled,
+        &start,
+        bif.parameter,
+        Some(dir),
+        shooting,
+        opts,
+        observer,
+    )
+}
+
+fn continue_from<F: Family>(
+    family: &F,
+    start: &PeriodicOrbit,
+    p0: f64,
+    initial_tangent: Option<DVector<f64>>,
+    shooting: &ShootingOptions,
+    opts: &ContinuationOptions,
+    observer: &mut dyn Observer,
+) -> Result<Branch, PeriodicError> {
+    opts.check()?;
+    shooting.check()?;
+    if shooting.segments != 1 {
+        return Err(PeriodicError::invalid(
+            "segments",
+            "continuation shoots with one segment",
+        ));
+    }
+    let (sys0, closure0) = family.at(p0)?;
+    let auto = !matches!(closure0, Closure::Driven { .. });
+    let hamiltonian = sys0.hamiltonian();
+    let mut tracker = Tracker {
+        family,
+        opts: *shooting,
+        phase: auto.then(|| phase_at(&sys0, &start.x0)),
+        cancel: observer.cancel(),
+    };
+    let mut y: Vec<f64> = start.x0.clone();
+    if auto {
+        y.push(start.period);
+    }
+    y.push(p0);
+    let dim = y.len();
+    // The first point, corrected in place (its tangent from the parameter direction).
+    let mut ep = DVector::zeros(dim);
+    ep[dim - 1] = if opts.increasing { 1.0 } else { -1.0 };
+    let first = tracker.correct(y.clone(), &y, &DVector::zeros(dim), 0.0)?;
+    let switched = initial_tangent.is_some();
+    let mut t = match initial_tangent {
+        Some(d) => {
+            let d = d.normalize();
+            if d[dim - 1] * ep[dim - 1] < 0.0 {
+                -d
+            } else {
+                d
+            }
+        }
+        None => tracker.tangent(&first.jac, &ep)?,
+    };
+    let mut points = vec![BranchPoint {
+        parameter: p0,
+        orbit: tracker.point(&first),
+        arclength: 0.0,
+    }];
+    let mut feats = vec![features(&points[0].orbit.floquet, t[dim - 1], hamiltonian)];
+    let mut bifurcations = Vec::new();
+    let mut current = first;
+    let mut ds = opts.step;
+    let mut arclength = 0.0;
+    observer.start(opts.points as u64, "points");
+    let ended = loop {
+        if points.len() >= opts.points {
+            break "points".to_string();
+        }
+        if observer.advance(points.len() as u64) == Control::Stop {
+            break "interrupted".to_string();
+        }
+        let base = current.y.clone();
+        let guess: Vec<f64> = base.iter().zip(t.iter()).map(|(a, b)| a + ds * b).collect();
+        let next = match tracker.correct(guess, &base, &t, ds) {
+            Ok(s) => s,
+            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+            Err(e) => {
+                ds *= 0.5;
+                if ds < opts.min_step {
+                    break format!("the step fell below min_step: {e}");
+                }
+                continue;
+            }
+        };
+        let t_next = tracker.tangent(&next.jac, &t)?;
+        let p = next.y[dim - 1];
+        arclength += ds;
+        let orbit = tracker.point(&next);
+        let f = features(&orbit.floquet, t_next[dim - 1], hamiltonian);
+        let prev_f = *feats.last().expect("the start is a point");
+        if opts.locate {
+            for kind in crossings(&prev_f, &f, hamiltonian) {
+                if switched && points.len() == 1 {
+                    // The start of a switched branch is the bifurcation itself.
+                    continue;
+                }
+                let located = locate(
+                    &tracker,
+                    &current,
+                    &t,
+                    (ds, p),
+                    kind,
+                    &prev_f,
+                    opts.locate_tolerance,
+                );
+                match located {
+                    Ok(mut b) => {
+                        b.after = points.len() - 1;
+                        b.from = points.last().expect("a point").orbit.floquet.stability;
+                        b.to = orbit.floquet.stability;
+                        bifurcations.push(b);
+                    }
+                    Err(PeriodicError::Interrupted) => {}
+                    Err(e) => return Err(e),
+                }
+            }
+        }
+        if auto {
+            tracker.phase = Some(phase_at(&next.sys, &orbit.x0));
+        }
+        points.push(BranchPoint {
+            parameter: p,
+            orbit,
+            arclength,
+        });
+        feats.push(f);
+        if next.residuals.len() <= 3 {
+            ds = (ds * 1.3).min(opts.max_step);
+        }
+        t = t_next;
+        current = next;
+        if !(opts.min..=opts.max).contains(&p) {
+            break "range".to_string();
+        }
+    };
+    observer.finish();
+    Ok(Branch {
+        points,
+        bifurcations,
+        ended,
+    })
+}
+
+/// The bifurcations whose test function changes between two points.
+fn crossings(a: &Features, b: &Features, hamiltonian: bool) -> Vec<BifurcationKind> {
+    let mut out = Vec::new();
+    let plus = a.plus.signum() != b.plus.signum();
+    let minus = a.minus.signum() != b.minus.signum();
+    if plus {
+        out.push(if a.dp.signum() != b.dp.signum() {
+            BifurcationKind::Fold
+        } else {
+            BifurcationKind::BranchPoint
+        });
+    }
+    if minus {
+        out.push(BifurcationKind::PeriodDoubling);
+    }
+    if !plus && !minus && a.outside != b.outside {
+        out.push(if hamiltonian {
+            BifurcationKind::KreinCollision
+        } else {
+            BifurcationKind::NeimarkSacker
+        });
+    }
+    out
+}
+
+/// Bisection in the arclength from `from` (along `t`, up to `ds`, where the parameter is
+/// `p_end`) for the point where `kind`'s test function changes, to `tol` in the parameter.
+fn locate<F: Family>(
+    tracker: &Tracker<'_, F>,
+    from: &Solved<F::Sys>,
+    t: &DVector<f64>,
+    (ds, p_end): (f64, f64),
+    kind: BifurcationKind,
+    start: &Features,
+    tol: f64,
+) -> Result<Bifurcation, PeriodicError> {
+    let dim = from.y.len();
+    let hamiltonian = from.sys.hamiltonian();
+    let side = |f: &Features| -> bool {
+        match kind {
+            BifurcationKind::Fold | BifurcationKind::BranchPoint => {
+                f.plus.signum() == start.plus.signum()
+            }
+            BifurcationKind::PeriodDoubling => f.minus.signum() == start.minus.signum(),
+            _ => f.outside == start.outside,
+        }
+    };
+    let (mut lo, mut hi) = (0.0, ds);
+    let mut p_lo = from.y[dim - 1];
+    let mut best: Option<PeriodicOrbit> = None;
+    let mut p_hi = p_end;
+    for _ in 0..80 {
+        let mid = 0.5 * (lo + hi);
+        let guess: Vec<f64> = from
+            .y
+            .iter()
+            .zip(t.iter())
+            .map(|(a, b)| a + mid * b)
+            .collect();
+        let s = tracker.correct(guess, &from.y, t, mid)?;
+        let t_mid = tracker.tangent(&s.jac, t)?;
+        let orbit = tracker.point(&s);
+        let f = features(&orbit.floquet, t_mid[dim - 1], hamiltonian);
+        let p = s.y[dim - 1];
+        if side(&f) {
+            lo = mid;
+            p_lo = p;
+        } else {
+            hi = mid;
+            p_hi = p;
+        }
+        best = Some(orbit);
+        if (p_hi - p_lo).abs() <= tol || hi - lo <= 1e-15 * ds.max(1.0) {
+            break;
+        }
+    }
+    let orbit = best.expect("at least one bisection step");
+    let target = match kind {
+        BifurcationKind::Fold | BifurcationKind::BranchPoint => Some(1.0),
+        BifurcationKind::PeriodDoubling => Some(-1.0),
+        _ => None,
+    };
+    let critical = orbit
+        .floquet
+        .multipliers
+        .iter()
+        .map(|m| m.complex())
+        .min_by(|a, b| {
+            let d = |m: &Complex<f64>| match target {
+                Some(c) => (m - c).norm(),
+                None => (m.norm() - 1.0).abs() + if m.im.abs() < 1e-12 { 1.0 } else { 0.0 },
+            };
+            d(a).total_cmp(&d(b))
+        })
+        .unwrap_or(Complex::new(f64::NAN, f64::NAN));
+    Ok(Bifurcation {
+        kind,
+        parameter: 0.5 * (p_lo + p_hi),
+        uncertainty: 0.5 * (p_hi - p_lo).abs(),
+        multiplier: [critical.re, critical.im],
+        after: 0,
+        from: orbit.floquet.stability,
+        to: orbit.floquet.stability,
+        orbit,
+    })
+}
