@@ -201,3 +201,278 @@ fn simple_pendulum_family_continued_in_energy_matches_the_elliptic_integral() {
         branch.bifurcations.len()
     );
 }
+
+/// The Mathieu characteristic value a₀(q) (the boundary of the zone around a = 0), by its
+/// series, good to O(q¹⁰).
+fn mathieu_a0(q: f64) -> f64 {
+    let q2 = q * q;
+    -q2 / 2.0 + 7.0 * q2 * q2 / 128.0 - 29.0 * q2.powi(3) / 2304.0
+        + 68687.0 * q2.powi(4) / 18_874_368.0
+}
+
+/// The inverted pendulum on a vertically vibrated pivot (Kapitza): the upright state is a
+/// driven periodic orbit for every amplitude a; continued in a it is elliptic inside the
+/// window and loses stability at the lower boundary through +1, where Mathieu's a₀(q) = −4g/(lΩ²)
+/// with q = 2a/l, and the asymptotic criterion a²Ω² = 2gl is off by O(q²).
+#[test]
+fn kapitza_window_of_the_inverted_pendulum() {
+    let (g, l, w) = (9.81, 1.0, 200.0);
+    let pendulum = |a: f64| -> Chain {
+        let mut p = ChainParams::new(vec![Link::point(l, 1.0)]);
+        p.gravity = g;
+        p.drive.pivot = Some(pendula::model::PivotMotion {
+            x_amplitude: 0.0,
+            y_amplitude: a,
+            frequency: w,
+            phase: 0.0,
+        });
+        Chain::new(p).unwrap()
+    };
+    let td = 2.0 * PI / w;
+    let family = |a: f64| -> Result<(Chain, Closure), PeriodicError> {
+        Ok((
+            pendulum(a),
+            Closure::Driven {
+                drive_period: td,
+                k: 1,
+            },
+        ))
+    };
+    let asymptotic = (2.0 * g * l).sqrt() / w;
+    let shoot = ShootingOptions {
+        rtol: 1e-13,
+        atol: 1e-13,
+        tolerance: 1e-11,
+        ..ShootingOptions::default()
+    };
+    let a0 = 1.5 * asymptotic;
+    let start = find(
+        &pendulum(a0),
+        &Guess {
+            x0: vec![PI, 0.0],
+            period: td,
+        },
+        Closure::Driven {
+            drive_period: td,
+            k: 1,
+        },
+        &shoot,
+        &Cancel::never(),
+    )
+    .unwrap();
+    assert_eq!(
+        start.floquet.stability,
+        pendula::analysis::periodic::Stability::Elliptic
+    );
+    let opts = ContinuationOptions {
+        min: 0.5 * asymptotic,
+        max: 2.0,
+        points: 500,
+        step: 1e-3,
+        max_step: 0.02,
+        increasing: false,
+        locate_tolerance: 1e-12,
+        ..ContinuationOptions::default()
+    };
+    let down = continue_branch(&family, &start, a0, &shoot, &opts, &mut Silent).unwrap();
+    let up = continue_branch(
+        &family,
+        &start,
+        a0,
+        &shoot,
+        &ContinuationOptions {
+            increasing: true,
+            ..opts
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    for (name, b) in [("down", &down), ("up", &up)] {
+        eprintln!(
+            "{name}: {} points, ended {}, {:?}",
+            b.points.len(),
+            b.ended,
+            b.bifurcations
+                .iter()
+                .map(|b| (b.kind, b.parameter, b.multiplier, b.from, b.to))
+                .collect::<Vec<_>>()
+        );
+    }
+    let lower = &down.bifurcations[0];
+    // Mathieu: −4g/(lΩ²) = a₀(2a/l), solved for a by bisection.
+    let target = -4.0 * g / (l * w * w);
+    let (mut lo, mut hi) = (0.5 * asymptotic, 2.0 * asymptotic);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if mathieu_a0(2.0 * mid / l) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let mathieu = 0.5 * (lo + hi);
+    let q: f64 = 2.0 * mathieu / l;
+    eprintln!(
+        "lower boundary {:.12} (Mathieu {mathieu:.12}, asymptotic {asymptotic:.12}, q = {q:.4})",
+        lower.parameter
+    );
+    assert!(
+        (lower.parameter - mathieu).abs() < 1e-9,
+        "{} vs {mathieu}",
+        lower.parameter
+    );
+    // The asymptotic criterion errs by about (7/64)q² relative.
+    let rel = (lower.parameter - asymptotic).abs() / asymptotic;
+    assert!(
+        rel < 0.2 * q * q,
+        "asymptotic off by {rel:.2e}, q² = {:.2e}",
+        q * q
+    );
+    // The upper boundary: a multiplier through −1 where Mathieu's b₁(q) = −4g/(lΩ²)
+    // (Abramowitz & Stegun 20.2.25, to q⁷: good to about 1e-4 at q ≈ 0.9).
+    let b1 = |q: f64| {
+        1.0 - q - q * q / 8.0 + q.powi(3) / 64.0 - q.powi(4) / 1536.0 - 11.0 * q.powi(5) / 36864.0
+            + 49.0 * q.powi(6) / 589_824.0
+            - 55.0 * q.powi(7) / 9_437_184.0
+    };
+    let upper = up
+        .bifurcations
+        .iter()
+        .find(|b| b.kind == BifurcationKind::PeriodDoubling)
+        .expect("the window's upper end");
+    let (mut lo, mut hi) = (0.5, 1.2);
+    for _ in 0..200 {
+        let mid = 0.5 * (lo + hi);
+        if b1(mid) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let mathieu_upper = 0.25 * (lo + hi) * l;
+    eprintln!(
+        "upper boundary {:.9} (Mathieu series {mathieu_upper:.9})",
+        upper.parameter
+    );
+    assert!((upper.parameter / mathieu_upper - 1.0).abs() < 1e-5);
+    // Inside the window every multiplier is on the unit circle.
+    let inside =
+        down.points.iter().chain(&up.points).filter(|p| {
+            p.parameter > lower.parameter + 1e-6 && p.parameter < upper.parameter - 1e-6
+        });
+    let mut count = 0;
+    for p in inside {
+        count += 1;
+        assert_eq!(
+            p.orbit.floquet.stability,
+            pendula::analysis::periodic::Stability::Elliptic
+        );
+        for m in &p.orbit.floquet.multipliers {
+            assert!(
+                (m.modulus - 1.0).abs() < 1e-9,
+                "a = {}: |μ| = {}",
+                p.parameter,
+                m.modulus
+            );
+        }
+    }
+    assert!(count > 30, "{count}");
+}
+
+/// The double pendulum's two nonlinear normal-mode families continued in energy from small
+/// amplitude: where each loses stability is located, and a fresh search on either side of each
+/// located point agrees with the branch's classification.
+#[test]
+fn double_pendulum_normal_mode_families_lose_stability_where_located() {
+    use pendula::analysis::modes::{modes_at, Equilibrium};
+    use pendula::model::System;
+    let g = 9.81;
+    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0), Link::point(1.0, 1.0)]);
+    p.gravity = g;
+    let chain = Chain::new(p).unwrap();
+    let family = |e: f64| -> Result<(Chain, Closure), PeriodicError> {
+        Ok((chain.clone(), Closure::Energy(e)))
+    };
+    let modes = modes_at(&chain, &Equilibrium::hanging(2)).unwrap();
+    let shoot = ShootingOptions {
+        rtol: 1e-13,
+        atol: 1e-13,
+        tolerance: 1e-10,
+        ..ShootingOptions::default()
+    };
+    for mode in 0..2 {
+        let s = modes.shapes.column(mode).into_owned() / modes.shapes.column(mode).amax();
+        let x0 = vec![0.05 * s[0], 0.05 * s[1], 0.0, 0.0];
+        let e0 = chain.energy(0.0, &x0);
+        let start = find(
+            &chain,
+            &Guess {
+                x0,
+                period: 2.0 * PI / modes.omega2[mode].sqrt(),
+            },
+            Closure::Energy(e0),
+            &shoot,
+            &Cancel::never(),
+        )
+        .unwrap();
+        let opts = ContinuationOptions {
+            min: e0 - 1.0,
+            max: 40.0,
+            points: 400,
+            step: 0.05,
+            max_step: 0.3,
+            ..ContinuationOptions::default()
+        };
+        let b = continue_branch(&family, &start, e0, &shoot, &opts, &mut Silent).unwrap();
+        eprintln!(
+            "mode {mode}: {} points, ended {}, E {} .. {}, {:?}",
+            b.points.len(),
+            b.ended,
+            e0,
+            b.points.last().unwrap().parameter,
+            b.bifurcations
+                .iter()
+                .map(|b| (b.kind, b.parameter, b.multiplier, b.from, b.to))
+                .collect::<Vec<_>>()
+        );
+        // Each family loses stability once on this range: elliptic before, unstable after, a
+        // multiplier pair through +1 (the branch goes on: a branch point, where the
+        // symmetry-breaking family is born).
+        assert_eq!(b.bifurcations.len(), 1, "mode {mode}");
+        let bif = &b.bifurcations[0];
+        assert_eq!(bif.kind, BifurcationKind::BranchPoint);
+        assert_eq!(bif.from, pendula::analysis::periodic::Stability::Elliptic);
+        assert!(!bif.to.is_stable());
+        let (before, after) = (&b.points[bif.after], &b.points[bif.after + 1]);
+        assert!(before.parameter < bif.parameter && bif.parameter < after.parameter);
+        // Near a branch point the continuation's Jacobian is singular, so the bisection's
+        // corrector may stop before the requested tolerance: the bracket it reached is the
+        // stated uncertainty.
+        eprintln!("  at E = {} ± {:.1e}", bif.parameter, bif.uncertainty);
+        assert!(bif.uncertainty < 0.05);
+        // An independent check: fresh searches on either side of the located energy.
+        for (de, stable) in [
+            (-3.0 * bif.uncertainty - 0.05, true),
+            (3.0 * bif.uncertainty + 0.05, false),
+        ] {
+            let e = bif.parameter + de;
+            let seed = if de < 0.0 { before } else { after };
+            let o = find(
+                &chain,
+                &Guess {
+                    x0: seed.orbit.x0.clone(),
+                    period: seed.orbit.period,
+                },
+                Closure::Energy(e),
+                &shoot,
+                &Cancel::never(),
+            )
+            .unwrap();
+            assert_eq!(
+                o.floquet.stability.is_stable(),
+                stable,
+                "mode {mode} at E = {e}"
+            );
+        }
+    }
+}

@@ -595,7 +595,14 @@ fn locate<F: Family>(
             .zip(t.iter())
             .map(|(a, b)| a + mid * b)
             .collect();
-        let s = tracker.correct(guess, &from.y, t, mid)?;
+        // A midpoint the corrector cannot settle (the integration's noise floor near the
+        // tolerance) ends the bisection: the bracket so far is the answer, its half-width the
+        // reported uncertainty.
+        let s = match tracker.correct(guess, &from.y, t, mid) {
+            Ok(s) => s,
+            Err(PeriodicError::NotConverged(_)) if best.is_some() => break,
+            Err(e) => return Err(e),
+        };
         let t_mid = tracker.tangent(&s.jac, t)?;
         let orbit = tracker.point(&s);
         let f = features(&orbit.floquet, t_mid[dim - 1], hamiltonian);

@@ -2,7 +2,7 @@
 //! Liouville's formula det M = exp(∫ tr J dt) (any orbit), and reciprocal pairs μ, 1/μ
 //! (a Hamiltonian orbit: undamped, driven or not).
 
-use nalgebra::{Complex, DMatrix};
+use nalgebra::{Complex, DMatrix, DVector};
 use serde::Serialize;
 
 /// A multiplier counts as on the unit circle within this distance of it. Integrated to
@@ -79,9 +79,9 @@ impl Multiplier {
 pub struct Floquet {
     /// The non-trivial multipliers, by modulus, largest first.
     pub multipliers: Vec<Multiplier>,
-    /// The trivial multipliers set aside (an autonomous Hamiltonian orbit's two near +1: along
-    /// the flow and across the energy shells); their distance from 1 measures the orbit's
-    /// accuracy.
+    /// The trivial multipliers factored out (an autonomous Hamiltonian orbit's two at +1:
+    /// along the flow and across the energy shells); their distance from 1 measures the
+    /// orbit's accuracy.
     pub trivial: Vec<Multiplier>,
     pub stability: Stability,
     /// det M, computed from the matrix.
@@ -97,26 +97,37 @@ pub struct Floquet {
     pub largest_modulus: f64,
 }
 
-/// The Floquet analysis of monodromy `m` over `period` with ∫ tr J dt = `trace_integral`;
-/// `hamiltonian` orbits have reciprocal pairs, `trivial` of them (0 or 2) at +1.
+/// The two exact eigen-directions of an autonomous conservative orbit's monodromy: M f = f
+/// along the flow f(x₀), and ∇Eᵀ M = ∇Eᵀ across the energy shells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Trivial {
+    pub flow: Vec<f64>,
+    pub gradient: Vec<f64>,
+}
+
+/// The Floquet analysis of monodromy `m` over `period` with ∫ tr J dt = `trivial_integral`;
+/// `hamiltonian` orbits have reciprocal pairs; an autonomous one's `trivial` directions are
+/// factored out (not picked as the multipliers nearest 1, which fails exactly where a
+/// non-trivial pair passes through +1).
 pub fn floquet(
     m: &DMatrix<f64>,
     period: f64,
     trace_integral: f64,
     hamiltonian: bool,
-    trivial: usize,
+    trivial: Option<&Trivial>,
 ) -> Floquet {
     let eig: Vec<Complex<f64>> = m.clone().complex_eigenvalues().iter().copied().collect();
-    let mut rest = eig.clone();
-    let mut set_aside = Vec::new();
-    for _ in 0..trivial.min(rest.len()) {
-        let (i, _) = rest
-            .iter()
-            .enumerate()
-            .map(|(i, mu)| (i, (mu - 1.0).norm()))
-            .fold((0, f64::INFINITY), |b, c| if c.1 < b.1 { c } else { b });
-        set_aside.push(Multiplier::new(rest.remove(i), period));
-    }
+    let (mut rest, set_aside) = match trivial {
+        None => (eig.clone(), Vec::new()),
+        Some(t) => {
+            let (rest, along, across) = reduce(m, t);
+            let set_aside = vec![
+                Multiplier::new(Complex::new(along, 0.0), period),
+                Multiplier::new(Complex::new(across, 0.0), period),
+            ];
+            (rest, set_aside)
+        }
+    };
     rest.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));
     let multipliers: Vec<Multiplier> = rest.iter().map(|&mu| Multiplier::new(mu, period)).collect();
     let largest = rest.iter().map(|mu| mu.norm()).fold(0.0, f64::max);
@@ -160,6 +171,54 @@ pub fn floquet(
     }
 }
 
+/// The monodromy reduced to the energy shell's tangent space W = ∇E^⊥ (invariant: ∇Eᵀ M = ∇Eᵀ)
+/// modulo the flow direction f ∈ W (M f = f): with B an orthonormal basis of W starting with
+/// f/|f|, R = Bᵀ M B is block upper-triangular with R₀₀ ≈ 1, and the eigenvalues of R without
+/// its first row and column are the non-trivial multipliers. Returns them, R₀₀ and the
+/// multiplier across the shells, ∇Eᵀ M ∇E / |∇E|².
+fn reduce(m: &DMatrix<f64>, t: &Trivial) -> (Vec<Complex<f64>>, f64, f64) {
+    let n = m.nrows();
+    let g = DVector::from_column_slice(&t.gradient);
+    let gn = g.norm();
+    let across = if gn > 0.0 {
+        (g.transpose() * m * &g)[(0, 0)] / (gn * gn)
+    } else {
+        f64::NAN
+    };
+    let gh = if gn > 0.0 { g / gn } else { DVector::zeros(n) };
+    let mut basis: Vec<DVector<f64>> = Vec::with_capacity(n - 1);
+    let candidates = std::iter::once(DVector::from_column_slice(&t.flow))
+        .chain((0..n).map(|i| DVector::from_fn(n, |r, _| if r == i { 1.0 } else { 0.0 })));
+    for mut v in candidates {
+        if basis.len() == n - 1 {
+            break;
+        }
+        v -= &gh * gh.dot(&v);
+        for b in &basis {
+            v -= b * b.dot(&v);
+        }
+        let norm = v.norm();
+        if norm > 1e-8 {
+            basis.push(v / norm);
+        }
+    }
+    let b = DMatrix::from_columns(&basis);
+    let r = b.transpose() * m * &b;
+    let along = r[(0, 0)];
+    let k = r.nrows() - 1;
+    let rest = if k == 0 {
+        Vec::new()
+    } else {
+        r.view((1, 1), (k, k))
+            .into_owned()
+            .complex_eigenvalues()
+            .iter()
+            .copied()
+            .collect()
+    };
+    (rest, along, across)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -168,16 +227,16 @@ mod tests {
     fn a_rotation_is_elliptic_and_a_saddle_hyperbolic() {
         let (c, s) = (0.3f64.cos(), 0.3f64.sin());
         let rot = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
-        let f = floquet(&rot, 1.0, 0.0, true, 0);
+        let f = floquet(&rot, 1.0, 0.0, true, None);
         assert_eq!(f.stability, Stability::Elliptic);
         assert!(f.reciprocal_error.unwrap() < 1e-14);
         assert!((f.multipliers[0].angle.abs() - 0.3).abs() < 1e-14);
         let saddle = DMatrix::from_row_slice(2, 2, &[2.0, 0.0, 0.0, 0.5]);
-        let f = floquet(&saddle, 2.0, 0.0, true, 0);
+        let f = floquet(&saddle, 2.0, 0.0, true, None);
         assert_eq!(f.stability, Stability::Hyperbolic);
         assert!((f.multipliers[0].exponent - 2f64.ln() / 2.0).abs() < 1e-15);
         let sink = DMatrix::from_row_slice(2, 2, &[0.5, 0.0, 0.0, 0.25]);
-        let f = floquet(&sink, 1.0, (0.125f64).ln(), false, 0);
+        let f = floquet(&sink, 1.0, (0.125f64).ln(), false, None);
         assert_eq!(f.stability, Stability::Stable);
         assert!(f.liouville_error < 1e-15 && f.reciprocal_error.is_none());
     }

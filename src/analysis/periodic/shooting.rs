@@ -7,11 +7,10 @@
 //! t_j = j·kT_drive/m, so `x_0` is a fixed point of the k-th iterate of the stroboscopic map at
 //! drive phase 0. An autonomous orbit adds a phase condition, f(x_ref)·(x_0 − x_ref) = 0 (the
 //! start lies on the plane through the reference orthogonal to the flow), and fixes the energy
-//! E(x_0) = E or the period; that system has one equation more than unknowns and is solved in
-//! the least-squares sense (it is consistent at a solution, so Gauss–Newton keeps quadratic
-//! convergence).
+//! E(x_0) = E or the period; energy conservation makes one closure component redundant, so the
+//! closure is kept only across ∇E(x_0) and the system is square.
 
-use super::floquet::{floquet, Floquet};
+use super::floquet::{floquet, Floquet, Trivial};
 use super::flow::{propagate, Propagated};
 use super::PeriodicError;
 use crate::integrate::Method;
@@ -292,6 +291,27 @@ impl<S: Periodic> Shooting<'_, S> {
                 Closure::Driven { .. } => unreachable!(),
             }
         }
+        if auto {
+            // Energy conservation makes the closure's component along ∇E(x_0) redundant at a
+            // solution: keep the n − 1 components across it, so that the system is square
+            // (an overdetermined one stalls at its inconsistency near a branch point). At a
+            // solution the dropped component vanishes too, E being conserved.
+            let p = projection_across(&self.sys.energy_gradient(&z[..n]));
+            let last = (m - 1) * n;
+            let mut rp = DVector::zeros(rows - 1);
+            let mut jp = DMatrix::zeros(rows - 1, cols);
+            rp.rows_mut(0, last).copy_from(&r.rows(0, last));
+            jp.view_mut((0, 0), (last, cols))
+                .copy_from(&jac.view((0, 0), (last, cols)));
+            rp.rows_mut(last, n - 1).copy_from(&(&p * r.rows(last, n)));
+            jp.view_mut((last, 0), (n - 1, cols))
+                .copy_from(&(&p * jac.view((last, 0), (n, cols))));
+            rp.rows_mut(last + n - 1, 2).copy_from(&r.rows(m * n, 2));
+            jp.view_mut((last + n - 1, 0), (2, cols))
+                .copy_from(&jac.view((m * n, 0), (2, cols)));
+            r = rp;
+            jac = jp;
+        }
         Ok(Evaluation {
             residual: r,
             jacobian: jac,
@@ -366,8 +386,17 @@ impl<S: Periodic> Shooting<'_, S> {
             let skip = if j == 0 { 0 } else { n };
             shape.extend_from_slice(&seg.samples[skip..]);
         }
-        let trivial = if self.closure.autonomous() { 2 } else { 0 };
-        let floquet = floquet(&monodromy, period, trace, self.sys.hamiltonian(), trivial);
+        let trivial = self.closure.autonomous().then(|| Trivial {
+            flow: phase_at(self.sys, &z[..n]).0,
+            gradient: self.sys.energy_gradient(&z[..n]),
+        });
+        let floquet = floquet(
+            &monodromy,
+            period,
+            trace,
+            self.sys.hamiltonian(),
+            trivial.as_ref(),
+        );
         let mut x0 = z[..n].to_vec();
         for a in x0.iter_mut().take(self.sys.angles()) {
             *a = wrap_angle(*a);
@@ -384,6 +413,30 @@ impl<S: Periodic> Shooting<'_, S> {
             evaluations,
         }
     }
+}
+
+/// An orthonormal basis of the vectors orthogonal to `g`, as the rows of an (n − 1) × n matrix
+/// (Gram–Schmidt on the unit vectors, the one most aligned with g left out).
+fn projection_across(g: &[f64]) -> DMatrix<f64> {
+    let n = g.len();
+    let gv = DVector::from_column_slice(g);
+    let norm = gv.norm();
+    let gh = if norm > 0.0 {
+        gv / norm
+    } else {
+        DVector::zeros(n)
+    };
+    let skip = gh.iamax();
+    let mut rows: Vec<DVector<f64>> = Vec::with_capacity(n - 1);
+    for i in (0..n).filter(|&i| i != skip) {
+        let mut v = DVector::from_fn(n, |r, _| if r == i { 1.0 } else { 0.0 });
+        v -= &gh * gh[i];
+        for b in &rows {
+            v -= b * b.dot(&v);
+        }
+        rows.push(v.normalize());
+    }
+    DMatrix::from_fn(n - 1, n, |r, c| rows[r][c])
 }
 
 /// The phase plane through `x` orthogonal to the flow there.
