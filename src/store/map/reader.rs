@@ -77,7 +77,8 @@ fn check_links(g: &Group, path: &Path, at: &str) -> Result<(), StoreError> {
         Some((name, t)) => Err(bad(
             path,
             format!(
-                "{at}{name:?} is {} link; a map file holds its variables itself",
+                "{at}{} is {} link; a map file holds its variables itself",
+                name.escape_debug(),
                 if t == LinkType::Soft {
                     "a soft"
                 } else {
@@ -171,10 +172,40 @@ fn check_vars(g: &Group, path: &Path, h: &MapHeader) -> Result<Option<Vec<u64>>,
             checked::<f64>(g, path, at, name, &hw)?;
         }
     }
+    // The coordinates are what xarray and h5py show: they must be the pixel centres of the
+    // window pendula reads, and the tile indices.
+    let [x0, x1, y0, y1] = h.window;
+    for (name, lo, hi, n) in [(&h.x_name, x0, x1, h.width), (&h.y_name, y0, y1, h.height)] {
+        let axis = crate::analysis::map::GridAxis { index: 0, lo, hi };
+        let c = checked::<f64>(g, path, at, name, &[n])?
+            .read_raw::<f64>()
+            .map_err(h5_bad(path, format!("reading {at}{name}")))?;
+        if let Some(j) = (0..n).find(|&j| c[j].to_bits() != axis.centre(j, n).to_bits()) {
+            return Err(bad(
+                path,
+                format!(
+                    "coordinate {at}{name} is not the pixel centres of attribute window (at {j}: {}, expected {})",
+                    c[j],
+                    axis.centre(j, n)
+                ),
+            ));
+        }
+    }
+    let t = h.tiling();
+    for (name, n) in [("tile_row", t.rows()), ("tile_col", t.cols())] {
+        let c = checked::<i64>(g, path, at, name, &[n])?
+            .read_raw::<i64>()
+            .map_err(h5_bad(path, format!("reading {at}{name}")))?;
+        if c.iter().enumerate().any(|(i, &v)| v != i as i64) {
+            return Err(bad(
+                path,
+                format!("coordinate {at}{name} is not 0, 1, … {}", n - 1),
+            ));
+        }
+    }
     if !g.link_exists("tile_checksum") {
         return Ok(None);
     }
-    let t = h.tiling();
     let sums = checked::<u64>(g, path, at, "tile_checksum", &[t.rows(), t.cols()])?
         .read_raw::<u64>()
         .map_err(h5_bad(path, "reading tile_checksum"))?;
@@ -416,6 +447,15 @@ impl MapReader {
                 .zip(mf("pivot_frequency"))
                 .map(|((x, y), w)| (x, y, w)),
         };
+        if (header.t_max / header.dt).round() != f64::from(header.n_steps) {
+            return Err(bad(
+                path,
+                format!(
+                    "attributes t_max = {} and dt = {} do not give attribute n_steps = {}",
+                    header.t_max, header.dt, header.n_steps
+                ),
+            ));
+        }
         let need =
             (width * height) as f64 * bytes_per_pixel(header.kind, header.kind.aux_columns(links));
         if need > budget {
@@ -651,14 +691,19 @@ impl MapReader {
                     .ds("class")?
                     .read_slice_1d::<u8, _>(s![i, ..])
                     .map_err(err)?;
-                let t = self.read_aux(i, i + 1, 0, w)?;
+                let t = if h.kind == Kind::FinalState {
+                    self.read_aux(i, i + 1, 0, w)?
+                } else {
+                    vec![]
+                };
                 Ok((c.iter().map(|&v| i64::from(v)).collect(), t))
             }
         };
-        let m = if h.is_flip() {
-            0
+        // Only final-state maps have turns to compare (other kinds compare their class).
+        let m = if h.kind == Kind::FinalState {
+            h.kind.aux_columns(h.link_length.len())
         } else {
-            h.kind.aux().len() * h.link_length.len()
+            0
         };
         let nl = h.link_length.len();
         let (mut pairs, mut same) = (0u64, 0u64);
