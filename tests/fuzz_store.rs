@@ -125,7 +125,8 @@ fn base(dir: &Path, name: &str, kind: MapKind, shard: Option<(usize, usize)>) ->
 }
 
 /// A mutation of a copy of a base file: its class (for the counts) and what it does.
-type Mutation = (String, Box<dyn Fn(&hdf5::File, &hdf5::Group)>);
+type Mutate = Box<dyn Fn(&hdf5::File, &hdf5::Group)>;
+type Mutation = (String, Mutate);
 
 fn var_names(g: &hdf5::Group) -> Vec<String> {
     g.member_names().unwrap()
@@ -144,7 +145,7 @@ fn mutations(path: &Path) -> Vec<Mutation> {
     drop(g);
     drop(f);
     let mut out: Vec<Mutation> = Vec::new();
-    let mut add = |class: &str, m: Box<dyn Fn(&hdf5::File, &hdf5::Group)>| {
+    let mut add = |class: &str, m: Mutate| {
         out.push((class.to_string(), m));
     };
     for v in vars {

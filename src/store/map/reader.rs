@@ -320,7 +320,7 @@ impl MapReader {
             .attr("base_state")
             .and_then(|a| a.read_raw::<f64>())
             .map_err(attr_err("base_state"))?;
-        if base_state.len() < 2 || base_state.len() % 2 != 0 {
+        if base_state.len() < 2 || !base_state.len().is_multiple_of(2) {
             return Err(bad(
                 path,
                 format!(
