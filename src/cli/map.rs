@@ -366,8 +366,14 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
     check_plot_path(&a.common.plot, a.common.force, "--plot")?;
     let mut readers = Vec::new();
     for p in &a.inputs {
-        let r = MapReader::open(p).map_err(|e| CliError::Input(format!("merge: {e}")))?;
+        let r = MapReader::open_within(p, a.common.budget().bytes)
+            .map_err(|e| CliError::Input(format!("merge: {e}")))?;
         readers.push(r);
+    }
+    for r in &readers {
+        if let Some(w) = r.warning() {
+            eprintln!("{w}");
+        }
     }
     let first = &readers[0].header;
     for (r, p) in readers.iter().zip(&a.inputs).skip(1) {
@@ -475,6 +481,9 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
         })
         .transpose()?;
     let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
+    if let Some(w) = r.warning() {
+        eprintln!("{w}");
+    }
     let show = Show::parse(a.show.as_deref(), &r.header)
         .map_err(|e| CliError::Input(format!("--show: {e}")))?;
     super::output::prepare_path(&a.output, a.force)

@@ -16,6 +16,7 @@ mod descriptor;
 mod fli;
 mod flip_located;
 mod indicator_lanes;
+mod integrity;
 mod kinds;
 mod lyapunov_error;
 mod resume;

@@ -8,31 +8,44 @@ const TILE_MAGIC: &[u8; 8] = b"PNDTILE1";
 pub(super) fn encode_tile(t: &TileResult, spec_hash: &str) -> Vec<u8> {
     let np = t.class.len();
     let mut b = Vec::with_capacity(64 + np * 14);
-    b.extend_from_slice(TILE_MAGIC);
-    b.extend_from_slice(
-        &u64::from_str_radix(spec_hash, 16)
-            .unwrap_or(0)
-            .to_le_bytes(),
-    );
-    b.extend_from_slice(&(t.index as u64).to_le_bytes());
-    b.extend_from_slice(&t.steps.to_le_bytes());
-    b.extend_from_slice(&(np as u64).to_le_bytes());
-    let flags = u8::from(!t.flip_step.is_empty())
-        | (u8::from(!t.value.is_empty()) << 1)
-        | (u8::from(!t.aux.is_empty()) << 2);
-    b.push(flags);
-    for k in &t.flip_step {
-        b.extend_from_slice(&k.to_le_bytes());
-    }
-    b.extend_from_slice(&t.flip_link);
-    b.extend_from_slice(&t.class);
-    for v in t.value.iter().chain(&t.aux) {
-        b.extend_from_slice(&v.to_le_bytes());
-    }
+    tile_bytes(t, spec_hash, &mut |part| b.extend_from_slice(part));
     let mut f = Fnv::new();
     f.bytes(&b);
     b.extend_from_slice(&f.0.to_le_bytes());
     b
+}
+
+/// The checksum of tile `t` of the map `spec_hash`: FNV-1a 64 of its encoding (the bytes of
+/// [`encode_tile`] before their checksum: magic, spec hash, index, steps, every array), so a
+/// tile changed in any value, moved to another index or taken from another map does not match.
+/// A map file keeps it per tile (`tile_checksum`); a checkpoint tile file ends with it.
+pub(super) fn tile_checksum(t: &TileResult, spec_hash: &str) -> u64 {
+    let mut f = Fnv::new();
+    tile_bytes(t, spec_hash, &mut |part| f.bytes(part));
+    f.0
+}
+
+/// Feeds the encoding of `t` (without its checksum) to `out`, part by part.
+fn tile_bytes(t: &TileResult, spec_hash: &str, out: &mut dyn FnMut(&[u8])) {
+    out(TILE_MAGIC);
+    out(&u64::from_str_radix(spec_hash, 16)
+        .unwrap_or(0)
+        .to_le_bytes());
+    out(&(t.index as u64).to_le_bytes());
+    out(&t.steps.to_le_bytes());
+    out(&(t.class.len() as u64).to_le_bytes());
+    let flags = u8::from(!t.flip_step.is_empty())
+        | (u8::from(!t.value.is_empty()) << 1)
+        | (u8::from(!t.aux.is_empty()) << 2);
+    out(&[flags]);
+    for k in &t.flip_step {
+        out(&k.to_le_bytes());
+    }
+    out(&t.flip_link);
+    out(&t.class);
+    for v in t.value.iter().chain(&t.aux) {
+        out(&v.to_le_bytes());
+    }
 }
 
 /// `aux_width`: the [`crate::analysis::map::MapKind::aux_columns`] the spec implies (a tile is refused otherwise).

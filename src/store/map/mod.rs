@@ -28,12 +28,13 @@ mod codec;
 mod reader;
 mod run;
 mod write;
+pub use super::h5::{check_input_file, open_input};
 pub use abort::abort_point;
 pub use checkpoint::{compare_identity, Checkpoint, CheckpointError, Mismatch};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File};
 use ndarray::{s, Array2};
-pub use reader::{check_map_output, MapReader};
+pub use reader::{check_map_output, MapReader, Verified, MAX_PIXELS, MAX_TILE};
 pub use run::{check_size, prepare_run, MapPlan, PlanError, RunPlan, LARGE_EDGE, LARGE_PIXELS};
 use std::fs;
 use std::io::Write;
@@ -89,10 +90,12 @@ fn h5_err(what: impl Into<String>) -> impl FnOnce(hdf5::Error) -> StoreError {
     move |source| StoreError::Hdf5 { what, source }
 }
 
+/// A refusal of the input file `path`, in one line (a hostile name or HDF5 message may hold
+/// line breaks).
 fn bad(path: &Path, what: impl Into<String>) -> StoreError {
     StoreError::BadFile {
         path: path.to_path_buf(),
-        what: what.into(),
+        what: what.into().replace(['\n', '\r'], " "),
     }
 }
 

@@ -2,6 +2,7 @@
 //! variables and their legend ([`MapVars`]), a band filled from its tiles ([`Band`]), the
 //! running totals ([`Totals`]) and the group's attributes.
 
+use super::codec::tile_checksum;
 use super::{bad, coord_long_name, coord_name, coord_units, MapInfo, MapSummary, NOT_COMPUTED};
 use crate::analysis::map::class::FORBIDDEN;
 use crate::analysis::map::kinds::{Attr, Var as MapVar};
@@ -80,7 +81,7 @@ pub fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> 
                 return Err(bad(out.path(), format!("tile {index} has the wrong shape")));
             }
             band.put(&t, &r);
-            totals.tile(&t);
+            totals.tile(&t, &info.spec_hash);
         }
         vars.write_band(first.r0, &band, opts.dt, chain.links(), &mut totals)?;
         super::abort_point("assembly");
@@ -385,6 +386,8 @@ impl Band {
 struct Totals {
     done: Vec<u8>,
     tile_steps: Vec<i64>,
+    /// Per tile: its [`tile_checksum`] (0 where the tile is not in the file).
+    checksums: Vec<u64>,
     steps: u64,
     fnv: Fnv,
     stats: FlipStats,
@@ -397,6 +400,7 @@ impl Totals {
         Totals {
             done: vec![0u8; tiles],
             tile_steps: vec![0i64; tiles],
+            checksums: vec![0u64; tiles],
             steps: 0,
             fnv: Fnv::new(),
             stats: FlipStats::of(&[], &[], dt),
@@ -405,8 +409,9 @@ impl Totals {
         }
     }
 
-    fn tile(&mut self, t: &TileResult) {
+    fn tile(&mut self, t: &TileResult, spec_hash: &str) {
         self.done[t.index] = 1;
+        self.checksums[t.index] = tile_checksum(t, spec_hash);
         self.tile_steps[t.index] = t.steps as i64;
         self.steps += t.steps;
     }
@@ -432,6 +437,13 @@ fn write_tile_vars(
         &Array2::from_shape_vec((rows, cols), totals.tile_steps.clone()).expect("shape"),
         "1",
         "RK4 steps integrated for the tile",
+    )?;
+    g.var(
+        "tile_checksum",
+        &["tile_row", "tile_col"],
+        &Array2::from_shape_vec((rows, cols), totals.checksums.clone()).expect("shape"),
+        "1",
+        "FNV-1a 64 of the tile's values, steps, index and spec hash (0 = not in this file); merge, render and measure verify it",
     )?;
     Ok(())
 }
