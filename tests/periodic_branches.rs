@@ -476,3 +476,105 @@ fn double_pendulum_normal_mode_families_lose_stability_where_located() {
         }
     }
 }
+
+/// The orbit diagram of the driven damped pendulum: at a parameter with a stable period-k
+/// orbit every sample equals one of that orbit's k points to 1e-8, λ_max < 0 there; and one
+/// and two threads give identical diagrams.
+#[test]
+fn orbit_diagram_samples_sit_on_the_stable_orbits() {
+    use pendula::analysis::periodic::shooting::wrap_angle;
+    use pendula::analysis::periodic::{orbit_diagram, DiagramOptions, Stability};
+    let (q, wd) = (2.0, 2.0 / 3.0);
+    let td = 2.0 * PI / wd;
+    let family = |a: f64| -> Result<(Chain, Closure), PeriodicError> {
+        Ok((
+            driven(q, wd, a),
+            Closure::Driven {
+                drive_period: td,
+                k: 1,
+            },
+        ))
+    };
+    let opts = DiagramOptions {
+        parameters: vec![1.05, 1.075],
+        starts: vec![vec![0.0, 0.0], vec![0.3, -0.2], vec![-1.0, 0.5]],
+        transient: 300,
+        samples: 12,
+        steps_per_period: 4000,
+    };
+    let pool = |n| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(n)
+            .build()
+            .unwrap()
+    };
+    let one = pool(1)
+        .install(|| orbit_diagram(&family, &opts, &Cancel::never()))
+        .unwrap();
+    let two = pool(2)
+        .install(|| orbit_diagram(&family, &opts, &Cancel::never()))
+        .unwrap();
+    assert_eq!(
+        one.points.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        two.points.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    assert_eq!(
+        one.lyapunov.iter().map(|v| v.to_bits()).collect::<Vec<_>>(),
+        two.lyapunov.iter().map(|v| v.to_bits()).collect::<Vec<_>>()
+    );
+    let shoot = ShootingOptions {
+        rtol: 1e-13,
+        atol: 1e-13,
+        tolerance: 1e-11,
+        ..ShootingOptions::default()
+    };
+    let method = Method::Dop853 {
+        rtol: 1e-13,
+        atol: 1e-13,
+        h_max: f64::INFINITY,
+    };
+    // Each start's samples against the orbit found from its own first sample (coexisting
+    // attractors: the starts need not share one).
+    for (i, (&a, k)) in opts.parameters.iter().zip([1usize, 2]).enumerate() {
+        let chain = driven(q, wd, a);
+        let mut worst: f64 = 0.0;
+        for j in 0..opts.starts.len() {
+            let orbit = find(
+                &chain,
+                &Guess {
+                    x0: one.point(i, j, 0).to_vec(),
+                    period: td,
+                },
+                Closure::Driven {
+                    drive_period: td,
+                    k,
+                },
+                &shoot,
+                &Cancel::never(),
+            )
+            .unwrap();
+            assert_eq!(orbit.floquet.stability, Stability::Stable, "A = {a}");
+            // The orbit's k points on the stroboscopic section.
+            let mut pts = vec![orbit.x0.clone()];
+            for _ in 1..k {
+                let last = pts.last().unwrap().clone();
+                let mut x = propagate(&chain, &method, 0.0, &last, td, 1, &mut Silent)
+                    .unwrap()
+                    .x;
+                x[0] = wrap_angle(x[0]);
+                pts.push(x);
+            }
+            for s in 0..opts.samples as usize {
+                let p = one.point(i, j, s);
+                let d = pts
+                    .iter()
+                    .map(|o| wrap_angle(p[0] - o[0]).abs().max((p[1] - o[1]).abs()))
+                    .fold(f64::INFINITY, f64::min);
+                worst = worst.max(d);
+            }
+            assert!(one.lyapunov[i * opts.starts.len() + j] < 0.0);
+        }
+        eprintln!("A = {a}: period-{k} orbits, worst sample distance {worst:.2e}");
+        assert!(worst < 1e-8, "A = {a}: {worst:.2e}");
+    }
+}

@@ -975,7 +975,8 @@ fn a_tampered_map_header_is_refused_by_render_merge_and_measure() {
         ];
         for args in runs {
             let (code, _, err) = pendula(d, args);
-            assert!(code == 1 || code == 2, "{args:?}: exit {code}: {err}");
+            // A corrupt input file is bad input: exit 2 on every path.
+            assert_eq!(code, 2, "{args:?}: exit {code}: {err}");
             assert!(
                 err.contains(&format!("attribute {attr}")),
                 "{args:?}: {err}"

@@ -7,9 +7,11 @@
 //!   the energy or the period fixed);
 //! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
-//!   folds, period doublings, Neimark–Sacker points and stability changes.
+//!   folds, period doublings, Neimark–Sacker points and stability changes;
+//! * [`diagram`]: orbit diagrams (stroboscopic samples against a parameter) with λ_max.
 
 pub mod continuation;
+pub mod diagram;
 pub mod floquet;
 pub mod flow;
 pub mod shooting;
@@ -18,6 +20,7 @@ pub use continuation::{
     continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
     ContinuationOptions, Family,
 };
+pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
 pub use flow::{propagate, Propagated};
 pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};
