@@ -101,6 +101,9 @@ impl OrbitDiagram {
     }
 }
 
+/// One start's sweep: its samples [parameter][sample][component] and λ_max per parameter.
+type StartSweep = (Vec<f64>, Vec<f64>);
+
 /// The reducer of one parameter value.
 struct Strobe {
     transient: u64,
@@ -149,7 +152,7 @@ pub fn orbit_diagram<F: Family>(
     let dim = probe.dim();
     let angles = probe.angles();
     opts.check(dim)?;
-    let per_start: Vec<Result<(Vec<f64>, Vec<f64>), PeriodicError>> = opts
+    let per_start: Vec<Result<StartSweep, PeriodicError>> = opts
         .starts
         .par_iter()
         .map(|x0| {
