@@ -138,6 +138,10 @@ pub fn box_dimension_cancellable(
 /// neither missed nor counted twice. Boxes holding a flag count; an OR pyramid gives all sizes.
 /// Once `cancel` is set the counts are left unfinished (the caller discards them).
 fn count_shift(g: &LabelGrid, ox: usize, oy: usize, sizes: &[usize], cancel: &Cancel) -> Vec<f64> {
+    if cancel.is_set() {
+        // Every shift left after a stop returns at once, without its flag grid.
+        return vec![0.0; sizes.len()];
+    }
     let mut cw = g.nx - ox;
     let mut ch = g.ny - oy;
     let mut f = vec![0u8; cw * ch];
