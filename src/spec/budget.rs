@@ -755,4 +755,43 @@ mod tests {
         let b = Budget::machine();
         assert!(b.bytes.is_finite() && b.bytes >= 1.0);
     }
+
+    #[test]
+    fn measure_and_chaotic_estimates_name_their_driver_without_overflow() {
+        let o = MeasureOptions::default();
+        let grids = |n: usize| LabelGrids {
+            nx: n,
+            ny: n,
+            count: 1,
+            read_per_px: 8.0,
+            field: "labels",
+        };
+        let budget = Budget { bytes: 16.0 * GIB };
+        assert!(over_budget(&measure_estimate(&grids(1024), &o), &budget).is_ok());
+        let e = over_budget(&measure_estimate(&grids(1_000_000), &o), &budget).unwrap_err();
+        assert_eq!(e.field(), "labels");
+        let mut shifts = o.clone();
+        shifts.boxes.shifts = usize::MAX;
+        shifts.entropy_shifts = usize::MAX;
+        let e = over_budget(&measure_estimate(&grids(128), &shifts), &budget).unwrap_err();
+        assert_eq!(e.field(), "shifts");
+        let mut k = o.clone();
+        k.uncertainty.max_eps = usize::MAX;
+        let e = over_budget(&measure_estimate(&grids(128), &k), &budget).unwrap_err();
+        assert_eq!(e.field(), "max_eps");
+        let many = LabelGrids {
+            count: 100_000,
+            ..grids(4096)
+        };
+        let e = over_budget(&measure_estimate(&many, &o), &budget).unwrap_err();
+        assert_eq!(e.field(), "flip_before");
+        assert!(over_budget(&chaotic_estimate(2, 64, 4), &budget).is_ok());
+        for (est, field) in [
+            (chaotic_estimate(2, usize::MAX, 1), "samples"),
+            (chaotic_estimate(2, 1_000_000_000_000, 1), "samples"),
+            (chaotic_estimate(100_000, 2, 1), "links"),
+        ] {
+            assert_eq!(over_budget(&est, &budget).unwrap_err().field(), field);
+        }
+    }
 }

@@ -641,6 +641,9 @@ fn scale_path(ds: &hdf5::Dataset, dim: u32) -> Option<String> {
     out
 }
 
+/// One axis of a label grid from its dimension scale: the pixel edges' span and (name, units).
+type Axis = ((f64, f64), (String, String));
+
 /// Reads `dataset` of `file` as a label grid. Errors are one line naming the dataset, about
 /// the `labels` option: a missing file or dataset, or the library's checks of a label grid
 /// (a rank other than 2, a non-integer type, values beyond i32). `fits` is asked about the
@@ -679,7 +682,7 @@ pub fn read_labels(
     };
     let (nx, ny) = labels::grid_shape(&what, &shape, &ty)?;
     fits(nx, ny)?;
-    let axis = |dim: u32, n: usize| -> Result<Option<((f64, f64), (String, String))>, FieldError> {
+    let axis = |dim: u32, n: usize| -> Result<Option<Axis>, FieldError> {
         let Some(p) = scale_path(&ds, dim) else {
             return Ok(None);
         };

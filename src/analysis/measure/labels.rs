@@ -678,4 +678,46 @@ mod tests {
         );
         assert!(e.ends_with("(expected class)"), "{e}");
     }
+
+    #[test]
+    fn scales_must_be_finite_monotonic_and_linear() {
+        let lin: Vec<f64> = (0..64).map(|i| 0.5 - i as f64 / 63.0).collect();
+        assert_eq!(scale_problem(&lin), None, "decreasing and linear is fine");
+        let mut nonmono: Vec<f64> = (0..64).map(f64::from).collect();
+        nonmono.swap(10, 11);
+        let mut zero_end: Vec<f64> = (0..64).map(|i| 1.0 + f64::from(i)).collect();
+        zero_end[63] = 0.0;
+        let log: Vec<f64> = (0..64).map(|i| 10f64.powf(f64::from(i) / 21.0)).collect();
+        let mut nan = lin.clone();
+        nan[3] = f64::NAN;
+        for (c, why) in [
+            (nonmono, "not strictly monotonic"),
+            (zero_end, "not strictly monotonic"),
+            (vec![2.0; 64], "not strictly monotonic"),
+            (log, "not evenly spaced"),
+            (nan, "holds NaN"),
+            (vec![-f64::MAX, f64::MAX], "beyond binary64"),
+        ] {
+            let p = scale_problem(&c).unwrap_or_default();
+            assert!(p.contains(why), "{p}");
+        }
+    }
+
+    #[test]
+    fn repeats_are_found_in_one_pass() {
+        assert_eq!(repeated(&[1.0, 2.0, 3.0]), None);
+        assert_eq!(repeated(&[0.0, 1.0, -0.0]), Some(-0.0));
+        assert_eq!(repeated(&[f64::NAN, f64::NAN]), None);
+        let many: Vec<f64> = (0..100_000).map(f64::from).chain([5.0]).collect();
+        assert_eq!(repeated(&many), Some(5.0));
+    }
+
+    #[test]
+    fn repeated_flip_times_are_refused() {
+        let (class, steps, links) = ([0u8; 4], [0, 2, 6, 8], [0u8, 1, 2, 3]);
+        let m = flip_map(&class, &steps, &links);
+        let e = map_labels(&m, None, &[1.0, 2.0, 1.0], None, "f.h5").unwrap_err();
+        assert_eq!(e.field(), "flip_before");
+        assert!(e.to_string().contains("1 is given twice"), "{e}");
+    }
 }

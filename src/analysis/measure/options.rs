@@ -286,4 +286,58 @@ mod tests {
             "tau: must be a whole multiple of dt = 0.01 s (got 0.015 s)"
         );
     }
+
+    #[test]
+    fn huge_and_repeated_options_are_refused_without_overflow() {
+        let short = Some(128);
+        for (c, field) in [
+            (
+                MeasureChoices {
+                    max_eps: Some(usize::MAX / 4),
+                    ..Default::default()
+                },
+                "max_eps",
+            ),
+            (
+                MeasureChoices {
+                    entropy_eps: Some(vec![2, usize::MAX / 8 + 1]),
+                    ..Default::default()
+                },
+                "entropy_eps",
+            ),
+            (
+                MeasureChoices {
+                    wada_radius: Some(1 << 63),
+                    ..Default::default()
+                },
+                "wada_radius",
+            ),
+        ] {
+            assert_eq!(c.options(short).unwrap_err().field(), field);
+        }
+        let twice = MeasureChoices {
+            entropy_eps: Some(vec![2, 3, 2]),
+            ..Default::default()
+        };
+        let e = twice.options(None).unwrap_err();
+        assert_eq!(e.to_string(), "entropy_eps: the box side 2 is given twice");
+    }
+
+    #[test]
+    fn the_step_is_limited_like_simulate_s() {
+        let c = ChaoticChoices {
+            energies: vec![5.0],
+            samples: Some(2),
+            dt: Some(1e-300),
+            ..Default::default()
+        };
+        let e = c.options().unwrap_err();
+        assert_eq!(e.field(), "dt");
+        assert!(e.to_string().contains("does not even advance t"), "{e}");
+        let fine = ChaoticChoices {
+            dt: Some(0.005),
+            ..c
+        };
+        assert!(fine.options().is_ok());
+    }
 }

@@ -237,3 +237,48 @@ pub const BOX_CI: &str =
 pub const UNCERTAINTY_RULE: &str = "eps = 1 ... K px, every pixel at least K px from the edges tested at every eps (one denominator)";
 /// How S_b and S_bb intervals are made.
 pub const ENTROPY_CI: &str = "95 %: mean +- 1.96 sd over random shifts of the box grid";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid of three vertical bands.
+    fn bands(n: usize) -> LabelGrid {
+        let v: Vec<i32> = (0..n * n).map(|i| ((i % n) * 3 / n) as i32).collect();
+        LabelGrid::new(n, n, &v).unwrap()
+    }
+
+    #[test]
+    fn options_beyond_the_grid_are_refused_before_any_measure() {
+        let g = bands(64);
+        let mut o = MeasureOptions::default();
+        o.wada.max_radius = 1 << 63;
+        let (stage, e) = measure(&g, &o).unwrap_err();
+        // The uncertainty exponent's default K = 16 needs 128 px: refused first, in stage order.
+        assert_eq!(stage, Stage::Uncertainty, "{e}");
+        o.what = What::Wada;
+        let (stage, e) = measure(&g, &o).unwrap_err();
+        assert_eq!(stage, Stage::Wada);
+        assert!(e.to_string().contains("73786976294838206464"), "{e}");
+        o.what = What::BasinEntropy;
+        o.entropy_eps = vec![2, usize::MAX];
+        assert_eq!(measure(&g, &o).unwrap_err().0, Stage::Entropy);
+    }
+
+    #[test]
+    fn a_set_token_stops_every_measure() {
+        let g = bands(128);
+        let c = Cancel::new();
+        c.set();
+        let (_, e) = measure_cancellable(&g, &MeasureOptions::default(), &c).unwrap_err();
+        assert_eq!(e, MeasureError::Interrupted);
+        for what in [What::UncertaintyExponent, What::BasinEntropy, What::Wada] {
+            let o = MeasureOptions {
+                what,
+                ..MeasureOptions::default()
+            };
+            let (_, e) = measure_cancellable(&g, &o, &c).unwrap_err();
+            assert_eq!(e, MeasureError::Interrupted, "{what:?}");
+        }
+    }
+}
