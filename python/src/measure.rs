@@ -16,12 +16,12 @@ use pendula::analysis::measure::labels::{
 };
 use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
 use pendula::analysis::measure::{
-    label_counts, measure, MeasureError, MeasureOptions, MeasuredSet,
+    label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
 };
 use pendula::error::FieldError;
 use pendula::model::Chain;
 use pendula::run::RunError;
-use pendula::spec::{self, ModelFile};
+use pendula::spec::{self, Budget, LabelGrids, ModelFile};
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -61,11 +61,13 @@ fn measure_all(
     opts: MeasureOptions,
     title: String,
 ) -> PyResult<Bound<'_, PyDict>> {
-    let tree = watched(py, move |_cancel| {
+    let tree = watched(py, move |cancel| {
         let mut sets = Vec::new();
         for l in grids {
-            let m = measure(&l.grid, &opts)
-                .map_err(|(s, e)| RunError::Input(refusal(s, &e, &l.name)))?;
+            let m = measure_cancellable(&l.grid, &opts, &cancel).map_err(|(s, e)| match e {
+                MeasureError::Interrupted => RunError::Interrupted,
+                e => RunError::Input(refusal(s, &e, &l.name)),
+            })?;
             sets.push(MeasuredSet {
                 source: l.source,
                 nx: l.grid.nx,
@@ -82,6 +84,21 @@ fn measure_all(
         })?)
     })?;
     image::to_py(py, tree)
+}
+
+/// Refuses `count` label grids of `nx` × `ny` pixels whose measures with `opts` would not
+/// fit the machine's budget, as the CLI refuses them: before any copy or measure, naming the
+/// keyword that drives the estimate (`labels`, `shifts`, `entropy_eps`, `max_eps`,
+/// `flip_before`).
+fn fits(nx: usize, ny: usize, count: usize, opts: &MeasureOptions) -> PyResult<()> {
+    let grids = LabelGrids {
+        nx,
+        ny,
+        count,
+        read_per_px: 8.0,
+        field: "labels",
+    };
+    spec::over_budget(&spec::measure_estimate(&grids, opts), &Budget::machine()).map_err(refused)
 }
 
 fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
@@ -119,6 +136,7 @@ pub fn measure_labels<'py>(
         _ => ValueType::Other(arr.dtype().to_string()),
     };
     let (nx, ny) = labels::grid_shape("array", arr.shape(), &ty).map_err(refused)?;
+    fits(nx, ny, 1, &opts)?;
     let values: Vec<i32> = match arr.downcast::<numpy::PyArray2<i32>>() {
         Ok(a) => a.readonly().as_array().iter().copied().collect(),
         Err(_) => {
@@ -190,6 +208,8 @@ pub fn measure_map<'py>(
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
     let extent = parse_extent(extent)?;
     let (height, width) = class.as_array().dim();
+    let count = flip_before.as_ref().map_or(1, |f| f.len().max(1));
+    fits(width, height, count, &opts)?;
     let class = class.as_slice()?;
     let flip_step = flip_step.as_ref().map(|a| a.as_slice()).transpose()?;
     let flip_link = flip_link.as_ref().map(|a| a.as_slice()).transpose()?;
@@ -259,16 +279,31 @@ pub fn chaotic_fraction<'py>(
     };
     let samples = choices.samples().map_err(refused)?;
     let seed = choices.seed();
-    let (chain, name) = chain(model_json)?;
+    let n_energies = choices.energies.len();
+    let (chain, name) = chain(model_json, |links| {
+        let e = spec::chaotic_estimate(links, samples, n_energies);
+        // The links come from the model: its keyword names them.
+        spec::over_budget(&e, &Budget::machine()).map_err(|e| {
+            if e.field() == "links" {
+                FieldError::new("model", e.message)
+            } else {
+                e
+            }
+        })
+    })?;
     let o = choices.options().map_err(refused)?;
     let refused = |e: MeasureError| RunError::Input(chaotic::refusal(&e));
     let energies = choices.energies;
-    let tree = watched(py, move |_cancel| {
+    let tree = watched(py, move |cancel| {
         // The library's own checks (conservative chain, energies above the hanging rest)
         // before any work, as the CLI.
         chaotic::check(&chain, &energies).map_err(refused)?;
         let rows =
-            chaotic::chaotic_fraction(&chain, &energies, samples, seed, &o).map_err(refused)?;
+            chaotic::chaotic_fraction_cancellable(&chain, &energies, samples, seed, &o, &cancel)
+                .map_err(|e| match e {
+                    MeasureError::Interrupted => RunError::Interrupted,
+                    e => refused(e),
+                })?;
         let title = format!(
             "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
             chain.links(),
@@ -291,14 +326,20 @@ pub fn chaotic_fraction<'py>(
 
 /// The planar chain of a model's `[model]` table (as JSON; `None` for no model table), read as
 /// the CLI reads `--model`: anything else is the library's refusal.
-fn chain(model_json: Option<&str>) -> PyResult<(Chain, String)> {
+/// `fits` is asked about the link count before the chain is built.
+fn chain(
+    model_json: Option<&str>,
+    fits: impl FnOnce(usize) -> Result<(), FieldError>,
+) -> PyResult<(Chain, String)> {
     let Some(json) = model_json else {
         return Err(refused(chaotic::needs_planar()));
     };
     let table: toml::Table =
         serde_json::from_str(json).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let text = toml::to_string(&table).map_err(|e| PyValueError::new_err(e.to_string()))?;
-    let ModelFile::Planar(m) = spec::parse_model(&text, "model").map_err(refused)? else {
+    let file = spec::parse_model(&text, "model").map_err(refused)?;
+    fits(file.link_count()).map_err(refused)?;
+    let ModelFile::Planar(m) = file else {
         return Err(refused(chaotic::needs_planar()));
     };
     m.build().map_err(refused)

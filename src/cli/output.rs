@@ -241,6 +241,8 @@ pub struct Closing {
     started: std::time::SystemTime,
     clock: std::time::Instant,
     candidates: Vec<PathBuf>,
+    /// The candidates as a set: a sweep of 10⁵ points names 10⁵ map files (linear, not n²).
+    seen: std::collections::HashSet<PathBuf>,
     frames: Option<PathBuf>,
 }
 
@@ -251,13 +253,14 @@ impl Closing {
             started: std::time::SystemTime::now(),
             clock: std::time::Instant::now(),
             candidates: Vec::new(),
+            seen: std::collections::HashSet::new(),
             frames: None,
         }
     }
 
     /// A file the run may write (named in the line if it was written).
     pub fn may_write(&mut self, path: &Path) {
-        if !self.candidates.iter().any(|p| p == path) {
+        if self.seen.insert(path.to_path_buf()) {
             self.candidates.push(path.to_path_buf());
         }
     }

@@ -10,6 +10,7 @@ use super::{
     Analysis, LyapunovEstimator, LyapunovRun, Model, ModelFile, Spec, SpecError, SpecFile,
 };
 use crate::analysis::map::{MapKind, MapOptions};
+use crate::analysis::measure::{MeasureOptions, What};
 use crate::analysis::poincare::{PoincareOptions, Sampling};
 use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
@@ -227,7 +228,7 @@ impl SpecFile {
 }
 
 /// The one-line refusal of an estimate over the budget, naming the field that drives it.
-pub(super) fn over_budget(e: &Estimate, budget: &Budget) -> Result<(), SpecError> {
+pub fn over_budget(e: &Estimate, budget: &Budget) -> Result<(), SpecError> {
     if e.bytes > budget.bytes {
         return Err(SpecError::new(
             e.field.clone(),
@@ -391,9 +392,10 @@ impl Spec {
             }
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Poincare(o) => poincare_terms(o, n, dim, &mut terms),
-            Analysis::Map(o) | Analysis::Measure(super::MeasureRun { map: o, .. }) => {
-                let measure = matches!(self.analysis, Analysis::Measure(_));
-                map_terms(o, measure, n, dim, &mut terms)
+            Analysis::Map(o) => map_terms(o, false, n, dim, &mut terms),
+            Analysis::Measure(r) => {
+                map_terms(&r.map, true, n, dim, &mut terms);
+                measure_spec_terms(r, &mut terms);
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
         }
@@ -524,6 +526,154 @@ fn map_terms(o: &MapOptions, measure: bool, n: usize, dim: f64, terms: &mut Vec<
     });
 }
 
+/// The label grids `pendula measure` (or the Python package) measures: their size, how many
+/// there are, what reading one costs, and the field that names them.
+#[derive(Debug, Clone, Copy)]
+pub struct LabelGrids {
+    pub nx: usize,
+    pub ny: usize,
+    /// Label grids of this size (one per flip time of a flip map, else one).
+    pub count: usize,
+    /// Bytes per pixel the source holds while it is read (an HDF5 dataset read as i64, a map
+    /// file's variables).
+    pub read_per_px: f64,
+    /// The field that gives the grid: `labels` (a dataset or array) or `measure` (a map file).
+    pub field: &'static str,
+}
+
+/// What measuring `grids` with options `o` holds at once: the grids and their reading, the
+/// measures' masks (the Wada test's three u64 masks, one box-count flag grid per thread), the
+/// per-shift results of every grid (kept, then copied while written) and the uncertainty
+/// exponent's counts, each term naming the option that drives it. Overflow-safe: every count is
+/// taken as f64, so 10¹² × 10¹² is a number over any budget, not a wrapped product.
+pub fn measure_estimate(grids: &LabelGrids, o: &MeasureOptions) -> Estimate {
+    estimate(measure_terms(grids, o))
+}
+
+fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
+    let px = grids.nx as f64 * grids.ny as f64;
+    let count = grids.count.max(1) as f64;
+    let pixels = format!("{}×{} pixels", grids.nx, grids.ny);
+    let mut terms = vec![Term {
+        // Reading, the i32 values and their sorted copy, the Wada masks, box-count flags.
+        bytes: px * (grids.read_per_px + 8.0 + 24.0 + 1.5 * threads()),
+        field: grids.field,
+        driver: pixels.clone(),
+        what: "the label grid and the measures' masks",
+    }];
+    terms.push(Term {
+        // Every grid's compacted labels (u32) exist before the first is measured.
+        bytes: count * px * F64 / 2.0,
+        field: "flip_before",
+        driver: format!("{} label grids of {pixels}", grids.count),
+        what: "the label grids",
+    });
+    let shifts = o.boxes.shifts.max(o.entropy_shifts) as f64;
+    let short = grids.nx.min(grids.ny).max(1) as f64;
+    let sizes = short.log2().max(1.0);
+    let eps = if o.what == What::All || o.what == What::BasinEntropy {
+        o.entropy_eps.len() as f64
+    } else {
+        0.0
+    };
+    // Per shift: its offsets, box counts per size and slope; per entropy side its offsets
+    // and four values; twice (the results, then the arrays written).
+    let per_shift = 2.0 * (48.0 + 16.0 * sizes + eps * 56.0);
+    let (field, driver) = if eps > shifts {
+        ("entropy_eps", format!("{} box sides", o.entropy_eps.len()))
+    } else {
+        (
+            "shifts",
+            format!("{} shifts", o.boxes.shifts.max(o.entropy_shifts)),
+        )
+    };
+    terms.push(Term {
+        bytes: count * (shifts * per_shift + eps * 256.0),
+        field,
+        driver,
+        what: "the per-shift results",
+    });
+    terms.push(Term {
+        // ε = 1 … K and a row of counts per ε in every thread's partial sums.
+        bytes: o.uncertainty.max_eps as f64 * F64 * (2.0 * threads() + 4.0),
+        field: "max_eps",
+        driver: format!("{} values of ε", o.uncertainty.max_eps),
+        what: "the uncertainty exponent's counts",
+    });
+    terms
+}
+
+/// A measure spec's results beyond its map's arrays: the per-shift results and counts of
+/// [`measure_estimate`] for every label grid of every sweep point, and each point's spec.
+fn measure_spec_terms(r: &super::MeasureRun, terms: &mut Vec<Term>) {
+    let points = r.sweep.as_ref().map_or(1, |s| s.points.len());
+    let grids = LabelGrids {
+        nx: r.map.grid.width,
+        ny: r.map.grid.height,
+        count: r.flip_before.len().max(1),
+        read_per_px: 0.0,
+        field: "map.resolution",
+    };
+    for t in measure_terms(&grids, &r.options) {
+        let field = match t.field {
+            "shifts" => "measure.shifts",
+            "entropy_eps" => "measure.entropy_eps",
+            "max_eps" => "measure.max_eps",
+            "flip_before" => "measure.flip_before",
+            // The label grid and masks: map_terms counts them for the map's grid.
+            _ => continue,
+        };
+        let scale = if field == "measure.max_eps" {
+            1.0
+        } else {
+            points as f64
+        };
+        terms.push(Term {
+            bytes: t.bytes * scale,
+            field,
+            ..t
+        });
+    }
+    if let Some(s) = &r.sweep {
+        terms.push(Term {
+            // Each point's spec file and validated copy.
+            bytes: points as f64 * 16384.0,
+            field: "measure.sweep.values",
+            driver: format!("{} sweep values", s.values.len()),
+            what: "the sweep's points",
+        });
+    }
+}
+
+/// What the chaotic fraction of `energies` shells of `samples` starts on a chain of `links`
+/// links holds at once: the model, every start's state, verdict and proposal count, and per
+/// thread a start's mass matrix and Cholesky factor and its SALI run (the state and two
+/// deviation vectors through RK4). Overflow-safe as [`measure_estimate`].
+pub fn chaotic_estimate(links: usize, samples: usize, energies: usize) -> Estimate {
+    let n = links as f64;
+    let dim = 2.0 * n;
+    let mut terms = vec![Term {
+        bytes: n * PLANAR_LINK_BYTES
+            + threads() * (2.0 * F64 * n * n + solver(dim * 3.0) + 64.0 * dim * F64),
+        field: "links",
+        driver: links_driver(links),
+        what: "the model and each start's matrices and tangent vectors",
+    }];
+    terms.push(Term {
+        bytes: samples as f64 * (dim * F64 + 24.0 + 48.0),
+        field: "samples",
+        driver: format!("{samples} samples of {links} links"),
+        what: "the starts and their verdicts",
+    });
+    terms.push(Term {
+        bytes: energies as f64 * 512.0,
+        field: "energies",
+        driver: format!("{energies} energies"),
+        what: "the shells' rows",
+    });
+    estimate(terms)
+}
+
 /// An animation's samples and frame buffers.
 fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let nf = n as f64;
@@ -604,5 +754,44 @@ mod tests {
     fn the_machine_budget_is_positive() {
         let b = Budget::machine();
         assert!(b.bytes.is_finite() && b.bytes >= 1.0);
+    }
+
+    #[test]
+    fn measure_and_chaotic_estimates_name_their_driver_without_overflow() {
+        let o = MeasureOptions::default();
+        let grids = |n: usize| LabelGrids {
+            nx: n,
+            ny: n,
+            count: 1,
+            read_per_px: 8.0,
+            field: "labels",
+        };
+        let budget = Budget { bytes: 16.0 * GIB };
+        assert!(over_budget(&measure_estimate(&grids(1024), &o), &budget).is_ok());
+        let e = over_budget(&measure_estimate(&grids(1_000_000), &o), &budget).unwrap_err();
+        assert_eq!(e.field(), "labels");
+        let mut shifts = o.clone();
+        shifts.boxes.shifts = usize::MAX;
+        shifts.entropy_shifts = usize::MAX;
+        let e = over_budget(&measure_estimate(&grids(128), &shifts), &budget).unwrap_err();
+        assert_eq!(e.field(), "shifts");
+        let mut k = o.clone();
+        k.uncertainty.max_eps = usize::MAX;
+        let e = over_budget(&measure_estimate(&grids(128), &k), &budget).unwrap_err();
+        assert_eq!(e.field(), "max_eps");
+        let many = LabelGrids {
+            count: 100_000,
+            ..grids(4096)
+        };
+        let e = over_budget(&measure_estimate(&many, &o), &budget).unwrap_err();
+        assert_eq!(e.field(), "flip_before");
+        assert!(over_budget(&chaotic_estimate(2, 64, 4), &budget).is_ok());
+        for (est, field) in [
+            (chaotic_estimate(2, usize::MAX, 1), "samples"),
+            (chaotic_estimate(2, 1_000_000_000_000, 1), "samples"),
+            (chaotic_estimate(100_000, 2, 1), "links"),
+        ] {
+            assert_eq!(over_budget(&est, &budget).unwrap_err().field(), field);
+        }
     }
 }

@@ -9,7 +9,7 @@
 
 use super::{Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::map::MapOptions;
-use crate::analysis::measure::{MeasureChoices, MeasureOptions};
+use crate::analysis::measure::{MeasureChoices, MeasureOptions, Stage};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -192,20 +192,32 @@ fn validate_sweep(
             "give at least one value of the parameter",
         ));
     }
-    let mut points = Vec::with_capacity(values.len());
+    // Every value is checked before any point is built, in linear time (a set of the values
+    // seen, 0 and −0 as one), so a long list is refused or accepted at once.
+    let mut seen = std::collections::HashSet::with_capacity(values.len());
     for (i, &v) in values.iter().enumerate() {
         let field = format!("measure.sweep.values[{}]", i + 1);
         if !v.is_finite() {
             return Err(SpecError::new(field, format!("must be finite (got {v})")));
         }
-        if values[..i].contains(&v) {
+        if !seen.insert((v + 0.0).to_bits()) {
             return Err(SpecError::new(field, format!("{v} is given twice")));
         }
-        let mut p = file.clone();
+    }
+    // The points are copies of the spec without its sweep: copying the sweep's own list into
+    // every point made the check quadratic in the number of values.
+    let mut base = file.clone();
+    base.measure
+        .as_mut()
+        .expect("a sweep is inside [measure]")
+        .sweep = None;
+    let mut points = Vec::with_capacity(values.len());
+    for (i, &v) in values.iter().enumerate() {
+        let field = format!("measure.sweep.values[{}]", i + 1);
+        let mut p = base.clone();
         set_parameter(&mut p, &parameter, link, v)
             .map_err(|m| SpecError::new("measure.sweep.parameter", format!("{parameter}: {m}")))?;
         let m = p.measure.as_mut().expect("a sweep is inside [measure]");
-        m.sweep = None;
         m.map_file = Some(point_path(map_file, i + 1));
         p.output = super::OutputSpec::default();
         p.validate().map_err(|e| {
@@ -267,6 +279,23 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         .choices()
         .options(Some(short))
         .map_err(|e| e.within("measure"))?;
+    // Every measure asked for must fit the map's grid, checked now: not after the map (or a
+    // sweep's first map) was computed and written.
+    o.check_grid(map.grid.width, map.grid.height, None)
+        .map_err(|(stage, e)| {
+            let field = match stage {
+                Stage::Boundary => "map.resolution",
+                Stage::Uncertainty => "measure.max_eps",
+                Stage::Entropy => "measure.entropy_eps",
+                Stage::Wada => "measure.wada_radius",
+            };
+            let hint = if stage == Stage::Boundary {
+                " (a finer map, or measure.what without boundary-dimension)"
+            } else {
+                ""
+            };
+            SpecError::new(field, format!("{e}{hint}"))
+        })?;
     let flip = map.kind.id().is_flip();
     let variable = m.variable.clone();
     let allowed = map.kind.id().facts().labels;
@@ -298,6 +327,17 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             .name("map.t_end")
             .text(format!(" = {} s] (got {t})", map.t_max)));
         }
+    }
+    if let Some(t) = crate::analysis::measure::labels::repeated(&flip_before) {
+        let i = flip_before.iter().position(|&x| x == t).unwrap_or(0);
+        let j = flip_before[i + 1..]
+            .iter()
+            .position(|&x| x == t)
+            .map_or(i, |j| i + 1 + j);
+        return Err(SpecError::new(
+            format!("measure.flip_before[{}]", j + 1),
+            format!("{t} is given twice"),
+        ));
     }
     let map_file = match (&m.map_file, &file.output.file) {
         (Some(p), _) => p.clone(),

@@ -57,7 +57,10 @@ mod retired;
 mod simulate;
 mod visual;
 
-pub use budget::{format_bytes, Budget, Estimate, MAX_LINKS, MAX_STEPS};
+pub use budget::{
+    chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
+    MAX_LINKS, MAX_STEPS,
+};
 pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};

@@ -641,10 +641,23 @@ fn scale_path(ds: &hdf5::Dataset, dim: u32) -> Option<String> {
     out
 }
 
+/// One axis of a label grid from its dimension scale: the pixel edges' span and (name, units).
+type Axis = ((f64, f64), (String, String));
+
 /// Reads `dataset` of `file` as a label grid. Errors are one line naming the dataset, about
 /// the `labels` option: a missing file or dataset, or the library's checks of a label grid
-/// (a rank other than 2, a non-integer type, values beyond i32).
-pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, FieldError> {
+/// (a rank other than 2, a non-integer type, values beyond i32). `fits` is asked about the
+/// declared shape (columns, rows) before anything is read, so a small file declaring a huge
+/// dataset is refused, not allocated. The dimension scales give the extent when both axes have
+/// one: each must be finite, strictly monotonic and evenly spaced (the measures take pixels as
+/// equal), or the read is refused naming the scale; with `scales = false` (the caller has its
+/// own extent) their values are not used and not checked.
+pub fn read_labels(
+    file: &std::path::Path,
+    dataset: &str,
+    scales: bool,
+    fits: impl FnOnce(usize, usize) -> Result<(), FieldError>,
+) -> Result<LabelData, FieldError> {
     use hdf5::types::TypeDescriptor as T;
     let bad = |m: String| FieldError::new("labels", m);
     let f = hdf5::File::open(file)
@@ -668,27 +681,50 @@ pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, F
         ValueType::Integer
     };
     let (nx, ny) = labels::grid_shape(&what, &shape, &ty)?;
-    let raw: Vec<i64> = ds
-        .read_raw::<i64>()
-        .map_err(|e| bad(format!("reading {what}: {e}")))?;
-    let values = labels::grid_values(&what, raw)?;
-    let axis = |dim: u32, n: usize| -> Option<((f64, f64), (String, String))> {
-        let p = scale_path(&ds, dim)?;
-        let s = f.dataset(&p).ok()?;
-        let c: Vec<f64> = s.read_raw::<f64>().ok()?;
-        if c.len() != n || n < 2 || !c.iter().all(|v| v.is_finite()) {
-            return None;
-        }
-        let d = (c[n - 1] - c[0]) / (n - 1) as f64;
+    fits(nx, ny)?;
+    let axis = |dim: u32, n: usize| -> Result<Option<Axis>, FieldError> {
+        let Some(p) = scale_path(&ds, dim) else {
+            return Ok(None);
+        };
+        let Ok(s) = f.dataset(&p) else {
+            return Ok(None);
+        };
         let units = s
             .attr("units")
             .and_then(|a| a.read_scalar::<hdf5::types::VarLenUnicode>())
             .map(|u| u.as_str().to_string())
             .unwrap_or_else(|_| "1".into());
         let name = p.rsplit('/').next().unwrap_or(&p).to_string();
-        Some(((c[0] - d / 2.0, c[n - 1] + d / 2.0), (name, units)))
+        // The scale's declared length first: a scale is read only when it is the axis's.
+        if s.shape() != [n] || n < 2 {
+            return Ok(None);
+        }
+        if !scales {
+            return Ok(Some(((f64::NAN, f64::NAN), (name, units))));
+        }
+        let Ok(c) = s.read_raw::<f64>() else {
+            return Ok(None);
+        };
+        if let Some(why) = labels::scale_problem(&c) {
+            let axis = if dim == 1 { "x" } else { "y" };
+            return Err(FieldError::new(
+                "labels",
+                format!(
+                    "{what}: its dimension scale {p} ({axis}, axis {dim}) {why}; the measures need evenly spaced pixels: pass "
+                ),
+            )
+                .name("extent")
+                .text(" x0,x1,y0,y1 to give the extent instead"));
+        }
+        let d = (c[n - 1] - c[0]) / (n - 1) as f64;
+        Ok(Some(((c[0] - d / 2.0, c[n - 1] + d / 2.0), (name, units))))
     };
-    let (extent, axes) = match (axis(1, nx), axis(0, ny)) {
+    let (x, y) = (axis(1, nx)?, axis(0, ny)?);
+    let raw: Vec<i64> = ds
+        .read_raw::<i64>()
+        .map_err(|e| bad(format!("reading {what}: {e}")))?;
+    let values = labels::grid_values(&what, raw)?;
+    let (extent, axes) = match (x, y) {
         (Some((x, xa)), Some((y, ya))) => (Some([x.0, x.1, y.0, y.1]), Some([xa, ya])),
         _ => (None, None),
     };
@@ -696,7 +732,7 @@ pub fn read_labels(file: &std::path::Path, dataset: &str) -> Result<LabelData, F
         nx,
         ny,
         values,
-        extent,
+        extent: extent.filter(|e| e.iter().all(|v| v.is_finite())),
         axes,
     })
 }

@@ -10,6 +10,7 @@
 //! half-width = √((1.96·sd_shift)² + (t·se_fit)²).
 
 use super::{mean_sd, offsets, LabelGrid, LineFit, MeasureError};
+use crate::observe::Cancel;
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -52,34 +53,56 @@ pub struct BoxDimension {
 
 /// Box-counting dimension of the label boundary.
 pub fn box_dimension(g: &LabelGrid, o: &BoxOptions) -> Result<BoxDimension, MeasureError> {
+    box_dimension_cancellable(g, o, &Cancel::never())
+}
+
+/// The box sides the options give on a grid of shorter side `short`, checked: the
+/// smallest a power of two ≥ 2 and at least three sides up to `short / max_fraction_inv`.
+pub(super) fn box_sizes(o: &BoxOptions, nx: usize, ny: usize) -> Result<Vec<usize>, MeasureError> {
     if !o.min_box.is_power_of_two() || o.min_box < 2 {
         return Err(MeasureError::Option(format!(
             "the smallest box must be a power of two ≥ 2, not {}",
             o.min_box
         )));
     }
-    let short = g.nx.min(g.ny);
+    let short = nx.min(ny);
     let limit = short / o.max_fraction_inv.max(1);
     let mut sizes = Vec::new();
     let mut s = o.min_box;
     while s <= limit {
         sizes.push(s);
-        s *= 2;
+        match s.checked_mul(2) {
+            Some(t) => s = t,
+            None => break,
+        }
     }
     if sizes.len() < 3 {
         return Err(MeasureError::TooSmall {
             what: "box counting (three box sizes from the smallest box to 1/8 of the grid)",
-            needed: o.min_box * 4 * o.max_fraction_inv.max(1),
-            nx: g.nx,
-            ny: g.ny,
+            needed: o.min_box as u128 * 4 * o.max_fraction_inv.max(1) as u128,
+            nx,
+            ny,
         });
     }
+    Ok(sizes)
+}
+
+/// [`box_dimension`] that stops (with [`MeasureError::Interrupted`]) once `cancel` is set.
+pub fn box_dimension_cancellable(
+    g: &LabelGrid,
+    o: &BoxOptions,
+    cancel: &Cancel,
+) -> Result<BoxDimension, MeasureError> {
+    let sizes = box_sizes(o, g.nx, g.ny)?;
     let smax = *sizes.last().unwrap();
     let shift_offsets = offsets(o.seed, o.shifts, smax);
     let shift_counts: Vec<Vec<f64>> = shift_offsets
         .par_iter()
-        .map(|&(ox, oy)| count_shift(g, ox, oy, &sizes))
+        .map(|&(ox, oy)| count_shift(g, ox, oy, &sizes, cancel))
         .collect();
+    if cancel.is_set() {
+        return Err(MeasureError::Interrupted);
+    }
     let lx: Vec<f64> = sizes.iter().map(|&s| -(s as f64).ln()).collect();
     let counts: Vec<f64> = (0..sizes.len())
         .map(|k| shift_counts.iter().map(|c| c[k]).sum::<f64>() / shift_counts.len() as f64)
@@ -113,11 +136,19 @@ pub fn box_dimension(g: &LabelGrid, o: &BoxOptions) -> Result<BoxDimension, Meas
 /// is flagged when its right or lower neighbour has another label: the boundary runs along
 /// pixel edges, and this assigns each edge to one box, so a boundary lying on a box edge is
 /// neither missed nor counted twice. Boxes holding a flag count; an OR pyramid gives all sizes.
-fn count_shift(g: &LabelGrid, ox: usize, oy: usize, sizes: &[usize]) -> Vec<f64> {
+/// Once `cancel` is set the counts are left unfinished (the caller discards them).
+fn count_shift(g: &LabelGrid, ox: usize, oy: usize, sizes: &[usize], cancel: &Cancel) -> Vec<f64> {
+    if cancel.is_set() {
+        // Every shift left after a stop returns at once, without its flag grid.
+        return vec![0.0; sizes.len()];
+    }
     let mut cw = g.nx - ox;
     let mut ch = g.ny - oy;
     let mut f = vec![0u8; cw * ch];
     for iy in oy..g.ny {
+        if cancel.is_set() {
+            return vec![0.0; sizes.len()];
+        }
         for ix in ox..g.nx {
             let l = g.at(ix, iy);
             let edge = (ix + 1 < g.nx && g.at(ix + 1, iy) != l)

@@ -43,9 +43,24 @@ use crate::analysis::random::SplitMix64;
 use crate::error::FieldError;
 use crate::integrate::Method;
 use crate::model::Chain;
-use crate::observe::Silent;
+use crate::observe::{Cancel, Cancellable};
 use rayon::prelude::*;
 use serde::Serialize;
+
+/// Most θ proposals the rejection sampler draws for one start before it gives up: the exact
+/// bound's acceptance falls off fast with the links (√(det M / Π M_jj) and the energy factor
+/// are small together), so a long chain can need more proposals than any run would wait for.
+/// 2²⁰ is thousands of times what a double or triple pendulum's shell needs.
+pub const MAX_PROPOSALS: u64 = 1 << 20;
+
+/// Why a start was not drawn.
+#[derive(Debug, Clone, Copy, PartialEq)]
+enum Unsampled {
+    /// [`MAX_PROPOSALS`] proposals were all rejected.
+    Exhausted,
+    /// The cancel token was set.
+    Cancelled,
+}
 
 /// z of a two-sided 95 % normal interval.
 const Z95: f64 = 1.959_963_984_540_054;
@@ -222,7 +237,13 @@ fn cholesky(a: &mut [f64], n: usize) -> bool {
 
 /// One start (θ, θ̇) on the shell H = E, uniform in the Liouville measure (see the module docs),
 /// and the number of θ proposals it took. `energy` must pass the checks of [`shell_samples`].
-fn sample(chain: &Chain, energy: f64, rng: &mut SplitMix64) -> (Vec<f64>, u64) {
+/// Gives up after [`MAX_PROPOSALS`] proposals, or when `cancel` is set (polled every 1024).
+fn sample(
+    chain: &Chain,
+    energy: f64,
+    rng: &mut SplitMix64,
+    cancel: &Cancel,
+) -> Result<(Vec<f64>, u64), Unsampled> {
     let n = chain.links();
     let g = chain.gravity();
     let b = chain.b();
@@ -248,6 +269,12 @@ fn sample(chain: &Chain, energy: f64, rng: &mut SplitMix64) -> (Vec<f64>, u64) {
     let mut theta = vec![0.0; n];
     let mut proposals = 0u64;
     loop {
+        if proposals >= MAX_PROPOSALS {
+            return Err(Unsampled::Exhausted);
+        }
+        if cancel.poll(proposals) {
+            return Err(Unsampled::Cancelled);
+        }
         proposals += 1;
         for j in 0..n {
             theta[j] = (2.0 * rng.next_f64() - 1.0) * half[j];
@@ -292,7 +319,7 @@ fn sample(chain: &Chain, energy: f64, rng: &mut SplitMix64) -> (Vec<f64>, u64) {
             let s = ((energy - v) / t).sqrt();
             x[n..].iter_mut().for_each(|w| *w *= s);
         }
-        return (x, proposals);
+        return Ok((x, proposals));
     }
 }
 
@@ -335,7 +362,18 @@ pub fn shell_samples(
 ) -> Result<(Vec<Vec<f64>>, u64), MeasureError> {
     check_chain(chain)?;
     check_energy(chain, energy)?;
-    Ok(shell_samples_unchecked(chain, energy, 0, count, seed))
+    shell_samples_unchecked(chain, energy, 0, count, seed, &Cancel::never())
+}
+
+/// The refusal of a shell whose sampler gave up ([`MAX_PROPOSALS`]), naming `energies`.
+fn exhausted(chain: &Chain, energy: f64) -> MeasureError {
+    MeasureError::Field(FieldError::new(
+        "energies",
+        format!(
+            "E = {energy} J: the rejection sampler drew no start on this shell of {} links in {MAX_PROPOSALS} proposals (its acceptance falls off with the links; take fewer links or a higher energy)",
+            chain.links()
+        ),
+    ))
 }
 
 fn shell_samples_unchecked(
@@ -344,13 +382,20 @@ fn shell_samples_unchecked(
     shell: usize,
     count: usize,
     seed: u64,
-) -> (Vec<Vec<f64>>, u64) {
+    cancel: &Cancel,
+) -> Result<(Vec<Vec<f64>>, u64), MeasureError> {
     let drawn: Vec<(Vec<f64>, u64)> = (0..count)
         .into_par_iter()
-        .map(|i| sample(chain, energy, &mut stream(seed, shell, i)))
-        .collect();
+        .map(|i| sample(chain, energy, &mut stream(seed, shell, i), cancel))
+        .collect::<Result<_, _>>()
+        .map_err(|e| match e {
+            // A stop asked for wins over a shell that gave up at the same time.
+            _ if cancel.is_set() => MeasureError::Interrupted,
+            Unsampled::Cancelled => MeasureError::Interrupted,
+            Unsampled::Exhausted => exhausted(chain, energy),
+        })?;
     let proposals = drawn.iter().map(|d| d.1).sum();
-    (drawn.into_iter().map(|d| d.0).collect(), proposals)
+    Ok((drawn.into_iter().map(|d| d.0).collect(), proposals))
 }
 
 /// The chaotic fraction of each energy shell: `samples` Liouville-uniform starts per energy
@@ -366,6 +411,19 @@ pub fn chaotic_fraction(
     samples: usize,
     seed: u64,
     opts: &ChaoticOptions,
+) -> Result<Vec<ShellFraction>, MeasureError> {
+    chaotic_fraction_cancellable(chain, energies, samples, seed, opts, &Cancel::never())
+}
+
+/// [`chaotic_fraction`] that stops once `cancel` is set (polled by the sampler and by every
+/// start's SALI run), with [`MeasureError::Interrupted`]: nothing of it is kept.
+pub fn chaotic_fraction_cancellable(
+    chain: &Chain,
+    energies: &[f64],
+    samples: usize,
+    seed: u64,
+    opts: &ChaoticOptions,
+    cancel: &Cancel,
 ) -> Result<Vec<ShellFraction>, MeasureError> {
     check_chain(chain)?;
     if energies.is_empty() {
@@ -385,14 +443,18 @@ pub fn chaotic_fraction(
     }
     let mut out = Vec::with_capacity(energies.len());
     for (k, &energy) in energies.iter().enumerate() {
-        let (starts, proposals) = shell_samples_unchecked(chain, energy, k, samples, seed);
+        let (starts, proposals) = shell_samples_unchecked(chain, energy, k, samples, seed, cancel)?;
         let verdicts: Vec<Result<Regularity, LyapunovError>> = starts
             .par_iter()
             .map(|x0| {
-                chain_indicators(chain, &opts.method, x0, &opts.indicators, &mut Silent)
+                let mut watch = Cancellable(cancel.clone());
+                chain_indicators(chain, &opts.method, x0, &opts.indicators, &mut watch)
                     .map(|r| r.regularity)
             })
             .collect();
+        if cancel.is_set() {
+            return Err(MeasureError::Interrupted);
+        }
         let (mut chaotic, mut regular, mut undecided, mut failed) = (0, 0, 0, 0);
         for v in verdicts {
             match v {

@@ -8,6 +8,7 @@
 //! reported value is their mean and the 95 % interval mean ± 1.96·sd over shifts.
 
 use super::{mean_sd, offsets, LabelGrid, MeasureError};
+use crate::observe::Cancel;
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -43,25 +44,44 @@ pub struct BasinEntropy {
 }
 
 pub fn basin_entropy(g: &LabelGrid, o: &EntropyOptions) -> Result<BasinEntropy, MeasureError> {
-    let e = o.eps;
+    basin_entropy_cancellable(g, o, &Cancel::never())
+}
+
+/// The checks of a box side `e` on an `nx` × `ny` grid: at least 2, at most 1/8 of the
+/// shorter side (overflow-safe: any `usize` is answered).
+pub(super) fn check_eps(e: usize, nx: usize, ny: usize) -> Result<(), MeasureError> {
     if e < 2 {
         return Err(MeasureError::Option(format!(
             "the entropy box must be at least 2 pixels, not {e}"
         )));
     }
-    if 8 * e > g.nx.min(g.ny) {
+    if 8 * e as u128 > nx.min(ny) as u128 {
         return Err(MeasureError::TooSmall {
             what: "basin entropy (8 boxes along each side)",
-            needed: 8 * e,
-            nx: g.nx,
-            ny: g.ny,
+            needed: 8 * e as u128,
+            nx,
+            ny,
         });
     }
+    Ok(())
+}
+
+/// [`basin_entropy`] that stops (with [`MeasureError::Interrupted`]) once `cancel` is set.
+pub fn basin_entropy_cancellable(
+    g: &LabelGrid,
+    o: &EntropyOptions,
+    cancel: &Cancel,
+) -> Result<BasinEntropy, MeasureError> {
+    let e = o.eps;
+    check_eps(e, g.nx, g.ny)?;
     let shift_offsets = offsets(o.seed, o.shifts, e);
     let shift_values: Vec<(f64, f64, u64, u64)> = shift_offsets
         .par_iter()
-        .map(|&(ox, oy)| entropy_shift(g, ox, oy, e))
+        .map(|&(ox, oy)| entropy_shift(g, ox, oy, e, cancel))
         .collect();
+    if cancel.is_set() {
+        return Err(MeasureError::Interrupted);
+    }
     let sb: Vec<f64> = shift_values.iter().map(|v| v.0).collect();
     let sbb: Vec<f64> = shift_values.iter().map(|v| v.1).collect();
     let (mb, sdb) = mean_sd(&sb);
@@ -79,8 +99,15 @@ pub fn basin_entropy(g: &LabelGrid, o: &EntropyOptions) -> Result<BasinEntropy, 
     })
 }
 
-/// (S_b, S_bb, boxes, boundary boxes) for whole ε-boxes starting at (ox, oy).
-fn entropy_shift(g: &LabelGrid, ox: usize, oy: usize, e: usize) -> (f64, f64, u64, u64) {
+/// (S_b, S_bb, boxes, boundary boxes) for whole ε-boxes starting at (ox, oy); unfinished once
+/// `cancel` is set (the caller discards it).
+fn entropy_shift(
+    g: &LabelGrid,
+    ox: usize,
+    oy: usize,
+    e: usize,
+    cancel: &Cancel,
+) -> (f64, f64, u64, u64) {
     let bx = (g.nx - ox) / e;
     let by = (g.ny - oy) / e;
     let mut counts = vec![0u32; g.n_labels()];
@@ -88,6 +115,9 @@ fn entropy_shift(g: &LabelGrid, ox: usize, oy: usize, e: usize) -> (f64, f64, u6
     let area = (e * e) as f64;
     let (mut sum, mut boxes, mut bnd) = (0.0, 0u64, 0u64);
     for j in 0..by {
+        if cancel.is_set() {
+            break;
+        }
         for i in 0..bx {
             for y in 0..e {
                 let row = (oy + j * e + y) * g.nx + ox + i * e;

@@ -102,6 +102,51 @@ pub fn grid_values(what: &str, raw: impl IntoIterator<Item = i64>) -> Result<Vec
         })
 }
 
+/// Why the coordinates `c` of a dimension scale cannot give a grid's extent, or `None` when
+/// they can: finite, strictly monotonic (either way) and evenly spaced, every coordinate
+/// within 1e-6 of the span from the line through the first and the last.
+pub fn scale_problem(c: &[f64]) -> Option<String> {
+    let n = c.len();
+    if let Some(v) = c.iter().find(|v| !v.is_finite()) {
+        return Some(format!("holds {v}"));
+    }
+    if n < 2 {
+        return None;
+    }
+    let up = c[1] > c[0];
+    if let Some(i) = (1..n).find(|&i| {
+        if up {
+            c[i] <= c[i - 1]
+        } else {
+            c[i] >= c[i - 1]
+        }
+    }) {
+        return Some(format!(
+            "is not strictly monotonic ({} then {} at {} and {})",
+            c[i - 1],
+            c[i],
+            i - 1,
+            i
+        ));
+    }
+    let span = c[n - 1] - c[0];
+    let d = span / (n - 1) as f64;
+    if !d.is_finite() {
+        return Some(format!("spans {} to {}, beyond binary64", c[0], c[n - 1]));
+    }
+    let tol = 1e-6 * span.abs();
+    if let Some(i) = (0..n).find(|&i| (c[i] - (c[0] + i as f64 * d)).abs() > tol) {
+        return Some(format!(
+            "is not evenly spaced (a logarithmic or irregular scale: {} at {i}, {} on the line from {} to {})",
+            c[i],
+            c[0] + i as f64 * d,
+            c[0],
+            c[n - 1]
+        ));
+    }
+    None
+}
+
 /// The label grid of `nx` × `ny` `values` given as the `labels` option, described in messages
 /// after the option as `source` (`f.h5:/basins/one`) where there is one.
 pub fn grid(
@@ -158,6 +203,15 @@ pub fn not_a_map(what: &str, missing: &str) -> FieldError {
         "labels",
         format!("{what} is not a map of pendula map (no {missing})"),
     )
+}
+
+/// The first value of `v` that an earlier one equals (`==`: 0 and −0 are one), found in
+/// linear time; NaN never repeats.
+pub fn repeated(v: &[f64]) -> Option<f64> {
+    let mut seen = std::collections::HashSet::with_capacity(v.len());
+    v.iter()
+        .copied()
+        .find(|&x| !x.is_nan() && !seen.insert((x + 0.0).to_bits()))
 }
 
 /// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
@@ -219,6 +273,12 @@ pub fn map_labels(
                 format!("{t} must be in (0, t_max = {} s]", m.t_max),
             ));
         }
+    }
+    if let Some(t) = repeated(flip_before) {
+        return Err(FieldError::new(
+            "flip_before",
+            format!("{t} is given twice (each time is one label grid of the whole map)"),
+        ));
     }
     let axes = Some(m.axes.map(|a| (a.to_string(), axis_units(a))));
     let extent = Some(extent.unwrap_or(m.window));
@@ -617,5 +677,47 @@ mod tests {
             false,
         );
         assert!(e.ends_with("(expected class)"), "{e}");
+    }
+
+    #[test]
+    fn scales_must_be_finite_monotonic_and_linear() {
+        let lin: Vec<f64> = (0..64).map(|i| 0.5 - i as f64 / 63.0).collect();
+        assert_eq!(scale_problem(&lin), None, "decreasing and linear is fine");
+        let mut nonmono: Vec<f64> = (0..64).map(f64::from).collect();
+        nonmono.swap(10, 11);
+        let mut zero_end: Vec<f64> = (0..64).map(|i| 1.0 + f64::from(i)).collect();
+        zero_end[63] = 0.0;
+        let log: Vec<f64> = (0..64).map(|i| 10f64.powf(f64::from(i) / 21.0)).collect();
+        let mut nan = lin.clone();
+        nan[3] = f64::NAN;
+        for (c, why) in [
+            (nonmono, "not strictly monotonic"),
+            (zero_end, "not strictly monotonic"),
+            (vec![2.0; 64], "not strictly monotonic"),
+            (log, "not evenly spaced"),
+            (nan, "holds NaN"),
+            (vec![-f64::MAX, f64::MAX], "beyond binary64"),
+        ] {
+            let p = scale_problem(&c).unwrap_or_default();
+            assert!(p.contains(why), "{p}");
+        }
+    }
+
+    #[test]
+    fn repeats_are_found_in_one_pass() {
+        assert_eq!(repeated(&[1.0, 2.0, 3.0]), None);
+        assert_eq!(repeated(&[0.0, 1.0, -0.0]), Some(-0.0));
+        assert_eq!(repeated(&[f64::NAN, f64::NAN]), None);
+        let many: Vec<f64> = (0..100_000).map(f64::from).chain([5.0]).collect();
+        assert_eq!(repeated(&many), Some(5.0));
+    }
+
+    #[test]
+    fn repeated_flip_times_are_refused() {
+        let (class, steps, links) = ([0u8; 4], [0, 2, 6, 8], [0u8, 1, 2, 3]);
+        let m = flip_map(&class, &steps, &links);
+        let e = map_labels(&m, None, &[1.0, 2.0, 1.0], None, "f.h5").unwrap_err();
+        assert_eq!(e.field(), "flip_before");
+        assert!(e.to_string().contains("1 is given twice"), "{e}");
     }
 }

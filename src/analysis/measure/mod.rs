@@ -21,8 +21,8 @@ pub use entropy::{basin_entropy, BasinEntropy, EntropyOptions};
 pub use fit::{t_quantile_975, LineFit};
 pub use options::{ChaoticChoices, MeasureChoices};
 pub use report::{
-    label_counts, measure, MeasureOptions, MeasuredSet, Measures, Stage, What, BOX_CI, BOX_RULE,
-    ENTROPY_CI, UNCERTAINTY_RULE,
+    label_counts, measure, measure_cancellable, MeasureOptions, MeasuredSet, Measures, Stage, What,
+    BOX_CI, BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
 };
 pub use uncertainty::{uncertainty_exponent, UncertaintyExponent, UncertaintyOptions};
 pub use wada::{wada_test, WadaOptions, WadaTest};
@@ -40,7 +40,8 @@ pub enum MeasureError {
     #[error("{what} needs {needed} pixels along each side; the grid is {nx} × {ny}")]
     TooSmall {
         what: &'static str,
-        needed: usize,
+        /// Pixels needed along each side (u128: 8 × a usize option cannot overflow it).
+        needed: u128,
         nx: usize,
         ny: usize,
     },
@@ -61,6 +62,10 @@ pub enum MeasureError {
         value: f64,
         why: String,
     },
+    /// The run was stopped (a [`Cancel`](crate::observe::Cancel) token was set); nothing of
+    /// it is kept.
+    #[error("interrupted")]
+    Interrupted,
 }
 
 impl MeasureError {

@@ -51,7 +51,7 @@ impl MeasureChoices {
         }
         let max_eps = self.max_eps.unwrap_or(DEFAULT_MAX_EPS);
         if let (Some(short), Some(k)) = (short, self.max_eps) {
-            if k < 2 || 8 * k > short {
+            if k < 2 || 8 * k as u128 > short as u128 {
                 return Err(FieldError::new(
                     "max_eps",
                     format!(
@@ -64,13 +64,25 @@ impl MeasureChoices {
             .entropy_eps
             .clone()
             .unwrap_or_else(|| DEFAULT_ENTROPY_EPS.to_vec());
+        // A box side given twice would only measure the same thing twice (10⁵ copies of one
+        // side would be 10⁵ passes over the grid): refused, in linear time.
+        let mut seen = std::collections::HashSet::with_capacity(entropy_eps.len());
+        if let Some(e) = entropy_eps.iter().find(|&&e| !seen.insert(e)) {
+            return Err(FieldError::new(
+                "entropy_eps",
+                format!("the box side {e} is given twice"),
+            ));
+        }
         match short {
             Some(short) if self.entropy_eps.is_some() => {
-                let e = &entropy_eps;
-                if e.is_empty() || e.iter().any(|&e| e < 2 || 8 * e > short) {
+                let too_big = |e: usize| 8 * e as u128 > short as u128;
+                let bad = entropy_eps.iter().find(|&&e| e < 2 || too_big(e));
+                if entropy_eps.is_empty() || bad.is_some() {
+                    // The first bad side, not the list: a list can be long.
+                    let got = bad.map_or_else(|| "none".to_string(), |e| e.to_string());
                     return Err(FieldError::new(
                         "entropy_eps",
-                        format!("give box sides between 2 and 1/8 of the map's shorter side, {short} px (got {e:?})"),
+                        format!("give box sides between 2 and 1/8 of the map's shorter side, {short} px (got {got})"),
                     ));
                 }
             }
@@ -85,7 +97,7 @@ impl MeasureChoices {
         }
         if let Some(r) = self.wada_radius {
             match short {
-                Some(short) if r == 0 || 8 * r > short => {
+                Some(short) if r == 0 || 8 * r as u128 > short as u128 => {
                     return Err(FieldError::new(
                         "wada_radius",
                         format!(
@@ -201,6 +213,20 @@ impl ChaoticChoices {
         let dt = positive("dt", dt)?;
         let tau = positive("tau", self.tau.unwrap_or(o.indicators.tau))?;
         let t_end = positive("t_end", self.t_end.unwrap_or(o.indicators.time))?;
+        // As simulate and lyapunov: a step that takes more than MAX_STEPS steps to reach
+        // t_end (or cannot advance t at all) is refused, not run into `failed` starts.
+        let total = t_end / dt;
+        if total > crate::spec::MAX_STEPS {
+            let stuck = t_end + dt == t_end;
+            return Err(FieldError::new(
+                "dt",
+                format!(
+                    "a step of {dt:e} s takes {total:.1e} steps to reach t_end = {t_end} s{}; the limit is {:.0e} steps per trajectory",
+                    if stuck { " (it does not even advance t in binary64)" } else { "" },
+                    crate::spec::MAX_STEPS
+                ),
+            ));
+        }
         let steps = tau / dt;
         if steps < 0.5 || (steps - steps.round()).abs() > 1e-9 * steps.max(1.0) {
             return Err(FieldError::new("tau", "must be a whole multiple of ")
@@ -259,5 +285,59 @@ mod tests {
             c.options().unwrap_err().to_string(),
             "tau: must be a whole multiple of dt = 0.01 s (got 0.015 s)"
         );
+    }
+
+    #[test]
+    fn huge_and_repeated_options_are_refused_without_overflow() {
+        let short = Some(128);
+        for (c, field) in [
+            (
+                MeasureChoices {
+                    max_eps: Some(usize::MAX / 4),
+                    ..Default::default()
+                },
+                "max_eps",
+            ),
+            (
+                MeasureChoices {
+                    entropy_eps: Some(vec![2, usize::MAX / 8 + 1]),
+                    ..Default::default()
+                },
+                "entropy_eps",
+            ),
+            (
+                MeasureChoices {
+                    wada_radius: Some(1 << 63),
+                    ..Default::default()
+                },
+                "wada_radius",
+            ),
+        ] {
+            assert_eq!(c.options(short).unwrap_err().field(), field);
+        }
+        let twice = MeasureChoices {
+            entropy_eps: Some(vec![2, 3, 2]),
+            ..Default::default()
+        };
+        let e = twice.options(None).unwrap_err();
+        assert_eq!(e.to_string(), "entropy_eps: the box side 2 is given twice");
+    }
+
+    #[test]
+    fn the_step_is_limited_like_simulate_s() {
+        let c = ChaoticChoices {
+            energies: vec![5.0],
+            samples: Some(2),
+            dt: Some(1e-300),
+            ..Default::default()
+        };
+        let e = c.options().unwrap_err();
+        assert_eq!(e.field(), "dt");
+        assert!(e.to_string().contains("does not even advance t"), "{e}");
+        let fine = ChaoticChoices {
+            dt: Some(0.005),
+            ..c
+        };
+        assert!(fine.options().is_ok());
     }
 }

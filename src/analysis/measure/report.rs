@@ -1,10 +1,14 @@
 //! Every measure of one label grid in one call, as `pendula measure --what …` asks for them.
 
+use super::boxcount::{box_dimension_cancellable, box_sizes};
+use super::entropy::{basin_entropy_cancellable, check_eps};
+use super::uncertainty::{check_max_eps, uncertainty_exponent_cancellable};
+use super::wada::{wada_radius, wada_test_cancellable};
 use super::{
-    basin_entropy, box_dimension, uncertainty_exponent, wada_test, BasinEntropy, BoxDimension,
-    BoxOptions, EntropyOptions, LabelGrid, MeasureError, UncertaintyExponent, UncertaintyOptions,
-    WadaOptions, WadaTest,
+    BasinEntropy, BoxDimension, BoxOptions, EntropyOptions, LabelGrid, MeasureError,
+    UncertaintyExponent, UncertaintyOptions, WadaOptions, WadaTest,
 };
+use crate::observe::Cancel;
 use serde::{Deserialize, Serialize};
 
 /// Which measures to compute.
@@ -97,18 +101,65 @@ pub enum Stage {
     Wada,
 }
 
+impl MeasureOptions {
+    /// Every size check of the measures `what` asks for on an `nx` × `ny` grid, done before
+    /// any of them is computed (overflow-safe: any option value is answered), in the order
+    /// the measures run. The Wada radius is checked when the test will run: `labels` is the
+    /// grid's label count where known (a spec's map is not computed yet: `None`).
+    pub fn check_grid(
+        &self,
+        nx: usize,
+        ny: usize,
+        labels: Option<usize>,
+    ) -> Result<(), (Stage, MeasureError)> {
+        let w = self.what;
+        if w.has(What::BoundaryDimension) {
+            box_sizes(&self.boxes, nx, ny).map_err(|e| (Stage::Boundary, e))?;
+        }
+        if w.has(What::UncertaintyExponent) {
+            check_max_eps(self.uncertainty.max_eps, nx, ny).map_err(|e| (Stage::Uncertainty, e))?;
+        }
+        if w.has(What::BasinEntropy) {
+            for &e in &self.entropy_eps {
+                check_eps(e, nx, ny).map_err(|e| (Stage::Entropy, e))?;
+            }
+        }
+        let wada_runs = match (w, labels) {
+            (What::Wada, Some(n)) | (What::All, Some(n)) => (3..=64).contains(&n),
+            (What::Wada, None) => true,
+            _ => false,
+        };
+        if wada_runs {
+            wada_radius(&self.wada, nx, ny).map_err(|e| (Stage::Wada, e))?;
+        }
+        Ok(())
+    }
+}
+
 /// Computes the measures `o.what` asks for. A measure that cannot run is an error naming its
 /// stage, except the Wada test of a two-label grid under `All`, which is skipped and said why.
 pub fn measure(g: &LabelGrid, o: &MeasureOptions) -> Result<Measures, (Stage, MeasureError)> {
+    measure_cancellable(g, o, &Cancel::never())
+}
+
+/// [`measure`] that stops once `cancel` is set, with [`MeasureError::Interrupted`] (nothing
+/// measured is kept). Every option is checked against the grid ([`MeasureOptions::check_grid`])
+/// before any measure runs.
+pub fn measure_cancellable(
+    g: &LabelGrid,
+    o: &MeasureOptions,
+    cancel: &Cancel,
+) -> Result<Measures, (Stage, MeasureError)> {
+    o.check_grid(g.nx, g.ny, Some(g.n_labels()))?;
     let w = o.what;
     let boundary = w
         .has(What::BoundaryDimension)
-        .then(|| box_dimension(g, &o.boxes))
+        .then(|| box_dimension_cancellable(g, &o.boxes, cancel))
         .transpose()
         .map_err(|e| (Stage::Boundary, e))?;
     let uncertainty = w
         .has(What::UncertaintyExponent)
-        .then(|| uncertainty_exponent(g, &o.uncertainty))
+        .then(|| uncertainty_exponent_cancellable(g, &o.uncertainty, cancel))
         .transpose()
         .map_err(|e| (Stage::Uncertainty, e))?;
     let mut entropy = Vec::new();
@@ -119,7 +170,8 @@ pub fn measure(g: &LabelGrid, o: &MeasureOptions) -> Result<Measures, (Stage, Me
                 shifts: o.entropy_shifts,
                 seed: o.boxes.seed,
             };
-            entropy.push(basin_entropy(g, &e).map_err(|e| (Stage::Entropy, e))?);
+            entropy
+                .push(basin_entropy_cancellable(g, &e, cancel).map_err(|e| (Stage::Entropy, e))?);
         }
     }
     let (mut wada, mut wada_skipped) = (None, None);
@@ -130,7 +182,7 @@ pub fn measure(g: &LabelGrid, o: &MeasureOptions) -> Result<Measures, (Stage, Me
                 g.n_labels()
             ));
         } else {
-            wada = Some(wada_test(g, &o.wada).map_err(|e| (Stage::Wada, e))?);
+            wada = Some(wada_test_cancellable(g, &o.wada, cancel).map_err(|e| (Stage::Wada, e))?);
         }
     }
     Ok(Measures {
@@ -185,3 +237,48 @@ pub const BOX_CI: &str =
 pub const UNCERTAINTY_RULE: &str = "eps = 1 ... K px, every pixel at least K px from the edges tested at every eps (one denominator)";
 /// How S_b and S_bb intervals are made.
 pub const ENTROPY_CI: &str = "95 %: mean +- 1.96 sd over random shifts of the box grid";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A grid of three vertical bands.
+    fn bands(n: usize) -> LabelGrid {
+        let v: Vec<i32> = (0..n * n).map(|i| ((i % n) * 3 / n) as i32).collect();
+        LabelGrid::new(n, n, &v).unwrap()
+    }
+
+    #[test]
+    fn options_beyond_the_grid_are_refused_before_any_measure() {
+        let g = bands(64);
+        let mut o = MeasureOptions::default();
+        o.wada.max_radius = 1 << 63;
+        let (stage, e) = measure(&g, &o).unwrap_err();
+        // The uncertainty exponent's default K = 16 needs 128 px: refused first, in stage order.
+        assert_eq!(stage, Stage::Uncertainty, "{e}");
+        o.what = What::Wada;
+        let (stage, e) = measure(&g, &o).unwrap_err();
+        assert_eq!(stage, Stage::Wada);
+        assert!(e.to_string().contains("73786976294838206464"), "{e}");
+        o.what = What::BasinEntropy;
+        o.entropy_eps = vec![2, usize::MAX];
+        assert_eq!(measure(&g, &o).unwrap_err().0, Stage::Entropy);
+    }
+
+    #[test]
+    fn a_set_token_stops_every_measure() {
+        let g = bands(128);
+        let c = Cancel::new();
+        c.set();
+        let (_, e) = measure_cancellable(&g, &MeasureOptions::default(), &c).unwrap_err();
+        assert_eq!(e, MeasureError::Interrupted);
+        for what in [What::UncertaintyExponent, What::BasinEntropy, What::Wada] {
+            let o = MeasureOptions {
+                what,
+                ..MeasureOptions::default()
+            };
+            let (_, e) = measure_cancellable(&g, &o, &c).unwrap_err();
+            assert_eq!(e, MeasureError::Interrupted, "{what:?}");
+        }
+    }
+}

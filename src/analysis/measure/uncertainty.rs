@@ -6,6 +6,7 @@
 //! 95 % interval the fit's Student-t interval; the boundary's dimension is D = 2 − α.
 
 use super::{LabelGrid, LineFit, MeasureError};
+use crate::observe::Cancel;
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -39,27 +40,46 @@ pub fn uncertainty_exponent(
     g: &LabelGrid,
     o: &UncertaintyOptions,
 ) -> Result<UncertaintyExponent, MeasureError> {
-    let k = o.max_eps;
+    uncertainty_exponent_cancellable(g, o, &Cancel::never())
+}
+
+/// The checks of the largest ε `k` on an `nx` × `ny` grid: at least 2, at most 1/8 of the
+/// shorter side (overflow-safe: any `usize` is answered).
+pub(super) fn check_max_eps(k: usize, nx: usize, ny: usize) -> Result<(), MeasureError> {
     if k < 2 {
         return Err(MeasureError::Option(format!(
             "the largest ε must be at least 2 pixels, not {k}"
         )));
     }
-    let short = g.nx.min(g.ny);
-    if 8 * k > short {
+    if 8 * k as u128 > nx.min(ny) as u128 {
         return Err(MeasureError::TooSmall {
             what: "the uncertainty exponent (8 × the largest ε)",
-            needed: 8 * k,
-            nx: g.nx,
-            ny: g.ny,
+            needed: 8 * k as u128,
+            nx,
+            ny,
         });
     }
+    Ok(())
+}
+
+/// [`uncertainty_exponent`] that stops (with [`MeasureError::Interrupted`]) once `cancel` is
+/// set.
+pub fn uncertainty_exponent_cancellable(
+    g: &LabelGrid,
+    o: &UncertaintyOptions,
+    cancel: &Cancel,
+) -> Result<UncertaintyExponent, MeasureError> {
+    let k = o.max_eps;
+    check_max_eps(k, g.nx, g.ny)?;
     let eps: Vec<usize> = (1..=k).collect();
     let rows: Vec<usize> = (k..g.ny - k).collect();
     let counts: Vec<u64> = rows
         .par_iter()
         .map(|&iy| {
             let mut c = vec![0u64; k];
+            if cancel.is_set() {
+                return c;
+            }
             for ix in k..g.nx - k {
                 let l = g.at(ix, iy);
                 for e in 1..=k {
@@ -81,6 +101,9 @@ pub fn uncertainty_exponent(
                 a
             },
         );
+    if cancel.is_set() {
+        return Err(MeasureError::Interrupted);
+    }
     let tested = ((g.nx - 2 * k) * (g.ny - 2 * k)) as u64;
     let fraction: Vec<f64> = counts.iter().map(|&c| c as f64 / tested as f64).collect();
     if fraction.contains(&0.0) {

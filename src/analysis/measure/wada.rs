@@ -11,6 +11,7 @@
 //! W(r) ≈ r / size, small. The verdict is W(r_max) ≥ `threshold`.
 
 use super::{LabelGrid, MeasureError};
+use crate::observe::Cancel;
 use rayon::prelude::*;
 
 #[derive(Debug, Clone, PartialEq)]
@@ -42,6 +43,34 @@ pub struct WadaTest {
 }
 
 pub fn wada_test(g: &LabelGrid, o: &WadaOptions) -> Result<WadaTest, MeasureError> {
+    wada_test_cancellable(g, o, &Cancel::never())
+}
+
+/// The largest radius the options give on an `nx` × `ny` grid, checked: at most 1/8 of the
+/// shorter side (overflow-safe: any `usize` is answered).
+pub(super) fn wada_radius(o: &WadaOptions, nx: usize, ny: usize) -> Result<usize, MeasureError> {
+    let rmax = if o.max_radius == 0 {
+        (nx.min(ny) / 64).max(1)
+    } else {
+        o.max_radius
+    };
+    if 8 * rmax as u128 > nx.min(ny) as u128 {
+        return Err(MeasureError::TooSmall {
+            what: "the Wada test (8 × the largest radius)",
+            needed: 8 * rmax as u128,
+            nx,
+            ny,
+        });
+    }
+    Ok(rmax)
+}
+
+/// [`wada_test`] that stops (with [`MeasureError::Interrupted`]) once `cancel` is set.
+pub fn wada_test_cancellable(
+    g: &LabelGrid,
+    o: &WadaOptions,
+    cancel: &Cancel,
+) -> Result<WadaTest, MeasureError> {
     let n = g.n_labels();
     if n > 64 {
         return Err(MeasureError::Labels(format!(
@@ -54,19 +83,7 @@ pub fn wada_test(g: &LabelGrid, o: &WadaOptions) -> Result<WadaTest, MeasureErro
             "the Wada test needs at least three labels; the grid has {n}"
         )));
     }
-    let rmax = if o.max_radius == 0 {
-        (g.nx.min(g.ny) / 64).max(1)
-    } else {
-        o.max_radius
-    };
-    if 8 * rmax > g.nx.min(g.ny) {
-        return Err(MeasureError::TooSmall {
-            what: "the Wada test (8 × the largest radius)",
-            needed: 8 * rmax,
-            nx: g.nx,
-            ny: g.ny,
-        });
-    }
+    let rmax = wada_radius(o, g.nx, g.ny)?;
     let all: u64 = if n == 64 { u64::MAX } else { (1u64 << n) - 1 };
     let (nx, ny) = (g.nx, g.ny);
     let base: Vec<u64> = g.index.iter().map(|&l| 1u64 << l).collect();
@@ -75,6 +92,9 @@ pub fn wada_test(g: &LabelGrid, o: &WadaOptions) -> Result<WadaTest, MeasureErro
     let mut r = 1;
     let (mut radii, mut bp, mut wp, mut fr) = (vec![], vec![], vec![], vec![]);
     loop {
+        if cancel.is_set() {
+            return Err(MeasureError::Interrupted);
+        }
         let (b, a) = w
             .par_chunks(nx)
             .map(|row| {

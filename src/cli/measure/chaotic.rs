@@ -118,8 +118,14 @@ impl ChaoticArgs {
 }
 
 /// The chain `--model`/`--preset` and the other model flags describe, as the spec commands
-/// build it (default: the equal double pendulum); errors name the flag.
-fn chain(c: &ChaoticArgs) -> Result<(pendula::model::Chain, String), CliError> {
+/// build it (default: the equal double pendulum); errors name the flag. The run's memory
+/// ([`pendula::spec::chaotic_estimate`]: its links, samples and energies) is checked against
+/// `budget` before the chain is built.
+fn chain(
+    c: &ChaoticArgs,
+    samples: usize,
+    budget: &pendula::spec::Budget,
+) -> Result<(pendula::model::Chain, String), CliError> {
     use pendula::spec::{self, Model, ModelFile, ModelSpec};
     let mut file = match &c.model {
         Some(p) => {
@@ -144,6 +150,14 @@ fn chain(c: &ChaoticArgs) -> Result<(pendula::model::Chain, String), CliError> {
     m.length = c.length.or(m.length);
     m.mass = c.mass.or(m.mass);
     m.gravity = c.gravity.or(m.gravity);
+    let links = file.link_count();
+    let estimate = spec::chaotic_estimate(links, samples, c.energies.len());
+    spec::over_budget(&estimate, budget).map_err(|e| {
+        CliError::Input(e.render(&|f| match f {
+            "links" => c.model_flag("model.links"),
+            f => super::flag(f),
+        }))
+    })?;
     // A field a flag set is named by the flag; the rest came from the --model file.
     let (model, name) = file
         .build()
@@ -162,11 +176,15 @@ fn refused(e: MeasureError) -> CliError {
 /// `pendula measure --chaotic-fraction …`: samples, classifies, then writes the HDF5 group
 /// `measure/chaotic_fraction`, the figure and the JSON line or text table. Every check runs
 /// before any output is touched.
-pub(super) fn command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> {
+pub(super) fn command(
+    a: &MeasureArgs,
+    command_line: &str,
+    cancel: &pendula::observe::Cancel,
+) -> Result<(), CliError> {
     let c = &a.chaotic;
     let choices = c.choices(a.seed);
     let samples = choices.samples().map_err(as_input)?;
-    let (chain, name) = chain(c)?;
+    let (chain, name) = chain(c, samples, &a.common.budget())?;
     let opts = choices.options().map_err(as_input)?;
     // The library's own checks (conservative chain, energies above the hanging rest) on no
     // work at all, so a refusal comes before any output path is prepared.
@@ -186,7 +204,11 @@ pub(super) fn command(a: &MeasureArgs, command_line: &str) -> Result<(), CliErro
     }
     let start = Instant::now();
     let rows =
-        chaotic::chaotic_fraction(&chain, &c.energies, samples, a.seed, &opts).map_err(refused)?;
+        chaotic::chaotic_fraction_cancellable(&chain, &c.energies, samples, a.seed, &opts, cancel)
+            .map_err(|e| match e {
+                MeasureError::Interrupted => super::label::interrupted(),
+                e => refused(e),
+            })?;
     let wall = start.elapsed().as_secs_f64();
     let title = format!(
         "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",

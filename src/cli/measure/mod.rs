@@ -165,8 +165,10 @@ fn as_input(e: FieldError) -> CliError {
 /// `pendula measure …`.
 pub fn measure_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliError> {
     super::output::set_threads(a.common.threads)?;
+    // A stop signal asks the measures to stop; nothing is written then (exit 1).
+    let cancel = super::progress::install_interrupt_handler();
     if a.chaotic.chaotic_fraction {
-        return chaotic::command(a, command_line);
+        return chaotic::command(a, command_line, &cancel);
     }
     if let Some(flag) = a.chaotic.given() {
         return Err(CliError::Input(format!(
@@ -187,6 +189,8 @@ pub fn measure_command(a: &MeasureArgs, command_line: &str) -> Result<(), CliErr
         json: a.common.json,
         command_line,
         spec_text: String::new(),
+        budget: a.common.budget(),
+        cancel,
     };
     run_job(&src, &opts, &job)
 }

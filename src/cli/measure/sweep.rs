@@ -19,6 +19,9 @@ pub fn run_spec(
     r: &pendula::spec::MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
+    // A stop signal from here on ends the run with nothing of the measures written (a map
+    // being computed keeps its own checkpoint, as `pendula map` does).
+    let cancel = crate::cli::progress::install_interrupt_handler();
     let file = common.output.clone().or_else(|| spec.output.file.clone());
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
     // Refuse an existing result before the map's work, not after it.
@@ -29,7 +32,7 @@ pub fn run_spec(
         }
     }
     if let Some(sweep) = &r.sweep {
-        return run_sweep(spec, common, r, sweep, (file, plot), command_line);
+        return run_sweep(spec, common, r, sweep, (file, plot), command_line, &cancel);
     }
     compute_map(spec, common, r, command_line)?;
     let src = Source {
@@ -46,6 +49,8 @@ pub fn run_spec(
         json: common.json,
         command_line,
         spec_text: spec.text.clone(),
+        budget: common.budget(),
+        cancel,
     };
     run_job(&src, &r.options, &job)
 }
@@ -103,8 +108,10 @@ fn run_sweep(
     sweep: &pendula::spec::Sweep,
     (file, plot): (Option<PathBuf>, Option<PathBuf>),
     command_line: &str,
+    cancel: &pendula::observe::Cancel,
 ) -> Result<(), CliError> {
     use pendula::spec::Analysis;
+    let budget = common.budget();
     if let Some(p) = &file {
         crate::cli::output::check_result_path(p, "output.file")?;
     }
@@ -115,6 +122,9 @@ fn run_sweep(
     let mut points = Vec::with_capacity(sweep.points.len());
     let mut names = Vec::new();
     for (k, pf) in sweep.points.iter().enumerate() {
+        if cancel.is_set() {
+            return Err(super::label::interrupted());
+        }
         let field = format!("measure.sweep.values[{}]", k + 1);
         let ps = pf
             .validate()
@@ -129,7 +139,7 @@ fn run_sweep(
             flip_before: pr.flip_before.clone(),
             extent: None,
         };
-        let (sets, n) = measure_sets(&src, &pr.options).map_err(|e| {
+        let (sets, n) = measure_sets(&src, &pr.options, &budget, cancel).map_err(|e| {
             let at = format!("{field} ({} = {})", sweep.parameter, sweep.values[k]);
             match e {
                 CliError::Input(m) => CliError::Input(format!("{at}: {m}")),
