@@ -281,3 +281,59 @@ fn a_map_window_in_omega_stays_within_the_initial_rate_bound() {
     assert!(e.contains("y range"), "{e}");
     empty(d.path());
 }
+
+#[test]
+fn a_riccati_failure_names_the_weight_that_drives_it() {
+    let d = tempfile::tempdir().unwrap();
+    for (flag, value) in [
+        ("--q-cart", "5e-324"),
+        ("--q-cart", "1e-30"),
+        ("--r", "1e-12"),
+        ("--q-angle", "1e300"),
+    ] {
+        let e = refused(
+            d.path(),
+            &["control", flag, value, "--t-end", "0.1", "-o", "c.h5"],
+        );
+        assert!(e.starts_with(&format!("error: {flag}: ")), "{e}");
+        assert!(e.contains("is too far from the other weights"), "{e}");
+        assert!(e.contains("the Riccati solver failed"), "{e}");
+    }
+    // From a spec, the field.
+    let s = spec(
+        d.path(),
+        "c.toml",
+        "kind = \"control\"\n[model]\nkind = \"cart-chain\"\n[control]\nq_cart = 5e-324\n\
+         t_end = 0.1\n[output]\nfile = \"c.h5\"\n",
+    );
+    let e = refused(d.path(), &["run", &s]);
+    assert!(
+        e.starts_with("error: control.q_cart: 5e-324 is too far"),
+        "{e}"
+    );
+    std::fs::remove_file(d.path().join(s)).unwrap();
+    empty(d.path());
+}
+
+#[test]
+fn a_nul_byte_in_an_output_path_is_named_as_such() {
+    let d = tempfile::tempdir().unwrap();
+    let sim = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+               [simulate]\nt_end = 0.1\n";
+    for (field, table) in [
+        ("output.file", "[output]\nfile = \"a\\u0000b.h5\"\n"),
+        ("output.plot", "[output]\nplot = \"a\\u0000b.png\"\n"),
+        (
+            "figures.phase",
+            "[output]\nfile = \"s.h5\"\n[figures]\nphase = \"p\\u0000.png\"\n",
+        ),
+    ] {
+        let s = spec(d.path(), "s.toml", &format!("{sim}{table}"));
+        let e = refused(d.path(), &["run", &s]);
+        assert!(e.starts_with(&format!("error: {field}: the path `")), "{e}");
+        assert!(e.contains("contains a NUL byte"), "{e}");
+        assert!(!e.contains("not writable"), "{e}");
+    }
+    std::fs::remove_file(d.path().join("s.toml")).unwrap();
+    empty(d.path());
+}
