@@ -511,3 +511,25 @@ fn run_resumes_an_interrupted_map_spec() {
         assert!(!dir.path().join("s.h5").exists());
     }
 }
+
+/// The eigen-solutions of long chains: the tridiagonal route of 3000 point links (its
+/// eigenvectors poll the token; then the Laguerre check, one dense eigen-solution of 3000²,
+/// 12 s) and the dense route of 2000 rods (one nalgebra call of 25 s). Both used to ignore
+/// SIGINT and exit 0 when done.
+#[test]
+fn modes_of_long_chains_stop() {
+    for args in [
+        &["modes", "--preset", "chain", "--links", "3000", "--json"][..],
+        &[
+            "modes",
+            "--preset",
+            "rods",
+            "--links",
+            "2000",
+            "--check=false",
+            "--json",
+        ][..],
+    ] {
+        both_signals_stop(args, "", None);
+    }
+}
