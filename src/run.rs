@@ -85,13 +85,18 @@ macro_rules! failed_from {
         }
     )*};
 }
-failed_from!(
-    AnalysisError,
-    ModesError,
-    PoincareError,
-    MapError,
-    StoreError
-);
+/// Modes that cannot be computed are a failed run; a stop during their eigen-solutions keeps
+/// nothing.
+impl From<ModesError> for RunError {
+    fn from(e: ModesError) -> Self {
+        match e {
+            ModesError::Interrupted => RunError::Interrupted,
+            e => RunError::Failed(e.to_string()),
+        }
+    }
+}
+
+failed_from!(AnalysisError, PoincareError, MapError, StoreError);
 
 /// The result of one run, with the parts of the spec its writer needs.
 pub struct Outcome<'a> {

@@ -447,3 +447,89 @@ fn a_huge_state_ends_in_seconds_with_every_method() {
         assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
     }
 }
+
+/// An interrupted map spec run by `pendula run` says to rerun the same command with --resume,
+/// and `run` takes --resume: the resumed run finishes the map (exit 0). The map flags are
+/// refused, naming the flag, for a spec they do not apply to.
+#[test]
+fn run_resumes_an_interrupted_map_spec() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("m.toml"),
+        "kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.01\n\
+         [map]\nkind = \"energy-error\"\nresolution = 32\ntile = 4\nt_end = 2000.0\n\
+         [output]\nfile = \"m.h5\"\n",
+    )
+    .unwrap();
+    let r = stop_after_1s(dir.path(), &["run", "m.toml"], "INT");
+    assert_eq!(r.code, Some(1), "{}", r.stderr);
+    assert!(
+        r.stderr.contains("rerun the same command with --resume"),
+        "{}",
+        r.stderr
+    );
+    assert!(dir.path().join("m.h5.tiles").is_dir());
+    let out = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(["run", "m.toml", "--resume"])
+        .current_dir(dir.path())
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(dir.path().join("m.h5").is_file(), "{err}");
+    assert!(!dir.path().join("m.h5.tiles").exists(), "{err}");
+    assert_no_partial(dir.path());
+
+    std::fs::write(
+        dir.path().join("s.toml"),
+        "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+         [simulate]\nt_end = 0.1\n[output]\nfile = \"s.h5\"\n",
+    )
+    .unwrap();
+    for (flag, extra) in [
+        ("--resume", None),
+        ("--shard", Some("1/2")),
+        ("--dry-run", None),
+    ] {
+        let mut args = vec!["run", "s.toml", flag];
+        args.extend(extra);
+        let out = Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .args(&args)
+            .current_dir(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+        assert!(
+            err.starts_with(&format!("error: {flag}: applies to a map")),
+            "{args:?}: {err}"
+        );
+        assert!(
+            err.trim_end().ends_with("not to this `simulate` spec"),
+            "{err}"
+        );
+        assert!(!dir.path().join("s.h5").exists());
+    }
+}
+
+/// The eigen-solutions of long chains: the tridiagonal route of 3000 point links (its
+/// eigenvectors poll the token; then the Laguerre check, one dense eigen-solution of 3000²,
+/// 12 s) and the dense route of 2000 rods (one nalgebra call of 25 s). Both used to ignore
+/// SIGINT and exit 0 when done.
+#[test]
+fn modes_of_long_chains_stop() {
+    for args in [
+        &["modes", "--preset", "chain", "--links", "3000", "--json"][..],
+        &[
+            "modes",
+            "--preset",
+            "rods",
+            "--links",
+            "2000",
+            "--check=false",
+            "--json",
+        ][..],
+    ] {
+        both_signals_stop(args, "", None);
+    }
+}

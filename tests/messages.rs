@@ -191,3 +191,149 @@ fn threads_beyond_four_per_core_are_refused_before_any_work() {
     assert!(e.trim_end().ends_with("(got 0)"), "{e}");
     assert!(!d.path().join("s.h5").exists());
 }
+
+/// Asserts the directory holds nothing (a refusal writes no file, no folder).
+fn empty(dir: &Path) {
+    let left: Vec<_> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name())
+        .collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn every_map_kind_takes_tau_as_a_whole_number_of_steps() {
+    let d = tempfile::tempdir().unwrap();
+    let base = ["map", "--resolution", "8", "--t-end", "1", "-o", "m.h5"];
+    for kind in ["lyapunov", "sali", "gali", "megno", "fli"] {
+        for tau in ["0.014", "1e-300", "0.0149"] {
+            let e = refused(
+                d.path(),
+                &[&base[..], &["--kind", kind, "--tau", tau]].concat(),
+            );
+            assert_eq!(
+                e.trim_end(),
+                format!(
+                    "error: --tau: must be a whole number of RK4 steps dt = 0.01 s (got {tau})"
+                ),
+                "{kind}"
+            );
+        }
+    }
+    // In a spec, the field is named; the default τ of 0.1 s is not a whole number of 0.03 s.
+    let s = spec(
+        d.path(),
+        "l.toml",
+        "kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.03\n\
+         [map]\nkind = \"lyapunov\"\nresolution = 8\nt_end = 1.0\n[output]\nfile = \"m.h5\"\n",
+    );
+    let e = refused(d.path(), &["run", &s]);
+    assert!(
+        e.starts_with("error: map.tau: must be a whole number of RK4 steps dt = 0.03 s (got 0.1)"),
+        "{e}"
+    );
+    std::fs::remove_file(d.path().join(s)).unwrap();
+    empty(d.path());
+}
+
+#[test]
+fn a_map_window_in_omega_stays_within_the_initial_rate_bound() {
+    let d = tempfile::tempdir().unwrap();
+    let base = [
+        "map",
+        "--x",
+        "omega1",
+        "--y",
+        "omega2",
+        "--resolution",
+        "8",
+        "--t-end",
+        "0.1",
+        "-o",
+        "m.h5",
+        "--window",
+    ];
+    for w in ["-1.7e308,1.7e308,-1,1", "-1,1,-1,1.000001e6", "-1e7,0,-1,1"] {
+        let e = refused(d.path(), &[&base[..], &[w]].concat());
+        assert!(e.starts_with("error: --window: "), "{e}");
+        assert!(
+            e.contains("outside the velocity range |θ̇| <= 1e6 rad/s"),
+            "{e}"
+        );
+    }
+    // An angle axis beside a velocity axis: each is held to its own range.
+    let e = refused(
+        d.path(),
+        &[
+            "map",
+            "--x",
+            "theta1",
+            "--y",
+            "omega2",
+            "--resolution",
+            "8",
+            "-o",
+            "m.h5",
+            "--window",
+            "-3,3,-2e6,2e6",
+        ],
+    );
+    assert!(e.contains("y range"), "{e}");
+    empty(d.path());
+}
+
+#[test]
+fn a_riccati_failure_names_the_weight_that_drives_it() {
+    let d = tempfile::tempdir().unwrap();
+    for (flag, value) in [
+        ("--q-cart", "5e-324"),
+        ("--q-cart", "1e-30"),
+        ("--r", "1e-12"),
+        ("--q-angle", "1e300"),
+    ] {
+        let e = refused(
+            d.path(),
+            &["control", flag, value, "--t-end", "0.1", "-o", "c.h5"],
+        );
+        assert!(e.starts_with(&format!("error: {flag}: ")), "{e}");
+        assert!(e.contains("is too far from the other weights"), "{e}");
+        assert!(e.contains("the Riccati solver failed"), "{e}");
+    }
+    // From a spec, the field.
+    let s = spec(
+        d.path(),
+        "c.toml",
+        "kind = \"control\"\n[model]\nkind = \"cart-chain\"\n[control]\nq_cart = 5e-324\n\
+         t_end = 0.1\n[output]\nfile = \"c.h5\"\n",
+    );
+    let e = refused(d.path(), &["run", &s]);
+    assert!(
+        e.starts_with("error: control.q_cart: 5e-324 is too far"),
+        "{e}"
+    );
+    std::fs::remove_file(d.path().join(s)).unwrap();
+    empty(d.path());
+}
+
+#[test]
+fn a_nul_byte_in_an_output_path_is_named_as_such() {
+    let d = tempfile::tempdir().unwrap();
+    let sim = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+               [simulate]\nt_end = 0.1\n";
+    for (field, table) in [
+        ("output.file", "[output]\nfile = \"a\\u0000b.h5\"\n"),
+        ("output.plot", "[output]\nplot = \"a\\u0000b.png\"\n"),
+        (
+            "figures.phase",
+            "[output]\nfile = \"s.h5\"\n[figures]\nphase = \"p\\u0000.png\"\n",
+        ),
+    ] {
+        let s = spec(d.path(), "s.toml", &format!("{sim}{table}"));
+        let e = refused(d.path(), &["run", &s]);
+        assert!(e.starts_with(&format!("error: {field}: the path `")), "{e}");
+        assert!(e.contains("contains a NUL byte"), "{e}");
+        assert!(!e.contains("not writable"), "{e}");
+    }
+    std::fs::remove_file(d.path().join("s.toml")).unwrap();
+    empty(d.path());
+}

@@ -642,3 +642,37 @@ fn browser_page_in_headless_chromium() {
         .expect("node runs");
     assert!(status.success(), "the browser test failed");
 }
+
+/// Two `Host` headers are refused (400), whichever comes first; the head is held to 8 KiB
+/// exactly, its blank line included (heads up to 9.2 KB used to get through).
+#[test]
+fn duplicate_hosts_and_heads_over_8_kib_are_refused() {
+    let addr = serve_lib(4, Limits::default());
+    let foreign = "evil.example:80";
+    for (a, b) in [
+        (addr.as_str(), foreign),
+        (foreign, addr.as_str()),
+        (addr.as_str(), addr.as_str()),
+    ] {
+        let reply = raw(
+            &addr,
+            &format!("GET / HTTP/1.1\r\nHost: {a}\r\nHost: {b}\r\n\r\n"),
+        );
+        assert!(reply.starts_with("HTTP/1.1 400"), "{a}, {b}: {reply:.60}");
+        assert!(reply.contains("more than one Host header"), "{reply}");
+    }
+    // A head of exactly `len` bytes: a padding header fills it up.
+    let head = |len: usize| {
+        let start = format!("GET / HTTP/1.1\r\nHost: {addr}\r\nX-Pad: ");
+        let pad = len - start.len() - "\r\n\r\n".len();
+        format!("{start}{}\r\n\r\n", "a".repeat(pad))
+    };
+    assert_eq!(head(8192).len(), 8192);
+    let reply = raw(&addr, &head(8192));
+    assert!(reply.starts_with("HTTP/1.1 200"), "{reply:.60}");
+    for len in [8193, 8200, 9200, 9215] {
+        let reply = raw(&addr, &head(len));
+        assert!(reply.starts_with("HTTP/1.1 400"), "{len}: {reply:.60}");
+        assert!(reply.contains("request head too large"), "{len}: {reply}");
+    }
+}

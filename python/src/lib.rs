@@ -30,11 +30,93 @@ fn raise(e: RunError) -> PyErr {
 /// The spec from its JSON form (the Python wrapper's tables), through the CLI's TOML parser and
 /// validation so that a bad value gets the CLI's one-line message naming its field.
 fn validated(spec_json: &str) -> PyResult<Spec> {
-    let value: toml::Table =
-        serde_json::from_str(spec_json).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let value: toml::Table = serde_json::from_str(spec_json).map_err(|e| {
+        PyValueError::new_err(match non_finite(spec_json) {
+            Some((field, token)) => format!("{field}: must be a finite number (got {token})"),
+            None => e.to_string(),
+        })
+    })?;
     let text = toml::to_string(&value).map_err(|e| PyValueError::new_err(e.to_string()))?;
     let file = spec::parse(&text, "<python>").map_err(|e| raise(e.into()))?;
     file.validate().map_err(|e| raise(e.into()))
+}
+
+/// The first NaN or infinity in the wrapper's JSON (Python's `json.dumps` writes them as the
+/// bare words `NaN`, `Infinity` and `-Infinity`, which JSON has not) as its field, spelt as a
+/// spec spells it (`lyapunov.tau`, `initial.theta[2]`, `model.link[1].length`), and the value as
+/// Python prints it. Only called once the JSON failed to parse, so a good spec pays nothing.
+fn non_finite(json: &str) -> Option<(String, &'static str)> {
+    enum Frame {
+        /// An object, and the key whose value is being read.
+        Object(Option<String>),
+        /// An array, and the index of the value being read.
+        Array(usize),
+    }
+    let path = |stack: &[Frame]| {
+        let mut p = String::new();
+        for f in stack {
+            match f {
+                Frame::Object(Some(k)) => {
+                    if !p.is_empty() {
+                        p.push('.');
+                    }
+                    p.push_str(k);
+                }
+                Frame::Object(None) => {}
+                Frame::Array(i) => p.push_str(&format!("[{}]", i + 1)),
+            }
+        }
+        p
+    };
+    let bytes = json.as_bytes();
+    let mut stack: Vec<Frame> = Vec::new();
+    let mut expect_key = false;
+    let mut i = 0;
+    while i < bytes.len() {
+        match bytes[i] {
+            b'"' => {
+                // A string: read it whole (escapes included) so its bytes are not tokens.
+                let start = i + 1;
+                i += 1;
+                while i < bytes.len() && bytes[i] != b'"' {
+                    i += if bytes[i] == b'\\' { 2 } else { 1 };
+                }
+                if i >= bytes.len() {
+                    return None;
+                }
+                if expect_key {
+                    let key = serde_json::from_str::<String>(&json[start - 1..=i])
+                        .unwrap_or_else(|_| json[start..i].to_string());
+                    if let Some(Frame::Object(k)) = stack.last_mut() {
+                        *k = Some(key);
+                    }
+                    expect_key = false;
+                }
+            }
+            b'{' => {
+                stack.push(Frame::Object(None));
+                expect_key = true;
+            }
+            b'[' => stack.push(Frame::Array(0)),
+            b'}' | b']' => {
+                stack.pop();
+            }
+            b',' => match stack.last_mut() {
+                Some(Frame::Array(n)) => *n += 1,
+                Some(Frame::Object(_)) => expect_key = true,
+                None => {}
+            },
+            _ => {
+                for (word, shown) in [("NaN", "nan"), ("Infinity", "inf"), ("-Infinity", "-inf")] {
+                    if json[i..].starts_with(word) {
+                        return Some((path(&stack), shown));
+                    }
+                }
+            }
+        }
+        i += 1;
+    }
+    None
 }
 
 /// Validates a spec without running it (the model constructors' check).

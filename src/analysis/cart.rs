@@ -41,10 +41,24 @@ pub enum CartError {
     },
     #[error("the Riccati solver failed: {0}")]
     Riccati(String),
+    /// The Riccati solver failed with a weight far from its default: that weight (`field`,
+    /// spelt as the spec spells it under `[control]`) is what drives the failure.
+    #[error("control.{field}: {}", weight_text(*value, others, why))]
+    Weight {
+        field: &'static str,
+        value: f64,
+        others: String,
+        why: String,
+    },
     /// The Cholesky factorisation of M failed in binary64: the masses or lengths are too far
     /// apart (or too small) for the linearization to be computed.
     #[error("the mass matrix of equilibrium {0} is not numerically positive definite: the masses (model.mass, model.cart_mass) or lengths (model.length) are too far apart or too small")]
     MassMatrix(String),
+}
+
+/// What [`CartError::Weight`] says after its field.
+pub fn weight_text(value: f64, others: &str, why: &str) -> String {
+    format!("{value:e} is too far from the other weights ({others}) for the LQR design: the Riccati solver failed ({why}); bring it closer to them")
 }
 
 /// Parses `+-+`-style sign strings, `hanging`, `inverted`, or `folded` (+-+…) for n links.
@@ -379,6 +393,44 @@ impl Default for LqrWeights {
     }
 }
 
+impl LqrWeights {
+    /// A Riccati failure put on the weight that drives it: the one farthest (in decades) from
+    /// its default, when that is at least 3 decades (`q_cart = 5e-324` or `r = 1e-12` leave
+    /// the Hamiltonian matrix too ill-conditioned for the sign iteration). With the weights
+    /// near their defaults the failure is the model's, and `e` is kept as it is.
+    fn blame(&self, e: CartError) -> CartError {
+        let CartError::Riccati(why) = e else {
+            return e;
+        };
+        let d = LqrWeights::default();
+        let all = [
+            ("q_cart", self.q_cart, d.q_cart),
+            ("q_angle", self.q_angle, d.q_angle),
+            ("q_rate", self.q_rate, d.q_rate),
+            ("r", self.r, d.r),
+        ];
+        let decades = |v: f64, d: f64| (v / d).log10().abs();
+        let far = all
+            .iter()
+            .max_by(|a, b| decades(a.1, a.2).total_cmp(&decades(b.1, b.2)))
+            .filter(|w| decades(w.1, w.2) >= 3.0);
+        match far {
+            Some(&(field, value, _)) => CartError::Weight {
+                field,
+                value,
+                others: all
+                    .iter()
+                    .filter(|w| w.0 != field)
+                    .map(|w| format!("{} = {}", w.0, w.1))
+                    .collect::<Vec<_>>()
+                    .join(", "),
+                why,
+            },
+            None => CartError::Riccati(why),
+        }
+    }
+}
+
 /// An LQR design about one equilibrium.
 #[derive(Debug, Clone, Serialize)]
 pub struct Lqr {
@@ -441,10 +493,10 @@ pub fn lqr(sys: &CartChain, signs: &[f64], w: &LqrWeights) -> Result<Lqr, CartEr
         }
     });
     let r = DMatrix::identity(2, 2) * w.r;
-    let (p, residual) = care(&a, &b, &q, &r)?;
+    let (p, residual) = care(&a, &b, &q, &r).map_err(|e| w.blame(e))?;
     // NaN fails too.
     if residual.is_nan() || residual >= 1e-8 {
-        return Err(CartError::Riccati(format!("residual {residual:.1e}")));
+        return Err(w.blame(CartError::Riccati(format!("residual {residual:.1e}"))));
     }
     let r_inv = r
         .try_inverse()

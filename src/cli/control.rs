@@ -28,6 +28,17 @@ pub fn run(ctx: &Run, opts: &ControlOptions) -> Result<(), CliError> {
         &mut bar,
     )
     .map_err(|e| match e {
+        // A weight that drives the Riccati solver's failure is named as the flag or field
+        // it came from (`--q-cart`, `control.q_cart`).
+        cart::ClosedLoopError::Design(cart::CartError::Weight {
+            field,
+            value,
+            others,
+            why,
+        }) => CliError::Field(pendula::spec::SpecError::new(
+            format!("control.{field}"),
+            cart::weight_text(value, &others, &why),
+        )),
         cart::ClosedLoopError::Design(d) => CliError::Input(d.to_string()),
         cart::ClosedLoopError::Run(r) => CliError::Run(r.to_string()),
     })?;

@@ -122,6 +122,12 @@ const SPEC_COMMANDS: [(&str, &str); 7] = [
     ),
 ];
 
+/// What `run --help` says after the flags.
+const RUN_HELP: &str = "\
+--resume, --shard and --dry-run apply to a map spec as to `pendula map` (see `pendula map --help`):
+an interrupted map spec resumes with `pendula run SPEC.toml --resume`. A measure spec always
+resumes the map it computes (--resume is accepted and changes nothing); other kinds refuse them.";
+
 /// The whole command tree: spec commands from the flag table, the others from their derives.
 fn cli() -> Command {
     let mut cmd = Command::new("pendula")
@@ -161,17 +167,18 @@ fn cli() -> Command {
         cmd = cmd.subcommand(Common::augment_args(sub).about(about));
     }
     let about = |c: Command, text: &'static str| c.about(text);
-    cmd.subcommand(about(
-        Common::augment_args(
-            Command::new("run").arg(
-                clap::Arg::new("SPEC")
-                    .required(true)
-                    .value_parser(clap::value_parser!(PathBuf))
-                    .help("The analysis spec (TOML)"),
-            ),
+    // `run` takes the map's run-control flags too, so that an interrupted map spec resumes
+    // with the command its message names (`rerun the same command with --resume`).
+    let run = map::RunFlags::augment_args(Common::augment_args(
+        Command::new("run").arg(
+            clap::Arg::new("SPEC")
+                .required(true)
+                .value_parser(clap::value_parser!(PathBuf))
+                .help("The analysis spec (TOML)"),
         ),
-        "Run an analysis spec (analyses/*.toml).",
     ))
+    .after_help(RUN_HELP);
+    cmd.subcommand(about(run, "Run an analysis spec (analyses/*.toml)."))
     .subcommand(about(
         map::MergeArgs::augment_args(Command::new("merge")),
         "Join the shard files of one map into the map a single run would write.",
@@ -227,15 +234,48 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
             progress::set_mode(common.progress);
             let (spec, from_file) = load_spec(name, m, &common.budget())?;
             let run = match name {
-                "map" => parsed(m)?,
+                "map" | "run" => parsed(m)?,
                 _ => map::RunFlags::default(),
             };
+            if name == "run" {
+                run_flags_apply(&spec, &run)?;
+            }
             execute(&spec, &common, &run, command_line).map_err(|e| match e {
                 CliError::Field(e) => CliError::Input(flags::name_flag(e, m, name, from_file)),
                 e => e,
             })
         }
     }
+}
+
+/// Refuses `run`'s map flags for a spec they do not apply to, naming the flag: a map spec
+/// takes all three; a measure spec `--resume` (its map always resumes: accepted, changes
+/// nothing); other kinds none.
+fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
+    let kind = spec.analysis.kind();
+    let given = [
+        ("--resume", run.resume),
+        ("--shard", run.shard.is_some()),
+        ("--dry-run", run.dry_run),
+    ];
+    for (flag, set) in given {
+        let applies = match &spec.analysis {
+            Analysis::Map(_) => true,
+            Analysis::Measure(_) => flag == "--resume",
+            _ => false,
+        };
+        if set && !applies {
+            let takes = if flag == "--resume" {
+                "a map or measure spec"
+            } else {
+                "a map spec"
+            };
+            return Err(CliError::Input(format!(
+                "{flag}: applies to {takes}, not to this `{kind}` spec"
+            )));
+        }
+    }
+    Ok(())
 }
 
 /// Runs a command that writes `paths`, then prints its closing line (as [`execute`] does).

@@ -51,9 +51,14 @@ pub fn report_planar(
         print!("{}", modes_table(result));
     }
     if !result.complete {
-        return Err(CliError::Run(
-            "interrupted: the nonlinear checks so far were written, marked incomplete".into(),
-        ));
+        let kept = if outputs.file.is_some() {
+            "written, marked incomplete"
+        } else {
+            "reported"
+        };
+        return Err(CliError::Run(format!(
+            "interrupted: the modes and checks so far were {kept}"
+        )));
     }
     Ok(())
 }

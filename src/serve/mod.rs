@@ -12,7 +12,8 @@
 //! `Origin` (a script, not a browser) is accepted.
 //!
 //! No client can hold a slot for long without taking part ([`Limits::default`]): the first byte
-//! of the request must come within 2 s of the accept and the whole head (at most 8 KiB) within
+//! of the request must come within 2 s of the accept and the whole head (at most 8 KiB, its blank
+//! line included; one `Host` header) within
 //! 5 s — a hard total, not a gap between bytes (else 408). A live view is pinged every 0.5 s; one
 //! that leaves a ping unanswered for 2 s, or whose socket takes longer than 2 s to accept a write,
 //! has stopped reading and is dropped, so its slot is free again within 2.5 s; tungstenite's
@@ -157,10 +158,15 @@ fn read_head(
     let mut chunk = [0u8; 1024];
     loop {
         if let Some(end) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            // The head, its blank line included, is held to MAX_HEAD exactly: a read brings up
+            // to a chunk more, which must not stretch the limit (heads of 9.2 KB got through).
+            if end + 4 > MAX_HEAD {
+                return Err(HeadError::TooLarge);
+            }
             let rest = buf.split_off(end + 4);
             return Ok((buf, rest));
         }
-        if buf.len() > MAX_HEAD {
+        if buf.len() >= MAX_HEAD {
             return Err(HeadError::TooLarge);
         }
         let bound = if buf.is_empty() {
@@ -250,6 +256,21 @@ fn handle(mut stream: TcpStream, port: u16, limits: Limits) -> io::Result<()> {
             .find(|h| h.name.eq_ignore_ascii_case(name))
             .map(|h| std::str::from_utf8(h.value).unwrap_or("\u{fffd}"))
     };
+    // Two `Host` headers name two hosts: which one a proxy or a cache in between believes is
+    // not ours to guess (RFC 9112 §3.2 answers 400).
+    let hosts = req
+        .headers
+        .iter()
+        .filter(|h| h.name.eq_ignore_ascii_case("host"))
+        .count();
+    if hosts > 1 {
+        return respond(
+            &mut stream,
+            "400 Bad Request",
+            "text/plain",
+            b"bad request: more than one Host header\n",
+        );
+    }
     if !header("host").is_some_and(|h| own_host(h.trim(), port)) {
         let why = format!("forbidden: Host must be 127.0.0.1:{port} or localhost:{port}\n");
         return respond(&mut stream, "403 Forbidden", "text/plain", why.as_bytes());

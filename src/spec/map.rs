@@ -100,6 +100,15 @@ pub enum Resolution {
 /// Largest map edge a spec accepts (the CLI asks for --force well below this).
 pub const MAP_MAX_EDGE: usize = 65_536;
 
+/// A number as Rust writes it (`0.014`), in scientific notation where that is long (`1e-300`).
+fn short(v: f64) -> String {
+    if (1e-4..1e15).contains(&v.abs()) {
+        format!("{v}")
+    } else {
+        format!("{v:e}")
+    }
+}
+
 /// `theta1` / `omega2` → state index for a chain of `n` links.
 fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
     let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
@@ -355,15 +364,7 @@ impl MapSpec {
             Kind::Ftle => MapKind::Ftle,
             Kind::FinalState => self.final_state(chain, dt)?,
             Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => {
-                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
-                let q = (tau / dt).round();
-                if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
-                    return Err(SpecError::new(
-                        "map.tau",
-                        format!("must be a whole number of RK4 steps dt = {dt} s (got {tau})"),
-                    ));
-                }
-                let tau_steps = q as u32;
+                let tau_steps = self.tau_steps(dt)?;
                 if id == Kind::Sali {
                     MapKind::Sali { tau_steps }
                 } else if id == Kind::Megno {
@@ -383,8 +384,7 @@ impl MapSpec {
                 }
             }
             Kind::Lyapunov => {
-                let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
-                let renorm_steps = ((tau / dt).round() as u32).max(1);
+                let renorm_steps = self.tau_steps(dt)?;
                 let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
                 // The default of 10 shrinks to the intervals a short run has; a value given
                 // explicitly is checked as given.
@@ -431,6 +431,25 @@ impl MapSpec {
             }
         }
         Ok(kind)
+    }
+
+    /// τ (`map.tau`, default 0.1 s) in RK4 steps of `dt`: every kind that renormalises takes
+    /// the same rule, a whole number of steps, so that the τ a map ran with is the τ it was
+    /// given (a Lyapunov map used to round 0.014 s, or 1e-300 s, to one step of 0.01 s).
+    fn tau_steps(&self, dt: f64) -> Result<u32, SpecError> {
+        let tau = positive("map.tau", self.tau.unwrap_or(0.1))?;
+        let q = (tau / dt).round();
+        if q < 1.0 || (q * dt - tau).abs() > 1e-9 * tau {
+            return Err(SpecError::new(
+                "map.tau",
+                format!(
+                    "must be a whole number of RK4 steps dt = {} s (got {})",
+                    short(dt),
+                    short(tau)
+                ),
+            ));
+        }
+        Ok(q as u32)
     }
 
     /// The pixels (width, height) and the two axes (state index, (lo, hi)).
@@ -487,6 +506,17 @@ impl MapSpec {
                 return Err(SpecError::new(
                     "map.window",
                     format!("{axis} range [{lo}, {hi}] is outside the angle range [−π, π]"),
+                ));
+            }
+            // A velocity axis starts its pixels there: the bound of an initial |θ̇| holds for
+            // it too (a window of ±1.7e308 had a pixel pitch, and so an axis, of inf).
+            let max = super::MAX_RATE;
+            if idx >= n && (lo < -max || hi > max) {
+                return Err(SpecError::new(
+                    "map.window",
+                    format!(
+                        "{axis} range [{lo:e}, {hi:e}] is outside the velocity range |θ̇| <= {max:e} rad/s"
+                    ),
                 ));
             }
         }

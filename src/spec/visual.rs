@@ -165,6 +165,9 @@ impl AnimateSpec {
             if p.as_ref().is_some_and(|p| p.as_os_str().is_empty()) {
                 return Err(SpecError::new(field, "is empty"));
             }
+            if let Some(p) = p {
+                super::no_nul(field, p)?;
+            }
         }
         if let Some(g) = &self.gif {
             if g.extension().and_then(|e| e.to_str()) != Some("gif") {

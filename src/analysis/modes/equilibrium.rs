@@ -21,6 +21,9 @@ pub enum ModesError {
     TooMany { links: usize, max: usize },
     #[error("the mass matrix at equilibrium `{0}` is not positive definite")]
     NotDefinite(String),
+    /// A stop request ended the eigen-solutions before the first result (a run keeps nothing).
+    #[error("interrupted")]
+    Interrupted,
 }
 
 /// An equilibrium θ*_j ∈ {0, π}, written as a sign string (`+` hanging, `-` inverted).

@@ -157,6 +157,79 @@ pub fn modes_at_with(
     eq: &Equilibrium,
     route: ModesRoute,
 ) -> Result<EquilibriumModes, ModesError> {
+    modes_at_cancellable(chain, eq, route, &Cancel::never())
+}
+
+/// Below this many links the dense eigen-solvers take milliseconds and run inline; from it
+/// on, [`abandonable`] runs them on a thread of their own.
+const ABANDON_MIN_LINKS: usize = 64;
+
+/// Runs `work`, one long call that polls nothing (nalgebra's dense eigen-solvers, O(N³): 12 s
+/// for the Laguerre check of 3000 links, 76 s for the modes of 3000 rods), so that a stop
+/// request is answered within 20 ms: on a thread of its own, waited for in 20 ms slices that
+/// poll `cancel`. On a stop it returns `None` at once and the thread is left to finish its
+/// call, whose result is dropped (a CLI run exits meanwhile; a Python caller gets its
+/// `KeyboardInterrupt` while the thread runs to its end). Small problems (`n` below
+/// [`ABANDON_MIN_LINKS`]) run inline. The result is the call's own, bit for bit.
+fn abandonable<T: Send + 'static>(
+    n: usize,
+    cancel: &Cancel,
+    work: impl FnOnce() -> T + Send + 'static,
+) -> Option<T> {
+    use std::sync::mpsc::RecvTimeoutError;
+    use std::sync::{Arc, Mutex};
+    if cancel.is_set() {
+        return None;
+    }
+    if n < ABANDON_MIN_LINKS {
+        return Some(work());
+    }
+    // Kept here too, so that the work still runs (inline) should no thread be had.
+    let slot = Arc::new(Mutex::new(Some(work)));
+    let theirs = Arc::clone(&slot);
+    let (tx, rx) = std::sync::mpsc::channel();
+    let spawned = std::thread::Builder::new()
+        .name("pendula-modes".into())
+        .spawn(move || {
+            let work = theirs.lock().ok().and_then(|mut w| w.take());
+            if let Some(work) = work {
+                let _ = tx.send(work());
+            }
+        });
+    let Ok(handle) = spawned else {
+        let work = slot.lock().ok().and_then(|mut w| w.take());
+        return work.map(|w| w());
+    };
+    loop {
+        match rx.recv_timeout(std::time::Duration::from_millis(20)) {
+            Ok(v) => {
+                let _ = handle.join();
+                return Some(v);
+            }
+            Err(RecvTimeoutError::Timeout) => {
+                if cancel.is_set() {
+                    return None;
+                }
+            }
+            Err(RecvTimeoutError::Disconnected) => {
+                // The work panicked: the panic is this caller's, as if the call were inline.
+                if let Err(p) = handle.join() {
+                    std::panic::resume_unwind(p);
+                }
+                return None;
+            }
+        }
+    }
+}
+
+/// [`modes_at_with`], stopping when `cancel` is set: the tridiagonal route polls it between
+/// eigenvectors, the dense calls are [`abandonable`]. A stop gives [`ModesError::Interrupted`].
+pub fn modes_at_cancellable(
+    chain: &Chain,
+    eq: &Equilibrium,
+    route: ModesRoute,
+    cancel: &Cancel,
+) -> Result<EquilibriumModes, ModesError> {
     if eq.signs.len() != chain.links() {
         return Err(ModesError::WrongLength {
             signs: eq.label(),
@@ -170,21 +243,25 @@ pub fn modes_at_with(
         ModesRoute::Auto if chain.links() < TRIDIAGONAL_MIN_LINKS => None,
         _ => structured::TridiagonalReduction::new(chain, eq),
     };
+    let n = chain.links();
     let (omega2, shapes) = match tri {
-        Some(t) => t.eigen(),
-        None => generalized_symmetric_eigen(&m, &k)
-            .ok_or_else(|| ModesError::NotDefinite(eq.label()))?,
+        Some(t) => t.eigen_cancellable(cancel).ok_or(ModesError::Interrupted)?,
+        None => {
+            let (mc, kc) = (m.clone(), k.clone());
+            abandonable(n, cancel, move || generalized_symmetric_eigen(&mc, &kc))
+                .ok_or(ModesError::Interrupted)?
+                .ok_or_else(|| ModesError::NotDefinite(eq.label()))?
+        }
     };
     let unstable = omega2.iter().filter(|&&w| w < 0.0).count();
     let damped = if chain.params().damping.is_zero() {
         vec![]
     } else {
-        damped_spectrum(
-            &m,
-            &k,
-            &DMatrix::from_row_slice(m.nrows(), m.nrows(), &chain.damping_matrix()),
-        )
-        .ok_or_else(|| ModesError::NotDefinite(eq.label()))?
+        let (mc, kc) = (m.clone(), k.clone());
+        let d = DMatrix::from_row_slice(n, n, &chain.damping_matrix());
+        abandonable(n, cancel, move || damped_spectrum(&mc, &kc, &d))
+            .ok_or(ModesError::Interrupted)?
+            .ok_or_else(|| ModesError::NotDefinite(eq.label()))?
     };
     Ok(EquilibriumModes {
         equilibrium: eq.clone(),
@@ -257,6 +334,16 @@ pub struct FormulaCheck {
 /// The frequencies ω_k the closed forms predict at the hanging equilibrium (docs/physics.md §3), for
 /// every formula that applies; compared with `computed` (ascending ω).
 pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
+    formula_checks_cancellable(chain, computed, &Cancel::never()).unwrap_or_default()
+}
+
+/// [`formula_checks`], `None` when `cancel` stopped them (the Laguerre zeros of a long chain
+/// are one dense eigen-solution, [`abandonable`]).
+pub fn formula_checks_cancellable(
+    chain: &Chain,
+    computed: &[f64],
+    cancel: &Cancel,
+) -> Option<Vec<FormulaCheck>> {
     let links = &chain.params().links;
     let n = links.len();
     let g = chain.gravity();
@@ -321,7 +408,7 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
         .all(|l| is_point(l) && l.length == links[0].length && l.mass == links[0].mass);
     if equal_points {
         let l = links[0].length;
-        let x = laguerre_zeros(n);
+        let x = abandonable(n, cancel, move || laguerre_zeros(n))?;
         push(
             "equal point chain: ω² = (g/l) x_k, L_N(x_k) = 0",
             x.iter().map(|x| (g / l * x).sqrt()).collect(),
@@ -338,7 +425,7 @@ pub fn formula_checks(chain: &Chain, computed: &[f64]) -> Vec<FormulaCheck> {
             );
         }
     }
-    out
+    Some(out)
 }
 
 /// The modal coordinate q = vᵀ M (θ − θ*) of a displacement, for M-orthonormal v.
@@ -446,10 +533,13 @@ pub fn modes_cancellable(
     opts: &ModesOptions,
     cancel: &Cancel,
 ) -> Result<ModesResult, ModesError> {
+    // A stop during the eigen-solutions keeps nothing ([`ModesError::Interrupted`]); one
+    // during the checks keeps the modes, marked incomplete.
+    let auto = ModesRoute::Auto;
     let equilibria = opts
         .equilibria
         .iter()
-        .map(|eq| modes_at(chain, eq))
+        .map(|eq| modes_at_cancellable(chain, eq, auto, cancel))
         .collect::<Result<Vec<_>, _>>()?;
     let mut result = ModesResult {
         equilibria,
@@ -459,10 +549,25 @@ pub fn modes_cancellable(
     };
     let hanging = match result.hanging() {
         Some(h) => h.clone(),
-        None => modes_at(chain, &Equilibrium::hanging(chain.links()))?,
+        None => {
+            let eq = Equilibrium::hanging(chain.links());
+            match modes_at_cancellable(chain, &eq, auto, cancel) {
+                Err(ModesError::Interrupted) => {
+                    result.complete = false;
+                    return Ok(result);
+                }
+                other => other?,
+            }
+        }
     };
     if opts.check {
-        result.checks = formula_checks(chain, &hanging.frequencies());
+        match formula_checks_cancellable(chain, &hanging.frequencies(), cancel) {
+            Some(checks) => result.checks = checks,
+            None => {
+                result.complete = false;
+                return Ok(result);
+            }
+        }
     }
     if let Some(nl) = &opts.nonlinear {
         (result.nonlinear, result.complete) =

@@ -45,6 +45,7 @@ pub use dqds::dqds_eigenvalues;
 use super::closed_form::laguerre_zeros;
 use super::equilibrium::Equilibrium;
 use crate::model::Chain;
+use crate::observe::Cancel;
 use nalgebra::DMatrix;
 use rayon::prelude::*;
 use serde::Serialize;
@@ -213,11 +214,22 @@ impl TridiagonalReduction {
 
     /// ω² ascending and the M*-orthonormal mode shapes (columns; largest component positive).
     pub fn eigen(&self) -> (Vec<f64>, DMatrix<f64>) {
+        self.eigen_cancellable(&Cancel::never())
+            .expect("a token that is never set stops nothing")
+    }
+
+    /// [`Self::eigen`], `None` when `cancel` stopped it: the eigenvalues (dqds or QL, one
+    /// O(N²) call) are [`super::abandonable`], the eigenvectors poll the token one by one.
+    pub fn eigen_cancellable(&self, cancel: &Cancel) -> Option<(Vec<f64>, DMatrix<f64>)> {
         let n = self.diag.len();
-        let w = self.eigenvalues();
+        let me = self.clone();
+        let w = super::abandonable(n, cancel, move || me.eigenvalues())?;
         let rrr = self.udu_d.iter().all(|&x| x > 0.0);
         let rrr = rrr.then_some((self.udu_d.as_slice(), self.udu_u.as_slice()));
-        let mut y = eigenvectors_with(&self.diag, &self.off, &w, rrr);
+        let mut y = eigenvectors_with(&self.diag, &self.off, &w, rrr, cancel);
+        if cancel.is_set() {
+            return None;
+        }
         // v_j = (s_j / l_j)(y_j / √m̃_j − y_{j−1} / √m̃_{j−1}), column by column in place.
         let sign_over_len: Vec<f64> = (0..n).map(|j| self.signs[j] / self.len[j]).collect();
         y.par_chunks_mut(n).for_each(|col| {
@@ -236,7 +248,7 @@ impl TridiagonalReduction {
             }
         });
         let v = DMatrix::from_vec(n, n, y);
-        (w, v)
+        Some((w, v))
     }
 
     /// M* x in O(N): `S Λ E diag(m̃) Eᵀ Λ S x` by a prefix and a suffix sum.
@@ -333,13 +345,21 @@ fn ql_implicit(d: &mut [f64], e: &mut [f64]) {
 /// rayon's threads; each vector's random start is seeded by its index, so the result does not
 /// depend on the thread count.
 pub fn tridiagonal_eigenvectors(d: &[f64], e: &[f64], w: &[f64]) -> Vec<f64> {
-    eigenvectors_with(d, e, w, None)
+    eigenvectors_with(d, e, w, None, &Cancel::never())
 }
 
 /// [`tridiagonal_eigenvectors`], and where the factored form `T = U D Uᵀ` (D > 0, `(D, u)`) is
 /// given, each eigenvector whose eigenvalue is separated from its neighbours by a relative gap
 /// ≥ [`TWIST_MIN_RELGAP`] in one pass of a twisted factorization ([`twisted_vector`]) instead.
-fn eigenvectors_with(d: &[f64], e: &[f64], w: &[f64], rrr: Option<(&[f64], &[f64])>) -> Vec<f64> {
+/// A stop request (`cancel`) leaves the vectors not yet computed at zero; the caller checks
+/// the token.
+fn eigenvectors_with(
+    d: &[f64],
+    e: &[f64],
+    w: &[f64],
+    rrr: Option<(&[f64], &[f64])>,
+    cancel: &Cancel,
+) -> Vec<f64> {
     let n = d.len();
     let mut out = vec![0.0; n * n];
     if n == 1 {
@@ -369,7 +389,7 @@ fn eigenvectors_with(d: &[f64], e: &[f64], w: &[f64], rrr: Option<(&[f64], &[f64
         rest = tail;
     }
     chunks.into_par_iter().for_each(|(first, block)| {
-        inverse_iteration(d, e, w, norm, cluster_gap, rrr, first, block);
+        inverse_iteration(d, e, w, norm, cluster_gap, rrr, first, block, cancel);
     });
     out
 }
@@ -386,6 +406,7 @@ fn inverse_iteration(
     rrr: Option<(&[f64], &[f64])>,
     first: usize,
     block: &mut [f64],
+    cancel: &Cancel,
 ) {
     let n = d.len();
     let eps = f64::EPSILON;
@@ -405,6 +426,10 @@ fn inverse_iteration(
     let mut last_shift = f64::NEG_INFINITY;
     let end = first + block.len() / n;
     for j in first..end {
+        // One relaxed load per vector of O(N) work.
+        if cancel.is_set() {
+            return;
+        }
         if j > first && w[j] - w[j - 1] > cluster_gap {
             cluster_start = j;
         }
