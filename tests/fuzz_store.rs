@@ -11,8 +11,7 @@
 //! no value edited inside a tile of a checksummed file is accepted.
 //!
 //! The label-grid reader of `measure --labels` ([`pendula::store::read_labels`]) is fuzzed in
-//! [`label_datasets_of_hostile_files`], `#[ignore]`d while it aborts on a declared-huge dataset
-//! (see there).
+//! [`label_datasets_of_hostile_files`].
 
 use pendula::analysis::map::{self, spec_hash, FlipTarget, MapKind, MapOptions, TileResult};
 use pendula::analysis::measure::labels::{map_labels, MapGrids};
@@ -681,14 +680,7 @@ fn hostile_map_files_are_refused_in_one_line_and_never_panic() {
 /// `measure --labels FILE:/dataset` on hostile files: wrong ranks and types, declared-huge
 /// datasets, links, non-monotonic, constant or logarithmic dimension scales.
 ///
-/// Ignored: the label-grid reader (`src/store/measure.rs`, `read_labels`) is not this test's
-/// code and, at the time of writing, aborts on the case `huge` (a 10⁶ × 10⁶ int32 dataset
-/// declared in a small file: `memory allocation of 8000000000000 bytes failed`, from
-/// `read_raw::<i64>` before any size check) and blocks forever on a FIFO (it calls
-/// `hdf5::File::open` without `check_input_file`). Run it with `--ignored` once those are
-/// bounded.
 #[test]
-#[ignore = "read_labels aborts on a declared-huge dataset and blocks on a FIFO (src/store/measure.rs)"]
 fn label_datasets_of_hostile_files() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
@@ -732,6 +724,12 @@ fn label_datasets_of_hostile_files() {
             ),
             (
                 "ends_in_zero",
+                (0..64)
+                    .map(|i| if i == 63 { 0.0 } else { f64::from(i + 1) })
+                    .collect(),
+            ),
+            (
+                "descending",
                 (0..64).map(|i| f64::from(63 - i) / 63.0).collect(),
             ),
             (
@@ -775,21 +773,35 @@ fn label_datasets_of_hostile_files() {
         "constant",
         "log",
         "ends_in_zero",
+        "descending",
         "nan",
         "absent",
     ];
     let mut panics = Vec::new();
     for n in names {
-        let r = catch_unwind(|| pendula::store::read_labels(&p, &format!("/{n}")));
+        // The budget the CLI would apply: here at most 2²⁴ pixels.
+        let fits = |nx: usize, ny: usize| {
+            if nx.saturating_mul(ny) > 1 << 24 {
+                Err(pendula::error::FieldError::new(
+                    "labels",
+                    format!("{nx} × {ny} pixels are over the budget"),
+                ))
+            } else {
+                Ok(())
+            }
+        };
+        let r = catch_unwind(|| pendula::store::read_labels(&p, &format!("/{n}"), true, fits));
         match r {
             Err(_) => panics.push(n),
             Ok(Err(e)) => assert!(!e.to_string().contains('\n'), "{n}: {e}"),
             Ok(Ok(l)) => {
                 if let Some(e) = l.extent {
+                    // A descending linear scale is a valid, mirrored axis.
                     assert!(
-                        e.iter().all(|v| v.is_finite()) && e[0] < e[1] && e[2] < e[3],
+                        e.iter().all(|v| v.is_finite()) && e[0] != e[1] && e[2] < e[3],
                         "{n}: {e:?}"
                     );
+                    assert_eq!(n == "descending", e[0] > e[1], "{n}: {e:?}");
                 }
                 assert!(
                     !matches!(

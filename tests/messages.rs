@@ -190,6 +190,16 @@ fn threads_beyond_four_per_core_are_refused_before_any_work() {
     let e = refused(d.path(), &[&args[..], &["0"]].concat());
     assert!(e.trim_end().ends_with("(got 0)"), "{e}");
     assert!(!d.path().join("s.h5").exists());
+    // merge takes the same flag, bounded the same way, before it reads any shard.
+    let e = refused(
+        d.path(),
+        &["merge", "none.h5", "-o", "m.h5", "--threads", "100000"],
+    );
+    assert!(
+        e.starts_with("error: --threads: must be between 1 and 4 x the "),
+        "{e}"
+    );
+    assert!(!d.path().join("m.h5").exists());
 }
 
 /// Asserts the directory holds nothing (a refusal writes no file, no folder).

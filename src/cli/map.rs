@@ -364,6 +364,8 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
         .clone()
         .ok_or_else(|| CliError::Input("-o: give the merged map file -o OUT.h5".into()))?;
     check_plot_path(&a.common.plot, a.common.force, "--plot")?;
+    // merge takes the common flags: --threads is bounded here as everywhere.
+    super::output::set_threads(a.common.threads)?;
     let mut readers = Vec::new();
     for p in &a.inputs {
         let r = MapReader::open_within(p, a.common.budget().bytes)

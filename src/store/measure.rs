@@ -660,8 +660,8 @@ pub fn read_labels(
 ) -> Result<LabelData, FieldError> {
     use hdf5::types::TypeDescriptor as T;
     let bad = |m: String| FieldError::new("labels", m);
-    let f = hdf5::File::open(file)
-        .map_err(|e| bad(format!("cannot open {} as HDF5: {e}", file.display())))?;
+    // A FIFO or device would block HDF5's open; a directory or text file gets a plain line.
+    let f = crate::store::h5::open_input(file).map_err(|e| bad(e.to_string()))?;
     let ds = f
         .dataset(dataset)
         .map_err(|_| bad(format!("{} has no dataset {dataset}", file.display())))?;

@@ -60,6 +60,9 @@ fn load(src: &Source, opts: &MeasureOptions, budget: &Budget) -> Result<Vec<Labe
                     "measure: {e} (for a dataset of another file use --labels FILE.h5:/path)"
                 ))
             })?;
+            if let Some(w) = r.warning() {
+                eprintln!("{w}");
+            }
             let h = &r.header;
             let links = h.link_length.len();
             let g = LabelGrids {
