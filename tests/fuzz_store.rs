@@ -14,7 +14,7 @@
 //! [`label_datasets_of_hostile_files`].
 
 use pendula::analysis::map::{self, spec_hash, FlipTarget, MapKind, MapOptions, TileResult};
-use pendula::analysis::measure::labels::{map_labels, MapGrids};
+use pendula::analysis::measure::labels::map_labels;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
 use pendula::store::map::{write_map, Assembly, MapInfo, MapReader};
@@ -471,26 +471,7 @@ fn read_everything(path: &Path, out: &Path, base: &MapInfo) -> Result<(), String
     if h.complete {
         r.symmetry().map_err(|e| format!("symmetry: {e}"))?;
     }
-    let links = h.link_length.len();
-    let grids = MapGrids {
-        kind: h.kind,
-        complete: h.complete,
-        t_max: h.t_max,
-        dt: h.dt,
-        width: h.width,
-        height: h.height,
-        axes: [&h.x_name, &h.y_name],
-        window: h.window,
-        class: &d.class,
-        flip_step: &d.flip_step,
-        flip_link: &d.flip_link,
-        attractor: h
-            .kind
-            .facts()
-            .labels
-            .contains(&"attractor")
-            .then_some((&d.aux[..], links)),
-    };
+    let grids = r.grids(&d);
     // measure's labels of the map (refusals here are measure's, e.g. an incomplete shard).
     let _ = map_labels(&grids, None, &[], None, "fuzz.h5");
     // merge: the file's tiles assembled again (as for one shard).

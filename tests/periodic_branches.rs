@@ -25,6 +25,22 @@ fn driven(q: f64, wd: f64, a: f64) -> Chain {
     Chain::new(p).unwrap()
 }
 
+/// The driven pendulums of drive amplitude A, period-1 orbits.
+fn driven_family(
+    q: f64,
+    wd: f64,
+) -> impl Fn(f64) -> Result<(Chain, Closure), PeriodicError> + Sync {
+    move |a| {
+        Ok((
+            driven(q, wd, a),
+            Closure::Driven {
+                drive_period: 2.0 * PI / wd,
+                k: 1,
+            },
+        ))
+    }
+}
+
 /// The state after `periods` drive periods from `x0` (to reach an attractor).
 fn settle(chain: &Chain, x0: &[f64], period: f64, periods: usize) -> Vec<f64> {
     let method = Method::Dop853 {
@@ -45,15 +61,7 @@ fn settle(chain: &Chain, x0: &[f64], period: f64, periods: usize) -> Vec<f64> {
 fn driven_damped_pendulum_period_doublings_approach_feigenbaum() {
     let (q, wd) = (2.0, 2.0 / 3.0);
     let td = 2.0 * PI / wd;
-    let family = |a: f64| -> Result<(Chain, Closure), PeriodicError> {
-        Ok((
-            driven(q, wd, a),
-            Closure::Driven {
-                drive_period: td,
-                k: 1,
-            },
-        ))
-    };
+    let family = driven_family(q, wd);
     let a0 = 1.05;
     let x = settle(&driven(q, wd, a0), &[0.0, 0.0], td, 300);
     let shoot = ShootingOptions {
@@ -486,15 +494,7 @@ fn orbit_diagram_samples_sit_on_the_stable_orbits() {
     use pendula::analysis::periodic::{orbit_diagram, DiagramOptions, Stability};
     let (q, wd) = (2.0, 2.0 / 3.0);
     let td = 2.0 * PI / wd;
-    let family = |a: f64| -> Result<(Chain, Closure), PeriodicError> {
-        Ok((
-            driven(q, wd, a),
-            Closure::Driven {
-                drive_period: td,
-                k: 1,
-            },
-        ))
-    };
+    let family = driven_family(q, wd);
     let opts = DiagramOptions {
         parameters: vec![1.05, 1.075],
         starts: vec![vec![0.0, 0.0], vec![0.3, -0.2], vec![-1.0, 0.5]],

@@ -4,7 +4,7 @@
 use super::report::{no_curve, summary, table};
 use super::{as_input, flag, Input, Source};
 use crate::cli::output::CliError;
-use pendula::analysis::measure::labels::{self, map_labels, refusal, Labelled, MapGrids};
+use pendula::analysis::measure::labels::{self, map_labels, refusal, Labelled};
 use pendula::analysis::measure::{
     label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
 };
@@ -75,25 +75,7 @@ fn load(src: &Source, opts: &MeasureOptions, budget: &Budget) -> Result<Vec<Labe
             };
             fits(&g, opts, budget).map_err(as_input)?;
             let d = r.read_all()?;
-            let grids = MapGrids {
-                kind: h.kind,
-                complete: h.complete,
-                t_max: h.t_max,
-                dt: h.dt,
-                width: h.width,
-                height: h.height,
-                axes: [&h.x_name, &h.y_name],
-                window: h.window,
-                class: &d.class,
-                flip_step: &d.flip_step,
-                flip_link: &d.flip_link,
-                attractor: h
-                    .kind
-                    .facts()
-                    .labels
-                    .contains(&"attractor")
-                    .then_some((&d.aux[..], links)),
-            };
+            let grids = r.grids(&d);
             map_labels(
                 &grids,
                 src.variable.as_deref(),

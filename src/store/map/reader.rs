@@ -772,6 +772,31 @@ impl MapReader {
     }
 
     /// Reads the whole map.
+    /// The map's grids as `measure` labels them, from its data `d` (read by
+    /// [`MapReader::read_all`]).
+    pub fn grids<'a>(&'a self, d: &'a MapData) -> crate::analysis::measure::labels::MapGrids<'a> {
+        let h = &self.header;
+        crate::analysis::measure::labels::MapGrids {
+            kind: h.kind,
+            complete: h.complete,
+            t_max: h.t_max,
+            dt: h.dt,
+            width: h.width,
+            height: h.height,
+            axes: [&h.x_name, &h.y_name],
+            window: h.window,
+            class: &d.class,
+            flip_step: &d.flip_step,
+            flip_link: &d.flip_link,
+            attractor: h
+                .kind
+                .facts()
+                .labels
+                .contains(&"attractor")
+                .then_some((&d.aux[..], h.link_length.len())),
+        }
+    }
+
     pub fn read_all(&self) -> Result<MapData, StoreError> {
         let h = &self.header;
         let raw_u8 = |n: &str| -> Result<Vec<u8>, StoreError> {
