@@ -123,6 +123,14 @@ pub enum BenchWhich {
         #[arg(long, default_value_t = 3)]
         repeats: usize,
     },
+    /// Periodic orbits: a driven pendulum's branch over 500 points with its bifurcations, an
+    /// orbit diagram of 1 000 amplitudes × 300 periods, a double-pendulum normal-mode family
+    /// over 200 energies; one JSON line each.
+    Orbits {
+        /// Worker threads for the diagram's starts (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Frames per second of a GIF of the triple pendulum (render, quantize, encode).
     Animate {
         /// Frames to render.
@@ -241,6 +249,15 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             time("--t-end", t + t_trans, MAX_BENCH_TIME + 200.0)?;
             let r = bench_lyapunov(links, t_trans, t, repeats)?;
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
+            Ok(())
+        }
+        BenchWhich::Orbits { threads } => {
+            super::output::set_threads(*threads)?;
+            let lines = pendula::analysis::periodic::bench::bench_orbits()
+                .map_err(|e| CliError::Run(e.to_string()))?;
+            for l in lines {
+                println!("{l}");
+            }
             Ok(())
         }
         BenchWhich::Animate { frames, size } => super::bench_visual::animate(*frames, *size),

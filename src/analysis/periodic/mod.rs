@@ -10,6 +10,7 @@
 //!   folds, period doublings, Neimark–Sacker points and stability changes;
 //! * [`diagram`]: orbit diagrams (stroboscopic samples against a parameter) with λ_max.
 
+pub mod bench;
 pub mod continuation;
 pub mod diagram;
 pub mod floquet;
