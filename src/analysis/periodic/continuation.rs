@@ -316,14 +316,8 @@ impl<F: Family> Tracker<'_, F> {
 
     fn point(&self, solved: &Solved<F::Sys>) -> PeriodicOrbit {
         let z = &solved.y[..solved.y.len() - 1];
-        let ev = Evaluation {
-            residual: solved.ev.residual.clone(),
-            jacobian: solved.ev.jacobian.clone(),
-            segments: solved.ev.segments.clone(),
-            turns: solved.ev.turns.clone(),
-        };
         self.shooting(&solved.sys, solved.closure)
-            .orbit(z, ev, solved.residuals.clone())
+            .orbit(z, &solved.ev, solved.residuals.clone())
     }
 }
 

@@ -372,7 +372,7 @@ impl<S: Periodic> Shooting<'_, S> {
     }
 
     /// The orbit of converged unknowns `z`.
-    pub fn orbit(&self, z: &[f64], ev: Evaluation, residuals: Vec<f64>) -> PeriodicOrbit {
+    pub fn orbit(&self, z: &[f64], ev: &Evaluation, residuals: Vec<f64>) -> PeriodicOrbit {
         let n = self.sys.dim();
         let period = self.period(z);
         let mut monodromy = DMatrix::identity(n, n);
@@ -405,7 +405,7 @@ impl<S: Periodic> Shooting<'_, S> {
             energy: self.sys.energy(0.0, &x0),
             x0,
             period,
-            turns: ev.turns,
+            turns: ev.turns.clone(),
             floquet,
             monodromy,
             residuals,
@@ -482,7 +482,7 @@ pub fn find<S: Periodic>(
     };
     let z = shooting.initial(&guess.x0, period)?;
     let (z, ev, residuals) = shooting.solve(z)?;
-    Ok(shooting.orbit(&z, ev, residuals))
+    Ok(shooting.orbit(&z, &ev, residuals))
 }
 
 /// The guess and closure's checks, naming the field.
