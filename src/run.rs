@@ -12,6 +12,9 @@
 //! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
 //! ([`crate::store::map::assemble`]) with this one.
 
+mod orbits;
+pub use orbits::OrbitsResult;
+
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
@@ -146,6 +149,12 @@ pub enum Output<'a> {
         opts: &'a PoincareOptions,
         result: PoincareResult,
     },
+    /// A periodic orbit, its branches or an orbit diagram.
+    Orbits {
+        chain: &'a Chain,
+        run: &'a crate::spec::OrbitsRun,
+        result: OrbitsResult,
+    },
     /// Every tile of a map, in memory; each is handed to the file as its band is written.
     Map {
         chain: &'a Chain,
@@ -203,6 +212,11 @@ fn planar<'a>(
             }
         }
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
+        Analysis::Orbits(run) => Output::Orbits {
+            chain,
+            run,
+            result: orbits::run(spec, chain, run, obs)?,
+        },
         other => return Err(not_run(other)),
     })
 }
@@ -335,6 +349,7 @@ impl Outcome<'_> {
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
+            Output::Orbits { .. } => "orbits",
             Output::Map { .. } => "map",
         }
     }
@@ -352,6 +367,7 @@ impl Outcome<'_> {
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
+            Output::Orbits { result, .. } => result.complete,
             Output::CartModes { .. } | Output::Map { .. } => true,
         }
     }
@@ -446,6 +462,9 @@ impl Outcome<'_> {
                 opts,
                 result,
             } => store::write_poincare(out, &info(chain), opts, result),
+            Output::Orbits { chain, run, result } => {
+                store::orbits::write_orbits(out, &info(chain), run, result)
+            }
             Output::Map { .. } => unreachable!("written above"),
         }
     }

@@ -57,11 +57,12 @@ const POIN: &str = "poincare";
 const MAP: &str = "map";
 const ANIM: &str = "animate";
 const CTRL: &str = "control";
+const ORB: &str = "orbits";
 
 /// The commands that take a model.
-const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL];
+const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB];
 /// The commands that start from an initial state given by flags.
-const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM];
+const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB];
 
 macro_rules! flags {
     ($($long:literal => $path:literal, $kind:expr, $vn:expr, $help:literal, $on:expr;)*) => {
@@ -88,15 +89,15 @@ flags! {
     "gravity" => "model.gravity", Float, "G", "Gravity (m/s²)", MODELLED;
     // The initial state.
     "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
-    "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM];
+    "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM, ORB];
     "omega" => "initial.omega", Floats, "ω1,ω2,…", "Initial angular velocities (rad/s), default 0", STARTED;
     "tilt" => "initial.tilt", Float, "RAD", "Start tilted from the equilibrium by this angle (rad) per link (default 0.05)", &[CTRL];
     // The integrator.
     "method" => "integrator.method", Word, "rk4|dop853|gauss", "Integrator", &[SIM, LYAP, ANIM];
     "dt" => "integrator.dt", Float, "S", "Fixed step of rk4 and gauss (s)", &[SIM, LYAP, MAP];
     "substeps" => "integrator.substeps", Int, "S", "Steps per output sample for rk4 and gauss (instead of --dt)", &[SIM];
-    "rtol" => "integrator.rtol", Float, "TOL", "Relative tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL];
-    "atol" => "integrator.atol", Float, "TOL", "Absolute tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL];
+    "rtol" => "integrator.rtol", Float, "TOL", "Relative tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB];
+    "atol" => "integrator.atol", Float, "TOL", "Absolute tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB];
     "h-max" => "integrator.h_max", Float, "S", "Largest step of dop853 (s)", &[SIM, LYAP, POIN];
     // The end of a run and its sampling.
     "t-end" => "@.t_end", Float, "S", "End of the run (s); for lyapunov the transient plus the averaging time", &[SIM, LYAP, POIN, MAP, CTRL];
@@ -105,7 +106,7 @@ flags! {
     "equilibria" => "modes.equilibria", WordOrWords, "hanging|all|+-…", "Equilibria: hanging (default), all, or sign strings like +-+ (comma-separated)", &[MODES];
     "check" => "modes.check", Bool, "BOOL", "Compare with the small-angle closed forms (on by default; --check=false to skip)", &[MODES];
     "verify-nonlinear" => "modes.verify_nonlinear", Switch(true), "", "Start the nonlinear model in each mode and measure its frequency", &[MODES];
-    "amplitude" => "modes.amplitude", Float, "RAD", "Release amplitude (rad) for --verify-nonlinear (default 1e-3)", &[MODES];
+    "amplitude" => "@.amplitude", Float, "RAD", "Release amplitude (rad): of --verify-nonlinear (modes, default 1e-3); of the --start mode seed, the largest link's (orbits, default 0.05)", &[MODES, ORB];
     "periods" => "modes.periods", Float, "N", "Linear periods integrated per measurement (default 20)", &[MODES];
     "amplitudes" => "modes.amplitudes", Floats, "RAD,…", "Amplitudes (rad) for the lowest mode's amplitude dependence", &[MODES];
     // lyapunov
@@ -180,6 +181,28 @@ flags! {
     "phase" => "figures.phase", Word, "FILE.png|svg", "Draw phase portraits θ_j–θ̇_j", &[SIM, ANIM];
     "phase-links" => "figures.phase_links", Ints, "J,…", "Links of the phase portraits (default all, up to 6)", &[SIM, ANIM];
     "energy-plot" => "figures.energy_plot", Word, "FILE.png|svg", "Draw the energy budget (kinetic per link, potential, work)", &[SIM, ANIM];
+    // orbits
+    "start" => "orbits.start", Word, "initial|mode|settle", "Seed of the search: the initial state (default), a normal mode (--mode, --amplitude), or the initial state after --transient-periods drive periods", &[ORB];
+    "mode" => "orbits.mode", Int, "K", "Normal mode of the --start mode seed (1 = lowest, default 1)", &[ORB];
+    "drive-periods" => "orbits.drive_periods", Int, "K", "A driven orbit's period in drive periods (default 1)", &[ORB];
+    "energy" => "orbits.energy", Float, "E", "An undriven orbit's energy (J; default the seed's)", &[ORB];
+    "period" => "orbits.period", Float, "S", "An undriven orbit's period (s): the guess, or the fixed period without --energy", &[ORB];
+    "transient-periods" => "orbits.transient_periods", Int, "N", "Drive periods integrated before the search (--start settle) or before each diagram value's samples (default 200)", &[ORB];
+    "segments" => "orbits.segments", Int, "M", "Shooting segments (default 1; unstable orbits of chaotic chains need more)", &[ORB];
+    "newton-tolerance" => "orbits.newton_tolerance", Float, "TOL", "Newton stops when every residual is at most this (default 1e-10)", &[ORB];
+    "max-iterations" => "orbits.max_iterations", Int, "N", "Newton iterations at most (default 40)", &[ORB];
+    "shape-samples" => "orbits.shape_samples", Int, "N", "States kept per segment along the orbit (default 64)", &[ORB];
+    "parameter" => "orbits.parameter", Word, "FIELD", "The spec field continued or swept (model.drive.torque.amplitude, orbits.energy, …)", &[ORB];
+    "range" => "orbits.range", Floats, "A,B", "continue: the parameter's bounds; diagram: the swept values' ends", &[ORB];
+    "points" => "orbits.points", Int, "N", "continue: most branch points; diagram: parameter values (default 200)", &[ORB];
+    "direction" => "orbits.direction", Word, "up|down", "continue: from the spec's value up (default) or down", &[ORB];
+    "step" => "orbits.step", Float, "DS", "continue: first arclength step (default 0.01)", &[ORB];
+    "min-step" => "orbits.min_step", Float, "DS", "continue: smallest arclength step (default 1e-8)", &[ORB];
+    "max-step" => "orbits.max_step", Float, "DS", "continue: largest arclength step (default 0.1)", &[ORB];
+    "locate-tolerance" => "orbits.locate_tolerance", Float, "DP", "continue: a bifurcation is located to within this in the parameter (default 1e-9)", &[ORB];
+    "doublings" => "orbits.doublings", Int, "N", "continue: period-doubling branches followed after the first (default 0)", &[ORB];
+    "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];
+    "steps-per-period" => "orbits.steps_per_period", Int, "N", "diagram: RK4 steps per drive period (default 200)", &[ORB];
     // control
     "equilibrium" => "control.equilibrium", Word, "inverted|hanging|folded|+-…", "Equilibrium to stabilize (default inverted)", &[CTRL];
     "q-cart" => "control.q_cart", Float, "W", "LQR weight on the cart position", &[CTRL];

@@ -13,6 +13,7 @@ mod lyapunov;
 mod map;
 mod measure;
 mod modes;
+mod orbits;
 mod output;
 mod poincare;
 mod progress;
@@ -91,7 +92,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// The commands that run a spec, with their one-line help.
-const SPEC_COMMANDS: [(&str, &str); 7] = [
+const SPEC_COMMANDS: [(&str, &str); 8] = [
     (
         "simulate",
         "Integrate a model from an initial state and write the sampled trajectory.",
@@ -119,6 +120,10 @@ const SPEC_COMMANDS: [(&str, &str); 7] = [
     (
         "control",
         "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
+    ),
+    (
+        "orbits",
+        "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
     ),
 ];
 
@@ -162,6 +167,15 @@ fn cli() -> Command {
             .args(flags::args_for(name));
         if name == "map" {
             sub = map::RunFlags::augment_args(sub);
+        }
+        if name == "orbits" {
+            sub = sub.arg(
+                clap::Arg::new("action")
+                    .index(1)
+                    .value_name("ACTION")
+                    .value_parser(["find", "continue", "diagram"])
+                    .help("find (default): one orbit; continue: its branch in --parameter; diagram: the orbit diagram in --parameter"),
+            );
         }
         // `augment_args` sets the about of the struct it derives from: set ours after it.
         cmd = cmd.subcommand(Common::augment_args(sub).about(about));
@@ -338,6 +352,9 @@ fn load_spec(
     }
     if command != "run" {
         file = with_flags(file, m, command)?;
+        if let Some(a) = m.try_get_one::<String>("action").ok().flatten() {
+            file.orbits.get_or_insert_with(Default::default).action = Some(a.clone());
+        }
         // The commands' documented default model; a spec run as it is must name its model.
         if let spec::ModelFile::Planar(model) = &mut file.model {
             if model.preset.is_none() && model.link.is_none() {
@@ -479,8 +496,13 @@ fn execute_run(
     }
     let prints_report = matches!(
         spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_)
+        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_) | Analysis::Orbits(_)
     );
+    if let (Analysis::Orbits(_), Some(_)) = (&spec.analysis, &outputs.plot) {
+        return Err(CliError::Input(
+            "--plot: the orbits figures are not drawn yet; write -o FILE.h5".into(),
+        ));
+    }
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
         _ => None,
@@ -534,7 +556,8 @@ fn execute_run(
         Analysis::Simulate(_)
         | Analysis::Lyapunov(_)
         | Analysis::Poincare(_)
-        | Analysis::Modes(_) => run_library(&ctx),
+        | Analysis::Modes(_)
+        | Analysis::Orbits(_) => run_library(&ctx),
     }
 }
 
@@ -564,6 +587,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
             opts,
             result,
         } => poincare::report(ctx, chain, opts, result, wall),
+        Output::Orbits { chain, run, result } => {
+            orbits::report_orbits(ctx, chain, run, result, wall)
+        }
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }
 }

@@ -287,7 +287,7 @@ impl Spec {
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
-            Analysis::Modes(_) => None,
+            Analysis::Modes(_) | Analysis::Orbits(_) => None,
         }
     }
 
@@ -301,6 +301,7 @@ impl Spec {
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
             Analysis::Modes(_) => "modes",
+            Analysis::Orbits(_) => "orbits",
         }
     }
 
@@ -398,6 +399,7 @@ impl Spec {
                 measure_spec_terms(r, &mut terms);
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
+            Analysis::Orbits(r) => orbits_terms(r, dim, &mut terms),
         }
         estimate(terms)
     }
@@ -405,6 +407,49 @@ impl Spec {
     /// Refuses the run when [`Spec::memory_estimate`] exceeds `budget`.
     pub fn check_memory(&self, budget: &Budget) -> Result<(), SpecError> {
         over_budget(&self.memory_estimate(), budget)
+    }
+}
+
+/// An orbits run: the shooting equations' Jacobian and its solve, and each kept orbit (its
+/// shape and monodromy) along the branches; or the orbit diagram's samples.
+fn orbits_terms(r: &crate::spec::OrbitsRun, dim: f64, terms: &mut Vec<Term>) {
+    let s = &r.shooting;
+    let unknowns = s.segments as f64 * dim + 1.0;
+    terms.push(Term {
+        bytes: 4.0 * F64 * unknowns * unknowns,
+        field: "orbits.segments",
+        driver: format!("{} segments of {dim} states", s.segments),
+        what: "the shooting equations",
+    });
+    let orbit = F64 * (dim * dim + dim * (s.segments * s.samples + 1) as f64);
+    match &r.diagram {
+        Some(d) => {
+            let values = d.parameters.len() as f64 * d.starts.len() as f64;
+            terms.push(Term {
+                bytes: F64 * values * (d.samples as f64 * dim + 1.0) * 2.0,
+                field: "orbits.sampled_periods",
+                driver: format!(
+                    "{} parameter values × {} starts × {} periods",
+                    d.parameters.len(),
+                    d.starts.len(),
+                    d.samples
+                ),
+                what: "the orbit diagram's samples",
+            });
+        }
+        None => {
+            let branches = 1.0 + r.doublings as f64;
+            let points = match r.action {
+                crate::spec::OrbitsAction::Continue => r.continuation.points as f64,
+                _ => 1.0,
+            };
+            terms.push(Term {
+                bytes: orbit * points * branches * 2.0,
+                field: "orbits.points",
+                driver: format!("{points} points × {branches} branches"),
+                what: "the orbits kept",
+            });
+        }
     }
 }
 

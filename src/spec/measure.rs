@@ -7,6 +7,7 @@
 //! (`map_file` with `-01`, `-02`, … before `.h5`, so an interrupted sweep resumes at the map
 //! it stopped in) and its own measures, tabulated against the parameter.
 
+use super::parameter::{set_parameter, sweep_parameter, SWEEP_PARAMETERS};
 use super::{Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::map::MapOptions;
 use crate::analysis::measure::{MeasureChoices, MeasureOptions, Stage};
@@ -43,22 +44,6 @@ pub struct SweepSpec {
     pub values: Option<Vec<f64>>,
 }
 
-/// The fields a sweep varies and their units; `model.link[K]` takes any link K counted from 1.
-pub const SWEEP_PARAMETERS: &[(&str, &str)] = &[
-    ("map.energy", "J"),
-    ("model.gravity", "m s-2"),
-    ("model.mass", "kg"),
-    ("model.length", "m"),
-    ("model.damping.absolute", "N m s"),
-    ("model.damping.joint", "N m s"),
-    ("model.drive.torque.amplitude", "N m"),
-    ("model.drive.torque.frequency", "rad s-1"),
-    ("model.drive.pivot.x_amplitude", "m"),
-    ("model.drive.pivot.y_amplitude", "m"),
-    ("model.link[K].mass", "kg"),
-    ("model.link[K].length", "m"),
-];
-
 /// A validated sweep: each point is a complete measure spec (no sweep) of its own.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Sweep {
@@ -66,95 +51,6 @@ pub struct Sweep {
     pub units: String,
     pub values: Vec<f64>,
     pub points: Vec<SpecFile>,
-}
-
-/// `name`'s entry of [`SWEEP_PARAMETERS`] (`model.link[2].mass` matches `model.link[K].mass`)
-/// and, for a link field, its link index from 0.
-fn sweep_parameter(name: &str) -> Option<(&'static str, Option<usize>)> {
-    if let Some(rest) = name.strip_prefix("model.link[") {
-        let (k, field) = rest.split_once("].")?;
-        let k: usize = k.parse().ok().filter(|&k| k >= 1)?;
-        let units = match field {
-            "mass" => "kg",
-            "length" => "m",
-            _ => return None,
-        };
-        return Some((units, Some(k - 1)));
-    }
-    SWEEP_PARAMETERS
-        .iter()
-        .find(|p| p.0 == name && !p.0.contains("[K]"))
-        .map(|p| (p.1, None))
-}
-
-/// Sets the sweep's field of `file` to `v`; a table the field lives in must be in the spec
-/// (a drive amplitude needs the drive's frequency), a missing one is named.
-fn set_parameter(
-    file: &mut SpecFile,
-    name: &str,
-    link: Option<usize>,
-    v: f64,
-) -> Result<(), String> {
-    use super::model::{ModelFile, PerLink};
-    if name == "map.energy" {
-        file.map.get_or_insert_with(Default::default).energy = Some(v);
-        return Ok(());
-    }
-    let ModelFile::Planar(m) = &mut file.model else {
-        return Err("a measure spec's model is a planar chain".into());
-    };
-    let missing = |t: &str| format!("the spec has no [{t}] table whose field to vary");
-    match name {
-        "model.gravity" => m.gravity = Some(v),
-        "model.mass" => m.mass = Some(v),
-        "model.length" => m.length = Some(v),
-        "model.damping.absolute" => {
-            m.damping.get_or_insert_with(Default::default).absolute = Some(PerLink::All(v))
-        }
-        "model.damping.joint" => {
-            m.damping.get_or_insert_with(Default::default).joint = Some(PerLink::All(v))
-        }
-        "model.drive.torque.amplitude" | "model.drive.torque.frequency" => {
-            let t = m
-                .drive
-                .as_mut()
-                .and_then(|d| d.torque.as_mut())
-                .ok_or_else(|| missing("model.drive.torque"))?;
-            if name.ends_with("amplitude") {
-                t.amplitude = v;
-            } else {
-                t.frequency = v;
-            }
-        }
-        "model.drive.pivot.x_amplitude" | "model.drive.pivot.y_amplitude" => {
-            let p = m
-                .drive
-                .as_mut()
-                .and_then(|d| d.pivot.as_mut())
-                .ok_or_else(|| missing("model.drive.pivot"))?;
-            if name.contains("x_amp") {
-                p.x_amplitude = v;
-            } else {
-                p.y_amplitude = v;
-            }
-        }
-        _ => {
-            let k = link.expect("a link field");
-            let n = m.link.as_ref().map_or(0, Vec::len);
-            let l = m.link.as_mut().and_then(|l| l.get_mut(k)).ok_or_else(|| {
-                format!(
-                    "the spec's [[model.link]] list has {n} links, not {}",
-                    k + 1
-                )
-            })?;
-            if name.ends_with(".mass") {
-                l.mass = Some(v);
-            } else {
-                l.length = Some(v);
-            }
-        }
-    }
-    Ok(())
 }
 
 /// `path` with `-NN` (k from 1) before its extension.

@@ -52,6 +52,8 @@ mod map;
 mod measure;
 mod model;
 mod modes;
+pub mod orbits;
+mod parameter;
 mod poincare;
 mod retired;
 mod simulate;
@@ -65,11 +67,13 @@ pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
-pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec, SWEEP_PARAMETERS};
+pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
 pub use modes::{EquilibriaSpec, ModesSpec};
+pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
+pub use parameter::SWEEP_PARAMETERS;
 pub use poincare::{OneOrMany, PoincareSpec};
 pub use simulate::SimulateSpec;
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
@@ -101,6 +105,8 @@ pub struct SpecFile {
     pub control: Option<ControlSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
+    /// Periodic orbits, their branches and orbit diagrams.
+    pub orbits: Option<OrbitsSpec>,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     #[serde(default)]
@@ -138,7 +144,7 @@ impl Model {
     pub fn kinds(&self) -> &'static [&'static str] {
         match self {
             Model::Planar(_) => &[
-                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure",
+                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure", "orbits",
             ],
             Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
         }
@@ -187,6 +193,7 @@ pub enum Analysis {
     Animate(AnimateOptions),
     Control(ControlOptions),
     Measure(MeasureRun),
+    Orbits(Box<OrbitsRun>),
 }
 
 impl Analysis {
@@ -200,6 +207,7 @@ impl Analysis {
             Analysis::Animate(_) => "animate",
             Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
+            Analysis::Orbits(_) => "orbits",
         }
     }
 }
@@ -495,13 +503,13 @@ pub const ALTERNATIVES: &[&[&str]] = &[
 ];
 
 /// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]).
-pub const KINDS: [&str; 8] = [
-    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure",
+pub const KINDS: [&str; 9] = [
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure", "orbits",
 ];
 
 impl SpecFile {
     /// Which analysis tables are present, by kind.
-    fn sections(&self) -> [(&'static str, bool); 8] {
+    fn sections(&self) -> [(&'static str, bool); 9] {
         [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
@@ -511,6 +519,7 @@ impl SpecFile {
             ("animate", self.animate.is_some()),
             ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
+            ("orbits", self.orbits.is_some()),
         ]
     }
 
@@ -574,6 +583,7 @@ impl SpecFile {
                     "poincare" => poincare::validate(self, chain)?,
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
+                    "orbits" => orbits::validate(self, chain)?,
                     _ => visual::validate_animate(self, chain)?,
                 }
             }

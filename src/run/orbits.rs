@@ -1,0 +1,217 @@
+//! An orbits spec's run: the seed, the first orbit, its branches or the orbit diagram, on the
+//! family the spec's parameter defines ([`SpecFamily`]).
+
+use super::RunError;
+use crate::analysis::modes::{modes_at, Equilibrium};
+use crate::analysis::periodic::{
+    continue_branch, find, orbit_diagram, propagate, switch_period_doubling, BifurcationKind,
+    Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
+};
+use crate::error::FieldError;
+use crate::model::{Chain, System};
+use crate::observe::Observer;
+use crate::spec::orbits::{drive_period, renamed, OrbitClosure, OrbitStart, SpecFamily};
+use crate::spec::{OrbitsAction, OrbitsRun, Spec};
+use std::f64::consts::TAU;
+
+/// What an orbits run found.
+#[derive(Debug, Clone)]
+pub struct OrbitsResult {
+    pub action: OrbitsAction,
+    /// The state the search started from (after `settle`, or the mode seed).
+    pub seed: Vec<f64>,
+    /// The first orbit (find, continue).
+    pub orbit: Option<PeriodicOrbit>,
+    /// The parameter's value at the first orbit (continue).
+    pub start_parameter: Option<f64>,
+    /// The branch and the period-doubled branches after it, each with its label
+    /// (`period-1`, `period-2`, …; for an autonomous family `family`).
+    pub branches: Vec<(String, Branch)>,
+    pub diagram: Option<OrbitDiagram>,
+    /// The drive period (s) of a driven chain at the spec's parameter value.
+    pub drive_period: Option<f64>,
+    /// False when a stop request ended a branch early.
+    pub complete: bool,
+}
+
+/// A periodic-orbit failure in the spec's words: bad input names the spec's field, a Newton
+/// that did not converge says which fields to change.
+fn spec_error(e: PeriodicError) -> RunError {
+    match e {
+        PeriodicError::Invalid(_) => RunError::Input(renamed(
+            &e,
+            &[
+                ("x0", "initial.theta"),
+                ("period", "orbits.period"),
+                ("energy", "orbits.energy"),
+                ("k", "orbits.drive_periods"),
+                ("switch", "orbits.doublings"),
+            ],
+        )),
+        PeriodicError::NotConverged(m) => RunError::Failed(format!(
+            "orbits: Newton did not converge ({m}); start nearer an orbit (initial.theta, orbits.start), or raise orbits.segments or orbits.max_iterations"
+        )),
+        PeriodicError::Interrupted => RunError::Interrupted,
+        PeriodicError::Run(a) => RunError::Failed(a.to_string()),
+    }
+}
+
+/// The seed state and period guess.
+fn seed(
+    spec: &Spec,
+    chain: &Chain,
+    run: &OrbitsRun,
+    obs: &mut dyn Observer,
+) -> Result<(Vec<f64>, Option<f64>), RunError> {
+    let n = chain.links();
+    match run.start {
+        OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
+        OrbitStart::Mode { mode, amplitude } => {
+            let m = modes_at(chain, &Equilibrium::hanging(n))
+                .map_err(|e| RunError::Failed(e.to_string()))?;
+            let shape = m.shapes.column(mode);
+            let scale = amplitude / shape.amax();
+            let mut x = vec![0.0; 2 * n];
+            for (xi, v) in x.iter_mut().zip(shape.iter()) {
+                *xi = scale * v;
+            }
+            let guess = run.period_guess.or(Some(TAU / m.omega2[mode].sqrt()));
+            Ok((x, guess))
+        }
+        OrbitStart::Settle { periods } => {
+            let t = drive_period(chain)
+                .map_err(|m| FieldError::new("model.drive", m))?
+                .expect("settle is refused for an undriven chain");
+            if periods == 0 {
+                return Ok((spec.x0.clone(), None));
+            }
+            let p = propagate(
+                chain,
+                &spec.method,
+                0.0,
+                &spec.x0,
+                t * periods as f64,
+                periods as usize,
+                obs,
+            )
+            .map_err(spec_error)?;
+            if obs.cancel().is_set() {
+                return Err(RunError::Interrupted);
+            }
+            Ok((p.x, None))
+        }
+    }
+}
+
+/// Runs an orbits spec on its chain.
+pub(super) fn run(
+    spec: &Spec,
+    chain: &Chain,
+    run: &OrbitsRun,
+    obs: &mut dyn Observer,
+) -> Result<OrbitsResult, RunError> {
+    let drive = drive_period(chain).map_err(|m| FieldError::new("model.drive", m))?;
+    let (x0, guess) = seed(spec, chain, run, obs)?;
+    let mut result = OrbitsResult {
+        action: run.action,
+        seed: x0.clone(),
+        orbit: None,
+        start_parameter: None,
+        branches: vec![],
+        diagram: None,
+        drive_period: drive,
+        complete: true,
+    };
+    let seed_energy = chain.energy(0.0, &x0);
+    let energy = match run.closure {
+        OrbitClosure::Energy(Some(e)) => e,
+        _ => seed_energy,
+    };
+    let family = SpecFamily { run, chain, energy };
+    if run.action == OrbitsAction::Diagram {
+        let opts = run
+            .diagram
+            .as_ref()
+            .expect("a diagram spec has its options");
+        result.diagram = Some(orbit_diagram(&family, opts, &obs.cancel()).map_err(spec_error)?);
+        return Ok(result);
+    }
+    // The first orbit, at the parameter's value in the spec.
+    let p0 = run.parameter_start(chain, energy);
+    let (sys, closure) = match p0 {
+        Some(p) => family.at(p),
+        None => family.at(f64::NAN),
+    }
+    .map_err(spec_error)?;
+    let period = guess.unwrap_or_else(|| drive.unwrap_or(1.0));
+    let orbit = find(
+        &sys,
+        &Guess {
+            x0: x0.clone(),
+            period,
+        },
+        closure,
+        &run.shooting,
+        &obs.cancel(),
+    )
+    .map_err(spec_error)?;
+    result.orbit = Some(orbit.clone());
+    if run.action == OrbitsAction::Find {
+        return Ok(result);
+    }
+    let p0 = p0.expect("continue has a parameter");
+    if !(run.continuation.min..=run.continuation.max).contains(&p0) {
+        return Err(FieldError::new(
+            "orbits.range",
+            format!(
+                "the start value {} = {p0} lies outside [{}, {}]",
+                run.parameter.as_ref().map_or("", |q| q.name.as_str()),
+                run.continuation.min,
+                run.continuation.max
+            ),
+        )
+        .into());
+    }
+    result.start_parameter = Some(p0);
+    let label = |o: &PeriodicOrbit| match drive {
+        Some(t) => format!("period-{}", (o.period / t).round() as u64),
+        None => "family".to_string(),
+    };
+    let first = continue_branch(&family, &orbit, p0, &run.shooting, &run.continuation, obs)
+        .map_err(spec_error)?;
+    result.complete = first.ended != "interrupted";
+    result.branches.push((label(&orbit), first));
+    for level in 0..run.doublings {
+        if !result.complete {
+            break;
+        }
+        let last = &result.branches.last().expect("one branch").1;
+        let Some(pd) = last
+            .bifurcations
+            .iter()
+            .find(|b| b.kind == BifurcationKind::PeriodDoubling)
+            .cloned()
+        else {
+            break;
+        };
+        // A cascade's windows shrink by Feigenbaum's δ ≈ 4.67 per doubling: each doubled
+        // branch is followed with steps a fifth, then a quarter per level, of the first's.
+        let c = &run.continuation;
+        let max_step = c.max_step / (5.0 * 4f64.powi(level as i32));
+        let next = crate::analysis::periodic::ContinuationOptions {
+            max_step,
+            step: c.step.min(max_step / 20.0),
+            min_step: c.min_step.min(1e-12),
+            ..*c
+        };
+        let doubled =
+            switch_period_doubling(&family, &pd, &run.shooting, &next, obs).map_err(spec_error)?;
+        result.complete = doubled.ended != "interrupted";
+        let name = doubled
+            .points
+            .first()
+            .map_or_else(|| "doubled".to_string(), |p| label(&p.orbit));
+        result.branches.push((name, doubled));
+    }
+    Ok(result)
+}

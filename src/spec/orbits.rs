@@ -1,0 +1,739 @@
+//! The `[orbits]` table: a periodic orbit (`action = "find"`), its branch against one spec
+//! field with the located bifurcations (`"continue"`), or the orbit diagram of a driven chain
+//! against one spec field (`"diagram"`).
+//!
+//! ```toml
+//! kind = "orbits"
+//! [model]                      # a driven chain: orbits of period k·T_drive
+//! preset = "simple"
+//! [model.drive.torque]
+//! amplitude = 1.07
+//! frequency = 0.6667
+//! [initial]
+//! theta = [0.3]                # the seed (start = "initial", default)
+//! [orbits]
+//! action = "continue"
+//! start = "settle"             # initial | mode | settle (drive periods from [initial] first)
+//! parameter = "model.drive.torque.amplitude"
+//! range = [1.0, 1.1]
+//! doublings = 3                # follow this many period-doubling branches
+//! ```
+//!
+//! An undriven, undamped chain's orbits are closed by their energy (`energy`, J; default the
+//! seed's) or their period (`period`, s, without `energy`); `parameter = "orbits.energy"`
+//! continues a family in energy. A normal mode seeds a nonlinear family: `start = "mode"`,
+//! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's).
+
+use super::parameter::{set_parameter, sweep_parameter, value_of, SWEEP_PARAMETERS};
+use super::{positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile};
+use super::{Validated, MAX_ANGLE, MAX_RATE};
+use crate::analysis::periodic::{
+    Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
+};
+use crate::integrate::Method;
+use crate::model::Chain;
+use serde::{Deserialize, Serialize};
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrbitsSpec {
+    /// find (default) | continue | diagram.
+    pub action: Option<String>,
+    /// Where the first orbit is sought from: initial (default) | mode | settle.
+    pub start: Option<String>,
+    /// The normal mode (1 = lowest) of `start = "mode"`.
+    pub mode: Option<usize>,
+    /// The mode seed's largest link angle (rad), default 0.05.
+    pub amplitude: Option<f64>,
+    /// A driven orbit's period in drive periods k (default 1).
+    pub drive_periods: Option<usize>,
+    /// An autonomous orbit's energy (J); default the seed's.
+    pub energy: Option<f64>,
+    /// An autonomous orbit's period (s): the guess, or (without `energy`) the fixed period.
+    pub period: Option<f64>,
+    /// Drive periods integrated from [initial] before the search (`start = "settle"`) or before
+    /// the diagram's samples at each parameter value.
+    pub transient_periods: Option<u64>,
+    /// Shooting segments (1: single shooting).
+    pub segments: Option<usize>,
+    /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
+    pub newton_tolerance: Option<f64>,
+    pub max_iterations: Option<usize>,
+    /// States kept per segment along the orbit (its shape), default 64.
+    pub shape_samples: Option<usize>,
+    /// The varied spec field (continue, diagram): one of the sweep fields or `orbits.energy`.
+    pub parameter: Option<String>,
+    /// continue: the parameter's bounds [min, max]; diagram: the swept values' ends [from, to].
+    pub range: Option<Vec<f64>>,
+    /// continue: most branch points (default 200); diagram: parameter values (default 200).
+    pub points: Option<usize>,
+    /// continue: up (default) or down from the start value.
+    pub direction: Option<String>,
+    /// The continuation's first, smallest and largest arclength steps.
+    pub step: Option<f64>,
+    pub min_step: Option<f64>,
+    pub max_step: Option<f64>,
+    /// A located bifurcation's parameter is known to within this (default 1e-9).
+    pub locate_tolerance: Option<f64>,
+    /// Period-doubling branches followed after the first (continue of a driven chain).
+    pub doublings: Option<usize>,
+    /// The diagram's further starts (each a whole state θ…, θ̇…) beside [initial].
+    pub starts: Option<Vec<Vec<f64>>>,
+    /// Drive periods sampled at each parameter value (diagram, default 100).
+    pub sampled_periods: Option<u64>,
+    /// RK4 steps per drive period (diagram, default 200).
+    pub steps_per_period: Option<u64>,
+}
+
+/// What the run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrbitsAction {
+    Find,
+    Continue,
+    Diagram,
+}
+
+impl OrbitsAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            OrbitsAction::Find => "find",
+            OrbitsAction::Continue => "continue",
+            OrbitsAction::Diagram => "diagram",
+        }
+    }
+}
+
+/// Where the first orbit is sought from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OrbitStart {
+    /// The spec's initial state.
+    Initial,
+    /// Normal mode `mode` (from 0) of the hanging chain, at `amplitude` (rad).
+    Mode { mode: usize, amplitude: f64 },
+    /// The initial state after `periods` drive periods (an attractor of a driven chain).
+    Settle { periods: u64 },
+}
+
+/// What closes the orbits, before the parameter is applied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OrbitClosure {
+    /// Period k·T_drive, T_drive of the chain at each parameter value.
+    Driven { k: usize },
+    /// Fixed energy (J); `None`: the seed's energy.
+    Energy(Option<f64>),
+    /// Fixed period (s).
+    Period(f64),
+}
+
+/// The varied field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrbitParameter {
+    /// As the spec names it (`model.drive.torque.amplitude`, `orbits.energy`).
+    pub name: String,
+    pub units: String,
+    /// A link field's link (from 0).
+    link: Option<usize>,
+}
+
+/// The validated `[orbits]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrbitsRun {
+    pub action: OrbitsAction,
+    pub start: OrbitStart,
+    pub closure: OrbitClosure,
+    /// The period guess of an autonomous orbit (s); a mode seed's default is 2π/ω.
+    pub period_guess: Option<f64>,
+    pub shooting: ShootingOptions,
+    pub parameter: Option<OrbitParameter>,
+    pub continuation: ContinuationOptions,
+    pub doublings: usize,
+    /// The diagram's values, extra starts, transient, samples and steps (diagram).
+    pub diagram: Option<DiagramOptions>,
+    /// The model as written, rebuilt at each parameter value.
+    pub model: ModelFile,
+}
+
+/// The fields `parameter` may name.
+pub fn parameters() -> Vec<&'static str> {
+    SWEEP_PARAMETERS
+        .iter()
+        .map(|p| p.0)
+        .filter(|p| !p.starts_with("map."))
+        .chain(["orbits.energy"])
+        .collect()
+}
+
+/// The drive period of `chain` (s), `None` when undriven; an error when its torque and pivot
+/// frequencies differ (no common period).
+pub fn drive_period(chain: &Chain) -> Result<Option<f64>, String> {
+    let d = &chain.params().drive;
+    let freqs: Vec<f64> = d
+        .torque
+        .iter()
+        .map(|t| t.frequency)
+        .chain(d.pivot.iter().map(|p| p.frequency))
+        .collect();
+    match freqs.as_slice() {
+        [] => Ok(None),
+        [w, rest @ ..] => {
+            if rest.iter().any(|v| v != w) {
+                return Err(format!(
+                    "the torque ({w} rad/s) and pivot ({} rad/s) frequencies differ: a periodic orbit needs one drive period",
+                    rest[0]
+                ));
+            }
+            if !(w.is_finite() && *w > 0.0) {
+                return Err(format!("the drive frequency must be > 0 (got {w})"));
+            }
+            Ok(Some(std::f64::consts::TAU / w))
+        }
+    }
+}
+
+/// The family a run continues or sweeps: the spec's model rebuilt with the parameter set, closed
+/// as the spec says.
+pub struct SpecFamily<'a> {
+    pub run: &'a OrbitsRun,
+    /// The spec's own chain (the energy parameter varies nothing else).
+    pub chain: &'a Chain,
+    /// The fixed energy of an autonomous family not continued in energy (the first orbit's).
+    pub energy: f64,
+}
+
+impl Family for SpecFamily<'_> {
+    type Sys = Chain;
+    fn at(&self, p: f64) -> Result<(Chain, Closure), PeriodicError> {
+        let par = self.run.parameter.as_ref();
+        if par.is_some_and(|q| q.name == "orbits.energy") {
+            return Ok((self.chain.clone(), Closure::Energy(p)));
+        }
+        let chain = match par {
+            None => self.chain.clone(),
+            Some(q) => {
+                let mut file = SpecFile {
+                    model: self.run.model.clone(),
+                    ..SpecFile::default()
+                };
+                let bad = |m: String| PeriodicError::invalid("orbits.parameter", m);
+                set_parameter(&mut file, &q.name, q.link, p).map_err(&bad)?;
+                let (model, _) = file
+                    .model
+                    .build()
+                    .map_err(|e| bad(format!("at {} = {p}: {e}", q.name)))?;
+                model
+                    .planar()
+                    .cloned()
+                    .ok_or_else(|| bad("needs a planar chain".into()))?
+            }
+        };
+        let closure = match self.run.closure {
+            OrbitClosure::Driven { k } => {
+                let t = drive_period(&chain)
+                    .map_err(|m| PeriodicError::invalid("model.drive", m))?
+                    .ok_or_else(|| {
+                        PeriodicError::invalid("model.drive", "the chain is not driven")
+                    })?;
+                Closure::Driven { drive_period: t, k }
+            }
+            OrbitClosure::Energy(e) => Closure::Energy(e.unwrap_or(self.energy)),
+            OrbitClosure::Period(t) => Closure::Period(t),
+        };
+        Ok((chain, closure))
+    }
+}
+
+impl OrbitsRun {
+    /// The parameter's value in the spec (the continuation's start); `energy` is the first
+    /// orbit's energy, for `orbits.energy`.
+    pub fn parameter_start(&self, chain: &Chain, energy: f64) -> Option<f64> {
+        let q = self.parameter.as_ref()?;
+        if q.name == "orbits.energy" {
+            return Some(energy);
+        }
+        value_of(chain, &q.name, q.link)
+    }
+}
+
+fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
+    let w = v.unwrap_or(allowed[0]);
+    if allowed.contains(&w) {
+        Ok(w)
+    } else {
+        Err(SpecError::new(
+            field,
+            format!("unknown `{w}` (expected {})", allowed.join(", ")),
+        ))
+    }
+}
+
+/// `kind = "orbits"` (planar chains).
+pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+    let s = file.orbits.clone().unwrap_or_default();
+    let n = chain.links();
+    let action = match word(
+        "orbits.action",
+        s.action.as_deref(),
+        &["find", "continue", "diagram"],
+    )? {
+        "find" => OrbitsAction::Find,
+        "continue" => OrbitsAction::Continue,
+        _ => OrbitsAction::Diagram,
+    };
+    let driven = drive_period(chain)
+        .map_err(|m| SpecError::new("model.drive", m))?
+        .is_some();
+    let damped = !chain.params().damping.is_zero();
+    if !driven && damped {
+        return Err(SpecError::new(
+            "model.damping",
+            "an undriven damped chain has no periodic orbits, only equilibria: add a drive or remove the damping",
+        ));
+    }
+    let start = match word(
+        "orbits.start",
+        s.start.as_deref(),
+        &["initial", "mode", "settle"],
+    )? {
+        "initial" => OrbitStart::Initial,
+        "mode" => {
+            if !file.initial.is_empty() {
+                return Err(SpecError::new(
+                    "initial",
+                    "start = \"mode\" seeds the orbit from a normal mode: remove [initial]",
+                ));
+            }
+            let mode = s.mode.unwrap_or(1);
+            if mode == 0 || mode > n {
+                return Err(SpecError::new(
+                    "orbits.mode",
+                    format!("must be 1 ..= {n} (the chain's modes; got {mode})"),
+                ));
+            }
+            let amplitude = positive("orbits.amplitude", s.amplitude.unwrap_or(0.05))?;
+            if amplitude >= std::f64::consts::PI {
+                return Err(SpecError::new(
+                    "orbits.amplitude",
+                    format!("must be < π rad (got {amplitude})"),
+                ));
+            }
+            OrbitStart::Mode {
+                mode: mode - 1,
+                amplitude,
+            }
+        }
+        _ => {
+            if !driven {
+                return Err(SpecError::new(
+                    "orbits.start",
+                    "\"settle\" integrates drive periods: the chain has no drive",
+                ));
+            }
+            OrbitStart::Settle {
+                periods: s.transient_periods.unwrap_or(200),
+            }
+        }
+    };
+    if !matches!(start, OrbitStart::Mode { .. }) {
+        refuse_given(
+            "orbits",
+            &[
+                ("mode", s.mode.is_some()),
+                ("amplitude", s.amplitude.is_some()),
+            ],
+            "applies with start = \"mode\"",
+        )?;
+    }
+    let x0 = match start {
+        OrbitStart::Mode { .. } => vec![0.0; 2 * n],
+        _ => {
+            if file.initial.is_empty() {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "missing: the seed state of the search (or start = \"mode\")",
+                ));
+            }
+            file.initial.state(n)?
+        }
+    };
+    let closure = if driven {
+        refuse_given(
+            "orbits",
+            &[
+                ("energy", s.energy.is_some()),
+                ("period", s.period.is_some()),
+            ],
+            "a driven chain's orbits have period k·T_drive (set drive_periods = k)",
+        )?;
+        let k = s.drive_periods.unwrap_or(1);
+        if k == 0 || k > 1000 {
+            return Err(SpecError::new(
+                "orbits.drive_periods",
+                format!("must be 1 ..= 1000 (got {k})"),
+            ));
+        }
+        OrbitClosure::Driven { k }
+    } else {
+        refuse_given(
+            "orbits",
+            &[("drive_periods", s.drive_periods.is_some())],
+            "applies to a driven chain (the model has no drive)",
+        )?;
+        match (s.energy, s.period) {
+            (Some(e), _) if !e.is_finite() => {
+                return Err(SpecError::new(
+                    "orbits.energy",
+                    format!("must be finite (got {e})"),
+                ))
+            }
+            (Some(e), _) => OrbitClosure::Energy(Some(e)),
+            (None, Some(t)) if matches!(start, OrbitStart::Initial) => {
+                OrbitClosure::Period(positive("orbits.period", t)?)
+            }
+            _ => OrbitClosure::Energy(None),
+        }
+    };
+    let period_guess = match s.period {
+        Some(t) => Some(positive("orbits.period", t)?),
+        None => None,
+    };
+    if !driven && matches!(start, OrbitStart::Initial) && period_guess.is_none() {
+        return Err(SpecError::new(
+            "orbits.period",
+            "missing: an autonomous orbit's period guess (s), or start = \"mode\"",
+        ));
+    }
+    if file.integrator.h_max.is_some() {
+        return Err(SpecError::new(
+            "integrator.h_max",
+            "orbits are shot with dop853's tolerances alone (rtol, atol)",
+        ));
+    }
+    // The tolerances given, else the shooting defaults (1e-12): the written method is the
+    // one the orbits were shot with.
+    let Method::Dop853 { rtol, atol, .. } = file.integrator.method(None)? else {
+        return Err(SpecError::new(
+            "integrator.method",
+            "orbits are shot with dop853 (the monodromy's accuracy is its tolerance)",
+        ));
+    };
+    let d = ShootingOptions::default();
+    let shooting = ShootingOptions {
+        segments: s.segments.unwrap_or(d.segments),
+        tolerance: s.newton_tolerance.unwrap_or(d.tolerance),
+        max_iterations: s.max_iterations.unwrap_or(d.max_iterations),
+        rtol: if file.integrator.rtol.is_some() {
+            rtol
+        } else {
+            d.rtol
+        },
+        atol: if file.integrator.atol.is_some() {
+            atol
+        } else {
+            d.atol
+        },
+        samples: s.shape_samples.unwrap_or(d.samples),
+    };
+    shooting.check().map_err(|e| shooting_field(&e))?;
+    let method = Method::Dop853 {
+        rtol: shooting.rtol,
+        atol: shooting.atol,
+        h_max: f64::INFINITY,
+    };
+
+    let needs_parameter = action != OrbitsAction::Find;
+    let parameter = match (&s.parameter, needs_parameter) {
+        (None, true) => {
+            return Err(SpecError::new(
+                "orbits.parameter",
+                format!(
+                    "missing: the spec field to vary ({})",
+                    parameters().join(", ")
+                ),
+            ))
+        }
+        (Some(_), false) => {
+            return Err(SpecError::new(
+                "orbits.parameter",
+                "applies to action = \"continue\" or \"diagram\"",
+            ))
+        }
+        (None, false) => None,
+        (Some(name), true) => Some(parameter(name, chain, driven, &file.model)?),
+    };
+    let range = match (&s.range, needs_parameter) {
+        (None, true) => {
+            return Err(SpecError::new(
+                "orbits.range",
+                "missing: the parameter's [min, max] (continue) or [from, to] (diagram)",
+            ))
+        }
+        (Some(_), false) => {
+            return Err(SpecError::new(
+                "orbits.range",
+                "applies to action = \"continue\" or \"diagram\"",
+            ))
+        }
+        (None, false) => None,
+        (Some(r), true) => {
+            if r.len() != 2 || r.iter().any(|v| !v.is_finite()) || r[0] == r[1] {
+                return Err(SpecError::new(
+                    "orbits.range",
+                    format!("must be two different finite values (got {r:?})"),
+                ));
+            }
+            Some([r[0], r[1]])
+        }
+    };
+    let continue_only = [
+        ("direction", s.direction.is_some()),
+        ("step", s.step.is_some()),
+        ("min_step", s.min_step.is_some()),
+        ("max_step", s.max_step.is_some()),
+        ("locate_tolerance", s.locate_tolerance.is_some()),
+        ("doublings", s.doublings.is_some()),
+    ];
+    let diagram_only = [
+        ("starts", s.starts.is_some()),
+        ("sampled_periods", s.sampled_periods.is_some()),
+        ("steps_per_period", s.steps_per_period.is_some()),
+    ];
+    let dc = ContinuationOptions::default();
+    let mut continuation = dc;
+    let mut diagram = None;
+    match action {
+        OrbitsAction::Find => {
+            refuse_given(
+                "orbits",
+                &[
+                    continue_only.as_slice(),
+                    &diagram_only,
+                    &[("points", s.points.is_some())],
+                ]
+                .concat(),
+                "applies to action = \"continue\" or \"diagram\"",
+            )?;
+        }
+        OrbitsAction::Continue => {
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
+            let [a, b] = range.expect("checked above");
+            let increasing =
+                word("orbits.direction", s.direction.as_deref(), &["up", "down"])? == "up";
+            continuation = ContinuationOptions {
+                min: a.min(b),
+                max: a.max(b),
+                points: s.points.unwrap_or(dc.points),
+                step: s.step.unwrap_or(dc.step),
+                min_step: s.min_step.unwrap_or(dc.min_step),
+                max_step: s.max_step.unwrap_or(dc.max_step),
+                increasing,
+                locate_tolerance: s.locate_tolerance.unwrap_or(dc.locate_tolerance),
+                locate: true,
+            };
+            continuation.check().map_err(|e| continuation_field(&e))?;
+            if s.doublings.is_some_and(|d| d > 0) && !driven {
+                return Err(SpecError::new(
+                    "orbits.doublings",
+                    "follows period doublings of a driven chain's branch (the model has no drive)",
+                ));
+            }
+            if s.doublings.is_some_and(|d| d > 10) {
+                return Err(SpecError::new("orbits.doublings", "must be 0 ..= 10"));
+            }
+        }
+        OrbitsAction::Diagram => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
+            if !driven {
+                return Err(SpecError::new(
+                    "model.drive",
+                    "an orbit diagram samples a driven chain once per drive period: add a drive",
+                ));
+            }
+            if parameter
+                .as_ref()
+                .is_some_and(|p| p.name == "orbits.energy")
+            {
+                return Err(SpecError::new(
+                    "orbits.parameter",
+                    "an orbit diagram varies a model field, not the energy",
+                ));
+            }
+            let [from, to] = range.expect("checked above");
+            let count = s.points.unwrap_or(200);
+            if !(2..=100_000).contains(&count) {
+                return Err(SpecError::new(
+                    "orbits.points",
+                    format!("must be 2 ..= 100000 parameter values (got {count})"),
+                ));
+            }
+            let values = (0..count)
+                .map(|i| from + (to - from) * i as f64 / (count - 1) as f64)
+                .collect();
+            let mut starts = vec![x0.clone()];
+            for (i, st) in s.starts.iter().flatten().enumerate() {
+                let field = format!("orbits.starts[{}]", i + 1);
+                if st.len() != 2 * n {
+                    return Err(SpecError::new(
+                        field,
+                        format!(
+                            "must be a whole state of {} values (θ…, θ̇…; got {})",
+                            2 * n,
+                            st.len()
+                        ),
+                    ));
+                }
+                if let Some(v) = st[..n].iter().find(|v| v.is_nan() || v.abs() > MAX_ANGLE) {
+                    return Err(SpecError::new(
+                        field,
+                        format!("angle {v} is not finite or beyond {MAX_ANGLE:e} rad"),
+                    ));
+                }
+                if let Some(v) = st[n..].iter().find(|v| v.is_nan() || v.abs() > MAX_RATE) {
+                    return Err(SpecError::new(
+                        field,
+                        format!("rate {v} is not finite or beyond {MAX_RATE:e} rad/s"),
+                    ));
+                }
+                starts.push(st.clone());
+            }
+            let opts = DiagramOptions {
+                parameters: values,
+                starts,
+                transient: s.transient_periods.unwrap_or(200),
+                samples: s.sampled_periods.unwrap_or(100),
+                steps_per_period: s.steps_per_period.unwrap_or(200),
+            };
+            opts.check(2 * n).map_err(|e| diagram_field(&e))?;
+            diagram = Some(opts);
+        }
+    }
+    if action != OrbitsAction::Diagram
+        && !matches!(start, OrbitStart::Settle { .. })
+        && s.transient_periods.is_some()
+    {
+        return Err(SpecError::new(
+            "orbits.transient_periods",
+            "applies to start = \"settle\" or action = \"diagram\"",
+        ));
+    }
+    let run = OrbitsRun {
+        action,
+        start,
+        closure,
+        period_guess,
+        shooting,
+        parameter,
+        continuation,
+        doublings: s.doublings.unwrap_or(0),
+        diagram,
+        model: file.model.clone(),
+    };
+    Ok(Validated {
+        analysis: Analysis::Orbits(Box::new(run)),
+        x0,
+        method,
+    })
+}
+
+/// Checks `name` as a parameter of this chain and reads its units.
+fn parameter(
+    name: &str,
+    chain: &Chain,
+    driven: bool,
+    model: &ModelFile,
+) -> Result<OrbitParameter, SpecError> {
+    let field = "orbits.parameter";
+    if name == "orbits.energy" {
+        if driven {
+            return Err(SpecError::new(
+                field,
+                "orbits.energy varies an undriven chain's energy; a driven chain's orbits have no fixed energy",
+            ));
+        }
+        return Ok(OrbitParameter {
+            name: name.into(),
+            units: "J".into(),
+            link: None,
+        });
+    }
+    let (units, link) = sweep_parameter(name)
+        .filter(|_| !name.starts_with("map."))
+        .ok_or_else(|| {
+            SpecError::new(
+                field,
+                format!(
+                    "`{name}` is not a field a run can vary (expected {})",
+                    parameters().join(", ")
+                ),
+            )
+        })?;
+    // The field must exist in this spec's model (a drive amplitude needs the drive).
+    let mut probe = SpecFile {
+        model: model.clone(),
+        ..SpecFile::default()
+    };
+    let here = value_of(chain, name, link)
+        .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
+    set_parameter(&mut probe, name, link, here)
+        .map_err(|m| SpecError::new(field, format!("{name}: {m}")))?;
+    Ok(OrbitParameter {
+        name: name.into(),
+        units: units.into(),
+        link,
+    })
+}
+
+/// Shooting options' field names as the spec writes them.
+fn shooting_field(e: &PeriodicError) -> SpecError {
+    renamed(
+        e,
+        &[
+            ("segments", "orbits.segments"),
+            ("tolerance", "orbits.newton_tolerance"),
+            ("max_iterations", "orbits.max_iterations"),
+            ("rtol", "integrator.rtol"),
+            ("atol", "integrator.atol"),
+            ("samples", "orbits.shape_samples"),
+        ],
+    )
+}
+
+fn continuation_field(e: &PeriodicError) -> SpecError {
+    renamed(
+        e,
+        &[
+            ("max", "orbits.range"),
+            ("points", "orbits.points"),
+            ("step", "orbits.step"),
+            ("min_step", "orbits.min_step"),
+            ("max_step", "orbits.max_step"),
+            ("locate_tolerance", "orbits.locate_tolerance"),
+        ],
+    )
+}
+
+fn diagram_field(e: &PeriodicError) -> SpecError {
+    renamed(
+        e,
+        &[
+            ("parameters", "orbits.range"),
+            ("starts", "orbits.starts"),
+            ("samples", "orbits.sampled_periods"),
+            ("transient", "orbits.transient_periods"),
+            ("steps_per_period", "orbits.steps_per_period"),
+        ],
+    )
+}
+
+/// The library's field name replaced by the spec's.
+pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
+    match e {
+        PeriodicError::Invalid(f) => {
+            let field = names
+                .iter()
+                .find(|(lib, _)| *lib == f.field())
+                .map_or_else(|| f.field().to_string(), |(_, spec)| spec.to_string());
+            SpecError::new(field, f.message.clone())
+        }
+        other => SpecError::new("orbits", other.to_string()),
+    }
+}
