@@ -24,8 +24,9 @@ pub struct OrbitsResult {
     pub orbit: Option<PeriodicOrbit>,
     /// The parameter's value at the first orbit (continue).
     pub start_parameter: Option<f64>,
-    /// The branch and the period-doubled branches after it, each with its label
-    /// (`period-1`, `period-2`, …; for an autonomous family `family`).
+    /// The branch (continued both ways: two, `… up` and `… down`) and the period-doubled
+    /// branches after it, each with its label (`period-1`, `period-2`, …; for an autonomous
+    /// family `family`).
     pub branches: Vec<(String, Branch)>,
     pub diagram: Option<OrbitDiagram>,
     /// The drive period (s) of a driven chain at the spec's parameter value.
@@ -180,15 +181,38 @@ pub(super) fn run(
     let first = continue_branch(&family, &orbit, p0, &run.shooting, &run.continuation, obs)
         .map_err(spec_error)?;
     result.complete = first.ended != "interrupted";
-    result.branches.push((label(&orbit), first));
+    if run.both_ways {
+        result
+            .branches
+            .push((format!("{} up", label(&orbit)), first));
+        if result.complete {
+            let down = crate::analysis::periodic::ContinuationOptions {
+                increasing: false,
+                ..run.continuation
+            };
+            let other = continue_branch(&family, &orbit, p0, &run.shooting, &down, obs)
+                .map_err(spec_error)?;
+            result.complete = other.ended != "interrupted";
+            result
+                .branches
+                .push((format!("{} down", label(&orbit)), other));
+        }
+    } else {
+        result.branches.push((label(&orbit), first));
+    }
     for level in 0..run.doublings {
         if !result.complete {
             break;
         }
-        let last = &result.branches.last().expect("one branch").1;
-        let Some(pd) = last
-            .bifurcations
+        // The first doubling on the first branch(es), then on each doubled branch.
+        let from = if level == 0 {
+            0
+        } else {
+            result.branches.len() - 1
+        };
+        let Some(pd) = result.branches[from..]
             .iter()
+            .flat_map(|(_, b)| &b.bifurcations)
             .find(|b| b.kind == BifurcationKind::PeriodDoubling)
             .cloned()
         else {

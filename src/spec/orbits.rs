@@ -67,7 +67,7 @@ pub struct OrbitsSpec {
     pub range: Option<Vec<f64>>,
     /// continue: most branch points (default 200); diagram: parameter values (default 200).
     pub points: Option<usize>,
-    /// continue: up (default) or down from the start value.
+    /// continue: up (default), down or both ways from the start value.
     pub direction: Option<String>,
     /// The continuation's first, smallest and largest arclength steps.
     pub step: Option<f64>,
@@ -146,6 +146,8 @@ pub struct OrbitsRun {
     pub shooting: ShootingOptions,
     pub parameter: Option<OrbitParameter>,
     pub continuation: ContinuationOptions,
+    /// Continue down from the start too (a second branch, before the doubled ones).
+    pub both_ways: bool,
     pub doublings: usize,
     /// The diagram's values, extra starts, transient, samples and steps (diagram).
     pub diagram: Option<DiagramOptions>,
@@ -500,6 +502,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let dc = ContinuationOptions::default();
     let mut continuation = dc;
     let mut diagram = None;
+    let mut both_ways = false;
     match action {
         OrbitsAction::Find => {
             refuse_given(
@@ -516,8 +519,13 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         OrbitsAction::Continue => {
             refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
             let [a, b] = range.expect("checked above");
-            let increasing =
-                word("orbits.direction", s.direction.as_deref(), &["up", "down"])? == "up";
+            let direction = word(
+                "orbits.direction",
+                s.direction.as_deref(),
+                &["up", "down", "both"],
+            )?;
+            both_ways = direction == "both";
+            let increasing = direction != "down";
             continuation = ContinuationOptions {
                 min: a.min(b),
                 max: a.max(b),
@@ -623,6 +631,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         shooting,
         parameter,
         continuation,
+        both_ways,
         doublings: s.doublings.unwrap_or(0),
         diagram,
         model: file.model.clone(),
