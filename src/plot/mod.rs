@@ -31,6 +31,7 @@ pub mod lab;
 pub mod map;
 pub mod measure;
 pub mod modes;
+pub mod orbits;
 pub mod poincare;
 pub mod timeseries;
 pub mod trajectory;
@@ -39,6 +40,10 @@ pub use cart::{draw_cart_chain, CartFigure};
 pub use convergence::{draw_chart, draw_convergence, draw_indicators};
 pub use measure::{draw_measure, MeasureFigure};
 pub use modes::{draw_modes, ModesFigure};
+pub use orbits::{
+    draw_bifurcation, draw_orbit_diagram, draw_orbit_shape, BifurcationFigure, BifurcationMark,
+    BranchCurve, OrbitDiagramFigure, OrbitShapeFigure,
+};
 pub use poincare::{draw_poincare, Colouring, PoincareFigure, PoincarePanel};
 pub use timeseries::{draw_timeseries, Figure, Panel, Series};
 pub use trajectory::draw_trajectory;
