@@ -38,18 +38,24 @@ fn find_gives_the_elliptic_integral_period() {
     let v = json(&pendula(
         dir.path(),
         &[
-            "orbits", "find", "--preset", "simple", "--start", "mode", "--amplitude", "0.3",
-            "--energy", &e.to_string(), "--json",
+            "orbits",
+            "find",
+            "--preset",
+            "simple",
+            "--start",
+            "mode",
+            "--amplitude",
+            "0.3",
+            "--energy",
+            &e.to_string(),
+            "--json",
         ],
     ));
     let o = &v["orbit"];
     let theta0: f64 = 2.0;
     let exact = 4.0 / g.sqrt() * elliptic_k((theta0 / 2.0).sin());
     let period = o["period"].as_f64().unwrap();
-    assert!(
-        (period / exact - 1.0).abs() < 1e-10,
-        "{period} vs {exact}"
-    );
+    assert!((period / exact - 1.0).abs() < 1e-10, "{period} vs {exact}");
     assert_eq!(o["stability"], "elliptic");
     assert!(o["reciprocal_error"].as_f64().unwrap() < 1e-10);
     assert!(o["liouville_error"].as_f64().unwrap() < 1e-10);
@@ -61,6 +67,7 @@ fn find_gives_the_elliptic_integral_period() {
 /// within 0.5 % of Feigenbaum's δ (the issue asks 5 % of the first).
 #[test]
 fn the_shipped_cascade_approaches_feigenbaum() {
+    let dir = tempfile::tempdir().unwrap();
     let v = json(&pendula(
         root(),
         &[
@@ -68,12 +75,9 @@ fn the_shipped_cascade_approaches_feigenbaum() {
             "analyses/orbits-period-doubling-cascade.toml",
             "--json",
             "-o",
-            tempfile::tempdir()
-                .unwrap()
-                .path()
-                .join("c.h5")
-                .to_str()
-                .unwrap(),
+            dir.path().join("c.h5").to_str().unwrap(),
+            "--plot",
+            dir.path().join("c.png").to_str().unwrap(),
         ],
     ));
     let pds: Vec<f64> = v["period_doublings"]
@@ -112,6 +116,8 @@ fn the_kapitza_window_and_its_file() {
             "--json",
             "-o",
             file.to_str().unwrap(),
+            "--plot",
+            dir.path().join("k.png").to_str().unwrap(),
         ],
     ));
     let asymptotic = (2.0f64 * 9.81).sqrt() / 200.0;
@@ -184,6 +190,8 @@ fn a_small_orbit_diagram() {
             "8",
             "-o",
             "d.h5",
+            "--plot",
+            "d.png",
             "--json",
         ],
     ));
@@ -239,21 +247,143 @@ fn bad_input_is_refused_naming_the_flag() {
         v.extend_from_slice(extra);
         v
     };
-    refused(&["--model", "damped.toml", "--theta", "0.1,0.1", "--period", "2"], 2, "damping: an undriven damped chain has no periodic orbits");
-    refused(&with(&["continue", "--parameter", "model.spring", "--range", "0,1"]), 2, "--parameter: `model.spring` is not a field");
-    refused(&with(&["continue", "--parameter", "model.drive.torque.amplitude", "--range", "0,1"]), 2, "--parameter: `model.drive.torque.amplitude`: the model has no such field");
-    refused(&with(&["continue", "--parameter", "orbits.energy"]), 2, "--range: missing");
-    refused(&with(&["continue", "--parameter", "orbits.energy", "--range", "1"]), 2, "--range: must be two different finite values");
-    refused(&with(&["continue", "--parameter", "orbits.energy", "--range", "0,10"]), 2, "--range: the start value orbits.energy = -29.4");
+    refused(
+        &[
+            "--model",
+            "damped.toml",
+            "--theta",
+            "0.1,0.1",
+            "--period",
+            "2",
+        ],
+        2,
+        "damping: an undriven damped chain has no periodic orbits",
+    );
+    refused(
+        &with(&["continue", "--parameter", "model.spring", "--range", "0,1"]),
+        2,
+        "--parameter: `model.spring` is not a field",
+    );
+    refused(
+        &with(&[
+            "continue",
+            "--parameter",
+            "model.drive.torque.amplitude",
+            "--range",
+            "0,1",
+        ]),
+        2,
+        "--parameter: `model.drive.torque.amplitude`: the model has no such field",
+    );
+    refused(
+        &with(&["continue", "--parameter", "orbits.energy"]),
+        2,
+        "--range: missing",
+    );
+    refused(
+        &with(&["continue", "--parameter", "orbits.energy", "--range", "1"]),
+        2,
+        "--range: must be two different finite values",
+    );
+    refused(
+        &with(&[
+            "continue",
+            "--parameter",
+            "orbits.energy",
+            "--range",
+            "0,10",
+        ]),
+        2,
+        "--range: the start value orbits.energy = -29.4",
+    );
     refused(&with(&["--mode", "3"]), 2, "--mode: must be 1 ..= 2");
-    refused(&with(&["--period", "-1"]), 2, "--period: must be finite and > 0");
-    refused(&["--preset", "double", "--theta", "0.1,0.1"], 2, "--period: missing");
-    refused(&with(&["diagram", "--parameter", "model.gravity", "--range", "1,2"]), 2, "model.drive: an orbit diagram samples a driven chain");
-    refused(&with(&["--step", "0.1"]), 2, "--step: applies to action = \"continue\" or \"diagram\"");
-    refused(&["--model", "driven.toml", "--theta", "0", "--energy", "1"], 2, "--energy: a driven chain's orbits have period k·T_drive");
-    refused(&["--model", "driven.toml", "--theta", "0", "--drive-periods", "0"], 2, "--drive-periods: must be 1 ..= 1000");
-    refused(&["--model", "driven.toml", "--theta", "0", "diagram", "--parameter", "orbits.energy", "--range", "1,2"], 2, "--parameter: orbits.energy varies an undriven chain's energy");
-    refused(&["--model", "driven.toml", "--theta", "0", "--newton-tolerance", "0"], 2, "--newton-tolerance: must be finite and > 0");
+    refused(
+        &with(&["--period", "-1"]),
+        2,
+        "--period: must be finite and > 0",
+    );
+    refused(
+        &["--preset", "double", "--theta", "0.1,0.1"],
+        2,
+        "--period: missing",
+    );
+    refused(
+        &with(&["diagram", "--parameter", "model.gravity", "--range", "1,2"]),
+        2,
+        "model.drive: an orbit diagram samples a driven chain",
+    );
+    refused(
+        &with(&["--step", "0.1"]),
+        2,
+        "--step: applies to action = \"continue\"",
+    );
+    refused(
+        &with(&["--points", "9"]),
+        2,
+        "--points: applies to action = \"continue\" or \"diagram\"",
+    );
+    refused(
+        &with(&["continue", "--parameter", "model.gravity", "--range", "1,5"]),
+        2,
+        "--range: the start value model.gravity = 9.81 lies outside [1, 5]",
+    );
+    refused(
+        &["--model", "driven.toml", "--theta", "0", "--energy", "1"],
+        2,
+        "--energy: a driven chain's orbits have period k·T_drive",
+    );
+    refused(
+        &[
+            "--model",
+            "driven.toml",
+            "--theta",
+            "0",
+            "--drive-periods",
+            "0",
+        ],
+        2,
+        "--drive-periods: must be 1 ..= 1000",
+    );
+    refused(
+        &[
+            "--model",
+            "driven.toml",
+            "--theta",
+            "0",
+            "diagram",
+            "--parameter",
+            "orbits.energy",
+            "--range",
+            "1,2",
+        ],
+        2,
+        "--parameter: orbits.energy varies an undriven chain's energy",
+    );
+    refused(
+        &[
+            "--model",
+            "driven.toml",
+            "--theta",
+            "0",
+            "--newton-tolerance",
+            "0",
+        ],
+        2,
+        "--newton-tolerance: must be finite and > 0",
+    );
     // A Newton that cannot converge in one step from far away: a failed run, exit 1.
-    refused(&["--model", "driven.toml", "--theta", "2.5", "--omega", "-1", "--max-iterations", "1"], 1, "Newton did not converge");
+    refused(
+        &[
+            "--model",
+            "driven.toml",
+            "--theta",
+            "2.5",
+            "--omega",
+            "-1",
+            "--max-iterations",
+            "1",
+        ],
+        1,
+        "Newton did not converge",
+    );
 }

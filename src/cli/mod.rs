@@ -498,11 +498,7 @@ fn execute_run(
         spec.analysis,
         Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_) | Analysis::Orbits(_)
     );
-    if let (Analysis::Orbits(_), Some(_)) = (&spec.analysis, &outputs.plot) {
-        return Err(CliError::Input(
-            "--plot: the orbits figures are not drawn yet; write -o FILE.h5".into(),
-        ));
-    }
+
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
         _ => None,

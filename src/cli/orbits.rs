@@ -18,7 +18,9 @@ pub fn report_orbits(
     result: &OrbitsResult,
     wall: f64,
 ) -> Result<(), CliError> {
-    let _ = chain;
+    if let Some(path) = &ctx.outputs.plot {
+        draw(ctx, chain, run, result, path)?;
+    }
     let summary = summary(ctx, run, result, wall);
     report(
         &summary,
@@ -249,4 +251,151 @@ fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         let _ = writeln!(s, "no bifurcation on the branch within the range");
     }
     s
+}
+
+/// The run's figure: the orbit's shape (find), the bifurcation diagram (continue) or the orbit
+/// diagram with λ_max (diagram).
+fn draw(
+    ctx: &Run,
+    chain: &Chain,
+    run: &OrbitsRun,
+    r: &OrbitsResult,
+    path: &std::path::Path,
+) -> Result<(), CliError> {
+    use pendula::plot::{
+        draw_bifurcation, draw_orbit_diagram, draw_orbit_shape, BifurcationFigure, BifurcationMark,
+        BranchCurve, OrbitDiagramFigure, OrbitShapeFigure,
+    };
+    let title = ctx.spec.title.clone();
+    let (name, units) = run
+        .parameter
+        .as_ref()
+        .map_or(("", ""), |p| (p.name.as_str(), p.units.as_str()));
+    let parameter_label = format!("{name} ({units})");
+    if let Some(d) = &r.diagram {
+        // θ₁ of every sample, [parameter][start × sample].
+        let samples: Vec<f64> = d.points.chunks(d.dim).map(|x| x[0]).collect();
+        let fig = OrbitDiagramFigure {
+            title,
+            parameter_label,
+            value_label: "θ₁ at drive phase 0 (rad)".into(),
+            parameters: &d.parameters,
+            samples: &samples,
+            per_parameter: d.starts * d.samples,
+            lyapunov: &d.lyapunov,
+            starts: d.starts,
+        };
+        return Ok(draw_orbit_diagram(&fig, path)?);
+    }
+    if r.branches.is_empty() {
+        let o = r.orbit.as_ref().expect("find keeps its orbit");
+        let lengths: Vec<f64> = chain.params().links.iter().map(|l| l.length).collect();
+        let fig = OrbitShapeFigure {
+            title,
+            lengths: &lengths,
+            shape: &o.shape,
+            period: o.period,
+        };
+        return Ok(draw_orbit_shape(&fig, path)?);
+    }
+    // A driven orbit is drawn by θ₁ at each of its k drive-phase-0 points (a period-k orbit
+    // is k curves of one colour); an autonomous family by its period.
+    let dim = 2 * chain.links();
+    let strobe = |o: &PeriodicOrbit, j: usize, k: usize| -> f64 {
+        if j == 0 {
+            return o.x0[0];
+        }
+        let rows = o.shape.len() / dim;
+        let i = j * (rows - 1) / k;
+        if (rows - 1).is_multiple_of(k) {
+            pendula::analysis::periodic::shooting::wrap_angle(o.shape[i * dim])
+        } else {
+            f64::NAN
+        }
+    };
+    // A branch of fixed points (the upright pendulum of a Kapitza window: θ₁ = π all along)
+    // is drawn by its multipliers' real parts instead: |Re μ| ≤ 1 on the unit circle, ±1 at
+    // the edges where a pair leaves it.
+    let fixed = r.drive_period.is_some() && {
+        let firsts: Vec<f64> = r
+            .branches
+            .iter()
+            .flat_map(|(_, b)| b.points.iter().map(|p| p.orbit.x0[0]))
+            .collect();
+        let (lo, hi) = firsts
+            .iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
+                (l.min(v), h.max(v))
+            });
+        hi - lo < 1e-9
+    };
+    let mut curves = Vec::new();
+    let mut marks = Vec::new();
+    for (label, b) in &r.branches {
+        let multipliers = b
+            .points
+            .iter()
+            .map(|p| p.orbit.floquet.multipliers.len())
+            .max()
+            .unwrap_or(0);
+        let k = match r.drive_period {
+            _ if fixed => multipliers,
+            Some(t) => b
+                .points
+                .first()
+                .map_or(1, |p| (p.orbit.period / t).round().max(1.0) as usize),
+            _ => 1,
+        };
+        let value = |o: &PeriodicOrbit, j: usize| match r.drive_period {
+            _ if fixed => {
+                // The j-th smallest Re μ, so that each curve is continuous; within ±3.
+                let mut re: Vec<f64> = o.floquet.multipliers.iter().map(|m| m.re).collect();
+                re.sort_by(f64::total_cmp);
+                re.get(j)
+                    .copied()
+                    .filter(|v| v.abs() <= 3.0)
+                    .unwrap_or(f64::NAN)
+            }
+            Some(_) => strobe(o, j, k),
+            None => o.period,
+        };
+        // Both ways of one branch share a colour: the label without its way.
+        let base = label.trim_end_matches(" up").trim_end_matches(" down");
+        for j in 0..k {
+            curves.push(BranchCurve {
+                parameter: b.points.iter().map(|p| p.parameter).collect(),
+                value: b.points.iter().map(|p| value(&p.orbit, j)).collect(),
+                stable: b
+                    .points
+                    .iter()
+                    .map(|p| p.orbit.floquet.stability.is_stable())
+                    .collect(),
+                label: base.to_string(),
+            });
+        }
+        for x in &b.bifurcations {
+            marks.push(BifurcationMark {
+                parameter: x.parameter,
+                value: if fixed {
+                    x.multiplier[0]
+                } else {
+                    value(&x.orbit, 0)
+                },
+                kind: x.kind.name().to_string(),
+            });
+        }
+    }
+    let value_label = match r.drive_period {
+        _ if fixed => "Re μ of each Floquet multiplier (within ±3)",
+        Some(_) => "θ₁ at drive phase 0 (rad)",
+        None => "period (s)",
+    };
+    let fig = BifurcationFigure {
+        title,
+        parameter_label,
+        value_label: value_label.into(),
+        branches: &curves,
+        bifurcations: &marks,
+    };
+    Ok(draw_bifurcation(&fig, path)?)
 }

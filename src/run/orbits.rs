@@ -49,9 +49,15 @@ fn spec_error(e: PeriodicError) -> RunError {
                 ("switch", "orbits.doublings"),
             ],
         )),
-        PeriodicError::NotConverged(m) => RunError::Failed(format!(
-            "orbits: Newton did not converge ({m}); start nearer an orbit (initial.theta, orbits.start), or raise orbits.segments or orbits.max_iterations"
-        )),
+        PeriodicError::NotConverged(m) => {
+            let why = match m.strip_prefix("Newton did not converge ") {
+                Some(rest) => rest.to_string(),
+                None => format!("({m})"),
+            };
+            RunError::Failed(format!(
+                "orbits: Newton did not converge {why}; start nearer an orbit (initial.theta, orbits.start), or raise orbits.segments or orbits.max_iterations"
+            ))
+        }
         PeriodicError::Interrupted => RunError::Interrupted,
         PeriodicError::Run(a) => RunError::Failed(a.to_string()),
     }

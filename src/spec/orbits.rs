@@ -59,7 +59,8 @@ pub struct OrbitsSpec {
     /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
     pub newton_tolerance: Option<f64>,
     pub max_iterations: Option<usize>,
-    /// States kept per segment along the orbit (its shape), default 64.
+    /// Intervals per segment along the orbit (its shape: this many states per segment, and
+    /// the end), default 64.
     pub shape_samples: Option<usize>,
     /// The varied spec field (continue, diagram): one of the sweep fields or `orbits.energy`.
     pub parameter: Option<String>,
@@ -505,14 +506,11 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let mut both_ways = false;
     match action {
         OrbitsAction::Find => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
             refuse_given(
                 "orbits",
-                &[
-                    continue_only.as_slice(),
-                    &diagram_only,
-                    &[("points", s.points.is_some())],
-                ]
-                .concat(),
+                &[("points", s.points.is_some())],
                 "applies to action = \"continue\" or \"diagram\"",
             )?;
         }
@@ -538,6 +536,23 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                 locate: true,
             };
             continuation.check().map_err(|e| continuation_field(&e))?;
+            // The start value, where the spec fixes it (a seed's energy is known only later).
+            let start_value = match parameter.as_ref() {
+                Some(q) if q.name == "orbits.energy" => s.energy,
+                Some(q) => value_of(chain, &q.name, q.link),
+                None => None,
+            };
+            if let Some(v) = start_value.filter(|v| !(a.min(b)..=a.max(b)).contains(v)) {
+                return Err(SpecError::new(
+                    "orbits.range",
+                    format!(
+                        "the start value {} = {v} lies outside [{}, {}]",
+                        parameter.as_ref().map_or("", |q| q.name.as_str()),
+                        a.min(b),
+                        a.max(b)
+                    ),
+                ));
+            }
             if s.doublings.is_some_and(|d| d > 0) && !driven {
                 return Err(SpecError::new(
                     "orbits.doublings",
@@ -554,6 +569,12 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                 return Err(SpecError::new(
                     "model.drive",
                     "an orbit diagram samples a driven chain once per drive period: add a drive",
+                ));
+            }
+            if start != OrbitStart::Initial {
+                return Err(SpecError::new(
+                    "orbits.start",
+                    "an orbit diagram starts from [initial] (and orbits.starts), its transient is transient_periods",
                 ));
             }
             if parameter
