@@ -6,6 +6,7 @@ import math
 import os
 import pathlib
 import subprocess
+import time
 
 import numpy as np
 import pytest
@@ -231,3 +232,31 @@ def test_driven_preset_is_the_driven_chain():
     b = pendula.orbits(BAKER_GOLLUB, **kw)["orbit"].to_dataset()
     assert a.identical(b)
     assert a.attrs["stability"] == "stable" and a.attrs["period"] == pytest.approx(3 * math.pi)
+
+
+LONG_RUNS = {
+    # About 40 000 branch points if it ran to the end: far longer than the 5 s bound below.
+    "continue": lambda: pendula.orbits(
+        pendula.Chain.preset("double"), action="continue", start="mode",
+        parameter="orbits.energy", range=[-30.0, 12.0], points=100000, step=1e-4, max_step=1e-4),
+    # 20 000 parameter values × 300 drive periods: tens of seconds on two cores.
+    "diagram": lambda: pendula.orbits(
+        BAKER_GOLLUB, action="diagram", theta=[0.0], parameter=AMPLITUDE, range=[0.9, 1.5],
+        points=20000),
+}
+
+
+@pytest.mark.parametrize("action", sorted(LONG_RUNS))
+def test_ctrl_c_interrupts_a_long_run(action):
+    """SIGINT from outside (as a terminal's Ctrl-C) during a long branch or diagram:
+    KeyboardInterrupt within a fraction of the run's time, and the next call works."""
+    killer = subprocess.Popen(["sh", "-c", f"sleep 0.5; kill -INT {os.getpid()}"])
+    start = time.perf_counter()
+    try:
+        with pytest.raises(KeyboardInterrupt):
+            LONG_RUNS[action]()
+        took = time.perf_counter() - start
+    finally:
+        killer.wait()
+    assert took < 5.0, took
+    assert pendula.orbits(SIMPLE, start="mode")["orbit"].attrs["stability"] == "elliptic"
