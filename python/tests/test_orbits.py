@@ -42,11 +42,12 @@ def elliptic_k_complement(kp):
 
 
 def test_simple_pendulum_family_period_is_the_elliptic_integral():
-    """Continued in energy from the mode seed up to θ₀ ≈ 176°, every point's period is
-    4√(l/g)·K(sin(θ₀/2)) to 1e-9 relative, θ₀ from the orbit's energy E = −mgl·cos θ₀."""
+    """Continued in energy from the mode seed up to θ₀ > 179°, every point's period is
+    4√(l/g)·K(sin(θ₀/2)) to 1e-10 relative (the issue's bar; 5e-11 measured, at the mode
+    seed's orbit), θ₀ from the orbit's energy E = −mgl·cos θ₀."""
     g = 9.81
     t = pendula.orbits(SIMPLE, action="continue", start="mode", parameter="orbits.energy",
-                       range=[-9.81, 9.75], points=300, step=0.05, max_step=0.5)
+                       range=[-9.81, 9.8085], points=300, step=0.05, max_step=0.5)
     assert t.attrs["closure"] == "energy" and t.attrs["parameter"] == "orbits.energy"
     b = t["branch_1"]
     assert b.attrs["label"] == "family" and b.attrs["ended"] == "range"
@@ -56,9 +57,9 @@ def test_simple_pendulum_family_period_is_the_elliptic_integral():
     kp = np.sqrt((1 - energy / g) / 2)
     exact = 4 * math.sqrt(1 / g) * elliptic_k_complement(kp)
     theta0 = np.degrees(np.arccos(np.clip(-energy / g, -1, 1)))
-    assert theta0.min() < 3 and theta0.max() > 175
+    assert theta0.min() < 3 and theta0.max() > 179
     rel = np.abs(period / exact - 1)
-    assert rel.max() < 1e-9, (rel.max(), theta0[rel.argmax()])
+    assert rel.max() < 1e-10, (rel.max(), theta0[rel.argmax()])
     # Below the separatrix every orbit of the family is elliptic (multipliers on the circle).
     assert {flag(b["stability"], s) for s in b["stability"].values} == {"elliptic"}
     assert len(t["bifurcations"]["bifurcation"]) == 0
