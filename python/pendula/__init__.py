@@ -382,15 +382,14 @@ def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, 
     return _run(None, tree=True, call=call)
 
 
-def _real(v):
-    """An integer given for a real field as a float (the spec's TOML reads 1 as no float); a
-    list (or tuple, array) element by element; anything else as given, for the library to
-    refuse naming its field."""
+def _plain(v):
+    """A keyword's value as JSON writes it: NumPy arrays and tuples as lists, NumPy scalars as
+    Python numbers; anything else as given, for the library to refuse naming its field."""
     if isinstance(v, (list, tuple, numpy.ndarray)):
-        return [_real(x) for x in v]
-    if isinstance(v, (int, numpy.integer)) and not isinstance(v, bool):
-        return float(v)
-    return float(v) if isinstance(v, numpy.floating) else v
+        return [_plain(x) for x in v]
+    if isinstance(v, numpy.generic):
+        return v.item()
+    return v
 
 
 def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, amplitude=None,
@@ -413,16 +412,15 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     ``[orbits]`` table; ``rtol``/``atol`` DOP853's (default 1e-12). A Newton that does not
     converge raises ``RuntimeError``.
     """
-    table = {"action": action, "start": start, "mode": mode, "amplitude": _real(amplitude),
-             "drive_periods": drive_periods, "energy": _real(energy), "period": _real(period),
+    table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
+             "drive_periods": drive_periods, "energy": energy, "period": period,
              "transient_periods": transient_periods, "segments": segments,
-             "newton_tolerance": _real(newton_tolerance), "max_iterations": max_iterations,
-             "shape_samples": shape_samples, "parameter": parameter,
-             "range": _real(range), "points": points,
-             "direction": direction, "step": _real(step), "min_step": _real(min_step),
-             "max_step": _real(max_step), "locate_tolerance": _real(locate_tolerance),
-             "doublings": doublings,
-             "starts": _real(starts),
-             "sampled_periods": sampled_periods, "steps_per_period": steps_per_period}
-    integ = _integrator(rtol=_real(rtol), atol=_real(atol))
+             "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
+             "shape_samples": shape_samples, "parameter": parameter, "range": range,
+             "points": points, "direction": direction, "step": step, "min_step": min_step,
+             "max_step": max_step, "locate_tolerance": locate_tolerance, "doublings": doublings,
+             "starts": starts, "sampled_periods": sampled_periods,
+             "steps_per_period": steps_per_period}
+    table = {k: _plain(v) for k, v in table.items()}
+    integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
     return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True)

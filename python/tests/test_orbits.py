@@ -288,3 +288,14 @@ def test_diagram_samples_are_the_stable_orbits_points(amplitude, k):
     assert max(gaps) < 1e-8, gaps
     # Each of the k points is visited.
     assert all(min(distance(s, p) for s in samples) < 1e-8 for p in points)
+
+
+def test_numpy_values_are_keywords_too():
+    """NumPy arrays, tuples and NumPy scalars are taken as the lists and numbers they hold."""
+    kw = dict(action="continue", start="mode", parameter="orbits.energy", step=0.05)
+    a = pendula.orbits(SIMPLE, range=[-9.81, -9.0], points=5, amplitude=0.1, **kw)
+    b = pendula.orbits(SIMPLE, range=np.array([-9.81, -9.0]), points=np.int64(5),
+                       amplitude=np.float64(0.1), **kw)
+    c = pendula.orbits(SIMPLE, range=(-9.81, -9), points=5, amplitude=0.1, **kw)
+    assert a.identical(b) and a.identical(c)
+    assert len(a["branch_1"]["point"]) == 5
