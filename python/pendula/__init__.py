@@ -21,7 +21,7 @@ import xarray
 from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map", "measure", "chaotic_fraction"]
+           "map", "measure", "chaotic_fraction", "orbits"]
 
 
 class Link:
@@ -60,10 +60,13 @@ class Chain:
         )
 
     @classmethod
-    def preset(cls, name, links=None, length=None, mass=None, gravity=9.81):
-        """A preset chain (``simple``, ``double``, ``triple``, ``chain``, ``rods``) as in specs."""
+    def preset(cls, name, links=None, length=None, mass=None, gravity=9.81, damping=None,
+               drive=None):
+        """A preset chain (``simple``, ``double``, ``triple``, ``chain``, ``rods``) as in specs;
+        ``damping`` and ``drive`` as for ``Chain``."""
         t = {"preset": name, "gravity": gravity}
-        for k, v in (("links", links), ("length", length), ("mass", mass)):
+        for k, v in (("links", links), ("length", length), ("mass", mass), ("damping", damping),
+                     ("drive", drive)):
             if v is not None:
                 t[k] = v
         return cls(_table=t)
@@ -377,3 +380,47 @@ def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, 
     call = lambda: _core.chaotic_fraction(model_json, energies, samples, seed=seed,
                                           t_end=t_end, dt=dt, tau=tau)
     return _run(None, tree=True, call=call)
+
+
+def _plain(v):
+    """A keyword's value as JSON writes it: NumPy arrays and tuples as lists, NumPy scalars as
+    Python numbers; anything else as given, for the library to refuse naming its field."""
+    if isinstance(v, (list, tuple, numpy.ndarray)):
+        return [_plain(x) for x in v]
+    if isinstance(v, numpy.generic):
+        return v.item()
+    return v
+
+
+def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, amplitude=None,
+           drive_periods=None, energy=None, period=None, transient_periods=None, segments=None,
+           newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
+           range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
+           locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
+           steps_per_period=None, rtol=None, atol=None):
+    """Periodic orbits: ``xarray.DataTree`` of the CLI's ``orbits`` group.
+
+    ``action`` ``"find"`` (default: child ``orbit``, with its period, multipliers, monodromy
+    and shape), ``"continue"`` (also ``branch_1``, ``branch_2``, … over dim ``point`` and the
+    located ``bifurcations``) or ``"diagram"`` (child ``diagram``: stroboscopic ``samples``
+    and ``lyapunov`` against ``parameter``). The seed is ``theta``/``omega`` (``start``
+    ``"initial"``), a normal mode (``"mode"``, ``mode``, ``amplitude``) or the state after
+    ``transient_periods`` drive periods (``"settle"``). A driven chain's orbits have period
+    ``drive_periods``·T_drive; an undriven one's are closed by ``energy`` or ``period``.
+    ``parameter`` is the varied spec field (``"model.drive.torque.amplitude"``,
+    ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's
+    ``[orbits]`` table; ``rtol``/``atol`` DOP853's (default 1e-12). A Newton that does not
+    converge raises ``RuntimeError``.
+    """
+    table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
+             "drive_periods": drive_periods, "energy": energy, "period": period,
+             "transient_periods": transient_periods, "segments": segments,
+             "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
+             "shape_samples": shape_samples, "parameter": parameter, "range": range,
+             "points": points, "direction": direction, "step": step, "min_step": min_step,
+             "max_step": max_step, "locate_tolerance": locate_tolerance, "doublings": doublings,
+             "starts": starts, "sampled_periods": sampled_periods,
+             "steps_per_period": steps_per_period}
+    table = {k: _plain(v) for k, v in table.items()}
+    integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
+    return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True)

@@ -1,6 +1,9 @@
 """Every refusal of the Python package names its keyword, as the spec field it sets."""
 
+import inspect
 import math
+import pathlib
+import re
 
 import pytest
 
@@ -21,3 +24,45 @@ def test_non_finite_keywords_are_named(bad):
         pendula.Chain([pendula.Link(), pendula.Link(length=bad)])
     with pytest.raises(ValueError, match=r"^map\.window\[3\]: must be a finite number"):
         pendula.map(double, resolution=8, window=[-1.0, 1.0, bad, 1.0], t_end=0.1)
+
+
+@pytest.mark.parametrize("bad", [math.nan, math.inf])
+def test_orbits_non_finite_keywords_are_named(bad):
+    simple = pendula.Chain.preset("simple")
+    shown = repr(bad)
+    with pytest.raises(ValueError, match=r"^orbits\.amplitude: must be a finite number \(got " + shown):
+        pendula.orbits(simple, start="mode", amplitude=bad)
+    with pytest.raises(ValueError, match=r"^orbits\.range\[2\]: must be a finite number"):
+        pendula.orbits(simple, action="continue", start="mode", parameter="orbits.energy",
+                       range=[-9.8, bad])
+    with pytest.raises(ValueError, match=r"^orbits\.starts\[1\]\[2\]: must be a finite number"):
+        pendula.orbits(simple, action="diagram", theta=[0.0], starts=[[0.0, bad]])
+    with pytest.raises(ValueError, match=r"^integrator\.rtol: must be a finite number"):
+        pendula.orbits(simple, start="mode", rtol=bad)
+
+
+ORBITS_KEYWORDS = [p for p in inspect.signature(pendula.orbits).parameters
+                   if p not in ("model", "theta", "omega")]
+
+
+@pytest.mark.parametrize("name", ORBITS_KEYWORDS)
+def test_every_orbits_keyword_is_its_spec_field(name):
+    """Each keyword of pendula.orbits sets the spec field of its name: a value of the wrong
+    type is refused naming `orbits.<keyword>` (`integrator.rtol`, `integrator.atol`)."""
+    field = f"integrator.{name}" if name in ("rtol", "atol") else f"orbits.{name}"
+    bad = 1 if name in ("action", "start", "parameter", "direction") else "x"
+    with pytest.raises(ValueError, match=r"(^|: )" + re.escape(field) + ": invalid type"):
+        pendula.orbits(pendula.Chain.preset("simple"), **{name: bad})
+
+
+SPEC_SOURCE = pathlib.Path(__file__).resolve().parents[2] / "src" / "spec" / "orbits.rs"
+
+
+@pytest.mark.skipif(not SPEC_SOURCE.exists(), reason="needs the crate's src/spec/orbits.rs")
+def test_every_orbits_field_is_a_keyword():
+    """The `[orbits]` table's fields (the library's OrbitsSpec) and the keywords agree."""
+    text = SPEC_SOURCE.read_text()
+    body = text[text.index("pub struct OrbitsSpec {"):]
+    body = body[:body.index("\n}")]
+    fields = re.findall(r"^\s*pub (\w+): Option<", body, re.M)
+    assert fields and sorted(fields) == sorted(set(ORBITS_KEYWORDS) - {"rtol", "atol"})
