@@ -276,3 +276,70 @@ pub fn orbit_diagram<F: Family>(
         lyapunov,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Chain, ChainParams, Harmonic, Link};
+    use std::f64::consts::PI;
+
+    /// θ̈ + θ̇/2 + sin θ = A cos(2t/3).
+    fn driven(a: f64) -> Result<(Chain, Closure), PeriodicError> {
+        let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
+        p.gravity = 1.0;
+        p.damping.absolute = vec![0.5];
+        p.drive.torque = Some(Harmonic {
+            amplitude: a,
+            frequency: 2.0 / 3.0,
+            phase: 0.0,
+        });
+        let closure = Closure::Driven {
+            drive_period: 3.0 * PI,
+            k: 1,
+        };
+        Ok((Chain::new(p).expect("a valid chain"), closure))
+    }
+
+    fn opts(parameters: Vec<f64>, starts: Vec<Vec<f64>>, samples: u64) -> DiagramOptions {
+        DiagramOptions {
+            parameters,
+            starts,
+            transient: 40,
+            samples,
+            steps_per_period: 200,
+        }
+    }
+
+    /// Near the bottom the pendulum is a damped linear oscillator: its two multipliers are a
+    /// complex pair of modulus e^(−T/4), so λ_max = −1/4 whatever direction the tangent vector
+    /// starts in (it is started late in the transient); a rotating orbit's samples stay in
+    /// (−π, π].
+    #[test]
+    fn lambda_of_the_damped_linear_limit_and_wrapped_samples() {
+        let d = orbit_diagram(
+            &driven,
+            &opts(vec![1e-3, 1.5], vec![vec![0.0, 0.0]], 100),
+            &Cancel::never(),
+        )
+        .unwrap();
+        assert!((d.lyapunov[0] + 0.25).abs() < 0.01, "{}", d.lyapunov[0]);
+        for s in 0..d.samples {
+            let p = d.point(1, 0, s);
+            assert!(p[0] > -PI && p[0] <= PI && p[1].is_finite(), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn a_stop_request_or_an_undriven_family_ends_the_diagram() {
+        let stop = Cancel::new();
+        stop.set();
+        let o = opts(vec![1.0], vec![vec![0.0, 0.0]], 10);
+        assert_eq!(
+            orbit_diagram(&driven, &o, &stop).unwrap_err(),
+            PeriodicError::Interrupted
+        );
+        let undriven = |a: f64| driven(a).map(|(c, _)| (c, Closure::Energy(0.0)));
+        let e = orbit_diagram(&undriven, &o, &Cancel::never()).unwrap_err();
+        assert!(e.to_string().contains("drive"), "{e}");
+    }
+}
