@@ -5,18 +5,21 @@
 //! attractors is followed as the parameter moves, not re-found from scratch), for each of
 //! several starts (so coexisting attractors show); the starts run in parallel, each sweeping
 //! the parameters in order, so the result does not depend on the thread count. One run per
-//! value is a reducer on the single-orbit driver: one tangent vector, renormalised every drive
-//! period, its log-growth summed after the transient.
+//! value is a plain RK4 loop ([`Rk4Solver::rk4_step`] on a [`Flow`], without the single-orbit
+//! driver's per-interval reducer, energy watch and progress): the state alone through most of
+//! the transient, then with one tangent vector over the last `ALIGN_PERIODS` transient
+//! periods and the sampled ones, renormalised every drive period, its log-growth summed over
+//! the sampled periods. Every period runs on the same time grid from t = 0 with the angles
+//! wrapped at its end (see `sweep_value`).
 
 use super::continuation::Family;
 use super::shooting::{wrap_angle, Closure};
 use super::PeriodicError;
-use crate::analysis::orbit::driver::{
-    drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Tick,
-};
-use crate::integrate::Method;
+use crate::analysis::AnalysisError;
+use crate::integrate::rk4::Rk4Solver;
+use crate::integrate::{check_finite, check_progress, Flow, Layout, Rk4};
 use crate::model::System;
-use crate::observe::{Cancel, Cancellable};
+use crate::observe::Cancel;
 use rayon::prelude::*;
 use serde::Serialize;
 
@@ -104,40 +107,102 @@ impl OrbitDiagram {
 /// One start's sweep: its samples [parameter][sample][component] and λ_max per parameter.
 type StartSweep = (Vec<f64>, Vec<f64>);
 
-/// The reducer of one parameter value.
-struct Strobe {
-    transient: u64,
-    angles: usize,
-    points: Vec<f64>,
-    log_growth: f64,
+/// Drive periods the tangent vector is carried before the sampled ones (at most the
+/// transient). Earlier transient periods integrate the state alone: the tangent only has to
+/// line up with the most unstable direction before λ_max is summed, which takes a few periods
+/// (the ratio of the two leading Floquet multipliers per period, to the 16th power), not the
+/// whole transient.
+const ALIGN_PERIODS: u64 = 16;
+
+/// The RK4 solvers of one start, allocated once and reused for every step of every parameter
+/// value (the hot loop allocates nothing): one for the state alone, one for `[x | v]`.
+struct Solvers {
+    state: Rk4Solver,
+    tangent: Rk4Solver,
 }
 
-impl<S: System> Reducer<S> for Strobe {
-    type Output = (Vec<f64>, f64, Vec<f64>, bool);
-    fn tangent(&self, _n: usize) -> Tangent {
-        Tangent { k: 1, v0: None }
+/// One start's run at one parameter value: `transient + samples` drive periods of `steps`
+/// RK4 steps from the state `y[..n]` (left at the end), the tangent vector in `y[n..]` over the
+/// last [`ALIGN_PERIODS`] transient periods and the sampled ones, renormalised at every period
+/// end. Appends the samples to `points` and returns λ_max. Errors: a blow-up (named, at its
+/// time), a step too small to advance t, a stop request.
+///
+/// A driven family member is `drive_period`-periodic in t (what its stroboscopic map and the
+/// shooting assume), so every period is integrated on the same grid `t = s·dt`, s = 0..q, and
+/// the angles are wrapped into (−π, π] at every period end: the stroboscopic map is then one
+/// and the same function at every period, and the arguments of the model's sin/cos stay
+/// small (unwrapped angles and times grow without bound, and cost more to reduce).
+fn sweep_value<S: System>(
+    sys: &S,
+    drive_period: f64,
+    opts: &DiagramOptions,
+    y: &mut [f64],
+    solvers: &mut Solvers,
+    points: &mut Vec<f64>,
+    cancel: &Cancel,
+) -> Result<f64, PeriodicError> {
+    let n = sys.dim();
+    let angles = sys.angles().min(n);
+    let q = opts.steps_per_period;
+    let dt = drive_period / q as f64;
+    if !(dt.is_finite() && dt > 0.0) {
+        return Err(PeriodicError::invalid(
+            "drive_period",
+            "must be finite and > 0",
+        ));
     }
-    fn interval(&mut self, _sys: &S, tick: Tick, x: &[f64], v: &mut [f64]) -> Step {
-        let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
-        v.iter_mut().for_each(|a| *a /= norm);
-        if tick.e > self.transient {
-            self.log_growth += norm.ln();
-            let angles = self.angles;
-            self.points.extend(x.iter().enumerate().map(|(i, &a)| {
-                if i < angles {
-                    wrap_angle(a)
-                } else {
-                    a
-                }
-            }));
+    let layout = |k| Layout { n, work: false, k };
+    check_progress(0.0, dt, q as f64 * dt)
+        .map_err(|e| PeriodicError::Run(AnalysisError::naming(sys, layout(0))(e)))?;
+    // The state alone, and the state with one tangent vector (a model evaluates the state part
+    // of `rhs_tangent` as `rhs` does).
+    let mut state = Flow::with_layout(sys, false, 0);
+    let mut with_tangent = Flow::with_layout(sys, false, 1);
+    let total = opts.transient + opts.samples;
+    let free = opts.transient.saturating_sub(ALIGN_PERIODS);
+    let mut log_growth = 0.0;
+    let mut steps = 0u64;
+    for e in 1..=total {
+        let tangent = e > free;
+        if e == free + 1 {
+            let (x, v) = y.split_at_mut(n);
+            v.fill(0.0);
+            sys.tangent_basis(x, 1, v);
         }
-        Step::default()
+        let y = if tangent { &mut y[..] } else { &mut y[..n] };
+        for s in 0..q {
+            steps += 1;
+            if cancel.poll(steps) {
+                return Err(PeriodicError::Interrupted);
+            }
+            let t = s as f64 * dt;
+            if tangent {
+                solvers.tangent.rk4_step(&mut with_tangent, t, dt, y);
+            } else {
+                solvers.state.rk4_step(&mut state, t, dt, y);
+            }
+        }
+        check_finite((e * q) as f64 * dt, y).map_err(|err| {
+            PeriodicError::Run(AnalysisError::naming(sys, layout(usize::from(tangent)))(
+                err,
+            ))
+        })?;
+        for a in &mut y[..angles] {
+            *a = wrap_angle(*a);
+        }
+        if tangent {
+            let v = &mut y[n..];
+            let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
+            v.iter_mut().for_each(|a| *a /= norm);
+            if e > opts.transient {
+                log_growth += norm.ln();
+            }
+        }
+        if e > opts.transient {
+            points.extend_from_slice(&y[..n]);
+        }
     }
-    fn finish(self, _sys: &S, end: End<'_>) -> Self::Output {
-        let sampled = end.done.saturating_sub(self.transient);
-        let lambda = self.log_growth / (sampled as f64 * end.sample_interval);
-        (self.points, lambda, end.x.to_vec(), end.complete)
-    }
+    Ok(log_growth / (opts.samples as f64 * drive_period))
 }
 
 /// The orbit diagram of the driven `family` (see the module docs). Errors: bad options, a
@@ -150,13 +215,19 @@ pub fn orbit_diagram<F: Family>(
 ) -> Result<OrbitDiagram, PeriodicError> {
     let (probe, _) = family.at(opts.parameters[0])?;
     let dim = probe.dim();
-    let angles = probe.angles();
     opts.check(dim)?;
     let per_start: Vec<Result<StartSweep, PeriodicError>> = opts
         .starts
         .par_iter()
         .map(|x0| {
-            let mut x = x0.clone();
+            // [x | v]: the state carried from value to value, and one tangent vector.
+            let mut y = vec![0.0; 2 * dim];
+            y[..dim].copy_from_slice(x0);
+            // (rk4_step takes its step at each call: the solvers' own dt is not used.)
+            let mut solvers = Solvers {
+                state: Rk4::new(1.0).solver(dim),
+                tangent: Rk4::new(1.0).solver(2 * dim),
+            };
             let mut points =
                 Vec::with_capacity(opts.parameters.len() * opts.samples as usize * dim);
             let mut lyap = Vec::with_capacity(opts.parameters.len());
@@ -168,31 +239,16 @@ pub fn orbit_diagram<F: Family>(
                         "an orbit diagram needs a driven chain",
                     ));
                 };
-                let method = Method::Rk4 {
-                    dt: drive_period / opts.steps_per_period as f64,
-                };
-                let plan = Plan {
-                    tau: drive_period,
-                    span: Span::Intervals(opts.transient + opts.samples),
-                    sampling: Sampling::Interval,
-                    max_history: 16,
-                    work: false,
-                };
-                let reducer = Strobe {
-                    transient: opts.transient,
-                    angles,
-                    points: Vec::with_capacity(opts.samples as usize * dim),
-                    log_growth: 0.0,
-                };
-                let mut obs = Cancellable(cancel.clone());
-                let (pts, lambda, end, complete) =
-                    drive(&sys, &method, &x, &plan, reducer, &mut obs)?;
-                if !complete {
-                    return Err(PeriodicError::Interrupted);
-                }
-                points.extend_from_slice(&pts);
+                let lambda = sweep_value(
+                    &sys,
+                    drive_period,
+                    opts,
+                    &mut y,
+                    &mut solvers,
+                    &mut points,
+                    cancel,
+                )?;
                 lyap.push(lambda);
-                x = end;
             }
             Ok((points, lyap))
         })
@@ -219,4 +275,71 @@ pub fn orbit_diagram<F: Family>(
         points,
         lyapunov,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::model::{Chain, ChainParams, Harmonic, Link};
+    use std::f64::consts::PI;
+
+    /// θ̈ + θ̇/2 + sin θ = A cos(2t/3).
+    fn driven(a: f64) -> Result<(Chain, Closure), PeriodicError> {
+        let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
+        p.gravity = 1.0;
+        p.damping.absolute = vec![0.5];
+        p.drive.torque = Some(Harmonic {
+            amplitude: a,
+            frequency: 2.0 / 3.0,
+            phase: 0.0,
+        });
+        let closure = Closure::Driven {
+            drive_period: 3.0 * PI,
+            k: 1,
+        };
+        Ok((Chain::new(p).expect("a valid chain"), closure))
+    }
+
+    fn opts(parameters: Vec<f64>, starts: Vec<Vec<f64>>, samples: u64) -> DiagramOptions {
+        DiagramOptions {
+            parameters,
+            starts,
+            transient: 40,
+            samples,
+            steps_per_period: 200,
+        }
+    }
+
+    /// Near the bottom the pendulum is a damped linear oscillator: its two multipliers are a
+    /// complex pair of modulus e^(−T/4), so λ_max = −1/4 whatever direction the tangent vector
+    /// starts in (it is started late in the transient); a rotating orbit's samples stay in
+    /// (−π, π].
+    #[test]
+    fn lambda_of_the_damped_linear_limit_and_wrapped_samples() {
+        let d = orbit_diagram(
+            &driven,
+            &opts(vec![1e-3, 1.5], vec![vec![0.0, 0.0]], 100),
+            &Cancel::never(),
+        )
+        .unwrap();
+        assert!((d.lyapunov[0] + 0.25).abs() < 0.01, "{}", d.lyapunov[0]);
+        for s in 0..d.samples {
+            let p = d.point(1, 0, s);
+            assert!(p[0] > -PI && p[0] <= PI && p[1].is_finite(), "{p:?}");
+        }
+    }
+
+    #[test]
+    fn a_stop_request_or_an_undriven_family_ends_the_diagram() {
+        let stop = Cancel::new();
+        stop.set();
+        let o = opts(vec![1.0], vec![vec![0.0, 0.0]], 10);
+        assert_eq!(
+            orbit_diagram(&driven, &o, &stop).unwrap_err(),
+            PeriodicError::Interrupted
+        );
+        let undriven = |a: f64| driven(a).map(|(c, _)| (c, Closure::Energy(0.0)));
+        let e = orbit_diagram(&undriven, &o, &Cancel::never()).unwrap_err();
+        assert!(e.to_string().contains("drive"), "{e}");
+    }
 }
