@@ -17,6 +17,8 @@ figures=(
   "double-pendulum-flip-dimension double-pendulum-flip-dimension.png double-pendulum-flip-dimension.png"
   "double-pendulum-lyapunov-map   double-pendulum-lyapunov-map.png   double-pendulum-lyapunov-map.png"
   "pendulum-lagrangian-descriptor pendulum-lagrangian-descriptor.png pendulum-lagrangian-descriptor.png"
+  "orbits-period-doubling-cascade orbits-period-doubling-cascade.png orbits-period-doubling-cascade.png"
+  "orbits-baker-gollub-diagram    orbits-baker-gollub-diagram.png    orbits-baker-gollub-diagram.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

@@ -252,6 +252,38 @@ fn poincare_stops() {
     );
 }
 
+/// A branch of 10⁶ points in steps of 1e-7: the continuation stops between points (or inside
+/// a Newton's integration) and writes the branch so far, marked incomplete.
+#[test]
+fn orbits_continuation_stops() {
+    both_signals_stop(
+        &[
+            "orbits",
+            "continue",
+            "--preset",
+            "double",
+            "--start",
+            "mode",
+            "--parameter",
+            "orbits.energy",
+            "--range",
+            "-30,12",
+            "--points",
+            "1000000",
+            "--step",
+            "1e-7",
+            "--min-step",
+            "1e-8",
+            "--max-step",
+            "1e-7",
+            "-o",
+            "o.h5",
+        ],
+        "o.h5",
+        Some("orbits"),
+    );
+}
+
 /// Two frames 10⁵ model seconds apart at a tight tolerance: the integration is interrupted and
 /// nothing is written.
 #[test]
