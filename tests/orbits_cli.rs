@@ -214,6 +214,51 @@ fn a_small_orbit_diagram() {
     assert!(l[0] < 0.0, "{l:?}");
 }
 
+/// Inside the chaos of the Baker–Gollub pendulum (A = 1.2), the nearest 1-period return of the
+/// stroboscopic map seeds the unstable period-1 orbit embedded there: Newton converges
+/// quadratically to an orbit with a multiplier far outside the unit circle.
+#[test]
+fn a_near_return_seeds_an_unstable_orbit_inside_chaos() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("chaos.toml"),
+        "preset = \"simple\"\ngravity = 1.0\n[damping]\nabsolute = 0.5\n[drive.torque]\namplitude = 1.2\nfrequency = 0.6666666666666666\n",
+    )
+    .unwrap();
+    let v = json(&pendula(
+        dir.path(),
+        &[
+            "orbits",
+            "--model",
+            "chaos.toml",
+            "--theta",
+            "0",
+            "--start",
+            "return",
+            "--json",
+        ],
+    ));
+    let d = v["seed_return_distance"].as_f64().unwrap();
+    assert!(d < 0.05, "{d}");
+    let o = &v["orbit"];
+    assert_eq!(o["stability"], "unstable");
+    let mu = o["multipliers"][0].as_array().unwrap();
+    let modulus = mu[0].as_f64().unwrap().hypot(mu[1].as_f64().unwrap());
+    assert!(modulus > 2.0, "{mu:?}");
+    let r: Vec<f64> = o["newton_residuals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|x| x.as_f64().unwrap())
+        .collect();
+    assert!(*r.last().unwrap() < 1e-10, "{r:?}");
+    // Quadratic: each residual at most ~ the square of the one before (scaled), once small.
+    for w in r.windows(2).filter(|w| w[0] < 1e-2 && w[1] > 1e-13) {
+        assert!(w[1] < 10.0 * w[0] * w[0], "{r:?}");
+    }
+    assert!(o["liouville_error"].as_f64().unwrap() < 1e-10);
+}
+
 /// Each refusal: exit `code`, one stderr line containing `names`, no file.
 fn refused(args: &[&str], code: i32, names: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -316,6 +361,18 @@ fn bad_input_is_refused_naming_the_flag() {
         &with(&["--step", "0.1"]),
         2,
         "--step: applies to action = \"continue\"",
+    );
+    refused(
+        &with(&["--scan-periods", "9"]),
+        2,
+        "--scan-periods: applies to start = \"return\"",
+    );
+    refused(
+        &[
+            "--preset", "double", "--theta", "0.1,0.1", "--period", "2", "--start", "return",
+        ],
+        2,
+        "--start: \"return\" integrates drive periods: the chain has no drive",
     );
     refused(
         &with(&["--points", "9"]),

@@ -393,7 +393,8 @@ def _plain(v):
 
 
 def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, amplitude=None,
-           drive_periods=None, energy=None, period=None, transient_periods=None, segments=None,
+           drive_periods=None, energy=None, period=None, transient_periods=None,
+           scan_periods=None, segments=None,
            newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
            range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
            locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
@@ -404,8 +405,9 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     and shape), ``"continue"`` (also ``branch_1``, ``branch_2``, … over dim ``point`` and the
     located ``bifurcations``) or ``"diagram"`` (child ``diagram``: stroboscopic ``samples``
     and ``lyapunov`` against ``parameter``). The seed is ``theta``/``omega`` (``start``
-    ``"initial"``), a normal mode (``"mode"``, ``mode``, ``amplitude``) or the state after
-    ``transient_periods`` drive periods (``"settle"``). A driven chain's orbits have period
+    ``"initial"``), a normal mode (``"mode"``, ``mode``, ``amplitude``), the state after
+    ``transient_periods`` drive periods (``"settle"``) or, after them, the stroboscopic point
+    of the next ``scan_periods`` that returns nearest after k periods (``"return"``). A driven chain's orbits have period
     ``drive_periods``·T_drive; an undriven one's are closed by ``energy`` or ``period``.
     ``parameter`` is the varied spec field (``"model.drive.torque.amplitude"``,
     ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's
@@ -414,7 +416,8 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     """
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
              "drive_periods": drive_periods, "energy": energy, "period": period,
-             "transient_periods": transient_periods, "segments": segments,
+             "transient_periods": transient_periods, "scan_periods": scan_periods,
+             "segments": segments,
              "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
              "shape_samples": shape_samples, "parameter": parameter, "range": range,
              "points": points, "direction": direction, "step": step, "min_step": min_step,

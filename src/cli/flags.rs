@@ -182,7 +182,8 @@ flags! {
     "phase-links" => "figures.phase_links", Ints, "J,…", "Links of the phase portraits (default all, up to 6)", &[SIM, ANIM];
     "energy-plot" => "figures.energy_plot", Word, "FILE.png|svg", "Draw the energy budget (kinetic per link, potential, work)", &[SIM, ANIM];
     // orbits
-    "start" => "orbits.start", Word, "initial|mode|settle", "Seed of the search: the initial state (default), a normal mode (--mode, --amplitude), or the initial state after --transient-periods drive periods", &[ORB];
+    "start" => "orbits.start", Word, "initial|mode|settle|return", "Seed of the search: the initial state (default), a normal mode (--mode, --amplitude), the initial state after --transient-periods drive periods, or the nearest k-period return among --scan-periods after them", &[ORB];
+    "scan-periods" => "orbits.scan_periods", Int, "N", "--start return: drive periods scanned for the nearest return (default 1000)", &[ORB];
     "mode" => "orbits.mode", Int, "K", "Normal mode of the --start mode seed (1 = lowest, default 1)", &[ORB];
     "drive-periods" => "orbits.drive_periods", Int, "K", "A driven orbit's period in drive periods (default 1)", &[ORB];
     "energy" => "orbits.energy", Float, "E", "An undriven orbit's energy (J; default the seed's)", &[ORB];

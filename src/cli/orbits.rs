@@ -82,6 +82,7 @@ fn summary(ctx: &Run, run: &OrbitsRun, r: &OrbitsResult, wall: f64) -> Value {
         "parameter": run.parameter.as_ref().map(|p| &p.name),
         "parameter_units": run.parameter.as_ref().map(|p| &p.units),
         "seed": r.seed,
+        "seed_return_distance": r.return_distance,
         "complete": r.complete,
         "wall_s": wall,
         "output": ctx.outputs.file.as_ref().map(|p| p.display().to_string()),
@@ -181,6 +182,12 @@ fn orbit_table(s: &mut String, o: &PeriodicOrbit) {
 
 fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
     let mut s = String::new();
+    if let Some(d) = r.return_distance {
+        let _ = writeln!(
+            s,
+            "seed: the nearest return of the scanned periods, {d:.3e} away"
+        );
+    }
     if let Some(o) = &r.orbit {
         let _ = writeln!(s, "periodic orbit");
         orbit_table(&mut s, o);

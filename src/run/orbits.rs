@@ -18,8 +18,12 @@ use std::f64::consts::TAU;
 #[derive(Debug, Clone)]
 pub struct OrbitsResult {
     pub action: OrbitsAction,
-    /// The state the search started from (after `settle`, or the mode seed).
+    /// The state the search started from (after `settle`, the nearest return, or the mode
+    /// seed).
     pub seed: Vec<f64>,
+    /// `start = "return"`: how far the seed's k-th stroboscopic iterate lands from it (max norm,
+    /// angles modulo 2π).
+    pub return_distance: Option<f64>,
     /// The first orbit (find, continue).
     pub orbit: Option<PeriodicOrbit>,
     /// The parameter's value at the first orbit (continue).
@@ -69,6 +73,7 @@ fn seed(
     chain: &Chain,
     run: &OrbitsRun,
     obs: &mut dyn Observer,
+    return_distance: &mut Option<f64>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
     match run.start {
@@ -89,25 +94,81 @@ fn seed(
             let t = drive_period(chain)
                 .map_err(|m| FieldError::new("model.drive", m))?
                 .expect("settle is refused for an undriven chain");
-            if periods == 0 {
-                return Ok((spec.x0.clone(), None));
-            }
-            let p = propagate(
-                chain,
-                &spec.method,
-                0.0,
-                &spec.x0,
-                t * periods as f64,
-                periods as usize,
-                obs,
-            )
-            .map_err(spec_error)?;
-            if obs.cancel().is_set() {
-                return Err(RunError::Interrupted);
-            }
-            Ok((p.x, None))
+            let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
+            Ok((x, None))
+        }
+        OrbitStart::Return { transient, scan } => {
+            let t = drive_period(chain)
+                .map_err(|m| FieldError::new("model.drive", m))?
+                .expect("return is refused for an undriven chain");
+            let k = match run.closure {
+                OrbitClosure::Driven { k } => k,
+                _ => unreachable!("return is refused for an undriven chain"),
+            };
+            let x = strobe(chain, spec, &spec.x0, t, transient, obs, |_| {})?;
+            let mut samples = x.clone();
+            strobe(chain, spec, &x, t, scan, obs, |y| {
+                samples.extend_from_slice(y)
+            })?;
+            let (i, d) = nearest_return(&samples, 2 * n, n, k);
+            let seed = samples[i * 2 * n..(i + 1) * 2 * n].to_vec();
+            *return_distance = Some(d);
+            Ok((seed, None))
         }
     }
+}
+
+/// The state after `periods` drive periods (`t` each) from `x0`, handing each period's end to
+/// `each`: one period at a time, so that the tangent flow the integration carries along never
+/// grows beyond one period's stretching (over a chaotic stretch it overflows).
+fn strobe(
+    chain: &Chain,
+    spec: &Spec,
+    x0: &[f64],
+    t: f64,
+    periods: u64,
+    obs: &mut dyn Observer,
+    mut each: impl FnMut(&[f64]),
+) -> Result<Vec<f64>, RunError> {
+    let mut x = x0.to_vec();
+    for _ in 0..periods {
+        x = propagate(chain, &spec.method, 0.0, &x, t, 1, obs)
+            .map_err(spec_error)?
+            .x;
+        if obs.cancel().is_set() {
+            return Err(RunError::Interrupted);
+        }
+        each(&x);
+    }
+    Ok(x)
+}
+
+/// The stroboscopic sample `i` (of `samples`, rows of `dim`, the first `angles` of each
+/// angles) whose k-th successor is nearest to it, angles compared modulo 2π (max norm), and that
+/// distance.
+fn nearest_return(samples: &[f64], dim: usize, angles: usize, k: usize) -> (usize, f64) {
+    let rows = samples.len() / dim;
+    let mut best = (0, f64::INFINITY);
+    for i in 0..rows.saturating_sub(k) {
+        let (a, b) = (
+            &samples[i * dim..(i + 1) * dim],
+            &samples[(i + k) * dim..(i + k + 1) * dim],
+        );
+        let d = (0..dim)
+            .map(|j| {
+                let d = b[j] - a[j];
+                if j < angles {
+                    crate::analysis::periodic::shooting::wrap_angle(d).abs()
+                } else {
+                    d.abs()
+                }
+            })
+            .fold(0.0, f64::max);
+        if d < best.1 {
+            best = (i, d);
+        }
+    }
+    best
 }
 
 /// Runs an orbits spec on its chain.
@@ -118,10 +179,12 @@ pub(super) fn run(
     obs: &mut dyn Observer,
 ) -> Result<OrbitsResult, RunError> {
     let drive = drive_period(chain).map_err(|m| FieldError::new("model.drive", m))?;
-    let (x0, guess) = seed(spec, chain, run, obs)?;
+    let mut return_distance = None;
+    let (x0, guess) = seed(spec, chain, run, obs, &mut return_distance)?;
     let mut result = OrbitsResult {
         action: run.action,
         seed: x0.clone(),
+        return_distance,
         orbit: None,
         start_parameter: None,
         branches: vec![],

@@ -22,7 +22,9 @@
 //! An undriven, undamped chain's orbits are closed by their energy (`energy`, J; default the
 //! seed's) or their period (`period`, s, without `energy`); `parameter = "orbits.energy"`
 //! continues a family in energy. A normal mode seeds a nonlinear family: `start = "mode"`,
-//! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's).
+//! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's). Inside the chaos of a driven
+//! chain, `start = "return"` seeds an unstable orbit from the nearest return of the
+//! stroboscopic map after k periods (with `segments` > 1 for a strongly unstable one).
 
 use super::parameter::{set_parameter, sweep_parameter, value_of, SWEEP_PARAMETERS};
 use super::{positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile};
@@ -51,9 +53,12 @@ pub struct OrbitsSpec {
     pub energy: Option<f64>,
     /// An autonomous orbit's period (s): the guess, or (without `energy`) the fixed period.
     pub period: Option<f64>,
-    /// Drive periods integrated from [initial] before the search (`start = "settle"`) or before
-    /// the diagram's samples at each parameter value.
+    /// Drive periods integrated from [initial] before the search (`start = "settle"` or
+    /// `"return"`) or before the diagram's samples at each parameter value.
     pub transient_periods: Option<u64>,
+    /// Drive periods scanned for the nearest return after k of them (`start = "return"`,
+    /// default 1000).
+    pub scan_periods: Option<u64>,
     /// Shooting segments (1: single shooting).
     pub segments: Option<usize>,
     /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
@@ -113,6 +118,9 @@ pub enum OrbitStart {
     Mode { mode: usize, amplitude: f64 },
     /// The initial state after `periods` drive periods (an attractor of a driven chain).
     Settle { periods: u64 },
+    /// After `transient` drive periods, the stroboscopic point among the next `scan` whose
+    /// k-th iterate returns nearest to it: a seed for an unstable orbit inside chaos.
+    Return { transient: u64, scan: u64 },
 }
 
 /// What closes the orbits, before the parameter is applied.
@@ -295,7 +303,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let start = match word(
         "orbits.start",
         s.start.as_deref(),
-        &["initial", "mode", "settle"],
+        &["initial", "mode", "settle", "return"],
     )? {
         "initial" => OrbitStart::Initial,
         "mode" => {
@@ -324,18 +332,41 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                 amplitude,
             }
         }
-        _ => {
+        other => {
             if !driven {
                 return Err(SpecError::new(
                     "orbits.start",
-                    "\"settle\" integrates drive periods: the chain has no drive",
+                    format!("\"{other}\" integrates drive periods: the chain has no drive"),
                 ));
             }
-            OrbitStart::Settle {
-                periods: s.transient_periods.unwrap_or(200),
+            let transient = s.transient_periods.unwrap_or(200);
+            if transient > 10_000_000 {
+                return Err(SpecError::new(
+                    "orbits.transient_periods",
+                    format!("must be <= 1e7 drive periods (got {transient})"),
+                ));
+            }
+            if other == "settle" {
+                OrbitStart::Settle { periods: transient }
+            } else {
+                let scan = s.scan_periods.unwrap_or(1000);
+                let k = s.drive_periods.unwrap_or(1) as u64;
+                if scan <= k || scan > 1_000_000 {
+                    return Err(SpecError::new(
+                        "orbits.scan_periods",
+                        format!("must exceed drive_periods ({k}) and be <= 1e6 (got {scan})"),
+                    ));
+                }
+                OrbitStart::Return { transient, scan }
             }
         }
     };
+    if !matches!(start, OrbitStart::Return { .. }) && s.scan_periods.is_some() {
+        return Err(SpecError::new(
+            "orbits.scan_periods",
+            "applies to start = \"return\"",
+        ));
+    }
     if !matches!(start, OrbitStart::Mode { .. }) {
         refuse_given(
             "orbits",
@@ -636,12 +667,12 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         }
     }
     if action != OrbitsAction::Diagram
-        && !matches!(start, OrbitStart::Settle { .. })
+        && !matches!(start, OrbitStart::Settle { .. } | OrbitStart::Return { .. })
         && s.transient_periods.is_some()
     {
         return Err(SpecError::new(
             "orbits.transient_periods",
-            "applies to start = \"settle\" or action = \"diagram\"",
+            "applies to start = \"settle\" or \"return\", or action = \"diagram\"",
         ));
     }
     let run = OrbitsRun {

@@ -46,6 +46,9 @@ pub fn write_orbits(
         g.attr_str("parameter", &p.name)?;
         g.attr_str("parameter_units", &p.units)?;
     }
+    if let Some(d) = result.return_distance {
+        g.attr_f64("seed_return_distance", d)?;
+    }
     if let Some(p) = result.start_parameter {
         g.attr_f64("start_parameter", p)?;
     }
