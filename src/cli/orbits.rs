@@ -3,7 +3,7 @@
 //! figure (bifurcation diagram, orbit diagram with λ_max, or the orbit's shape).
 
 use super::output::{report, CliError, Run};
-use pendula::analysis::periodic::{Branch, PeriodicOrbit};
+use pendula::analysis::periodic::{BifurcationKind, Branch, PeriodicOrbit};
 use pendula::model::Chain;
 use pendula::run::OrbitsResult;
 use pendula::spec::{OrbitsAction, OrbitsRun};
@@ -70,6 +70,23 @@ fn branch_json(label: &str, b: &Branch) -> Value {
     })
 }
 
+/// The located period doublings in branch order, and the ratios of successive intervals
+/// between them (against Feigenbaum's δ).
+fn doublings(r: &OrbitsResult) -> (Vec<f64>, Vec<f64>) {
+    let pds: Vec<f64> = r
+        .branches
+        .iter()
+        .flat_map(|(_, b)| &b.bifurcations)
+        .filter(|x| x.kind == BifurcationKind::PeriodDoubling)
+        .map(|x| x.parameter)
+        .collect();
+    let ratios = pds
+        .windows(3)
+        .map(|w| (w[1] - w[0]) / (w[2] - w[1]))
+        .collect();
+    (pds, ratios)
+}
+
 fn summary(ctx: &Run, run: &OrbitsRun, r: &OrbitsResult, wall: f64) -> Value {
     let spec = ctx.spec;
     let mut v = json!({
@@ -101,18 +118,8 @@ fn summary(ctx: &Run, run: &OrbitsRun, r: &OrbitsResult, wall: f64) -> Value {
             .map(|(l, b)| branch_json(l, b))
             .collect::<Vec<_>>()
             .into();
-        let pds: Vec<f64> = r
-            .branches
-            .iter()
-            .flat_map(|(_, b)| &b.bifurcations)
-            .filter(|x| x.kind.name() == "period-doubling")
-            .map(|x| x.parameter)
-            .collect();
+        let (pds, ratios) = doublings(r);
         if pds.len() >= 3 {
-            let ratios: Vec<f64> = pds
-                .windows(3)
-                .map(|w| (w[1] - w[0]) / (w[2] - w[1]))
-                .collect();
             v["period_doublings"] = json!(pds);
             v["feigenbaum_ratios"] = json!(ratios);
         }
@@ -221,18 +228,9 @@ fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
             );
         }
     }
-    let pds: Vec<f64> = r
-        .branches
-        .iter()
-        .flat_map(|(_, b)| &b.bifurcations)
-        .filter(|x| x.kind.name() == "period-doubling")
-        .map(|x| x.parameter)
-        .collect();
-    if pds.len() >= 3 {
-        let ratios: Vec<String> = pds
-            .windows(3)
-            .map(|w| format!("{:.4}", (w[1] - w[0]) / (w[2] - w[1])))
-            .collect();
+    let (_, ratios) = doublings(r);
+    if !ratios.is_empty() {
+        let ratios: Vec<String> = ratios.iter().map(|x| format!("{x:.4}")).collect();
         let _ = writeln!(
             s,
             "ratios of successive period-doubling intervals: {} (Feigenbaum's δ = 4.6692)",
