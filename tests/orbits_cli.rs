@@ -259,6 +259,32 @@ fn a_near_return_seeds_an_unstable_orbit_inside_chaos() {
     assert!(o["liouville_error"].as_f64().unwrap() < 1e-10);
 }
 
+/// The chaotic double pendulum released at θ = (2, 2): the nearest first return among 1000
+/// upward crossings of θ₁ = 0 seeds a hyperbolic periodic orbit at that energy, whose
+/// multipliers pair up (μ, 1/μ) as a Hamiltonian orbit's must.
+#[test]
+fn a_section_return_seeds_a_hyperbolic_orbit_of_the_double_pendulum() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = json(&pendula(
+        dir.path(),
+        &[
+            "orbits", "--preset", "double", "--theta", "2,2", "--start", "return", "--json",
+        ],
+    ));
+    let o = &v["orbit"];
+    assert_eq!(o["stability"], "hyperbolic");
+    assert!(v["seed_return_distance"].as_f64().unwrap() < 0.2);
+    // The energy is the release's, E = −g(2 cos 2 + cos 2) = −3g cos 2, to DOP853's drift
+    // over the 1000 crossings scanned.
+    let e = -3.0 * 9.81 * 2f64.cos();
+    let got = o["energy"].as_f64().unwrap();
+    assert!((got - e).abs() < 1e-7 * e.abs(), "{got} vs {e}");
+    assert!(o["reciprocal_error"].as_f64().unwrap() < 1e-10);
+    assert!(o["liouville_error"].as_f64().unwrap() < 1e-10);
+    let r = o["newton_residuals"].as_array().unwrap();
+    assert!(r.last().unwrap().as_f64().unwrap() < 1e-10);
+}
+
 /// Each refusal: exit `code`, one stderr line containing `names`, no file.
 fn refused(args: &[&str], code: i32, names: &str) {
     let dir = tempfile::tempdir().unwrap();
@@ -369,10 +395,24 @@ fn bad_input_is_refused_naming_the_flag() {
     );
     refused(
         &[
-            "--preset", "double", "--theta", "0.1,0.1", "--period", "2", "--start", "return",
+            "--preset", "double", "--theta", "0.1,0.1", "--start", "settle",
         ],
         2,
-        "--start: \"return\" integrates drive periods: the chain has no drive",
+        "--start: \"settle\" integrates drive periods: the chain has no drive",
+    );
+    refused(
+        &[
+            "--preset",
+            "double",
+            "--theta",
+            "0.1,0.1",
+            "--start",
+            "return",
+            "--transient-periods",
+            "5",
+        ],
+        2,
+        "--transient-periods: applies to a driven chain",
     );
     refused(
         &with(&["--points", "9"]),

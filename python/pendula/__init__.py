@@ -407,7 +407,8 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     and ``lyapunov`` against ``parameter``). The seed is ``theta``/``omega`` (``start``
     ``"initial"``), a normal mode (``"mode"``, ``mode``, ``amplitude``), the state after
     ``transient_periods`` drive periods (``"settle"``) or, after them, the stroboscopic point
-    of the next ``scan_periods`` that returns nearest after k periods (``"return"``). A driven chain's orbits have period
+    of the next ``scan_periods`` that returns nearest after k periods (``"return"``; an
+    undriven chain's: the crossing of θ₁ = 0 upward whose next one lands nearest). A driven chain's orbits have period
     ``drive_periods``·T_drive; an undriven one's are closed by ``energy`` or ``period``.
     ``parameter`` is the varied spec field (``"model.drive.torque.amplitude"``,
     ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's

@@ -175,10 +175,15 @@ fn orbit_table(s: &mut String, o: &PeriodicOrbit) {
             .collect();
         let _ = writeln!(s, "trivial multipliers' distance from 1: {}", t.join(", "));
     }
+    let expected = if f.reciprocal_error.is_some() {
+        "1 (a closed Hamiltonian orbit)".to_string()
+    } else {
+        format!("exp(∫ tr J dt) = {:.14e}", f.liouville)
+    };
     let _ = writeln!(
         s,
-        "Liouville: det M = {:.14e}, exp(∫ tr J dt) = {:.14e}, rel. error {:.2e}",
-        f.determinant, f.liouville, f.liouville_error
+        "Liouville: det M = {:.14e}, expected {expected}, rel. error {:.2e}",
+        f.determinant, f.liouville_error
     );
     if let Some(e) = f.reciprocal_error {
         let _ = writeln!(s, "reciprocal pairs: max |μ μ' − 1| = {e:.2e}");

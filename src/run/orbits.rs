@@ -76,6 +76,7 @@ fn seed(
     return_distance: &mut Option<f64>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
+    let drive = drive_period(chain).map_err(|m| FieldError::new("model.drive", m))?;
     match run.start {
         OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
@@ -97,10 +98,11 @@ fn seed(
             let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
             Ok((x, None))
         }
+        OrbitStart::Return { scan, .. } if drive.is_none() => {
+            section_return(spec, chain, run, scan, obs, return_distance)
+        }
         OrbitStart::Return { transient, scan } => {
-            let t = drive_period(chain)
-                .map_err(|m| FieldError::new("model.drive", m))?
-                .expect("return is refused for an undriven chain");
+            let t = drive.expect("a driven chain");
             let k = match run.closure {
                 OrbitClosure::Driven { k } => k,
                 _ => unreachable!("return is refused for an undriven chain"),
@@ -116,6 +118,52 @@ fn seed(
             Ok((seed, None))
         }
     }
+}
+
+/// An undriven chain's near-return seed: from [initial], `scan` crossings of θ₁ = 0 (upward)
+/// on DOP853's dense output; the crossing whose next one lands nearest (max norm, angles modulo
+/// 2π), and the time to it as the period guess.
+fn section_return(
+    spec: &Spec,
+    chain: &Chain,
+    run: &OrbitsRun,
+    scan: u64,
+    obs: &mut dyn Observer,
+    return_distance: &mut Option<f64>,
+) -> Result<(Vec<f64>, Option<f64>), RunError> {
+    use crate::analysis::poincare::{section_orbits, OrbitEnd, OrbitOptions, Section};
+    let n = chain.links();
+    let opts = OrbitOptions {
+        crossings: scan as usize,
+        t_max: f64::INFINITY,
+        rtol: run.shooting.rtol,
+        atol: run.shooting.atol,
+        ..OrbitOptions::default()
+    };
+    let section = Section::angle(0, 0.0, crate::integrate::Direction::Rising);
+    let (mut orbits, finished) =
+        section_orbits(chain, &section, std::slice::from_ref(&spec.x0), &opts, obs);
+    if !finished {
+        return Err(RunError::Interrupted);
+    }
+    let o = orbits.pop().expect("one orbit");
+    if let OrbitEnd::Failed(m) = &o.end {
+        return Err(RunError::Failed(m.clone()));
+    }
+    if o.states.len() < 2 {
+        return Err(FieldError::new(
+            "initial.theta",
+            format!(
+                "the orbit from [initial] crossed θ₁ = 0 upward {} time(s): a near return needs two",
+                o.states.len()
+            ),
+        )
+        .into());
+    }
+    let flat: Vec<f64> = o.states.concat();
+    let (i, d) = nearest_return(&flat, 2 * n, n, 1);
+    *return_distance = Some(d);
+    Ok((o.states[i].clone(), Some(o.t[i + 1] - o.t[i])))
 }
 
 /// The state after `periods` drive periods (`t` each) from `x0`, handing each period's end to

@@ -57,7 +57,7 @@ pub struct OrbitsSpec {
     /// `"return"`) or before the diagram's samples at each parameter value.
     pub transient_periods: Option<u64>,
     /// Drive periods scanned for the nearest return after k of them (`start = "return"`,
-    /// default 1000).
+    /// default 1000); for an undriven chain, crossings of θ₁ = 0.
     pub scan_periods: Option<u64>,
     /// Shooting segments (1: single shooting).
     pub segments: Option<usize>,
@@ -119,7 +119,9 @@ pub enum OrbitStart {
     /// The initial state after `periods` drive periods (an attractor of a driven chain).
     Settle { periods: u64 },
     /// After `transient` drive periods, the stroboscopic point among the next `scan` whose
-    /// k-th iterate returns nearest to it: a seed for an unstable orbit inside chaos.
+    /// k-th iterate returns nearest to it: a seed for an unstable orbit inside chaos. An
+    /// undriven chain's: among `scan` crossings of θ₁ = 0 (upward), the one whose next
+    /// crossing is nearest, with the time between them as the period guess.
     Return { transient: u64, scan: u64 },
 }
 
@@ -331,6 +333,22 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                 mode: mode - 1,
                 amplitude,
             }
+        }
+        "return" if !driven => {
+            // An undriven chain's returns are its crossings of θ₁ = 0 (upward).
+            refuse_given(
+                "orbits",
+                &[("transient_periods", s.transient_periods.is_some())],
+                "applies to a driven chain (an undriven one is scanned from [initial] on)",
+            )?;
+            let scan = s.scan_periods.unwrap_or(1000);
+            if !(2..=1_000_000).contains(&scan) {
+                return Err(SpecError::new(
+                    "orbits.scan_periods",
+                    format!("must be 2 ..= 1e6 section crossings (got {scan})"),
+                ));
+            }
+            OrbitStart::Return { transient: 0, scan }
         }
         other => {
             if !driven {

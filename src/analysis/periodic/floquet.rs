@@ -86,7 +86,8 @@ pub struct Floquet {
     pub stability: Stability,
     /// det M, computed from the matrix.
     pub determinant: f64,
-    /// exp(∫ tr J dt) along the orbit: what Liouville's formula says det M is.
+    /// What Liouville's formula says det M is: exp(∫ tr J dt) along a damped orbit (trapezoidal
+    /// rule on its samples); exactly 1 for a Hamiltonian one (it keeps a density that returns).
     pub liouville: f64,
     /// |det M − exp(∫ tr J dt)| / exp(∫ tr J dt).
     pub liouville_error: f64,
@@ -149,7 +150,15 @@ pub fn floquet(
         Stability::Stable
     };
     let determinant = m.clone().determinant();
-    let liouville = trace_integral.exp();
+    // A Hamiltonian flow keeps a smooth density ρ(x) (in (θ, θ̇): det M(θ), which the angles
+    // bring back), so a closed orbit's det M = ρ(x₀)/ρ(x_T) is exactly 1; a quadrature of
+    // tr J over the samples would be only as good as their spacing. A damped orbit has no such
+    // density: exp(∫ tr J dt) by the trapezoidal rule on the samples.
+    let liouville = if hamiltonian {
+        1.0
+    } else {
+        trace_integral.exp()
+    };
     let reciprocal_error = hamiltonian.then(|| {
         eig.iter()
             .map(|a| {
