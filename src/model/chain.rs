@@ -19,7 +19,7 @@
 
 pub(crate) mod small;
 
-use super::forcing::{Damping, Drive};
+use super::forcing::{Damping, Drive, PhaseCos};
 use super::linalg::{cholesky_in_place, cholesky_solve};
 use super::structured::{self, Consts};
 use super::{ModelError, System};
@@ -163,6 +163,9 @@ pub struct ChainWorkspace {
     gd: Vec<f64>,
     /// ω_k² for the force sums.
     w2: Vec<f64>,
+    /// cos of the torque's and of the pivot motion's phase at the last time asked.
+    torque_cos: PhaseCos,
+    pivot_cos: PhaseCos,
 }
 
 impl Chain {
@@ -367,21 +370,32 @@ impl Chain {
         self.params.damping.matrix(self.n)
     }
 
-    /// Effective gravity (g_x, g_y) in the pivot's frame: (s̈_x, g + s̈_y).
     #[inline]
-    fn effective_gravity(&self, t: f64) -> (f64, f64) {
+    fn torque(&self, t: f64) -> f64 {
+        self.params.drive.torque.map_or(0.0, |h| h.value(t))
+    }
+
+    /// Effective gravity (g_x, g_y) in the pivot's frame at t: (s̈_x, g + s̈_y), the cosine of
+    /// the pivot's phase through the workspace's cache (the same bits as a fresh call).
+    #[inline(always)]
+    fn effective_gravity_cached(&self, t: f64, cache: &mut PhaseCos) -> (f64, f64) {
         match &self.params.drive.pivot {
             Some(p) => {
-                let acc = p.acceleration(t);
+                let acc = p.acceleration_from_cos(cache.cos(p.argument(t)));
                 (acc[0], self.params.gravity + acc[1])
             }
             None => (0.0, self.params.gravity),
         }
     }
 
-    #[inline]
-    fn torque(&self, t: f64) -> f64 {
-        self.params.drive.torque.map_or(0.0, |h| h.value(t))
+    /// [`Chain::torque`] through the workspace's cache of the torque phase's cosine (the same
+    /// bits).
+    #[inline(always)]
+    fn torque_cached(&self, t: f64, cache: &mut PhaseCos) -> f64 {
+        self.params
+            .drive
+            .torque
+            .map_or(0.0, |h| h.amplitude * cache.cos(h.argument(t)))
     }
 
     /// Mass matrix M(θ) (row-major N × N).
@@ -583,14 +597,15 @@ impl Chain {
             ws.s[j] = s;
             ws.c[j] = c;
         }
-        let (gx, gy) = self.effective_gravity(t);
+        let (gx, gy) = self.effective_gravity_cached(t, &mut ws.pivot_cos);
+        let tau = self.torque_cached(t, &mut ws.torque_cos);
         if self.structured {
             let k = self.consts();
             for j in 0..n {
                 ws.w2[j] = omega[j] * omega[j];
             }
             structured::forces(&k, &ws.c, &ws.s, &ws.w2, gx, gy, &mut ws.alpha);
-            self.add_damping_and_torque(t, omega, &mut ws.alpha);
+            self.add_damping_and_torque(tau, omega, &mut ws.alpha);
             // M is SPD for any θ; a NaN state is caught by the integrators' finiteness check.
             let _ = structured::factor(&k, &ws.c, &ws.s, &mut ws.ld, &mut ws.wx, &mut ws.wy);
             structured::solve(&k, &ws.c, &ws.s, &ws.ld, &ws.wx, &ws.wy, &mut ws.alpha);
@@ -610,16 +625,16 @@ impl Chain {
             }
             ws.alpha[j] = f;
         }
-        self.add_damping_and_torque(t, omega, &mut ws.alpha);
+        self.add_damping_and_torque(tau, omega, &mut ws.alpha);
         // M is SPD for any θ (it is a Gram matrix of the link velocities), so this cannot fail
         // for finite input; a NaN state is caught by the integrators' finiteness check.
         let _ = cholesky_in_place(&mut ws.l, n);
         cholesky_solve(&ws.l, n, &mut ws.alpha);
     }
 
-    /// f −= D ω, f_1 += τ(t).
-    #[inline]
-    fn add_damping_and_torque(&self, t: f64, omega: &[f64], f: &mut [f64]) {
+    /// f −= D ω, f_1 += τ (the drive torque at the time, [`Chain::torque`]).
+    #[inline(always)]
+    fn add_damping_and_torque(&self, tau: f64, omega: &[f64], f: &mut [f64]) {
         let n = self.n;
         if self.damped {
             for j in 0..n {
@@ -630,7 +645,7 @@ impl Chain {
                 }
             }
         }
-        f[0] += self.torque(t);
+        f[0] += tau;
     }
 
     /// The structured tangent block: per column, G vθ + H vω − D vω by prefix/suffix sums, then
@@ -646,7 +661,7 @@ impl Chain {
         let n = self.n;
         let dim = 2 * n;
         let omega = &x[n..];
-        let (gx, gy) = self.effective_gravity(t);
+        let (gx, gy) = self.effective_gravity_cached(t, &mut ws.pivot_cos);
         let k = self.consts();
         structured::tangent_setup(
             &k, &ws.c, &ws.s, omega, &ws.alpha, gx, gy, &mut ws.tp, &mut ws.tq, &mut ws.gd,
@@ -696,6 +711,8 @@ impl System for Chain {
             tq: vec![0.0; sn],
             gd: vec![0.0; sn],
             w2: vec![0.0; sn],
+            torque_cos: PhaseCos::new(),
+            pivot_cos: PhaseCos::new(),
         }
     }
 
@@ -703,9 +720,9 @@ impl System for Chain {
         let n = self.n;
         if self.small {
             match n {
-                1 => return self.small_rhs::<1>(t, x, dx),
-                2 => return self.small_rhs::<2>(t, x, dx),
-                3 => return self.small_rhs::<3>(t, x, dx),
+                1 => return self.small_rhs::<1>(t, x, dx, ws),
+                2 => return self.small_rhs::<2>(t, x, dx, ws),
+                3 => return self.small_rhs::<3>(t, x, dx, ws),
                 _ => {}
             }
         }
@@ -734,9 +751,9 @@ impl System for Chain {
         let n = self.n;
         if self.small {
             match n {
-                1 => return self.small_rhs_tangent::<1>(t, x, dx, v, dv),
-                2 => return self.small_rhs_tangent::<2>(t, x, dx, v, dv),
-                3 => return self.small_rhs_tangent::<3>(t, x, dx, v, dv),
+                1 => return self.small_rhs_tangent::<1>(t, x, dx, v, dv, ws),
+                2 => return self.small_rhs_tangent::<2>(t, x, dx, v, dv, ws),
+                3 => return self.small_rhs_tangent::<3>(t, x, dx, v, dv, ws),
                 _ => {}
             }
         }
@@ -749,7 +766,7 @@ impl System for Chain {
             self.tangent_structured(t, x, v, dv, ws);
             return;
         }
-        let (gx, gy) = self.effective_gravity(t);
+        let (gx, gy) = self.effective_gravity_cached(t, &mut ws.pivot_cos);
         let a = self.a();
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);

@@ -48,7 +48,13 @@ pub struct Harmonic {
 impl Harmonic {
     #[inline]
     pub fn value(&self, t: f64) -> f64 {
-        self.amplitude * (self.frequency * t + self.phase).cos()
+        self.amplitude * self.argument(t).cos()
+    }
+
+    /// The phase `frequency · t + phase` (rad) whose cosine [`Harmonic::value`] scales.
+    #[inline(always)]
+    pub fn argument(&self, t: f64) -> f64 {
+        self.frequency * t + self.phase
     }
 }
 
@@ -84,7 +90,19 @@ impl PivotMotion {
     /// Pivot acceleration s̈(t) (m/s²).
     #[inline]
     pub fn acceleration(&self, t: f64) -> [f64; 2] {
-        let c = -(self.frequency * self.frequency) * (self.frequency * t + self.phase).cos();
+        self.acceleration_from_cos(self.argument(t).cos())
+    }
+
+    /// The phase `frequency · t + phase` (rad) of the motion.
+    #[inline(always)]
+    pub fn argument(&self, t: f64) -> f64 {
+        self.frequency * t + self.phase
+    }
+
+    /// s̈ given `cos` of [`PivotMotion::argument`] (what [`PivotMotion::acceleration`] computes).
+    #[inline(always)]
+    pub fn acceleration_from_cos(&self, cos: f64) -> [f64; 2] {
+        let c = -(self.frequency * self.frequency) * cos;
         [self.x_amplitude * c, self.y_amplitude * c]
     }
 }
@@ -110,5 +128,36 @@ impl Drive {
     pub fn pivot_reach(&self) -> f64 {
         self.pivot
             .map_or(0.0, |p| p.x_amplitude.hypot(p.y_amplitude))
+    }
+}
+
+/// The cosine of the last drive phase seen, keyed by the phase's bits: RK4's two middle stages
+/// (and often a step's last stage and the next step's first) evaluate the drive at one and the
+/// same time, and `cos` is a pure function of its argument, so a hit returns exactly the bits a
+/// fresh call would. Keyed by the argument, not by t, it stays right whichever chain or drive
+/// the workspace serves.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct PhaseCos {
+    arg: u64,
+    cos: f64,
+}
+
+impl PhaseCos {
+    pub(crate) fn new() -> PhaseCos {
+        PhaseCos {
+            arg: 0.0f64.to_bits(),
+            cos: 0.0f64.cos(),
+        }
+    }
+
+    /// `arg.cos()`, from the cache when `arg` has the bits of the last call's.
+    #[inline(always)]
+    pub(crate) fn cos(&mut self, arg: f64) -> f64 {
+        let bits = arg.to_bits();
+        if bits != self.arg {
+            self.arg = bits;
+            self.cos = arg.cos();
+        }
+        self.cos
     }
 }

@@ -8,7 +8,7 @@
 //! divisions. M is a Gram matrix with condition number bounded by the link parameters, so the
 //! explicit inverse loses nothing measurable against the Cholesky route (tested to 1e-12).
 
-use super::Chain;
+use super::{Chain, ChainWorkspace};
 
 /// Largest N served by these kernels.
 pub(super) const SMALL_MAX_LINKS: usize = 3;
@@ -106,7 +106,7 @@ pub(crate) fn mass_and_force<const N: usize>(
 impl Chain {
     /// sin/cos, M(θ)⁻¹ and α = M⁻¹F for a chain of exactly N links.
     #[inline(always)]
-    fn small_eval<const N: usize>(&self, t: f64, x: &[f64]) -> Eval<N> {
+    fn small_eval<const N: usize>(&self, t: f64, x: &[f64], ws: &mut ChainWorkspace) -> Eval<N> {
         let theta: &[f64; N] = x[..N].try_into().expect("state length");
         let omega: &[f64; N] = x[N..2 * N].try_into().expect("state length");
         let a: &[f64] = &self.a()[..N * N];
@@ -115,9 +115,10 @@ impl Chain {
         for j in 0..N {
             (s[j], c[j]) = theta[j].sin_cos();
         }
-        let (gx, gy) = self.effective_gravity(t);
+        let (gx, gy) = self.effective_gravity_cached(t, &mut ws.pivot_cos);
         let (m, mut f) = mass_and_force(a, &self.b, (gx, gy), &s, &c, omega);
-        self.add_damping_and_torque(t, omega, &mut f);
+        let tau = self.torque_cached(t, &mut ws.torque_cos);
+        self.add_damping_and_torque(tau, omega, &mut f);
         let minv = inverse_spd(&m);
         let alpha = mat_vec(&minv, &f);
         Eval {
@@ -131,8 +132,14 @@ impl Chain {
 
     /// `rhs` for N ≤ [`SMALL_MAX_LINKS`] links.
     #[inline]
-    pub(super) fn small_rhs<const N: usize>(&self, t: f64, x: &[f64], dx: &mut [f64]) {
-        let e = self.small_eval::<N>(t, x);
+    pub(super) fn small_rhs<const N: usize>(
+        &self,
+        t: f64,
+        x: &[f64],
+        dx: &mut [f64],
+        ws: &mut ChainWorkspace,
+    ) {
+        let e = self.small_eval::<N>(t, x, ws);
         dx[..N].copy_from_slice(&x[N..2 * N]);
         dx[N..2 * N].copy_from_slice(&e.alpha);
     }
@@ -147,8 +154,9 @@ impl Chain {
         dx: &mut [f64],
         v: &[f64],
         dv: &mut [f64],
+        ws: &mut ChainWorkspace,
     ) {
-        let e = self.small_eval::<N>(t, x);
+        let e = self.small_eval::<N>(t, x, ws);
         let omega: &[f64; N] = x[N..2 * N].try_into().expect("state length");
         dx[..N].copy_from_slice(omega);
         dx[N..2 * N].copy_from_slice(&e.alpha);
