@@ -119,6 +119,31 @@ impl Drive {
         self.torque.is_none() && self.pivot.is_none()
     }
 
+    /// The drive period 2π/Ω (s), `None` when undriven; an error when the torque and the pivot
+    /// run at different frequencies (no common period) or the frequency is not > 0.
+    pub fn period(&self) -> Result<Option<f64>, String> {
+        let freqs: Vec<f64> = self
+            .torque
+            .iter()
+            .map(|t| t.frequency)
+            .chain(self.pivot.iter().map(|p| p.frequency))
+            .collect();
+        match freqs.as_slice() {
+            [] => Ok(None),
+            [w, rest @ ..] => {
+                if let Some(other) = rest.iter().find(|v| *v != w) {
+                    return Err(format!(
+                        "the torque ({w} rad/s) and pivot ({other} rad/s) frequencies differ: a periodic orbit needs one drive period"
+                    ));
+                }
+                if !(w.is_finite() && *w > 0.0) {
+                    return Err(format!("the drive frequency must be > 0 (got {w})"));
+                }
+                Ok(Some(std::f64::consts::TAU / w))
+            }
+        }
+    }
+
     /// Where the pivot is at time t (m): the origin unless it is driven.
     pub fn pivot_position(&self, t: f64) -> [f64; 2] {
         self.pivot.map_or([0.0, 0.0], |p| p.position(t))

@@ -10,7 +10,7 @@ use crate::analysis::periodic::{
 use crate::error::FieldError;
 use crate::model::{Chain, System};
 use crate::observe::Observer;
-use crate::spec::orbits::{drive_period, renamed, OrbitClosure, OrbitStart, SpecFamily};
+use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
 use crate::spec::{OrbitsAction, OrbitsRun, Spec};
 use std::f64::consts::TAU;
 
@@ -76,7 +76,11 @@ fn seed(
     return_distance: &mut Option<f64>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
-    let drive = drive_period(chain).map_err(|m| FieldError::new("model.drive", m))?;
+    let drive = chain
+        .params()
+        .drive
+        .period()
+        .map_err(|m| FieldError::new("model.drive", m))?;
     match run.start {
         OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
@@ -92,7 +96,10 @@ fn seed(
             Ok((x, guess))
         }
         OrbitStart::Settle { periods } => {
-            let t = drive_period(chain)
+            let t = chain
+                .params()
+                .drive
+                .period()
                 .map_err(|m| FieldError::new("model.drive", m))?
                 .expect("settle is refused for an undriven chain");
             let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
@@ -226,7 +233,11 @@ pub(super) fn run(
     run: &OrbitsRun,
     obs: &mut dyn Observer,
 ) -> Result<OrbitsResult, RunError> {
-    let drive = drive_period(chain).map_err(|m| FieldError::new("model.drive", m))?;
+    let drive = chain
+        .params()
+        .drive
+        .period()
+        .map_err(|m| FieldError::new("model.drive", m))?;
     let mut return_distance = None;
     let (x0, guess) = seed(spec, chain, run, obs, &mut return_distance)?;
     let mut result = OrbitsResult {

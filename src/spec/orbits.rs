@@ -176,33 +176,6 @@ pub fn parameters() -> Vec<&'static str> {
         .collect()
 }
 
-/// The drive period of `chain` (s), `None` when undriven; an error when its torque and pivot
-/// frequencies differ (no common period).
-pub fn drive_period(chain: &Chain) -> Result<Option<f64>, String> {
-    let d = &chain.params().drive;
-    let freqs: Vec<f64> = d
-        .torque
-        .iter()
-        .map(|t| t.frequency)
-        .chain(d.pivot.iter().map(|p| p.frequency))
-        .collect();
-    match freqs.as_slice() {
-        [] => Ok(None),
-        [w, rest @ ..] => {
-            if rest.iter().any(|v| v != w) {
-                return Err(format!(
-                    "the torque ({w} rad/s) and pivot ({} rad/s) frequencies differ: a periodic orbit needs one drive period",
-                    rest[0]
-                ));
-            }
-            if !(w.is_finite() && *w > 0.0) {
-                return Err(format!("the drive frequency must be > 0 (got {w})"));
-            }
-            Ok(Some(std::f64::consts::TAU / w))
-        }
-    }
-}
-
 /// The family a run continues or sweeps: the spec's model rebuilt with the parameter set, closed
 /// as the spec says.
 pub struct SpecFamily<'a> {
@@ -241,7 +214,10 @@ impl Family for SpecFamily<'_> {
         };
         let closure = match self.run.closure {
             OrbitClosure::Driven { k } => {
-                let t = drive_period(&chain)
+                let t = chain
+                    .params()
+                    .drive
+                    .period()
                     .map_err(|m| PeriodicError::invalid("model.drive", m))?
                     .ok_or_else(|| {
                         PeriodicError::invalid("model.drive", "the chain is not driven")
@@ -292,7 +268,10 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         "continue" => OrbitsAction::Continue,
         _ => OrbitsAction::Diagram,
     };
-    let driven = drive_period(chain)
+    let driven = chain
+        .params()
+        .drive
+        .period()
         .map_err(|m| SpecError::new("model.drive", m))?
         .is_some();
     let damped = !chain.params().damping.is_zero();

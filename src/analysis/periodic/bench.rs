@@ -15,7 +15,7 @@ use std::f64::consts::PI;
 use std::time::Instant;
 
 /// θ̈ + θ̇/2 + sin θ = A cos(2t/3) (Baker–Gollub units).
-fn driven(a: f64) -> Chain {
+pub(crate) fn driven(a: f64) -> Chain {
     let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
     p.gravity = 1.0;
     p.damping.absolute = vec![0.5];

@@ -280,24 +280,16 @@ pub fn orbit_diagram<F: Family>(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Chain, ChainParams, Harmonic, Link};
+    use crate::model::Chain;
     use std::f64::consts::PI;
 
-    /// θ̈ + θ̇/2 + sin θ = A cos(2t/3).
+    /// θ̈ + θ̇/2 + sin θ = A cos(2t/3), period-1 closure.
     fn driven(a: f64) -> Result<(Chain, Closure), PeriodicError> {
-        let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
-        p.gravity = 1.0;
-        p.damping.absolute = vec![0.5];
-        p.drive.torque = Some(Harmonic {
-            amplitude: a,
-            frequency: 2.0 / 3.0,
-            phase: 0.0,
-        });
         let closure = Closure::Driven {
             drive_period: 3.0 * PI,
             k: 1,
         };
-        Ok((Chain::new(p).expect("a valid chain"), closure))
+        Ok((super::super::bench::driven(a), closure))
     }
 
     fn opts(parameters: Vec<f64>, starts: Vec<Vec<f64>>, samples: u64) -> DiagramOptions {

@@ -13,6 +13,7 @@
 use super::floquet::{floquet, Floquet, Trivial};
 use super::flow::{propagate, Propagated};
 use super::PeriodicError;
+pub use crate::analysis::lyapunov::wrap_angle;
 use crate::integrate::Method;
 use crate::model::{Chain, System};
 use crate::observe::{Cancel, Cancellable};
@@ -543,14 +544,4 @@ pub(crate) fn least_squares(
 
 pub(crate) fn norm_inf(v: &DVector<f64>) -> f64 {
     v.iter().fold(0.0, |a, b| a.max(b.abs()))
-}
-
-/// `a` in (−π, π].
-pub fn wrap_angle(a: f64) -> f64 {
-    let w = a - TAU * (a / TAU).round();
-    if w <= -std::f64::consts::PI {
-        w + TAU
-    } else {
-        w
-    }
 }
