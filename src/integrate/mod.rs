@@ -106,6 +106,15 @@ impl<'a, S: System> Flow<'a, S> {
             evals: 0,
         }
     }
+    /// [`Flow::with_layout`] on the model's workspace for repeated times
+    /// ([`System::workspace_for_repeated_times`]): for loops that integrate every period on
+    /// one time grid.
+    pub fn repeating(sys: &'a S, work: bool, k: usize) -> Self {
+        Flow {
+            ws: sys.workspace_for_repeated_times(),
+            ..Self::with_layout(sys, work, k)
+        }
+    }
     /// An initial augmented vector: the state, W = 0, and the given deviation vectors (or the
     /// first k columns of the identity when `v0` is `None`).
     pub fn initial(&self, x0: &[f64], v0: Option<&[f64]>) -> Vec<f64> {
@@ -126,7 +135,7 @@ impl<S: System> Ode for Flow<'_, S> {
         self.layout.len()
     }
 
-    #[inline]
+    #[inline(always)]
     fn eval(&mut self, t: f64, y: &[f64], dy: &mut [f64]) {
         self.evals += 1;
         let l = self.layout;

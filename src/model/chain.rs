@@ -716,6 +716,23 @@ impl System for Chain {
         }
     }
 
+    /// The plain workspace whose drive-phase caches remember earlier phases: a time grid
+    /// repeated every period then costs its cosines once.
+    fn workspace_for_repeated_times(&self) -> ChainWorkspace {
+        let remembering = |on: bool| {
+            if on {
+                PhaseCos::remembering()
+            } else {
+                PhaseCos::new()
+            }
+        };
+        ChainWorkspace {
+            torque_cos: remembering(self.params.drive.torque.is_some()),
+            pivot_cos: remembering(self.params.drive.pivot.is_some()),
+            ..self.workspace()
+        }
+    }
+
     fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut ChainWorkspace) {
         let n = self.n;
         if self.small {

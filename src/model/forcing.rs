@@ -161,28 +161,94 @@ impl Drive {
 /// same time, and `cos` is a pure function of its argument, so a hit returns exactly the bits a
 /// fresh call would. Keyed by the argument, not by t, it stays right whichever chain or drive
 /// the workspace serves.
-#[derive(Debug, Clone, Copy)]
+///
+/// A run that integrates every drive period on one and the same time grid (an orbit
+/// diagram's stroboscopic loop) asks for the same few hundred phases in every period: with
+/// [`PhaseCos::remembering`] the cache also keeps a direct-mapped table of earlier phases, so
+/// that only the first period pays for the cosines. The table is keyed by the same bits.
+#[derive(Debug, Clone)]
 pub(crate) struct PhaseCos {
     arg: u64,
     cos: f64,
+    /// (argument bits, cosine) slots, indexed by a hash of the bits; empty when not asked for.
+    table: Box<[(u64, f64)]>,
 }
+
+/// Slots of a remembering [`PhaseCos`]: a power of two comfortably above the ~3 distinct
+/// phases per step of a few hundred steps per period (32 KiB).
+const REMEMBERED_PHASES: usize = 2048;
 
 impl PhaseCos {
     pub(crate) fn new() -> PhaseCos {
         PhaseCos {
             arg: 0.0f64.to_bits(),
             cos: 0.0f64.cos(),
+            table: Box::new([]),
         }
     }
 
-    /// `arg.cos()`, from the cache when `arg` has the bits of the last call's.
+    /// A cache that also remembers earlier phases (see the type's docs).
+    pub(crate) fn remembering() -> PhaseCos {
+        // The empty key is a NaN's bits, whose cosine (NaN) is what the slot holds: even a
+        // lookup of that very NaN returns the right value.
+        let nan = f64::from_bits(u64::MAX);
+        PhaseCos {
+            table: vec![(nan.to_bits(), nan.cos()); REMEMBERED_PHASES].into_boxed_slice(),
+            ..PhaseCos::new()
+        }
+    }
+
+    /// `arg.cos()`, from the cache when `arg` has the bits of the last call's (or, remembering,
+    /// of an earlier call's still in its slot).
     #[inline(always)]
     pub(crate) fn cos(&mut self, arg: f64) -> f64 {
         let bits = arg.to_bits();
         if bits != self.arg {
             self.arg = bits;
-            self.cos = arg.cos();
+            self.cos = if self.table.is_empty() {
+                arg.cos()
+            } else {
+                self.recall(arg)
+            };
         }
         self.cos
+    }
+
+    /// The table's slot for `arg`, filled on a miss.
+    #[inline]
+    fn recall(&mut self, arg: f64) -> f64 {
+        let bits = arg.to_bits();
+        // Fibonacci hashing: the high bits of the product mix every bit of the argument.
+        let shift = 64 - REMEMBERED_PHASES.trailing_zeros();
+        let slot = &mut self.table[(bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize];
+        if slot.0 != bits {
+            *slot = (bits, arg.cos());
+        }
+        slot.1
+    }
+}
+
+#[cfg(test)]
+mod phase_cos_tests {
+    use super::PhaseCos;
+
+    /// Remembered or not, every lookup returns exactly the bits of a fresh `cos`, over a
+    /// repeated grid (hits) and over phases that collide in the table (misses).
+    #[test]
+    fn remembered_cosines_are_the_fresh_bits() {
+        let mut plain = PhaseCos::new();
+        let mut kept = PhaseCos::remembering();
+        for _period in 0..3 {
+            for s in 0..5000 {
+                let arg = s as f64 * 1.3e-3 + 0.25;
+                for a in [arg, arg + 6.5e-4, arg + 6.5e-4] {
+                    let fresh = a.cos().to_bits();
+                    assert_eq!(plain.cos(a).to_bits(), fresh);
+                    assert_eq!(kept.cos(a).to_bits(), fresh);
+                }
+            }
+        }
+        let nan = f64::from_bits(u64::MAX);
+        assert!(kept.cos(nan).is_nan() && kept.cos(0.0) == 1.0);
     }
 }

@@ -33,6 +33,14 @@ pub trait System: Sync {
     /// A fresh workspace (allocates; call once per thread, not per step).
     fn workspace(&self) -> Self::Workspace;
 
+    /// A fresh workspace for a run that evaluates the model at the same times again and again
+    /// (a stroboscopic loop that integrates every drive period on one time grid): a model may
+    /// remember its time-dependent terms there, keyed by their exact argument, so that results
+    /// keep their bits. By default the plain [`System::workspace`].
+    fn workspace_for_repeated_times(&self) -> Self::Workspace {
+        self.workspace()
+    }
+
     /// `dx = f(x, t)`.
     fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut Self::Workspace);
 

@@ -10,7 +10,9 @@
 //! the transient, then with one tangent vector over the last `ALIGN_PERIODS` transient
 //! periods and the sampled ones, renormalised every drive period, its log-growth summed over
 //! the sampled periods. Every period runs on the same time grid from t = 0 with the angles
-//! wrapped at its end (see `sweep_value`).
+//! wrapped at its end (see `sweep_value`), so the model runs on a workspace for repeated times
+//! ([`crate::model::System::workspace_for_repeated_times`]): the drive's cosines of that grid
+//! are computed in the first period and recalled, bit for bit, in the others.
 
 use super::continuation::Family;
 use super::shooting::{wrap_angle, Closure};
@@ -156,8 +158,8 @@ fn sweep_value<S: System>(
         .map_err(|e| PeriodicError::Run(AnalysisError::naming(sys, layout(0))(e)))?;
     // The state alone, and the state with one tangent vector (a model evaluates the state part
     // of `rhs_tangent` as `rhs` does).
-    let mut state = Flow::with_layout(sys, false, 0);
-    let mut with_tangent = Flow::with_layout(sys, false, 1);
+    let mut state = Flow::repeating(sys, false, 0);
+    let mut with_tangent = Flow::repeating(sys, false, 1);
     let total = opts.transient + opts.samples;
     let free = opts.transient.saturating_sub(ALIGN_PERIODS);
     let mut log_growth = 0.0;

@@ -31,6 +31,9 @@ impl<S: System> System for Shifted<'_, S> {
     fn workspace(&self) -> Self::Workspace {
         self.sys.workspace()
     }
+    fn workspace_for_repeated_times(&self) -> Self::Workspace {
+        self.sys.workspace_for_repeated_times()
+    }
     #[inline]
     fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], ws: &mut Self::Workspace) {
         self.sys.rhs(self.t0 + t, x, dx, ws)
