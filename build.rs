@@ -1,7 +1,10 @@
 //! Build script: links the HDF5 high-level library (for the dimension-scale calls in
-//! `src/store/`), embeds the git commit for provenance, and probes the optional prerequisites
-//! of the test suite, so that `cargo test` lists a test it cannot run as *ignored*, with the
-//! reason, instead of passing it silently.
+//! `src/store/`) and embeds the git commit for provenance.
+//!
+//! It reruns only when the crate's own inputs change (see `embed_git_commit`), so that
+//! committing, activating a virtual environment or installing Python packages recompiles
+//! nothing. The test suite's optional prerequisites (Python readers, a headless browser) are
+//! probed by the tests themselves when they run (`tests/common/python.rs`, `tests/serve.rs`).
 //!
 //! Only the standard library is used, so the build needs no extra dependencies.
 
@@ -10,11 +13,8 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 fn main() {
-    println!("cargo:rerun-if-changed=build.rs");
     link_hdf5_hl();
     embed_git_commit();
-    probe_python_readers();
-    probe_browser();
 }
 
 /// Links `libhdf5_hl` unless `hdf5-sys` already does.
@@ -113,11 +113,24 @@ fn has_library(dir: &Path, name: &str) -> bool {
     .any(|f| dir.join(f).exists())
 }
 
-/// Sets `PENDULA_GIT_COMMIT` to `git rev-parse HEAD`, or leaves it unset outside git.
+/// The build's inputs: the script reruns when one of them changes, and only then (cargo's
+/// default, any file of the package, would rerun it for a README edit). Paths are relative to
+/// the package root.
+const INPUTS: [&str; 4] = ["src", "Cargo.toml", "Cargo.lock", "build.rs"];
+
+/// Sets `PENDULA_GIT_COMMIT` to the commit the sources were built from: `git rev-parse HEAD`,
+/// with `-dirty` appended when [`INPUTS`] differ from that commit (`git describe`'s mark). Left
+/// unset outside git; an environment value of the same name wins, for builds from a tarball
+/// that know their commit.
 ///
-/// Reruns when HEAD moves (`.git/HEAD`, the branch ref, `packed-refs`). An environment
-/// value of the same name wins, for builds from a tarball that know their commit.
+/// It reruns when the inputs change, not when HEAD moves: a commit that changes no source
+/// leaves the binary as it was and recompiles nothing, and its provenance still names the
+/// commit whose sources it was built from. A binary built from uncommitted sources says
+/// `-dirty` until the next source change, even after those sources are committed.
 fn embed_git_commit() {
+    for input in INPUTS {
+        println!("cargo:rerun-if-changed={input}");
+    }
     println!("cargo:rerun-if-env-changed=PENDULA_GIT_COMMIT");
     if let Ok(c) = env::var("PENDULA_GIT_COMMIT") {
         println!("cargo:rustc-env=PENDULA_GIT_COMMIT={c}");
@@ -128,154 +141,14 @@ fn embed_git_commit() {
         if !out.status.success() {
             return None;
         }
-        let s = String::from_utf8(out.stdout).ok()?.trim().to_string();
-        (!s.is_empty()).then_some(s)
+        Some(String::from_utf8(out.stdout).ok()?.trim().to_string())
     };
-    let Some(git_dir) = git(&["rev-parse", "--git-dir"]) else {
+    let Some(commit) = git(&["rev-parse", "HEAD"]).filter(|c| !c.is_empty()) else {
         return;
     };
-    let git_dir = PathBuf::from(git_dir);
-    let head = git_dir.join("HEAD");
-    if head.exists() {
-        println!("cargo:rerun-if-changed={}", head.display());
-    }
-    if let Some(r) = git(&["symbolic-ref", "-q", "HEAD"]) {
-        let ref_file = git_dir.join(r);
-        if ref_file.exists() {
-            println!("cargo:rerun-if-changed={}", ref_file.display());
-        }
-    }
-    let packed = git_dir.join("packed-refs");
-    if packed.exists() {
-        println!("cargo:rerun-if-changed={}", packed.display());
-    }
-    if let Some(commit) = git(&["rev-parse", "HEAD"]) {
-        println!("cargo:rustc-env=PENDULA_GIT_COMMIT={commit}");
-    }
-}
-
-/// Sets `cfg(have_python_readers)` when `$PYTHON` (default `python3`) imports h5py, xarray and
-/// h5netcdf, the readers `tests/python/check_h5.py` opens our files with, and passes that
-/// interpreter to the tests as `PENDULA_PYTHON`.
-///
-/// With `PENDULA_REQUIRE_PYTHON=1` (CI) a missing reader fails the build. The probe reruns when
-/// `PATH` or `PYTHON` change and when the interpreter's package directories change, so a
-/// `pip install` is picked up by the next `cargo test` (watching a missing path would rerun the
-/// probe, and rebuild the crate, on every build, so only existing paths are watched).
-fn probe_python_readers() {
-    println!("cargo::rustc-check-cfg=cfg(have_python_readers)");
-    println!("cargo:rerun-if-env-changed=PYTHON");
-    println!("cargo:rerun-if-env-changed=PATH");
-    println!("cargo:rerun-if-env-changed=PENDULA_REQUIRE_PYTHON");
-    let python = env::var("PYTHON").unwrap_or_else(|_| "python3".into());
-    // Prints the interpreter, then the readers' files, or the package directories pip installs
-    // into when an import fails.
-    let script = r#"
-import sys, sysconfig, site
-print(sys.executable)
-try:
-    import h5py, xarray, h5netcdf
-except Exception as e:
-    print("missing:", type(e).__name__, e)
-    paths = sysconfig.get_paths()
-    print(paths["purelib"]); print(paths["platlib"]); print(site.getusersitepackages())
-else:
-    print("ok"); print(h5py.__file__); print(xarray.__file__); print(h5netcdf.__file__)
-"#;
-    let out = Command::new(&python).args(["-c", script]).output();
-    let (found, why) = match &out {
-        Err(e) => (false, format!("cannot run `{python}` ({e})")),
-        Ok(o) if !o.status.success() => (
-            false,
-            format!(
-                "`{python}` failed: {}",
-                String::from_utf8_lossy(&o.stderr).trim()
-            ),
-        ),
-        Ok(o) => {
-            let text = String::from_utf8_lossy(&o.stdout).to_string();
-            let mut lines = text.lines();
-            let exe = lines.next().unwrap_or_default().to_string();
-            let verdict = lines.next().unwrap_or_default().to_string();
-            for path in lines.chain([exe.as_str()]) {
-                if !path.is_empty() && Path::new(path).exists() {
-                    println!("cargo:rerun-if-changed={path}");
-                }
-            }
-            if verdict == "ok" {
-                println!("cargo:rustc-env=PENDULA_PYTHON={exe}");
-                (true, String::new())
-            } else {
-                (false, format!("`{python}` ({exe}): {verdict}"))
-            }
-        }
-    };
-    if found {
-        println!("cargo:rustc-cfg=have_python_readers");
-    } else if env::var("PENDULA_REQUIRE_PYTHON").is_ok_and(|v| v == "1") {
-        panic!(
-            "PENDULA_REQUIRE_PYTHON=1 but the Python readers are missing: {why}; \
-             install them with `pip install h5py xarray h5netcdf` (or set PYTHON to an \
-             interpreter that has them)"
-        );
-    }
-}
-
-/// Sets `cfg(have_browser)` when the headless-browser test of the live viewer can run:
-/// Chromium at `$PENDULA_CHROMIUM` (default `/usr/bin/chromium`), `node` on the PATH and
-/// `npm ci` done in `tests/browser` (playwright-core in its `node_modules`). With
-/// `PENDULA_REQUIRE_BROWSER=1` (CI) a missing piece fails the build.
-fn probe_browser() {
-    println!("cargo::rustc-check-cfg=cfg(have_browser)");
-    println!("cargo:rerun-if-env-changed=PENDULA_CHROMIUM");
-    println!("cargo:rerun-if-env-changed=PENDULA_REQUIRE_BROWSER");
-    let chromium =
-        PathBuf::from(env::var("PENDULA_CHROMIUM").unwrap_or_else(|_| "/usr/bin/chromium".into()));
-    let node = env::var_os("PATH").and_then(|p| {
-        env::split_paths(&p)
-            .map(|d| d.join("node"))
-            .find(|f| f.is_file())
-    });
-    let browser_dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/browser");
-    let playwright = browser_dir.join("node_modules/playwright-core");
-    // The files themselves when present, else the directories they would appear in.
-    for p in [&chromium, &playwright] {
-        let watch = if p.exists() {
-            Some(p.as_path())
-        } else {
-            p.parent().filter(|d| d.exists())
-        };
-        if let Some(w) = watch {
-            println!("cargo:rerun-if-changed={}", w.display());
-        }
-    }
-    match &node {
-        Some(f) => println!("cargo:rerun-if-changed={}", f.display()),
-        None => {
-            for d in ["/usr/bin", "/usr/local/bin"] {
-                if Path::new(d).is_dir() {
-                    println!("cargo:rerun-if-changed={d}");
-                }
-            }
-        }
-    }
-    let mut missing = Vec::new();
-    if !chromium.is_file() {
-        missing.push(format!("Chromium at {}", chromium.display()));
-    }
-    if node.is_none() {
-        missing.push("node on the PATH".to_string());
-    }
-    if !playwright.is_dir() {
-        missing.push("`npm ci` in tests/browser".to_string());
-    }
-    if missing.is_empty() {
-        println!("cargo:rustc-cfg=have_browser");
-    } else if env::var("PENDULA_REQUIRE_BROWSER").is_ok_and(|v| v == "1") {
-        panic!(
-            "PENDULA_REQUIRE_BROWSER=1 but the browser test cannot run: missing {}; \
-             `bash .ci/run` installs them (Debian's chromium, then npm ci in tests/browser)",
-            missing.join(", ")
-        );
-    }
+    let mut status = vec!["status", "--porcelain", "--untracked-files=all", "--"];
+    status.extend(INPUTS);
+    let dirty = git(&status).is_none_or(|s| !s.is_empty());
+    let mark = if dirty { "-dirty" } else { "" };
+    println!("cargo:rustc-env=PENDULA_GIT_COMMIT={commit}{mark}");
 }

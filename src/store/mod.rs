@@ -262,7 +262,8 @@ impl Provenance {
     }
 }
 
-/// The git commit this crate was built from (embedded by `build.rs`), if known.
+/// The git commit this crate was built from (embedded by `build.rs`), if known; `-dirty`
+/// appended when the sources built differed from it.
 pub fn build_git_commit() -> Option<&'static str> {
     option_env!("PENDULA_GIT_COMMIT")
 }
