@@ -615,3 +615,25 @@ fn every_listed_subcommand_answers_help() {
         assert!(out.contains(&format!("Usage: pendula {c}")), "{c}: {out}");
     }
 }
+
+/// A mistyped flag or subcommand gets clap's suggestion on the one error line, exit 2.
+#[test]
+fn typos_get_a_suggestion() {
+    for (args, hint) in [
+        (&["simulate", "--t-ned", "3"][..], "did you mean '--t-end'?"),
+        (&["lyapunv"][..], "did you mean 'lyapunov'?"),
+        (
+            &["map", "--resolutoin", "64"][..],
+            "did you mean '--resolution'?",
+        ),
+    ] {
+        let (code, out, err) = run(pendula().args(args));
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty(), "{out}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+        assert!(
+            err.contains(hint) && err.ends_with("(see --help)\n"),
+            "{args:?}: {err}"
+        );
+    }
+}

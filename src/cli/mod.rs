@@ -45,7 +45,7 @@ pub fn main() -> ExitCode {
             } else {
                 line
             };
-            eprintln!("{line} (see --help)");
+            eprintln!("{line}{} (see --help)", suggestion(&e));
             return ExitCode::from(2);
         }
     };
@@ -70,6 +70,32 @@ pub fn main() -> ExitCode {
 /// An error as one line: whitespace runs (an HDF5 message's newlines) become one space, and
 /// other control characters are escaped (`\u{1b}`), so an echoed value cannot move the cursor,
 /// colour the terminal or forge a second line in a log.
+/// clap's "did you mean" for a mistyped flag, subcommand or value (its tip paragraph, which
+/// the one-line message drops), as `; did you mean '--t-end'?`, or nothing.
+fn suggestion(e: &clap::Error) -> String {
+    use clap::error::{ContextKind, ContextValue};
+    let kinds = [
+        ContextKind::SuggestedArg,
+        ContextKind::SuggestedSubcommand,
+        ContextKind::SuggestedValue,
+    ];
+    let found: Vec<String> = kinds
+        .iter()
+        .filter_map(|k| e.get(*k))
+        .flat_map(|v| match v {
+            ContextValue::String(s) => vec![s.clone()],
+            ContextValue::Strings(s) => s.clone(),
+            _ => vec![],
+        })
+        .map(|s| format!("'{}'", one_line(&s)))
+        .collect();
+    if found.is_empty() {
+        String::new()
+    } else {
+        format!("; did you mean {}?", found.join(" or "))
+    }
+}
+
 fn one_line(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut space = false;
