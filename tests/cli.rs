@@ -637,3 +637,23 @@ fn typos_get_a_suggestion() {
         );
     }
 }
+
+/// `--theta` is in radians: an angle of more than a full turn gets a note pointing at
+/// `--theta-deg`, and the run goes on (it is a legal start); ordinary angles get none.
+#[test]
+fn degrees_given_to_theta_get_a_hint() {
+    let dir = tempfile::tempdir().unwrap();
+    let (code, _, err) = run(pendula()
+        .current_dir(dir.path())
+        .args(["simulate", "--theta", "120,90", "--t-end", "0.1", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        err.starts_with("note: --theta is in radians, and 120 rad is more than a full turn; did you mean --theta-deg 120,90?\n"),
+        "{err}"
+    );
+    let (code, _, err) = run(pendula()
+        .current_dir(dir.path())
+        .args(["simulate", "--theta", "2,-6.2", "--t-end", "0.1", "--json"]));
+    assert_eq!(code, 0, "{err}");
+    assert!(!err.contains("note:"), "{err}");
+}

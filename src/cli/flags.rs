@@ -331,6 +331,9 @@ pub fn overlay(table: &mut toml::Table, m: &ArgMatches, command: &str) {
     for f in given(m, command) {
         let path = path_of(f, command);
         let v = value(m, f);
+        if f.long == "theta" {
+            radians_hint(&v);
+        }
         if path == "integrator.method" && get(table, &path) != Some(&v) {
             table.remove("integrator");
         }
@@ -342,6 +345,24 @@ pub fn overlay(table: &mut toml::Table, m: &ArgMatches, command: &str) {
             }
         }
         set(table, &path, v);
+    }
+}
+
+/// A note on stderr when `--theta` holds an angle of more than a full turn: 120 rad is a legal
+/// start, but far more often degrees given to the radians flag.
+fn radians_hint(v: &Value) {
+    let Some(angles) = v.as_array() else { return };
+    let values: Vec<f64> = angles
+        .iter()
+        .filter_map(|a| a.as_float().or(a.as_integer().map(|i| i as f64)))
+        .collect();
+    if let Some(big) = values.iter().find(|a| a.abs() > std::f64::consts::TAU) {
+        let list: Vec<String> = values.iter().map(|a| a.to_string()).collect();
+        eprintln!(
+            "note: --theta is in radians, and {big} rad is more than a full turn; \
+             did you mean --theta-deg {}?",
+            list.join(",")
+        );
     }
 }
 
