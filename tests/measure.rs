@@ -204,6 +204,12 @@ fn koch(n: usize, level: u32) -> LabelGrid {
         }
         pts = next;
     }
+    polygon(n, &pts)
+}
+
+/// The n × n raster of a closed polygon in unit coordinates: a pixel is inside (1) when its
+/// centre is, by the even-odd rule, scanline by scanline.
+fn polygon(n: usize, pts: &[(f64, f64)]) -> LabelGrid {
     let mut v = vec![0i32; n * n];
     let mut xs = Vec::new();
     for iy in 0..n {
@@ -249,6 +255,40 @@ fn koch_snowflake_boundary_dimension() {
     }
 }
 
+/// The quadratic Koch island (Minkowski sausage on the sides of a square): each segment becomes
+/// eight of a quarter its length (F → F+F−F−FF+F+F−F, 90° turns), so the boundary has
+/// dimension log 8 / log 4 = 3/2 exactly, and every segment lies on pixel edges. The square's
+/// side is half the grid's; at `level` the shortest segment is n / (2·4^level) px.
+fn quadratic_koch(n: usize, level: u32) -> LabelGrid {
+    let mut cmds = String::from("F+F+F+F");
+    for _ in 0..level {
+        cmds = cmds
+            .chars()
+            .map(|c| match c {
+                'F' => "F+F-F-FF+F+F-F".to_string(),
+                c => c.to_string(),
+            })
+            .collect();
+    }
+    let step = 0.5 / 4f64.powi(level as i32);
+    let dirs = [(1.0, 0.0), (0.0, 1.0), (-1.0, 0.0), (0.0, -1.0)];
+    let (mut x, mut y, mut d) = (0.25, 0.25, 0usize);
+    let mut pts = vec![(x, y)];
+    for c in cmds.chars() {
+        match c {
+            'F' => {
+                x += dirs[d].0 * step;
+                y += dirs[d].1 * step;
+                pts.push((x, y));
+            }
+            '+' => d = (d + 1) % 4,
+            _ => d = (d + 3) % 4,
+        }
+    }
+    pts.pop();
+    polygon(n, &pts)
+}
+
 /// A straight boundary through the grid at `deg`° from the vertical, just off the centre.
 fn tilted(n: usize, deg: f64) -> LabelGrid {
     let a = deg.to_radians();
@@ -262,11 +302,14 @@ fn tilted(n: usize, deg: f64) -> LabelGrid {
 /// within 0.02 of its dimension at 1024² and 2048², inside its interval; at 512² within 0.03.
 /// Measured (D − exact): 1024²: straight 0° 0.000, 10° −0.001, 30° −0.011, 45° +0.010,
 /// circle −0.007, ellipse −0.010, Koch −0.015; 2048²: −0.003 … +0.019 (45°); 512²: down to
-/// −0.030 (30°).
+/// −0.030 (30°). The quadratic Koch island (D = 3/2, a boundary of known dimension between 1.2
+/// and 1.8 built on pixel edges) is held to the same bounds.
 #[test]
 fn box_dimension_validation_suite() {
     let koch_d = 4f64.ln() / 3f64.ln();
-    for (n, level, bound) in [(512, 6, 0.03), (1024, 7, 0.02), (2048, 8, 0.02)] {
+    // (grid, Koch level, quadratic Koch level, bound): the quadratic island's shortest segment
+    // is 1 px at 512², 2 px at 1024², 1 px at 2048².
+    for (n, level, qlevel, bound) in [(512, 6, 4, 0.03), (1024, 7, 4, 0.02), (2048, 8, 5, 0.02)] {
         let mut sets: Vec<(String, LabelGrid, f64)> = [0.0, 10.0, 30.0, 45.0]
             .iter()
             .map(|&d| (format!("straight {d}°"), tilted(n, d), 1.0))
@@ -286,6 +329,11 @@ fn box_dimension_validation_suite() {
             1.0,
         ));
         sets.push(("Koch".into(), koch(n, level), koch_d));
+        sets.push((
+            "quadratic Koch island".into(),
+            quadratic_koch(n, qlevel),
+            1.5,
+        ));
         for (name, g, exact) in &sets {
             let b = box_dimension(g, &BoxOptions::default()).unwrap();
             eprintln!(
