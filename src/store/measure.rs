@@ -414,7 +414,11 @@ fn write_uncertainty(
     g.attr_f64("alpha", u.alpha)?
         .attr_f64("ci_low", u.ci.0)?
         .attr_f64("ci_high", u.ci.1)?
-        .attr_str("ci_method", "95 %: Student t interval of the fitted slope")?
+        .attr_str(
+            "ci_method",
+            "95 %: half-width sqrt((t_0.975 se of the fitted slope)^2 + r^2), r the larger change of alpha when eps = 1 or eps = K is dropped",
+        )?
+        .attr_f64("range_sensitivity", u.range_sensitivity)?
         .attr_f64("dimension", u.dimension)?
         .attr_f64("dimension_ci_low", u.dimension_ci.0)?
         .attr_f64("dimension_ci_high", u.dimension_ci.1)?

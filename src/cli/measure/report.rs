@@ -49,6 +49,7 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
             "fraction": u.fraction,
             "tested_pixels": u.tested,
             "slope_se": f64_json(u.fit.slope_se),
+            "range_sensitivity": f64_json(u.range_sensitivity),
             "scaling_rule": pendula::analysis::measure::UNCERTAINTY_RULE,
         });
     }
