@@ -192,10 +192,11 @@ fn sali_and_gali_pixels_equal_the_single_orbit_indicators() {
 }
 
 /// The same through the commands: `pendula lyapunov --estimator megno --deviation diagonal
-/// --slope-samples tau` prints the one-pixel map's ⟨Y⟩ and slope; the new fields refuse bad
-/// input in one line (exit 2).
+/// --slope-samples tau` prints the one-pixel map's ⟨Y⟩ and slope, `--estimator tangent
+/// --deviation diagonal --transient 0` its λ; the new fields refuse bad input in one line
+/// (exit 2).
 #[test]
-fn megno_command_with_the_map_definition_equals_the_pixel() {
+fn commands_with_the_map_definitions_equal_the_pixels() {
     use std::process::Command;
     let chain = double();
     let (d, _) = pixel(
@@ -246,6 +247,39 @@ fn megno_command_with_the_map_definition_equals_the_pixel() {
     );
     assert_eq!(j["deviation"], "diagonal");
     assert_eq!(j["slope_samples"], "tau");
+    // λ through the command: the tangent estimator from the diagonal, no transient.
+    let (dl, _) = pixel(
+        &chain,
+        MapKind::Lyapunov {
+            renorm_steps: TAU_STEPS,
+            blocks: 10,
+            tolerance: None,
+        },
+        0.2,
+        200.0,
+    );
+    let out = run(&[
+        "--estimator",
+        "tangent",
+        "--deviation",
+        "diagonal",
+        "--transient",
+        "0",
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    check(
+        "tangent λ",
+        0.2,
+        dl.value[0],
+        j["exponents"][0].as_f64().unwrap(),
+        1e-10,
+    );
+    assert_eq!(j["deviation"], "diagonal");
     for (extra, field) in [
         (
             &["--estimator", "megno", "--deviation", "sideways"][..],
