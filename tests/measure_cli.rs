@@ -170,7 +170,9 @@ fn newton_basins_from_any_dataset_match_the_library_and_the_published_values() {
         .unwrap()
         .read_raw()
         .unwrap();
-    assert!((phys[0] - 2.0 * 2.0 / 800.0).abs() < 1e-12, "{phys:?}");
+    // The smallest box at 800²: the largest power of two ≤ 800/128, 4 px (of 2/800 each).
+    assert_eq!(m.boundary.as_ref().unwrap().sizes[0], 4);
+    assert!((phys[0] - 4.0 * 2.0 / 800.0).abs() < 1e-12, "{phys:?}");
     let u = f.group("measure/set_1/uncertainty_exponent").unwrap();
     let fr: Vec<f64> = u.dataset("uncertain_fraction").unwrap().read_raw().unwrap();
     assert_eq!(fr, m.uncertainty.as_ref().unwrap().fraction);

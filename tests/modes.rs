@@ -239,3 +239,68 @@ fn single_pendulum_amplitude_dependence_matches_elliptic_period() {
         }
     }
 }
+
+/// Periods up to the separatrix: a single link released at rest, timed over a quarter period
+/// from the turning point to the bottom, against 4 √(l_eff/g) K(sin(θ₀/2)) with K from the
+/// complementary modulus cos(θ₀/2) (exact to a few ulps there). With the default DOP853
+/// tolerance 1e-12 (measured, point link): 1.9e-12 at 179°, 3.7e-12 at 179.5°, 1.7e-11 at
+/// 179.9°, 1.6e-10 at 179.99° (so 1e-9 there); the former mean over zero crossings gave
+/// 1.3e-9 at 179° and 6.6e-8 at 179.9°.
+#[test]
+fn single_pendulum_period_near_the_separatrix_to_1e_10() {
+    let deg = std::f64::consts::PI / 180.0;
+    for link in [Link::point(1.0, 1.0), Link::rod(1.2, 0.5)] {
+        let chain = Chain::new(ChainParams::new(vec![link])).unwrap();
+        let m = hanging(&chain);
+        let opts = modes::NonlinearOptions {
+            amplitudes: vec![
+                170.0 * deg,
+                179.0 * deg,
+                179.5 * deg,
+                179.9 * deg,
+                179.99 * deg,
+            ],
+            ..Default::default()
+        };
+        let checks = modes::verify_nonlinear(&chain, &m, &opts);
+        assert_eq!(checks.len(), 6);
+        for c in &checks {
+            assert_eq!(c.route, modes::PeriodRoute::QuarterPeriod);
+            let rel = ((c.period - c.reference_period) / c.reference_period).abs();
+            let rel_f = ((c.measured - c.exact) / c.exact).abs();
+            eprintln!(
+                "θ₀ = {:>8.3}°: period {:.15} reference {:.15} rel {rel:.2e} (frequency {rel_f:.2e})",
+                c.amplitude / deg,
+                c.period,
+                c.reference_period
+            );
+            let bound = if c.amplitude > 179.95 * deg {
+                1e-9
+            } else {
+                1e-10
+            };
+            assert!(rel <= bound, "θ₀ = {}°: {rel:e}", c.amplitude / deg);
+            assert!(rel_f <= bound);
+        }
+    }
+}
+
+/// The quarter-period route's error is the integrator's, not the route's: with DOP853 at 1e-14
+/// the period holds to ≤ 1e-12 of the reference even at 179.99°, where the default 1e-12
+/// gives 1.6e-10.
+#[test]
+fn single_pendulum_period_error_follows_the_tolerance() {
+    let deg = std::f64::consts::PI / 180.0;
+    let chain = Chain::new(ChainParams::new(vec![Link::point(1.0, 1.0)])).unwrap();
+    let m = hanging(&chain);
+    let opts = modes::NonlinearOptions {
+        amplitudes: vec![179.0 * deg, 179.9 * deg, 179.99 * deg],
+        tol: 1e-14,
+        ..Default::default()
+    };
+    for c in modes::verify_nonlinear(&chain, &m, &opts) {
+        let rel = ((c.period - c.reference_period) / c.reference_period).abs();
+        eprintln!("tol 1e-14, θ₀ = {:.3}°: {rel:.2e}", c.amplitude / deg);
+        assert!(rel <= 1e-12, "θ₀ = {}°: {rel:e}", c.amplitude / deg);
+    }
+}

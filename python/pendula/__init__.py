@@ -219,17 +219,21 @@ def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None
 
 def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=None,
              transient=None, t_end=None, tolerance=None, blocks=None, d0=None, method=None,
-             rtol=None, atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None):
+             rtol=None, atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None,
+             deviation=None, slope_samples=None):
     """Lyapunov exponents: ``xarray.Dataset`` of the CLI's ``lyapunov`` group.
 
     Holds ``exponents`` and ``standard_error`` (dim ``exponent``, 1/s; the error from block
     averages), ``history`` (``time`` × ``exponent``: the running estimates), pair sums and the
     energy drift. Keywords are the spec's (``[lyapunov]`` and ``[integrator]``); estimators
     ``spectrum``, ``tangent``, ``two-trajectory``, and ``sali``, ``megno`` and ``fli``, which give
-    the CLI's ``indicators``, ``megno`` and ``fli`` groups (ensembles: the CLI).
+    the CLI's ``indicators``, ``megno`` and ``fli`` groups (ensembles: the CLI). ``deviation``
+    (``"unit"`` or ``"diagonal"``) and ``slope_samples`` (``"step"`` or ``"tau"``) give the
+    single orbit the maps' definitions (README, "One definition per indicator").
     """
     table = {"estimator": estimator, "exponents": exponents, "tau": tau, "transient": transient,
-             "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0}
+             "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0,
+             "deviation": deviation, "slope_samples": slope_samples}
     init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
     return _run(_spec(model, "lyapunov", init, table, integ))

@@ -117,6 +117,8 @@ flags! {
     "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10 or the renormalisation intervals of t_end if fewer)", &[LYAP, MAP];
     "tolerance" => "@.tolerance", Float, "1/S", "Stop once every standard error (map: each pixel's) is below this (1/s)", &[LYAP, MAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
+    "deviation" => "lyapunov.deviation", Word, "unit|diagonal", "Start deviation vector of tangent, megno and fli: unit (e1, the default of tangent and megno) or diagonal ((1,…,1)/√(2N), fli's and the maps')", &[LYAP];
+    "slope-samples" => "lyapunov.slope_samples", Word, "step|tau", "MEGNO: fit the slope of ⟨Y⟩ over the second half at every step (default) or at the multiples of τ and t_end (the megno map's rule)", &[LYAP];
     "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];
     "epsilon" => "lyapunov.epsilon", Float, "E", "Size of the ensemble's perturbations (default 1e-10)", &[LYAP];
     "seed" => "@.seed", Int, "N", "Seed of the random perturbations or initial points", &[LYAP, POIN];

@@ -10,7 +10,7 @@ use serde_json::json;
 use std::fmt::Write;
 
 fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
-    json!({
+    let mut j = json!({
         "estimator": r.estimator.name(),
         "exponents": r.exponents,
         "standard_error": r.standard_error,
@@ -36,7 +36,12 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         "integrator": r.method,
         "complete": r.complete,
         "converged": r.converged,
-    })
+    });
+    // Only where chosen (`lyapunov.deviation`): the default start is e₁.
+    if let Some(d) = r.options.deviation {
+        j["deviation"] = json!(d.name());
+    }
+    j
 }
 
 /// A spectrum, one exponent or a two-trajectory estimate (already written): convergence

@@ -128,9 +128,18 @@ fn modes_table(r: &modes::ModesResult) -> String {
         }
     }
     if !r.nonlinear.is_empty() {
+        let quarter = r
+            .nonlinear
+            .iter()
+            .all(|c| c.route == modes::PeriodRoute::QuarterPeriod);
         let _ = writeln!(
             s,
-            "nonlinear check (full model released in a mode; frequency from zero crossings)"
+            "nonlinear check (full model released in a mode; frequency from zero crossings{})",
+            if quarter {
+                ": 4 × the time from release to the bottom"
+            } else {
+                ", mean spacing"
+            }
         );
         let _ = writeln!(
             s,
@@ -153,6 +162,23 @@ fn modes_table(r: &modes::ModesResult) -> String {
                 c.relative_difference,
                 exact
             );
+        }
+        if quarter {
+            let _ = writeln!(
+                s,
+                "periods against the reference 4 √(l/g) K(sin(θ₀/2))\n  {:>10}  {:>20}  {:>20}  {:>10}",
+                "θ₀ (deg)", "period (s)", "reference (s)", "rel. err"
+            );
+            for c in &r.nonlinear {
+                let _ = writeln!(
+                    s,
+                    "  {:>10.4}  {:>20.15}  {:>20.15}  {:>10.2e}",
+                    c.amplitude.to_degrees(),
+                    c.period,
+                    c.reference_period,
+                    ((c.period - c.reference_period) / c.reference_period).abs()
+                );
+            }
         }
     }
     s
@@ -191,6 +217,8 @@ fn modes_summary(
         "nonlinear": r.nonlinear.iter().map(|c| json!({
             "mode": c.mode + 1, "amplitude": c.amplitude, "linear": c.linear, "measured": c.measured,
             "relative_difference": c.relative_difference, "exact": if c.exact.is_finite() { Some(c.exact) } else { None },
+            "route": c.route.name(), "period": c.period,
+            "reference_period": if c.reference_period.is_finite() { Some(c.reference_period) } else { None },
         })).collect::<Vec<_>>(),
         "complete": r.complete,
         "wall_s": wall,

@@ -4,7 +4,8 @@ use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::orbit::{
-    indicator_by_name, Indicator, IndicatorOptions, OrbitOptions, ESTIMATORS,
+    indicator_by_name, Deviation, Indicator, IndicatorOptions, OrbitOptions, SlopeSamples,
+    ESTIMATORS,
 };
 use crate::format::one_of;
 use serde::{Deserialize, Serialize};
@@ -82,6 +83,12 @@ pub struct LyapunovSpec {
     pub ensemble: Option<usize>,
     pub epsilon: Option<f64>,
     pub seed: Option<u64>,
+    /// Start deviation vector of MEGNO and FLI: `unit` (e₁, MEGNO's default) or `diagonal`
+    /// ((1, …, 1)/√(2N), FLI's default and every one-vector map kind's).
+    pub deviation: Option<String>,
+    /// MEGNO: the samples of ⟨Y⟩ its second-half slope is fitted over: `step` (every step,
+    /// default) or `tau` (the renormalisation times, the MEGNO map's rule).
+    pub slope_samples: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -183,6 +190,15 @@ impl LyapunovSpec {
                 format!("must be >= 10 (got {blocks})"),
             ));
         }
+        let deviation = match self.deviation.as_deref() {
+            None => None,
+            Some(w) => Some(Deviation::parse(w).ok_or_else(|| {
+                SpecError::new(
+                    "lyapunov.deviation",
+                    format!("expected unit or diagonal (got `{w}`)"),
+                )
+            })?),
+        };
         let options = LyapunovOptions {
             k,
             tau,
@@ -190,6 +206,7 @@ impl LyapunovSpec {
             time,
             tolerance,
             blocks,
+            deviation,
             ..d
         };
         let name = self.estimator.as_deref().unwrap_or("spectrum");
@@ -231,9 +248,26 @@ impl LyapunovSpec {
                         format!("does not apply to estimator = \"{name}\""),
                     ));
                 }
+                let slope_samples = match self.slope_samples.as_deref() {
+                    None => None,
+                    Some(_) if indicator.name != "megno" => {
+                        return Err(SpecError::new(
+                            "lyapunov.slope_samples",
+                            "applies to estimator = \"megno\"",
+                        ))
+                    }
+                    Some(w) => Some(SlopeSamples::parse(w).ok_or_else(|| {
+                        SpecError::new(
+                            "lyapunov.slope_samples",
+                            format!("expected step or tau (got `{w}`)"),
+                        )
+                    })?),
+                };
                 let options = OrbitOptions {
                     tau,
                     time,
+                    deviation,
+                    slope_samples,
                     ..OrbitOptions::default()
                 };
                 LyapunovEstimator::Indicator(indicator, options)
@@ -248,6 +282,23 @@ impl LyapunovSpec {
                 ))
             }
         };
+        if self.deviation.is_some()
+            && !matches!(
+                estimator,
+                LyapunovEstimator::Indicator(..) | LyapunovEstimator::Tangent
+            )
+        {
+            return Err(SpecError::new(
+                "lyapunov.deviation",
+                "applies to estimator = \"tangent\", \"megno\" or \"fli\"",
+            ));
+        }
+        if self.slope_samples.is_some() && name != "megno" {
+            return Err(SpecError::new(
+                "lyapunov.slope_samples",
+                "applies to estimator = \"megno\"",
+            ));
+        }
         if self.d0.is_some() && name != "two-trajectory" {
             return Err(SpecError::new(
                 "lyapunov.d0",

@@ -69,7 +69,10 @@ impl ModesSpec {
                     format!("must be between 2 and 1e4 (got {periods})"),
                 ));
             }
-            let amplitudes = self.amplitudes.clone().unwrap_or(d.amplitudes);
+            let amplitudes = self
+                .amplitudes
+                .clone()
+                .unwrap_or_else(|| NonlinearOptions::default_amplitudes(n));
             for (i, &a) in amplitudes.iter().enumerate() {
                 if !(a.is_finite() && a > 0.0 && a < std::f64::consts::PI) {
                     return Err(SpecError::new(

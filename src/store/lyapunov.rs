@@ -103,6 +103,10 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
     g.attr_f64("tolerance", nan_if_none(r.options.tolerance))?;
     g.attr_f64("min_time", r.options.min_time)?;
     g.attr_i64("max_history", r.options.max_history as i64)?;
+    // Only where chosen (`lyapunov.deviation`): the default start is e₁.
+    if let Some(d) = r.options.deviation {
+        g.attr_str("deviation", d.name())?;
+    }
     g.attr_bool("complete", r.complete)?;
     g.attr_str(
         "converged",
@@ -197,6 +201,13 @@ pub fn write_finding(g: &GroupWriter<'_>, f: &dyn Finding) -> Result<(), StoreEr
     }
     let e = r.end;
     g.attr_str("estimator", e.estimator)?;
+    // Only where chosen (`lyapunov.deviation`): the default start is the indicator's own.
+    if let Some(d) = e.options.deviation {
+        g.attr_str("deviation", d.name())?;
+    }
+    if let Some(s) = e.options.slope_samples {
+        g.attr_str("slope_samples", s.name())?;
+    }
     write_method(g, &e.method)?;
     g.attr_f64("tau", e.options.tau)?;
     g.attr_f64("t_end", e.t_end)?;

@@ -47,6 +47,7 @@ fn options_attrs(
     g.attr_str("what", opts.what.name())?
         .attr_i64("sets", sets as i64)?
         .attr_i64("box_min_px", opts.boxes.min_box as i64)?
+        .attr_i64("box_min_fraction_inv", opts.boxes.min_fraction_inv as i64)?
         .attr_i64("box_max_fraction_inv", opts.boxes.max_fraction_inv as i64)?
         .attr_i64("box_shifts", opts.boxes.shifts as i64)?
         .attr_i64("seed", opts.boxes.seed as i64)?
@@ -352,6 +353,7 @@ fn write_boxes(g: &GroupWriter<'_>, b: &BoxDimension, s: &MeasuredSet) -> Result
         .attr_f64("ci_low", b.ci.0)?
         .attr_f64("ci_high", b.ci.1)?
         .attr_str("ci_method", BOX_CI)?
+        .attr_f64("range_sensitivity", b.range_sensitivity)?
         .attr_f64("slope_se", b.fit.slope_se)?
         .attr_f64("intercept", b.fit.intercept)?
         .attr_f64("residual_se", b.fit.residual_se)?
@@ -412,7 +414,11 @@ fn write_uncertainty(
     g.attr_f64("alpha", u.alpha)?
         .attr_f64("ci_low", u.ci.0)?
         .attr_f64("ci_high", u.ci.1)?
-        .attr_str("ci_method", "95 %: Student t interval of the fitted slope")?
+        .attr_str(
+            "ci_method",
+            "95 %: half-width sqrt((t_0.975 se of the fitted slope)^2 + r^2), r the larger change of alpha when eps = 1 or eps = K is dropped",
+        )?
+        .attr_f64("range_sensitivity", u.range_sensitivity)?
         .attr_f64("dimension", u.dimension)?
         .attr_f64("dimension_ci_low", u.dimension_ci.0)?
         .attr_f64("dimension_ci_high", u.dimension_ci.1)?

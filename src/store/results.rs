@@ -454,6 +454,11 @@ fn modes_nonlinear(g: &GroupWriter<'_>, result: &ModesResult) -> Result<(), Stor
         result.nonlinear.iter().map(f).collect::<Vec<f64>>()
     };
     let modes: Vec<i64> = result.nonlinear.iter().map(|c| c.mode as i64 + 1).collect();
+    // A single link is timed over a quarter period (see analysis::modes::nonlinear).
+    let quarter = result
+        .nonlinear
+        .iter()
+        .all(|c| c.route == crate::analysis::modes::PeriodRoute::QuarterPeriod);
     ng.var(
         "mode",
         &["measurement"],
@@ -480,7 +485,11 @@ fn modes_nonlinear(g: &GroupWriter<'_>, result: &ModesResult) -> Result<(), Stor
         &["measurement"],
         col(|c| c.measured).as_slice(),
         "rad s-1",
-        "nonlinear mean frequency from zero crossings",
+        if quarter {
+            "nonlinear frequency 2 pi / (4 x time from release at rest to the first zero)"
+        } else {
+            "nonlinear mean frequency from zero crossings"
+        },
     )?;
     ng.var(
         "relative_difference",

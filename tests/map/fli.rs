@@ -23,6 +23,8 @@ fn pixels_equal_the_single_orbit_fli_and_split_regular_from_chaotic() {
         tau: 0.1,
         time: 100.0,
         max_history: 16,
+        deviation: None,
+        slope_samples: None,
     };
     let mut x = vec![0.0; 4];
     for i in 0..8 {

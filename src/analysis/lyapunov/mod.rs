@@ -87,6 +87,10 @@ pub struct LyapunovOptions {
     pub blocks: usize,
     /// Most history points kept (≥ 16); the history is thinned evenly.
     pub max_history: usize,
+    /// The start of a single deviation vector (k = 1); `None`: e₁. (The full spectrum starts
+    /// from the identity's first k columns.)
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<crate::analysis::orbit::Deviation>,
 }
 
 impl Default for LyapunovOptions {
@@ -100,6 +104,7 @@ impl Default for LyapunovOptions {
             min_time: 0.0,
             blocks: 20,
             max_history: 10_000,
+            deviation: None,
         }
     }
 }

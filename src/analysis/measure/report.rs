@@ -229,10 +229,9 @@ pub fn label_counts(g: &LabelGrid) -> Vec<(i32, u64)> {
 }
 
 /// The scaling range rule of the box counts, as reported beside the fit.
-pub const BOX_RULE: &str = "box sides 2^k px from the smallest box (2 px: 1-px boxes only repeat the pixel grid) to the largest power of two <= 1/8 of the shorter side (at least 8 boxes per side)";
+pub const BOX_RULE: &str = "box sides 2^k px from the larger of 2 px and the largest power of two <= 1/128 of the shorter side (the pixel staircase lies below) to the largest power of two <= 1/8 of it (at least 8 boxes per side); boxes past an edge count with their area fraction inside";
 /// How the box dimension's interval is made.
-pub const BOX_CI: &str =
-    "95 %: half-width sqrt((1.96 sd of the per-shift slopes)^2 + (t_0.975 se of the fit)^2)";
+pub const BOX_CI: &str = "95 %: half-width sqrt((1.96 sd of the per-shift slopes)^2 + (t_0.975 se of the fit)^2 + r^2), r the larger change of D when the smallest or the largest box size is dropped";
 /// The scaling range of the uncertainty exponent.
 pub const UNCERTAINTY_RULE: &str = "eps = 1 ... K px, every pixel at least K px from the edges tested at every eps (one denominator)";
 /// How S_b and S_bb intervals are made.

@@ -13,10 +13,15 @@
 
 mod closed_form;
 mod equilibrium;
+mod nonlinear;
 pub mod structured;
 
 pub use closed_form::{bessel_j0_j1, bessel_j0_zeros, laguerre_zeros};
 pub use equilibrium::{Equilibrium, ModesError, MAX_ALL_EQUILIBRIA_LINKS};
+pub use nonlinear::{
+    elliptic_k, elliptic_k_complement, verify_nonlinear, verify_nonlinear_cancellable,
+    NonlinearCheck, NonlinearOptions, PeriodRoute,
+};
 
 use crate::model::Chain;
 use crate::observe::Cancel;
@@ -443,50 +448,6 @@ pub struct ModesOptions {
     pub nonlinear: Option<NonlinearOptions>,
 }
 
-/// Options of [`verify_nonlinear`].
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NonlinearOptions {
-    /// Amplitude (rad) of the largest link angle for the small-amplitude check (default 1e-3).
-    pub amplitude: f64,
-    /// Linear periods to integrate (default 20).
-    pub periods: f64,
-    /// Larger amplitudes (rad) at which the lowest mode's frequency is measured: the nonlinear
-    /// shift (default 0.1, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0).
-    pub amplitudes: Vec<f64>,
-    /// DOP853 tolerance (default 1e-12).
-    pub tol: f64,
-}
-
-impl Default for NonlinearOptions {
-    fn default() -> Self {
-        NonlinearOptions {
-            amplitude: 1e-3,
-            periods: 20.0,
-            amplitudes: vec![0.1, 0.5, 1.0, 1.5, 2.0, 2.5, 3.0],
-            tol: 1e-12,
-        }
-    }
-}
-
-/// One nonlinear frequency measurement.
-#[derive(Debug, Clone, PartialEq, Serialize)]
-pub struct NonlinearCheck {
-    /// Mode index (0 = lowest).
-    pub mode: usize,
-    /// Largest link angle at release (rad).
-    pub amplitude: f64,
-    /// Linear frequency ω_k (rad/s).
-    pub linear: f64,
-    /// Mean frequency 2π/T̄ from the zero crossings of the modal coordinate (rad/s).
-    pub measured: f64,
-    /// |measured − linear| / linear.
-    pub relative_difference: f64,
-    /// For a single link: the exact frequency 2π / (4 √(l_eff/g) K(sin(θ₀/2))) (else NaN).
-    pub exact: f64,
-    /// Upward zero crossings used.
-    pub crossings: usize,
-}
-
 /// The result of a modes analysis.
 #[derive(Debug, Clone)]
 pub struct ModesResult {
@@ -504,21 +465,6 @@ impl ModesResult {
             .iter()
             .find(|e| e.equilibrium.inverted_links() == 0)
     }
-}
-
-/// Complete elliptic integral of the first kind K(k), modulus k (not the parameter m = k²), by
-/// the arithmetic–geometric mean: K = π / (2 AGM(1, √(1 − k²))).
-pub fn elliptic_k(k: f64) -> f64 {
-    let (mut a, mut b) = (1.0f64, (1.0 - k * k).sqrt());
-    for _ in 0..60 {
-        let (an, bn) = (0.5 * (a + b), (a * b).sqrt());
-        a = an;
-        b = bn;
-        if (a - b).abs() <= 1e-16 * a {
-            break;
-        }
-    }
-    std::f64::consts::PI / (2.0 * a)
 }
 
 /// Modes at every requested equilibrium, the formula checks, and the nonlinear verification.
@@ -583,134 +529,4 @@ pub fn modes_cancellable(
             verify_nonlinear_cancellable(chain, hanging, nl, cancel);
     }
     Ok(result)
-}
-
-/// Starts the full nonlinear chain from rest in each mode of a stable equilibrium (largest link
-/// displacement `amplitude`) and measures the mean frequency from the upward zero crossings of
-/// the modal coordinate q_k = v_kᵀ M (θ − θ*), located on DOP853's dense output. Then the same
-/// for the lowest mode at `opts.amplitudes` (the amplitude dependence). Modes of an unstable
-/// equilibrium are skipped (their motion leaves the neighbourhood).
-pub fn verify_nonlinear(
-    chain: &Chain,
-    em: &EquilibriumModes,
-    opts: &NonlinearOptions,
-) -> Vec<NonlinearCheck> {
-    verify_nonlinear_cancellable(chain, em, opts, &Cancel::never()).0
-}
-
-/// [`verify_nonlinear`], stopping when `cancel` is set (polled every
-/// [`crate::observe::POLL_STEPS`] steps):
-/// returns the checks finished so far and whether all were run.
-pub fn verify_nonlinear_cancellable(
-    chain: &Chain,
-    em: &EquilibriumModes,
-    opts: &NonlinearOptions,
-    cancel: &Cancel,
-) -> (Vec<NonlinearCheck>, bool) {
-    if em.unstable > 0 {
-        return (vec![], true);
-    }
-    let n = chain.links();
-    let mut out = vec![];
-    let omegas = em.frequencies();
-    let runs = (0..n)
-        .map(|k| (k, opts.amplitude))
-        .chain(opts.amplitudes.iter().map(|&a| (0, a)));
-    for (k, a) in runs {
-        match measure_mode(chain, em, k, a, opts, omegas[k], cancel) {
-            Measured::Check(c) => out.push(c),
-            Measured::Nothing => {}
-            Measured::Interrupted => return (out, false),
-        }
-    }
-    (out, true)
-}
-
-/// What one nonlinear measurement gave.
-enum Measured {
-    Check(NonlinearCheck),
-    /// Too few crossings, or the integration failed.
-    Nothing,
-    Interrupted,
-}
-
-fn measure_mode(
-    chain: &Chain,
-    em: &EquilibriumModes,
-    k: usize,
-    amplitude: f64,
-    opts: &NonlinearOptions,
-    omega: f64,
-    cancel: &Cancel,
-) -> Measured {
-    use crate::integrate::{locate, Direction, Dop853, Flow, Solver};
-    let n = chain.links();
-    let theta_star = em.equilibrium.theta();
-    let v: DVector<f64> = em.shapes.column(k).into_owned();
-    let scale = amplitude / v.amax();
-    let mut x0 = vec![0.0; 2 * n];
-    for j in 0..n {
-        x0[j] = theta_star[j] + scale * v[j];
-    }
-    // Row vector w = vᵀ M*, so q = w · (θ − θ*).
-    let w: Vec<f64> = (em.mass.transpose() * &v).iter().copied().collect();
-    let q = |y: &[f64]| -> f64 { (0..n).map(|j| w[j] * (y[j] - theta_star[j])).sum() };
-    let mut flow = Flow::new(chain);
-    let mut solver = Dop853::with_tol(opts.tol).solver(2 * n);
-    let mut y = x0.clone();
-    let mut buf = vec![0.0; 2 * n];
-    let t_end = opts.periods * 2.0 * std::f64::consts::PI / omega;
-    let (mut t, mut g0) = (0.0, q(&y));
-    let mut ups = vec![];
-    let mut steps = 0u64;
-    while t < t_end {
-        steps += 1;
-        if cancel.poll(steps) {
-            return Measured::Interrupted;
-        }
-        let Ok(t1) = solver.step(&mut flow, t, &mut y, t_end) else {
-            return Measured::Nothing;
-        };
-        let g1 = q(&y);
-        if Direction::Rising.crosses(g0, g1) {
-            let Some(c) = locate(
-                &mut solver,
-                &mut flow,
-                t,
-                g0,
-                t1,
-                g1,
-                |_, s| q(s),
-                &mut buf,
-                1e-13,
-            ) else {
-                return Measured::Nothing;
-            };
-            ups.push(c.t);
-        }
-        t = t1;
-        g0 = g1;
-    }
-    if ups.len() < 2 {
-        return Measured::Nothing;
-    }
-    let period = (ups[ups.len() - 1] - ups[0]) / (ups.len() - 1) as f64;
-    let measured = 2.0 * std::f64::consts::PI / period;
-    let exact = if n == 1 {
-        let l = &chain.params().links[0];
-        let l_eff = (l.inertia + l.mass * l.com * l.com) / (l.mass * l.com);
-        2.0 * std::f64::consts::PI
-            / (4.0 * (l_eff / chain.gravity()).sqrt() * elliptic_k((amplitude / 2.0).sin()))
-    } else {
-        f64::NAN
-    };
-    Measured::Check(NonlinearCheck {
-        mode: k,
-        amplitude,
-        linear: omega,
-        measured,
-        relative_difference: ((measured - omega) / omega).abs(),
-        exact,
-        crossings: ups.len(),
-    })
 }

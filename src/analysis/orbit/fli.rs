@@ -123,7 +123,12 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
     fn tangent(&self, n: usize) -> Tangent {
         Tangent {
             k: 1,
-            v0: Some(vec![1.0 / (n as f64).sqrt(); n]),
+            v0: Some(
+                self.opts
+                    .deviation
+                    .unwrap_or(super::indicator::Deviation::Diagonal)
+                    .vector(n),
+            ),
         }
     }
 

@@ -31,6 +31,13 @@ pub struct OrbitOptions {
     pub time: f64,
     /// Most history points kept (≥ 16), thinned evenly.
     pub max_history: usize,
+    /// The start deviation vector; `None`: the indicator's own (MEGNO e₁, FLI the diagonal).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deviation: Option<Deviation>,
+    /// Which samples MEGNO's slope of ⟨Y⟩ is fitted over in the run's second half; `None`:
+    /// every sample (every step of a fixed-step method).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slope_samples: Option<SlopeSamples>,
 }
 
 impl Default for OrbitOptions {
@@ -39,6 +46,82 @@ impl Default for OrbitOptions {
             tau: 0.01,
             time: 200.0,
             max_history: 10_000,
+            deviation: None,
+            slope_samples: None,
+        }
+    }
+}
+
+/// The samples of ⟨Y⟩ MEGNO's second-half slope is fitted over.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum SlopeSamples {
+    /// Every sample: every step of a fixed-step method (the single-orbit default).
+    Step,
+    /// The renormalisation times (multiples of τ) and t_end: the MEGNO map's rule.
+    Tau,
+}
+
+impl SlopeSamples {
+    /// The names the spec takes (`lyapunov.slope_samples`).
+    pub const NAMES: &'static str = "step|tau";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SlopeSamples::Step => "step",
+            SlopeSamples::Tau => "tau",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<SlopeSamples> {
+        match s {
+            "step" => Some(SlopeSamples::Step),
+            "tau" => Some(SlopeSamples::Tau),
+            _ => None,
+        }
+    }
+}
+
+/// The start deviation vector δ(0) of a one-vector indicator, in the coordinates the method
+/// integrates ((θ, θ̇), or (θ, p) for Gauss–Legendre).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Deviation {
+    /// e₁ = (1, 0, …, 0): the single-orbit MEGNO's and the tangent estimator's own.
+    Unit,
+    /// (1, …, 1)/√n: the start of every one-vector map kind (lyapunov, megno, fli) and of the
+    /// single-orbit FLI.
+    Diagonal,
+}
+
+impl Deviation {
+    /// The names the spec takes (`lyapunov.deviation`).
+    pub const NAMES: &'static str = "unit|diagonal";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Deviation::Unit => "unit",
+            Deviation::Diagonal => "diagonal",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Deviation> {
+        match s {
+            "unit" => Some(Deviation::Unit),
+            "diagonal" => Some(Deviation::Diagonal),
+            _ => None,
+        }
+    }
+
+    /// δ(0) of length `n`.
+    pub fn vector(self, n: usize) -> Vec<f64> {
+        match self {
+            Deviation::Unit => {
+                let mut v = vec![0.0; n];
+                v[0] = 1.0;
+                v
+            }
+            Deviation::Diagonal => vec![1.0 / (n as f64).sqrt(); n],
         }
     }
 }
@@ -313,6 +396,12 @@ pub fn summary(f: &dyn Finding) -> serde_json::Value {
     });
     if let (Some(map), serde_json::Value::Object(own)) = (j.as_object_mut(), f.summary()) {
         map.extend(own);
+    }
+    if let (Some(map), Some(d)) = (j.as_object_mut(), e.options.deviation) {
+        map.insert("deviation".into(), d.name().into());
+    }
+    if let (Some(map), Some(s)) = (j.as_object_mut(), e.options.slope_samples) {
+        map.insert("slope_samples".into(), s.name().into());
     }
     j
 }

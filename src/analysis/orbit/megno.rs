@@ -212,8 +212,11 @@ impl<S: System> MegnoRun<'_, S> {
 impl<S: System> Reducer<S> for MegnoRun<'_, S> {
     type Output = MegnoOrbit;
 
-    fn tangent(&self, _n: usize) -> Tangent {
-        Tangent { k: 1, v0: None }
+    fn tangent(&self, n: usize) -> Tangent {
+        Tangent {
+            k: 1,
+            v0: self.opts.deviation.map(|d| d.vector(n)),
+        }
     }
 
     fn init(&mut self, sys: &S, x: &[f64], v: &mut [f64]) {
@@ -230,7 +233,9 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
         } = tick;
         let r = self.rate(sys, t, x, v);
         self.megno.push(t, r);
-        if 2 * e >= total {
+        // The map's rule (`SlopeSamples::Tau`) keeps the interval ends, the last one included.
+        let on_tau = self.opts.slope_samples == Some(super::indicator::SlopeSamples::Tau);
+        if 2 * e >= total && (!on_tau || renorm || e == total) {
             self.fit.push(t, self.megno.mean());
         }
         if renorm {

@@ -22,7 +22,9 @@
 pub use driver::EnergyCheck;
 pub use error::LyapunovError;
 pub use fli::{chain_fli, fli_orbit, FliEstimator, FliHistory, FliOptions, FliOrbit};
-pub use indicator::{Finding, Indicator, OrbitCounts, OrbitEnd, OrbitOptions, Registered};
+pub use indicator::{
+    Deviation, Finding, Indicator, OrbitCounts, OrbitEnd, OrbitOptions, Registered, SlopeSamples,
+};
 pub use megno::{
     chain_megno, megno_orbit, MegnoEstimator, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
 };

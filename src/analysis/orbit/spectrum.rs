@@ -109,10 +109,13 @@ struct Spectrum<'a, S: System> {
 impl<S: System + PhaseVolume> Reducer<S> for Spectrum<'_, S> {
     type Output = Lyapunov;
 
-    fn tangent(&self, _n: usize) -> Tangent {
+    fn tangent(&self, n: usize) -> Tangent {
         Tangent {
             k: self.k,
-            v0: None,
+            v0: match self.opts.deviation {
+                Some(d) if self.k == 1 => Some(d.vector(n)),
+                _ => None,
+            },
         }
     }
 

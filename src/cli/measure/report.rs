@@ -30,6 +30,7 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
             "box_sizes_px": b.sizes,
             "box_counts": b.counts,
             "slope_se": f64_json(b.fit.slope_se),
+            "range_sensitivity": f64_json(b.range_sensitivity),
             "intercept": f64_json(b.fit.intercept),
             "scaling_range_px": [b.sizes.first(), b.sizes.last()],
             "scaling_rule": pendula::analysis::measure::BOX_RULE,
@@ -48,6 +49,7 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
             "fraction": u.fraction,
             "tested_pixels": u.tested,
             "slope_se": f64_json(u.fit.slope_se),
+            "range_sensitivity": f64_json(u.range_sensitivity),
             "scaling_rule": pendula::analysis::measure::UNCERTAINTY_RULE,
         });
     }

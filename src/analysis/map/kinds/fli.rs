@@ -44,6 +44,9 @@ pub(in super::super) fn fli(w: &Work<'_>, tau_steps: u32, out: &mut TileResult) 
         time: opts.t_max,
         // The map keeps only the end values: the shortest history.
         max_history: 16,
+        // The single-orbit FLI's own start, (1, …, 1)/√n: the map kinds' start vector.
+        deviation: None,
+        slope_samples: None,
     };
     let method = Method::Rk4 { dt: h };
     for p in 0..np {
