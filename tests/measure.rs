@@ -129,6 +129,29 @@ fn newton_basins_fractal_and_wada() {
     assert!(w.wada, "W(r) = {:?}", w.fraction);
 }
 
+/// Newton's z³ = 1 basins at the validation suite's sizes: no exact dimension, but a published
+/// one (1.42), which the box count should meet at every size as it meets the exact sets, the
+/// published value inside the interval.
+#[test]
+fn newton_basins_at_the_validation_sizes() {
+    for n in [512, 1024, 2048] {
+        let g = newton(n);
+        let b = box_dimension(&g, &BoxOptions::default()).unwrap();
+        let u = uncertainty_exponent(&g, &UncertaintyOptions::default()).unwrap();
+        eprintln!(
+            "newton {n}²: D = {:.4} [{:.4}, {:.4}], α = {:.4} [{:.4}, {:.4}]",
+            b.dimension, b.ci.0, b.ci.1, u.alpha, u.ci.0, u.ci.1
+        );
+        assert!(
+            (b.dimension - 1.42).abs() <= 0.02,
+            "{n}²: D = {}",
+            b.dimension
+        );
+        assert!(inside(1.42, b.ci), "{n}²: 1.42 ∉ {:?}", b.ci);
+        assert!((0.55..=0.65).contains(&u.alpha), "{n}²: α = {}", u.alpha);
+    }
+}
+
 #[test]
 fn three_sectors_are_not_wada() {
     // Three labels meeting at one point: the boundary is three rays, not Wada.
