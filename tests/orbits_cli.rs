@@ -484,3 +484,103 @@ fn bad_input_is_refused_naming_the_flag() {
         "Newton did not converge",
     );
 }
+
+/// The Baker–Gollub pendulum at A = 1.07 (its drive and damping; RK4 steps of T/200).
+const BAKER_GOLLUB: &str = "[model]\npreset = \"simple\"\ngravity = 1.0\nlength = 1.0\nmass = 1.0\n\
+[model.damping]\nabsolute = 0.5\n[model.drive.torque]\namplitude = 1.07\nfrequency = 0.6666666666666666\n";
+
+/// `--start map`: a final-state map's period-2 attractor seeds the search, which finds the
+/// stable period-2 orbit (period 2·T_drive to round-off); the file and the JSON name the seed's
+/// pixel, and that pixel is of the attractor's class and settled first. Refusals name the field.
+#[test]
+fn a_final_state_map_attractor_seeds_the_orbit() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let map = format!(
+        "kind = \"map\"\n{BAKER_GOLLUB}[integrator]\nmethod = \"rk4\"\ndt = {}\n\
+[map]\nkind = \"final-state\"\nresolution = 24\nt_end = 600.0\nmax_period = 4\n",
+        3.0 * std::f64::consts::PI / 200.0
+    );
+    std::fs::write(d.join("map.toml"), &map).unwrap();
+    let out = pendula(d, &["run", "map.toml", "-o", "map.h5"]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let orbits = format!("kind = \"orbits\"\n{BAKER_GOLLUB}[orbits]\nstart = \"map\"\nmap_file = \"map.h5\"\nattractor = \"period_2\"\n");
+    std::fs::write(d.join("orb.toml"), &orbits).unwrap();
+    let v = json(&pendula(d, &["run", "orb.toml", "-o", "orb.h5", "--json"]));
+    let td = 3.0 * std::f64::consts::PI;
+    let o = &v["orbit"];
+    let period = o["period"].as_f64().unwrap();
+    assert!((period - 2.0 * td).abs() < 1e-9 * td, "{period}");
+    assert_eq!(o["stability"], "stable");
+    let px = &v["seed_map_pixel"];
+    let (row, col) = (px["row"].as_u64().unwrap(), px["col"].as_u64().unwrap());
+    let f = hdf5::File::open(d.join("orb.h5")).unwrap();
+    let g = f.group("orbits").unwrap();
+    let attr = |n: &str| g.attr(n).unwrap().read_scalar::<i64>().unwrap() as u64;
+    assert_eq!((attr("seed_map_row"), attr("seed_map_col")), (row, col));
+    let m = hdf5::File::open(d.join("map.h5")).unwrap();
+    let class = m.dataset("map/class").unwrap().read_2d::<u8>().unwrap();
+    let settle = m
+        .dataset("map/settle_time")
+        .unwrap()
+        .read_2d::<f64>()
+        .unwrap();
+    let meanings: hdf5::types::VarLenUnicode = m
+        .dataset("map/class")
+        .unwrap()
+        .attr("flag_meanings")
+        .unwrap()
+        .read_scalar()
+        .unwrap();
+    let values = m
+        .dataset("map/class")
+        .unwrap()
+        .attr("flag_values")
+        .unwrap()
+        .read_raw::<u8>()
+        .unwrap();
+    let at = meanings
+        .as_str()
+        .split(' ')
+        .position(|w| w == "period_2")
+        .unwrap();
+    let period_2 = values[at];
+    let (r, c) = (row as usize, col as usize);
+    assert_eq!(class[[r, c]], period_2);
+    let first = class
+        .iter()
+        .zip(settle.iter())
+        .filter(|(k, _)| **k == period_2)
+        .map(|(_, t)| *t)
+        .fold(f64::INFINITY, f64::min);
+    assert_eq!(settle[[r, c]], first);
+
+    // Refusals: one line naming the field, exit 2, nothing written.
+    let refuse = |toml: &str, field: &str| {
+        std::fs::write(d.join("bad.toml"), toml).unwrap();
+        let out = pendula(d, &["run", "bad.toml", "-o", "bad.h5"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{toml}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        assert!(err.contains(field), "{field}: {err}");
+        assert!(!d.join("bad.h5").exists());
+    };
+    refuse(&orbits.replace("period_2", "period_3"), "orbits.attractor");
+    refuse(&orbits.replace("period_2", "chaotic"), "orbits.attractor");
+    refuse(&orbits.replace("map.h5", "orb.h5"), "orbits.map_file");
+    refuse(&orbits.replace("map.h5", "missing.h5"), "orbits.map_file");
+    refuse(
+        &orbits.replace("map_file = \"map.h5\"\n", ""),
+        "orbits.map_file",
+    );
+    refuse(
+        &orbits.replace("amplitude = 1.07", "amplitude = 1.08"),
+        "another model",
+    );
+    refuse(&format!("{orbits}drive_periods = 1\n"), "orbits.attractor");
+    refuse(&format!("{orbits}[initial]\ntheta = [0.1]\n"), "initial");
+}

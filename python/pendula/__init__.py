@@ -398,7 +398,7 @@ def _plain(v):
 
 def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, amplitude=None,
            drive_periods=None, energy=None, period=None, transient_periods=None,
-           scan_periods=None, segments=None,
+           scan_periods=None, map_file=None, attractor=None, segments=None,
            newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
            range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
            locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
@@ -412,7 +412,9 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     ``"initial"``), a normal mode (``"mode"``, ``mode``, ``amplitude``), the state after
     ``transient_periods`` drive periods (``"settle"``) or, after them, the stroboscopic point
     of the next ``scan_periods`` that returns nearest after k periods (``"return"``; an
-    undriven chain's: the crossing of θ₁ = 0 upward whose next one lands nearest). A driven chain's orbits have period
+    undriven chain's: the crossing of θ₁ = 0 upward whose next one lands nearest), or the
+    start of the pixel of class ``attractor`` (``"period_K"``) that settled first in the
+    final-state map file ``map_file``, after ``transient_periods`` (``"map"``). A driven chain's orbits have period
     ``drive_periods``·T_drive; an undriven one's are closed by ``energy`` or ``period``.
     ``parameter`` is the varied spec field (``"model.drive.torque.amplitude"``,
     ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's
@@ -422,6 +424,7 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
              "drive_periods": drive_periods, "energy": energy, "period": period,
              "transient_periods": transient_periods, "scan_periods": scan_periods,
+             "map_file": None if map_file is None else str(map_file), "attractor": attractor,
              "segments": segments,
              "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
              "shape_samples": shape_samples, "parameter": parameter, "range": range,

@@ -299,3 +299,27 @@ def test_numpy_values_are_keywords_too():
     c = pendula.orbits(SIMPLE, range=(-9.81, -9), points=5, amplitude=0.1, **kw)
     assert a.identical(b) and a.identical(c)
     assert len(a["branch_1"]["point"]) == 5
+
+
+@needs_cli
+def test_a_final_state_maps_attractor_seeds_the_orbit(tmp_path):
+    # The CLI's final-state map of the Baker–Gollub pendulum at A = 1.07 (period 2), then the
+    # search seeded from its period-2 attractor: period 2·T_drive, stable.
+    spec = tmp_path / "map.toml"
+    spec.write_text(
+        'kind = "map"\n[model]\npreset = "simple"\ngravity = 1.0\nlength = 1.0\nmass = 1.0\n'
+        '[model.damping]\nabsolute = 0.5\n[model.drive.torque]\namplitude = 1.07\n'
+        f'frequency = {2.0 / 3.0!r}\n[integrator]\nmethod = "rk4"\ndt = {3 * math.pi / 200!r}\n'
+        '[map]\nkind = "final-state"\nresolution = 24\nt_end = 600.0\nmax_period = 4\n')
+    subprocess.run([str(CLI), "run", str(spec), "-o", str(tmp_path / "map.h5")], check=True,
+                   capture_output=True)
+    chain = pendula.Chain([pendula.Link(length=1.0, mass=1.0)], gravity=1.0,
+                          damping={"absolute": 0.5},
+                          drive={"torque": {"amplitude": 1.07, "frequency": 2.0 / 3.0}})
+    t = pendula.orbits(chain, start="map", map_file=tmp_path / "map.h5", attractor="period_2")
+    orbit = t["orbit"]
+    assert abs(float(orbit.attrs["period"]) - 6 * math.pi) < 1e-8
+    assert orbit.attrs["stability"] == "stable"
+    assert t.attrs["seed_attractor"] == "period_2" and t.attrs["seed_map_settle_time"] > 0
+    with pytest.raises(ValueError, match="orbits.attractor"):
+        pendula.orbits(chain, start="map", map_file=tmp_path / "map.h5", attractor="period_0")

@@ -184,13 +184,15 @@ flags! {
     "phase-links" => "figures.phase_links", Ints, "J,…", "Links of the phase portraits (default all, up to 6)", &[SIM, ANIM];
     "energy-plot" => "figures.energy_plot", Word, "FILE.png|svg", "Draw the energy budget (kinetic per link, potential, work)", &[SIM, ANIM];
     // orbits
-    "start" => "orbits.start", Word, "initial|mode|settle|return", "Seed of the search: the initial state (default), a normal mode (--mode, --amplitude), the initial state after --transient-periods drive periods, or the nearest k-period return among --scan-periods after them", &[ORB];
+    "start" => "orbits.start", Word, "initial|mode|settle|return|map", "Seed of the search: the initial state (default), a normal mode (--mode, --amplitude), the initial state after --transient-periods drive periods, the nearest k-period return among --scan-periods after them, or an attractor of a final-state map (--map-file, --attractor)", &[ORB];
+    "map-file" => "orbits.map_file", Word, "FILE.h5", "--start map: the final-state map whose attractor seeds the search", &[ORB];
+    "attractor" => "orbits.attractor", Word, "period_K", "--start map: the attractor's class in the map (default period_K, K = --drive-periods)", &[ORB];
     "scan-periods" => "orbits.scan_periods", Int, "N", "--start return: drive periods scanned for the nearest return (default 1000)", &[ORB];
     "mode" => "orbits.mode", Int, "K", "Normal mode of the --start mode seed (1 = lowest, default 1)", &[ORB];
     "drive-periods" => "orbits.drive_periods", Int, "K", "A driven orbit's period in drive periods (default 1)", &[ORB];
     "energy" => "orbits.energy", Float, "E", "An undriven orbit's energy (J; default the seed's)", &[ORB];
     "period" => "orbits.period", Float, "S", "An undriven orbit's period (s): the guess, or the fixed period without --energy", &[ORB];
-    "transient-periods" => "orbits.transient_periods", Int, "N", "Drive periods integrated before the search (--start settle) or before each diagram value's samples (default 200)", &[ORB];
+    "transient-periods" => "orbits.transient_periods", Int, "N", "Drive periods integrated before the search (--start settle, return or map) or before each diagram value's samples (default 200)", &[ORB];
     "segments" => "orbits.segments", Int, "M", "Shooting segments (default 1; unstable orbits of chaotic chains need more)", &[ORB];
     "newton-tolerance" => "orbits.newton_tolerance", Float, "TOL", "Newton stops when every residual is at most this (default 1e-10)", &[ORB];
     "max-iterations" => "orbits.max_iterations", Int, "N", "Newton iterations at most (default 40)", &[ORB];

@@ -100,6 +100,9 @@ fn summary(ctx: &Run, run: &OrbitsRun, r: &OrbitsResult, wall: f64) -> Value {
         "parameter_units": run.parameter.as_ref().map(|p| &p.units),
         "seed": r.seed,
         "seed_return_distance": r.return_distance,
+        "seed_map_pixel": r.map_pixel.as_ref().map(|m| json!({
+            "row": m.row, "col": m.col, "settle_time": m.settle_time, "start": m.start,
+        })),
         "complete": r.complete,
         "wall_s": wall,
         "output": ctx.outputs.file.as_ref().map(|p| p.display().to_string()),

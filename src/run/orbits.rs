@@ -2,6 +2,7 @@
 //! family the spec's parameter defines ([`SpecFamily`]).
 
 use super::RunError;
+use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
     continue_branch, find, orbit_diagram, propagate, switch_period_doubling, BifurcationKind,
@@ -11,7 +12,8 @@ use crate::error::FieldError;
 use crate::model::{Chain, System};
 use crate::observe::Observer;
 use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
-use crate::spec::{OrbitsAction, OrbitsRun, Spec};
+use crate::spec::{Analysis, OrbitsAction, OrbitsRun, Spec};
+use crate::store::map::MapReader;
 use std::f64::consts::TAU;
 
 /// What an orbits run found.
@@ -24,6 +26,8 @@ pub struct OrbitsResult {
     /// `start = "return"`: how far the seed's k-th stroboscopic iterate lands from it (max norm,
     /// angles modulo 2π).
     pub return_distance: Option<f64>,
+    /// `start = "map"`: the map's pixel the seed started from.
+    pub map_pixel: Option<MapPixel>,
     /// The first orbit (find, continue).
     pub orbit: Option<PeriodicOrbit>,
     /// The parameter's value at the first orbit (continue).
@@ -37,6 +41,93 @@ pub struct OrbitsResult {
     pub drive_period: Option<f64>,
     /// False when a stop request ended a branch early.
     pub complete: bool,
+}
+
+/// The pixel of a final-state map that seeded the search (`start = "map"`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapPixel {
+    /// Row (along the map's y axis) and column (x), from 0.
+    pub row: usize,
+    pub col: usize,
+    /// When the map saw it settle on the attractor (s).
+    pub settle_time: f64,
+    /// Its start state, before the transient drive periods.
+    pub start: Vec<f64>,
+}
+
+/// The start state of the pixel of class `attractor` in the final-state map `file` that settled
+/// first (the deepest in its basin, where the map's clock is cleanest). The map's grid is
+/// rebuilt from the spec the file records, and its model must be this spec's: a map of another
+/// chain seeds nothing meaningful.
+fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, RunError> {
+    let bad = |m: String| RunError::Input(FieldError::new("orbits.map_file", m));
+    let reader = MapReader::open(std::path::Path::new(file)).map_err(|e| bad(e.to_string()))?;
+    let text = reader.spec_text();
+    if text.is_empty() {
+        return Err(bad(format!(
+            "{file}: records no spec to rebuild its grid from"
+        )));
+    }
+    let map_spec = crate::spec::parse(&text, file)
+        .and_then(|f| f.validate())
+        .map_err(|e| bad(format!("{file}: its recorded spec: {e}")))?;
+    let Analysis::Map(opts) = &map_spec.analysis else {
+        return Err(bad(format!("{file}: not a map file")));
+    };
+    if !matches!(opts.kind, MapKind::FinalState { .. }) {
+        return Err(bad(format!(
+            "{file}: a {} map; the seed needs a final-state map (its attractors)",
+            opts.kind.id().name()
+        )));
+    }
+    let map_chain = map_spec
+        .model
+        .planar()
+        .ok_or_else(|| bad(format!("{file}: not a planar chain's map")))?;
+    if map_chain.params() != chain.params() {
+        return Err(bad(format!(
+            "{file}: the map was computed for another model; give this spec the map's [model]"
+        )));
+    }
+    let n = chain.links();
+    let legend = opts.kind.legend(n);
+    let Some(&(class, _, _)) = legend.iter().find(|l| l.1 == attractor) else {
+        let periodic: Vec<&str> = legend
+            .iter()
+            .map(|l| l.1.as_str())
+            .filter(|w| w.starts_with("period_"))
+            .collect();
+        return Err(RunError::Input(FieldError::new(
+            "orbits.attractor",
+            format!(
+                "`{attractor}` is not a class of {file} (its periodic classes: {})",
+                periodic.join(", ")
+            ),
+        )));
+    };
+    let data = reader.read_all().map_err(|e| bad(e.to_string()))?;
+    let best = (0..data.class.len())
+        .filter(|&p| data.class[p] == class && data.value[p].is_finite())
+        .min_by(|&a, &b| data.value[a].total_cmp(&data.value[b]));
+    let Some(p) = best else {
+        return Err(RunError::Input(FieldError::new(
+            "orbits.attractor",
+            format!("no pixel of {file} settled on `{attractor}`"),
+        )));
+    };
+    let (row, col) = (p / data.width, p % data.width);
+    let mut start = vec![0.0; 2 * n];
+    if !opts.grid.start(map_chain, row, col, &mut start) {
+        return Err(bad(format!(
+            "{file}: pixel ({row}, {col}) has no start on the map's energy shell"
+        )));
+    }
+    Ok(MapPixel {
+        row,
+        col,
+        settle_time: data.value[p],
+        start,
+    })
 }
 
 /// A periodic-orbit failure in the spec's words: bad input names the spec's field, a Newton
@@ -74,6 +165,7 @@ fn seed(
     run: &OrbitsRun,
     obs: &mut dyn Observer,
     return_distance: &mut Option<f64>,
+    pixel: &mut Option<MapPixel>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
     let drive = chain
@@ -103,6 +195,14 @@ fn seed(
                 .map_err(|m| FieldError::new("model.drive", m))?
                 .expect("settle is refused for an undriven chain");
             let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
+            Ok((x, None))
+        }
+        OrbitStart::Map { periods } => {
+            let m = run.map_seed.as_ref().expect("start = map has its map seed");
+            let found = map_pixel(chain, &m.file, &m.attractor)?;
+            let t = drive.expect("map is refused for an undriven chain");
+            let x = strobe(chain, spec, &found.start, t, periods, obs, |_| {})?;
+            *pixel = Some(found);
             Ok((x, None))
         }
         OrbitStart::Return { scan, .. } if drive.is_none() => {
@@ -239,11 +339,13 @@ pub(super) fn run(
         .period()
         .map_err(|m| FieldError::new("model.drive", m))?;
     let mut return_distance = None;
-    let (x0, guess) = seed(spec, chain, run, obs, &mut return_distance)?;
+    let mut map_pixel = None;
+    let (x0, guess) = seed(spec, chain, run, obs, &mut return_distance, &mut map_pixel)?;
     let mut result = OrbitsResult {
         action: run.action,
         seed: x0.clone(),
         return_distance,
+        map_pixel,
         orbit: None,
         start_parameter: None,
         branches: vec![],

@@ -24,7 +24,10 @@
 //! continues a family in energy. A normal mode seeds a nonlinear family: `start = "mode"`,
 //! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's). Inside the chaos of a driven
 //! chain, `start = "return"` seeds an unstable orbit from the nearest return of the
-//! stroboscopic map after k periods (with `segments` > 1 for a strongly unstable one).
+//! stroboscopic map after k periods (with `segments` > 1 for a strongly unstable one), and
+//! `start = "map"` from an attractor of a final-state map: `map_file = "basins.h5"`,
+//! `attractor = "period_2"` (its class; the period sets `drive_periods`), the start of the
+//! map's pixel of that class that settled first, after `transient_periods` drive periods.
 
 use super::parameter::{set_parameter, sweep_parameter, value_of, SWEEP_PARAMETERS};
 use super::{positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile};
@@ -59,6 +62,12 @@ pub struct OrbitsSpec {
     /// Drive periods scanned for the nearest return after k of them (`start = "return"`,
     /// default 1000); for an undriven chain, crossings of θ₁ = 0.
     pub scan_periods: Option<u64>,
+    /// `start = "map"`: the final-state map file (HDF5, `pendula map --kind final-state`) whose
+    /// attractor seeds the search.
+    pub map_file: Option<String>,
+    /// `start = "map"`: the attractor's class in that map (`period_K`), default
+    /// `period_{drive_periods}`.
+    pub attractor: Option<String>,
     /// Shooting segments (1: single shooting).
     pub segments: Option<usize>,
     /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
@@ -123,6 +132,18 @@ pub enum OrbitStart {
     /// undriven chain's: among `scan` crossings of θ₁ = 0 (upward), the one whose next
     /// crossing is nearest, with the time between them as the period guess.
     Return { transient: u64, scan: u64 },
+    /// A final-state map's attractor ([`OrbitsRun::map_seed`]): the start of the map's pixel
+    /// of that class that settled first, after `periods` drive periods.
+    Map { periods: u64 },
+}
+
+/// Where `start = "map"` takes its seed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapSeed {
+    /// The final-state map file, as the spec names it.
+    pub file: String,
+    /// The attractor's class word in the map's legend (`period_K`).
+    pub attractor: String,
 }
 
 /// What closes the orbits, before the parameter is applied.
@@ -164,6 +185,8 @@ pub struct OrbitsRun {
     pub diagram: Option<DiagramOptions>,
     /// The model as written, rebuilt at each parameter value.
     pub model: ModelFile,
+    /// `start = "map"`: the map file and the attractor.
+    pub map_seed: Option<MapSeed>,
 }
 
 /// The fields `parameter` may name.
@@ -284,7 +307,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
     let start = match word(
         "orbits.start",
         s.start.as_deref(),
-        &["initial", "mode", "settle", "return"],
+        &["initial", "mode", "settle", "return", "map"],
     )? {
         "initial" => OrbitStart::Initial,
         "mode" => {
@@ -345,6 +368,20 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             }
             if other == "settle" {
                 OrbitStart::Settle { periods: transient }
+            } else if other == "map" {
+                if !file.initial.is_empty() {
+                    return Err(SpecError::new(
+                        "initial",
+                        "start = \"map\" seeds the orbit from the map file: remove [initial]",
+                    ));
+                }
+                if action == OrbitsAction::Diagram {
+                    return Err(SpecError::new(
+                        "orbits.start",
+                        "\"map\" seeds an orbit search (action = \"find\" or \"continue\"); a diagram starts from [initial] and starts",
+                    ));
+                }
+                OrbitStart::Map { periods: transient }
             } else {
                 let scan = s.scan_periods.unwrap_or(1000);
                 let k = s.drive_periods.unwrap_or(1) as u64;
@@ -364,6 +401,51 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "applies to start = \"return\"",
         ));
     }
+    let map_seed = if matches!(start, OrbitStart::Map { .. }) {
+        let Some(map_file) = s.map_file.clone().filter(|f| !f.is_empty()) else {
+            return Err(SpecError::new(
+                "orbits.map_file",
+                "missing: the final-state map (HDF5) whose attractor seeds the search",
+            ));
+        };
+        let k = s.drive_periods.unwrap_or(1);
+        let attractor = s.attractor.clone().unwrap_or(format!("period_{k}"));
+        let period = attractor
+            .strip_prefix("period_")
+            .and_then(|p| p.parse::<usize>().ok())
+            .filter(|&p| p >= 1);
+        match period {
+            None => {
+                return Err(SpecError::new(
+                    "orbits.attractor",
+                    format!("must be a periodic attractor's class, period_K (got `{attractor}`)"),
+                ))
+            }
+            Some(p) if s.drive_periods.is_some_and(|k| k != p) => {
+                return Err(SpecError::new(
+                    "orbits.attractor",
+                    format!(
+                        "`{attractor}` has period {p} but drive_periods = {k}: give one of them"
+                    ),
+                ))
+            }
+            Some(_) => {}
+        }
+        Some(MapSeed {
+            file: map_file,
+            attractor,
+        })
+    } else {
+        refuse_given(
+            "orbits",
+            &[
+                ("map_file", s.map_file.is_some()),
+                ("attractor", s.attractor.is_some()),
+            ],
+            "applies with start = \"map\"",
+        )?;
+        None
+    };
     if !matches!(start, OrbitStart::Mode { .. }) {
         refuse_given(
             "orbits",
@@ -375,7 +457,8 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         )?;
     }
     let x0 = match start {
-        OrbitStart::Mode { .. } => vec![0.0; 2 * n],
+        // Seeds that replace [initial] (the run computes them).
+        OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
         _ => {
             if file.initial.is_empty() {
                 return Err(SpecError::new(
@@ -395,7 +478,13 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             ],
             "a driven chain's orbits have period k·T_drive (set drive_periods = k)",
         )?;
-        let k = s.drive_periods.unwrap_or(1);
+        // The map seed's attractor names the period when drive_periods does not.
+        let k = match &map_seed {
+            Some(m) if s.drive_periods.is_none() => m.attractor["period_".len()..]
+                .parse()
+                .expect("checked above"),
+            _ => s.drive_periods.unwrap_or(1),
+        };
         if k == 0 || k > 1000 {
             return Err(SpecError::new(
                 "orbits.drive_periods",
@@ -664,12 +753,15 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         }
     }
     if action != OrbitsAction::Diagram
-        && !matches!(start, OrbitStart::Settle { .. } | OrbitStart::Return { .. })
+        && !matches!(
+            start,
+            OrbitStart::Settle { .. } | OrbitStart::Return { .. } | OrbitStart::Map { .. }
+        )
         && s.transient_periods.is_some()
     {
         return Err(SpecError::new(
             "orbits.transient_periods",
-            "applies to start = \"settle\" or \"return\", or action = \"diagram\"",
+            "applies to start = \"settle\", \"return\" or \"map\", or action = \"diagram\"",
         ));
     }
     let run = OrbitsRun {
@@ -684,6 +776,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         doublings: s.doublings.unwrap_or(0),
         diagram,
         model: file.model.clone(),
+        map_seed,
     };
     Ok(Validated {
         analysis: Analysis::Orbits(Box::new(run)),

@@ -49,6 +49,17 @@ pub fn write_orbits(
     if let Some(d) = result.return_distance {
         g.attr_f64("seed_return_distance", d)?;
     }
+    if let Some(m) = &result.map_pixel {
+        // start = "map": which pixel of the map seeded the search, and its own start.
+        if let Some(seed) = &spec.map_seed {
+            g.attr_str("seed_map_file", &seed.file)?;
+            g.attr_str("seed_attractor", &seed.attractor)?;
+        }
+        g.attr_i64("seed_map_row", m.row as i64)?;
+        g.attr_i64("seed_map_col", m.col as i64)?;
+        g.attr_f64("seed_map_settle_time", m.settle_time)?;
+        g.attr_f64s("seed_map_start", &m.start)?;
+    }
     if let Some(p) = result.start_parameter {
         g.attr_f64("start_parameter", p)?;
     }
