@@ -9,6 +9,7 @@ takes over without a copy), so results match the CLI's files bit for bit and a b
 """
 
 import json
+import os
 
 try:
     import tomllib
@@ -424,7 +425,8 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
              "drive_periods": drive_periods, "energy": energy, "period": period,
              "transient_periods": transient_periods, "scan_periods": scan_periods,
-             "map_file": None if map_file is None else str(map_file), "attractor": attractor,
+             "map_file": os.fspath(map_file) if isinstance(map_file, os.PathLike) else map_file,
+             "attractor": attractor,
              "segments": segments,
              "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
              "shape_samples": shape_samples, "parameter": parameter, "range": range,
