@@ -208,16 +208,15 @@ impl PhaseCos {
             self.cos = if self.table.is_empty() {
                 arg.cos()
             } else {
-                self.recall(arg)
+                self.recall(arg, bits)
             };
         }
         self.cos
     }
 
-    /// The table's slot for `arg`, filled on a miss.
+    /// The table's slot for `arg` (whose bits are `bits`), filled on a miss.
     #[inline]
-    fn recall(&mut self, arg: f64) -> f64 {
-        let bits = arg.to_bits();
+    fn recall(&mut self, arg: f64, bits: u64) -> f64 {
         // Fibonacci hashing: the high bits of the product mix every bit of the argument.
         let shift = 64 - REMEMBERED_PHASES.trailing_zeros();
         let slot = &mut self.table[(bits.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> shift) as usize];

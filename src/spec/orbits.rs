@@ -144,6 +144,8 @@ pub struct MapSeed {
     pub file: String,
     /// The attractor's class word in the map's legend (`period_K`).
     pub attractor: String,
+    /// Its K: the orbit's period in drive periods.
+    pub period: usize,
 }
 
 /// What closes the orbits, before the parameter is applied.
@@ -414,7 +416,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             .strip_prefix("period_")
             .and_then(|p| p.parse::<usize>().ok())
             .filter(|&p| p >= 1);
-        match period {
+        let period = match period {
             None => {
                 return Err(SpecError::new(
                     "orbits.attractor",
@@ -429,11 +431,12 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                     ),
                 ))
             }
-            Some(_) => {}
-        }
+            Some(p) => p,
+        };
         Some(MapSeed {
             file: map_file,
             attractor,
+            period,
         })
     } else {
         refuse_given(
@@ -478,13 +481,10 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             ],
             "a driven chain's orbits have period k·T_drive (set drive_periods = k)",
         )?;
-        // The map seed's attractor names the period when drive_periods does not.
-        let k = match &map_seed {
-            Some(m) if s.drive_periods.is_none() => m.attractor["period_".len()..]
-                .parse()
-                .expect("checked above"),
-            _ => s.drive_periods.unwrap_or(1),
-        };
+        // The map seed's attractor names the period (drive_periods, if given, agrees).
+        let k = map_seed
+            .as_ref()
+            .map_or(s.drive_periods.unwrap_or(1), |m| m.period);
         if k == 0 || k > 1000 {
             return Err(SpecError::new(
                 "orbits.drive_periods",
