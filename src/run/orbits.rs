@@ -158,21 +158,17 @@ fn spec_error(e: PeriodicError) -> RunError {
     }
 }
 
-/// The seed state and period guess.
+/// The seed state and period guess (`drive`: the chain's drive period, if it is driven).
 fn seed(
     spec: &Spec,
     chain: &Chain,
     run: &OrbitsRun,
     obs: &mut dyn Observer,
+    drive: Option<f64>,
     return_distance: &mut Option<f64>,
     pixel: &mut Option<MapPixel>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
-    let drive = chain
-        .params()
-        .drive
-        .period()
-        .map_err(|m| FieldError::new("model.drive", m))?;
     match run.start {
         OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
@@ -188,12 +184,7 @@ fn seed(
             Ok((x, guess))
         }
         OrbitStart::Settle { periods } => {
-            let t = chain
-                .params()
-                .drive
-                .period()
-                .map_err(|m| FieldError::new("model.drive", m))?
-                .expect("settle is refused for an undriven chain");
+            let t = drive.expect("settle is refused for an undriven chain");
             let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
             Ok((x, None))
         }
@@ -340,7 +331,15 @@ pub(super) fn run(
         .map_err(|m| FieldError::new("model.drive", m))?;
     let mut return_distance = None;
     let mut map_pixel = None;
-    let (x0, guess) = seed(spec, chain, run, obs, &mut return_distance, &mut map_pixel)?;
+    let (x0, guess) = seed(
+        spec,
+        chain,
+        run,
+        obs,
+        drive,
+        &mut return_distance,
+        &mut map_pixel,
+    )?;
     let mut result = OrbitsResult {
         action: run.action,
         seed: x0.clone(),
