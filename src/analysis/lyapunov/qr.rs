@@ -33,6 +33,28 @@ impl Qr {
         &self.rdiag
     }
 
+    /// The R factor of the last factorization, upper triangle packed column by column (entry
+    /// (i, j), i ≤ j, at `j(j+1)/2 + i`), with the signs that go with the Q it wrote: `V = Q R`.
+    /// Covariant Lyapunov vectors iterate these backwards.
+    pub fn r_packed(&self, out: &mut [f64]) {
+        let (n, k) = (self.n, self.k);
+        debug_assert_eq!(out.len(), k * (k + 1) / 2);
+        for j in 0..k {
+            let col = &self.a[j * n..(j + 1) * n];
+            let base = j * (j + 1) / 2;
+            out[base..base + j].copy_from_slice(&col[..j]);
+            // The reflection put x₀ − R_jj in the diagonal slot, R_jj = −sign(x₀)·|R_jj|.
+            let alpha = self.rdiag[j];
+            out[base + j] = if self.beta[j] == 0.0 {
+                0.0
+            } else if col[j] >= 0.0 {
+                -alpha
+            } else {
+                alpha
+            };
+        }
+    }
+
     /// Factors the block `v` (column-major, `k` columns of length `n`) and leaves |R_ii| in
     /// [`Qr::rdiag`]. With `replace`, `v` is overwritten with the thin Q; otherwise unchanged.
     ///
@@ -139,5 +161,27 @@ mod tests {
         let gram = dot(0, 0) * dot(1, 1) - dot(0, 1).powi(2);
         assert!((qr2.rdiag()[0] * qr2.rdiag()[1] - gram.sqrt()).abs() < 1e-10);
         assert_eq!(w, v0[..2 * n].to_vec());
+    }
+
+    #[test]
+    fn packed_r_rebuilds_the_block_with_its_q() {
+        let (n, k) = (6, 4);
+        let v0: Vec<f64> = (0..n * k)
+            .map(|i| ((i * 5 + 1) % 13) as f64 - 6.0 + 0.07 * i as f64)
+            .collect();
+        let mut q = v0.clone();
+        let mut qr = Qr::new(n, k);
+        qr.factor(&mut q, true);
+        let mut r = vec![0.0; k * (k + 1) / 2];
+        qr.r_packed(&mut r);
+        for j in 0..k {
+            for row in 0..n {
+                let qr_ij: f64 = (0..=j)
+                    .map(|i| q[i * n + row] * r[j * (j + 1) / 2 + i])
+                    .sum();
+                assert!((qr_ij - v0[j * n + row]).abs() < 1e-12, "({row}, {j})");
+            }
+            assert!((r[j * (j + 1) / 2 + j].abs() - qr.rdiag()[j]).abs() < 1e-15);
+        }
     }
 }

@@ -19,6 +19,10 @@
 //! The two-trajectory estimator and ensembles, which are not tangent loops, live in
 //! [`crate::analysis::lyapunov`].
 
+pub use clv::{
+    chain_covariant, covariant_bytes, covariant_vectors, Covariant, CovariantEstimator,
+    CovariantOptions,
+};
 pub use driver::EnergyCheck;
 pub use error::LyapunovError;
 pub use fli::{chain_fli, fli_orbit, FliEstimator, FliHistory, FliOptions, FliOrbit};
@@ -108,6 +112,7 @@ macro_rules! chain_estimator {
 }
 pub(crate) use chain_estimator;
 
+pub mod clv;
 pub mod driver;
 mod error;
 pub mod fli;

@@ -62,24 +62,7 @@ fn spectrum<S: System + PhaseVolume>(
     observer: &mut dyn Observer,
 ) -> Result<Lyapunov, LyapunovError> {
     let (k, n_trans, n_avg) = opts.resolve(sys.manifold_dim())?;
-    let n = sys.dim();
-    let full = k == sys.manifold_dim();
-    let reducer = Spectrum {
-        method,
-        opts,
-        estimator,
-        k,
-        n_trans,
-        full,
-        qr: Qr::new(n, k),
-        logs: vec![0.0; k],
-        acc: Accum::new(k, opts.tau, opts.max_history),
-        // tr J of an embedded state (n > manifold_dim) includes the directions normal to the
-        // constraint manifold, so Liouville's check does not apply there.
-        vol: (full && n == sys.manifold_dim()).then(|| VolumeTracker::new(sys)),
-        converged: opts.tolerance.map(|_| false),
-        qr_count: 0,
-    };
+    let reducer = Spectrum::new(sys, method, opts, estimator, k, n_trans, u64::MAX);
     let plan = Plan {
         tau: opts.tau,
         span: Span::Intervals(n_trans + n_avg),
@@ -91,19 +74,56 @@ fn spectrum<S: System + PhaseVolume>(
 }
 
 /// The QR spectrum's running state.
-struct Spectrum<'a, S: System> {
+pub(super) struct Spectrum<'a, S: System> {
     method: &'a Method,
     opts: &'a LyapunovOptions,
     estimator: Estimator,
     k: usize,
     n_trans: u64,
+    /// The last interval of the averaging window: a covariant-vector run goes on past it for
+    /// its backward transient, re-orthonormalising without averaging (`u64::MAX` otherwise).
+    window_end: u64,
     full: bool,
-    qr: Qr,
+    pub(super) qr: Qr,
     logs: Vec<f64>,
     acc: Accum,
     vol: Option<VolumeTracker<S>>,
     converged: Option<bool>,
     qr_count: u64,
+}
+
+impl<'a, S: System + PhaseVolume> Spectrum<'a, S> {
+    /// The reducer of `k` exponents with `n_trans` transient intervals, averaging up to interval
+    /// `window_end`.
+    pub(super) fn new(
+        sys: &S,
+        method: &'a Method,
+        opts: &'a LyapunovOptions,
+        estimator: Estimator,
+        k: usize,
+        n_trans: u64,
+        window_end: u64,
+    ) -> Self {
+        let n = sys.dim();
+        let full = k == sys.manifold_dim();
+        Spectrum {
+            method,
+            opts,
+            estimator,
+            k,
+            n_trans,
+            window_end,
+            full,
+            qr: Qr::new(n, k),
+            logs: vec![0.0; k],
+            acc: Accum::new(k, opts.tau, opts.max_history),
+            // tr J of an embedded state (n > manifold_dim) includes the directions normal to
+            // the constraint manifold, so Liouville's check does not apply there.
+            vol: (full && n == sys.manifold_dim()).then(|| VolumeTracker::new(sys)),
+            converged: opts.tolerance.map(|_| false),
+            qr_count: 0,
+        }
+    }
 }
 
 impl<S: System + PhaseVolume> Reducer<S> for Spectrum<'_, S> {
@@ -132,7 +152,7 @@ impl<S: System + PhaseVolume> Reducer<S> for Spectrum<'_, S> {
         self.qr.factor(v, true);
         self.qr_count += 1;
         let mut step = Step::default();
-        if e > self.n_trans {
+        if e > self.n_trans && e <= self.window_end {
             for (l, r) in self.logs.iter_mut().zip(self.qr.rdiag()) {
                 *l = r.ln();
             }
