@@ -19,6 +19,7 @@ figures=(
   "pendulum-lagrangian-descriptor pendulum-lagrangian-descriptor.png pendulum-lagrangian-descriptor.png"
   "orbits-period-doubling-cascade orbits-period-doubling-cascade.png orbits-period-doubling-cascade.png"
   "orbits-baker-gollub-diagram    orbits-baker-gollub-diagram.png    orbits-baker-gollub-diagram.png"
+  "double-pendulum-clv            double-pendulum-clv.png            double-pendulum-clv.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

@@ -22,7 +22,7 @@ use crate::analysis::lyapunov::{
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
-use crate::analysis::orbit::{chain_indicators, Finding, Indicators};
+use crate::analysis::orbit::{chain_covariant, chain_indicators, Covariant, Finding, Indicators};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
@@ -120,6 +120,11 @@ pub enum Output<'a> {
     },
     /// A spectrum, one exponent or a two-trajectory estimate.
     Lyapunov { chain: &'a Chain, result: Lyapunov },
+    /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
+    Covariant {
+        chain: &'a Chain,
+        result: Box<Covariant>,
+    },
     /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
     Ensemble { chain: &'a Chain, result: Ensemble },
     /// A registered single-orbit indicator (MEGNO, FLI, …), which describes itself.
@@ -242,6 +247,17 @@ fn lyapunov<'a>(
             chain,
             result: (indicator.run)(chain, method, x0, io, obs)?,
         },
+        (_, None) if run.covariant.is_some() => Output::Covariant {
+            chain,
+            result: Box::new(chain_covariant(
+                chain,
+                method,
+                x0,
+                &opts,
+                run.covariant.as_ref().expect("checked"),
+                obs,
+            )?),
+        },
         (_, Some(ens)) => Output::Ensemble {
             chain,
             result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
@@ -345,6 +361,7 @@ impl Outcome<'_> {
             Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
                 "lyapunov"
             }
+            Output::Covariant { .. } => "covariant",
             Output::Indicator { result, .. } => result.end().estimator,
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
@@ -363,6 +380,7 @@ impl Outcome<'_> {
                 result.complete
             }
             Output::Ensemble { result, .. } => result.complete,
+            Output::Covariant { result, .. } => result.complete,
             Output::Indicator { result, .. } => result.end().complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
@@ -428,6 +446,12 @@ impl Outcome<'_> {
             }
             Output::Lyapunov { chain, result } => {
                 store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
+            }
+            Output::Covariant { chain, result } => {
+                let g = store::chain_group(out, "lyapunov", chain, x0)?;
+                store::write_lyapunov(&g, &result.spectrum)?;
+                let g = store::chain_group(out, "covariant", chain, x0)?;
+                store::write_covariant(&g, result)
             }
             Output::Ensemble { chain, result } => {
                 let g = store::chain_group(out, "lyapunov", chain, x0)?;

@@ -337,3 +337,202 @@ fn vectors_do_not_depend_on_the_window() {
     assert_eq!(plain.exponents, short.spectrum.exponents);
     assert_eq!(plain.standard_error, short.spectrum.standard_error);
 }
+
+mod cli {
+    //! `pendula lyapunov --vectors covariant`: its file against the library, the shipped
+    //! analysis, and its refusals (one line naming the flag, exit 2, nothing written).
+
+    use assert_cmd::Command;
+    use std::path::Path;
+
+    fn pendula(dir: &Path, args: &[&str]) -> std::process::Output {
+        Command::cargo_bin("pendula")
+            .unwrap()
+            .current_dir(dir)
+            .args(args)
+            .output()
+            .unwrap()
+    }
+
+    #[test]
+    fn file_and_json_hold_the_vectors() {
+        let dir = tempfile::tempdir().unwrap();
+        let out = pendula(
+            dir.path(),
+            &[
+                "lyapunov",
+                "--theta",
+                "2,2",
+                "--t-end",
+                "60",
+                "--vectors",
+                "covariant",
+                "--vector-samples",
+                "100",
+                "--vector-pairs",
+                "1:4,2:3",
+                "--json",
+                "-o",
+                "c.h5",
+                "--plot",
+                "c.png",
+            ],
+        );
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(out.status.success(), "{err}");
+        assert!(err.trim().lines().last().unwrap().contains("c.h5"), "{err}");
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &j["covariant"];
+        assert_eq!(c["samples"], 100);
+        assert_eq!(c["unstable"], serde_json::json!([1]));
+        assert_eq!(c["stable"], serde_json::json!([4]));
+        assert_eq!(c["pairs"][0]["vectors"], serde_json::json!([1, 4]));
+        // With one expanding and one contracting vector, the subspace angle is the pair's.
+        assert_eq!(c["min_angle"], c["pairs"][0]["angle"]);
+        let f = hdf5::File::open(dir.path().join("c.h5")).unwrap();
+        let g = f.group("covariant").unwrap();
+        let v = g.dataset("vectors").unwrap().read_dyn::<f64>().unwrap();
+        assert_eq!(v.shape(), &[100, 4, 4]);
+        for s in 0..100 {
+            for i in 0..4 {
+                let n: f64 = (0..4).map(|c| v[[s, i, c]].powi(2)).sum();
+                assert!((n - 1.0).abs() < 1e-12);
+            }
+        }
+        // The spectrum in both groups is the run's one, and the JSON's.
+        let e1 = g.dataset("exponents").unwrap().read_raw::<f64>().unwrap();
+        let e2 = f
+            .group("lyapunov")
+            .unwrap()
+            .dataset("exponents")
+            .unwrap()
+            .read_raw::<f64>()
+            .unwrap();
+        assert_eq!(e1, e2);
+        let ej: Vec<f64> = serde_json::from_value(j["exponents"].clone()).unwrap();
+        // (serde_json's default parser rounds the last bit.)
+        for (a, b) in e1.iter().zip(&ej) {
+            assert!((a - b).abs() <= 1e-15 * a.abs(), "{a} vs {b}");
+        }
+        let frac: f64 = g.attr("tangency_fraction").unwrap().read_scalar().unwrap();
+        assert_eq!(frac, c["tangency_fraction"].as_f64().unwrap());
+        assert!(dir.path().join("c.png").exists());
+    }
+
+    #[test]
+    fn shipped_analysis_runs() {
+        let dir = tempfile::tempdir().unwrap();
+        let spec = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/double-pendulum-clv.toml");
+        let out = pendula(
+            dir.path(),
+            &["run", spec.to_str().unwrap(), "-o", "a.h5", "--json"],
+        );
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let c = &j["covariant"];
+        assert_eq!(c["samples"], 5000);
+        let frac = c["tangency_fraction"].as_f64().unwrap();
+        assert!(frac > 0.0 && frac < 0.1, "{frac}");
+        // Each mean growth rate agrees with its exponent within the errors.
+        for i in 0..4 {
+            let (a, b) = (
+                c["growth_rate_mean"][i].as_f64().unwrap(),
+                j["exponents"][i].as_f64().unwrap(),
+            );
+            let se = c["growth_rate_standard_error"][i].as_f64().unwrap();
+            assert!((a - b).abs() < se, "{i}: {a} vs {b} ± {se}");
+        }
+    }
+
+    #[test]
+    fn refusals_name_the_flag_and_write_nothing() {
+        let cases: &[(&[&str], &str)] = &[
+            (&["--vectors", "cov"], "--vectors"),
+            (
+                &["--vectors", "covariant", "--estimator", "tangent"],
+                "--vectors",
+            ),
+            (
+                &["--vectors", "covariant", "--estimator", "sali"],
+                "--vectors",
+            ),
+            (&["--vectors", "covariant", "--ensemble", "4"], "--vectors"),
+            (
+                &["--vectors", "covariant", "--tolerance", "0.01"],
+                "--tolerance",
+            ),
+            (
+                &["--vectors", "covariant", "--vector-pairs", "1:5"],
+                "--vector-pairs",
+            ),
+            (
+                &["--vectors", "covariant", "--vector-pairs", "2:2"],
+                "--vector-pairs",
+            ),
+            (
+                &["--vectors", "covariant", "--vector-pairs", "1-4"],
+                "--vector-pairs",
+            ),
+            (
+                &["--vectors", "covariant", "--vector-samples", "0"],
+                "--vector-samples",
+            ),
+            (
+                &["--vectors", "covariant", "--tangency-angle", "0"],
+                "--tangency-angle",
+            ),
+            (
+                &["--vectors", "covariant", "--tangency-angle", "nan"],
+                "--tangency-angle",
+            ),
+            (
+                &["--vectors", "covariant", "--backward-transient", "-1"],
+                "--backward-transient",
+            ),
+            (&["--backward-transient", "5"], "--backward-transient"),
+            (&["--vector-pairs", "1:4"], "--vector-pairs"),
+            (
+                &[
+                    "--vectors",
+                    "covariant",
+                    "--t-end",
+                    "1e7",
+                    "--max-memory",
+                    "100M",
+                ],
+                "--t-end",
+            ),
+        ];
+        for (args, flag) in cases {
+            let dir = tempfile::tempdir().unwrap();
+            let mut all = vec!["lyapunov", "--theta", "2,2", "-o", "x.h5"];
+            all.extend_from_slice(args);
+            let out = pendula(dir.path(), &all);
+            let err = String::from_utf8_lossy(&out.stderr);
+            assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+            assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+            assert!(err.contains(flag), "{args:?}: {err}");
+            assert_eq!(
+                std::fs::read_dir(dir.path()).unwrap().count(),
+                0,
+                "{args:?}"
+            );
+        }
+        // The cart chain offers the spectrum, not its covariant vectors.
+        let dir = tempfile::tempdir().unwrap();
+        let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+        let spec =
+            std::fs::read_to_string(root.join("analyses/spherical-double-pendulum-lyapunov.toml"))
+                .unwrap()
+                .replace("[lyapunov]\n", "[lyapunov]\nvectors = \"covariant\"\n");
+        std::fs::write(dir.path().join("s.toml"), spec).unwrap();
+        let out = pendula(dir.path(), &["run", "s.toml", "-o", "s.h5"]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{err}");
+        assert!(err.contains("lyapunov.vectors"), "{err}");
+    }
+}

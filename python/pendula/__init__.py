@@ -221,7 +221,8 @@ def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None
 def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=None,
              transient=None, t_end=None, tolerance=None, blocks=None, d0=None, method=None,
              rtol=None, atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None,
-             deviation=None, slope_samples=None):
+             deviation=None, slope_samples=None, vectors=None, backward_transient=None,
+             vector_samples=None, vector_pairs=None, tangency_angle=None):
     """Lyapunov exponents: ``xarray.Dataset`` of the CLI's ``lyapunov`` group.
 
     Holds ``exponents`` and ``standard_error`` (dim ``exponent``, 1/s; the error from block
@@ -231,10 +232,19 @@ def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=
     the CLI's ``indicators``, ``megno`` and ``fli`` groups (ensembles: the CLI). ``deviation``
     (``"unit"`` or ``"diagonal"``) and ``slope_samples`` (``"step"`` or ``"tau"``) give the
     single orbit the maps' definitions (README, "One definition per indicator").
+    ``vectors="covariant"`` gives the CLI's ``covariant`` group instead: the covariant
+    Lyapunov vectors (``time`` × ``vector`` × ``state_component``), their local growth rates,
+    the unstable–stable angle ``min_angle`` and the angles of ``vector_pairs`` (1-based pairs
+    such as ``[(1, 4)]``), with ``backward_transient``, ``vector_samples`` and
+    ``tangency_angle`` as in the spec.
     """
+    if vector_pairs is not None:
+        vector_pairs = [list(p) for p in vector_pairs]
     table = {"estimator": estimator, "exponents": exponents, "tau": tau, "transient": transient,
              "t_end": t_end, "tolerance": tolerance, "blocks": blocks, "d0": d0,
-             "deviation": deviation, "slope_samples": slope_samples}
+             "deviation": deviation, "slope_samples": slope_samples, "vectors": vectors,
+             "backward_transient": backward_transient, "vector_samples": vector_samples,
+             "vector_pairs": vector_pairs, "tangency_angle": tangency_angle}
     init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
     return _run(_spec(model, "lyapunov", init, table, integ))

@@ -166,6 +166,9 @@ READER_CASES = {
     "modes": ({"preset": "triple"}, "modes", None, {"equilibria": "all"}),
     "cart-simulate": (CART, "simulate", {"equilibrium": "inverted", "tilt": 0.1}, {"t_end": 1.0}),
     "cart-modes": (CART, "modes", None, {"equilibria": "all"}),
+    "covariant": ({"preset": "double"}, "lyapunov", {"theta": [2.0, 2.0]},
+                  {"t_end": 12.0, "transient": 2.0, "vectors": "covariant", "vector_samples": 50,
+                   "vector_pairs": [[1, 4], [2, 3]]}),
 }
 
 
@@ -211,6 +214,8 @@ def test_result_is_xarrays_reading_of_the_cli_file(tmp_path, case):
     done, out = run_cli(tmp_path, toml(spec))
     assert done.returncode == 0, done.stderr
     group = {"simulate": "trajectory"}.get(kind, kind)
+    if case == "covariant":
+        group = "covariant"
     if case in TREES:
         ours = pendula._run(spec, tree=True)
         with xarray.open_datatree(out, group=group, engine="h5netcdf") as ref:
@@ -401,6 +406,26 @@ def test_sali_matches_cli(tmp_path):
     with h5py.File(out, "r") as f:
         assert_same(f["indicators"], ds)
     assert ds.attrs["regularity"] in ("chaotic", "regular", "undecided")
+
+
+def test_covariant_vectors_keywords():
+    """vectors="covariant" gives the `covariant` group: unit vectors over (time, vector,
+    state_component), mean growth rates that agree with the exponents, pairs by 1-based index;
+    a bad pair names its keyword."""
+    ds = pendula.lyapunov(DOUBLE, [2.0, 2.0], t_end=60.0, vectors="covariant", vector_samples=100,
+                          vector_pairs=[(1, 4)], backward_transient=20.0, tangency_angle=0.05)
+    assert ds["vectors"].dims == ("time", "vector", "state_component")
+    assert ds["vectors"].shape == (100, 4, 4)
+    assert np.allclose((ds["vectors"] ** 2).sum("state_component"), 1.0, atol=1e-12)
+    diff = abs(ds["growth_rate_mean"] - ds["exponents"])
+    assert (diff < ds["growth_rate_standard_error"]).all(), diff.values
+    assert list(ds["pair_first"].values) == [1] and list(ds["pair_second"].values) == [4]
+    assert np.array_equal(ds["pair_angle"][:, 0].values, ds["min_angle"].values)
+    assert ds.attrs["backward_transient"] == 20.0 and ds.attrs["tangency_angle"] == 0.05
+    with pytest.raises(ValueError, match="vector_pairs"):
+        pendula.lyapunov(DOUBLE, [2.0, 2.0], vectors="covariant", vector_pairs=[(1, 9)])
+    with pytest.raises(ValueError, match="backward_transient"):
+        pendula.lyapunov(DOUBLE, [2.0, 2.0], backward_transient=5.0)
 
 
 def test_cart_chain_spherical_pendulum_modes():

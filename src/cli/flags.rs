@@ -32,6 +32,8 @@ pub enum Kind {
     IntOrWord,
     /// `W` or `WxH` pixels: an integer or `[W, H]`.
     Resolution,
+    /// Comma-separated index pairs `I:J` (1-based): `[[I, J], …]`.
+    Pairs,
     /// A switch that sets the field to this value when given.
     Switch(bool),
     /// `--flag` (true) or `--flag=BOOL`.
@@ -119,6 +121,11 @@ flags! {
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
     "deviation" => "lyapunov.deviation", Word, "unit|diagonal", "Start deviation vector of tangent, megno and fli: unit (e1, the default of tangent and megno) or diagonal ((1,…,1)/√(2N), fli's and the maps')", &[LYAP];
     "slope-samples" => "lyapunov.slope_samples", Word, "step|tau", "MEGNO: fit the slope of ⟨Y⟩ over the second half at every step (default) or at the multiples of τ and t_end (the megno map's rule)", &[LYAP];
+    "vectors" => "lyapunov.vectors", Word, "covariant", "Also the covariant Lyapunov vectors of the spectrum's run (Ginelli's method), sampled over its averaging window", &[LYAP];
+    "backward-transient" => "lyapunov.backward_transient", Float, "S", "Covariant vectors: the backward transient (s) run after the window, default 10", &[LYAP];
+    "vector-samples" => "lyapunov.vector_samples", Int, "N", "Covariant vectors: most sample times over the window, default 1000", &[LYAP];
+    "vector-pairs" => "lyapunov.vector_pairs", Pairs, "I:J,…", "Covariant vectors: pairs whose angle is reported at every sample, e.g. 1:4,2:3", &[LYAP];
+    "tangency-angle" => "lyapunov.tangency_angle", Float, "RAD", "Covariant vectors: an unstable-stable angle below this is a near-tangency (default 0.1 rad)", &[LYAP];
     "ensemble" => "lyapunov.ensemble", Int, "N", "Run an ensemble of N perturbed initial conditions", &[LYAP];
     "epsilon" => "lyapunov.epsilon", Float, "E", "Size of the ensemble's perturbations (default 1e-10)", &[LYAP];
     "seed" => "@.seed", Int, "N", "Seed of the random perturbations or initial points", &[LYAP, POIN];
@@ -237,7 +244,7 @@ pub fn args_for(command: &'static str) -> Vec<Arg> {
                     .num_args(0..=1)
                     .default_missing_value("true")
                     .value_parser(clap::value_parser!(bool)),
-                Floats | Ints | Words | WordOrWords => a
+                Floats | Ints | Words | WordOrWords | Pairs => a
                     .value_delimiter(',')
                     .allow_hyphen_values(true)
                     .action(ArgAction::Set)
@@ -285,6 +292,19 @@ fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone 
                     None => px(s).map(Value::Integer).ok_or_else(bad),
                 }
             }
+            Pairs => {
+                let bad = || format!("expected pairs of vector indices such as 1:4 (got `{s}`)");
+                let ix = |t: &str| t.trim().parse::<u32>().ok().map(i64::from);
+                match s.split_once(':') {
+                    Some((a, b)) => match (ix(a), ix(b)) {
+                        (Some(a), Some(b)) => {
+                            Ok(Value::Array(vec![Value::Integer(a), Value::Integer(b)]))
+                        }
+                        _ => Err(bad()),
+                    },
+                    None => Err(bad()),
+                }
+            }
             Word | Words | WordOrWords | Switch(_) | Bool => Ok(Value::String(s.to_string())),
         }
     }
@@ -302,7 +322,7 @@ fn value(m: &ArgMatches, f: &Flag) -> Value {
     match f.kind {
         Switch(v) => Value::Boolean(v),
         Bool => Value::Boolean(m.get_one::<bool>(f.long).copied().unwrap_or(true)),
-        Floats | Ints | Words => Value::Array(
+        Floats | Ints | Words | Pairs => Value::Array(
             m.get_many::<Value>(f.long)
                 .into_iter()
                 .flatten()

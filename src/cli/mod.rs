@@ -599,6 +599,7 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
         Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
         Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
+        Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
         Output::Indicator { result, .. } => lyapunov::indicator(ctx, result.as_ref(), wall),
         Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),

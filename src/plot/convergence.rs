@@ -195,3 +195,163 @@ pub fn draw_chart(chart: &Chart<'_>, title: &str, path: &Path) -> Result<(), Plo
     };
     draw_timeseries(&fig, path)
 }
+
+/// Bins of the angle histograms of [`draw_covariant`], log-spaced from the smallest angle to π/2.
+const ANGLE_BINS: usize = 40;
+
+/// The fraction of `a` per log-spaced bin from `lo` to π/2 as a step line `(x, y)`, and the
+/// empirical distribution function at the bin edges.
+fn angle_histogram(a: &[f64], lo: f64) -> (Vec<f64>, Vec<f64>, Vec<f64>, Vec<f64>) {
+    let (l0, l1) = (lo.log10(), std::f64::consts::FRAC_PI_2.log10());
+    let edge = |b: usize| 10f64.powf(l0 + (l1 - l0) * b as f64 / ANGLE_BINS as f64);
+    let mut counts = vec![0usize; ANGLE_BINS];
+    let finite: Vec<f64> = a.iter().copied().filter(|v| v.is_finite()).collect();
+    for &v in &finite {
+        let b = ((v.max(lo).log10() - l0) / (l1 - l0) * ANGLE_BINS as f64).floor();
+        counts[(b.max(0.0) as usize).min(ANGLE_BINS - 1)] += 1;
+    }
+    let total = finite.len().max(1) as f64;
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    for (b, c) in counts.iter().enumerate() {
+        let f = *c as f64 / total;
+        x.extend([edge(b), edge(b + 1)]);
+        y.extend([f, f]);
+    }
+    let cx: Vec<f64> = (0..=ANGLE_BINS).map(edge).collect();
+    let cy: Vec<f64> = cx
+        .iter()
+        .map(|&e| finite.iter().filter(|&&v| v <= e).count() as f64 / total)
+        .collect();
+    (x, y, cx, cy)
+}
+
+/// Draws the distributions of the covariant vectors' angles: the smallest angle between the
+/// unstable and stable subspaces and each requested pair's, as the fraction of samples per
+/// log-spaced bin (top) and the fraction below each angle (bottom), with the near-tangency
+/// threshold marked and the near-tangency fraction in the legend.
+pub fn draw_covariant(
+    r: &crate::analysis::orbit::Covariant,
+    title: &str,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let mut sets: Vec<(String, Vec<f64>)> = Vec::new();
+    if let Some(a) = &r.min_angle {
+        let frac = r.tangency_fraction.unwrap_or(f64::NAN);
+        sets.push((
+            format!(
+                "unstable–stable (min. principal angle); {:.1} % below {} rad",
+                100.0 * frac,
+                r.tangency_angle
+            ),
+            a.clone(),
+        ));
+    }
+    // A pair of the one expanding and the one contracting vector is the unstable–stable angle
+    // itself: named there, not drawn twice.
+    let same = |i: usize, j: usize| {
+        r.min_angle.is_some()
+            && r.unstable.len() == 1
+            && r.stable.len() == 1
+            && [i, j].contains(&r.unstable[0])
+            && [i, j].contains(&r.stable[0])
+    };
+    for (p, &(i, j)) in r.pairs.iter().enumerate() {
+        if same(i, j) {
+            if let Some(first) = sets.first_mut() {
+                first.0 = first.0.replacen(
+                    " (min. principal angle)",
+                    &format!(" (v{} – v{})", i + 1, j + 1),
+                    1,
+                );
+            }
+            continue;
+        }
+        sets.push((
+            format!("v{} – v{}", i + 1, j + 1),
+            r.pair_angles.column(p).to_vec(),
+        ));
+    }
+    if sets.is_empty() || r.time.is_empty() {
+        return Err(PlotError::Data {
+            path: path.to_path_buf(),
+            source: super::DataError::Empty {
+                what: "the covariant vectors' angles (no expanding or no contracting exponent, and no vector_pairs)".into(),
+            },
+        });
+    }
+    let smallest = sets
+        .iter()
+        .flat_map(|(_, a)| a.iter().copied())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .fold(f64::INFINITY, f64::min);
+    let lo = (smallest.min(r.tangency_angle) / 2.0).max(1e-12);
+    let hist: Vec<_> = sets.iter().map(|(_, a)| angle_histogram(a, lo)).collect();
+    let top = hist
+        .iter()
+        .flat_map(|h| h.1.iter().copied())
+        .fold(0.0f64, f64::max);
+    let mark_x = [r.tangency_angle, r.tangency_angle];
+    let mark_top = [0.0, top.max(1e-3)];
+    let mark_cdf = [0.0, 1.0];
+    let mut density: Vec<Series> = sets
+        .iter()
+        .zip(&hist)
+        .map(|((label, _), h)| Series {
+            label: label.clone(),
+            x: &h.0,
+            y: &h.1,
+            band: None,
+        })
+        .collect();
+    density.push(Series {
+        label: format!("near-tangency threshold {} rad", r.tangency_angle),
+        x: &mark_x,
+        y: &mark_top,
+        band: None,
+    });
+    let mut cdf: Vec<Series> = sets
+        .iter()
+        .zip(&hist)
+        .map(|((label, _), h)| Series {
+            label: label.split(';').next().unwrap_or_default().to_string(),
+            x: &h.2,
+            y: &h.3,
+            band: None,
+        })
+        .collect();
+    cdf.push(Series {
+        label: "near-tangency threshold".into(),
+        x: &mark_x,
+        y: &mark_cdf,
+        band: None,
+    });
+    let status = if r.complete { "" } else { ", stopped early" };
+    let fig = Figure {
+        title: format!(
+            "{title} (covariant Lyapunov vectors, {} samples over t = {}–{} s, λ₁ = {} s⁻¹{status})",
+            r.time.len(),
+            r.window[0],
+            r.window[1],
+            format_value(r.spectrum.exponents[0], 4)
+        ),
+        x_label: format!(
+            "angle / rad   (Euclidean metric in ({}); transients: {} s forward, {} s backward)",
+            r.coordinates, r.spectrum.transient, r.backward_transient
+        ),
+        panels: vec![
+            Panel {
+                y_label: "fraction of samples per bin".into(),
+                series: density,
+                log_y: false,
+            },
+            Panel {
+                y_label: "fraction of samples below the angle".into(),
+                series: cdf,
+                log_y: false,
+            },
+        ],
+        log_x: true,
+        size: (1200, 900),
+    };
+    draw_timeseries(&fig, path)
+}

@@ -37,7 +37,7 @@ pub mod timeseries;
 pub mod trajectory;
 
 pub use cart::{draw_cart_chain, CartFigure};
-pub use convergence::{draw_chart, draw_convergence, draw_indicators};
+pub use convergence::{draw_chart, draw_convergence, draw_covariant, draw_indicators};
 pub use measure::{draw_measure, MeasureFigure};
 pub use modes::{draw_modes, ModesFigure};
 pub use orbits::{

@@ -470,6 +470,24 @@ fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
     // State and k tangent vectors through the solver, and the QR's copies.
     let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
+    if let Some(cov) = &r.covariant {
+        let o = &r.options;
+        terms.push(Term {
+            bytes: crate::analysis::orbit::covariant_bytes(
+                dim as usize,
+                k as usize,
+                o.tau,
+                o.time,
+                cov,
+            ),
+            field: "lyapunov.t_end",
+            driver: format!(
+                "{:.0} s window and {} s backward transient at tau = {} s",
+                o.time, cov.backward_transient, o.tau
+            ),
+            what: "the covariant vectors' R factors and samples",
+        });
+    }
     match &r.ensemble {
         None => terms.push(Term {
             bytes: run + history,

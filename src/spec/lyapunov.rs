@@ -4,8 +4,8 @@ use super::retired::{self, Retired};
 use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::orbit::{
-    indicator_by_name, Deviation, Indicator, IndicatorOptions, OrbitOptions, SlopeSamples,
-    ESTIMATORS,
+    indicator_by_name, CovariantOptions, Deviation, Indicator, IndicatorOptions, OrbitOptions,
+    SlopeSamples, ESTIMATORS,
 };
 use crate::format::one_of;
 use serde::{Deserialize, Serialize};
@@ -16,6 +16,8 @@ pub struct LyapunovRun {
     pub options: LyapunovOptions,
     /// Members of a perturbed ensemble (None: a single orbit).
     pub ensemble: Option<EnsembleOptions>,
+    /// `vectors = "covariant"`: the spectrum's run also gives its covariant vectors.
+    pub covariant: Option<CovariantOptions>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -89,6 +91,18 @@ pub struct LyapunovSpec {
     /// MEGNO: the samples of ⟨Y⟩ its second-half slope is fitted over: `step` (every step,
     /// default) or `tau` (the renormalisation times, the MEGNO map's rule).
     pub slope_samples: Option<String>,
+    /// `covariant`: also the covariant Lyapunov vectors (Ginelli's method) of the spectrum's
+    /// run, sampled over its averaging window.
+    pub vectors: Option<String>,
+    /// Covariant vectors: the backward transient (s) run after the window, default 10.
+    pub backward_transient: Option<f64>,
+    /// Covariant vectors: most sample times in the window, default 1000.
+    pub vector_samples: Option<usize>,
+    /// Covariant vectors: pairs [i, j] (1-based) whose angle is reported at every sample.
+    pub vector_pairs: Option<Vec<[usize; 2]>>,
+    /// Covariant vectors: an unstable–stable angle below this (rad) is a near-tangency,
+    /// default 0.1.
+    pub tangency_angle: Option<f64>,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -338,11 +352,120 @@ impl LyapunovSpec {
                 })
             }
         };
+        let covariant = self.covariant(name, dim, &options, ensemble.is_some())?;
         Ok(LyapunovRun {
             estimator,
             options,
             ensemble,
+            covariant,
         })
+    }
+
+    /// `vectors = "covariant"` and its fields: for the QR spectrum of a single orbit, with a
+    /// window fixed in advance (no tolerance).
+    fn covariant(
+        &self,
+        name: &str,
+        dim: usize,
+        options: &LyapunovOptions,
+        ensemble: bool,
+    ) -> Result<Option<CovariantOptions>, SpecError> {
+        let fields = [
+            (
+                "lyapunov.backward_transient",
+                self.backward_transient.is_some(),
+            ),
+            ("lyapunov.vector_samples", self.vector_samples.is_some()),
+            ("lyapunov.vector_pairs", self.vector_pairs.is_some()),
+            ("lyapunov.tangency_angle", self.tangency_angle.is_some()),
+        ];
+        match self.vectors.as_deref() {
+            None => {
+                if let Some((field, _)) = fields.iter().find(|(_, set)| *set) {
+                    return Err(SpecError::new(
+                        *field,
+                        "applies with vectors = \"covariant\"",
+                    ));
+                }
+                return Ok(None);
+            }
+            Some("covariant") => {}
+            Some(w) => {
+                return Err(SpecError::new(
+                    "lyapunov.vectors",
+                    format!("expected covariant (got `{w}`)"),
+                ))
+            }
+        }
+        if name != "spectrum" {
+            return Err(SpecError::new(
+                "lyapunov.vectors",
+                format!("applies to estimator = \"spectrum\", not {name}"),
+            ));
+        }
+        if ensemble {
+            return Err(SpecError::new(
+                "lyapunov.vectors",
+                "is offered for a single orbit, not an ensemble",
+            ));
+        }
+        if self.tolerance.is_some() {
+            return Err(SpecError::new(
+                "lyapunov.tolerance",
+                "does not apply with vectors = \"covariant\" (the window is fixed in advance)",
+            ));
+        }
+        let d = CovariantOptions::default();
+        let backward_transient = self.backward_transient.unwrap_or(d.backward_transient);
+        if !(backward_transient.is_finite() && backward_transient >= 0.0) {
+            return Err(SpecError::new(
+                "lyapunov.backward_transient",
+                format!("must be finite and >= 0 (got {backward_transient})"),
+            ));
+        }
+        if backward_transient / options.tau > 1e10 {
+            return Err(SpecError::new(
+                "lyapunov.backward_transient",
+                format!(
+                    "is {:.1e} intervals tau, more than 1e10",
+                    backward_transient / options.tau
+                ),
+            ));
+        }
+        let samples = self.vector_samples.unwrap_or(d.samples);
+        if samples == 0 {
+            return Err(SpecError::new("lyapunov.vector_samples", "must be >= 1"));
+        }
+        let k = options.k.unwrap_or(dim);
+        let mut pairs = Vec::new();
+        for p in self.vector_pairs.iter().flatten() {
+            if p[0] == p[1] || !(1..=k).contains(&p[0]) || !(1..=k).contains(&p[1]) {
+                return Err(SpecError::new(
+                    "lyapunov.vector_pairs",
+                    format!(
+                        "each pair names two different vectors among 1..={k} (got [{}, {}])",
+                        p[0], p[1]
+                    ),
+                ));
+            }
+            if pairs.len() >= 64 {
+                return Err(SpecError::new("lyapunov.vector_pairs", "at most 64 pairs"));
+            }
+            pairs.push((p[0] - 1, p[1] - 1));
+        }
+        let tangency_angle = self.tangency_angle.unwrap_or(d.tangency_angle);
+        if !(tangency_angle > 0.0 && tangency_angle <= std::f64::consts::FRAC_PI_2) {
+            return Err(SpecError::new(
+                "lyapunov.tangency_angle",
+                format!("must be in (0, pi/2] rad (got {tangency_angle})"),
+            ));
+        }
+        Ok(Some(CovariantOptions {
+            backward_transient,
+            samples,
+            pairs,
+            tangency_angle,
+        }))
     }
 }
 
@@ -368,6 +491,12 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
             return Err(SpecError::new(
                 "lyapunov.ensemble",
                 "is offered for the planar chain only",
+            ));
+        }
+        if run.covariant.is_some() {
+            return Err(SpecError::new(
+                "lyapunov.vectors",
+                "covariant vectors are offered for the planar chain only",
             ));
         }
     }

@@ -362,3 +362,151 @@ pub fn write_indicators(g: &GroupWriter<'_>, r: &Indicators) -> Result<(), Store
     write_method(g, &r.method)?;
     Ok(())
 }
+
+/// The `covariant` group of a covariant-vector run: coordinates `time` (the samples over the
+/// averaging window), `vector` (1..k) and `state_component`; the unit vectors
+/// `vectors(time, vector, state_component)`, the state at each sample, each vector's local
+/// growth rate and its window average with its batch-means error beside the QR exponents of
+/// the same run, each vector's class (expanding, neutral, contracting), the smallest angle
+/// between the unstable and stable subspaces and the angles of the pairs asked for.
+pub fn write_covariant(
+    g: &GroupWriter<'_>,
+    r: &crate::analysis::orbit::Covariant,
+) -> Result<(), StoreError> {
+    let k = r.growth_mean.len();
+    g.coord("time", &r.time, "s", "sample time in the averaging window")?;
+    let idx: Vec<i64> = (1..=k as i64).collect();
+    g.coord_i64(
+        "vector",
+        &idx,
+        "1",
+        "covariant vector index i (exponent order)",
+    )?;
+    g.var(
+        "vectors",
+        &["time", "vector", "state_component"],
+        &r.vectors,
+        "1",
+        "unit covariant Lyapunov vector (sign: largest component positive)",
+    )?
+    .attr_str("coordinates_of_components", r.coordinates)?;
+    g.var(
+        "state",
+        &["time", "state_component"],
+        &r.state,
+        "1",
+        "state at the sample (angles rad, velocities rad/s, or momenta)",
+    )?;
+    g.var(
+        "growth_rate",
+        &["time", "vector"],
+        &r.growth,
+        "s-1",
+        "growth rate of the vector over the interval tau ending at the sample",
+    )?;
+    g.var(
+        "growth_rate_mean",
+        &["vector"],
+        r.growth_mean.as_slice(),
+        "s-1",
+        "local growth rate averaged over every interval of the window",
+    )?;
+    g.var(
+        "growth_rate_standard_error",
+        &["vector"],
+        r.growth_standard_error.as_slice(),
+        "s-1",
+        "batch-means standard error of the mean growth rate",
+    )?;
+    g.var(
+        "exponents",
+        &["vector"],
+        r.spectrum.exponents.as_slice(),
+        "s-1",
+        "Lyapunov exponent of the same run (QR method)",
+    )?;
+    g.var(
+        "standard_error",
+        &["vector"],
+        r.spectrum.standard_error.as_slice(),
+        "s-1",
+        "batch-means standard error of the exponent",
+    )?;
+    let class: Vec<u8> = (0..k)
+        .map(|i| {
+            if r.unstable.contains(&i) {
+                2
+            } else if r.stable.contains(&i) {
+                0
+            } else {
+                1
+            }
+        })
+        .collect();
+    g.var(
+        "class",
+        &["vector"],
+        class.as_slice(),
+        "1",
+        "contracting (lambda < -3 SE), neutral, or expanding (lambda > 3 SE)",
+    )?
+    .attr_u8s("flag_values", &[0, 1, 2])?
+    .attr_str("flag_meanings", "contracting neutral expanding")?;
+    if let Some(a) = &r.min_angle {
+        g.var(
+            "min_angle",
+            &["time"],
+            a.as_slice(),
+            "rad",
+            "smallest principal angle between the unstable and stable subspaces",
+        )?;
+    }
+    if !r.pairs.is_empty() {
+        let pid: Vec<i64> = (1..=r.pairs.len() as i64).collect();
+        g.coord_i64("pair", &pid, "1", "pair of vectors whose angle is reported")?;
+        let first: Vec<i64> = r.pairs.iter().map(|p| p.0 as i64 + 1).collect();
+        let second: Vec<i64> = r.pairs.iter().map(|p| p.1 as i64 + 1).collect();
+        g.var(
+            "pair_first",
+            &["pair"],
+            first.as_slice(),
+            "1",
+            "first vector i",
+        )?;
+        g.var(
+            "pair_second",
+            &["pair"],
+            second.as_slice(),
+            "1",
+            "second vector j",
+        )?;
+        g.var(
+            "pair_angle",
+            &["time", "pair"],
+            &r.pair_angles,
+            "rad",
+            "angle between the lines of vectors i and j (0 to pi/2)",
+        )?;
+    }
+    write_method(g, &r.spectrum.method)?;
+    g.attr_str(
+        "method_of_vectors",
+        "Ginelli et al. 2007: forward Gram-Schmidt (QR), backward iteration of the R factors",
+    )?;
+    g.attr_f64("tau", r.spectrum.tau)?;
+    g.attr_f64("forward_transient", r.spectrum.transient)?;
+    g.attr_f64("backward_transient", r.backward_transient)?;
+    g.attr_f64("backward_transient_requested", r.options.backward_transient)?;
+    g.attr_f64s("window", &r.window)?;
+    g.attr_i64("vector_samples", r.options.samples as i64)?;
+    g.attr_f64("tangency_angle", r.tangency_angle)?;
+    g.attr_f64("tangency_fraction", nan_if_none(r.tangency_fraction))?;
+    // Not `coordinates`: CF readers take that attribute as a list of coordinate variables.
+    g.attr_str("state_coordinates", r.coordinates)?;
+    g.attr_str(
+        "metric",
+        "Euclidean in the run's coordinates (angles depend on it; the directions do not)",
+    )?;
+    g.attr_bool("complete", r.complete)?;
+    Ok(())
+}

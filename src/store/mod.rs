@@ -40,7 +40,9 @@ pub use h5::{GroupWriter, H5Out, Var};
 mod lyapunov;
 pub mod map;
 mod results;
-pub use lyapunov::{chain_group, write_ensemble, write_finding, write_indicators, write_lyapunov};
+pub use lyapunov::{
+    chain_group, write_covariant, write_ensemble, write_finding, write_indicators, write_lyapunov,
+};
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;
