@@ -419,6 +419,45 @@ mod cli {
         assert!(dir.path().join("c.png").exists());
     }
 
+    /// One orbit runs on one thread: the file's vectors are the same bits for 1 and 2 threads.
+    #[test]
+    fn thread_count_changes_nothing() {
+        let read = |threads: &str| {
+            let dir = tempfile::tempdir().unwrap();
+            let out = pendula(
+                dir.path(),
+                &[
+                    "lyapunov",
+                    "--theta",
+                    "2,2",
+                    "--t-end",
+                    "40",
+                    "--vectors",
+                    "covariant",
+                    "--threads",
+                    threads,
+                    "-o",
+                    "c.h5",
+                ],
+            );
+            assert!(out.status.success());
+            let f = hdf5::File::open(dir.path().join("c.h5")).unwrap();
+            let g = f.group("covariant").unwrap();
+            let v = g.dataset("vectors").unwrap().read_raw::<f64>().unwrap();
+            let a = g.dataset("min_angle").unwrap().read_raw::<f64>().unwrap();
+            (v, a)
+        };
+        let (one, two) = (read("1"), read("2"));
+        assert_eq!(
+            one.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            two.0.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+        assert_eq!(
+            one.1.iter().map(|x| x.to_bits()).collect::<Vec<_>>(),
+            two.1.iter().map(|x| x.to_bits()).collect::<Vec<_>>()
+        );
+    }
+
     #[test]
     fn shipped_analysis_runs() {
         let dir = tempfile::tempdir().unwrap();

@@ -151,6 +151,27 @@ fn lyapunov_spectrum_stops_inside_an_interval() {
     );
 }
 
+/// Covariant vectors: a stop in the forward pass still runs the backward pass over what was
+/// kept and writes it, marked incomplete.
+#[test]
+fn lyapunov_covariant_vectors_stop() {
+    both_signals_stop(
+        &[
+            "lyapunov",
+            "--theta",
+            "2,2",
+            "--t-end",
+            "1e5",
+            "--vectors",
+            "covariant",
+            "-o",
+            "c.h5",
+        ],
+        "c.h5",
+        Some("covariant"),
+    );
+}
+
 #[test]
 fn lyapunov_two_trajectory_stops_inside_an_interval() {
     both_signals_stop(
