@@ -21,10 +21,31 @@ mod measure;
 /// `RuntimeError`, a stop `KeyboardInterrupt`.
 fn raise(e: RunError) -> PyErr {
     match e {
-        RunError::Input(e) => PyValueError::new_err(e.render(&|field| field.to_string())),
+        RunError::Input(e) => {
+            // A TOML error's field is its place in the text the wrapper made from the keywords
+            // (`<python>:6:1`), which the caller never saw; its message names the field.
+            let text = if is_location(&e.field) {
+                e.body(&|field| field.to_string())
+            } else {
+                e.render(&|field| field.to_string())
+            };
+            // The budget is the machine's: Python has no `--max-memory`.
+            PyValueError::new_err(text.replace(
+                " budget (--max-memory)",
+                " budget (half of this machine's memory)",
+            ))
+        }
         RunError::Failed(m) => PyRuntimeError::new_err(m),
         RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
     }
+}
+
+/// Whether a field is a place in a text, `ORIGIN:LINE:COLUMN`, rather than a spec field.
+fn is_location(field: &str) -> bool {
+    let mut parts = field.rsplitn(3, ':');
+    let numeric =
+        |p: Option<&str>| p.is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()));
+    numeric(parts.next()) && numeric(parts.next()) && parts.next().is_some()
 }
 
 /// The spec from its JSON form (the Python wrapper's tables), through the CLI's TOML parser and

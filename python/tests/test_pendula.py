@@ -110,6 +110,20 @@ def test_bad_model_names_the_field():
         pendula.simulate(pendula.Chain.preset("double"), [1.0], t_end=1.0)
 
 
+def test_messages_name_the_keyword_not_a_place_or_a_flag():
+    """A misspelt key of a keyword's dict is named by its field, with no location in the TOML
+    text the wrapper made (`<python>:6:1:`); an over-budget run names the machine's budget, not
+    the CLI's --max-memory."""
+    with pytest.raises(ValueError) as e:
+        pendula.Chain.preset("double", damping={"absolut": 1.0})
+    assert str(e.value) == "model.damping.absolut: unknown field `absolut`, expected `absolute` or `joint`"
+    with pytest.raises(ValueError) as e:
+        pendula.map(pendula.Chain.preset("double"), resolution=60000)
+    assert str(e.value).startswith("map.resolution: ")
+    assert str(e.value).endswith("budget (half of this machine's memory)")
+    assert "--" not in str(e.value) and "<python>" not in str(e.value)
+
+
 def test_gil_released_during_a_run():
     """A Python thread keeps counting while a long simulation computes."""
     took, during = count_while(lambda: pendula.simulate(
