@@ -984,3 +984,71 @@ fn a_tampered_map_header_is_refused_by_render_merge_and_measure() {
     }
     assert!(!d.join("out.png").exists() && !d.join("out.h5").exists());
 }
+
+/// A value map (Lyapunov, MEGNO, FTLE, energy error) speaks no flip vocabulary: its `class`
+/// legend and its summary's `class_counts` say computed / diverged (and energetically
+/// forbidden on an energy-shell grid), never `never_flipped`.
+#[test]
+fn value_maps_have_their_own_class_legend() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    for kind in ["lyapunov", "megno", "ftle", "energy-error"] {
+        let out = ok(
+            d,
+            &[
+                "map",
+                "--kind",
+                kind,
+                "--resolution",
+                "8",
+                "--t-end",
+                "2",
+                "--json",
+                "-o",
+                &format!("{kind}.h5"),
+            ],
+        );
+        let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+        let counts = j["class_counts"].as_object().unwrap();
+        assert_eq!(counts["computed"], 64, "{kind}: {counts:?}");
+        assert!(!out.contains("flipped"), "{kind}: {out}");
+        let f = hdf5::File::open(d.join(format!("{kind}.h5"))).unwrap();
+        let meanings: hdf5::types::VarLenUnicode = f
+            .dataset("map/class")
+            .unwrap()
+            .attr("flag_meanings")
+            .unwrap()
+            .read_scalar()
+            .unwrap();
+        assert_eq!(
+            meanings.as_str(),
+            "computed diverged not_computed",
+            "{kind}"
+        );
+    }
+    // On an energy shell the unreachable pixels are energetically forbidden.
+    let out = ok(
+        d,
+        &[
+            "map",
+            "--kind",
+            "lyapunov",
+            "--resolution",
+            "8",
+            "--t-end",
+            "2",
+            "--energy",
+            "-15",
+            "--json",
+            "-o",
+            "shell.h5",
+        ],
+    );
+    let j: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let counts = j["class_counts"].as_object().unwrap();
+    assert!(
+        counts["energetically_forbidden"].as_u64().unwrap() > 0,
+        "{counts:?}"
+    );
+    assert!(counts["computed"].as_u64().unwrap() > 0, "{counts:?}");
+}

@@ -106,7 +106,9 @@ pub enum Legend {
     Regularity,
     /// The attractors of a final-state map ([`basins::legend`]).
     Basins,
-    /// Computed / diverged.
+    /// Computed / diverged (and energetically forbidden on an energy-shell grid, which the
+    /// store adds): every kind that is not a flip map or a verdict, so that no flip vocabulary
+    /// appears in their files and summaries.
     Computed,
 }
 
@@ -295,7 +297,7 @@ static ENERGY_ERROR: Facts = Facts {
     )),
     aux: &[],
     fields: &[],
-    legend: Legend::Flip,
+    legend: Legend::Computed,
     lanes: Lanes {
         two_link: Some(true),
         three_link: false,
@@ -336,7 +338,7 @@ static LYAPUNOV: Facts = Facts {
         ),
     ],
     fields: &[TAU, "map.blocks", "map.tolerance"],
-    legend: Legend::Flip,
+    legend: Legend::Computed,
     lanes: TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
@@ -354,7 +356,7 @@ static FTLE: Facts = Facts {
     )),
     aux: &[],
     fields: &[],
-    legend: Legend::Flip,
+    legend: Legend::Computed,
     lanes: TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
@@ -463,7 +465,7 @@ static MEGNO: Facts = Facts {
         "least-squares slope of ⟨Y⟩(t) over t ≥ t_max/2 (→ λ_max/2 on chaotic orbits, 0 on regular ones)",
     )],
     fields: &[TAU],
-    legend: Legend::Flip,
+    legend: Legend::Computed,
     lanes: TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::Megno {
