@@ -347,3 +347,47 @@ fn a_nul_byte_in_an_output_path_is_named_as_such() {
     std::fs::remove_file(d.path().join("s.toml")).unwrap();
     empty(d.path());
 }
+
+/// A run from flags gets a title that says what was run: the model, the initial state where
+/// the run starts from one (first four links, then …), and the damping and drive.
+#[test]
+fn default_titles_name_the_state_and_the_forcing() {
+    let d = tempfile::tempdir().unwrap();
+    let title = |args: &[&str]| {
+        let out = Command::cargo_bin("pendula")
+            .unwrap()
+            .current_dir(d.path())
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        j["title"].as_str().unwrap().to_string()
+    };
+    assert_eq!(
+        title(&["lyapunov", "--theta", "2,2", "--t-end", "12", "--json"]),
+        "lyapunov: double pendulum from θ = (2, 2) rad"
+    );
+    assert_eq!(
+        title(&[
+            "simulate", "--preset", "chain", "--links", "5", "--theta-deg", "120,90,60,30,0",
+            "--omega", "0.5,0,0,0,0", "--t-end", "1", "--json"
+        ]),
+        "simulate: 5-link chain from θ = (2.0944, 1.5708, 1.0472, 0.5236, …) rad, θ̇ = (0.5, 0, 0, 0, …) rad/s"
+    );
+    let s = spec(
+        d.path(),
+        "drive.toml",
+        "kind = \"lyapunov\"\n[model]\npreset = \"simple\"\n[model.damping]\nabsolute = [0.5]\n\
+         [model.drive.torque]\namplitude = 1.2\nfrequency = 0.6667\n[initial]\ntheta = [0.2]\n\
+         [lyapunov]\nt_end = 12\n",
+    );
+    assert_eq!(
+        title(&["run", &s, "--json"]),
+        "lyapunov: simple pendulum from θ = (0.2) rad, damped, torque 1.2 N·m at Ω = 0.6667 rad/s"
+    );
+}

@@ -75,7 +75,13 @@ fn compute_map(
     out.insert("file".into(), r.map_file.display().to_string().into());
     table.insert("output".into(), out.into());
     let map_spec = pendula::spec::Spec {
-        title: format!("map: {} chain", spec.model_name),
+        // The default map title, which the map's writer turns into its kind's.
+        title: match &spec.model {
+            pendula::spec::Model::Planar(c) => {
+                pendula::spec::default_title("map", &spec.model_name, c, None)
+            }
+            pendula::spec::Model::Cart(_) => format!("map: {} chain", spec.model_name),
+        },
         analysis: Analysis::Map(r.map.clone()),
         output: OutputSpec {
             file: Some(r.map_file.clone()),

@@ -63,8 +63,9 @@ impl MapInfo {
         shard: Option<(usize, usize)>,
     ) -> MapInfo {
         let name = &spec.model_name;
-        let title = if spec.title == format!("map: {name} chain") {
-            opts.kind.title(name)
+        let title = if spec.title == crate::spec::default_title("map", name, chain, None) {
+            let forcing = crate::spec::describe_run(chain.params(), None);
+            format!("{}{forcing}", opts.kind.title(name))
         } else {
             spec.title.clone()
         };
