@@ -391,3 +391,59 @@ fn default_titles_name_the_state_and_the_forcing() {
         "lyapunov: simple pendulum from θ = (0.2) rad, damped, torque 1.2 N·m at Ω = 0.6667 rad/s"
     );
 }
+
+/// `modes --verify-nonlinear` says where a released mode is not periodic instead of printing
+/// a frequency: the 5-rod chain's lowest mode is periodic to 2 % at 1 rad and chaotic at 2 rad.
+#[test]
+fn verify_nonlinear_marks_motion_that_is_not_periodic() {
+    let d = tempfile::tempdir().unwrap();
+    let run = |json: bool| {
+        let mut args = vec![
+            "modes",
+            "--preset",
+            "rods",
+            "--links",
+            "5",
+            "--verify-nonlinear",
+        ];
+        if json {
+            args.push("--json");
+        }
+        let out = Command::cargo_bin("pendula")
+            .unwrap()
+            .current_dir(d.path())
+            .args(&args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    };
+    let j: serde_json::Value = serde_json::from_str(&run(true)).unwrap();
+    let at = |a: f64| {
+        j["nonlinear"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .find(|c| c["amplitude"] == a && c["mode"] == 1)
+            .unwrap()
+            .clone()
+    };
+    assert_eq!(at(1.0)["periodic"], true);
+    assert!(at(1.0)["interval_spread"].as_f64().unwrap() < 0.01);
+    assert_eq!(at(2.0)["periodic"], false);
+    assert!(at(2.0)["interval_spread"].as_f64().unwrap() > 0.5);
+    let text = run(false);
+    let line = |a: &str| {
+        text.lines()
+            .find(|l| l.split_whitespace().nth(1) == Some(a))
+            .unwrap_or_else(|| panic!("no row at {a}: {text}"))
+            .to_string()
+    };
+    assert!(line("2.0000").contains("not periodic"), "{text}");
+    assert!(!line("1.0000").contains("not periodic"), "{text}");
+    assert!(text.contains("no frequency is given"), "{text}");
+}

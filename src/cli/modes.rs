@@ -146,12 +146,28 @@ fn modes_table(r: &modes::ModesResult) -> String {
             "  {:>4}  {:>10}  {:>18}  {:>18}  {:>10}  {:>18}",
             "mode", "amplitude", "linear", "measured", "rel. diff", "elliptic (N = 1)"
         );
+        let mut aperiodic = false;
         for c in &r.nonlinear {
             let exact = if c.exact.is_finite() {
                 format!("{:.12}", c.exact)
             } else {
                 "-".into()
             };
+            if !c.periodic {
+                // No one frequency describes the motion: say so instead of printing a rate.
+                aperiodic = true;
+                let _ = writeln!(
+                    s,
+                    "  {:>4}  {:>10.4}  {:>18.12}  {:>18}  {:>10}  {:>18}",
+                    c.mode + 1,
+                    c.amplitude,
+                    c.linear,
+                    "not periodic *",
+                    "-",
+                    exact
+                );
+                continue;
+            }
             let _ = writeln!(
                 s,
                 "  {:>4}  {:>10.4}  {:>18.12}  {:>18.12}  {:>10.2e}  {:>18}",
@@ -161,6 +177,15 @@ fn modes_table(r: &modes::ModesResult) -> String {
                 c.measured,
                 c.relative_difference,
                 exact
+            );
+        }
+        if aperiodic {
+            let _ = writeln!(
+                s,
+                "  * the intervals between crossings vary by more than {:.0} % (std/mean): the mode \
+                 trades energy with the others or the motion is chaotic, so no frequency is given \
+                 (the JSON and file keep the mean crossing rate and the spread)",
+                100.0 * modes::PERIODIC_SPREAD
             );
         }
         if quarter {
@@ -218,6 +243,8 @@ fn modes_summary(
             "mode": c.mode + 1, "amplitude": c.amplitude, "linear": c.linear, "measured": c.measured,
             "relative_difference": c.relative_difference, "exact": if c.exact.is_finite() { Some(c.exact) } else { None },
             "route": c.route.name(), "period": c.period,
+            "interval_spread": if c.interval_spread.is_finite() { Some(c.interval_spread) } else { None },
+            "periodic": c.periodic,
             "reference_period": if c.reference_period.is_finite() { Some(c.reference_period) } else { None },
         })).collect::<Vec<_>>(),
         "complete": r.complete,

@@ -505,5 +505,25 @@ fn modes_nonlinear(g: &GroupWriter<'_>, result: &ModesResult) -> Result<(), Stor
         "rad s-1",
         "elliptic-integral frequency (single link; else NaN)",
     )?;
+    ng.var(
+        "interval_spread",
+        &["measurement"],
+        col(|c| c.interval_spread).as_slice(),
+        "1",
+        "standard deviation over mean of the intervals between upward crossings",
+    )?;
+    let periodic: Vec<i8> = result
+        .nonlinear
+        .iter()
+        .map(|c| i8::from(c.periodic))
+        .collect();
+    ng.var(
+        "periodic",
+        &["measurement"],
+        periodic.as_slice(),
+        "1",
+        "1 where the interval spread is below the periodicity threshold, so that 'measured' is a frequency; 0 where it is only a mean crossing rate",
+    )?
+    .attr_f64("threshold", crate::analysis::modes::PERIODIC_SPREAD)?;
     Ok(())
 }

@@ -20,7 +20,7 @@ pub use closed_form::{bessel_j0_j1, bessel_j0_zeros, laguerre_zeros};
 pub use equilibrium::{Equilibrium, ModesError, MAX_ALL_EQUILIBRIA_LINKS};
 pub use nonlinear::{
     elliptic_k, elliptic_k_complement, verify_nonlinear, verify_nonlinear_cancellable,
-    NonlinearCheck, NonlinearOptions, PeriodRoute,
+    NonlinearCheck, NonlinearOptions, PeriodRoute, PERIODIC_SPREAD,
 };
 
 use crate::model::Chain;
