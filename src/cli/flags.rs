@@ -34,6 +34,8 @@ pub enum Kind {
     Resolution,
     /// Comma-separated index pairs `I:J` (1-based): `[[I, J], …]`.
     Pairs,
+    /// One number (for every link) or several, comma-separated (one per link).
+    FloatOrFloats,
     /// A switch that sets the field to this value when given.
     Switch(bool),
     /// `--flag` (true) or `--flag=BOOL`.
@@ -89,6 +91,16 @@ flags! {
     "length" => "model.length", Float, "M", "Link length (m) of a preset", MODELLED;
     "mass" => "model.mass", Float, "KG", "Link mass (kg) of a preset", MODELLED;
     "gravity" => "model.gravity", Float, "G", "Gravity (m/s²)", MODELLED;
+    // Damping and drive (docs/physics.md): the spec's [model.damping] and [model.drive].
+    "damping" => "model.damping.absolute", FloatOrFloats, "γ|γ1,γ2,…", "Absolute viscous damping (N·m·s), torque −γⱼ θ̇ⱼ on link j: one value for every link, or one per link", MODELLED;
+    "joint-damping" => "model.damping.joint", FloatOrFloats, "c|c1,c2,…", "Joint damping (N·m·s) at each link's upper joint, torque −cⱼ (θ̇ⱼ − θ̇ⱼ₋₁): one value for every link, or one per link", MODELLED;
+    "torque-amplitude" => "model.drive.torque.amplitude", Float, "N·M", "Periodic torque A cos(Ω t + φ) on link 1 at the pivot: its amplitude A (N·m)", MODELLED;
+    "torque-frequency" => "model.drive.torque.frequency", Float, "RAD/S", "The torque's angular frequency Ω (rad/s)", MODELLED;
+    "torque-phase" => "model.drive.torque.phase", Float, "RAD", "The torque's phase φ (rad), default 0", MODELLED;
+    "pivot-x" => "model.drive.pivot.x_amplitude", Float, "M", "Pivot moved (x, y)·cos(Ω t + φ): its horizontal amplitude x (m)", MODELLED;
+    "pivot-y" => "model.drive.pivot.y_amplitude", Float, "M", "The pivot's vertical amplitude y (m)", MODELLED;
+    "pivot-frequency" => "model.drive.pivot.frequency", Float, "RAD/S", "The pivot's angular frequency Ω (rad/s)", MODELLED;
+    "pivot-phase" => "model.drive.pivot.phase", Float, "RAD", "The pivot's phase φ (rad), default 0", MODELLED;
     // The initial state.
     "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
     "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM, ORB];
@@ -244,7 +256,7 @@ pub fn args_for(command: &'static str) -> Vec<Arg> {
                     .num_args(0..=1)
                     .default_missing_value("true")
                     .value_parser(clap::value_parser!(bool)),
-                Floats | Ints | Words | WordOrWords | Pairs => a
+                Floats | Ints | Words | WordOrWords | Pairs | FloatOrFloats => a
                     .value_delimiter(',')
                     .allow_hyphen_values(true)
                     .action(ArgAction::Set)
@@ -276,7 +288,7 @@ fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone 
             Err(_) => Err(format!("expected a whole number >= 0 (got `{s}`)")),
         };
         match kind {
-            Float | Floats => float(),
+            Float | Floats | FloatOrFloats => float(),
             Int | Ints => int(),
             IntOrWord => Ok(int().unwrap_or_else(|_| Value::String(s.to_string()))),
             Resolution => {
@@ -329,7 +341,7 @@ fn value(m: &ArgMatches, f: &Flag) -> Value {
                 .cloned()
                 .collect(),
         ),
-        WordOrWords => {
+        WordOrWords | FloatOrFloats => {
             let v: Vec<Value> = m
                 .get_many::<Value>(f.long)
                 .into_iter()
@@ -449,23 +461,55 @@ pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -
         }
     }
     // Every field the error names, itself and the others, is spelt the same way.
+    // A table the flags filled (`model.drive` from --torque-amplitude) is named by a flag that
+    // set one of its fields.
+    let within = |field: &str| {
+        let prefix = format!("{field}.");
+        given(m, command).find(|f| path_of(f, command).starts_with(&prefix))
+    };
     e.render(&|field| match flag_of(field, command) {
         Some(f) if !from_file || flag_given(f) => format!("--{}", f.long),
+        None => match within(field) {
+            Some(f) => format!("--{}", f.long),
+            None => field.to_string(),
+        },
         _ => field.to_string(),
     })
+}
+
+/// A table the flags started that misses a field another flag sets (`--torque-amplitude`
+/// without `--torque-frequency`: `model.drive.torque: missing field \`frequency\``): the missing
+/// flag is named, with the one that was given.
+pub fn refuse_missing(message: &str, m: &ArgMatches, command: &str) -> Option<String> {
+    let (table, rest) = message.split_once(": missing field `")?;
+    let name = rest.split('`').next()?;
+    let needed = flag_of(&format!("{table}.{name}"), command)?;
+    let prefix = format!("{table}.");
+    let by = given(m, command).find(|f| path_of(f, command).starts_with(&prefix))?;
+    Some(format!(
+        "--{}: is needed with --{} (the spec's {table}.{name})",
+        needed.long, by.long
+    ))
 }
 
 /// A field unknown to the spec's model (`unknown field \`preset\`` in a cart chain's
 /// `[model]`) that a flag set: the flag is refused, by name. `model` is the model's kind.
 pub fn refuse_unknown(message: &str, m: &ArgMatches, command: &str, model: &str) -> Option<String> {
     let name = message.split("unknown field `").nth(1)?.split('`').next()?;
-    let f = given(m, command).find(|f| path_of(f, command).rsplit('.').next() == Some(name))?;
+    // `--damping` sets model.damping.absolute: a model without `damping` refuses it by name.
+    let f =
+        given(m, command).find(|f| path_of(f, command).split('.').skip(1).any(|p| p == name))?;
+    let path = path_of(f, command);
+    let parts: Vec<&str> = path.split('.').collect();
+    let at = parts
+        .iter()
+        .skip(1)
+        .position(|p| *p == name)
+        .map_or(0, |i| i + 1);
     Some(format!(
         "--{}: does not apply to the {model} model (its `{}` has no field `{name}`)",
         f.long,
-        path_of(f, command)
-            .rsplit_once('.')
-            .map_or("spec", |(table, _)| table)
+        parts[..at].join(".")
     ))
 }
 

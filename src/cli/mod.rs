@@ -408,7 +408,11 @@ fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile,
     serde_path_to_error::deserialize(table).map_err(|e| {
         let text = e.inner().message().split_whitespace().collect::<Vec<_>>();
         let message = spec::name_field(&e.path().to_string(), &text.join(" "));
-        CliError::Input(flags::refuse_unknown(&message, m, command, &model).unwrap_or(message))
+        CliError::Input(
+            flags::refuse_unknown(&message, m, command, &model)
+                .or_else(|| flags::refuse_missing(&message, m, command))
+                .unwrap_or(message),
+        )
     })
 }
 
