@@ -400,7 +400,11 @@ fn stroboscopic_map_of_an_undriven_chain_is_the_flow_at_fixed_period() {
     let chain = double();
     let x0 = [0.5, -0.4, 0.2, 0.0];
     let (t0, period) = (0.3, 0.7);
-    let sec = Section::Stroboscopic { t0, period };
+    let sec = Section::Stroboscopic {
+        t0,
+        period,
+        transient: 0,
+    };
     let o = run(
         &chain,
         &sec,
@@ -438,6 +442,7 @@ fn stroboscopic_map_of_an_undriven_chain_is_the_flow_at_fixed_period() {
     let sec = Section::Stroboscopic {
         t0: 0.0,
         period: PI,
+        transient: 0,
     };
     let o = run(
         &driven,
@@ -451,6 +456,38 @@ fn stroboscopic_map_of_an_undriven_chain_is_the_flow_at_fixed_period() {
     assert_eq!(o.len(), 50);
     let e = o.energy_error.iter().fold(0.0f64, |m, &v| m.max(v));
     assert!(e < 1e-9, "driven energy balance {e:e}");
+}
+
+/// A transient of N drive periods drops the first N samples and changes nothing else: the
+/// samples of the run with the transient are those of the plain run from the (N+1)-th on, bit
+/// for bit (same integration, same sample times t0 + k·period).
+#[test]
+fn a_stroboscopic_transient_drops_whole_drive_periods_and_nothing_else() {
+    let mut p = ChainParams::equal_points(1);
+    p.damping.absolute = vec![0.5];
+    p.drive.torque = Some(Harmonic {
+        amplitude: 1.2,
+        frequency: 2.0 * PI / 10.0,
+        phase: 0.0,
+    });
+    let driven = Chain::new(p).unwrap();
+    let strobe = |transient| Section::Stroboscopic {
+        t0: 0.25,
+        period: 10.0,
+        transient,
+    };
+    let opts = |crossings| OrbitOptions {
+        crossings,
+        t_max: 1e4,
+        ..Default::default()
+    };
+    let plain = run(&driven, &strobe(0), &[0.2, 0.0], &opts(40));
+    let late = run(&driven, &strobe(15), &[0.2, 0.0], &opts(25));
+    assert_eq!(plain.len(), 40);
+    assert_eq!(late.len(), 25);
+    assert_eq!(late.t, plain.t[15..]);
+    assert_eq!(late.states, plain.states[15..]);
+    assert_eq!(late.t[0], 0.25 + 16.0 * 10.0);
 }
 
 #[test]
@@ -553,6 +590,28 @@ fn cli_refuses_bad_input_with_one_line() {
     refused(&["--energy", "0", "--link", "1"], "--link");
     refused(&["--energy", "0", "--variables", "speed"], "--variables");
     refused(&["--energy", "0", "--stroboscopic"], "--period");
+    let driven = [
+        "--preset",
+        "simple",
+        "--torque-amplitude",
+        "1",
+        "--torque-frequency",
+        "1",
+        "--theta",
+        "0.2",
+        "--stroboscopic",
+    ];
+    for (extra, needle) in [
+        (
+            &["--transient", "2.5"][..],
+            "--transient: must be a whole number",
+        ),
+        (&["--transient", "-1"][..], "--transient"),
+        (&["--transient", "10", "--t-end", "60"][..], "--transient"),
+    ] {
+        refused(&[&driven[..], extra].concat(), needle);
+    }
+    refused(&["--energy", "0", "--transient", "3"], "--transient");
     refused(&["--energy", "0,nan"], "--energy");
 }
 
@@ -607,4 +666,49 @@ fn cli_writes_hdf5_json_and_figure() {
     let e: f64 = g.attr("energy").unwrap().read_scalar().unwrap();
     assert_eq!(e, 5.0);
     assert!(std::fs::metadata(dir.path().join("p.png")).unwrap().len() > 10_000);
+}
+
+/// A stroboscopic section's table names the drive and the transient, not an energy shell.
+#[test]
+fn cli_stroboscopic_table_names_the_drive_and_the_transient() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pendula()
+        .current_dir(dir.path())
+        .args([
+            "poincare",
+            "--preset",
+            "simple",
+            "--damping",
+            "0.5",
+            "--torque-amplitude",
+            "1.2",
+            "--torque-frequency",
+            "0.6283185307179586",
+            "--theta",
+            "0.2",
+            "--stroboscopic",
+            "--transient",
+            "20",
+            "--crossings",
+            "10",
+        ])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("after a transient of 20 drive periods"),
+        "{text}"
+    );
+    let line = text
+        .lines()
+        .find(|l| l.starts_with("stroboscopic section ("))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(line.contains("torque 1.2"), "{line}");
+    assert!(line.contains("1 orbits, 10 samples"), "{line}");
+    assert!(!text.contains("E = -"), "{text}");
 }

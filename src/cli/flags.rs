@@ -127,7 +127,7 @@ flags! {
     "estimator" => "lyapunov.estimator", Word, pendula::analysis::orbit::ESTIMATORS, "Estimator (default spectrum)", &[LYAP];
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
-    "transient" => "lyapunov.transient", Float, "S", "Transient (s) whose logs are discarded, default 10", &[LYAP];
+    "transient" => "@.transient", Float, "S|N", "Transient discarded: lyapunov, seconds whose logs are dropped (default 10); poincare --stroboscopic, whole drive periods before the first sample (default 0)", &[LYAP, POIN];
     "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10 or the renormalisation intervals of t_end if fewer)", &[LYAP, MAP];
     "tolerance" => "@.tolerance", Float, "1/S", "Stop once every standard error (map: each pixel's) is below this (1/s)", &[LYAP, MAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];

@@ -92,13 +92,24 @@ fn table(
     let _ = writeln!(s, "section {}", opts.section.describe(chain));
     for (k, sh) in r.shells.iter().enumerate() {
         let (c, short, skipped, chaotic) = shell_stats(sh, opts.chaos_threshold);
+        let chaotic = chaotic.map_or(String::new(), |n| format!(", {n} chaotic"));
+        if let pendula::analysis::poincare::Section::Stroboscopic { .. } = opts.section {
+            // No energy shell: the drive is what the section samples.
+            let forcing = pendula::spec::describe_run(chain.params(), None);
+            let _ = writeln!(
+                s,
+                "stroboscopic section ({}): {} orbits, {c} samples, {short} stopped at t_end{chaotic}",
+                forcing.trim_start_matches(", "),
+                sh.orbits.len(),
+            );
+            continue;
+        }
         let e = sh.energy.map_or("-".into(), |e| format!("{e:.6} J"));
         let _ = writeln!(
             s,
-            "shell {}: E = {e}, {} orbits, {c} crossings, {short} stopped at t_end, {skipped} unreachable points skipped{}",
+            "shell {}: E = {e}, {} orbits, {c} crossings, {short} stopped at t_end, {skipped} unreachable points skipped{chaotic}",
             k + 1,
             sh.orbits.len(),
-            chaotic.map_or(String::new(), |n| format!(", {n} chaotic"))
         );
     }
     let _ = writeln!(

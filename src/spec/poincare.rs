@@ -40,6 +40,9 @@ pub struct PoincareSpec {
     pub stroboscopic: Option<bool>,
     pub period: Option<f64>,
     pub t0: Option<f64>,
+    /// Stroboscopic: drive periods integrated and discarded before the first sample (a whole
+    /// number, default 0), so that a driven attractor's section carries no approach.
+    pub transient: Option<f64>,
     /// Shell energies (J), or fractions between the hanging (0) and inverted (1) energies.
     pub energy: Option<OneOrMany>,
     pub energy_fraction: Option<OneOrMany>,
@@ -88,7 +91,7 @@ impl PoincareSpec {
         chain: &Chain,
         initial: Option<Vec<f64>>,
     ) -> Result<crate::analysis::poincare::PoincareOptions, SpecError> {
-        use crate::analysis::poincare::{OrbitOptions, PoincareOptions};
+        use crate::analysis::poincare::{OrbitOptions, PoincareOptions, Section};
         let n = chain.links();
         let f = |name: &str| format!("poincare.{name}");
         let (section, strobe) = self.section(chain)?;
@@ -102,6 +105,23 @@ impl PoincareSpec {
             ));
         }
         let t_max = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
+        if let Section::Stroboscopic {
+            t0,
+            period,
+            transient,
+        } = section
+        {
+            let first = t0 + (transient + 1) as f64 * period;
+            if first >= t_max {
+                let field = if transient > 0 { "transient" } else { "t0" };
+                return Err(SpecError::new(
+                    f(field),
+                    format!(
+                        "the first sample at t = {first} s lies beyond t_end = {t_max} s (raise t_end)"
+                    ),
+                ));
+            }
+        }
         let chaos_threshold = self.chaos_threshold.unwrap_or(0.05);
         if !(chaos_threshold.is_finite() && chaos_threshold >= 0.0) {
             return Err(SpecError::new(
@@ -174,11 +194,26 @@ impl PoincareSpec {
                     format!("must be finite (got {t0})"),
                 ));
             }
-            Section::Stroboscopic { t0, period }
+            let transient = self.transient.unwrap_or(0.0);
+            if !(transient >= 0.0 && transient.fract() == 0.0 && transient <= 1e12) {
+                return Err(SpecError::new(
+                    f("transient"),
+                    format!("must be a whole number of drive periods, 0 to 1e12 (got {transient})"),
+                ));
+            }
+            Section::Stroboscopic {
+                t0,
+                period,
+                transient: transient as u64,
+            }
         } else {
             refuse_given(
                 "poincare",
-                &[("period", self.period.is_some()), ("t0", self.t0.is_some())],
+                &[
+                    ("period", self.period.is_some()),
+                    ("t0", self.t0.is_some()),
+                    ("transient", self.transient.is_some()),
+                ],
                 "applies only with stroboscopic = true",
             )?;
             match (&self.section, &self.normal) {

@@ -52,8 +52,14 @@ pub enum Section {
         offset: f64,
         direction: Direction,
     },
-    /// Samples at `t0 + k·period`, k = 1, 2, … (a driven chain's stroboscopic map).
-    Stroboscopic { t0: f64, period: f64 },
+    /// Samples at `t0 + k·period`, k = transient + 1, transient + 2, … (a driven chain's
+    /// stroboscopic map): the first `transient` drive periods are integrated but not sampled,
+    /// and each sample time is the one a run without a transient computes for the same k.
+    Stroboscopic {
+        t0: f64,
+        period: f64,
+        transient: u64,
+    },
 }
 
 impl Section {
@@ -100,8 +106,18 @@ impl Section {
                 offset,
                 direction,
             } => format!("a·x = {offset}, a = {normal:?} ({})", dir(direction)),
-            Section::Stroboscopic { t0, period } => {
-                format!("t = {t0} + k·{period:.6} s (stroboscopic)")
+            Section::Stroboscopic {
+                t0,
+                period,
+                transient,
+            } => {
+                if *transient > 0 {
+                    format!(
+                        "t = {t0} + k·{period:.6} s, k > {transient} (stroboscopic, after a transient of {transient} drive periods)"
+                    )
+                } else {
+                    format!("t = {t0} + k·{period:.6} s (stroboscopic)")
+                }
             }
         }
     }
@@ -462,7 +478,10 @@ impl<'a> OrbitRun<'a> {
             t,
             g0,
             d0,
-            next_strobe: 1,
+            next_strobe: match section {
+                Section::Stroboscopic { transient, .. } => transient + 1,
+                _ => 1,
+            },
             log_growth: 0.0,
             out,
         }
@@ -508,7 +527,7 @@ impl<'a> OrbitRun<'a> {
                     break;
                 }
             };
-            let finished = if let Section::Stroboscopic { t0: ts, period } = self.section {
+            let finished = if let Section::Stroboscopic { t0: ts, period, .. } = self.section {
                 self.strobe(*ts, *period, t1)
             } else {
                 self.crossings_in_step(t1)
