@@ -208,9 +208,19 @@ fn cargo(root: &Path, fixed: &[&str], extra: &[String], env: &[(&str, &std::ffi:
 /// cargo's build of the crate), then its tests against the CLI the Rust tests built.
 fn python_tests(root: &Path, python: &Path) -> i32 {
     eprintln!("xtask: installing the Python package (python/) into .venv");
+    // The build backend calls `maturin` by name: the environment's bin folder goes first on
+    // PATH, as activating the environment would put it (the system has no maturin of its own).
+    let bin = python.parent().unwrap_or(Path::new("."));
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    let path = std::env::join_paths(
+        std::iter::once(bin.to_path_buf()).chain(std::env::split_paths(&path)),
+    )
+    .unwrap_or(path);
     let mut install = Command::new(python);
     install
         .current_dir(root)
+        .env("PATH", &path)
+        .env("VIRTUAL_ENV", bin.parent().unwrap_or(Path::new(".")))
         .args(["-m", "pip", "install", "-q", "--disable-pip-version-check"])
         .args(["--no-build-isolation", "./python"]);
     let code = status(install.status());
@@ -219,6 +229,7 @@ fn python_tests(root: &Path, python: &Path) -> i32 {
     }
     let mut test = Command::new(python);
     test.current_dir(root)
+        .env("PATH", &path)
         .args(["-m", "pytest", "-q", "python/tests"]);
     status(test.status())
 }
