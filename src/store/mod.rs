@@ -44,6 +44,7 @@ pub use lyapunov::{chain_group, write_ensemble, write_finding, write_indicators,
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;
+pub mod frequencies;
 pub mod orbits;
 mod poincare;
 pub use poincare::write_poincare;
