@@ -25,6 +25,8 @@ pub struct FrequenciesSpec {
     pub omega_ref: Option<f64>,
 }
 
+/// Most samples of a run (each takes ~200 bytes per link in the trajectory and workspaces).
+pub const MAX_SAMPLES: f64 = 1e10;
 /// Most lines per link.
 pub const MAX_TERMS: usize = 100;
 /// Most integer vectors (2·order + 1)^fundamentals tried per line.
@@ -63,6 +65,17 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             format!(
                 "gives {} samples at dt_out = {dt_out} s; the analysis needs at least {least} (raise t_end or lower dt_out)",
                 grid as u64 + 1
+            ),
+        ));
+    }
+    // Far more than any memory budget allows (Spec::memory_estimate refuses it with its size);
+    // capped here only so that the count stays an exact integer.
+    if grid > MAX_SAMPLES {
+        return Err(SpecError::new(
+            "frequencies.t_end",
+            format!(
+                "gives {:.3e} samples at dt_out = {dt_out} s; at most {MAX_SAMPLES:e} (lower t_end or raise dt_out)",
+                grid + 1.0
             ),
         ));
     }
