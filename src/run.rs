@@ -12,7 +12,9 @@
 //! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
 //! ([`crate::store::map::assemble`]) with this one.
 
+mod frequencies;
 mod orbits;
+pub use frequencies::{FrequenciesResult, IDENTIFY_TOLERANCE};
 pub use orbits::OrbitsResult;
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
@@ -160,6 +162,12 @@ pub enum Output<'a> {
         run: &'a crate::spec::OrbitsRun,
         result: OrbitsResult,
     },
+    /// The frequency analysis of one orbit.
+    Frequencies {
+        chain: &'a Chain,
+        run: &'a crate::spec::FrequenciesRun,
+        result: FrequenciesResult,
+    },
     /// Every tile of a map, in memory; each is handed to the file as its band is written.
     Map {
         chain: &'a Chain,
@@ -221,6 +229,11 @@ fn planar<'a>(
             chain,
             run,
             result: orbits::run(spec, chain, run, obs)?,
+        },
+        Analysis::Frequencies(run) => Output::Frequencies {
+            chain,
+            run,
+            result: frequencies::run(spec, chain, run, obs)?,
         },
         other => return Err(not_run(other)),
     })
@@ -367,6 +380,7 @@ impl Outcome<'_> {
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
+            Output::Frequencies { .. } => "frequencies",
             Output::Map { .. } => "map",
         }
     }
@@ -386,6 +400,7 @@ impl Outcome<'_> {
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
+            Output::Frequencies { result, .. } => result.complete,
             Output::CartModes { .. } | Output::Map { .. } => true,
         }
     }
@@ -488,6 +503,9 @@ impl Outcome<'_> {
             } => store::write_poincare(out, &info(chain), opts, result),
             Output::Orbits { chain, run, result } => {
                 store::orbits::write_orbits(out, &info(chain), run, result)
+            }
+            Output::Frequencies { chain, run, result } => {
+                store::frequencies::write_frequencies(out, &info(chain), run, result)
             }
             Output::Map { .. } => unreachable!("written above"),
         }

@@ -4,6 +4,7 @@
 pub mod animate;
 pub mod cart;
 pub mod energy;
+pub mod frequency;
 pub mod lyapunov;
 pub mod map;
 pub mod measure;

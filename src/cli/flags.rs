@@ -62,11 +62,12 @@ const MAP: &str = "map";
 const ANIM: &str = "animate";
 const CTRL: &str = "control";
 const ORB: &str = "orbits";
+const FREQ: &str = "frequencies";
 
 /// The commands that take a model.
-const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB];
+const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB, FREQ];
 /// The commands that start from an initial state given by flags.
-const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB];
+const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB, FREQ];
 
 macro_rules! flags {
     ($($long:literal => $path:literal, $kind:expr, $vn:expr, $help:literal, $on:expr;)*) => {
@@ -103,19 +104,19 @@ flags! {
     "pivot-phase" => "model.drive.pivot.phase", Float, "RAD", "The pivot's phase φ (rad), default 0", MODELLED;
     // The initial state.
     "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
-    "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM, ORB];
+    "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM, ORB, FREQ];
     "omega" => "initial.omega", Floats, "ω1,ω2,…", "Initial angular velocities (rad/s), default 0", STARTED;
     "tilt" => "initial.tilt", Float, "RAD", "Start tilted from the equilibrium by this angle (rad) per link (default 0.05)", &[CTRL];
     // The integrator.
-    "method" => "integrator.method", Word, "rk4|dop853|gauss", "Integrator", &[SIM, LYAP, ANIM];
-    "dt" => "integrator.dt", Float, "S", "Fixed step of rk4 and gauss (s)", &[SIM, LYAP, MAP];
+    "method" => "integrator.method", Word, "rk4|dop853|gauss", "Integrator", &[SIM, LYAP, ANIM, FREQ];
+    "dt" => "integrator.dt", Float, "S", "Fixed step of rk4 and gauss (s)", &[SIM, LYAP, MAP, FREQ];
     "substeps" => "integrator.substeps", Int, "S", "Steps per output sample for rk4 and gauss (instead of --dt)", &[SIM];
-    "rtol" => "integrator.rtol", Float, "TOL", "Relative tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB];
-    "atol" => "integrator.atol", Float, "TOL", "Absolute tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB];
-    "h-max" => "integrator.h_max", Float, "S", "Largest step of dop853 (s)", &[SIM, LYAP, POIN];
+    "rtol" => "integrator.rtol", Float, "TOL", "Relative tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB, FREQ];
+    "atol" => "integrator.atol", Float, "TOL", "Absolute tolerance of dop853", &[SIM, LYAP, POIN, ANIM, CTRL, ORB, FREQ];
+    "h-max" => "integrator.h_max", Float, "S", "Largest step of dop853 (s)", &[SIM, LYAP, POIN, FREQ];
     // The end of a run and its sampling.
-    "t-end" => "@.t_end", Float, "S", "End of the run (s); for lyapunov the transient plus the averaging time", &[SIM, LYAP, POIN, MAP, CTRL];
-    "dt-out" => "@.dt_out", Float, "S", "Sampling interval (s), default 0.01", &[SIM, CTRL];
+    "t-end" => "@.t_end", Float, "S", "End of the run (s); for lyapunov the transient plus the averaging time", &[SIM, LYAP, POIN, MAP, CTRL, FREQ];
+    "dt-out" => "@.dt_out", Float, "S", "Sampling interval (s), default 0.01", &[SIM, CTRL, FREQ];
     // modes
     "equilibria" => "modes.equilibria", WordOrWords, "hanging|all|+-…", "Equilibria: hanging (default), all, or sign strings like +-+ (comma-separated)", &[MODES];
     "check" => "modes.check", Bool, "BOOL", "Compare with the small-angle closed forms (on by default; --check=false to skip)", &[MODES];
@@ -227,6 +228,12 @@ flags! {
     "doublings" => "orbits.doublings", Int, "N", "continue: period-doubling branches followed after the first (default 0)", &[ORB];
     "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];
     "steps-per-period" => "orbits.steps_per_period", Int, "N", "diagram: RK4 steps per drive period (default 200)", &[ORB];
+    // frequencies
+    "window-order" => "@.window_order", Int, "P", "Order p of the Hann window (frequencies and frequency maps; default 1, 0..=12): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
+    "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];
+    "terms" => "frequencies.terms", Int, "N", "Lines extracted per link (default 10)", &[FREQ];
+    "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 6)", &[FREQ];
+    "omega-ref" => "frequencies.omega_ref", Float, "RAD/S", "ω_ref of the signal θ − iθ̇/ω_ref (default the lowest small-oscillation frequency)", &[FREQ];
     // control
     "equilibrium" => "control.equilibrium", Word, "inverted|hanging|folded|+-…", "Equilibrium to stabilize (default inverted)", &[CTRL];
     "q-cart" => "control.q_cart", Float, "W", "LQR weight on the cart position", &[CTRL];

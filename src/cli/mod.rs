@@ -9,6 +9,7 @@ mod bench;
 mod bench_visual;
 mod control;
 mod flags;
+mod frequencies;
 mod lyapunov;
 mod map;
 mod measure;
@@ -118,7 +119,7 @@ fn one_line(text: &str) -> String {
 }
 
 /// The commands that run a spec, with their one-line help.
-const SPEC_COMMANDS: [(&str, &str); 8] = [
+const SPEC_COMMANDS: [(&str, &str); 9] = [
     (
         "simulate",
         "Integrate a model from an initial state and write the sampled trajectory.",
@@ -150,6 +151,10 @@ const SPEC_COMMANDS: [(&str, &str); 8] = [
     (
         "orbits",
         "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
+    ),
+    (
+        "frequencies",
+        "Frequency analysis (NAFF) of one orbit: each link's lines, the fundamental frequencies, their combinations and the diffusion index.",
     ),
 ];
 
@@ -526,7 +531,11 @@ fn execute_run(
     }
     let prints_report = matches!(
         spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Poincare(_) | Analysis::Orbits(_)
+        Analysis::Modes(_)
+            | Analysis::Lyapunov(_)
+            | Analysis::Poincare(_)
+            | Analysis::Orbits(_)
+            | Analysis::Frequencies(_)
     );
 
     let animation = match &spec.analysis {
@@ -583,7 +592,8 @@ fn execute_run(
         | Analysis::Lyapunov(_)
         | Analysis::Poincare(_)
         | Analysis::Modes(_)
-        | Analysis::Orbits(_) => run_library(&ctx),
+        | Analysis::Orbits(_)
+        | Analysis::Frequencies(_) => run_library(&ctx),
     }
 }
 
@@ -616,6 +626,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         } => poincare::report(ctx, chain, opts, result, wall),
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
+        }
+        Output::Frequencies { run, result, .. } => {
+            frequencies::report_frequencies(ctx, run, result, wall)
         }
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }

@@ -287,6 +287,7 @@ impl Spec {
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
+            Analysis::Frequencies(r) => Some(r.t_end),
             Analysis::Modes(_) | Analysis::Orbits(_) => None,
         }
     }
@@ -300,6 +301,7 @@ impl Spec {
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
+            Analysis::Frequencies(_) => "frequencies.t_end",
             Analysis::Modes(_) => "modes",
             Analysis::Orbits(_) => "orbits",
         }
@@ -400,6 +402,25 @@ impl Spec {
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
             Analysis::Orbits(r) => orbits_terms(r, dim, &mut terms),
+            Analysis::Frequencies(r) => {
+                // The trajectory (as simulate keeps it), then per link one complex signal and
+                // the NAFF workspaces of the whole run and a half (residual, windowed residual,
+                // FFT buffer and scratch, weights: ≈ 5 complex per sample each).
+                let per = (3.0 * dim + 8.0) * F64 + 16.0 * 8.0;
+                terms.push(samples_term(
+                    r.samples as f64,
+                    per,
+                    n,
+                    "frequencies.t_end",
+                    "the samples and the NAFF workspaces",
+                ));
+                terms.push(Term {
+                    bytes: solver(dim),
+                    field: "model.links",
+                    driver: links_driver(n),
+                    what: "the integrator",
+                });
+            }
         }
         estimate(terms)
     }

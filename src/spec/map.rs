@@ -33,6 +33,8 @@ use serde::{Deserialize, Serialize};
 /// max_period = 8              # final-state, driven: largest stroboscopic period searched
 /// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
 /// descriptor_p = 0.5          # lagrangian-descriptor: exponent p of Σ|ẋᵢ|^p, in (0, 1] (t_end is τ, both ways)
+/// samples = 2048            # frequency: samples per pixel (even, >= 32), a whole number of steps apart
+/// window_order = 1           # frequency: order p of the Hann window
 /// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
 /// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
@@ -63,6 +65,11 @@ pub struct MapSpec {
     pub energy: Option<f64>,
     pub solve: Option<String>,
     pub descriptor_p: Option<f64>,
+    /// Frequency maps: samples per pixel (even, >= 32, default 2048), spread evenly over t_end
+    /// at a whole number of RK4 steps apart.
+    pub samples: Option<u32>,
+    /// Frequency maps: order of the Hann window (default 1).
+    pub window_order: Option<u32>,
     #[serde(
         default,
         deserialize_with = "retired::t_max_is_t_end",
@@ -362,6 +369,40 @@ impl MapSpec {
                 MapKind::LagrangianDescriptor { p }
             }
             Kind::Ftle => MapKind::Ftle,
+            Kind::Frequency => {
+                let samples = self.samples.unwrap_or(2048);
+                let least = 2 * crate::analysis::frequency::MIN_SAMPLES as u32;
+                if samples < least || !samples.is_multiple_of(2) {
+                    return Err(SpecError::new(
+                        "map.samples",
+                        format!("must be even and at least {least} (got {samples})"),
+                    ));
+                }
+                // The samples span (samples − 1)·sample_steps ≤ t_end / dt steps.
+                let sample_steps = (steps / f64::from(samples - 1)).floor();
+                if sample_steps < 1.0 {
+                    return Err(SpecError::new(
+                        "map.samples",
+                        format!(
+                            "{samples} samples need at least {} RK4 steps; t_end / dt gives {steps} (raise t_end or lower dt)",
+                            samples - 1
+                        ),
+                    ));
+                }
+                let window_order = self.window_order.unwrap_or(1);
+                let most = crate::analysis::frequency::MAX_WINDOW_ORDER;
+                if window_order > most {
+                    return Err(SpecError::new(
+                        "map.window_order",
+                        format!("must be 0..={most} (got {window_order})"),
+                    ));
+                }
+                MapKind::Frequency {
+                    sample_steps: sample_steps.min(f64::from(u32::MAX)) as u32,
+                    samples,
+                    window_order,
+                }
+            }
             Kind::FinalState => self.final_state(chain, dt)?,
             Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => {
                 let tau_steps = self.tau_steps(dt)?;
@@ -422,6 +463,8 @@ impl MapSpec {
             ("map.max_period", self.max_period.is_some()),
             ("map.repeats", self.repeats.is_some()),
             ("map.descriptor_p", self.descriptor_p.is_some()),
+            ("map.samples", self.samples.is_some()),
+            ("map.window_order", self.window_order.is_some()),
         ] {
             if set && !id.facts().fields.contains(&field) {
                 return Err(SpecError::new(

@@ -46,6 +46,7 @@ use std::path::PathBuf;
 
 mod budget;
 pub mod cart;
+mod frequencies;
 mod integrator;
 mod lyapunov;
 mod map;
@@ -64,6 +65,7 @@ pub use budget::{
     MAX_LINKS, MAX_STEPS,
 };
 pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
+pub use frequencies::{FrequenciesRun, FrequenciesSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
@@ -107,6 +109,8 @@ pub struct SpecFile {
     pub measure: Option<MeasureSpec>,
     /// Periodic orbits, their branches and orbit diagrams.
     pub orbits: Option<OrbitsSpec>,
+    /// The frequency analysis (NAFF) of one orbit.
+    pub frequencies: Option<FrequenciesSpec>,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     #[serde(default)]
@@ -144,7 +148,15 @@ impl Model {
     pub fn kinds(&self) -> &'static [&'static str] {
         match self {
             Model::Planar(_) => &[
-                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure", "orbits",
+                "simulate",
+                "modes",
+                "lyapunov",
+                "poincare",
+                "map",
+                "animate",
+                "measure",
+                "orbits",
+                "frequencies",
             ],
             Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
         }
@@ -194,6 +206,7 @@ pub enum Analysis {
     Control(ControlOptions),
     Measure(MeasureRun),
     Orbits(Box<OrbitsRun>),
+    Frequencies(FrequenciesRun),
 }
 
 impl Analysis {
@@ -208,6 +221,7 @@ impl Analysis {
             Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
             Analysis::Orbits(_) => "orbits",
+            Analysis::Frequencies(_) => "frequencies",
         }
     }
 }
@@ -583,13 +597,22 @@ pub const ALTERNATIVES: &[&[&str]] = &[
 ];
 
 /// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]).
-pub const KINDS: [&str; 9] = [
-    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure", "orbits",
+pub const KINDS: [&str; 10] = [
+    "simulate",
+    "modes",
+    "lyapunov",
+    "poincare",
+    "map",
+    "animate",
+    "control",
+    "measure",
+    "orbits",
+    "frequencies",
 ];
 
 impl SpecFile {
     /// Which analysis tables are present, by kind.
-    fn sections(&self) -> [(&'static str, bool); 9] {
+    fn sections(&self) -> [(&'static str, bool); 10] {
         [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
@@ -600,6 +623,7 @@ impl SpecFile {
             ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
             ("orbits", self.orbits.is_some()),
+            ("frequencies", self.frequencies.is_some()),
         ]
     }
 
@@ -664,6 +688,7 @@ impl SpecFile {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
+                    "frequencies" => frequencies::validate(self, chain)?,
                     _ => visual::validate_animate(self, chain)?,
                 }
             }

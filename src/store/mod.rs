@@ -46,6 +46,7 @@ pub use lyapunov::{
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;
+pub mod frequencies;
 pub mod orbits;
 mod poincare;
 pub use poincare::write_poincare;

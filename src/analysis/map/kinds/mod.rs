@@ -13,6 +13,7 @@ use super::{FlipTarget, TileResult};
 
 pub mod descriptor;
 pub mod fli;
+pub mod frequency;
 use serde::Serialize;
 
 /// What each pixel is reduced to.
@@ -52,6 +53,14 @@ pub enum MapKind {
     /// The fast Lyapunov indicator FLI(t_max) = sup ln‖w‖ of one tangent vector renormalised
     /// every `tau_steps` steps, OFLI in aux: the single-orbit reducer per pixel ([`fli`]).
     Fli { tau_steps: u32 },
+    /// The diffusion index log₁₀‖ν(first half) − ν(second half)‖ of NAFF's fundamental
+    /// frequencies over `samples` samples `sample_steps` RK4 steps apart, Hann window of order
+    /// `window_order` ([`frequency`]).
+    Frequency {
+        sample_steps: u32,
+        samples: u32,
+        window_order: u32,
+    },
 }
 
 /// A parameter of a map kind as a file attribute ([`MapKind::attributes`]).
@@ -76,6 +85,7 @@ pub enum Kind {
     Megno,
     LagrangianDescriptor,
     Fli,
+    Frequency,
 }
 
 /// One per-pixel variable of a map file: its name, whether it runs over (y, x, link) rather
@@ -184,11 +194,11 @@ const CLASS: &[&str] = &["class"];
 
 /// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
 pub const NAMES: &str =
-    "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor|fli";
+    "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor|fli|frequency";
 
 impl Kind {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [Kind; 10] = [
+    pub const ALL: [Kind; 11] = [
         Kind::FlipTime,
         Kind::EnergyError,
         Kind::Lyapunov,
@@ -199,6 +209,7 @@ impl Kind {
         Kind::FinalState,
         Kind::LagrangianDescriptor,
         Kind::Fli,
+        Kind::Frequency,
     ];
 
     pub fn facts(self) -> &'static Facts {
@@ -213,6 +224,7 @@ impl Kind {
             Kind::Megno => &MEGNO,
             Kind::LagrangianDescriptor => &LAGRANGIAN_DESCRIPTOR,
             Kind::Fli => &FLI,
+            Kind::Frequency => &FREQUENCY,
         }
     }
 
@@ -536,6 +548,43 @@ static FLI: Facts = Facts {
     }),
 };
 
+static FREQUENCY: Facts = Facts {
+    name: "frequency",
+    title: "Frequency map (diffusion index)",
+    value: Some(var(
+        "diffusion_index",
+        "1",
+        "diffusion index log10 of |nu(first half) - nu(second half)| in rad/s, the fundamental \
+         frequencies of each half of the run by NAFF (about -8 or below on a torus, above -4 in \
+         a chaotic sea)",
+    )),
+    aux: &[
+        Var {
+            name: "nu_first",
+            per_link: true,
+            units: "rad s-1",
+            long_name: "fundamental frequencies of the first half, ascending (NaN: fewer found)",
+        },
+        Var {
+            name: "nu_second",
+            per_link: true,
+            units: "rad s-1",
+            long_name: "fundamental frequencies of the second half, ascending (NaN: fewer found)",
+        },
+    ],
+    fields: &["map.samples", "map.window_order"],
+    legend: Legend::Computed,
+    lanes: Lanes {
+        two_link: None,
+        three_link: false,
+        auto: false,
+    },
+    labels: CLASS,
+    figure: Figure::Value(Scale::Linear {
+        label: "diffusion index log₁₀|Δν| over t ≤ {t} s",
+    }),
+};
+
 const CHAOS_TIME: &[Var] = &[var(
     "chaos_time",
     "s",
@@ -556,6 +605,7 @@ impl MapKind {
             MapKind::Megno { .. } => Kind::Megno,
             MapKind::LagrangianDescriptor { .. } => Kind::LagrangianDescriptor,
             MapKind::Fli { .. } => Kind::Fli,
+            MapKind::Frequency { .. } => Kind::Frequency,
         }
     }
 
@@ -573,7 +623,8 @@ impl MapKind {
             MapKind::FlipTime { .. }
             | MapKind::EnergyError
             | MapKind::FinalState { .. }
-            | MapKind::LagrangianDescriptor { .. } => 0,
+            | MapKind::LagrangianDescriptor { .. }
+            | MapKind::Frequency { .. } => 0,
         }
     }
 
@@ -619,6 +670,15 @@ impl MapKind {
                 ("gali_order", Int(k as i64)),
             ],
             MapKind::LagrangianDescriptor { p } => vec![("descriptor_p", Float(p))],
+            MapKind::Frequency {
+                sample_steps,
+                samples,
+                window_order,
+            } => vec![
+                ("sample_steps", Int(i64::from(sample_steps))),
+                ("samples", Int(i64::from(samples))),
+                ("window_order", Int(i64::from(window_order))),
+            ],
             MapKind::EnergyError | MapKind::Ftle => vec![],
         }
     }
@@ -640,6 +700,11 @@ impl MapKind {
             MapKind::Megno { tau_steps } => per_kind::megno(w, tau_steps, out),
             MapKind::LagrangianDescriptor { p } => descriptor::descriptor(w, p, out),
             MapKind::Fli { tau_steps } => fli::fli(w, tau_steps, out),
+            MapKind::Frequency {
+                sample_steps,
+                samples,
+                window_order,
+            } => frequency::frequency(w, sample_steps, samples, window_order, out),
         }
     }
 
@@ -708,7 +773,7 @@ mod tests {
         assert_eq!(NAMES, names.join("|"));
         assert_eq!(
             Kind::expected(&Kind::ALL),
-            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state, lagrangian-descriptor or fli"
+            "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state, lagrangian-descriptor, fli or frequency"
         );
     }
 

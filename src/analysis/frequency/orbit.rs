@@ -1,0 +1,186 @@
+//! The frequency analysis of one sampled orbit: each link's lines, the fundamental frequencies,
+//! the combination explaining each line, and the diffusion between the two halves of the run.
+
+use super::{fundamentals, identify, link_signal, Combination, Line, Naff, NaffError};
+use super::{NaffOptions, SignalKind};
+use ndarray::ArrayView2;
+use num_complex::Complex64;
+use serde::Serialize;
+
+/// Options of [`FrequencyWorkspace`].
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct FrequencyOptions {
+    pub naff: NaffOptions,
+    /// ω_ref (rad/s) of the libration signal θ − i θ̇/ω_ref, > 0.
+    pub omega_ref: f64,
+    /// Fundamental frequencies sought (the chain's degrees of freedom).
+    pub fundamentals: usize,
+    /// Largest Σ|k_i| of the integer combinations tried.
+    pub order: u32,
+    /// A line is explained by a combination when their difference is below this (rad/s).
+    pub tolerance: f64,
+}
+
+/// One link's lines.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LinkLines {
+    pub signal: SignalKind,
+    pub lines: Vec<LineOut>,
+}
+
+/// A line with the combination of the fundamentals that comes closest to it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct LineOut {
+    pub frequency: f64,
+    pub amplitude: f64,
+    pub phase: f64,
+    pub combination: Combination,
+}
+
+/// The frequency analysis of one orbit.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct OrbitFrequencies {
+    pub links: Vec<LinkLines>,
+    /// The fundamental frequencies of the whole run, ascending (rad/s).
+    pub fundamentals: Vec<f64>,
+    /// Those of the first and the second half of the run, ascending (rad/s).
+    pub first_half: Vec<f64>,
+    pub second_half: Vec<f64>,
+    /// ‖ν(first half) − ν(second half)‖ over the fundamentals both halves have (rad/s); NaN
+    /// when either half has none.
+    pub diffusion: f64,
+    /// log₁₀ of `diffusion` (rad/s): Laskar's diffusion index (−∞ for identical halves).
+    pub diffusion_index: f64,
+}
+
+/// Reusable workspaces for the whole run and its halves (a map calls it per pixel).
+#[derive(Debug)]
+pub struct FrequencyWorkspace {
+    opts: FrequencyOptions,
+    whole: Naff,
+    half: Naff,
+    z: Vec<Complex64>,
+    lines: Vec<Line>,
+}
+
+impl FrequencyWorkspace {
+    /// Workspaces for runs of `samples` samples `dt` apart (each half has ⌊samples/2⌋).
+    pub fn new(samples: usize, dt: f64, opts: FrequencyOptions) -> Result<Self, NaffError> {
+        Ok(FrequencyWorkspace {
+            opts,
+            whole: Naff::new(samples, dt, opts.naff)?,
+            half: Naff::new(samples / 2, dt, opts.naff)?,
+            z: vec![Complex64::default(); samples],
+            lines: Vec::new(),
+        })
+    }
+
+    /// The fundamentals (ascending) of the half run starting at sample `start` (time t0).
+    fn half_fundamentals(
+        &mut self,
+        theta: &ArrayView2<f64>,
+        omega: &ArrayView2<f64>,
+        start: usize,
+        t0: f64,
+    ) -> Vec<f64> {
+        let n = self.half.samples();
+        self.lines.clear();
+        for j in 0..theta.ncols() {
+            let th = theta.column(j);
+            let om = omega.column(j);
+            let z = &mut self.z[..n];
+            link_signal(
+                th.iter().skip(start).take(n).copied(),
+                om.iter().skip(start).take(n).copied(),
+                self.opts.omega_ref,
+                z,
+            );
+            let found = self.half.analyse(z, t0);
+            self.lines.extend_from_slice(found);
+        }
+        let o = &self.opts;
+        let mut f = fundamentals(&self.lines, o.fundamentals, o.order, o.tolerance);
+        f.sort_by(f64::total_cmp);
+        f
+    }
+
+    /// Analyses θ and θ̇ (time × link) sampled at t0 + k·dt; the number of samples must be the
+    /// workspace's. With `whole` false only the halves are analysed (`links` and
+    /// `fundamentals` come back empty), as a diffusion map needs.
+    pub fn analyse(
+        &mut self,
+        theta: ArrayView2<f64>,
+        omega: ArrayView2<f64>,
+        t0: f64,
+        whole: bool,
+    ) -> OrbitFrequencies {
+        let n = self.whole.samples();
+        assert_eq!(
+            theta.nrows(),
+            n,
+            "sample count differs from the workspace's"
+        );
+        let dt = self.whole.dt();
+        let mut links = Vec::new();
+        let mut fund = Vec::new();
+        if whole {
+            let mut all = Vec::new();
+            let mut kinds = Vec::new();
+            let mut counts = Vec::new();
+            for j in 0..theta.ncols() {
+                let kind = link_signal(
+                    theta.column(j).iter().copied(),
+                    omega.column(j).iter().copied(),
+                    self.opts.omega_ref,
+                    &mut self.z,
+                );
+                let found = self.whole.analyse(&self.z, t0);
+                all.extend_from_slice(found);
+                kinds.push(kind);
+                counts.push(found.len());
+            }
+            let o = &self.opts;
+            fund = fundamentals(&all, o.fundamentals, o.order, o.tolerance);
+            fund.sort_by(f64::total_cmp);
+            let mut at = 0;
+            for (kind, count) in kinds.into_iter().zip(counts) {
+                let lines = all[at..at + count]
+                    .iter()
+                    .map(|l| LineOut {
+                        frequency: l.frequency,
+                        amplitude: l.amplitude,
+                        phase: l.phase,
+                        combination: identify(l.frequency, &fund, o.order),
+                    })
+                    .collect();
+                at += count;
+                links.push(LinkLines {
+                    signal: kind,
+                    lines,
+                });
+            }
+        }
+        let h = self.half.samples();
+        let first = self.half_fundamentals(&theta, &omega, 0, t0);
+        let second = self.half_fundamentals(&theta, &omega, h, t0 + h as f64 * dt);
+        let m = first.len().min(second.len());
+        let diffusion = if m == 0 {
+            f64::NAN
+        } else {
+            first[..m]
+                .iter()
+                .zip(&second[..m])
+                .map(|(a, b)| (a - b) * (a - b))
+                .sum::<f64>()
+                .sqrt()
+        };
+        OrbitFrequencies {
+            links,
+            fundamentals: fund,
+            first_half: first,
+            second_half: second,
+            diffusion,
+            diffusion_index: diffusion.log10(),
+        }
+    }
+}
