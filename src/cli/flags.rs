@@ -229,7 +229,7 @@ flags! {
     "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];
     "steps-per-period" => "orbits.steps_per_period", Int, "N", "diagram: RK4 steps per drive period (default 200)", &[ORB];
     // frequencies
-    "window-order" => "@.window_order", Int, "P", "Order p of the Hann window (frequencies and frequency maps; default 1, 0..=12): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
+    "window-order" => "@.window_order", Int, "P", "Order p of the Hann window, 0..=12 (frequencies: default 1; frequency maps: default 2): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
     "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];
     "terms" => "frequencies.terms", Int, "N", "Lines extracted per link (default 10)", &[FREQ];
     "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 6)", &[FREQ];

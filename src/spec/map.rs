@@ -9,11 +9,14 @@ use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
+/// Samples per pixel of a frequency map unless `map.samples` says otherwise.
+pub const DEFAULT_SAMPLES: u32 = 2048;
+
 /// The `[map]` table: an initial-condition map over two start coordinates.
 ///
 /// ```toml
 /// [map]
-/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state | lagrangian-descriptor | fli
+/// kind = "flip-time"          # flip-time | energy-error | lyapunov | ftle | sali | gali | megno | final-state | lagrangian-descriptor | fli | frequency
 /// resolution = 512            # pixels: W (square) or [W, H]
 /// x = "theta1"                # the two coordinates: theta<i> or omega<i> (default θ1, θ2)
 /// y = "theta2"
@@ -33,13 +36,15 @@ use serde::{Deserialize, Serialize};
 /// max_period = 8              # final-state, driven: largest stroboscopic period searched
 /// repeats = 3                 # final-state, driven: times a period-k orbit must repeat
 /// descriptor_p = 0.5          # lagrangian-descriptor: exponent p of Σ|ẋᵢ|^p, in (0, 1] (t_end is τ, both ways)
-/// samples = 2048            # frequency: samples per pixel (even, >= 32), a whole number of steps apart
-/// window_order = 1           # frequency: order p of the Hann window
+/// samples = 2048              # frequency: samples per pixel (even, >= 32), a whole number of steps apart
+/// window_order = 2            # frequency: order p of the Hann window (default 2)
 /// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
 /// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
-/// The other coordinates start from `[initial]` (default: all zero, at rest). The RK4 step is
-/// `[integrator] dt` (default 0.01 s); a map integrates with RK4 only.
+/// The other coordinates start from `[initial]` (default: all zero, at rest). The step is
+/// `[integrator] dt` (default 0.01 s); a map integrates with RK4, except the frequency kind:
+/// Gauss–Legendre of order 6 in canonical coordinates (symplectic, so that its frequencies do
+/// not drift), default dt = 0.05 s and t_end = 0.1 s × samples.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct MapSpec {
@@ -68,7 +73,7 @@ pub struct MapSpec {
     /// Frequency maps: samples per pixel (even, >= 32, default 2048), spread evenly over t_end
     /// at a whole number of RK4 steps apart.
     pub samples: Option<u32>,
-    /// Frequency maps: order of the Hann window (default 1).
+    /// Frequency maps: order of the Hann window (default 2).
     pub window_order: Option<u32>,
     #[serde(
         default,
@@ -250,8 +255,19 @@ impl MapSpec {
         dt: Option<f64>,
     ) -> Result<MapOptions, SpecError> {
         let n = chain.links();
-        let t_max = positive("map.t_end", self.t_end.unwrap_or(10.0))?;
-        let dt = positive("integrator.dt", dt.unwrap_or(0.01))?;
+        // A frequency map samples every 0.1 s by default (Gauss steps of 0.05 s, see
+        // kinds/frequency.rs): t_end = 0.1 s per sample, 204.8 s for the default 2048.
+        let frequency = self.kind.as_deref() == Some("frequency");
+        let t_default = if frequency {
+            0.1 * f64::from(self.samples.unwrap_or(DEFAULT_SAMPLES))
+        } else {
+            10.0
+        };
+        let t_max = positive("map.t_end", self.t_end.unwrap_or(t_default))?;
+        let dt = positive(
+            "integrator.dt",
+            dt.unwrap_or(if frequency { 0.05 } else { 0.01 }),
+        )?;
         if dt > t_max {
             return Err(SpecError::new(
                 "integrator.dt",
@@ -370,7 +386,7 @@ impl MapSpec {
             }
             Kind::Ftle => MapKind::Ftle,
             Kind::Frequency => {
-                let samples = self.samples.unwrap_or(2048);
+                let samples = self.samples.unwrap_or(DEFAULT_SAMPLES);
                 let least = 2 * crate::analysis::frequency::MIN_SAMPLES as u32;
                 if samples < least || !samples.is_multiple_of(2) {
                     return Err(SpecError::new(
@@ -384,12 +400,14 @@ impl MapSpec {
                     return Err(SpecError::new(
                         "map.samples",
                         format!(
-                            "{samples} samples need at least {} RK4 steps; t_end / dt gives {steps} (raise t_end or lower dt)",
+                            "{samples} samples need at least {} steps; t_end / dt gives {steps} (raise t_end or lower dt)",
                             samples - 1
                         ),
                     ));
                 }
-                let window_order = self.window_order.unwrap_or(1);
+                // p = 2: the leakage of the lines a map's short extraction leaves unfound
+                // falls like T^-6 (at p = 1, T^-4 left a torus at -7.3 in places).
+                let window_order = self.window_order.unwrap_or(2);
                 let most = crate::analysis::frequency::MAX_WINDOW_ORDER;
                 if window_order > most {
                     return Err(SpecError::new(

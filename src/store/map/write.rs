@@ -468,7 +468,7 @@ fn write_attrs(
         .attr_f64("t_max", opts.t_max)?
         .attr_f64("dt", opts.dt)?
         .attr_i64("n_steps", i64::from(opts.n_steps()))?
-        .attr_str("integrator", "rk4")?
+        .attr_str("integrator", opts.kind.integrator())?
         .attr_bool("energy_skip", opts.energy_skip)?
         .attr_str("kernel", &format!("{:?}", opts.kernel).to_lowercase())?
         .attr_str("x_coordinate", &info.x_name)?

@@ -613,6 +613,15 @@ impl MapKind {
         self.id().name()
     }
 
+    /// The integrator of the map's orbits, as its file records it: RK4 at `dt`, except the
+    /// frequency kind's symplectic Gauss–Legendre (see [`frequency`]).
+    pub fn integrator(&self) -> &'static str {
+        match self {
+            MapKind::Frequency { .. } => "gauss-legendre order 6, canonical coordinates",
+            _ => "rk4",
+        }
+    }
+
     /// The tangent vectors each pixel carries beside its state (of dimension `dim`).
     pub fn tangent_vectors(&self, dim: usize) -> usize {
         match *self {
