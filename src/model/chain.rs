@@ -346,12 +346,22 @@ impl Chain {
             for j in 0..n {
                 a[j * n + j] = self.diag[j];
                 for k in (j + 1)..n {
-                    a[j * n + k] = self.len[j] * self.b[k];
+                    a[j * n + k] = self.a_entry(j, k);
                     a[k * n + j] = a[j * n + k];
                 }
             }
             a
         })
+    }
+    /// One coupling a_jk without building the N × N table (for callers that fill their own
+    /// matrix in pieces, e.g. to stay interruptible at thousands of links).
+    #[inline]
+    pub fn a_entry(&self, j: usize, k: usize) -> f64 {
+        match j.cmp(&k) {
+            std::cmp::Ordering::Equal => self.diag[j],
+            std::cmp::Ordering::Less => self.len[j] * self.b[k],
+            std::cmp::Ordering::Greater => self.len[k] * self.b[j],
+        }
     }
     /// b_k (kg·m).
     pub fn b(&self) -> &[f64] {
