@@ -20,6 +20,7 @@ figures=(
   "orbits-period-doubling-cascade orbits-period-doubling-cascade.png orbits-period-doubling-cascade.png"
   "orbits-baker-gollub-diagram    orbits-baker-gollub-diagram.png    orbits-baker-gollub-diagram.png"
   "double-pendulum-clv            double-pendulum-clv.png            double-pendulum-clv.png"
+  "double-pendulum-diffusion      double-pendulum-diffusion.png      double-pendulum-diffusion.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"
@@ -27,5 +28,8 @@ for row in "${figures[@]}"; do
   cp "out/$figure" "data/$image"
   echo "data/$image <- analyses/$spec.toml" >&2
 done
+# The same map's second figure: ν2 against ν1 with the resonance lines.
+"$pendula" render out/double-pendulum-diffusion.h5 --show frequency_map \
+  -o data/double-pendulum-frequency-map.png --force >/dev/null
 # The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
 python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png

@@ -423,3 +423,84 @@ fn frequency_map_is_independent_of_threads_tiles_and_resumption() {
     );
     assert!(index[0] > -4.0, "corner {}", index[0]);
 }
+
+/// `render --show frequency_map` draws a frequency map's ν₂-against-ν₁ figure; other kinds
+/// refuse the name with exit 2, naming --show and what they can draw.
+#[test]
+fn render_draws_the_frequency_map_figure() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let out = pendula(
+        d,
+        &[
+            "map",
+            "--kind",
+            "frequency",
+            "--resolution",
+            "6",
+            "--window=-0.6,0.6,-0.6,0.6",
+            "--samples",
+            "512",
+            "-o",
+            "f.h5",
+        ],
+    );
+    json_ok(&out);
+    let out = pendula(
+        d,
+        &["render", "f.h5", "--show", "frequency_map", "-o", "fm.png"],
+    );
+    json_ok(&out);
+    let png = std::fs::read(d.join("fm.png")).unwrap();
+    assert!(
+        png.starts_with(b"\x89PNG") && png.len() > 10_000,
+        "{}",
+        png.len()
+    );
+    let svg = pendula(
+        d,
+        &["render", "f.h5", "--show", "frequency_map", "-o", "fm.svg"],
+    );
+    json_ok(&svg);
+    let text = std::fs::read_to_string(d.join("fm.svg")).unwrap();
+    assert!(
+        text.contains("ν₂ (first half)"),
+        "the axes are the frequencies"
+    );
+    // At least one resonance ray crosses the box (here ν₂/ν₁ ≈ 2.4: 2:5 and 3:7 of order ≤ 10).
+    assert!(
+        ["2:5", "3:7", "1:2"].iter().any(|r| text.contains(r)),
+        "no resonance label"
+    );
+    let out = pendula(
+        d,
+        &["map", "--resolution", "4", "--t-end", "1", "-o", "flip.h5"],
+    );
+    json_ok(&out);
+    let out = pendula(
+        d,
+        &[
+            "render",
+            "flip.h5",
+            "--show",
+            "frequency_map",
+            "-o",
+            "x.png",
+        ],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--show") && err.contains("frequency_map"),
+        "{err}"
+    );
+    assert!(!d.join("x.png").exists());
+}
+
+fn json_ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -28,6 +28,7 @@ pub mod animation;
 pub mod cart;
 pub mod convergence;
 pub mod frequencies;
+pub mod frequency_map;
 pub mod lab;
 pub mod map;
 pub mod measure;

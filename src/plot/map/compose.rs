@@ -16,6 +16,7 @@ use crate::analysis::map::basins::{describe, label};
 use crate::analysis::map::class::{self, NOT_COMPUTED};
 use crate::analysis::map::kinds::{Figure, Scale};
 use crate::analysis::map::{Kind, MapData, MapHeader};
+use crate::plot::frequency_map::{draw_frequency_map, FrequencyMapFigure};
 use crate::plot::{nice_range, subscript, PlotError};
 
 /// Which variable of a map a figure shows.
@@ -31,6 +32,9 @@ pub enum Show {
     Lyapunov,
     /// Lyapunov maps: the per-pixel standard error of λ alone.
     StandardError,
+    /// Frequency maps: ν₂ against ν₁ coloured by the diffusion index
+    /// ([`crate::plot::frequency_map`]) instead of the index over the initial conditions.
+    FrequencyMap,
 }
 
 /// A variable name a map cannot draw.
@@ -55,8 +59,10 @@ impl Show {
     pub fn parse(name: Option<&str>, h: &MapHeader) -> Result<Show, ShowError> {
         let final_state = h.kind.facts().figure == Figure::Basins;
         let lyapunov = h.kind == Kind::Lyapunov;
+        let frequency = h.kind == Kind::Frequency;
         Ok(match name {
             None => Show::Default,
+            Some("frequency_map") if frequency => Show::FrequencyMap,
             Some("lyapunov") if lyapunov => Show::Lyapunov,
             Some("lyapunov_standard_error") if lyapunov => Show::StandardError,
             Some("basins") if final_state => Show::Basins,
@@ -81,6 +87,8 @@ impl Show {
                         " (basins, settle_time, final_angle<j>)"
                     } else if lyapunov {
                         " (lyapunov, lyapunov_standard_error)"
+                    } else if frequency {
+                        " (frequency_map, or leave --show out for the diffusion map)"
                     } else {
                         " (leave --show out)"
                     },
@@ -99,12 +107,44 @@ pub fn draw_map_data(
     cmap: Option<ColourMap>,
     path: &Path,
 ) -> Result<(), PlotError> {
+    if show == Show::FrequencyMap {
+        return draw_frequency_map(&frequency_map_figure(h, data), path);
+    }
     let panels = compose_panels(h, data, show, cmap);
     let figures: Vec<MapFigure<'_>> = panels.iter().map(ComposedMap::figure).collect();
     if let [one] = figures.as_slice() {
         draw_map(one, path)
     } else {
         draw_map_panels(&figures, path)
+    }
+}
+
+/// A frequency map's ν₂-against-ν₁ figure: the first half's two lowest fundamentals of every
+/// computed pixel that has both (class 0: neither diverged nor forbidden nor missing), with its
+/// diffusion index.
+pub fn frequency_map_figure(h: &MapHeader, data: &MapData) -> FrequencyMapFigure {
+    let w = data.aux_width;
+    let n = w / 2;
+    let points = if n >= 2 {
+        (0..data.class.len())
+            .filter(|&p| data.class[p] == class::NEVER)
+            .map(|p| (data.aux[p * w], data.aux[p * w + 1], data.value[p]))
+            .filter(|q| q.0.is_finite() && q.1.is_finite() && !q.2.is_nan())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    FrequencyMapFigure {
+        title: format!("{}: ν₂ against ν₁", h.title),
+        subtitle: format!(
+            "{}\neach pixel at its fundamental frequencies ν₁ < ν₂ of the first half of the run, \
+             coloured by its diffusion index (axes fit the middle 96 % of the pixels below {}); grey: resonances \
+             ν₁:ν₂ of order ≤ 10",
+            subtitle(h),
+            crate::plot::frequency_map::REGULAR_BELOW
+        ),
+        points,
+        order: 10,
     }
 }
 
@@ -605,7 +645,7 @@ fn subtitle(h: &MapHeader) -> String {
         )
     });
     format!(
-        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{}){}  ·  RK4 dt = {} s, {}  ·  {} × {} pixels",
+        "{} pendulum ({} link{}: m = {}, l = {}, g = {} m/s²{}){}  ·  {} dt = {} s, {}  ·  {} × {} pixels",
         h.model_name,
         n_links,
         if n_links == 1 { "" } else { "s" },
@@ -614,6 +654,11 @@ fn subtitle(h: &MapHeader) -> String {
         h.gravity,
         forcing(h),
         if at_rest { ", released from rest" } else { shell.as_str() },
+        if h.kind == Kind::Frequency {
+            "Gauss–Legendre (order 6)"
+        } else {
+            "RK4"
+        },
         h.dt,
         h.kind.span(h.t_max),
         h.width,
