@@ -34,7 +34,7 @@ fn grid(angles: usize, speeds: usize) -> ShellSampling {
         link: 1,
         variables: Variables::Momentum,
         sampling: Sampling::Grid { angles, speeds },
-        angle_range: (-PI, PI),
+        angle_range: Some((-PI, PI)),
         speed_range: None,
     }
 }
@@ -490,6 +490,39 @@ fn a_stroboscopic_transient_drops_whole_drive_periods_and_nothing_else() {
     assert_eq!(late.t[0], 0.25 + 16.0 * 10.0);
 }
 
+/// Without an angle range, a shell samples the part of (−π, π) its energy reaches: at
+/// E = −19 J on θ1 = 0, θ2 reaches |θ2| < acos(19/g − 2) = 1.634 rad, so a 2 × 2 grid (refused
+/// before: its cell centres at ±π/2 lay outside) has all its points, and an 8 × 5 grid skips 8
+/// of 40 (24 before) — the corners where the speed is too large for the energy.
+#[test]
+fn shells_sample_the_reachable_angles() {
+    let chain = double();
+    let mut s = grid(2, 2);
+    s.angle_range = None;
+    let start = shell_initial_conditions(&chain, &theta1_up(), -19.0, &s).unwrap();
+    assert_eq!(start.states.len(), 4);
+    let reach = (19.0 / 9.81f64 - 2.0).acos();
+    let step = 2.0 * PI / 4096.0;
+    assert!(
+        (start.angle_range.1 - reach).abs() < 2.0 * step,
+        "{:?}",
+        start.angle_range
+    );
+    assert!(
+        (start.angle_range.0 + reach).abs() < 2.0 * step,
+        "{:?}",
+        start.angle_range
+    );
+    let mut s = grid(8, 5);
+    s.angle_range = None;
+    let start = shell_initial_conditions(&chain, &theta1_up(), -19.0, &s).unwrap();
+    assert_eq!(start.skipped.len(), 8);
+    // Where the reach is the whole circle (above the energy that lets link 2 over the top),
+    // the range stays (−π, π).
+    let start = shell_initial_conditions(&chain, &theta1_up(), 5.0, &s).unwrap();
+    assert_eq!(start.angle_range, (-PI, PI));
+}
+
 #[test]
 fn parallel_results_equal_sequential_ones_and_unreachable_points_are_skipped() {
     let chain = double();
@@ -612,6 +645,11 @@ fn cli_refuses_bad_input_with_one_line() {
         refused(&[&driven[..], extra].concat(), needle);
     }
     refused(&["--energy", "0", "--transient", "3"], "--transient");
+    // A grid outside the shell's reach is refused naming the reach.
+    refused(
+        &["--energy", "-19", "--angle-range", "2.5,3", "--grid", "3,3"],
+        "--energy: no sampled point reaches energy -19 J on the section: link 2's angle reaches it only on [-1.6352, 1.6352] rad",
+    );
     refused(&["--energy", "0,nan"], "--energy");
 }
 

@@ -157,7 +157,7 @@ flags! {
     "variables" => "poincare.variables", Word, "momentum|velocity", "Plot p = M θ̇ (default) or θ̇", &[POIN];
     "grid" => "poincare.grid", Ints, "NA,NS", "Grid of initial points: angles,speeds (default 8,5)", &[POIN];
     "random" => "poincare.random", Int, "N", "N random initial points instead of a grid", &[POIN];
-    "angle-range" => "poincare.angle_range", Floats, "LO,HI", "θ range of the initial points (rad, default -π,π)", &[POIN];
+    "angle-range" => "poincare.angle_range", Floats, "LO,HI", "θ range of the initial points (rad; default the part of -π,π the energy reaches)", &[POIN];
     "speed-range" => "poincare.speed_range", Floats, "LO,HI", "p or θ̇ range of the initial points (default: the shell's extent)", &[POIN];
     "crossings" => "poincare.crossings", Int, "N", "Crossings per orbit (default 300)", &[POIN];
     "lyapunov" => "poincare.lyapunov", Switch(true), "", "Finite-time Lyapunov exponent per orbit (colours regular/chaotic)", &[POIN];

@@ -396,6 +396,9 @@ fn load_spec(
     let spec = file
         .validate_within(budget)
         .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))?;
+    for note in &spec.notes {
+        eprintln!("{note}");
+    }
     Ok((spec, from_file))
 }
 

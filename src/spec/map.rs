@@ -38,7 +38,8 @@ pub const DEFAULT_SAMPLES: u32 = 2048;
 /// descriptor_p = 0.5          # lagrangian-descriptor: exponent p of Σ|ẋᵢ|^p, in (0, 1] (t_end is τ, both ways)
 /// samples = 2048              # frequency: samples per pixel (even, >= 32), a whole number of steps apart
 /// window_order = 2            # frequency: order p of the Hann window (default 2)
-/// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains)
+/// energy = -5.0               # an energy-shell grid: E (J) of every pixel (conservative chains);
+///                             # without a window, the window is the part of the default the energy reaches
 /// solve = "omega2"            # the velocity solved from E (≥ 0 root); default the last free one
 /// ```
 /// The other coordinates start from `[initial]` (default: all zero, at rest). The step is
@@ -316,23 +317,47 @@ impl MapSpec {
             vec![0.0; 2 * n]
         };
         let shell = self.shell(chain, xi, yi)?;
-        Ok(MapOptions {
-            grid: Grid {
-                width,
-                height,
-                x: GridAxis {
-                    index: xi,
-                    lo: xr.0,
-                    hi: xr.1,
-                },
-                y: GridAxis {
-                    index: yi,
-                    lo: yr.0,
-                    hi: yr.1,
-                },
-                base,
-                shell,
+        let mut grid = Grid {
+            width,
+            height,
+            x: GridAxis {
+                index: xi,
+                lo: xr.0,
+                hi: xr.1,
             },
+            y: GridAxis {
+                index: yi,
+                lo: yr.0,
+                hi: yr.1,
+            },
+            base,
+            shell,
+        };
+        // An energy shell's default window is the part of [−π, π]² (or ±10 rad/s) the energy
+        // reaches, so no pixel is spent on forbidden states; a given window is kept, and a
+        // window the energy does not reach at all is refused.
+        let samples = if n <= 3 { 512 } else { 128 };
+        if let Some(reach) = grid.reach(chain, samples) {
+            let e = self.energy.unwrap_or(f64::NAN);
+            match reach.window {
+                None => {
+                    return Err(SpecError::new(
+                        "map.energy",
+                        format!(
+                            "E = {e} J reaches no point of the window: the least energy there is {:.4} J (raise the energy{})",
+                            reach.least,
+                            if self.window.is_some() { " or move the window" } else { "" }
+                        ),
+                    ))
+                }
+                Some(((x0, x1), (y0, y1))) if self.window.is_none() => {
+                    (grid.x.lo, grid.x.hi, grid.y.lo, grid.y.hi) = (x0, x1, y0, y1);
+                }
+                Some(_) => {}
+            }
+        }
+        Ok(MapOptions {
+            grid,
             kind,
             t_max,
             dt,
@@ -628,6 +653,29 @@ impl MapSpec {
             }
         })
     }
+}
+
+/// The note of an energy-shell map whose default window was clipped to the shell's reach.
+pub(super) fn reach_note(o: &MapOptions, energy: f64) -> String {
+    let n = o.grid.base.len() / 2;
+    let name = |i: usize| {
+        if i < n {
+            format!("θ{}", i + 1)
+        } else {
+            format!("θ̇{}", i - n + 1)
+        }
+    };
+    let (x, y) = (&o.grid.x, &o.grid.y);
+    format!(
+        "note: the map's window is the part of the default one that E = {energy} J reaches: \
+         {} ∈ [{:.4}, {:.4}], {} ∈ [{:.4}, {:.4}] (give a window to choose another)",
+        name(x.index),
+        x.lo,
+        x.hi,
+        name(y.index),
+        y.lo,
+        y.hi
+    )
 }
 
 /// `kind = "map"`: a grid of initial conditions, each integrated by RK4 with `[integrator] dt`.

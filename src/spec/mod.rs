@@ -192,6 +192,9 @@ pub struct Spec {
     pub figures: Figures,
     /// The spec as TOML (what was read, with the command line's overrides applied), for provenance.
     pub text: String,
+    /// What validation chose that the user did not write and should know (e.g. an energy
+    /// shell's window clipped to what the energy reaches); front ends show them before running.
+    pub notes: Vec<String>,
 }
 
 /// The validated analysis kind and its options.
@@ -730,6 +733,12 @@ impl SpecFile {
             }
             Model::Cart(c) => cart::default_title(kind, c),
         });
+        let mut notes = Vec::new();
+        if let (Analysis::Map(o), Some(m)) = (&v.analysis, &self.map) {
+            if let (Some(sh), None) = (&o.grid.shell, &m.window) {
+                notes.push(map::reach_note(o, sh.energy));
+            }
+        }
         let spec = Spec {
             figures,
             title,
@@ -740,6 +749,7 @@ impl SpecFile {
             analysis: v.analysis,
             output: self.output.clone(),
             text: toml::to_string(self).unwrap_or_default(),
+            notes,
         };
         self.check_steps(&spec)?;
         spec.check_memory(budget)?;

@@ -97,6 +97,25 @@ impl PoincareSpec {
         let (section, strobe) = self.section(chain)?;
         let sampling = self.sampling(n, &section)?;
         let (energies, initial_states) = self.energies(chain, &section, strobe, initial)?;
+        // A shell whose grid reaches no point is bad input, found here (cheap: one quadratic
+        // per point) rather than as a failed run.
+        for (i, &e) in energies.iter().enumerate() {
+            use crate::analysis::poincare::{shell_initial_conditions, PoincareError};
+            if let Err(err @ PoincareError::NoneReachable { .. }) =
+                shell_initial_conditions(chain, &section, e, &sampling)
+            {
+                let field = match (&self.energy, &self.energy_fraction) {
+                    (Some(_), _) => f("energy"),
+                    _ => f("energy_fraction"),
+                };
+                let field = if energies.len() > 1 {
+                    format!("{field}[{}]", i + 1)
+                } else {
+                    field
+                };
+                return Err(SpecError::new(field, err.to_string()));
+            }
+        }
         let crossings = self.crossings.unwrap_or(300);
         if !(1..=10_000_000).contains(&crossings) {
             return Err(SpecError::new(
@@ -349,8 +368,7 @@ impl PoincareSpec {
             link,
             variables,
             sampling,
-            angle_range: range2(&f("angle_range"), &self.angle_range)?
-                .unwrap_or((-std::f64::consts::PI, std::f64::consts::PI)),
+            angle_range: range2(&f("angle_range"), &self.angle_range)?,
             speed_range: range2(&f("speed_range"), &self.speed_range)?,
         })
     }

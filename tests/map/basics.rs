@@ -672,9 +672,9 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
         .unwrap();
     assert_eq!(e, -5.0);
     drop(f);
-    // Below the chain's least energy (−3g at rest, hanging) no pixel is on the shell: the
-    // flip map is all forbidden, written whole, with no checkpoint left behind.
-    let out = ok(
+    // Below the chain's least energy (−3g at rest, hanging) no pixel is on the shell: refused
+    // before anything is written, naming the energy and the least one the window reaches.
+    let (code, _, err) = pendula(
         d,
         &[
             "map",
@@ -682,18 +682,17 @@ fn final_state_map_resumes_merges_renders_and_checks_input() {
             "-30",
             "--resolution",
             "16",
-            "--json",
             "-o",
             "empty.h5",
         ],
     );
-    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
-    assert_eq!(v["n_forbidden"], 16 * 16, "{v}");
-    assert!(!d.join("empty.h5.tiles").exists());
-    let f = hdf5::File::open(d.join("empty.h5")).unwrap();
-    let k: Vec<i32> = f.dataset("map/flip_step").unwrap().read_raw().unwrap();
-    assert_eq!(k.len(), 16 * 16);
-    drop(f);
+    assert_eq!(code, 2, "{err}");
+    assert!(
+        err.contains("--energy") && err.contains("-30 J") && err.contains("-29.4294 J"),
+        "{err}"
+    );
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(!d.join("empty.h5").exists() && !d.join("empty.h5.tiles").exists());
     // The shipped spec validates; its dry run states the work.
     let shipped = Path::new(env!("CARGO_MANIFEST_DIR")).join("analyses/damped-driven-basins.toml");
     let out = ok(
@@ -1051,4 +1050,65 @@ fn value_maps_have_their_own_class_legend() {
         "{counts:?}"
     );
     assert!(counts["computed"].as_u64().unwrap() > 0, "{counts:?}");
+}
+
+/// An energy-shell map without a window samples what the energy reaches: at E = −19 J the
+/// double pendulum's (θ1, θ2) reach is |θ1| ≤ 1.083, |θ2| ≤ 1.634 rad (2 cos θ1 + cos θ2 ≥
+/// 19/g), the window is its bounding box padded by a lattice step (stated on stderr and stored),
+/// and the forbidden pixels fall from 7 972 of 9 216 on [−π, π]² to the box's corners (26 %,
+/// about 1 − π/4 of an ellipse's box); a window given is kept as it is.
+#[test]
+fn energy_shell_maps_sample_the_reachable_region() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let run = |extra: &[&str], name: &str| {
+        let mut args = vec![
+            "map",
+            "--kind",
+            "lyapunov",
+            "--energy",
+            "-19",
+            "--resolution",
+            "96",
+            "--t-end",
+            "0.5",
+            "--json",
+            "-o",
+            name,
+        ];
+        args.extend_from_slice(extra);
+        let (code, out, err) = pendula(d, &args);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+        let forbidden = v["class_counts"]["energetically_forbidden"]
+            .as_u64()
+            .unwrap_or(0);
+        let f = hdf5::File::open(d.join(name)).unwrap();
+        let w: Vec<f64> = f
+            .group("map")
+            .unwrap()
+            .attr("window")
+            .unwrap()
+            .read_raw()
+            .unwrap();
+        (forbidden, w, err)
+    };
+    let (forbidden, w, err) = run(&[], "reach.h5");
+    let step_x = 2.0 * std::f64::consts::PI / 512.0;
+    let theta1 = (19.0 / 9.81 - 1.0f64).mul_add(0.5, 0.0).acos();
+    let theta2 = (19.0 / 9.81 - 2.0f64).acos();
+    assert!(
+        (w[1] - theta1).abs() < 2.0 * step_x && (w[0] + w[1]).abs() < 1e-12,
+        "{w:?} vs {theta1}"
+    );
+    assert!(
+        (w[3] - theta2).abs() < 2.0 * step_x && (w[2] + w[3]).abs() < 1e-12,
+        "{w:?} vs {theta2}"
+    );
+    assert!(err.contains("note: the map's window is the part"), "{err}");
+    assert!(forbidden < 96 * 96 * 30 / 100, "{forbidden}");
+    let (forbidden, w, err) = run(&["--window=-3.14159,3.14159,-3.14159,3.14159"], "full.h5");
+    assert_eq!(w, [-3.14159, 3.14159, -3.14159, 3.14159]);
+    assert!(!err.contains("note:"), "{err}");
+    assert!(forbidden > 96 * 96 * 80 / 100, "{forbidden}");
 }

@@ -83,7 +83,74 @@ impl Shell {
     }
 }
 
+impl Shell {
+    /// The least energy of a state whose coordinates other than the solved velocity are those
+    /// of `x`: E with θ̇_j at the non-negative value that minimises the kinetic energy (the
+    /// vertex of the quadratic in [`Shell::solve`], or 0). A point is on the shell's reach,
+    /// i.e. [`Shell::solve`] succeeds, exactly when this is ≤ the shell's energy.
+    pub fn least_energy(&self, chain: &Chain, x: &mut [f64]) -> f64 {
+        let n = chain.links();
+        let j = self.omega - n;
+        x[self.omega] = 0.0;
+        let m = chain.mass_matrix(&x[..n]);
+        let a = 0.5 * m[j * n + j];
+        let b: f64 = (0..n).map(|k| m[j * n + k] * x[n + k]).sum();
+        let e0 = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]);
+        let t = (-b / (2.0 * a)).max(0.0);
+        e0 + (a * t + b) * t
+    }
+}
+
+/// What an energy shell reaches of a grid's window (see [`Grid::reach`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Reach {
+    /// The bounding box (x range, y range) of the reachable lattice points, padded by one
+    /// lattice step and kept inside the window; `None` when no lattice point is reachable.
+    pub window: Option<((f64, f64), (f64, f64))>,
+    /// The least energy over the lattice (J): below it nothing of the window is reachable.
+    pub least: f64,
+}
+
 impl Grid {
+    /// The part of the window the energy shell reaches, found on a `samples` × `samples`
+    /// lattice of cell centres over the window (`None` for a grid without a shell). The box
+    /// is the lattice's: a reachable sliver narrower than a lattice step between two
+    /// unreachable points can be missed, and the box is one step wider than the reachable
+    /// points on every side for that reason.
+    pub fn reach(&self, chain: &Chain, samples: usize) -> Option<Reach> {
+        let shell = self.shell?;
+        let samples = samples.max(2);
+        let (x, y) = (&self.x, &self.y);
+        let mut state = self.base.clone();
+        let mut least = f64::INFINITY;
+        let (mut x0, mut x1, mut y0, mut y1) = (usize::MAX, 0, usize::MAX, 0);
+        for i in 0..samples {
+            for j in 0..samples {
+                state[x.index] = x.centre(j, samples);
+                state[y.index] = y.centre(i, samples);
+                let e = shell.least_energy(chain, &mut state);
+                least = least.min(e);
+                if e <= shell.energy {
+                    x0 = x0.min(j);
+                    x1 = x1.max(j);
+                    y0 = y0.min(i);
+                    y1 = y1.max(i);
+                }
+            }
+        }
+        let window = (x0 != usize::MAX).then(|| {
+            let side = |a: &GridAxis, lo: usize, hi: usize| {
+                let step = (a.hi - a.lo) / samples as f64;
+                (
+                    (a.lo + lo as f64 * step - step).max(a.lo),
+                    (a.lo + (hi + 1) as f64 * step + step).min(a.hi),
+                )
+            };
+            (side(x, x0, x1), side(y, y0, y1))
+        });
+        Some(Reach { window, least })
+    }
+
     pub fn pixels(&self) -> usize {
         self.width * self.height
     }

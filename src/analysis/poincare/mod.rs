@@ -141,8 +141,13 @@ pub enum PoincareError {
     NotAngleSection,
     #[error("link {link} is the section's link; sample another link's plane")]
     SameLink { link: usize },
-    #[error("no sampled point reaches energy {energy} J on the section")]
-    NoneReachable { energy: f64 },
+    #[error("no sampled point reaches energy {energy} J on the section: link {link}'s angle reaches it only on [{:.4}, {:.4}] rad, the grid sampled [{:.4}, {:.4}] rad at speeds up to the shell's; sample the reach (angle_range within it, or more points) or raise the energy", angles.0, angles.1, sampled.0, sampled.1)]
+    NoneReachable {
+        energy: f64,
+        link: usize,
+        angles: (f64, f64),
+        sampled: (f64, f64),
+    },
     #[error("orbit {orbit}: {message}")]
     Failed { orbit: usize, message: String },
 }
@@ -825,7 +830,10 @@ pub fn poincare(
             energy: None,
             orbits: vec![],
             skipped: vec![],
-            angle_range: opts.sampling.angle_range,
+            angle_range: opts
+                .sampling
+                .angle_range
+                .unwrap_or((-std::f64::consts::PI, std::f64::consts::PI)),
             speed_range: opts.sampling.speed_range,
         });
         starts.push(states);

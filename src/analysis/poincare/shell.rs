@@ -38,8 +38,9 @@ pub struct ShellSampling {
     pub link: usize,
     pub variables: Variables,
     pub sampling: Sampling,
-    /// θ_j range (rad); default (−π, π).
-    pub angle_range: (f64, f64),
+    /// θ_j range (rad); `None`: the part of (−π, π) the energy shell reaches
+    /// ([`reachable_angles`]).
+    pub angle_range: Option<(f64, f64)>,
     /// p_j (J·s) or θ̇_j (rad/s) range; `None`: the energy shell's full extent.
     pub speed_range: Option<(f64, f64)>,
 }
@@ -253,23 +254,71 @@ pub fn shell_initial_conditions(
         let e = speed_extent(chain, li, c, lj, sampling.variables, energy);
         (-e, e)
     });
+    let ar = sampling
+        .angle_range
+        .unwrap_or_else(|| reachable_angles(chain, li, c, lj, energy));
     let mut start = ShellStart {
         energy,
         states: vec![],
         skipped: vec![],
-        angle_range: sampling.angle_range,
+        angle_range: ar,
         speed_range: sr,
     };
-    for (a, s) in candidates(&sampling.sampling, sampling.angle_range, sr) {
+    for (a, s) in candidates(&sampling.sampling, ar, sr) {
         match shell_state(chain, li, c, dir, lj, a, s, sampling.variables, energy) {
             Some(x) => start.states.push(x),
             None => start.skipped.push((a, s)),
         }
     }
     if start.states.is_empty() {
-        return Err(PoincareError::NoneReachable { energy });
+        return Err(PoincareError::NoneReachable {
+            energy,
+            link: lj + 1,
+            angles: reachable_angles(chain, li, c, lj, energy),
+            sampled: ar,
+        });
     }
     Ok(start)
+}
+
+/// Samples of θ_j over (−π, π) where [`reachable_angles`] looks for the shell's reach.
+const REACH_SAMPLES: usize = 4096;
+
+/// The θ_j interval on which the section (θ_i = `value`, every other link at 0) reaches
+/// `energy`: where E > V, i.e. where the section's speed solves T = E − V with link j at rest
+/// (the least kinetic energy there). Found on [`REACH_SAMPLES`] angles and padded by one
+/// sample, kept inside (−π, π); the whole of (−π, π) when the reach touches ±π (an interval
+/// through the cut), and (0, 0) padded when nothing is reached (the caller has refused
+/// energies at or below the section's least energy, where θ_j = 0 is reachable).
+pub fn reachable_angles(
+    chain: &Chain,
+    link_i: usize,
+    value: f64,
+    link_j: usize,
+    energy: f64,
+) -> (f64, f64) {
+    let n = chain.links();
+    let mut theta = vec![0.0; n];
+    theta[link_i] = value;
+    let step = 2.0 * PI / REACH_SAMPLES as f64;
+    let (mut lo, mut hi) = (usize::MAX, 0);
+    for k in 0..=REACH_SAMPLES {
+        theta[link_j] = -PI + k as f64 * step;
+        if energy > chain.potential_energy(&theta) {
+            lo = lo.min(k);
+            hi = hi.max(k);
+        }
+    }
+    if lo == usize::MAX {
+        return (-step, step);
+    }
+    if lo == 0 || hi == REACH_SAMPLES {
+        return (-PI, PI);
+    }
+    (
+        (-PI + (lo - 1) as f64 * step).max(-PI),
+        (-PI + (hi + 1) as f64 * step).min(PI),
+    )
 }
 
 /// Initial states for a stroboscopic section: a grid/random sample of (θ_j, p_j or θ̇_j) of
@@ -285,16 +334,20 @@ pub fn plane_initial_conditions(chain: &Chain, sampling: &ShellSampling) -> Vec<
             Variables::Momentum => (-w * a, w * a),
         }
     });
-    candidates(&sampling.sampling, sampling.angle_range, sr)
-        .into_iter()
-        .map(|(th, s)| {
-            let mut x = vec![0.0; 2 * n];
-            x[j] = th;
-            x[n + j] = s;
-            if sampling.variables == Variables::Momentum {
-                x = chain.from_canonical(&x);
-            }
-            x
-        })
-        .collect()
+    candidates(
+        &sampling.sampling,
+        sampling.angle_range.unwrap_or((-PI, PI)),
+        sr,
+    )
+    .into_iter()
+    .map(|(th, s)| {
+        let mut x = vec![0.0; 2 * n];
+        x[j] = th;
+        x[n + j] = s;
+        if sampling.variables == Variables::Momentum {
+            x = chain.from_canonical(&x);
+        }
+        x
+    })
+    .collect()
 }
