@@ -597,7 +597,7 @@ impl<'f> GroupWriter<'f> {
                     .new_dataset::<T>()
                     .shape(shape)
                     .chunk(chunk)
-                    .fill_value(fill.clone());
+                    .fill_value(fill);
                 let b = if hdf5::filters::deflate_available() {
                     b.shuffle().deflate(DEFLATE_LEVEL)
                 } else {
@@ -681,7 +681,7 @@ impl<'f> Var<'f> {
                     return Err(misfit());
                 };
                 for (dst, src) in slot[r0 * row..r1 * row].iter_mut().zip(band.iter()) {
-                    *dst = src.clone();
+                    *dst = *src;
                 }
                 Ok(())
             }
