@@ -183,7 +183,7 @@ pub fn compose_map(
     if data.width < h.width || data.height < h.height {
         let step = h.width.div_ceil(data.width.max(1));
         subtitle += &format!(
-            "\ndrawn from every {step}th pixel of each axis ({}x{} of {}x{})",
+            "\ndrawn from 1 pixel in {step} along each axis ({}x{} of {}x{})",
             data.width, data.height, h.width, h.height
         );
     }
