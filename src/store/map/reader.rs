@@ -837,73 +837,85 @@ impl MapReader {
         }
         let h = &self.header;
         let (w, ht) = (h.width.div_ceil(step), h.height.div_ceil(step));
-        let sel = s![..;step, ..;step];
-        let err = |n: &str| h5_err(format!("reading every {step}th pixel of {n}"));
-        let flat = |a: Array2<u8>| a.iter().copied().collect::<Vec<u8>>();
-        let class = flat(
-            self.ds("class")?
-                .read_slice_2d::<u8, _>(sel)
-                .map_err(err("class"))?,
-        );
         let nl = h.link_length.len();
         let m = h.kind.aux_columns(nl);
-        let mut aux = vec![f64::NAN; w * ht * m];
-        let mut off = 0;
-        for &Var { name, per_link, .. } in h.kind.aux() {
-            if LATE.contains(&name) && !self.file.link_exists(&format!("map/{name}")) {
-                off += 1;
-                continue;
-            }
-            let ds = self.ds(name)?;
-            if per_link {
-                let a = ds
-                    .read_slice::<f64, _, ndarray::Ix3>(s![..;step, ..;step, ..])
-                    .map_err(err(name))?;
-                for (q, v) in a.iter().enumerate() {
-                    aux[(q / nl) * m + off + q % nl] = *v;
-                }
-                off += nl;
-            } else {
-                let a = ds.read_slice_2d::<f64, _>(sel).map_err(err(name))?;
-                for (q, v) in a.iter().enumerate() {
-                    aux[q * m + off] = *v;
-                }
-                off += 1;
-            }
-        }
         let mut d = MapData {
             width: w,
             height: ht,
             flip_step: vec![],
             flip_link: vec![],
-            class,
+            class: Vec::with_capacity(w * ht),
             value: vec![],
-            aux,
+            aux: vec![f64::NAN; w * ht * m],
             aux_width: m,
             done: h.tile_done.clone(),
             steps: h.tile_steps.iter().sum(),
         };
-        if h.is_flip() {
-            d.flip_step = self
-                .ds("flip_step")?
-                .read_slice_2d::<i32, _>(sel)
-                .map_err(err("flip_step"))?
-                .iter()
-                .copied()
-                .collect();
-            d.flip_link = flat(
-                self.ds("flip_link")?
+        // One band of tile rows at a time: HDF5 keeps a selection per chunk a read touches,
+        // which for a strided read of a whole 10⁹-pixel map is gigabytes.
+        let band = h.tile.max(1);
+        let mut i0 = 0;
+        while i0 < ht {
+            // Result rows i0..i1 are map rows i0·step.. inside the band of row i0·step.
+            let r0 = i0 * step;
+            let end = (r0 / band + 1) * band;
+            let i1 = end.div_ceil(step).clamp(i0 + 1, ht);
+            let rows = r0..(i1 - 1) * step + 1;
+            let sel = s![rows.clone();step, ..;step];
+            let err = |n: &str| h5_err(format!("reading every {step}th pixel of {n}"));
+            let ds = |n: &str| self.ds(n);
+            d.class.extend(
+                ds("class")?
                     .read_slice_2d::<u8, _>(sel)
-                    .map_err(err("flip_link"))?,
+                    .map_err(err("class"))?
+                    .iter(),
             );
-        } else {
-            d.value = self
-                .ds(self.value_name())?
-                .read_slice_2d::<f64, _>(sel)
-                .map_err(err("the value map"))?
-                .iter()
-                .copied()
-                .collect();
+            if h.is_flip() {
+                d.flip_step.extend(
+                    ds("flip_step")?
+                        .read_slice_2d::<i32, _>(sel)
+                        .map_err(err("flip_step"))?
+                        .iter(),
+                );
+                d.flip_link.extend(
+                    ds("flip_link")?
+                        .read_slice_2d::<u8, _>(sel)
+                        .map_err(err("flip_link"))?
+                        .iter(),
+                );
+            } else {
+                d.value.extend(
+                    ds(self.value_name())?
+                        .read_slice_2d::<f64, _>(sel)
+                        .map_err(err("the value map"))?
+                        .iter(),
+                );
+            }
+            let base = i0 * w * m;
+            let mut off = 0;
+            for &Var { name, per_link, .. } in h.kind.aux() {
+                if LATE.contains(&name) && !self.file.link_exists(&format!("map/{name}")) {
+                    off += 1;
+                    continue;
+                }
+                let v = ds(name)?;
+                if per_link {
+                    let a = v
+                        .read_slice::<f64, _, ndarray::Ix3>(s![rows.clone();step, ..;step, ..])
+                        .map_err(err(name))?;
+                    for (q, x) in a.iter().enumerate() {
+                        d.aux[base + (q / nl) * m + off + q % nl] = *x;
+                    }
+                    off += nl;
+                } else {
+                    let a = v.read_slice_2d::<f64, _>(sel).map_err(err(name))?;
+                    for (q, x) in a.iter().enumerate() {
+                        d.aux[base + q * m + off] = *x;
+                    }
+                    off += 1;
+                }
+            }
+            i0 = i1;
         }
         // Pixels of tiles the file does not hold are not computed (as in read_all).
         let tiling = h.tiling();
