@@ -9,6 +9,7 @@
 //! the Python package returns), so it is refused above the size limit
 //! ([`crate::store::map::check_size`]). `pendula map` does not come here: it streams each tile
 //! to its checkpoint on disk as it finishes, so that it can resume, shard and exceed that limit
+//! in bounded memory
 //! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
 //! ([`crate::store::map::assemble`]) with this one.
 
@@ -293,9 +294,12 @@ fn map<'a>(
     opts: &MapOptions,
     obs: &mut dyn Observer,
 ) -> Result<Output<'a>, RunError> {
-    // It holds the whole map in memory twice (tiles, then the image): no `--force` here.
+    // It holds the whole map in memory twice (tiles, then the image).
     check_size(opts.grid.width, opts.grid.height).map_err(|e| {
-        let message = format!("{}; run it with `pendula map --force`", e.message);
+        let message = format!(
+            "{}; run it with `pendula map`, which streams its tiles to disk",
+            e.message
+        );
         FieldError::new(e.field, message)
     })?;
     let info = MapInfo::of(spec, chain, opts, None);
@@ -574,7 +578,9 @@ mod tests {
         );
         let e = execute(&s, &mut Silent).err().expect("refused");
         assert_eq!(e.field(), Some("map.resolution"));
-        assert!(e.to_string().ends_with("run it with `pendula map --force`"));
+        assert!(e
+            .to_string()
+            .ends_with("run it with `pendula map`, which streams its tiles to disk"));
         let s = spec(
             "kind = \"animate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n",
         );

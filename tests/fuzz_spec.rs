@@ -234,6 +234,18 @@ fn no_mutant_of_a_spec_panics_and_every_refusal_is_one_named_line() {
 fn every_corpus_seed_is_refused_by_name() {
     let budget = Budget::machine();
     for (name, text) in seeds().iter().filter(|(n, _)| n.contains("fuzz_corpus")) {
+        if name.ends_with("map-65536.toml") {
+            // A 65536² map streams its tiles (issue 36): accepted within a bounded estimate,
+            // where it once asked for its whole arrays; measure-65536.toml holds them whole
+            // and is refused.
+            let spec = pendula::spec::parse(text, name)
+                .unwrap()
+                .validate()
+                .unwrap();
+            let e = spec.memory_estimate();
+            assert!(e.bytes < 1e9, "{name}: {e:?}");
+            continue;
+        }
         let m = front_end(text, &budget).unwrap_or_else(|| panic!("{name} was accepted"));
         let field = m.split(": ").find(|p| p.contains('.') && !p.contains(' '));
         assert!(field.is_some(), "{name}: `{m}` names no field");

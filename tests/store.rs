@@ -10,7 +10,7 @@ mod python;
 use hdf5::types::VarLenUnicode;
 use ndarray::{arr0, Array1, Array2};
 use pendula::store::memory::{Attr, MemGroup, Values};
-use pendula::store::{check_output_path, dimscale, H5Out, Provenance, StoreError};
+use pendula::store::{check_output_path, dimscale, H5Out, Provenance, StoreError, Tile};
 
 const TIME: [f64; 5] = [0.0, 0.25, 0.5, 0.75, 1.0];
 const LINKS: [i64; 3] = [1, 2, 3];
@@ -243,6 +243,118 @@ fn large_variables_are_split_into_chunks() {
 }
 
 #[test]
+fn tiles_written_as_raw_chunks_read_back_through_hdf5_and_the_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("t.h5");
+    let out = H5Out::create(&path, false).unwrap();
+    write_tiles(&out);
+    let path = out.finish().unwrap();
+    let image = H5Out::memory();
+    write_tiles(&image);
+    let m = image.into_memory().unwrap();
+    let f = hdf5::File::open(&path).unwrap();
+    let g = f.group("g").unwrap();
+    // 7 × 5 in 3 × 2 chunks: tiles at (0, 0) and the partial edge tile at (6, 4) written,
+    // the rest the fill value (NaN would not compare equal in the image check).
+    let v: Array2<f64> = g.dataset("v").unwrap().read_2d().unwrap();
+    let u: Array2<i32> = g.dataset("u").unwrap().read_2d().unwrap();
+    let w = g.dataset("w").unwrap().read_dyn::<u8>().unwrap();
+    for i in 0..7 {
+        for j in 0..5 {
+            let want = if i < 3 && j < 2 {
+                (10 * i + j) as f64
+            } else if i == 6 && j == 4 {
+                64.0
+            } else {
+                -9.5
+            };
+            assert_eq!(v[(i, j)], want, "v {i} {j}");
+            let want_u = if i < 3 && j < 2 {
+                (i * j) as i32 - 3
+            } else {
+                -1
+            };
+            assert_eq!(u[(i, j)], want_u, "u {i} {j}");
+            for l in 0..2 {
+                let want_w = if i < 3 && j < 2 { (i + j + l) as u8 } else { 7 };
+                assert_eq!(w[[i, j, l]], want_w, "w {i} {j} {l}");
+            }
+        }
+    }
+    // Stored compressed: the unwritten chunks take no space.
+    assert!(g.dataset("v").unwrap().storage_size() < 7 * 5 * 8);
+    assert_image_is_file(&g, m.group("g").unwrap());
+}
+
+fn write_tiles(out: &H5Out) {
+    let g = out.group("g").unwrap();
+    g.coord("y", &[0.0, 1.0, 2.0, 3.0, 4.0, 5.0, 6.0], "1", "y")
+        .unwrap();
+    g.coord("x", &[0.0, 1.0, 2.0, 3.0, 4.0], "1", "x").unwrap();
+    g.coord_i64("link", &[1, 2], "1", "link").unwrap();
+    let (shape, chunk) = ([7, 5], [3, 2]);
+    let v = g
+        .var_rows::<f64>("v", &["y", "x"], &shape, &chunk, -9.5, "1", "values")
+        .unwrap();
+    let first: Vec<f64> = (0..3)
+        .flat_map(|i| (0..2).map(move |j| (10 * i + j) as f64))
+        .collect();
+    let tiles = [
+        Tile {
+            r0: 0,
+            c0: 0,
+            rows: 3,
+            cols: 2,
+            data: &first[..],
+        },
+        Tile {
+            r0: 6,
+            c0: 4,
+            rows: 1,
+            cols: 1,
+            data: &[64.0][..],
+        },
+    ];
+    v.write_tiles(&tiles).unwrap();
+    let u = g
+        .var_rows::<i32>("u", &["y", "x"], &shape, &chunk, -1, "1", "ints")
+        .unwrap();
+    let ints: Vec<i32> = (0..3)
+        .flat_map(|i| (0..2).map(move |j| (i * j) - 3))
+        .collect();
+    u.write_tiles(&[Tile {
+        r0: 0,
+        c0: 0,
+        rows: 3,
+        cols: 2,
+        data: &ints[..],
+    }])
+    .unwrap();
+    let w = g
+        .var_rows::<u8>(
+            "w",
+            &["y", "x", "link"],
+            &[7, 5, 2],
+            &[3, 2, 2],
+            7,
+            "1",
+            "per link",
+        )
+        .unwrap();
+    let bytes: Vec<u8> = (0..3u8)
+        .flat_map(|i| (0..2u8).flat_map(move |j| (0..2u8).map(move |l| i + j + l)))
+        .collect();
+    w.write_tiles(&[Tile {
+        r0: 0,
+        c0: 0,
+        rows: 3,
+        cols: 2,
+        data: &bytes[..],
+    }])
+    .unwrap();
+}
+
+#[test]
 fn dimension_mismatches_are_errors() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("d.h5");
@@ -287,7 +399,7 @@ fn dimension_mismatches(out: &H5Out) {
     assert!(e.to_string().contains("ok"), "{e}");
     assert!(out.group("g").is_err(), "a second group g");
     let r = g
-        .var_rows::<u8>("r", &["time", "link"], &[5, 3], &[2, 3], "1", "rows")
+        .var_rows::<u8>("r", &["time", "link"], &[5, 3], &[2, 3], 0, "1", "rows")
         .unwrap();
     r.write_rows(3, th.slice(ndarray::s![0..2, ..]).mapv(|v| v as u8).view())
         .unwrap();

@@ -10,7 +10,7 @@ use clap::Args;
 use pendula::analysis::map::{self, MapOptions};
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{check_size, write_map, Assembly, MapInfo, MapPlan, MapReader};
+use pendula::store::map::{write_map, Assembly, MapInfo, MapPlan, MapReader};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -110,14 +110,18 @@ fn check_plot_path(plot: &Option<PathBuf>, overwrite: bool, flag: &str) -> Resul
 
 /// `--dry-run`: what the run would compute and write, without computing it.
 fn dry_run(
+    spec: &Spec,
     chain: &pendula::model::Chain,
-    opts: &MapOptions,
     tiles: &[usize],
     info: &MapInfo,
+    shard: Option<(usize, usize)>,
     json: bool,
 ) {
+    let opts = map_options(spec);
     let (w, h) = (opts.grid.width, opts.grid.height);
     let e = map::estimate(chain, opts, tiles);
+    // What the run (this shard) holds at once; the map itself streams to disk.
+    let memory = spec.memory_estimate_for(shard).bytes;
     let v = json!({
         "kind": "map", "dry_run": true, "map": opts.kind.name(),
         "width": w, "height": h, "tile": opts.tile, "tiles": e.tiles,
@@ -126,14 +130,15 @@ fn dry_run(
         "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps,
         "output_bytes_uncompressed": e.output_bytes, "kernel": e.kernel,
         "threads": rayon::current_num_threads(), "spec_hash": info.spec_hash,
+        "memory_bytes": memory,
     });
     if json {
         println!("{v}");
     } else {
         println!(
-            "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed",
+            "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed, memory ~{}",
             opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64,
-            e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64
+            e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64, spec::format_bytes(memory)
         );
     }
 }
@@ -149,6 +154,8 @@ struct Finished<'a> {
     summary: &'a map::RunSummary,
     written: &'a store::map::MapSummary,
     wall: f64,
+    /// Seconds spent writing the map file from the checkpoint.
+    assembly: f64,
     out: &'a Path,
     plot: Option<&'a Path>,
 }
@@ -173,7 +180,7 @@ impl Finished<'_> {
             "t_max": opts.t_max, "dt": opts.dt, "n_steps": opts.n_steps(),
             "energy_skip": opts.energy_skip, "kernel": opts.kernel_name(chain),
             "steps_this_run": self.summary.steps, "steps_total": self.written.steps,
-            "wall_s": self.wall, "steps_per_s": self.summary.steps as f64 / self.wall.max(1e-12),
+            "wall_s": self.wall, "assembly_s": self.assembly, "steps_per_s": self.summary.steps as f64 / self.wall.max(1e-12),
             "threads": rayon::current_num_threads(),
             "spec_hash": self.info.spec_hash,
             "output": self.out.display().to_string(),
@@ -194,9 +201,11 @@ impl Finished<'_> {
             v["value_max"] = json!(hi);
         }
         if self.written.complete && map::point_symmetric(chain, opts) {
+            let start = Instant::now();
             let r = MapReader::open(self.out)?;
             let (pairs, matched) = r.symmetry()?;
-            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched});
+            v["point_symmetry"] = json!({"pairs": pairs, "matched": matched,
+                "seconds": start.elapsed().as_secs_f64()});
         }
         if self.written.flip.is_none() {
             v["class_counts"] = self
@@ -220,16 +229,6 @@ pub fn run_map(
 ) -> Result<(), CliError> {
     let opts = map_options(spec);
     let chain = planar(spec)?;
-    let (w, h) = (opts.grid.width, opts.grid.height);
-    if !common.force {
-        check_size(w, h).map_err(|e| {
-            let flag = |f: &str| {
-                let long = super::flags::flag_of(f, "map").map_or("resolution", |f| f.long);
-                format!("--{long}")
-            };
-            CliError::Input(format!("{}; add --force if you mean it", e.render(&flag)))
-        })?;
-    }
     super::output::set_threads(common.threads)?;
     let tiling = opts.tiling();
     let tiles: Vec<usize> = match run.shard {
@@ -238,7 +237,7 @@ pub fn run_map(
     };
     let info = info_of(spec, run.shard)?;
     if run.dry_run {
-        dry_run(chain, opts, &tiles, &info, common.json);
+        dry_run(spec, chain, &tiles, &info, run.shard, common.json);
         return Ok(());
     }
     let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
@@ -322,7 +321,9 @@ pub fn run_map(
         )));
     }
     let prov = Provenance::now(command_line, &spec.text);
+    let assembly_start = Instant::now();
     let written = plan.assemble(&out, chain, &info, &prov)?;
+    let assembly = assembly_start.elapsed().as_secs_f64();
     if let Some(p) = &plot {
         let r = MapReader::open(&out)?;
         render_file(&r, p)?;
@@ -337,6 +338,7 @@ pub fn run_map(
             summary: &summary,
             written: &written,
             wall,
+            assembly,
             out: &out,
             plot: plot.as_deref(),
         };
@@ -490,12 +492,12 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
         .map_err(|e| CliError::Input(format!("--show: {e}")))?;
     super::output::prepare_path(&a.output, a.force)
         .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let data = r.read_all()?;
+    let data = r.read_for_figure()?;
     Ok(draw_map_data(&r.header, &data, show, cmap, &a.output)?)
 }
 
 /// Draws a map file's default figure.
 fn render_file(r: &MapReader, path: &Path) -> Result<(), CliError> {
-    let data = r.read_all()?;
+    let data = r.read_for_figure()?;
     Ok(draw_map_data(&r.header, &data, Show::Default, None, path)?)
 }

@@ -393,8 +393,17 @@ fn load_spec(
             }
         }
     }
+    // A shard of a map holds only its own tiles: its memory is checked as such.
+    let shard = match command {
+        "map" | "run" => m
+            .try_get_one::<(usize, usize)>("shard")
+            .ok()
+            .flatten()
+            .copied(),
+        _ => None,
+    };
     let spec = file
-        .validate_within(budget)
+        .validate_for(budget, shard)
         .map_err(|e| CliError::Input(flags::name_flag(e, m, command, from_file)))?;
     for note in &spec.notes {
         eprintln!("{note}");

@@ -15,6 +15,7 @@ use crate::analysis::poincare::{PoincareOptions, Sampling};
 use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use crate::model::System;
+use crate::store::map::FIGURE_EDGE;
 
 /// The memory a run may use, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -309,6 +310,12 @@ impl Spec {
 
     /// What the run will hold in memory at once, and the field that drives most of it.
     pub fn memory_estimate(&self) -> Estimate {
+        self.memory_estimate_for(None)
+    }
+
+    /// [`Spec::memory_estimate`] of shard `shard` (`(i, n)`) of a map run: it holds only its
+    /// own tiles of each band (other analyses ignore `shard`).
+    pub fn memory_estimate_for(&self, shard: Option<(usize, usize)>) -> Estimate {
         let n = self.model.links();
         let dim = match &self.model {
             Model::Planar(c) => c.dim(),
@@ -395,9 +402,9 @@ impl Spec {
             }
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Poincare(o) => poincare_terms(o, n, dim, &mut terms),
-            Analysis::Map(o) => map_terms(o, false, n, dim, &mut terms),
+            Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
-                map_terms(&r.map, true, n, dim, &mut terms);
+                map_terms(&r.map, true, None, n, dim, &mut terms);
                 measure_spec_terms(r, &mut terms);
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
@@ -425,9 +432,14 @@ impl Spec {
         estimate(terms)
     }
 
-    /// Refuses the run when [`Spec::memory_estimate`] exceeds `budget`.
-    pub fn check_memory(&self, budget: &Budget) -> Result<(), SpecError> {
-        over_budget(&self.memory_estimate(), budget)
+    /// Refuses the run (shard `shard` of a map) when [`Spec::memory_estimate_for`] exceeds
+    /// `budget`.
+    pub fn check_memory(
+        &self,
+        budget: &Budget,
+        shard: Option<(usize, usize)>,
+    ) -> Result<(), SpecError> {
+        over_budget(&self.memory_estimate_for(shard), budget)
     }
 }
 
@@ -571,27 +583,72 @@ fn poincare_terms(o: &PoincareOptions, n: usize, dim: f64, terms: &mut Vec<Term>
     });
 }
 
-/// A map's arrays (and a measure's label grids) and its tiles in flight.
-fn map_terms(o: &MapOptions, measure: bool, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let px = o.grid.width as f64 * o.grid.height as f64;
+/// A map run (or shard `shard`, `(i, n)`): its tiles in flight, the band of tiles the
+/// assembly holds, the per-tile bookkeeping and the figure; a measure's label grids besides.
+///
+/// The map itself is never in memory: tiles stream to the checkpoint, and the file is
+/// assembled from it one band of tile rows at a time, of which a shard holds only its own
+/// tiles (every n-th), so the band term is ~1/n of the whole run's, and `--shard` is what
+/// lowers it; the figure reads at most [`FIGURE_EDGE`]² pixels (a decimated read).
+fn map_terms(
+    o: &MapOptions,
+    measure: bool,
+    shard: Option<(usize, usize)>,
+    n: usize,
+    dim: f64,
+    terms: &mut Vec<Term>,
+) {
+    let (w, h) = (o.grid.width as f64, o.grid.height as f64);
+    let px = w * h;
+    let pixels = format!("{}×{} pixels", o.grid.width, o.grid.height);
     if measure {
         // The label grid (u32), two Wada masks (u64) and the box-count flags.
         terms.push(Term {
             bytes: px * (4.0 + 16.0 + 2.0),
             field: "map.resolution",
-            driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
+            driver: pixels.clone(),
             what: "the measures' label grid and masks",
         });
     }
     let flip = matches!(o.kind, MapKind::FlipTime { .. });
     let aux = o.kind.aux_columns(n) as f64;
-    // The assembled arrays, their copy while written, the figure's RGBA image.
+    // A pixel as a tile holds it, and as the file stores it.
     let per_px = (if flip { 4.0 + 1.0 } else { 8.0 }) + 1.0 + aux * F64;
+    let tile = o.tile.max(1) as f64;
+    let cols = (w / tile).ceil();
+    let tiles_total = cols * (h / tile).ceil();
+    let parts = shard.map_or(1.0, |(_, k)| k as f64);
+    let band_tiles = (cols / parts).ceil();
+    // The band's tiles, their variables' columns, and each tile's padded, shuffled and
+    // deflated chunk; a whole flip map also the band's flip steps (the row-major checksum).
+    let band_k = if flip && shard.is_none() {
+        tile * w * 4.0
+    } else {
+        0.0
+    };
     terms.push(Term {
-        bytes: px * (2.0 * per_px + 4.0),
+        bytes: band_tiles * tile * tile * per_px * 4.0 + band_k,
         field: "map.resolution",
-        driver: format!("{}×{} pixels", o.grid.width, o.grid.height),
-        what: "the map's arrays",
+        driver: pixels.clone(),
+        what: "the assembly's band of tiles (--shard i/n holds 1/n of it)",
+    });
+    // Which tiles are done, and per tile its steps and checksum (whole-map arrays of a
+    // number a tile), this run's tile list.
+    terms.push(Term {
+        bytes: tiles_total * 32.0 + (tiles_total / parts).ceil() * 16.0,
+        field: "map.tile",
+        driver: format!("{tiles_total:.0} tiles"),
+        what: "the tiles' bookkeeping",
+    });
+    // The figure: the map read decimated to at most FIGURE_EDGE a side, its values, classes
+    // and colours.
+    let step = (w.max(h) / FIGURE_EDGE as f64).ceil().max(1.0);
+    terms.push(Term {
+        bytes: (w / step).ceil() * (h / step).ceil() * (per_px + 8.0 + 1.0 + 4.0)
+            + 16.0 * 1024.0 * 1024.0,
+        field: "map.resolution",
+        driver: pixels,
+        what: "the figure",
     });
     // Tiles in flight: every pixel's state (and tangent vectors) through the kernel.
     let tangents = match o.kind {
@@ -601,9 +658,8 @@ fn map_terms(o: &MapOptions, measure: bool, n: usize, dim: f64, terms: &mut Vec<
         MapKind::Gali { k, .. } => k as f64,
         _ => 0.0,
     };
-    let tile = (o.tile * o.tile) as f64;
     terms.push(Term {
-        bytes: threads() * tile * solver(dim * (1.0 + tangents)) / 4.0,
+        bytes: threads() * tile * tile * solver(dim * (1.0 + tangents)) / 4.0,
         field: "map.tile",
         driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
         what: "the tiles in flight",
@@ -643,7 +699,7 @@ fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
         bytes: px * (grids.read_per_px + 8.0 + 24.0 + 1.5 * threads()),
         field: grids.field,
         driver: pixels.clone(),
-        what: "the label grid and the measures' masks",
+        what: "the label grid and the measures' masks, held whole (the measures do not stream)",
     }];
     terms.push(Term {
         // Every grid's compacted labels (u32) exist before the first is measured.

@@ -641,6 +641,16 @@ impl SpecFile {
     /// ([`MAX_STEPS`]) before the spec is returned, so nothing large is allocated for a run
     /// that would be refused.
     pub fn validate_within(&self, budget: &Budget) -> Result<Spec, SpecError> {
+        self.validate_for(budget, None)
+    }
+
+    /// [`SpecFile::validate_within`] for shard `shard` (`(i, n)`, `--shard i/n`) of a map
+    /// run, whose memory is its own tiles' ([`Spec::memory_estimate_for`]).
+    pub fn validate_for(
+        &self,
+        budget: &Budget,
+        shard: Option<(usize, usize)>,
+    ) -> Result<Spec, SpecError> {
         let kind = self.kind.as_deref().ok_or_else(|| {
             SpecError::new(
                 "kind",
@@ -752,7 +762,7 @@ impl SpecFile {
             notes,
         };
         self.check_steps(&spec)?;
-        spec.check_memory(budget)?;
+        spec.check_memory(budget, shard)?;
         Ok(spec)
     }
 }

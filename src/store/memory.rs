@@ -46,7 +46,7 @@ impl Values {
 
 /// An element type a variable can hold: the HDF5 types the writers use, each with its place
 /// in [`Values`].
-pub trait Elem: H5Type + Clone + Default + 'static {
+pub trait Elem: H5Type + Clone + Default + bytemuck::Pod + Send + Sync + 'static {
     /// The vector as [`Values`].
     fn values(v: Vec<Self>) -> Values;
     /// The vector inside `v` if it holds this type.

@@ -35,7 +35,7 @@ pub mod dimscale;
 mod h5;
 pub mod memory;
 
-pub use h5::{GroupWriter, H5Out, Var};
+pub use h5::{GroupWriter, H5Out, Tile, Var};
 
 mod lyapunov;
 pub mod map;

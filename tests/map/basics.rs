@@ -328,7 +328,7 @@ fn shards_merge_to_the_single_run_and_bad_merges_are_refused() {
 fn bad_map_input_is_one_line_exit_2_and_writes_nothing() {
     let cases: [(&[&str], &str); 11] = [
         (&["--resolution", "0"], "--resolution"),
-        (&["--resolution", "18000"], "--force"),
+        (&["--resolution", "18000", "--max-memory", "64M"], "--shard"),
         (&["--resolution", "64x0"], "--resolution"),
         (&["--window", "-4,4,-3,3"], "--window"),
         (&["--window", "1,0,-3,3"], "--window"),

@@ -12,6 +12,7 @@ mod chains;
 mod harness;
 
 mod basics;
+mod bigmap;
 mod descriptor;
 mod fli;
 mod flip_located;

@@ -220,6 +220,13 @@ pub fn compose_map(
             .push(("energetically forbidden".to_string(), FORBIDDEN_COLOR));
     }
     let mut subtitle = subtitle(h);
+    if data.width < h.width || data.height < h.height {
+        let step = h.width.div_ceil(data.width.max(1));
+        subtitle += &format!(
+            "\ndrawn from 1 pixel in {step} along each axis ({}x{} of {}x{})",
+            data.width, data.height, h.width, h.height
+        );
+    }
     let done = h.tile_done.iter().filter(|&&d| d).count();
     if done < h.tile_done.len() {
         let shard = h
@@ -245,8 +252,8 @@ pub fn compose_map(
     ComposedMap {
         title,
         subtitle,
-        width: h.width,
-        height: h.height,
+        width: data.width,
+        height: data.height,
         layers,
         x: MapAxis {
             lo: h.window[0],

@@ -233,6 +233,7 @@ impl Checkpoint {
             let _ = fs::remove_file(old.join(MANIFEST));
         }
         abort_point("clean-up");
+        remove_files(&old)?;
         fs::remove_dir_all(&old).map_err(io_err(&old, "removing the checkpoint"))
     }
 
@@ -326,4 +327,39 @@ impl Checkpoint {
     pub fn remove(self) -> Result<(), StoreError> {
         Checkpoint::discard(&self.dir)
     }
+}
+
+/// Deletes the files directly in `dir` (the tiles of a checkpoint moved aside) from a few
+/// threads at once: an unlink mostly waits on the file system's journal (a millisecond or more
+/// each on a VM disk), so thousands of tiles deleted one after another cost seconds, while
+/// waits side by side overlap. I/O-bound, so not the compute pool's threads.
+fn remove_files(dir: &Path) -> Result<(), StoreError> {
+    const REMOVERS: usize = 8;
+    let files: Vec<PathBuf> = fs::read_dir(dir)
+        .map_err(io_err(dir, "listing"))?
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    let per = files.len().div_ceil(REMOVERS).max(1);
+    std::thread::scope(|s| {
+        let handles: Vec<_> = files
+            .chunks(per)
+            .map(|part| {
+                s.spawn(move || {
+                    for f in part {
+                        match fs::remove_file(f) {
+                            Err(e) if e.kind() != std::io::ErrorKind::NotFound => {
+                                return Err(io_err(f, "removing")(e));
+                            }
+                            _ => {}
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .try_for_each(|h| h.join().unwrap_or(Ok(())))
+    })
 }

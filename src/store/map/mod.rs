@@ -34,7 +34,9 @@ pub use checkpoint::{compare_identity, Checkpoint, CheckpointError, Mismatch};
 use hdf5::types::VarLenUnicode;
 use hdf5::{Dataset, File};
 use ndarray::{s, Array2};
-pub use reader::{check_map_output, MapReader, Verified, MAX_PIXELS, MAX_TILE};
+pub use reader::{
+    check_map_output, decimate, MapReader, Verified, FIGURE_EDGE, MAX_PIXELS, MAX_TILE,
+};
 pub use run::{check_size, prepare_run, MapPlan, PlanError, RunPlan, LARGE_EDGE, LARGE_PIXELS};
 use std::fs;
 use std::io::Write;

@@ -24,9 +24,14 @@ use hdf5::{Group, H5Type, LinkType};
 
 /// The largest tile edge a map file may declare (the spec's `map.tile` limit).
 pub const MAX_TILE: usize = 1024;
-/// The most pixels a map file may declare, whatever the budget (2³⁶; a map above 2²⁶ pixels
-/// already needs `--force` to be computed).
+/// The most pixels a map file may declare, whatever the budget (2³⁶; `map.resolution` allows
+/// at most 65 536² = 2³²).
 pub const MAX_PIXELS: usize = 1 << 36;
+
+/// The largest edge (pixels) a figure reads of a map: its raster is about 740 pixels a side
+/// in the figure, so a larger map is drawn from a decimated read
+/// ([`MapReader::read_for_figure`]), which keeps the figure's memory bounded (~50 MB).
+pub const FIGURE_EDGE: usize = 1024;
 
 /// How much of a map file [`MapReader::open`] could verify.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,6 +48,9 @@ pub struct MapReader {
     path: PathBuf,
     pub header: MapHeader,
     verified: Verified,
+    /// The memory budget (bytes) [`MapReader::read_all`] must fit; tile reads, decimated reads
+    /// and the symmetry check hold a band or a tile at a time, whatever the map's size.
+    budget: f64,
 }
 
 impl std::fmt::Debug for MapReader {
@@ -228,7 +236,7 @@ impl MapReader {
         MapReader::open_within(path, Budget::machine().bytes)
     }
 
-    /// [`MapReader::open`] with a memory budget of `budget` bytes for reading the whole map.
+    /// [`MapReader::open`] with a memory budget of `budget` bytes for [`MapReader::read_all`].
     pub fn open_within(path: &Path, budget: f64) -> Result<MapReader, StoreError> {
         let file = open_input(path)?;
         check_links(&file, path, "/")?;
@@ -456,14 +464,17 @@ impl MapReader {
                 ),
             ));
         }
-        let need =
-            (width * height) as f64 * bytes_per_pixel(header.kind, header.kind.aux_columns(links));
-        if need > budget {
+        // Whatever the map's size, its readers hold a band of tile rows at a time (two for the
+        // symmetry check), and read_all checks the whole map against the budget itself.
+        let band = (2 * header.tile.min(height) * width) as f64
+            * bytes_per_pixel(header.kind, header.kind.aux_columns(links));
+        if band > budget {
             return Err(bad(
                 path,
                 format!(
-                    "reading its {width}x{height} pixels needs {}, more than the memory budget of {}",
-                    format_bytes(need),
+                    "reading its {width}x{height} pixels a band of {}-pixel tiles at a time needs {}, more than the memory budget of {} (--max-memory)",
+                    header.tile,
+                    format_bytes(band),
                     format_bytes(budget)
                 ),
             ));
@@ -473,6 +484,7 @@ impl MapReader {
             file,
             path: path.to_path_buf(),
             header,
+            budget,
             verified: if sums.is_some() {
                 Verified::Tiles
             } else {
@@ -674,25 +686,27 @@ impl MapReader {
 
     /// Point symmetry of a complete map (see [`point_symmetric`](crate::analysis::map::point_symmetric)):
     /// (pixel pairs p ↔ P−1−p compared, pairs equal), over `flip_step` of flip-time maps or
-    /// `class` and turns of final-state maps (turns negate), one pair of rows at a time.
+    /// `class` and turns of final-state maps (turns negate). Reads a band of tile rows from the
+    /// top and its mirror band from the bottom at a time, so that each chunk is decompressed
+    /// once or twice and memory stays two bands.
     pub fn symmetry(&self) -> Result<(u64, u64), StoreError> {
         let h = &self.header;
         let (w, ht) = (h.width, h.height);
-        let row = |i: usize| -> Result<(Vec<i64>, Vec<f64>), StoreError> {
-            let err = h5_err(format!("reading row {i}"));
+        let rows = |r0: usize, r1: usize| -> Result<(Vec<i64>, Vec<f64>), StoreError> {
+            let err = h5_err(format!("reading rows {r0}..{r1}"));
             if h.is_flip() {
                 let k = self
                     .ds("flip_step")?
-                    .read_slice_1d::<i32, _>(s![i, ..])
+                    .read_slice_2d::<i32, _>(s![r0..r1, ..])
                     .map_err(err)?;
                 Ok((k.iter().map(|&v| i64::from(v)).collect(), vec![]))
             } else {
                 let c = self
                     .ds("class")?
-                    .read_slice_1d::<u8, _>(s![i, ..])
+                    .read_slice_2d::<u8, _>(s![r0..r1, ..])
                     .map_err(err)?;
                 let t = if h.kind == Kind::FinalState {
-                    self.read_aux(i, i + 1, 0, w)?
+                    self.read_aux(r0, r1, 0, w)?
                 } else {
                     vec![]
                 };
@@ -707,20 +721,28 @@ impl MapReader {
         };
         let nl = h.link_length.len();
         let (mut pairs, mut same) = (0u64, 0u64);
-        for i in 0..ht.div_ceil(2) {
-            let (a, ta) = row(i)?;
-            let (b, tb) = row(ht - 1 - i)?;
-            let cols = if i == ht - 1 - i { w / 2 } else { w };
-            for j in 0..cols {
-                let jj = w - 1 - j;
-                pairs += 1;
-                // Turns (columns nl..2nl) of the mirror pixel are the negatives.
-                let turns_ok = m == 0
-                    || (0..nl).all(|l| {
-                        let (x, y) = (ta[j * m + nl + l], tb[jj * m + nl + l]);
-                        x == -y || (x.is_nan() && y.is_nan())
-                    });
-                same += u64::from(a[j] == b[jj] && turns_ok);
+        let half = ht.div_ceil(2);
+        let step = h.tile.max(1);
+        for i0 in (0..half).step_by(step) {
+            let i1 = (i0 + step).min(half);
+            // Rows i0..i1 and their mirrors ht−i1..ht−i0.
+            let (top, ttop) = rows(i0, i1)?;
+            let (bottom, tbottom) = rows(ht - i1, ht - i0)?;
+            for i in i0..i1 {
+                let (pa, pb) = ((i - i0) * w, (ht - 1 - i - (ht - i1)) * w);
+                let cols = if i == ht - 1 - i { w / 2 } else { w };
+                for j in 0..cols {
+                    let jj = w - 1 - j;
+                    pairs += 1;
+                    // Turns (columns nl..2nl) of the mirror pixel are the negatives.
+                    let turns_ok = m == 0
+                        || (0..nl).all(|l| {
+                            let (x, y) =
+                                (ttop[(pa + j) * m + nl + l], tbottom[(pb + jj) * m + nl + l]);
+                            x == -y || (x.is_nan() && y.is_nan())
+                        });
+                    same += u64::from(top[pa + j] == bottom[pb + jj] && turns_ok);
+                }
             }
         }
         Ok((pairs, same))
@@ -797,8 +819,144 @@ impl MapReader {
         }
     }
 
+    /// What a figure of the map draws: the map itself up to [`FIGURE_EDGE`] pixels a side,
+    /// else [`MapReader::read_decimated`] by the smallest step that brings it there.
+    pub fn read_for_figure(&self) -> Result<MapData, StoreError> {
+        let edge = self.header.width.max(self.header.height);
+        self.read_decimated(edge.div_ceil(FIGURE_EDGE))
+    }
+
+    /// The map decimated by `step`: pixel (i, j) of the result is pixel (i·step, j·step) of the
+    /// map (⌈H/step⌉ × ⌈W/step⌉ pixels), read with strided HDF5 selections, so memory is the
+    /// result's, whatever the map's size (what a figure smaller than the map draws). Equal to
+    /// [`decimate`] of [`MapReader::read_all`]; `step` 1 is the whole map.
+    pub fn read_decimated(&self, step: usize) -> Result<MapData, StoreError> {
+        let step = step.max(1);
+        if step == 1 {
+            return self.read_all();
+        }
+        let h = &self.header;
+        let (w, ht) = (h.width.div_ceil(step), h.height.div_ceil(step));
+        let nl = h.link_length.len();
+        let m = h.kind.aux_columns(nl);
+        let mut d = MapData {
+            width: w,
+            height: ht,
+            flip_step: vec![],
+            flip_link: vec![],
+            class: Vec::with_capacity(w * ht),
+            value: vec![],
+            aux: vec![f64::NAN; w * ht * m],
+            aux_width: m,
+            done: h.tile_done.clone(),
+            steps: h.tile_steps.iter().sum(),
+        };
+        // One band of tile rows at a time: HDF5 keeps a selection per chunk a read touches,
+        // which for a strided read of a whole 10⁹-pixel map is gigabytes.
+        let band = h.tile.max(1);
+        let mut i0 = 0;
+        while i0 < ht {
+            // Result rows i0..i1 are map rows i0·step.. inside the band of row i0·step.
+            let r0 = i0 * step;
+            let end = (r0 / band + 1) * band;
+            let i1 = end.div_ceil(step).clamp(i0 + 1, ht);
+            let rows = r0..(i1 - 1) * step + 1;
+            let sel = s![rows.clone();step, ..;step];
+            let err = |n: &str| h5_err(format!("reading every {step}th pixel of {n}"));
+            let ds = |n: &str| self.ds(n);
+            d.class.extend(
+                ds("class")?
+                    .read_slice_2d::<u8, _>(sel)
+                    .map_err(err("class"))?
+                    .iter(),
+            );
+            if h.is_flip() {
+                d.flip_step.extend(
+                    ds("flip_step")?
+                        .read_slice_2d::<i32, _>(sel)
+                        .map_err(err("flip_step"))?
+                        .iter(),
+                );
+                d.flip_link.extend(
+                    ds("flip_link")?
+                        .read_slice_2d::<u8, _>(sel)
+                        .map_err(err("flip_link"))?
+                        .iter(),
+                );
+            } else {
+                d.value.extend(
+                    ds(self.value_name())?
+                        .read_slice_2d::<f64, _>(sel)
+                        .map_err(err("the value map"))?
+                        .iter(),
+                );
+            }
+            let base = i0 * w * m;
+            let mut off = 0;
+            for &Var { name, per_link, .. } in h.kind.aux() {
+                if LATE.contains(&name) && !self.file.link_exists(&format!("map/{name}")) {
+                    off += 1;
+                    continue;
+                }
+                let v = ds(name)?;
+                if per_link {
+                    let a = v
+                        .read_slice::<f64, _, ndarray::Ix3>(s![rows.clone();step, ..;step, ..])
+                        .map_err(err(name))?;
+                    for (q, x) in a.iter().enumerate() {
+                        d.aux[base + (q / nl) * m + off + q % nl] = *x;
+                    }
+                    off += nl;
+                } else {
+                    let a = v.read_slice_2d::<f64, _>(sel).map_err(err(name))?;
+                    for (q, x) in a.iter().enumerate() {
+                        d.aux[base + q * m + off] = *x;
+                    }
+                    off += 1;
+                }
+            }
+            i0 = i1;
+        }
+        // Pixels of tiles the file does not hold are not computed (as in read_all).
+        let tiling = h.tiling();
+        let tile = h.tile.max(1);
+        for i in 0..ht {
+            for j in 0..w {
+                let index = (i * step / tile) * tiling.cols() + j * step / tile;
+                if h.tile_done[index] {
+                    continue;
+                }
+                let p = i * w + j;
+                d.class[p] = NOT_COMPUTED;
+                if h.is_flip() {
+                    d.flip_step[p] = 0;
+                    d.flip_link[p] = 0;
+                } else {
+                    d.value[p] = f64::NAN;
+                }
+                d.aux[p * m..(p + 1) * m].fill(f64::NAN);
+            }
+        }
+        Ok(d)
+    }
+
+    /// Refuses (before reading) a map whose whole arrays exceed the budget the reader was
+    /// opened with; merge, render and the symmetry check never read it whole.
     pub fn read_all(&self) -> Result<MapData, StoreError> {
         let h = &self.header;
+        let links = h.link_length.len();
+        let (width, height) = (h.width, h.height);
+        let need = (width * height) as f64 * bytes_per_pixel(h.kind, h.kind.aux_columns(links));
+        if need > self.budget {
+            return Err(bad(
+                &self.path,
+                format!(
+                    "reading its {width}x{height} pixels whole needs {}, more than the memory budget of {} (--max-memory)",
+                    format_bytes(need),
+                    format_bytes(self.budget)
+                ),
+            ));
+        }
         let raw_u8 = |n: &str| -> Result<Vec<u8>, StoreError> {
             self.ds(n)?
                 .read_raw::<u8>()
@@ -855,4 +1013,45 @@ impl MapReader {
 /// Checks that a map file can be written at `path` before work starts (as for every result).
 pub fn check_map_output(path: &Path, force: bool) -> Result<(), StoreError> {
     check_output_path(path, force)
+}
+
+/// `d` decimated by `step` as [`MapReader::read_decimated`] reads it: pixel (i, j) of the
+/// result is pixel (i·step, j·step) of `d`.
+pub fn decimate(d: &MapData, step: usize) -> MapData {
+    let step = step.max(1);
+    let (w, ht) = (d.width.div_ceil(step), d.height.div_ceil(step));
+    let src = |i: usize, j: usize| i * step * d.width + j * step;
+    let pick = |v: &[u8]| -> Vec<u8> {
+        if v.is_empty() {
+            return vec![];
+        }
+        (0..ht)
+            .flat_map(|i| (0..w).map(move |j| (i, j)))
+            .map(|(i, j)| v[src(i, j)])
+            .collect()
+    };
+    let pixels = || (0..ht).flat_map(|i| (0..w).map(move |j| src(i, j)));
+    let m = d.aux_width;
+    MapData {
+        width: w,
+        height: ht,
+        flip_step: if d.flip_step.is_empty() {
+            vec![]
+        } else {
+            pixels().map(|p| d.flip_step[p]).collect()
+        },
+        flip_link: pick(&d.flip_link),
+        class: pick(&d.class),
+        value: if d.value.is_empty() {
+            vec![]
+        } else {
+            pixels().map(|p| d.value[p]).collect()
+        },
+        aux: pixels()
+            .flat_map(|p| d.aux[p * m..(p + 1) * m].iter().copied())
+            .collect(),
+        aux_width: m,
+        done: d.done.clone(),
+        steps: d.steps,
+    }
 }

@@ -1,6 +1,11 @@
-//! Assembling the map file from finished tiles, one band of tile rows at a time: the
-//! variables and their legend ([`MapVars`]), a band filled from its tiles ([`Band`]), the
-//! running totals ([`Totals`]) and the group's attributes.
+//! Assembling the map file from finished tiles, tile by tile: the variables and their legend
+//! ([`MapVars`]), each tile written as one chunk of every variable (compressed on every core,
+//! see [`Var::write_tiles`]), the running totals ([`Totals`]) and the group's attributes.
+//!
+//! Memory is bounded by one band of tile rows (its tiles and their compressed chunks, and for a
+//! complete flip map the band's flip steps, which the row-major checksum needs), whatever the
+//! map's size; a shard file writes only its own tiles (the others are the variables' fill
+//! values: not computed, NaN, 0), so it costs time and disk in proportion to its tiles.
 
 use super::codec::tile_checksum;
 use super::{bad, coord_long_name, coord_name, coord_units, MapInfo, MapSummary, NOT_COMPUTED};
@@ -8,9 +13,10 @@ use crate::analysis::map::class::FORBIDDEN;
 use crate::analysis::map::kinds::{Attr, Var as MapVar};
 use crate::analysis::map::{FlipStats, Fnv, MapKind, MapOptions, TileRect, TileResult};
 use crate::model::{Chain, System};
+use crate::store::h5::Tile;
 use crate::store::memory::MemGroup;
 use crate::store::{GroupWriter, H5Out, Provenance, StoreError, Var};
-use ndarray::{s, Array2, Array3};
+use ndarray::Array2;
 use std::path::{Path, PathBuf};
 
 /// What a map file is assembled from: the chain, the map's self-description, which tiles are
@@ -59,14 +65,13 @@ pub fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> 
     write_coords(&g, info, chain.links())?;
     let vars = MapVars::create(&g, info, chain.links())?;
     let mut totals = Totals::new(tiling.count(), opts.dt);
+    // The checksum runs over the flip steps row-major, so a complete flip map keeps its band's.
+    let whole = have.iter().all(|&h| h);
+    let mut band_k = Vec::new();
+    let mut band: Vec<(TileRect, TileResult)> = Vec::with_capacity(tiling.cols());
     for ti in 0..tiling.rows() {
         let first = tiling.rect(ti * tiling.cols());
-        let mut band = Band::new(
-            first.rows(),
-            opts.grid.width,
-            vars.flip.is_some(),
-            vars.aux_width,
-        );
+        band.clear();
         for tj in 0..tiling.cols() {
             let index = ti * tiling.cols() + tj;
             if !have[index] {
@@ -77,13 +82,27 @@ pub fn assemble(out: &H5Out, a: Assembly<'_>) -> Result<MapSummary, StoreError> 
             if t.index != index
                 || t.class.len() != r.pixels()
                 || t.aux.len() != r.pixels() * vars.aux_width
+                || (vars.flip.is_some()
+                    && (t.flip_step.len() != r.pixels() || t.flip_link.len() != r.pixels()))
+                || (vars.value.is_some() && t.value.len() != r.pixels())
             {
                 return Err(bad(out.path(), format!("tile {index} has the wrong shape")));
             }
-            band.put(&t, &r);
             totals.tile(&t, &info.spec_hash);
+            band.push((r, t));
         }
-        vars.write_band(first.r0, &band, opts.dt, chain.links(), &mut totals)?;
+        vars.write_tiles(&band, opts.dt, chain.links(), &mut totals)?;
+        if whole && vars.flip.is_some() {
+            band_k.clear();
+            band_k.resize(first.rows() * opts.grid.width, 0i32);
+            for (r, t) in &band {
+                for i in 0..r.rows() {
+                    let row = &t.flip_step[i * r.cols()..(i + 1) * r.cols()];
+                    band_k[i * opts.grid.width + r.c0..][..r.cols()].copy_from_slice(row);
+                }
+            }
+            totals.fnv.i32s(&band_k);
+        }
         super::abort_point("assembly");
     }
     let complete = totals.done.iter().all(|&d| d == 1);
@@ -195,8 +214,18 @@ impl<'f> MapVars<'f> {
         let dims = [yn, xn];
         let chunk = [opts.tile, opts.tile];
         let shape = [h, w];
-        let var = |name, units, long| g.var_rows::<f64>(name, &dims, &shape, &chunk, units, long);
-        let class = g.var_rows::<u8>("class", &dims, &shape, &chunk, "1", "pixel class")?;
+        let nan = f64::NAN;
+        let var =
+            |name, units, long| g.var_rows::<f64>(name, &dims, &shape, &chunk, nan, units, long);
+        let class = g.var_rows::<u8>(
+            "class",
+            &dims,
+            &shape,
+            &chunk,
+            NOT_COMPUTED,
+            "1",
+            "pixel class",
+        )?;
         let legend = legend(opts, n_links);
         let values: Vec<u8> = legend.iter().map(|l| l.0).collect();
         let words: Vec<&str> = legend.iter().map(|l| l.1.as_str()).collect();
@@ -224,6 +253,7 @@ impl<'f> MapVars<'f> {
                             &[yn, xn, "link"],
                             &[h, w, n_links],
                             &[opts.tile, opts.tile, n_links],
+                            nan,
                             units,
                             long,
                         )
@@ -248,6 +278,7 @@ impl<'f> MapVars<'f> {
                     &dims,
                     &shape,
                     &chunk,
+                    0,
                     "1",
                     "first RK4 step after which a watched link is beyond ±π (0 = never)",
                 )?,
@@ -261,6 +292,7 @@ impl<'f> MapVars<'f> {
                     &dims,
                     &shape,
                     &chunk,
+                    0,
                     "1",
                     "link that flipped first (1-based; 3 = links 1 and 2 in the same step; 0 = none)",
                 )?,
@@ -280,105 +312,103 @@ impl<'f> MapVars<'f> {
         })
     }
 
-    /// Writes `band` (tile rows from pixel row `r0`) and adds it to `totals`.
-    fn write_band(
+    /// Writes the tiles of one band (each a chunk of every variable) and adds their pixels
+    /// to `totals`.
+    fn write_tiles(
         &self,
-        r0: usize,
-        band: &Band,
+        band: &[(TileRect, TileResult)],
         dt: f64,
         n_links: usize,
         totals: &mut Totals,
     ) -> Result<(), StoreError> {
-        self.class.write_rows(r0, band.cls.view())?;
-        for &c in band.cls.iter() {
-            totals.counts[c as usize] += 1;
-        }
-        let mut c0 = 0;
-        for (ds, def) in self.aux.iter().zip(self.aux_defs) {
-            if def.per_link {
-                let part = band.aux.slice(s![.., .., c0..c0 + n_links]);
-                ds.write_rows(r0, part.as_standard_layout().view())?;
-                c0 += n_links;
-            } else {
-                let part = band.aux.slice(s![.., .., c0]);
-                ds.write_rows(r0, part.as_standard_layout().view())?;
-                c0 += 1;
+        let classes: Vec<_> = band.iter().map(|(r, t)| tile(r, &t.class[..])).collect();
+        self.class.write_tiles(&classes)?;
+        for (_, t) in band {
+            for &c in &t.class {
+                totals.counts[c as usize] += 1;
             }
         }
+        let m = self.aux_width;
+        let mut c0 = 0;
+        for (ds, def) in self.aux.iter().zip(self.aux_defs) {
+            let width = if def.per_link { n_links } else { 1 };
+            let columns: Vec<Vec<f64>> = band
+                .iter()
+                .map(|(_, t)| {
+                    t.aux
+                        .chunks_exact(m)
+                        .flat_map(|px| &px[c0..c0 + width])
+                        .copied()
+                        .collect()
+                })
+                .collect();
+            let tiles: Vec<_> = band
+                .iter()
+                .zip(&columns)
+                .map(|((r, _), v)| tile(r, &v[..]))
+                .collect();
+            ds.write_tiles(&tiles)?;
+            c0 += width;
+        }
         if let Some([k_ds, t_ds, l_ds]) = &self.flip {
-            let times = band
-                .k
-                .mapv(|k| if k > 0 { k as f64 * dt } else { f64::NAN });
-            k_ds.write_rows(r0, band.k.view())?;
-            t_ds.write_rows(r0, times.view())?;
-            l_ds.write_rows(r0, band.link.view())?;
-            let kv = band.k.as_slice().expect("standard layout");
-            totals.fnv.i32s(kv);
-            let band_cls: Vec<u8> = band.cls.iter().copied().collect();
-            let b = FlipStats::of(kv, &band_cls, dt);
-            let stats = &mut totals.stats;
-            stats.n_flipped += b.n_flipped;
-            stats.sum_flip_steps += b.sum_flip_steps;
-            stats.n_forbidden += b.n_forbidden;
-            stats.n_forbidden_flipped += b.n_forbidden_flipped;
-            stats.n_diverged += b.n_diverged;
+            let ks: Vec<_> = band
+                .iter()
+                .map(|(r, t)| tile(r, &t.flip_step[..]))
+                .collect();
+            k_ds.write_tiles(&ks)?;
+            let times: Vec<Vec<f64>> = band
+                .iter()
+                .map(|(_, t)| {
+                    t.flip_step
+                        .iter()
+                        .map(|&k| if k > 0 { f64::from(k) * dt } else { f64::NAN })
+                        .collect()
+                })
+                .collect();
+            let ts: Vec<_> = band
+                .iter()
+                .zip(&times)
+                .map(|((r, _), v)| tile(r, &v[..]))
+                .collect();
+            t_ds.write_tiles(&ts)?;
+            let ls: Vec<_> = band
+                .iter()
+                .map(|(r, t)| tile(r, &t.flip_link[..]))
+                .collect();
+            l_ds.write_tiles(&ls)?;
+            for (_, t) in band {
+                let b = FlipStats::of(&t.flip_step, &t.class, dt);
+                let stats = &mut totals.stats;
+                stats.n_flipped += b.n_flipped;
+                stats.sum_flip_steps += b.sum_flip_steps;
+                stats.n_forbidden += b.n_forbidden;
+                stats.n_forbidden_flipped += b.n_forbidden_flipped;
+                stats.n_diverged += b.n_diverged;
+            }
         } else {
-            self.value
-                .as_ref()
-                .expect("a value map")
-                .write_rows(r0, band.val.view())?;
-            for &v in band.val.iter().filter(|v| v.is_finite()) {
-                totals.vrange = Some(match totals.vrange {
-                    None => (v, v),
-                    Some((a, b)) => (a.min(v), b.max(v)),
-                });
+            let vs: Vec<_> = band.iter().map(|(r, t)| tile(r, &t.value[..])).collect();
+            self.value.as_ref().expect("a value map").write_tiles(&vs)?;
+            for (_, t) in band {
+                for &v in t.value.iter().filter(|v| v.is_finite()) {
+                    totals.vrange = Some(match totals.vrange {
+                        None => (v, v),
+                        Some((a, b)) => (a.min(v), b.max(v)),
+                    });
+                }
             }
         }
         Ok(())
     }
 }
 
-/// One band of tile rows in memory, (row, col); pixels of tiles not held stay not computed.
-struct Band {
-    cls: Array2<u8>,
-    k: Array2<i32>,
-    link: Array2<u8>,
-    val: Array2<f64>,
-    /// The aux columns, (row, col, column of aux).
-    aux: Array3<f64>,
-}
-
-impl Band {
-    fn new(rows: usize, w: usize, flip: bool, aux_width: usize) -> Band {
-        Band {
-            cls: Array2::<u8>::from_elem((rows, w), NOT_COMPUTED),
-            k: Array2::<i32>::zeros((rows, if flip { w } else { 0 })),
-            link: Array2::<u8>::zeros((rows, if flip { w } else { 0 })),
-            val: Array2::<f64>::from_elem((rows, if flip { 0 } else { w }), f64::NAN),
-            aux: Array3::<f64>::from_elem((rows, w, aux_width), f64::NAN),
-        }
-    }
-
-    /// Copies tile `t` (at `r`) into the band.
-    fn put(&mut self, t: &TileResult, r: &TileRect) {
-        let flip = self.k.ncols() > 0;
-        let aux_width = self.aux.shape()[2];
-        let mut q = 0;
-        for i in 0..r.rows() {
-            for j in r.c0..r.c1 {
-                self.cls[(i, j)] = t.class[q];
-                if flip {
-                    self.k[(i, j)] = t.flip_step[q];
-                    self.link[(i, j)] = t.flip_link[q];
-                } else {
-                    self.val[(i, j)] = t.value[q];
-                }
-                for c in 0..aux_width {
-                    self.aux[(i, j, c)] = t.aux[q * aux_width + c];
-                }
-                q += 1;
-            }
-        }
+/// The tile at `r` of a variable, with its values `data`.
+fn tile<'a, T>(r: &TileRect, data: &'a [T]) -> Tile<'a, T> {
+    Tile {
+        r0: r.r0,
+        c0: r.c0,
+        rows: r.rows(),
+        cols: r.cols(),
+        data,
     }
 }
 
