@@ -29,7 +29,7 @@ for row in "${figures[@]}"; do
   echo "data/$image <- analyses/$spec.toml" >&2
 done
 # The same map's second figure: ν2 against ν1 with the resonance lines.
-"$pendula" render out/double-pendulum-diffusion.h5 --show frequency_map \
-  -o data/double-pendulum-frequency-map.png --force >/dev/null
+"$pendula" render out/double-pendulum-diffusion.h5 --show frequency_map --force \
+  -o data/double-pendulum-frequency-map.png
 # The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
 python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png

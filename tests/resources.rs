@@ -191,11 +191,13 @@ fn ensembles_samples_crossings_pixels_and_frames_are_budgeted() {
         "--crossings",
         "for the section's points",
     );
+    // A map streams tile by tile: what must fit is one band of tile rows (333 MB at 65536²,
+    // which 4 GB allows: it would run), so a smaller budget refuses it.
     refused(
         d,
-        &["map", "--resolution", "65536", "-o", "m.h5", BUDGET],
+        &["map", "--resolution", "65536", "-o", "m.h5", "--max-memory=100M"],
         "--resolution",
-        "for the map's arrays",
+        "for the assembly's band of tiles",
     );
     let theta = vec!["0.1"; 2000].join(",");
     refused(
