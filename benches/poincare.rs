@@ -22,7 +22,7 @@ fn poincare_double(c: &mut Criterion) {
             count: 100,
             seed: 7,
         },
-        angle_range: (-std::f64::consts::PI, std::f64::consts::PI),
+        angle_range: Some((-std::f64::consts::PI, std::f64::consts::PI)),
         speed_range: None,
     };
     let start = shell_initial_conditions(&chain, &section, 9.81, &sampling).unwrap();

@@ -195,7 +195,14 @@ fn ensembles_samples_crossings_pixels_and_frames_are_budgeted() {
     // which 4 GB allows: it would run), so a smaller budget refuses it.
     refused(
         d,
-        &["map", "--resolution", "65536", "-o", "m.h5", "--max-memory=100M"],
+        &[
+            "map",
+            "--resolution",
+            "65536",
+            "-o",
+            "m.h5",
+            "--max-memory=100M",
+        ],
         "--resolution",
         "for the assembly's band of tiles",
     );
