@@ -54,16 +54,24 @@ pub struct Shell {
 }
 
 impl Shell {
-    /// Solves `x[omega]` in place; false if no real root ≥ 0 exists.
-    pub fn solve(&self, chain: &Chain, x: &mut [f64]) -> bool {
+    /// E(x) as the quadratic a θ̇_j² + b θ̇_j + e0 in the solved velocity θ̇_j: (a, b, e0), e0
+    /// the energy with θ̇_j = 0 (which `x[omega]` is set to).
+    fn quadratic(&self, chain: &Chain, x: &mut [f64]) -> (f64, f64, f64) {
         let n = chain.links();
         let j = self.omega - n;
         x[self.omega] = 0.0;
         let m = chain.mass_matrix(&x[..n]);
         let a = 0.5 * m[j * n + j];
         let b: f64 = (0..n).map(|k| m[j * n + k] * x[n + k]).sum();
+        let e0 = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]);
+        (a, b, e0)
+    }
+
+    /// Solves `x[omega]` in place; false if no real root ≥ 0 exists.
+    pub fn solve(&self, chain: &Chain, x: &mut [f64]) -> bool {
+        let (a, b, e0) = self.quadratic(chain, x);
         // With θ̇_j = 0: c = T_rest + V − E.
-        let c = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]) - self.energy;
+        let c = e0 - self.energy;
         let disc = b * b - 4.0 * a * c;
         if disc.is_nan() || disc < 0.0 {
             return false;
@@ -81,21 +89,13 @@ impl Shell {
         x[self.omega] = root;
         true
     }
-}
 
-impl Shell {
     /// The least energy of a state whose coordinates other than the solved velocity are those
     /// of `x`: E with θ̇_j at the non-negative value that minimises the kinetic energy (the
     /// vertex of the quadratic in [`Shell::solve`], or 0). A point is on the shell's reach,
     /// i.e. [`Shell::solve`] succeeds, exactly when this is ≤ the shell's energy.
     pub fn least_energy(&self, chain: &Chain, x: &mut [f64]) -> f64 {
-        let n = chain.links();
-        let j = self.omega - n;
-        x[self.omega] = 0.0;
-        let m = chain.mass_matrix(&x[..n]);
-        let a = 0.5 * m[j * n + j];
-        let b: f64 = (0..n).map(|k| m[j * n + k] * x[n + k]).sum();
-        let e0 = chain.kinetic_energy(x) + chain.potential_energy(&x[..n]);
+        let (a, b, e0) = self.quadratic(chain, x);
         let t = (-b / (2.0 * a)).max(0.0);
         e0 + (a * t + b) * t
     }
