@@ -6,11 +6,13 @@
 #      its second start) and the merge still equals a single run's;
 #   3. a missing shard fails the merge job naming the missing tiles; rerunning that one shard
 #      (ARRAY=4) makes the merge succeed, equal to a single run's.
-# Needs target/release/pendula (cargo build --release) and python3 with h5py. Without SLURM and
+# Needs target/release/pendula (cargo build --release) and a Python with h5py: $PYTHON (CI passes
+# the project's .venv, which `cargo xtask setup` makes), else python3. Without SLURM and
 # not root it reports itself skipped, unless PENDULA_REQUIRE_SLURM=1 (CI), which fails instead.
 # Prints "slurm: N passed, N failed" last; exits non-zero on any failure.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
+PYTHON=${PYTHON:-python3}
 
 if [[ -z ${SLURM_CONF:-} ]]; then
     if ! command -v slurmctld >/dev/null && [[ $(id -u) -ne 0 ]]; then
@@ -64,7 +66,7 @@ reference() { # reference RES TEND FILE: the single run the merge must reproduce
         --plot "${3%.h5}.png" >/dev/null 2>&1
 }
 # The last JSON summary line of a task log, field $2.
-field() { grep '^{' "$1" | tail -n 1 | python3 -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$2" 2>/dev/null; }
+field() { grep '^{' "$1" | tail -n 1 | "$PYTHON" -c "import json,sys; print(json.load(sys.stdin)[sys.argv[1]])" "$2" 2>/dev/null; }
 
 start=$SECONDS
 # 0. --dry-run prints the two sbatch lines, with absolute paths, and submits and writes nothing.
@@ -92,7 +94,7 @@ for i in 1 2 3 4; do
     [[ $(field "$W/a/out/logs/flip-$i.log" tiles_computed) == 16 ]] \
         || fail "shard $i did not compute its 16 tiles: $(cat "$W/a/out/logs/flip-$i.log")"
 done
-if msg=$(python3 "$ROOT/tests/slurm/same_map.py" "$W/a/out/double-pendulum-flip-256.h5" "$W/ref256.h5"); then
+if msg=$("$PYTHON" "$ROOT/tests/slurm/same_map.py" "$W/a/out/double-pendulum-flip-256.h5" "$W/ref256.h5"); then
     ok "merged 4-shard map equals a single run ($msg)"
 else
     fail "merged 4-shard map differs from a single run: $msg"
@@ -149,7 +151,7 @@ if [[ $starts -ge 2 && $resumed =~ ^[0-9]+$ && $resumed -ge $seen && $computed -
 else
     fail "requeued task: $starts starts, resumed $resumed, computed $computed: $(cat "$log")"
 fi
-if msg=$(python3 "$ROOT/tests/slurm/same_map.py" "$W/b/out/double-pendulum-flip-1024.h5" "$W/ref1024.h5"); then
+if msg=$("$PYTHON" "$ROOT/tests/slurm/same_map.py" "$W/b/out/double-pendulum-flip-1024.h5" "$W/ref1024.h5"); then
     ok "merge after the requeue equals a single run ($msg)"
 else
     fail "merge after the requeue differs from a single run: $msg"
@@ -170,7 +172,7 @@ fi
 # Rerunning just that shard (ARRAY=4) completes the map.
 read -r array merge < <(submit "$W/c" SHARDS=4 ARRAY=4 RES=256 TEND=10)
 if wait_jobs "$array,$merge" 120 && all_completed "$merge" \
-    && msg=$(python3 "$ROOT/tests/slurm/same_map.py" "$W/c/out/double-pendulum-flip-256.h5" "$W/ref256.h5"); then
+    && msg=$("$PYTHON" "$ROOT/tests/slurm/same_map.py" "$W/c/out/double-pendulum-flip-256.h5" "$W/ref256.h5"); then
     ok "rerunning shard 4 alone, the merge equals a single run ($msg)"
 else
     fail "rerun of shard 4: merge $(states "$merge"): $(cat "$mlog")"
