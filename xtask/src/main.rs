@@ -196,6 +196,8 @@ fn python_env(root: &Path) -> PathBuf {
 /// `cargo FIXED EXTRA...` in the workspace root with `env`; its exit code.
 fn cargo(root: &Path, fixed: &[&str], extra: &[String], env: &[(&str, &std::ffi::OsStr)]) -> i32 {
     let cargo = std::env::var_os("CARGO").unwrap_or_else(|| "cargo".into());
+    // Said before it runs, so a log shows which cargo command the entry point stands for.
+    eprintln!("xtask: cargo {} {}", fixed.join(" "), extra.join(" "));
     let mut c = Command::new(cargo);
     c.current_dir(root).args(fixed).args(extra);
     for (k, v) in env {
