@@ -258,7 +258,7 @@ impl MapSpec {
         let n = chain.links();
         // A frequency map samples every 0.1 s by default (Gauss steps of 0.05 s, see
         // kinds/frequency.rs): t_end = 0.1 s per sample, 204.8 s for the default 2048.
-        let frequency = self.kind.as_deref() == Some("frequency");
+        let frequency = self.kind.as_deref().and_then(Kind::parse) == Some(Kind::Frequency);
         let t_default = if frequency {
             0.1 * f64::from(self.samples.unwrap_or(DEFAULT_SAMPLES))
         } else {
