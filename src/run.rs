@@ -15,6 +15,7 @@
 
 mod frequencies;
 mod orbits;
+pub mod sweep;
 pub use frequencies::{FrequenciesResult, IDENTIFY_TOLERANCE};
 pub use orbits::OrbitsResult;
 

@@ -3,6 +3,7 @@
 
 pub mod animate;
 pub mod cart;
+pub mod convergence;
 pub mod energy;
 pub mod frequency;
 pub mod lyapunov;

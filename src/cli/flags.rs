@@ -36,6 +36,8 @@ pub enum Kind {
     Pairs,
     /// One number (for every link) or several, comma-separated (one per link).
     FloatOrFloats,
+    /// `PARAM=V1,V2,…` or `PARAM=FROM:TO:COUNT`, repeatable: one `[[sweep.axis]]` each.
+    Sweeps,
     /// A switch that sets the field to this value when given.
     Switch(bool),
     /// `--flag` (true) or `--flag=BOOL`.
@@ -66,6 +68,8 @@ const FREQ: &str = "frequencies";
 
 /// The commands that take a model.
 const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB, FREQ];
+/// The commands a `[sweep]` runs (`measure` sweeps through its spec).
+const SWEPT: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, FREQ];
 /// The commands that start from an initial state given by flags.
 const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB, FREQ];
 
@@ -116,6 +120,10 @@ flags! {
     "h-max" => "integrator.h_max", Float, "S", "Largest step of dop853 (s)", &[SIM, LYAP, POIN, FREQ];
     // The end of a run and its sampling.
     "t-end" => "@.t_end", Float, "S", "End of the run (s); for lyapunov the transient plus the averaging time", &[SIM, LYAP, POIN, MAP, CTRL, FREQ];
+    // Sweeps: the same run at every value of one or more spec fields.
+    "sweep" => "sweep.axis", Sweeps, "FIELD=V1,V2,…|FIELD=FROM:TO:COUNT", "Run once per value of a spec field (e.g. model.drive.torque.amplitude=0.9:1.5:100); repeat for several fields", SWEPT;
+    "sweep-combine" => "sweep.combine", Word, "product|zip", "How several --sweep fields make points: every combination (product, default) or side by side (zip)", SWEPT;
+    "sweep-dir" => "sweep.directory", Word, "DIR", "Folder of the sweep points' own result files (default: beside -o, named <stem>-points)", SWEPT;
     "dt-out" => "@.dt_out", Float, "S", "Sampling interval (s), default 0.01", &[SIM, CTRL, FREQ];
     // modes
     "equilibria" => "modes.equilibria", WordOrWords, "hanging|all|+-…", "Equilibria: hanging (default), all, or sign strings like +-+ (comma-separated)", &[MODES];
@@ -263,6 +271,10 @@ pub fn args_for(command: &'static str) -> Vec<Arg> {
                     .num_args(0..=1)
                     .default_missing_value("true")
                     .value_parser(clap::value_parser!(bool)),
+                Sweeps => a
+                    .allow_hyphen_values(true)
+                    .action(ArgAction::Append)
+                    .value_parser(element_parser(f.kind)),
                 Floats | Ints | Words | WordOrWords | Pairs | FloatOrFloats => a
                     .value_delimiter(',')
                     .allow_hyphen_values(true)
@@ -324,9 +336,51 @@ fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone 
                     None => Err(bad()),
                 }
             }
+            Sweeps => sweep_axis(s),
             Word | Words | WordOrWords | Switch(_) | Bool => Ok(Value::String(s.to_string())),
         }
     }
+}
+
+/// One `--sweep` value as a `[[sweep.axis]]` table: `FIELD=V1,V2,…` (its values) or
+/// `FIELD=FROM:TO:COUNT` (a range with a count).
+fn sweep_axis(s: &str) -> Result<Value, String> {
+    let (field, list) = s.split_once('=').ok_or_else(|| {
+        format!("expected FIELD=V1,V2,… or FIELD=FROM:TO:COUNT (got `{s}`)")
+    })?;
+    let num = |t: &str| {
+        t.trim()
+            .parse::<f64>()
+            .map_err(|_| format!("expected a number (got `{}` in `{s}`)", t.trim()))
+    };
+    let mut axis = toml::Table::new();
+    axis.insert("parameter".into(), Value::String(field.trim().to_string()));
+    let parts: Vec<&str> = list.split(':').collect();
+    match parts.as_slice() {
+        [from, to, count] => {
+            let count: i64 = count.trim().parse().map_err(|_| {
+                format!("expected a whole number of values after the second ':' (got `{}` in `{s}`)", count.trim())
+            })?;
+            axis.insert(
+                "range".into(),
+                Value::Array(vec![Value::Float(num(from)?), Value::Float(num(to)?)]),
+            );
+            axis.insert("count".into(), Value::Integer(count));
+        }
+        [values] => {
+            let v = values
+                .split(',')
+                .map(|t| num(t).map(Value::Float))
+                .collect::<Result<Vec<_>, _>>()?;
+            axis.insert("values".into(), Value::Array(v));
+        }
+        _ => {
+            return Err(format!(
+                "expected FIELD=V1,V2,… or FIELD=FROM:TO:COUNT (got `{s}`)"
+            ))
+        }
+    }
+    Ok(Value::Table(axis))
 }
 
 /// The flags the command line gave (not defaults).
@@ -341,7 +395,7 @@ fn value(m: &ArgMatches, f: &Flag) -> Value {
     match f.kind {
         Switch(v) => Value::Boolean(v),
         Bool => Value::Boolean(m.get_one::<bool>(f.long).copied().unwrap_or(true)),
-        Floats | Ints | Words | Pairs => Value::Array(
+        Floats | Ints | Words | Pairs | Sweeps => Value::Array(
             m.get_many::<Value>(f.long)
                 .into_iter()
                 .flatten()
@@ -376,6 +430,12 @@ pub fn overlay(table: &mut toml::Table, m: &ArgMatches, command: &str) {
         let v = value(m, f);
         if f.long == "theta" {
             radians_hint(&v);
+        }
+        if path == "sweep.axis" {
+            // The command line's fields replace the spec's.
+            for key in ["parameter", "values", "range", "count"] {
+                remove(table, &format!("sweep.{key}"));
+            }
         }
         if path == "integrator.method" && get(table, &path) != Some(&v) {
             table.remove("integrator");

@@ -20,6 +20,7 @@ mod poincare;
 mod progress;
 mod serve;
 mod simulate;
+mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use output::{set_threads, CliError, Common, Outputs, Run};
@@ -304,6 +305,15 @@ fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
         ("--dry-run", run.dry_run),
     ];
     for (flag, set) in given {
+        if spec.sweep.is_some() {
+            // A sweep always resumes its finished points; it runs each map whole.
+            if set && flag != "--resume" {
+                return Err(CliError::Input(format!(
+                    "{flag}: a spec with a [sweep] runs each point whole (it resumes by itself)"
+                )));
+            }
+            continue;
+        }
         let applies = match &spec.analysis {
             Analysis::Map(_) => true,
             Analysis::Measure(_) => flag == "--resume",
@@ -476,12 +486,19 @@ fn execute(
     for (_, p) in spec.figures.paths() {
         closing.may_write(p);
     }
+    let outputs = Outputs {
+        file: common.output.clone().or_else(|| spec.output.file.clone()),
+        plot: plot.cloned(),
+    };
+    if let Some(d) = sweep::sweep_directory(spec, &outputs) {
+        closing.may_fill(&d, "point files", Some("h5"));
+    }
     if let Analysis::Animate(o) = &spec.analysis {
         if let Some(g) = &o.gif {
             closing.may_write(g);
         }
         if let Some(d) = &o.frames {
-            closing.may_fill(d);
+            closing.may_fill(d, "frames", None);
         }
     }
     let result = execute_run(spec, common, run, command_line);
@@ -502,6 +519,14 @@ fn execute(
 
 /// A few words on what a spec ran, for the closing line.
 fn describe(spec: &Spec) -> String {
+    let what = describe_analysis(spec);
+    match &spec.sweep {
+        Some(s) => format!("{what} sweep of {} points", s.points.len()),
+        None => what,
+    }
+}
+
+fn describe_analysis(spec: &Spec) -> String {
     match &spec.analysis {
         Analysis::Map(o) => {
             let (w, h) = (o.grid.width, o.grid.height);
@@ -533,6 +558,22 @@ fn execute_run(
     }
     if let Some(p) = &common.output {
         output::check_result_path(p, "-o")?;
+    }
+    if spec.sweep.is_some() {
+        if run.dry_run || run.shard.is_some() {
+            let flag = if run.dry_run { "--dry-run" } else { "--shard" };
+            return Err(CliError::Input(format!(
+                "{flag}: a sweep runs each point's map whole (it resumes by itself)"
+            )));
+        }
+        for (flag, p) in [("-o", &outputs.file), ("--plot", &outputs.plot)] {
+            if let Some(p) = p {
+                output::prepare_path(p, common.force)
+                    .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
+            }
+        }
+        set_threads(common.threads)?;
+        return sweep::run(spec, common, &outputs, command_line);
     }
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);

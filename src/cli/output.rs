@@ -243,7 +243,8 @@ pub struct Closing {
     candidates: Vec<PathBuf>,
     /// The candidates as a set: a sweep of 10⁵ points names 10⁵ map files (linear, not n²).
     seen: std::collections::HashSet<PathBuf>,
-    frames: Option<PathBuf>,
+    /// A folder the run fills, what its entries are called, and the extension counted.
+    frames: Option<(PathBuf, &'static str, Option<&'static str>)>,
 }
 
 impl Closing {
@@ -265,9 +266,10 @@ impl Closing {
         }
     }
 
-    /// A folder of numbered frames the run may fill.
-    pub fn may_fill(&mut self, dir: &Path) {
-        self.frames = Some(dir.to_path_buf());
+    /// A folder the run may fill: `noun` names its entries in the line (`frames`), and only
+    /// files with extension `ext` count, where given.
+    pub fn may_fill(&mut self, dir: &Path, noun: &'static str, ext: Option<&'static str>) {
+        self.frames = Some((dir.to_path_buf(), noun, ext));
     }
 
     fn fresh(&self, path: &Path) -> bool {
@@ -286,16 +288,20 @@ impl Closing {
             .filter(|p| p.is_file() && self.fresh(p))
             .map(|p| p.display().to_string())
             .collect();
-        if let Some(dir) = &self.frames {
+        if let Some((dir, noun, ext)) = &self.frames {
             let frames = std::fs::read_dir(dir)
                 .map(|d| {
                     d.filter_map(Result::ok)
-                        .filter(|e| self.fresh(&e.path()))
+                        .filter(|e| {
+                            let p = e.path();
+                            ext.is_none_or(|x| p.extension().is_some_and(|e| e == x))
+                                && self.fresh(&p)
+                        })
                         .count()
                 })
                 .unwrap_or(0);
             if frames > 0 {
-                names.push(format!("{}/ ({frames} frames)", dir.display()));
+                names.push(format!("{}/ ({frames} {noun})", dir.display()));
             }
         }
         names

@@ -330,6 +330,71 @@ impl MeasureFigure {
     }
 }
 
+/// One curve of a figure built by [`MeasureFigure::of_panels`]: points (x, y) with their
+/// optional (lower, upper) bar; `joined` draws the line through them.
+#[derive(Debug, Clone)]
+pub struct SeriesSpec {
+    pub label: String,
+    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+    pub joined: bool,
+}
+
+/// One panel of [`MeasureFigure::of_panels`].
+#[derive(Debug, Clone)]
+pub struct PanelSpec {
+    pub x_label: String,
+    pub y_label: String,
+    pub series: Vec<SeriesSpec>,
+}
+
+impl MeasureFigure {
+    /// A figure of quantities against a parameter (a sweep's results) drawn as the measure
+    /// sweep's are: a panel each, points with bars, a legend per panel. Series without a
+    /// finite point and panels without a series are dropped.
+    pub fn of_panels(title: &str, panels: Vec<PanelSpec>) -> MeasureFigure {
+        let panels = panels
+            .into_iter()
+            .map(|p| Panel {
+                x_label: p.x_label,
+                y_label: p.y_label,
+                log: (false, false),
+                reference: None,
+                curves: p
+                    .series
+                    .into_iter()
+                    .enumerate()
+                    .filter_map(|(j, c)| {
+                        let points: Vec<(f64, f64)> = c
+                            .points
+                            .iter()
+                            .filter(|q| q.0.is_finite() && q.1.is_finite())
+                            .map(|q| (q.0, q.1))
+                            .collect();
+                        let bars = c
+                            .points
+                            .iter()
+                            .filter_map(|q| q.2.map(|(lo, hi)| (q.0, lo, hi)))
+                            .filter(|b| b.0.is_finite() && b.1.is_finite() && b.2.is_finite())
+                            .collect();
+                        (!points.is_empty()).then(|| Curve {
+                            label: c.label,
+                            colour: series_color(j),
+                            line: if c.joined { points.clone() } else { Vec::new() },
+                            points,
+                            bars,
+                        })
+                    })
+                    .collect(),
+            })
+            .filter(|p: &Panel| !p.curves.is_empty())
+            .collect();
+        MeasureFigure {
+            title: title.to_string(),
+            panels,
+        }
+    }
+}
+
 /// One measure of a label set: (value, lower, upper) of its 95 % interval, if measured.
 type Get<'a> = &'a dyn Fn(&MeasuredSet) -> Option<(f64, f64, f64)>;
 

@@ -58,6 +58,7 @@ mod parameter;
 mod poincare;
 mod retired;
 mod simulate;
+mod sweep;
 mod visual;
 
 pub use budget::{
@@ -78,6 +79,9 @@ pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::SWEEP_PARAMETERS;
 pub use poincare::{OneOrMany, PoincareSpec};
 pub use simulate::SimulateSpec;
+pub use sweep::{
+    point_file, points_beside, Axis, AxisSpec, Combine, SweepPlan, SweepPoint, SweepTable, MAX_SWEEP_POINTS, SWEPT_KINDS,
+};
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
 /// A bad value in a spec or on the command line; `field` is the spec path of the value. The
@@ -113,6 +117,8 @@ pub struct SpecFile {
     pub frequencies: Option<FrequenciesSpec>,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
+    /// The analysis run once per value of one or more fields ([`SweepTable`]).
+    pub sweep: Option<SweepTable>,
     #[serde(default)]
     pub output: OutputSpec,
 }
@@ -195,6 +201,8 @@ pub struct Spec {
     /// What validation chose that the user did not write and should know (e.g. an energy
     /// shell's window clipped to what the energy reaches); front ends show them before running.
     pub notes: Vec<String>,
+    /// `[sweep]`: every point validated; the rest of the spec is the template they share.
+    pub sweep: Option<Box<SweepPlan>>,
 }
 
 /// The validated analysis kind and its options.
@@ -666,6 +674,9 @@ impl SpecFile {
                 ),
             ));
         }
+        if self.sweep.is_some() {
+            return self.validate_sweep(kind, budget, shard);
+        }
         for (section, present) in self.sections() {
             // A measure spec computes the map it measures: its [map] table belongs to it.
             let measured_map = kind == "measure" && section == "map";
@@ -760,9 +771,45 @@ impl SpecFile {
             output: self.output.clone(),
             text: toml::to_string(self).unwrap_or_default(),
             notes,
+            sweep: None,
         };
         self.check_steps(&spec)?;
         spec.check_memory(budget, shard)?;
+        Ok(spec)
+    }
+
+    /// A spec with a `[sweep]`: the spec without it validated as the template, then every
+    /// point ([`sweep::plan`]); a measure spec's sweep is its `[measure.sweep]`.
+    fn validate_sweep(
+        &self,
+        kind: &str,
+        budget: &Budget,
+        shard: Option<(usize, usize)>,
+    ) -> Result<Spec, SpecError> {
+        if kind == "measure" {
+            return sweep::into_measure(self)?.validate_for(budget, shard);
+        }
+        if shard.is_some() {
+            return Err(SpecError::new(
+                "sweep",
+                "a sweep runs each point's map whole: shard a map spec without a sweep",
+            ));
+        }
+        let mut base = self.clone();
+        base.sweep = None;
+        let mut spec = base.validate_for(budget, shard)?;
+        let plan = sweep::plan(self, &spec, budget)?;
+        if self.title.is_none() {
+            // The template's default title names its own values of the swept fields.
+            let fields: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
+            spec.title = format!(
+                "{kind} sweep over {}: {}",
+                fields.join(", "),
+                chain_words(&spec.model_name, spec.model.links())
+            );
+        }
+        spec.text = toml::to_string(self).unwrap_or_default();
+        spec.sweep = Some(Box::new(plan));
         Ok(spec)
     }
 }

@@ -9,6 +9,7 @@ use crate::model::Chain;
 /// The fields a sweep varies and their units; `model.link[K]` takes any link K counted from 1.
 pub const SWEEP_PARAMETERS: &[(&str, &str)] = &[
     ("map.energy", "J"),
+    ("poincare.energy", "J"),
     ("model.gravity", "m s-2"),
     ("model.mass", "kg"),
     ("model.length", "m"),
@@ -16,8 +17,10 @@ pub const SWEEP_PARAMETERS: &[(&str, &str)] = &[
     ("model.damping.joint", "N m s"),
     ("model.drive.torque.amplitude", "N m"),
     ("model.drive.torque.frequency", "rad s-1"),
+    ("model.drive.torque.phase", "rad"),
     ("model.drive.pivot.x_amplitude", "m"),
     ("model.drive.pivot.y_amplitude", "m"),
+    ("model.drive.pivot.frequency", "rad s-1"),
     ("model.link[K].mass", "kg"),
     ("model.link[K].length", "m"),
 ];
@@ -54,8 +57,14 @@ pub(super) fn set_parameter(
         file.map.get_or_insert_with(Default::default).energy = Some(v);
         return Ok(());
     }
+    if name == "poincare.energy" {
+        let p = file.poincare.get_or_insert_with(Default::default);
+        p.energy = Some(super::OneOrMany::One(v));
+        p.energy_fraction = None;
+        return Ok(());
+    }
     let ModelFile::Planar(m) = &mut file.model else {
-        return Err("a measure spec's model is a planar chain".into());
+        return Err("a sweep varies a planar chain's fields (the model is not one)".into());
     };
     let missing = |t: &str| format!("the spec has no [{t}] table whose field to vary");
     match name {
@@ -68,7 +77,9 @@ pub(super) fn set_parameter(
         "model.damping.joint" => {
             m.damping.get_or_insert_with(Default::default).joint = Some(PerLink::All(v))
         }
-        "model.drive.torque.amplitude" | "model.drive.torque.frequency" => {
+        "model.drive.torque.amplitude"
+        | "model.drive.torque.frequency"
+        | "model.drive.torque.phase" => {
             let t = m
                 .drive
                 .as_mut()
@@ -76,11 +87,15 @@ pub(super) fn set_parameter(
                 .ok_or_else(|| missing("model.drive.torque"))?;
             if name.ends_with("amplitude") {
                 t.amplitude = v;
+            } else if name.ends_with("phase") {
+                t.phase = v;
             } else {
                 t.frequency = v;
             }
         }
-        "model.drive.pivot.x_amplitude" | "model.drive.pivot.y_amplitude" => {
+        "model.drive.pivot.x_amplitude"
+        | "model.drive.pivot.y_amplitude"
+        | "model.drive.pivot.frequency" => {
             let p = m
                 .drive
                 .as_mut()
@@ -88,8 +103,10 @@ pub(super) fn set_parameter(
                 .ok_or_else(|| missing("model.drive.pivot"))?;
             if name.contains("x_amp") {
                 p.x_amplitude = v;
-            } else {
+            } else if name.contains("y_amp") {
                 p.y_amplitude = v;
+            } else {
+                p.frequency = v;
             }
         }
         _ => {
@@ -126,6 +143,8 @@ pub(super) fn value_of(chain: &Chain, name: &str, link: Option<usize>) -> Option
         "model.damping.joint" => first(&p.damping.joint),
         "model.drive.torque.amplitude" => p.drive.torque.map(|t| t.amplitude),
         "model.drive.torque.frequency" => p.drive.torque.map(|t| t.frequency),
+        "model.drive.torque.phase" => p.drive.torque.map(|t| t.phase),
+        "model.drive.pivot.frequency" => p.drive.pivot.map(|d| d.frequency),
         "model.drive.pivot.x_amplitude" => p.drive.pivot.map(|d| d.x_amplitude),
         "model.drive.pivot.y_amplitude" => p.drive.pivot.map(|d| d.y_amplitude),
         _ => {

@@ -50,6 +50,7 @@ pub mod frequencies;
 pub mod orbits;
 mod poincare;
 pub use poincare::write_poincare;
+pub mod sweep;
 mod measure;
 pub use measure::{
     read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,

@@ -50,6 +50,7 @@ pub use two_trajectory::{
 };
 pub use volume::{PhaseVolume, VolumeCheck, VolumeSplit};
 
+use super::convergence::{trend, Trend};
 use super::orbit::check_len;
 pub use super::orbit::LyapunovError;
 use super::route::View;
@@ -390,6 +391,27 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
         options: *opts,
         complete,
         converged,
+    }
+}
+
+impl Lyapunov {
+    /// Whether exponent `i`'s running estimate has settled ([`crate::analysis::convergence`]):
+    /// its value at half the averaging window (the last history point at or before it) against
+    /// the final estimate's 95 % interval λ ± 1.96 SE (batch means). Returns that half-window
+    /// value (NaN without one) and the verdict; `Unknown` without a standard error.
+    pub fn trend(&self, i: usize) -> (f64, Trend) {
+        let end = self.exponents.get(i).copied().unwrap_or(f64::NAN);
+        let se = self.standard_error.get(i).copied().unwrap_or(f64::NAN);
+        let half_time = self.transient + 0.5 * self.averaged_time;
+        let half = self
+            .history
+            .time
+            .iter()
+            .rposition(|&t| t <= half_time + 1e-9 * half_time.abs().max(1.0))
+            .filter(|&j| self.history.time[j] > self.transient)
+            .map_or(f64::NAN, |j| self.history.estimate[(j, i)]);
+        let z = 1.959_963_984_540_054;
+        (half, trend(half, end, (end - z * se, end + z * se)))
     }
 }
 

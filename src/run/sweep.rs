@@ -1,0 +1,602 @@
+//! A `[sweep]` run ([`crate::spec::SweepPlan`]): every point is the one-run [`execute`] of its
+//! own spec, so a point's numbers are those of a single run of that spec, bit for bit. Points
+//! run in parallel batches; each finished point's result file (and a small record of its
+//! scalars) is written to the sweep's directory at once, so an interrupted sweep keeps them and
+//! a rerun reuses every point whose record holds the same spec text. The sweep's own result is
+//! the `sweep` group: each point's scalar results ([`scalars`]) over the dimension `sweep`,
+//! with the swept fields as coordinates.
+
+use super::{execute, Outcome, Output, RunError};
+use crate::analysis::convergence::Trend;
+use crate::analysis::map::class;
+use crate::error::FieldError;
+use crate::observe::{Cancellable, Control, Observer};
+use crate::spec::{point_file, Spec, SweepPlan};
+use crate::store::{H5Out, Provenance, StoreError};
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::path::{Path, PathBuf};
+
+/// One scalar result of a point (or a short vector over `dim`: exponents, links, shells).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Scalar {
+    /// Its variable name in the `sweep` group (`lambda_max`).
+    pub name: String,
+    /// The trailing dimension of a vector result and its coordinate values.
+    pub dim: Option<(String, Vec<i64>)>,
+    pub values: Vec<f64>,
+    /// One standard error per value, where the analysis gives one.
+    pub errors: Option<Vec<f64>>,
+    pub units: String,
+    pub long_name: String,
+}
+
+impl Scalar {
+    fn one(name: &str, value: f64, units: &str, long_name: &str) -> Scalar {
+        Scalar {
+            name: name.into(),
+            dim: None,
+            values: vec![value],
+            errors: None,
+            units: units.into(),
+            long_name: long_name.into(),
+        }
+    }
+
+    fn with_error(mut self, error: f64) -> Scalar {
+        self.errors = Some(vec![error]);
+        self
+    }
+
+    fn vector(name: &str, dim: &str, values: Vec<f64>, units: &str, long_name: &str) -> Scalar {
+        let index = (1..=values.len() as i64).collect();
+        Scalar {
+            name: name.into(),
+            dim: Some((dim.into(), index)),
+            values,
+            errors: None,
+            units: units.into(),
+            long_name: long_name.into(),
+        }
+    }
+}
+
+/// What one point gave.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PointRecord {
+    pub scalars: Vec<Scalar>,
+    /// Its result file, when the sweep keeps them.
+    pub file: Option<PathBuf>,
+    /// Taken from an earlier run's record instead of run again.
+    pub reused: bool,
+}
+
+/// A finished sweep.
+pub struct SweepOutcome<'a> {
+    pub spec: &'a Spec,
+    pub plan: &'a SweepPlan,
+    /// The folder of the points' files (`None`: nothing kept).
+    pub directory: Option<PathBuf>,
+    pub points: Vec<PointRecord>,
+}
+
+/// The record beside a point's result file: the spec text it ran and its scalars, each value as
+/// its bits so a reused point gives the same numbers to the last bit.
+#[derive(Serialize, Deserialize)]
+struct Record {
+    spec: String,
+    scalars: Vec<RecordScalar>,
+}
+
+#[derive(Serialize, Deserialize)]
+struct RecordScalar {
+    name: String,
+    dim: Option<(String, Vec<i64>)>,
+    values: Vec<u64>,
+    errors: Option<Vec<u64>>,
+    units: String,
+    long_name: String,
+}
+
+fn bits(v: &[f64]) -> Vec<u64> {
+    v.iter().map(|x| x.to_bits()).collect()
+}
+
+fn floats(v: &[u64]) -> Vec<f64> {
+    v.iter().map(|x| f64::from_bits(*x)).collect()
+}
+
+fn record_path(file: &Path) -> PathBuf {
+    file.with_extension("json")
+}
+
+/// The scalars of an earlier run of the same spec text at `file`, if both files are there.
+fn reuse(file: &Path, text: &str) -> Option<Vec<Scalar>> {
+    if !file.is_file() {
+        return None;
+    }
+    let r: Record = serde_json::from_slice(&std::fs::read(record_path(file)).ok()?).ok()?;
+    (r.spec == text).then(|| {
+        r.scalars
+            .into_iter()
+            .map(|s| Scalar {
+                name: s.name,
+                dim: s.dim,
+                values: floats(&s.values),
+                errors: s.errors.as_deref().map(floats),
+                units: s.units,
+                long_name: s.long_name,
+            })
+            .collect()
+    })
+}
+
+fn write_record(file: &Path, text: &str, scalars: &[Scalar]) -> Result<(), RunError> {
+    let r = Record {
+        spec: text.into(),
+        scalars: scalars
+            .iter()
+            .map(|s| RecordScalar {
+                name: s.name.clone(),
+                dim: s.dim.clone(),
+                values: bits(&s.values),
+                errors: s.errors.as_deref().map(bits),
+                units: s.units.clone(),
+                long_name: s.long_name.clone(),
+            })
+            .collect(),
+    };
+    let path = record_path(file);
+    let tmp = path.with_extension("json.partial");
+    let io = |e: std::io::Error| RunError::Failed(format!("writing {}: {e}", path.display()));
+    std::fs::write(&tmp, serde_json::to_vec(&r).expect("a record serializes")).map_err(io)?;
+    std::fs::rename(&tmp, &path).map_err(io)
+}
+
+/// Runs every point of `spec`'s sweep (see the module docs), each point's files in
+/// `directory` (none: nothing is kept), reporting finished points to `observer` and stopping
+/// at its token: the points finished by then are kept on disk, and the run returns
+/// [`RunError::Interrupted`]. `command_line` goes into each point file's provenance.
+pub fn run_sweep<'a>(
+    spec: &'a Spec,
+    directory: Option<PathBuf>,
+    command_line: &str,
+    observer: &mut dyn Observer,
+) -> Result<SweepOutcome<'a>, RunError> {
+    let plan = spec.sweep.as_deref().ok_or_else(|| {
+        RunError::Input(FieldError::new("sweep", "the spec has no [sweep] table"))
+    })?;
+    if let Some(d) = &directory {
+        std::fs::create_dir_all(d).map_err(|e| {
+            RunError::Failed(format!("creating the sweep directory {}: {e}", d.display()))
+        })?;
+    }
+    let n = plan.points.len();
+    observer.start(n as u64, "points");
+    let cancel = observer.cancel();
+    // Batches of a few points per thread: the observer is told between batches, and a point's
+    // own analysis may use the pool too.
+    let batch = (2 * rayon::current_num_threads()).max(1);
+    let mut points = Vec::with_capacity(n);
+    let mut start = 0;
+    while start < n {
+        let end = (start + batch).min(n);
+        let done: Vec<Result<PointRecord, RunError>> = (start..end)
+            .into_par_iter()
+            .map(|k| {
+                let file = directory.as_deref().map(|d| point_file(d, k));
+                run_point(&plan.points[k].spec, file, command_line, &cancel)
+                    .map_err(|e| at_point(plan, k, e))
+            })
+            .collect();
+        for r in done {
+            points.push(r?);
+        }
+        start = end;
+        if observer.advance(start as u64) == Control::Stop || cancel.is_set() {
+            return Err(RunError::Interrupted);
+        }
+    }
+    observer.finish();
+    Ok(SweepOutcome {
+        spec,
+        plan,
+        directory,
+        points,
+    })
+}
+
+/// A point's error naming the point and its values.
+fn at_point(plan: &SweepPlan, k: usize, e: RunError) -> RunError {
+    let at = format!("point {} ({})", k + 1, plan.describe(k));
+    match e {
+        RunError::Input(f) => RunError::Input(FieldError::new(
+            "sweep",
+            format!("{at}: {}: {}", f.field(), f.message),
+        )),
+        RunError::Failed(m) => RunError::Failed(format!("{at}: {m}")),
+        RunError::Interrupted => RunError::Interrupted,
+    }
+}
+
+fn run_point(
+    spec: &Spec,
+    file: Option<PathBuf>,
+    command_line: &str,
+    cancel: &crate::observe::Cancel,
+) -> Result<PointRecord, RunError> {
+    if let Some(f) = &file {
+        if let Some(scalars) = reuse(f, &spec.text) {
+            return Ok(PointRecord {
+                scalars,
+                file,
+                reused: true,
+            });
+        }
+    }
+    if cancel.is_set() {
+        return Err(RunError::Interrupted);
+    }
+    let mut outcome = execute(spec, &mut Cancellable(cancel.clone()))?.finished()?;
+    let scalars = scalars(&outcome);
+    if let Some(f) = &file {
+        // A record left by an older spec text goes first: a kill between the two writes
+        // must not pair the new file with the old record.
+        let _ = std::fs::remove_file(record_path(f));
+        outcome.write_file(f, true, &Provenance::now(command_line, &spec.text))?;
+        write_record(f, &spec.text, &scalars)?;
+    }
+    Ok(PointRecord {
+        scalars,
+        file,
+        reused: false,
+    })
+}
+
+/// The scalar results of one run, by analysis: what a sweep tabulates against its parameters.
+pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
+    let mut s = Vec::new();
+    match &outcome.output {
+        Output::Trajectory { result, .. } => {
+            let e0 = result.energy.first().copied().unwrap_or(f64::NAN);
+            let err = result
+                .energy
+                .iter()
+                .zip(&result.work)
+                .map(|(e, w)| (e - e0 - w).abs())
+                .fold(0.0, f64::max)
+                / result.energy_scale;
+            s.push(Scalar::one(
+                "energy_error_max",
+                err,
+                "1",
+                "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
+            ));
+            if let Some(last) = result.theta.rows().into_iter().last() {
+                s.push(Scalar::vector(
+                    "theta_end",
+                    "link",
+                    last.to_vec(),
+                    "rad",
+                    "angles at the end of the run",
+                ));
+            }
+            if let Some(last) = result.omega.rows().into_iter().last() {
+                s.push(Scalar::vector(
+                    "omega_end",
+                    "link",
+                    last.to_vec(),
+                    "rad s-1",
+                    "angular velocities at the end of the run",
+                ));
+            }
+        }
+        Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
+            lyapunov_scalars(&mut s, result)
+        }
+        Output::Covariant { result, .. } => {
+            lyapunov_scalars(&mut s, &result.spectrum);
+            s.push(Scalar::one(
+                "tangency_fraction",
+                result.tangency_fraction.unwrap_or(f64::NAN),
+                "1",
+                "fraction of samples with a near-tangency of the unstable and stable subspaces",
+            ));
+        }
+        Output::Ensemble { result, .. } => {
+            let mut v = Scalar::vector(
+                "lambda_mean",
+                "exponent",
+                result.mean.clone(),
+                "s-1",
+                "ensemble mean of each exponent",
+            );
+            v.errors = Some(result.standard_error.clone());
+            s.push(v);
+            s.push(Scalar::vector(
+                "lambda_std",
+                "exponent",
+                result.std.clone(),
+                "s-1",
+                "spread (sample standard deviation) of each exponent over the members",
+            ));
+            if let (Some(m), Some(e)) = (result.mean.first(), result.standard_error.first()) {
+                s.push(
+                    Scalar::one(
+                        "lambda_max",
+                        *m,
+                        "s-1",
+                        "largest Lyapunov exponent (ensemble mean)",
+                    )
+                    .with_error(*e),
+                );
+            }
+        }
+        Output::Indicator { result, .. } => {
+            // A registered indicator describes itself: its summary's numbers.
+            if let serde_json::Value::Object(map) = result.summary() {
+                for (k, v) in map {
+                    if let Some(x) = v.as_f64() {
+                        s.push(Scalar::one(&k, x, "1", &format!("{k} (the indicator's summary)")));
+                    }
+                }
+            }
+        }
+        Output::Indicators { result } => {
+            s.push(Scalar::one(
+                "sali_min",
+                result.min_sali,
+                "1",
+                "smallest SALI over the run",
+            ));
+            s.push(Scalar::one(
+                "chaos_time",
+                result.chaos_time.unwrap_or(f64::NAN),
+                "s",
+                "first time SALI < 1e-8 (NaN: never)",
+            ));
+            let code = match result.regularity {
+                crate::analysis::Regularity::Chaotic => class::CHAOTIC,
+                crate::analysis::Regularity::Regular => class::REGULAR,
+                crate::analysis::Regularity::Undecided => class::UNDECIDED,
+            };
+            s.push(Scalar::one(
+                "regularity",
+                f64::from(code),
+                "1",
+                "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
+            ));
+        }
+        Output::Modes { result, .. } => {
+            if let Some(e) = result.equilibria.first() {
+                let f: Vec<f64> = e
+                    .omega2
+                    .iter()
+                    .map(|w2| if *w2 >= 0.0 { w2.sqrt() } else { f64::NAN })
+                    .collect();
+                s.push(Scalar::vector(
+                    "frequency",
+                    "mode",
+                    f,
+                    "rad s-1",
+                    "small-oscillation angular frequencies at the first equilibrium (NaN: unstable direction)",
+                ));
+                s.push(Scalar::vector(
+                    "omega2",
+                    "mode",
+                    e.omega2.clone(),
+                    "rad2 s-2",
+                    "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
+                ));
+            }
+        }
+        Output::CartModes { result, .. } => {
+            if let Some(m) = result.first() {
+                s.push(Scalar::vector(
+                    "omega2",
+                    "mode",
+                    m.omega2.clone(),
+                    "rad2 s-2",
+                    "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
+                ));
+            }
+        }
+        Output::Poincare { result, .. } => {
+            let c: Vec<f64> = result
+                .shells
+                .iter()
+                .map(|sh| sh.orbits.iter().map(|o| o.len()).sum::<usize>() as f64)
+                .collect();
+            s.push(Scalar::vector(
+                "crossings",
+                "shell",
+                c,
+                "1",
+                "section crossings found on each shell",
+            ));
+            s.push(Scalar::one(
+                "energy_error_max",
+                result.max_energy_error(),
+                "1",
+                "largest relative energy error over the orbits",
+            ));
+        }
+        Output::Frequencies { result, .. } => {
+            s.push(Scalar::vector(
+                "fundamental",
+                "fundamental",
+                result.orbit.fundamentals.clone(),
+                "rad s-1",
+                "fundamental frequencies of the whole run, ascending",
+            ));
+            s.push(Scalar::one(
+                "diffusion_index",
+                result.orbit.diffusion_index,
+                "1",
+                "log10 |nu(first half) - nu(second half)| (rad/s)",
+            ));
+        }
+        Output::Map { tiles, .. } => {
+            let (mut count, mut classes) = (0usize, [0usize; 5]);
+            let mut values = Vec::new();
+            for t in tiles.iter().flatten() {
+                for &c in &t.class {
+                    if let Some(slot) = classes.get_mut(usize::from(c)) {
+                        *slot += 1;
+                    }
+                    count += 1;
+                }
+                values.extend(t.value.iter().copied().filter(|v| v.is_finite()));
+            }
+            let n = count.max(1) as f64;
+            s.push(Scalar {
+                name: "class_fraction".into(),
+                dim: Some(("class".into(), (0..5).collect())),
+                values: classes.iter().map(|&c| c as f64 / n).collect(),
+                errors: None,
+                units: "1".into(),
+                long_name: "fraction of the pixels in each class code (the map's class variable)"
+                    .into(),
+            });
+            values.sort_by(f64::total_cmp);
+            let mean = if values.is_empty() {
+                f64::NAN
+            } else {
+                values.iter().sum::<f64>() / values.len() as f64
+            };
+            let median = values.get(values.len() / 2).copied().unwrap_or(f64::NAN);
+            s.push(Scalar::one(
+                "value_mean",
+                mean,
+                "1",
+                "mean of the map's value over its finite pixels",
+            ));
+            s.push(Scalar::one(
+                "value_median",
+                median,
+                "1",
+                "median of the map's value over its finite pixels",
+            ));
+            s.push(Scalar::one(
+                "value_finite_fraction",
+                values.len() as f64 / n,
+                "1",
+                "fraction of the pixels with a finite value",
+            ));
+        }
+        // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
+        Output::Orbits { .. } | Output::CartTrajectory { .. } => {}
+    }
+    s
+}
+
+fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
+    let mut v = Scalar::vector(
+        "lambda",
+        "exponent",
+        r.exponents.clone(),
+        "s-1",
+        "Lyapunov exponents, in QR order",
+    );
+    v.errors = Some(r.standard_error.clone());
+    s.push(v);
+    if let (Some(m), Some(e)) = (r.exponents.first(), r.standard_error.first()) {
+        s.push(
+            Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e),
+        );
+        let (half, trend) = r.trend(0);
+        s.push(Scalar::one(
+            "lambda_max_half",
+            half,
+            "s-1",
+            "the running estimate of lambda_max at half the averaging time",
+        ));
+        s.push(Scalar::one(
+            "lambda_max_trend",
+            f64::from(trend.code()),
+            "1",
+            "lambda_max's running estimate over the last doubling of time: 0 unknown, 1 settled, 2 still rising, 3 still falling",
+        ));
+    }
+    s.push(
+        Scalar::one("lambda_sum", r.sum, "s-1", "sum of the exponents").with_error(r.sum_standard_error),
+    );
+}
+
+/// The trend code of a `lambda_max_trend` scalar back as a [`Trend`].
+pub fn trend_of(code: f64) -> Trend {
+    match code as u8 {
+        1 => Trend::Settled,
+        2 => Trend::Rising,
+        3 => Trend::Falling,
+        _ => Trend::Unknown,
+    }
+}
+
+impl SweepOutcome<'_> {
+    /// Every scalar name in first-seen order, with its dimension (the longest vector's) and the
+    /// first point's units and long name.
+    pub fn columns(&self) -> Vec<Scalar> {
+        let mut out: Vec<Scalar> = Vec::new();
+        for p in &self.points {
+            for s in &p.scalars {
+                match out.iter_mut().find(|o| o.name == s.name) {
+                    Some(o) => {
+                        if let (Some((_, a)), Some((_, b))) = (&mut o.dim, &s.dim) {
+                            if b.len() > a.len() {
+                                *a = b.clone();
+                            }
+                        }
+                        o.errors = o.errors.take().or(s.errors.clone());
+                    }
+                    None => out.push(s.clone()),
+                }
+            }
+        }
+        out
+    }
+
+    /// The (point × component) table of `name` (NaN where a point lacks it) and its errors.
+    pub fn table(&self, name: &str, width: usize) -> (Vec<f64>, Vec<f64>) {
+        let mut v = vec![f64::NAN; self.points.len() * width];
+        let mut e = vec![f64::NAN; self.points.len() * width];
+        for (k, p) in self.points.iter().enumerate() {
+            if let Some(s) = p.scalars.iter().find(|s| s.name == name) {
+                for (j, x) in s.values.iter().take(width).enumerate() {
+                    v[k * width + j] = *x;
+                }
+                if let Some(err) = &s.errors {
+                    for (j, x) in err.iter().take(width).enumerate() {
+                        e[k * width + j] = *x;
+                    }
+                }
+            }
+        }
+        (v, e)
+    }
+
+    /// Writes the file's content: provenance and title at the root, then the `sweep` group.
+    pub fn write(&self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
+        out.provenance(prov, &self.spec.title)?;
+        crate::store::sweep::write_sweep(&out.group("sweep")?, self)
+    }
+
+    /// Writes the file `path` ([`H5Out::create`]: `PATH.partial`, renamed when complete).
+    pub fn write_file(
+        &self,
+        path: &Path,
+        force: bool,
+        prov: &Provenance,
+    ) -> Result<PathBuf, StoreError> {
+        let out = H5Out::create(path, force)?;
+        self.write(&out, prov)?;
+        out.finish()
+    }
+
+    /// The image in memory of the file [`SweepOutcome::write_file`] would write.
+    pub fn image(&self, prov: &Provenance) -> Result<crate::store::memory::MemGroup, StoreError> {
+        let out = H5Out::memory();
+        self.write(&out, prov)?;
+        Ok(out.into_memory().expect("a memory image"))
+    }
+}
