@@ -22,7 +22,7 @@ import xarray
 from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map", "measure", "chaotic_fraction", "orbits"]
+           "map", "measure", "chaotic_fraction", "orbits", "frequencies"]
 
 
 class Link:
@@ -298,7 +298,8 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
     ``lyapunov``, ``ftle``, ``megno``, ``final-state``, ``sali``, ``gali``, ``fli``,
-    ``lagrangian-descriptor``), ``resolution``
+    ``lagrangian-descriptor``, ``frequency``: the diffusion map, with ``samples`` and
+    ``window_order``), ``resolution``
     (W or [W, H]), ``x``/``y`` (``theta1``, ``omega2``, …), ``window`` ([x_lo, x_hi, y_lo,
     y_hi]), ``t_end``,
     ``kernel`` (``auto``: the SIMD lanes where they apply; ``lanes``: also for ``fli`` and
@@ -447,3 +448,25 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
     return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True)
+
+
+def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_order=None,
+                terms=None, combination_order=None, omega_ref=None, method=None, rtol=None,
+                atol=None, dt=None):
+    """The frequency analysis (NAFF) of one orbit: ``xarray.Dataset`` of the CLI's
+    ``frequencies`` group, as ``pendula frequencies`` writes it.
+
+    Holds each link's lines (``frequency``, ``amplitude``, ``phase`` over ``link`` × ``term``,
+    rad/s), the integer ``combination`` of the fundamentals explaining each line, the
+    ``fundamental_frequency`` of the whole run and the ``half_fundamental_frequency`` of each
+    half (``half`` × ``fundamental``), and the attributes ``diffusion`` and ``diffusion_index``
+    (log₁₀ of the change of the fundamentals between the halves: below −8 on a torus).
+    Keywords are the spec's ``[frequencies]`` table (``t_end`` required; ``dt_out`` default
+    0.01 s, ``window_order`` 1, ``terms`` 10, ``omega_ref`` the lowest small-oscillation
+    frequency) and ``[integrator]`` (DOP853 by default). A map of the diffusion index is
+    ``map(model, kind="frequency", samples=..., window_order=...)``.
+    """
+    table = {"t_end": t_end, "dt_out": dt_out, "window_order": window_order, "terms": terms,
+             "combination_order": combination_order, "omega_ref": omega_ref}
+    integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
+    return _run(_spec(model, "frequencies", _initial(theta, omega), table, integ))

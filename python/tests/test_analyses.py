@@ -107,6 +107,7 @@ MAP_KINDS = {
     "fli": {"t_end": 2.0, "tau": 0.5},
     # descriptor_p is no keyword of map(): it goes through as the spec's [map] key.
     "lagrangian-descriptor": {"t_end": 2.0, "descriptor_p": 0.25},
+    "frequency": {"t_end": 6.4, "samples": 64, "window_order": 2},
 }
 DAMPED_TOML = """[model]
 gravity = 9.81

@@ -267,7 +267,11 @@ impl MapSpec {
         let t_max = positive("map.t_end", self.t_end.unwrap_or(t_default))?;
         let dt = positive(
             "integrator.dt",
-            dt.unwrap_or(if frequency { 0.05 } else { 0.01 }),
+            dt.unwrap_or(if frequency {
+                crate::analysis::map::kinds::frequency::DEFAULT_DT
+            } else {
+                0.01
+            }),
         )?;
         if dt > t_max {
             return Err(SpecError::new(

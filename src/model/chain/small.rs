@@ -11,7 +11,7 @@
 use super::{Chain, ChainWorkspace};
 
 /// Largest N served by these kernels.
-pub(super) const SMALL_MAX_LINKS: usize = 3;
+pub(crate) const SMALL_MAX_LINKS: usize = 3;
 
 /// What one evaluation leaves for the tangent block.
 struct Eval<const N: usize> {

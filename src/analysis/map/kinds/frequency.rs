@@ -30,6 +30,9 @@ use ndarray::Array2;
 /// Gauss–Legendre stages of the frequency map's integrator (order 2s).
 pub const GAUSS_STAGES: usize = 3;
 
+/// The map's step unless `[integrator] dt` says otherwise (s).
+pub const DEFAULT_DT: f64 = 0.05;
+
 /// The map's ω_ref: the lowest small-oscillation frequency about the hanging equilibrium
 /// (1 rad/s if the chain has none).
 pub fn map_omega_ref(chain: &Chain) -> f64 {
