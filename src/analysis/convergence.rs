@@ -49,6 +49,9 @@ impl Trend {
     }
 }
 
+/// The rule of [`trend`] for a fraction with its Wilson interval, in the words the outputs use.
+pub const FRACTION_RULE: &str = "settled when the fraction of the same runs cut at t_end/2 lies inside the Wilson 95 % interval at t_end; still rising (falling) below (above) it";
+
 /// The trend from `half`, the value at half the run, to `end` with its interval `(lo, hi)`:
 /// settled when `half` lies in `[lo, hi]`; rising (falling) when it lies below (above).
 pub fn trend(half: f64, end: f64, (lo, hi): (f64, f64)) -> Trend {

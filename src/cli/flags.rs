@@ -345,9 +345,9 @@ fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone 
 /// One `--sweep` value as a `[[sweep.axis]]` table: `FIELD=V1,V2,…` (its values) or
 /// `FIELD=FROM:TO:COUNT` (a range with a count).
 fn sweep_axis(s: &str) -> Result<Value, String> {
-    let (field, list) = s.split_once('=').ok_or_else(|| {
-        format!("expected FIELD=V1,V2,… or FIELD=FROM:TO:COUNT (got `{s}`)")
-    })?;
+    let (field, list) = s
+        .split_once('=')
+        .ok_or_else(|| format!("expected FIELD=V1,V2,… or FIELD=FROM:TO:COUNT (got `{s}`)"))?;
     let num = |t: &str| {
         t.trim()
             .parse::<f64>()
@@ -359,7 +359,10 @@ fn sweep_axis(s: &str) -> Result<Value, String> {
     match parts.as_slice() {
         [from, to, count] => {
             let count: i64 = count.trim().parse().map_err(|_| {
-                format!("expected a whole number of values after the second ':' (got `{}` in `{s}`)", count.trim())
+                format!(
+                    "expected a whole number of values after the second ':' (got `{}` in `{s}`)",
+                    count.trim()
+                )
             })?;
             axis.insert(
                 "range".into(),

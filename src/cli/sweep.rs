@@ -67,7 +67,10 @@ pub fn run(
 
 /// Where a sweep keeps its points: `sweep.directory`, else beside the result file (`-o` or
 /// `output.file`), else nowhere.
-pub fn sweep_directory(spec: &Spec, outputs: &super::output::Outputs) -> Option<std::path::PathBuf> {
+pub fn sweep_directory(
+    spec: &Spec,
+    outputs: &super::output::Outputs,
+) -> Option<std::path::PathBuf> {
     let plan = spec.sweep.as_deref()?;
     plan.directory
         .clone()
@@ -245,7 +248,11 @@ fn table(o: &SweepOutcome, wall: f64, reused: usize) -> String {
     head.extend(cols.iter().map(|c| c.name.clone()));
     let _ = writeln!(s, "{}", head.join("  "));
     for (k, p) in o.points.iter().enumerate() {
-        let mut row: Vec<String> = plan.points[k].values.iter().map(|v| format!("{v}")).collect();
+        let mut row: Vec<String> = plan.points[k]
+            .values
+            .iter()
+            .map(|v| format!("{v}"))
+            .collect();
         for c in &cols {
             let cell = match p.scalars.iter().find(|x| x.name == c.name) {
                 None => "-".to_string(),

@@ -228,15 +228,68 @@ impl MeasureFigure {
             points,
             bars: rows.iter().map(|r| (r.energy, r.wilson.0, r.wilson.1)).collect(),
         };
+        let mut curves = vec![curve];
+        // The shells whose fraction is still moving with the run length, marked again.
+        let moving: Vec<(f64, f64)> = rows
+            .iter()
+            .filter(|r| r.fraction.is_finite() && !r.trend.converged())
+            .map(|r| (r.energy, r.fraction))
+            .collect();
+        if !moving.is_empty() {
+            curves.push(Curve {
+                label: "not converged: still rising (or falling) over the last doubling of t_end"
+                    .into(),
+                colour: series_color(3),
+                line: Vec::new(),
+                points: moving,
+                bars: Vec::new(),
+            });
+        }
+        let mut panels = vec![Panel {
+            x_label: "shell energy E / J".into(),
+            y_label: "chaotic fraction".into(),
+            log: (false, false),
+            curves,
+            reference: None,
+        }];
+        // The ladder: each shell's fraction against the run length it was judged at.
+        let ladder: Vec<Curve> = rows
+            .iter()
+            .enumerate()
+            .filter(|(_, r)| !r.ladder.is_empty())
+            .map(|(i, r)| {
+                let pts: Vec<(f64, f64)> = r
+                    .ladder
+                    .iter()
+                    .filter(|l| l.fraction.is_finite() && l.time > 0.0)
+                    .map(|l| (l.time, l.fraction))
+                    .collect();
+                Curve {
+                    label: format!("E = {} J: {}", r.energy, r.trend.words()),
+                    colour: series_color(i),
+                    line: pts.clone(),
+                    points: pts,
+                    bars: r
+                        .ladder
+                        .iter()
+                        .filter(|l| l.time > 0.0)
+                        .map(|l| (l.time, l.wilson.0, l.wilson.1))
+                        .collect(),
+                }
+            })
+            .collect();
+        if !ladder.is_empty() {
+            panels.push(Panel {
+                x_label: "run length t / s (the same runs, cut)".into(),
+                y_label: "chaotic fraction (95 % Wilson)".into(),
+                log: (true, false),
+                curves: ladder,
+                reference: None,
+            });
+        }
         MeasureFigure {
             title: title.to_string(),
-            panels: vec![Panel {
-                x_label: "shell energy E / J".into(),
-                y_label: "chaotic fraction".into(),
-                log: (false, false),
-                curves: vec![curve],
-                reference: None,
-            }],
+            panels,
         }
     }
 }

@@ -337,7 +337,12 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
             if let serde_json::Value::Object(map) = result.summary() {
                 for (k, v) in map {
                     if let Some(x) = v.as_f64() {
-                        s.push(Scalar::one(&k, x, "1", &format!("{k} (the indicator's summary)")));
+                        s.push(Scalar::one(
+                            &k,
+                            x,
+                            "1",
+                            &format!("{k} (the indicator's summary)"),
+                        ));
                     }
                 }
             }
@@ -501,9 +506,7 @@ fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
     v.errors = Some(r.standard_error.clone());
     s.push(v);
     if let (Some(m), Some(e)) = (r.exponents.first(), r.standard_error.first()) {
-        s.push(
-            Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e),
-        );
+        s.push(Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e));
         let (half, trend) = r.trend(0);
         s.push(Scalar::one(
             "lambda_max_half",
@@ -519,7 +522,8 @@ fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
         ));
     }
     s.push(
-        Scalar::one("lambda_sum", r.sum, "s-1", "sum of the exponents").with_error(r.sum_standard_error),
+        Scalar::one("lambda_sum", r.sum, "s-1", "sum of the exponents")
+            .with_error(r.sum_standard_error),
     );
 }
 

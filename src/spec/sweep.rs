@@ -135,7 +135,6 @@ impl SweepPlan {
             .collect::<Vec<_>>()
             .join(", ")
     }
-
 }
 
 /// The result file of point `k` (from 0) in a sweep's folder `dir`.
@@ -156,12 +155,10 @@ pub fn points_beside(file: &std::path::Path) -> PathBuf {
 fn axes(t: &SweepTable) -> Result<Vec<(Axis, String)>, SpecError> {
     let inline = t.inline();
     let given: Vec<(&AxisSpec, String)> = match (&t.axis, inline == AxisSpec::default()) {
-        (Some(_), false) => {
-            return Err(SpecError::new(
-                "sweep.axis",
-                "give one field inline (parameter, values or range) or [[sweep.axis]] tables, not both",
-            ))
-        }
+        (Some(_), false) => return Err(SpecError::new(
+            "sweep.axis",
+            "give one field inline (parameter, values or range) or [[sweep.axis]] tables, not both",
+        )),
         (Some(list), true) => list
             .iter()
             .enumerate()
@@ -187,7 +184,10 @@ fn axes(t: &SweepTable) -> Result<Vec<(Axis, String)>, SpecError> {
                 format!("unknown `{parameter}` (expected {})", names.join(", ")),
             )
         })?;
-        if out.iter().any(|(o, _): &(Axis, String)| o.parameter == parameter) {
+        if out
+            .iter()
+            .any(|(o, _): &(Axis, String)| o.parameter == parameter)
+        {
             return Err(SpecError::new(
                 format!("{at}.parameter"),
                 format!("`{parameter}` is swept twice"),
@@ -225,7 +225,10 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
         (Some(v), None, None) => v.clone(),
         (None, Some(r), count) => {
             let count = count.ok_or_else(|| {
-                SpecError::new(format!("{at}.count"), "missing: the number of values in range")
+                SpecError::new(
+                    format!("{at}.count"),
+                    "missing: the number of values in range",
+                )
             })?;
             if !(2..=MAX_SWEEP_POINTS).contains(&count) {
                 return Err(SpecError::new(
@@ -343,10 +346,7 @@ pub(super) fn plan(
     if !SWEPT_KINDS.contains(&kind) {
         return Err(SpecError::new(
             "sweep",
-            format!(
-                "a sweep runs {}, not {kind}",
-                SWEPT_KINDS.join(", ")
-            ),
+            format!("a sweep runs {}, not {kind}", SWEPT_KINDS.join(", ")),
         ));
     }
     let combine = match t.combine.as_deref() {
@@ -413,8 +413,9 @@ pub(super) fn plan(
         };
         let mut p = base.clone();
         for ((a, at), &v) in list.iter().zip(&values) {
-            set_parameter(&mut p, &a.parameter, a.link, v)
-                .map_err(|m| SpecError::new(format!("{at}.parameter"), format!("{}: {m}", a.parameter)))?;
+            set_parameter(&mut p, &a.parameter, a.link, v).map_err(|m| {
+                SpecError::new(format!("{at}.parameter"), format!("{}: {m}", a.parameter))
+            })?;
         }
         let spec = p.validate_for(budget, None).map_err(|e| {
             let at = list

@@ -13,6 +13,7 @@
 //! in pixels; `*_physical` variables give them in the axes' units when the extent is known.
 
 use super::{GroupWriter, H5Out, StoreError};
+use crate::analysis::convergence::Trend;
 use crate::analysis::measure::chaotic::{ChaoticOptions, ShellFraction};
 use crate::analysis::measure::labels::{self, ValueType};
 use crate::analysis::measure::{
@@ -846,5 +847,73 @@ pub fn write_chaotic_fraction(
         rows.iter().map(|r| r.wilson.1).collect(),
         "upper bound of the Wilson 95 % interval of the fraction",
     )?;
+    g.var(
+        "trend",
+        &["energy"],
+        rows.iter()
+            .map(|r| r.trend.code())
+            .collect::<Vec<u8>>()
+            .as_slice(),
+        "1",
+        "the fraction's convergence: the fraction at t_end/2 against the Wilson interval at t_end",
+    )?
+    .attr_u8s("flag_values", &[0, 1, 2, 3])?
+    .attr_str("flag_meanings", Trend::MEANINGS)?;
+    g.attr_str(
+        "convergence_rule",
+        crate::analysis::convergence::FRACTION_RULE,
+    )?;
+    // The ladder: the same starts judged on the prefixes t_end/2^j of their runs.
+    let levels = rows.iter().map(|r| r.ladder.len()).max().unwrap_or(0);
+    if levels > 0 {
+        let times: Vec<f64> = (0..levels)
+            .map(|j| {
+                rows.iter()
+                    .find_map(|r| r.ladder.get(j).map(|l| l.time))
+                    .unwrap_or(f64::NAN)
+            })
+            .collect();
+        g.coord(
+            "ladder_time",
+            &times,
+            "s",
+            "end of the prefix of every start's run that the ladder judges (t_end/2^j)",
+        )?;
+        let table = |f: &dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64| {
+            ndarray::Array2::from_shape_fn((rows.len(), levels), |(i, j)| {
+                rows[i].ladder.get(j).map_or(f64::NAN, f)
+            })
+        };
+        let ladder: [(
+            &str,
+            &str,
+            &dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64,
+        ); 5] = [
+            (
+                "ladder_fraction",
+                "chaotic fraction of the starts judged at ladder_time",
+                &|l| l.fraction,
+            ),
+            (
+                "ladder_wilson_lo",
+                "lower Wilson 95 % bound at ladder_time",
+                &|l| l.wilson.0,
+            ),
+            (
+                "ladder_wilson_hi",
+                "upper Wilson 95 % bound at ladder_time",
+                &|l| l.wilson.1,
+            ),
+            ("ladder_chaotic", "starts chaotic by ladder_time", &|l| {
+                l.chaotic as f64
+            }),
+            ("ladder_regular", "starts regular by ladder_time", &|l| {
+                l.regular as f64
+            }),
+        ];
+        for (name, what, f) in ladder {
+            g.var(name, &["energy", "ladder_time"], &table(f), "1", what)?;
+        }
+    }
     Ok(())
 }

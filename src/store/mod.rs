@@ -50,8 +50,8 @@ pub mod frequencies;
 pub mod orbits;
 mod poincare;
 pub use poincare::write_poincare;
-pub mod sweep;
 mod measure;
+pub mod sweep;
 pub use measure::{
     read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
     SweepRun, CHAOTIC_SAMPLING,

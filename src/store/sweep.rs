@@ -19,15 +19,28 @@ pub fn write_sweep(g: &GroupWriter<'_>, o: &SweepOutcome<'_>) -> Result<(), Stor
         .attr_str("combine", plan.combine.name())?
         .attr_i64("points", n as i64)?;
     if let Some(d) = &o.directory {
-        g.attr_str("point_files", &d.join("point-NNNNN.h5").display().to_string())?;
+        g.attr_str(
+            "point_files",
+            &d.join("point-NNNNN.h5").display().to_string(),
+        )?;
     }
     if let [axis] = plan.axes.as_slice() {
         let v: Vec<f64> = plan.points.iter().map(|p| p.values[0]).collect();
-        g.coord("sweep", &v, &axis.units, &format!("{} of each sweep point", axis.parameter))?
-            .attr_str("parameter", &axis.parameter)?;
+        g.coord(
+            "sweep",
+            &v,
+            &axis.units,
+            &format!("{} of each sweep point", axis.parameter),
+        )?
+        .attr_str("parameter", &axis.parameter)?;
     } else {
         let index: Vec<i64> = (1..=n as i64).collect();
-        g.coord_i64("sweep", &index, "1", "sweep point (see the swept fields' variables)")?;
+        g.coord_i64(
+            "sweep",
+            &index,
+            "1",
+            "sweep point (see the swept fields' variables)",
+        )?;
     }
     let mut coordinates = Vec::new();
     for (i, axis) in plan.axes.iter().enumerate() {

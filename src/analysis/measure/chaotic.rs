@@ -37,6 +37,7 @@
 //! count.
 
 use super::MeasureError;
+use crate::analysis::convergence::{trend, Trend};
 use crate::analysis::lyapunov::LyapunovError;
 use crate::analysis::orbit::{chain_indicators, IndicatorOptions, Regularity};
 use crate::analysis::random::SplitMix64;
@@ -87,8 +88,21 @@ impl Default for ChaoticOptions {
     }
 }
 
-/// The verdicts on one energy shell.
+/// The fraction a shorter run of the same starts gives: each start's verdict on the prefix
+/// of its own run that ends at `time` ([`crate::analysis::orbit::Rung`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rung {
+    /// The prefix's end (s).
+    pub time: f64,
+    pub chaotic: usize,
+    pub regular: usize,
+    pub undecided: usize,
+    pub fraction: f64,
+    pub wilson: (f64, f64),
+}
+
+/// The verdicts on one energy shell.
+#[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct ShellFraction {
     /// E (J).
     pub energy: f64,
@@ -104,6 +118,12 @@ pub struct ShellFraction {
     pub wilson: (f64, f64),
     /// θ proposals drawn by the rejection sampler (acceptance = samples / proposals).
     pub proposals: u64,
+    /// The fraction at t_end/32, t_end/16, …, t_end from the same runs (ascending in time; the
+    /// last rung is `fraction`); fewer rungs when τ is long against t_end.
+    pub ladder: Vec<Rung>,
+    /// The fraction at t_end/2 against the Wilson interval at t_end
+    /// ([`crate::analysis::convergence`]): settled inside it, still rising below it.
+    pub trend: Trend,
 }
 
 impl ShellFraction {
@@ -128,7 +148,46 @@ impl ShellFraction {
             },
             wilson: wilson_interval(chaotic, n),
             proposals: 0,
+            ladder: Vec::new(),
+            trend: Trend::Unknown,
         }
+    }
+
+    /// The ladder from each start's prefix verdicts (`ladders[i]`: start i's rungs, ascending
+    /// in time; starts whose run failed have none and count as undecided), and the trend.
+    fn with_ladder(mut self, ladders: &[Vec<crate::analysis::orbit::SaliRung>]) -> ShellFraction {
+        let levels = ladders.iter().map(Vec::len).max().unwrap_or(0);
+        let samples = ladders.len();
+        self.ladder = (0..levels)
+            .map(|j| {
+                // Rung j counted from the top (the whole run) down, so that runs agree on it.
+                let (mut c, mut r, mut time) = (0, 0, f64::NAN);
+                for l in ladders {
+                    if let Some(rung) = l.len().checked_sub(levels - j).and_then(|i| l.get(i)) {
+                        time = rung.time;
+                        match rung.regularity {
+                            Regularity::Chaotic => c += 1,
+                            Regularity::Regular => r += 1,
+                            Regularity::Undecided => {}
+                        }
+                    }
+                }
+                let f = ShellFraction::from_counts(self.energy, c, r, samples - c - r);
+                Rung {
+                    time,
+                    chaotic: c,
+                    regular: r,
+                    undecided: samples - c - r,
+                    fraction: f.fraction,
+                    wilson: f.wilson,
+                }
+            })
+            .collect();
+        self.trend = match self.ladder.as_slice() {
+            [.., half, _] => trend(half.fraction, self.fraction, self.wilson),
+            _ => Trend::Unknown,
+        };
+        self
     }
 }
 
@@ -444,19 +503,27 @@ pub fn chaotic_fraction_cancellable(
     let mut out = Vec::with_capacity(energies.len());
     for (k, &energy) in energies.iter().enumerate() {
         let (starts, proposals) = shell_samples_unchecked(chain, energy, k, samples, seed, cancel)?;
-        let verdicts: Vec<Result<Regularity, LyapunovError>> = starts
+        let verdicts: Vec<Result<(Regularity, Vec<_>), LyapunovError>> = starts
             .par_iter()
             .map(|x0| {
                 let mut watch = Cancellable(cancel.clone());
                 chain_indicators(chain, &opts.method, x0, &opts.indicators, &mut watch)
-                    .map(|r| r.regularity)
+                    .map(|r| (r.regularity, r.ladder))
             })
             .collect();
         if cancel.is_set() {
             return Err(MeasureError::Interrupted);
         }
         let (mut chaotic, mut regular, mut undecided, mut failed) = (0, 0, 0, 0);
+        let mut ladders = Vec::with_capacity(verdicts.len());
         for v in verdicts {
+            let v = v.map(|(verdict, ladder)| {
+                ladders.push(ladder);
+                verdict
+            });
+            if v.is_err() {
+                ladders.push(Vec::new());
+            }
             match v {
                 Ok(Regularity::Chaotic) => chaotic += 1,
                 Ok(Regularity::Regular) => regular += 1,
@@ -473,7 +540,7 @@ pub fn chaotic_fraction_cancellable(
         let mut f = ShellFraction::from_counts(energy, chaotic, regular, undecided);
         f.failed = failed;
         f.proposals = proposals;
-        out.push(f);
+        out.push(f.with_ladder(&ladders));
     }
     Ok(out)
 }

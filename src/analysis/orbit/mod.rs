@@ -34,7 +34,7 @@ pub use megno::{
 };
 pub use sali::{
     chain_indicators, indicators, initial_vectors, IndicatorOptions, Indicators, Regularity,
-    SaliEstimator, SALI_CHAOTIC, SALI_REGULAR,
+    Rung as SaliRung, SaliEstimator, LADDER_LEVELS, SALI_CHAOTIC, SALI_REGULAR,
 };
 pub use spectrum::{lyapunov_spectrum, max_exponent_tangent};
 

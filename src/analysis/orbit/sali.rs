@@ -84,6 +84,18 @@ impl Regularity {
     }
 }
 
+/// Levels of [`Indicators::ladder`]: the run's length and its halvings, down to t_end/32.
+pub const LADDER_LEVELS: usize = 6;
+
+/// The verdict a run to `time` (a prefix of this run: τ intervals are the same) would have
+/// given.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize)]
+pub struct Rung {
+    /// The prefix's end (s).
+    pub time: f64,
+    pub regularity: Regularity,
+}
+
 /// SALI and GALI histories with a verdict.
 #[derive(Debug, Clone)]
 pub struct Indicators {
@@ -110,6 +122,10 @@ pub struct Indicators {
     pub stopped_below: bool,
     /// False when the observer stopped the run.
     pub complete: bool,
+    /// The verdicts of the prefixes of t_end/2^j intervals, j = 0 (the whole run, the same
+    /// verdict as `regularity`) up to [`LADDER_LEVELS`] − 1, while a prefix holds 4 intervals
+    /// or more; ascending in time. How a statistic over many runs shows its convergence.
+    pub ladder: Vec<Rung>,
 }
 
 /// The `k` start deviation vectors of [`indicators`] (column-major, `k` columns of length `n`):
@@ -162,7 +178,9 @@ pub fn indicators<S: System>(
         min_sali: f64::INFINITY,
         min_second: f64::INFINITY,
         chaos_time: None,
+        chaos_e: None,
         stopped_below: false,
+        rungs: Vec::new(),
     };
     drive(sys, method, x0, &plan, reducer, observer)
 }
@@ -178,7 +196,12 @@ struct Sali<'a> {
     min_sali: f64,
     min_second: f64,
     chaos_time: Option<f64>,
+    /// The interval whose end first had SALI < [`SALI_CHAOTIC`].
+    chaos_e: Option<u64>,
     stopped_below: bool,
+    /// Per ladder level: its intervals, the time of its last one (once reached) and the
+    /// smallest SALI over its second half.
+    rungs: Vec<(u64, Option<f64>, f64)>,
 }
 
 impl<S: System> Reducer<S> for Sali<'_> {
@@ -214,8 +237,24 @@ impl<S: System> Reducer<S> for Sali<'_> {
         if 2 * e > total {
             self.min_second = self.min_second.min(s);
         }
+        if self.rungs.is_empty() {
+            self.rungs = (0..LADDER_LEVELS)
+                .map(|j| total >> j)
+                .take_while(|&n| n >= 4)
+                .map(|n| (n, None, f64::INFINITY))
+                .collect();
+        }
+        for r in &mut self.rungs {
+            if 2 * e > r.0 && e <= r.0 {
+                r.2 = r.2.min(s);
+            }
+            if e == r.0 {
+                r.1 = Some(t);
+            }
+        }
         if self.chaos_time.is_none() && s < SALI_CHAOTIC {
             self.chaos_time = Some(t);
+            self.chaos_e = Some(e);
         }
         let below = self.opts.stop_below.is_some_and(|b| s < b);
         if self.hist.due(e) || below || e == total {
@@ -239,6 +278,28 @@ impl<S: System> Reducer<S> for Sali<'_> {
         } else {
             Regularity::Undecided
         };
+        // A prefix's verdict: chaotic if SALI fell below the threshold within it; regular if
+        // it was reached (by a whole run: to its end) and its second half stayed above the
+        // regular threshold.
+        let whole = end.complete && end.done == end.total;
+        let ladder = self
+            .rungs
+            .iter()
+            .enumerate()
+            .rev()
+            .map(|(j, &(n, at, min))| {
+                let reached = if j == 0 { whole } else { at.is_some() };
+                let regularity = if self.chaos_e.is_some_and(|c| c <= n) {
+                    Regularity::Chaotic
+                } else if reached && min > SALI_REGULAR {
+                    Regularity::Regular
+                } else {
+                    Regularity::Undecided
+                };
+                let time = at.unwrap_or(n as f64 * self.opts.tau);
+                Rung { time, regularity }
+            })
+            .collect();
         let time = self.hist.column(0);
         let rows = time.len();
         let gali = self.hist.columns_from(2);
@@ -258,6 +319,7 @@ impl<S: System> Reducer<S> for Sali<'_> {
             options: *self.opts,
             stopped_below: self.stopped_below,
             complete: end.complete,
+            ladder,
         }
     }
 }

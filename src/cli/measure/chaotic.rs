@@ -277,7 +277,18 @@ fn chaotic_json(
             "fraction": f64_json(r.fraction),
             "wilson": pair(r.wilson),
             "proposals": r.proposals,
+            "trend": r.trend.words(),
+            "converged": r.trend.converged(),
+            "ladder": r.ladder.iter().map(|l| json!({
+                "time": l.time,
+                "chaotic": l.chaotic,
+                "regular": l.regular,
+                "undecided": l.undecided,
+                "fraction": f64_json(l.fraction),
+                "wilson": pair(l.wilson),
+            })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
+        "convergence_rule": pendula::analysis::convergence::FRACTION_RULE,
         "wall_s": wall,
         "threads": rayon::current_num_threads(),
         "output": file.map(|p| p.display().to_string()),
@@ -296,13 +307,25 @@ fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String 
     );
     let _ = writeln!(
         s,
-        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}",
-        "E / J", "chaotic", "regular", "undecided", "failed", "fraction", "Wilson 95 %"
+        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}  {:>13}  {}",
+        "E / J",
+        "chaotic",
+        "regular",
+        "undecided",
+        "failed",
+        "fraction",
+        "Wilson 95 %",
+        "at t_end/2",
+        "trend"
     );
     for r in rows {
+        let half = match r.ladder.as_slice() {
+            [.., h, _] => format!("{:.3}", h.fraction),
+            _ => "-".into(),
+        };
         let _ = writeln!(
             s,
-            "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8.3}  [{:.3}, {:.3}]",
+            "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8.3}  [{:.3}, {:.3}]  {:>13}  {}",
             r.energy,
             r.chaotic,
             r.regular,
@@ -310,7 +333,20 @@ fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String 
             r.failed,
             r.fraction,
             r.wilson.0,
-            r.wilson.1
+            r.wilson.1,
+            half,
+            r.trend.words()
+        );
+    }
+    let _ = writeln!(
+        s,
+        "trend: {}",
+        pendula::analysis::convergence::FRACTION_RULE
+    );
+    if rows.iter().any(|r| !r.trend.converged()) {
+        let _ = writeln!(
+            s,
+            "not converged: a longer --t-end would move the fraction of the shells not marked settled"
         );
     }
     let _ = writeln!(s, "measured in {wall:.2} s");
