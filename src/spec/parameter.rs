@@ -112,6 +112,9 @@ pub(super) fn set_parameter(
         _ => {
             let k = link.expect("a link field");
             let n = m.link.as_ref().map_or(0, Vec::len);
+            if n == 0 {
+                return Err("a link's own field needs the links as [[model.link]] tables (a preset's links are set together: model.mass, model.length)".into());
+            }
             let l = m.link.as_mut().and_then(|l| l.get_mut(k)).ok_or_else(|| {
                 format!(
                     "the spec's [[model.link]] list has {n} links, not {}",

@@ -122,7 +122,7 @@ pub struct Indicators {
     pub stopped_below: bool,
     /// False when the observer stopped the run.
     pub complete: bool,
-    /// The verdicts of the prefixes of t_end/2^j intervals, j = 0 (the whole run, the same
+    /// The verdicts of the prefixes of ⌊n/2^j⌋ of the run's n intervals, j = 0 (the whole run, the same
     /// verdict as `regularity`) up to [`LADDER_LEVELS`] − 1, while a prefix holds 4 intervals
     /// or more; ascending in time. How a statistic over many runs shows its convergence.
     pub ladder: Vec<Rung>,

@@ -1,0 +1,276 @@
+//! `[sweep]` / `--sweep`: every point is the single run of its spec, number for number; an
+//! interrupted sweep keeps its finished points and a rerun reuses them (and only them: a changed
+//! spec runs again); bad sweeps are refused before any work, naming the flag or field.
+
+#[path = "common/spawn.rs"]
+mod spawn;
+
+use serde_json::Value;
+use spawn::{json, run};
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+const DRIVEN: &[&str] = &[
+    "--preset",
+    "double",
+    "--theta",
+    "2,2",
+    "--damping",
+    "0.1",
+    "--torque-amplitude",
+    "1",
+    "--torque-frequency",
+    "2",
+];
+
+fn ok(args: &[&str], dir: &Path) -> Value {
+    let (code, out, err) = run(args, dir);
+    assert_eq!(code, 0, "{args:?}: {err}");
+    json(&out)
+}
+
+fn with(base: &[&str], extra: &[&str]) -> Vec<String> {
+    base.iter().chain(extra).map(|s| s.to_string()).collect()
+}
+
+fn strs(v: &[String]) -> Vec<&str> {
+    v.iter().map(String::as_str).collect()
+}
+
+#[test]
+fn lyapunov_sweep_points_equal_single_runs_bit_for_bit() {
+    let dir = tempfile::tempdir().unwrap();
+    let amplitudes = ["0.5", "1.2", "2.5"];
+    let mut args = vec!["lyapunov"];
+    args.extend_from_slice(DRIVEN);
+    args.extend_from_slice(&[
+        "--t-end",
+        "60",
+        "--sweep",
+        "model.drive.torque.amplitude=0.5,1.2,2.5",
+        "-o",
+        "lam.h5",
+        "--json",
+    ]);
+    let a = args;
+    let sweep = ok(&a, dir.path());
+    let points = sweep["points"].as_array().unwrap();
+    assert_eq!(points.len(), 3);
+    for (p, amp) in points.iter().zip(amplitudes) {
+        let single = with(
+            &["lyapunov"],
+            &[
+                "--preset",
+                "double",
+                "--theta",
+                "2,2",
+                "--damping",
+                "0.1",
+                "--torque-amplitude",
+                amp,
+                "--torque-frequency",
+                "2",
+                "--t-end",
+                "60",
+                "--json",
+            ],
+        );
+        let s = ok(&strs(&single), dir.path());
+        assert_eq!(p["values"][0].as_f64().unwrap().to_string(), amp);
+        // The same f64s, printed and parsed the same way: equal to the last bit.
+        assert_eq!(p["results"]["lambda"], s["exponents"], "amplitude {amp}");
+        assert_eq!(
+            p["results"]["lambda_standard_error"], s["standard_error"],
+            "amplitude {amp}"
+        );
+        assert_eq!(p["results"]["lambda_sum"], s["sum_exponents"]);
+    }
+    // The point files are the single runs' files.
+    assert!(dir.path().join("lam-points/point-00002.h5").is_file());
+}
+
+#[test]
+fn modes_sweep_points_equal_single_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("links.toml"),
+        "[[link]]\nlength = 1.0\nmass = 1.0\n[[link]]\nlength = 1.0\nmass = 1.0\n",
+    )
+    .unwrap();
+    let sweep = ok(
+        &[
+            "modes",
+            "--model",
+            "links.toml",
+            "--sweep",
+            "model.link[2].mass=0.5,2",
+            "--json",
+        ],
+        dir.path(),
+    );
+    std::fs::write(
+        dir.path().join("m.toml"),
+        "kind = \"modes\"\n[model]\n[[model.link]]\nlength = 1.0\nmass = 1.0\n[[model.link]]\nlength = 1.0\nmass = 2.0\n",
+    )
+    .unwrap();
+    let single = ok(&["modes", "--spec", "m.toml", "--json"], dir.path());
+    let omega2 = &single["equilibria"][0]["omega2"];
+    assert!(omega2.is_array(), "{single}");
+    assert_eq!(&sweep["points"][1]["results"]["omega2"], omega2);
+    // Small-angle check of the swept point: the equal-length double pendulum with masses
+    // m1 = 1, m2 = 2 has ω² = g (m1 + m2 ∓ √((m1 + m2) m2)) / (m1 l).
+    let (g, m1, m2) = (9.81f64, 1.0f64, 2.0f64);
+    let low = g * (m1 + m2 - ((m1 + m2) * m2).sqrt()) / m1;
+    let got = omega2[0].as_f64().unwrap();
+    assert!((got - low).abs() < 1e-10 * low, "{got} vs {low}");
+}
+
+#[test]
+fn an_interrupted_sweep_resumes_with_its_finished_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "lyapunov",
+        "--preset",
+        "double",
+        "--theta",
+        "2,2",
+        "--t-end",
+        "2500",
+        "--threads",
+        "1",
+        "--sweep",
+        "model.gravity=9,9.2,9.4,9.6,9.8,10,10.2,10.4",
+        "-o",
+        "g.h5",
+        "--json",
+    ];
+    // Killed (SIGKILL: no handler runs) once the first point's record is on disk.
+    let child = {
+        let _g = spawn::spawn_guard();
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
+            .current_dir(dir.path())
+            .args(args)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap()
+    };
+    let mut child = child;
+    let first = dir.path().join("g-points/point-00001.json");
+    let start = Instant::now();
+    while !first.is_file() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    child.kill().unwrap();
+    child.wait().unwrap();
+    assert!(first.is_file(), "no point finished within 120 s");
+    assert!(
+        !dir.path().join("g.h5").exists(),
+        "the sweep file is written last"
+    );
+    let kept = std::fs::read_dir(dir.path().join("g-points"))
+        .unwrap()
+        .filter(|e| {
+            e.as_ref()
+                .unwrap()
+                .path()
+                .extension()
+                .is_some_and(|x| x == "json")
+        })
+        .count();
+    assert!(kept < 8, "killed before the end ({kept} points kept)");
+    let resumed = ok(&args, dir.path());
+    let reused = resumed["reused"].as_u64().unwrap() as usize;
+    assert_eq!(reused, kept, "every kept point is reused");
+    // The resumed sweep's numbers are a fresh sweep's.
+    let fresh_dir = tempfile::tempdir().unwrap();
+    let fresh = ok(&args, fresh_dir.path());
+    assert_eq!(fresh["reused"], 0);
+    for (a, b) in resumed["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(fresh["points"].as_array().unwrap())
+    {
+        assert_eq!(a["results"], b["results"]);
+    }
+    // A changed spec (another t_end) reuses nothing.
+    let mut changed = args.to_vec();
+    changed[6] = "2000";
+    changed.push("--force");
+    let again = ok(&changed, dir.path());
+    assert_eq!(again["reused"], 0);
+}
+
+#[test]
+fn sweep_file_tabulates_over_the_parameter() {
+    let dir = tempfile::tempdir().unwrap();
+    ok(
+        &[
+            "simulate",
+            "--preset",
+            "double",
+            "--theta",
+            "1,0",
+            "--t-end",
+            "2",
+            "--sweep",
+            "model.gravity=1:4:4",
+            "--sweep",
+            "model.length=1,2",
+            "-o",
+            "s.h5",
+            "--json",
+        ],
+        dir.path(),
+    );
+    let f = hdf5::File::open(dir.path().join("s.h5")).unwrap();
+    let g = f.group("sweep").unwrap();
+    let sweep: Vec<i64> = g.dataset("sweep").unwrap().read_raw().unwrap();
+    assert_eq!(sweep, (1..=8).collect::<Vec<_>>());
+    let gravity: Vec<f64> = g.dataset("model_gravity").unwrap().read_raw().unwrap();
+    let mass: Vec<f64> = g.dataset("model_length").unwrap().read_raw().unwrap();
+    // The product, the last field fastest.
+    assert_eq!(gravity, vec![1.0, 1.0, 2.0, 2.0, 3.0, 3.0, 4.0, 4.0]);
+    assert_eq!(mass, vec![1.0, 2.0, 1.0, 2.0, 1.0, 2.0, 1.0, 2.0]);
+    let theta = g.dataset("theta_end").unwrap();
+    assert_eq!(theta.shape(), vec![8, 2]);
+}
+
+#[test]
+fn bad_sweeps_are_refused_before_any_work() {
+    let dir = tempfile::tempdir().unwrap();
+    let cases: &[(&[&str], &str)] = &[
+        (&["--sweep", "model.colour=1,2"], "--sweep"),
+        (&["--sweep", "model.gravity=1:2"], "--sweep"),
+        (&["--sweep", "model.gravity=1:2:1"], "--sweep"),
+        (&["--sweep", "model.gravity=1,1"], "given twice"),
+        (
+            &[
+                "--sweep",
+                "model.gravity=1,2",
+                "--sweep",
+                "model.mass=1,2,3",
+                "--sweep-combine",
+                "zip",
+            ],
+            "equal lengths",
+        ),
+        (&["--sweep", "model.length=1,-1"], "point 2"),
+        (
+            &["--sweep", "model.drive.torque.amplitude=1,2"],
+            "model.drive.torque",
+        ),
+        (&["--sweep", "model.link[2].mass=1,2"], "[[model.link]]"),
+    ];
+    for (extra, says) in cases {
+        let mut args = vec!["lyapunov", "--preset", "double", "--theta", "1,1", "--json"];
+        args.extend_from_slice(extra);
+        let (code, out, err) = run(&args, dir.path());
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(out.is_empty());
+        assert!(err.contains(says), "{args:?}: {err}");
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+    }
+    assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
+}
