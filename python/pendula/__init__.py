@@ -8,6 +8,7 @@ takes over without a copy), so results match the CLI's files bit for bit and a b
 ``KeyboardInterrupt`` and discards the partial result (nothing is returned).
 """
 
+import contextvars
 import json
 import os
 
@@ -22,7 +23,7 @@ import xarray
 from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map", "measure", "chaotic_fraction", "orbits", "frequencies"]
+           "map", "measure", "chaotic_fraction", "orbits", "frequencies", "sweep"]
 
 
 class Link:
@@ -153,9 +154,50 @@ def _integrator(**kw):
     return {k: v for k, v in kw.items() if v is not None}
 
 
+# The [sweep] table that pendula.sweep lays over the spec its analysis call builds.
+_SWEEP = contextvars.ContextVar("pendula_sweep", default=None)
+
+
+def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
+    """Runs ``analysis(model, **kwargs)`` (``simulate``, ``lyapunov``, ``modes``, ``poincare``,
+    ``map`` or ``frequencies``) once per value of the spec fields in ``over`` and returns the
+    ``sweep`` group of ``pendula run`` with a ``[sweep]`` table: one Dataset, each scalar result
+    over the dimension ``sweep``, the swept fields as coordinates.
+
+    ``over`` maps a field, named as in a spec (``"model.drive.torque.amplitude"``,
+    ``"model.link[2].mass"``), to its values (a list) or to ``(from, to, count)``; several fields
+    make every combination (``combine="product"``) or go side by side (``"zip"``). Each point is
+    the single run of its spec, number for number; with ``directory`` each point's file is kept
+    there and a rerun reuses the finished points."""
+    axes = []
+    for field, values in over.items():
+        if isinstance(values, tuple):
+            if len(values) != 3:
+                raise ValueError(f"sweep over {field}: give a list of values or (from, to, count)")
+            axes.append({"parameter": field, "range": [float(values[0]), float(values[1])],
+                         "count": int(values[2])})
+        else:
+            axes.append({"parameter": field, "values": _floats(values)})
+    table = {"axis": axes}
+    if combine is not None:
+        table["combine"] = combine
+    if directory is not None:
+        table["directory"] = os.fspath(directory)
+    token = _SWEEP.set(table)
+    try:
+        return analysis(model, **kwargs)
+    finally:
+        _SWEEP.reset(token)
+
+
 def _run(spec, tree=False, call=None):
     """Runs a spec (or ``call``, which returns the image itself) and gives its result group as
     the CLI's file would read: a Dataset, or with ``tree`` a DataTree."""
+    swept = _SWEEP.get() if call is None else None
+    if swept is not None:
+        group, image = _core.run(json.dumps(dict(spec, sweep=swept)))
+        node = next(g for g in image["groups"] if g["name"] == group)
+        return _dataset(node)
     if call is None:
         group, image = _core.run(json.dumps(spec))
     else:
@@ -185,11 +227,16 @@ def _dataset(node):
     tests check ``identical``, variable order, dtypes and attribute types). Each variable's
     values are the Rust vector, owned by NumPy (moved, not copied) and reshaped (a view).
     HDF5 lists a group's members by name, so the variables are sorted as there."""
-    coords, data = {}, {}
+    coords, data, named = {}, {}, set()
     for name, dims, shape, values, attrs, coord in sorted(node["vars"], key=lambda v: v[0]):
         values = values.reshape(shape)
-        (coords if coord else data)[name] = (dims, values, _attrs(attrs))
-    return xarray.Dataset(data, coords=coords, attrs=_attrs(node["attrs"]))
+        attrs = _attrs(attrs)
+        # CF's `coordinates` attribute (a sweep's swept fields): xarray decodes it into
+        # coordinates and drops the attribute.
+        named.update(attrs.pop("coordinates", "").split())
+        (coords if coord else data)[name] = (dims, values, attrs)
+    ds = xarray.Dataset(data, coords=coords, attrs=_attrs(node["attrs"]))
+    return ds.set_coords(sorted(n for n in named if n in ds.data_vars))
 
 
 def _tree(node):

@@ -202,6 +202,14 @@ fn watched<T: Send>(
 fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
     let spec = validated(spec_json)?;
     let (group, tree) = watched(py, move |cancel| {
+        if let Some(plan) = &spec.sweep {
+            // Points kept only where the spec names a folder (sweep.directory).
+            let dir = plan.directory.clone();
+            let outcome =
+                pendula::run::sweep::run_sweep(&spec, dir, "pendula (python)", &mut Cancellable(cancel))?;
+            let prov = Provenance::now("pendula (python)", &spec.text);
+            return Ok(("sweep".to_string(), outcome.image(&prov)?));
+        }
         let mut outcome = execute(&spec, &mut Cancellable(cancel))?.finished()?;
         let prov = Provenance::now("pendula (python)", &spec.text);
         let tree = outcome.image(&prov)?;
