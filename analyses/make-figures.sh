@@ -21,6 +21,7 @@ figures=(
   "orbits-baker-gollub-diagram    orbits-baker-gollub-diagram.png    orbits-baker-gollub-diagram.png"
   "double-pendulum-clv            double-pendulum-clv.png            double-pendulum-clv.png"
   "double-pendulum-diffusion      double-pendulum-diffusion.png      double-pendulum-diffusion.png"
+  "baker-gollub-lambda-sweep      baker-gollub-lambda-sweep.png      baker-gollub-lambda-sweep.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"
@@ -31,5 +32,9 @@ done
 # The same map's second figure: ν2 against ν1 with the resonance lines.
 "$pendula" render out/double-pendulum-diffusion.h5 --show frequency_map --force \
   -o data/double-pendulum-frequency-map.png
+# The onset of chaos: the chaotic fraction of nine shells with its convergence ladder (2 min).
+"$pendula" measure --chaotic-fraction --energies -25,-24,-23,-22,-21,-20,-19,-18,-15 --samples 200 \
+  --seed 1 --t-end 3200 --force -o out/double-pendulum-onset-of-chaos.h5 \
+  --plot data/double-pendulum-onset-of-chaos.png >/dev/null
 # The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
 python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png

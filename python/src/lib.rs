@@ -205,8 +205,12 @@ fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, Py
         if let Some(plan) = &spec.sweep {
             // Points kept only where the spec names a folder (sweep.directory).
             let dir = plan.directory.clone();
-            let outcome =
-                pendula::run::sweep::run_sweep(&spec, dir, "pendula (python)", &mut Cancellable(cancel))?;
+            let outcome = pendula::run::sweep::run_sweep(
+                &spec,
+                dir,
+                "pendula (python)",
+                &mut Cancellable(cancel),
+            )?;
             let prov = Provenance::now("pendula (python)", &spec.text);
             return Ok(("sweep".to_string(), outcome.image(&prov)?));
         }

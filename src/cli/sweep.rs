@@ -106,8 +106,15 @@ fn figure(o: &SweepOutcome) -> pendula::plot::MeasureFigure {
         }
     }
     let mut panels = Vec::new();
-    for col in o.columns() {
-        if NOT_DRAWN.contains(&col.name.as_str()) {
+    let columns = o.columns();
+    // One exponent: λ, λ_max and Σλ are the same numbers; λ_max's panel alone draws them.
+    let one_exponent = columns
+        .iter()
+        .any(|c| c.name == "lambda" && c.dim.as_ref().is_some_and(|(_, i)| i.len() == 1));
+    for col in columns {
+        if NOT_DRAWN.contains(&col.name.as_str())
+            || (one_exponent && matches!(col.name.as_str(), "lambda" | "lambda_sum"))
+        {
             continue;
         }
         let width = col.dim.as_ref().map_or(1, |(_, c)| c.len());
