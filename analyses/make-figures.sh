@@ -34,7 +34,7 @@ done
   -o data/double-pendulum-frequency-map.png
 # The onset of chaos: the chaotic fraction of nine shells with its convergence ladder (2 min).
 "$pendula" measure --chaotic-fraction --energies -25,-24,-23,-22,-21,-20,-19,-18,-15 --samples 200 \
-  --seed 1 --t-end 3200 --force -o out/double-pendulum-onset-of-chaos.h5 \
-  --plot data/double-pendulum-onset-of-chaos.png >/dev/null
+  --seed 1 --t-end 3200 --force -o out/double-pendulum-onset-of-chaos.h5 >/dev/null \
+  --plot data/double-pendulum-onset-of-chaos.png
 # The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
 python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png
