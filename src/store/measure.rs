@@ -884,11 +884,8 @@ pub fn write_chaotic_fraction(
                 rows[i].ladder.get(j).map_or(f64::NAN, f)
             })
         };
-        let ladder: [(
-            &str,
-            &str,
-            &dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64,
-        ); 5] = [
+        type Get<'a> = &'a dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64;
+        let ladder: [(&str, &str, Get); 5] = [
             (
                 "ladder_fraction",
                 "chaotic fraction of the starts judged at ladder_time",
