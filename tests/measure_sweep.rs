@@ -177,3 +177,43 @@ fn bad_sweeps_exit_2_naming_the_field() {
         assert!(!d.join("out").exists(), "{sweep}: wrote something");
     }
 }
+
+/// A measure spec's top-level `[sweep]` is its `[measure.sweep]`: the same points, numbers and
+/// files; a second field or a folder is refused, naming the field.
+#[test]
+fn top_level_sweep_is_the_measure_sweep() {
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let inner = go(d, "inner.toml", &spec("1.0", SWEEP, "inner"));
+    let top = go(
+        d,
+        "top.toml",
+        &spec(
+            "1.0",
+            "[sweep]\nparameter = \"model.link[2].mass\"\nvalues = [0.5, 1.0, 2.0]",
+            "top",
+        ),
+    );
+    for k in 0..3 {
+        assert_eq!(
+            sets(&top["points"][k]["sets"]),
+            sets(&inner["points"][k]["sets"])
+        );
+    }
+    assert!(d.join("top-map-02.h5").exists());
+    for (extra, field) in [
+        (
+            "[sweep]\nparameter = \"model.link[2].mass\"\nvalues = [1.0]\ndirectory = \"x\"",
+            "sweep.directory",
+        ),
+        (
+            "[[sweep.axis]]\nparameter = \"model.link[2].mass\"\nvalues = [1.0]\n[[sweep.axis]]\nparameter = \"model.gravity\"\nvalues = [1.0]",
+            "sweep.axis",
+        ),
+    ] {
+        std::fs::write(d.join("bad.toml"), spec("1.0", extra, "bad")).unwrap();
+        let (code, _, err) = run(&["run", "bad.toml"], d);
+        assert_eq!(code, 2, "{err}");
+        assert!(err.contains(field), "{err}");
+    }
+}

@@ -274,3 +274,88 @@ fn bad_sweeps_are_refused_before_any_work() {
     }
     assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
 }
+
+#[test]
+fn a_map_sweep_tabulates_class_fractions_per_point() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = ok(
+        &[
+            "map",
+            "--preset",
+            "double",
+            "--resolution",
+            "16",
+            "--t-end",
+            "5",
+            "--sweep",
+            "model.gravity=5,9.81",
+            "-o",
+            "m.h5",
+            "--json",
+        ],
+        dir.path(),
+    );
+    for p in v["points"].as_array().unwrap() {
+        let f: Vec<f64> = p["results"]["class_fraction"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert!((f.iter().sum::<f64>() - 1.0).abs() < 1e-12, "{f:?}");
+    }
+    // Each point's file is the map a single run writes.
+    let one = hdf5::File::open(dir.path().join("m-points/point-00002.h5")).unwrap();
+    let class: Vec<u8> = one.dataset("map/class").unwrap().read_raw().unwrap();
+    assert_eq!(class.len(), 256);
+    let flipped = class.iter().filter(|&&c| c == 1).count() as f64 / 256.0;
+    let got = v["points"][1]["results"]["class_fraction"][1]
+        .as_f64()
+        .unwrap();
+    assert_eq!(got, flipped);
+}
+
+#[test]
+fn an_interrupt_keeps_the_finished_points_and_says_how_to_resume() {
+    let dir = tempfile::tempdir().unwrap();
+    let child = {
+        let _g = spawn::spawn_guard();
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
+            .current_dir(dir.path())
+            .args([
+                "lyapunov",
+                "--preset",
+                "double",
+                "--theta",
+                "2,2",
+                "--t-end",
+                "2500",
+                "--threads",
+                "1",
+                "--sweep",
+                "model.gravity=9,9.2,9.4,9.6,9.8,10,10.2,10.4",
+                "-o",
+                "g.h5",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    let first = dir.path().join("g-points/point-00001.json");
+    let start = Instant::now();
+    while !first.is_file() && start.elapsed() < Duration::from_secs(120) {
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    assert!(std::process::Command::new("kill")
+        .args(["-INT", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("rerun the same command to resume"), "{err}");
+    assert!(!dir.path().join("g.h5").exists());
+    assert!(first.is_file());
+}

@@ -242,8 +242,15 @@ impl System for Canonical<'_> {
         let a = chain.a();
         let b = chain.b();
         self.dynamics(t, y, ws);
-        dy[..n].copy_from_slice(&ws.omega);
-        dy[n..].copy_from_slice(&ws.pdot);
+        if n <= SMALL_MAX_LINKS {
+            // The flow itself exactly as `rhs` gives it (its closed-form route), so a run with
+            // tangent vectors follows the same orbit to the last bit; the tangent block below
+            // uses the Cholesky route's ω, equal to round-off.
+            self.rhs(t, y, dy, ws);
+        } else {
+            dy[..n].copy_from_slice(&ws.omega);
+            dy[n..].copy_from_slice(&ws.pdot);
+        }
         let (gx, gy) = self.effective_gravity(t);
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);
