@@ -84,3 +84,30 @@ fn lambda_max_running_estimate_flag() {
     let (_, trend) = chaotic.trend(0);
     assert_eq!(trend, Trend::Settled, "{:?}", chaotic.exponents);
 }
+
+/// A still-moving λ_max: the Baker–Gollub pendulum at A = 1.2515… (the 59th point of
+/// analyses/baker-gollub-lambda-sweep.toml) wanders chaotically before it settles on a
+/// periodic attractor, so its running estimate is still falling at the end of the run: about
+/// 0.09 s⁻¹ at half the averaging time, −0.008 at its end, far outside the end's error bar.
+#[test]
+fn lambda_max_still_falling_after_transient_chaos() {
+    use pendula::run::{execute, Output};
+    let amplitude = 0.9 + 58.0 * (0.6 / 99.0);
+    let text = format!(
+        "kind = \"lyapunov\"\n[model]\npreset = \"simple\"\ngravity = 1.0\nlength = 1.0\nmass = 1.0\n\
+         [model.damping]\nabsolute = 0.5\n[model.drive.torque]\namplitude = {amplitude}\n\
+         frequency = 0.6666666666666666\n[initial]\ntheta = [0.2]\n[integrator]\nmethod = \"rk4\"\n\
+         dt = 0.01\n[lyapunov]\nestimator = \"tangent\"\ntransient = 300.0\nt_end = 2300.0\ntau = 0.1\n"
+    );
+    let spec = pendula::spec::parse(&text, "<test>")
+        .unwrap()
+        .validate()
+        .unwrap();
+    let out = execute(&spec, &mut Silent).unwrap();
+    let Output::Lyapunov { result, .. } = &out.output else {
+        panic!("a Lyapunov estimate")
+    };
+    let (half, trend) = result.trend(0);
+    assert_eq!(trend, Trend::Falling, "{half} → {:?}", result.exponents);
+    assert!(half > 0.05 && result.exponents[0] < 0.0, "{half} → {:?}", result.exponents);
+}
