@@ -109,5 +109,9 @@ fn lambda_max_still_falling_after_transient_chaos() {
     };
     let (half, trend) = result.trend(0);
     assert_eq!(trend, Trend::Falling, "{half} → {:?}", result.exponents);
-    assert!(half > 0.05 && result.exponents[0] < 0.0, "{half} → {:?}", result.exponents);
+    assert!(
+        half > 0.05 && result.exponents[0] < 0.0,
+        "{half} → {:?}",
+        result.exponents
+    );
 }

@@ -125,44 +125,53 @@ fn modes_sweep_points_equal_single_runs() {
     assert!((got - low).abs() < 1e-10 * low, "{got} vs {low}");
 }
 
-#[test]
-fn an_interrupted_sweep_resumes_with_its_finished_points() {
-    let dir = tempfile::tempdir().unwrap();
-    let args = [
-        "lyapunov",
-        "--preset",
-        "double",
-        "--theta",
-        "2,2",
-        "--t-end",
-        "2500",
-        "--threads",
-        "1",
-        "--sweep",
-        "model.gravity=9,9.2,9.4,9.6,9.8,10,10.2,10.4",
-        "-o",
-        "g.h5",
-        "--json",
-    ];
-    // Killed (SIGKILL: no handler runs) once the first point's record is on disk.
+/// The gravity sweep of the interruption tests, started in `dir`; returns once its first
+/// point's record is on disk (or after 120 s).
+fn start_gravity_sweep(dir: &Path, stderr: std::process::Stdio) -> std::process::Child {
     let child = {
         let _g = spawn::spawn_guard();
         std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
-            .current_dir(dir.path())
-            .args(args)
+            .current_dir(dir)
+            .args(GRAVITY_SWEEP)
             .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::null())
+            .stderr(stderr)
             .spawn()
             .unwrap()
     };
-    let mut child = child;
-    let first = dir.path().join("g-points/point-00001.json");
+    let first = dir.join("g-points/point-00001.json");
     let start = Instant::now();
     while !first.is_file() && start.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(20));
     }
+    child
+}
+
+const GRAVITY_SWEEP: &[&str] = &[
+    "lyapunov",
+    "--preset",
+    "double",
+    "--theta",
+    "2,2",
+    "--t-end",
+    "2500",
+    "--threads",
+    "1",
+    "--sweep",
+    "model.gravity=9,9.2,9.4,9.6,9.8,10,10.2,10.4",
+    "-o",
+    "g.h5",
+];
+
+#[test]
+fn an_interrupted_sweep_resumes_with_its_finished_points() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = GRAVITY_SWEEP.to_vec();
+    args.push("--json");
+    // Killed (SIGKILL: no handler runs) once the first point's record is on disk.
+    let mut child = start_gravity_sweep(dir.path(), std::process::Stdio::null());
     child.kill().unwrap();
     child.wait().unwrap();
+    let first = dir.path().join("g-points/point-00001.json");
     assert!(first.is_file(), "no point finished within 120 s");
     assert!(
         !dir.path().join("g.h5").exists(),
@@ -318,35 +327,8 @@ fn a_map_sweep_tabulates_class_fractions_per_point() {
 #[test]
 fn an_interrupt_keeps_the_finished_points_and_says_how_to_resume() {
     let dir = tempfile::tempdir().unwrap();
-    let child = {
-        let _g = spawn::spawn_guard();
-        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
-            .current_dir(dir.path())
-            .args([
-                "lyapunov",
-                "--preset",
-                "double",
-                "--theta",
-                "2,2",
-                "--t-end",
-                "2500",
-                "--threads",
-                "1",
-                "--sweep",
-                "model.gravity=9,9.2,9.4,9.6,9.8,10,10.2,10.4",
-                "-o",
-                "g.h5",
-            ])
-            .stdout(std::process::Stdio::null())
-            .stderr(std::process::Stdio::piped())
-            .spawn()
-            .unwrap()
-    };
+    let child = start_gravity_sweep(dir.path(), std::process::Stdio::piped());
     let first = dir.path().join("g-points/point-00001.json");
-    let start = Instant::now();
-    while !first.is_file() && start.elapsed() < Duration::from_secs(120) {
-        std::thread::sleep(Duration::from_millis(20));
-    }
     assert!(std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()

@@ -12,7 +12,7 @@ use crate::analysis::map::class;
 use crate::error::FieldError;
 use crate::observe::{Cancellable, Control, Observer};
 use crate::spec::{point_file, Spec, SweepPlan};
-use crate::store::{H5Out, Provenance, StoreError};
+use crate::store::{Provenance, StoreError};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -395,17 +395,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 ));
             }
         }
-        Output::CartModes { result, .. } => {
-            if let Some(m) = result.first() {
-                s.push(Scalar::vector(
-                    "omega2",
-                    "mode",
-                    m.omega2.clone(),
-                    "rad2 s-2",
-                    "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
-                ));
-            }
-        }
         Output::Poincare { result, .. } => {
             let c: Vec<f64> = result
                 .shells
@@ -490,7 +479,7 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
             ));
         }
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
-        Output::Orbits { .. } | Output::CartTrajectory { .. } => {}
+        Output::Orbits { .. } | Output::CartTrajectory { .. } | Output::CartModes { .. } => {}
     }
     s
 }
@@ -579,28 +568,23 @@ impl SweepOutcome<'_> {
         (v, e)
     }
 
-    /// Writes the file's content: provenance and title at the root, then the `sweep` group.
-    pub fn write(&self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
-        out.provenance(prov, &self.spec.title)?;
-        crate::store::sweep::write_sweep(&out.group("sweep")?, self)
-    }
-
-    /// Writes the file `path` ([`H5Out::create`]: `PATH.partial`, renamed when complete).
+    /// Writes the file `path` ([`crate::store::write_file`]): provenance and title at the
+    /// root, then the `sweep` group.
     pub fn write_file(
         &self,
         path: &Path,
         force: bool,
         prov: &Provenance,
     ) -> Result<PathBuf, StoreError> {
-        let out = H5Out::create(path, force)?;
-        self.write(&out, prov)?;
-        out.finish()
+        crate::store::write_file(path, force, prov, &self.spec.title, |out| {
+            crate::store::sweep::write_sweep(&out.group("sweep")?, self)
+        })
     }
 
     /// The image in memory of the file [`SweepOutcome::write_file`] would write.
     pub fn image(&self, prov: &Provenance) -> Result<crate::store::memory::MemGroup, StoreError> {
-        let out = H5Out::memory();
-        self.write(&out, prov)?;
-        Ok(out.into_memory().expect("a memory image"))
+        crate::store::write_memory(prov, &self.spec.title, |out| {
+            crate::store::sweep::write_sweep(&out.group("sweep")?, self)
+        })
     }
 }
