@@ -175,8 +175,12 @@ pub fn run_sweep<'a>(
     observer.start(n as u64, "points");
     let cancel = observer.cancel();
     // Batches of a few points per thread: the observer is told between batches, and a point's
-    // own analysis may use the pool too.
-    let batch = (2 * rayon::current_num_threads()).max(1);
+    // own analysis may use the pool too. A map runs its tiles in parallel and holds its image
+    // in memory: one map at a time, so the memory checked for one point is the sweep's.
+    let batch = match spec.analysis {
+        crate::spec::Analysis::Map(_) => 1,
+        _ => (2 * rayon::current_num_threads()).max(1),
+    };
     let mut points = Vec::with_capacity(n);
     let mut start = 0;
     while start < n {

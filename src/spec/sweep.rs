@@ -349,6 +349,18 @@ pub(super) fn plan(
             format!("a sweep runs {}, not {kind}", SWEPT_KINDS.join(", ")),
         ));
     }
+    if let super::Analysis::Map(o) = &template.analysis {
+        // Each point's map is held in memory (tiles, then its file's image).
+        crate::store::map::check_size(o.grid.width, o.grid.height).map_err(|e| {
+            SpecError::new(
+                e.field.clone(),
+                format!(
+                    "{}: a sweep holds each point's map in memory (run larger maps one by one with `pendula map`)",
+                    e.message
+                ),
+            )
+        })?;
+    }
     let combine = match t.combine.as_deref() {
         None | Some("product") => Combine::Product,
         Some("zip") => Combine::Zip,
