@@ -220,6 +220,11 @@ pub struct Naff {
     chol: Vec<f64>,
     /// The lines' complex amplitudes at s = t − t_mid.
     amps: Vec<Complex64>,
+    /// b_j = ⟨z, e_j⟩ of [`Naff::project`]; the first `inner_valid` are those of the current
+    /// signal and frequencies (a new line adds one, so the extraction's projections cost one
+    /// sum each instead of one per line found).
+    inner: Vec<Complex64>,
+    inner_valid: usize,
     lines: Vec<Line>,
 }
 
@@ -274,6 +279,8 @@ impl Naff {
             gram_m: vec![0.0; m * m],
             chol: vec![0.0; m * m],
             amps: Vec::with_capacity(m),
+            inner: vec![Complex64::default(); m],
+            inner_valid: 0,
             lines: Vec::with_capacity(m),
         })
     }
@@ -305,6 +312,7 @@ impl Naff {
         );
         self.residual.copy_from_slice(z);
         self.freqs.clear();
+        self.inner_valid = 0;
         self.amps.clear();
         self.lines.clear();
         let mut first = 0.0;
@@ -327,6 +335,7 @@ impl Naff {
             if !self.factor(self.freqs.len() - 1) {
                 // The new exponential is (numerically) in the span of the found ones.
                 self.freqs.pop();
+                self.inner_valid = self.inner_valid.min(self.freqs.len());
                 self.amps.pop();
                 self.factor(self.freqs.len());
                 break;
@@ -402,14 +411,16 @@ impl Naff {
     fn project(&mut self, z: &[Complex64]) {
         let m = self.opts.terms;
         let found = self.freqs.len();
-        for j in 0..found {
+        for j in self.inner_valid..found {
             let w = &self.weights;
             let mut b = [Complex64::default(); 4];
             sweep(self.n, self.dt, -self.freqs[j], |l, i, e| {
                 b[l] += w[i] * z[i] * e
             });
-            self.amps[j] = (b[0] + b[1]) + (b[2] + b[3]);
+            self.inner[j] = (b[0] + b[1]) + (b[2] + b[3]);
         }
+        self.inner_valid = found;
+        self.amps[..found].copy_from_slice(&self.inner[..found]);
         // L y = b (y_j = ⟨z, u_j⟩), then Lᵀ a = y.
         for j in 0..found {
             let mut v = self.amps[j];
@@ -449,6 +460,7 @@ impl Naff {
             }
             let (w2, a2) = self.refine(w - 0.5 * bin, w + 0.5 * bin, w);
             self.freqs[k] = w2;
+            self.inner_valid = self.inner_valid.min(k);
             self.amps[k] = a2;
             let residual = &mut self.residual;
             sweep(self.n, self.dt, w2, |_, i, e| residual[i] -= a2 * e);
