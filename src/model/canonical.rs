@@ -242,8 +242,18 @@ impl System for Canonical<'_> {
         let a = chain.a();
         let b = chain.b();
         self.dynamics(t, y, ws);
-        dy[..n].copy_from_slice(&ws.omega);
-        dy[n..].copy_from_slice(&ws.pdot);
+        // f by the route `rhs` takes (the closed-form M⁻¹ of ≤ 3 links), so that a run with
+        // deviation vectors has the bits of one without; the tangent below is built from the
+        // Cholesky route's ω, which agrees to ~1e-15.
+        match n {
+            1 => self.small_rhs::<1>(t, y, dy, ws),
+            2 => self.small_rhs::<2>(t, y, dy, ws),
+            3 => self.small_rhs::<3>(t, y, dy, ws),
+            _ => {
+                dy[..n].copy_from_slice(&ws.omega);
+                dy[n..].copy_from_slice(&ws.pdot);
+            }
+        }
         let (gx, gy) = self.effective_gravity(t);
         for j in 0..n {
             let (sj, cj) = (ws.s[j], ws.c[j]);
