@@ -5,7 +5,7 @@
 use super::output::{f64_json, CliError, Common};
 use super::progress;
 use pendula::analysis::convergence::Trend;
-use pendula::plot::measure::{PanelSpec, SeriesSpec};
+use pendula::plot::measure::{BarPoint, PanelSpec, SeriesSpec};
 use pendula::run::sweep::{run_sweep, trend_of, SweepOutcome};
 use pendula::run::RunError;
 use pendula::spec::Spec;
@@ -132,7 +132,7 @@ fn figure(o: &SweepOutcome) -> pendula::plot::MeasureFigure {
                 if !label.is_empty() {
                     let _ = write!(name, " ({label})");
                 }
-                let mut points: Vec<(f64, f64, Option<(f64, f64)>)> = ks
+                let mut points: Vec<BarPoint> = ks
                     .iter()
                     .map(|&k| {
                         let (y, se) = (v[k * width + j], e[k * width + j]);
@@ -149,7 +149,7 @@ fn figure(o: &SweepOutcome) -> pendula::plot::MeasureFigure {
             }
             if col.name == "lambda_max" {
                 let (codes, _) = o.table("lambda_max_trend", 1);
-                let moving: Vec<(f64, f64, Option<(f64, f64)>)> = ks
+                let moving: Vec<BarPoint> = ks
                     .iter()
                     .filter(|&&k| matches!(trend_of(codes[k]), Trend::Rising | Trend::Falling))
                     .map(|&k| (x_of(o, k), v[k], None))

@@ -383,12 +383,15 @@ impl MeasureFigure {
     }
 }
 
+/// A point (x, y) of a [`SeriesSpec`] with its optional (lower, upper) bar.
+pub type BarPoint = (f64, f64, Option<(f64, f64)>);
+
 /// One curve of a figure built by [`MeasureFigure::of_panels`]: points (x, y) with their
 /// optional (lower, upper) bar; `joined` draws the line through them.
 #[derive(Debug, Clone)]
 pub struct SeriesSpec {
     pub label: String,
-    pub points: Vec<(f64, f64, Option<(f64, f64)>)>,
+    pub points: Vec<BarPoint>,
     pub joined: bool,
 }
 

@@ -272,7 +272,7 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 "1",
                 "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
             ));
-            if let Some(last) = result.theta.rows().into_iter().last() {
+            if let Some(last) = result.theta.rows().into_iter().next_back() {
                 s.push(Scalar::vector(
                     "theta_end",
                     "link",
@@ -281,7 +281,7 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                     "angles at the end of the run",
                 ));
             }
-            if let Some(last) = result.omega.rows().into_iter().last() {
+            if let Some(last) = result.omega.rows().into_iter().next_back() {
                 s.push(Scalar::vector(
                     "omega_end",
                     "link",

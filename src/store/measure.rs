@@ -884,11 +884,13 @@ pub fn write_chaotic_fraction(
                 rows[i].ladder.get(j).map_or(f64::NAN, f)
             })
         };
-        let ladder: [(
-            &str,
-            &str,
-            &dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64,
-        ); 5] = [
+        // (variable, description, the rung's value)
+        type Column<'a> = (
+            &'a str,
+            &'a str,
+            &'a dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64,
+        );
+        let ladder: [Column<'_>; 5] = [
             (
                 "ladder_fraction",
                 "chaotic fraction of the starts judged at ladder_time",

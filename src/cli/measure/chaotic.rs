@@ -307,7 +307,7 @@ fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String 
     );
     let _ = writeln!(
         s,
-        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}  {:>13}  {}",
+        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}  {:>13}  trend",
         "E / J",
         "chaotic",
         "regular",
@@ -316,7 +316,6 @@ fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String 
         "fraction",
         "Wilson 95 %",
         "at t_end/2",
-        "trend"
     );
     for r in rows {
         let half = match r.ladder.as_slice() {
