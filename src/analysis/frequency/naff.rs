@@ -220,6 +220,11 @@ pub struct Naff {
     chol: Vec<f64>,
     /// The lines' complex amplitudes at s = t − t_mid.
     amps: Vec<Complex64>,
+    /// b_j = ⟨z, e_j⟩ of [`Naff::project`]; the first `inner_valid` are those of the current
+    /// signal and frequencies (a new line adds one, so the extraction's projections cost one
+    /// sum each instead of one per line found).
+    inner: Vec<Complex64>,
+    inner_valid: usize,
     lines: Vec<Line>,
 }
 
@@ -274,6 +279,8 @@ impl Naff {
             gram_m: vec![0.0; m * m],
             chol: vec![0.0; m * m],
             amps: Vec::with_capacity(m),
+            inner: vec![Complex64::default(); m],
+            inner_valid: 0,
             lines: Vec::with_capacity(m),
         })
     }
@@ -305,6 +312,7 @@ impl Naff {
         );
         self.residual.copy_from_slice(z);
         self.freqs.clear();
+        self.inner_valid = 0;
         self.amps.clear();
         self.lines.clear();
         let mut first = 0.0;
@@ -312,8 +320,8 @@ impl Naff {
             for k in 0..self.n {
                 self.windowed[k] = self.residual[k] * self.weights[k];
             }
-            let Some(omega) = self.peak() else { break };
-            let amp = self.moments(omega).0.norm();
+            let Some((omega, g)) = self.peak() else { break };
+            let amp = g.norm();
             if n == 0 {
                 first = amp;
             }
@@ -327,6 +335,7 @@ impl Naff {
             if !self.factor(self.freqs.len() - 1) {
                 // The new exponential is (numerically) in the span of the found ones.
                 self.freqs.pop();
+                self.inner_valid = self.inner_valid.min(self.freqs.len());
                 self.amps.pop();
                 self.factor(self.freqs.len());
                 break;
@@ -402,14 +411,16 @@ impl Naff {
     fn project(&mut self, z: &[Complex64]) {
         let m = self.opts.terms;
         let found = self.freqs.len();
-        for j in 0..found {
+        for j in self.inner_valid..found {
             let w = &self.weights;
             let mut b = [Complex64::default(); 4];
             sweep(self.n, self.dt, -self.freqs[j], |l, i, e| {
                 b[l] += w[i] * z[i] * e
             });
-            self.amps[j] = (b[0] + b[1]) + (b[2] + b[3]);
+            self.inner[j] = (b[0] + b[1]) + (b[2] + b[3]);
         }
+        self.inner_valid = found;
+        self.amps[..found].copy_from_slice(&self.inner[..found]);
         // L y = b (y_j = ⟨z, u_j⟩), then Lᵀ a = y.
         for j in 0..found {
             let mut v = self.amps[j];
@@ -447,9 +458,9 @@ impl Naff {
             for i in 0..self.n {
                 self.windowed[i] = self.residual[i] * self.weights[i];
             }
-            let w2 = self.refine(w - 0.5 * bin, w + 0.5 * bin, w);
-            let a2 = self.moments(w2).0;
+            let (w2, a2) = self.refine(w - 0.5 * bin, w + 0.5 * bin, w);
             self.freqs[k] = w2;
+            self.inner_valid = self.inner_valid.min(k);
             self.amps[k] = a2;
             let residual = &mut self.residual;
             sweep(self.n, self.dt, w2, |_, i, e| residual[i] -= a2 * e);
@@ -494,20 +505,21 @@ impl Naff {
         (g0, g1 * Complex64::new(0.0, -1.0), -g2)
     }
 
-    /// d/dω |G|² / 2 and d²/dω² |G|² / 2.
-    fn slope(&self, omega: f64) -> (f64, f64) {
+    /// d/dω |G|² / 2, d²/dω² |G|² / 2, and G itself.
+    fn slope(&self, omega: f64) -> (f64, f64, Complex64) {
         let (g0, g1, g2) = self.moments(omega);
         let d1 = (g0.conj() * g1).re;
         let d2 = g1.norm_sqr() + (g0.conj() * g2).re;
-        (d1, d2)
+        (d1, d2, g0)
     }
 
     fn value(&self, omega: f64) -> f64 {
         self.moments(omega).0.norm_sqr()
     }
 
-    /// The refined frequency of the windowed residual's strongest line, or None if it is zero.
-    fn peak(&mut self) -> Option<f64> {
+    /// The refined frequency of the windowed residual's strongest line and G there, or None if
+    /// the residual is zero.
+    fn peak(&mut self) -> Option<(f64, Complex64)> {
         self.fft_buf.copy_from_slice(&self.windowed);
         self.fft
             .process_with_scratch(&mut self.fft_buf, &mut self.fft_scratch);
@@ -528,80 +540,112 @@ impl Naff {
         } else {
             best as f64
         };
+        // Newton starts from the maximum of the parabola through the logarithms of the three
+        // bins around the peak (exact for a Gaussian, within a few hundredths of a bin for a
+        // Hann window), not from the bin: one or two Newton steps fewer. The bracket stays the
+        // bin ± 1.
+        let at = |k: usize| self.fft_buf[k % self.n].norm_sqr().ln();
+        let (lm, l0, lp) = (at(best + self.n - 1), best_v.ln(), at(best + 1));
+        let den = lm - 2.0 * l0 + lp;
+        let offset = 0.5 * (lm - lp) / den;
+        let offset = if den < 0.0 && offset.is_finite() {
+            offset.clamp(-0.5, 0.5)
+        } else {
+            0.0
+        };
         let centre = m * bin;
-        Some(self.refine(centre - bin, centre + bin, centre))
+        Some(self.refine(centre - bin, centre + bin, (m + offset) * bin))
     }
 
-    /// The maximum of |G|² on [lo, hi] starting from `omega`: safeguarded Newton on the slope
-    /// when the bracket's ends have slopes of opposite signs, else a golden-section search to a
-    /// small interval first.
-    fn refine(&self, mut lo: f64, mut hi: f64, omega: f64) -> f64 {
-        let (dlo, _) = self.slope(lo);
-        let (dhi, _) = self.slope(hi);
-        if !(dlo > 0.0 && dhi < 0.0) {
-            // No sign change: the maximum sits near an end or another line interferes; golden
-            // section on the values narrows the interval, Newton then polishes inside it.
-            let r = (5f64.sqrt() - 1.0) / 2.0;
-            let (mut a, mut b) = (lo, hi);
-            let mut x1 = b - r * (b - a);
-            let mut x2 = a + r * (b - a);
-            let (mut f1, mut f2) = (self.value(x1), self.value(x2));
-            for _ in 0..40 {
-                if f1 < f2 {
-                    a = x1;
-                    x1 = x2;
-                    f1 = f2;
-                    x2 = a + r * (b - a);
-                    f2 = self.value(x2);
-                } else {
-                    b = x2;
-                    x2 = x1;
-                    f2 = f1;
-                    x1 = b - r * (b - a);
-                    f1 = self.value(x1);
-                }
-            }
-            let x = (a + b) / 2.0;
-            let width = b - a;
-            lo = x - width;
-            hi = x + width;
-            let (dlo, _) = self.slope(lo);
-            let (dhi, _) = self.slope(hi);
-            if !(dlo > 0.0 && dhi < 0.0) {
-                return x;
-            }
-            return self.newton(lo, hi, x);
+    /// The maximum of |G|² on [lo, hi] starting from `omega`, and G there: safeguarded Newton
+    /// on the slope, whose bracket's ends are checked only when Newton first needs to bisect
+    /// (the slopes of opposite signs there; a converging Newton never does, and the two checks
+    /// were a quarter of the refinement's evaluations); if they fail, a golden-section search
+    /// to a small interval first.
+    fn refine(&self, lo: f64, hi: f64, omega: f64) -> (f64, Complex64) {
+        if let Some(found) = self.newton(lo, hi, omega) {
+            return found;
         }
-        self.newton(lo, hi, omega)
+        // No sign change: the maximum sits near an end or another line interferes; golden
+        // section on the values narrows the interval, Newton then polishes inside it.
+        let r = (5f64.sqrt() - 1.0) / 2.0;
+        let (mut a, mut b) = (lo, hi);
+        let mut x1 = b - r * (b - a);
+        let mut x2 = a + r * (b - a);
+        let (mut f1, mut f2) = (self.value(x1), self.value(x2));
+        for _ in 0..40 {
+            if f1 < f2 {
+                a = x1;
+                x1 = x2;
+                f1 = f2;
+                x2 = a + r * (b - a);
+                f2 = self.value(x2);
+            } else {
+                b = x2;
+                x2 = x1;
+                f2 = f1;
+                x1 = b - r * (b - a);
+                f1 = self.value(x1);
+            }
+        }
+        let x = (a + b) / 2.0;
+        let width = b - a;
+        self.newton(x - width, x + width, x)
+            .unwrap_or_else(|| (x, self.moments(x).0))
     }
 
-    /// Newton on the slope inside a bracket [lo, hi] with slope(lo) > 0 > slope(hi); bisection
-    /// whenever the step leaves the bracket or the curvature has the wrong sign.
-    fn newton(&self, mut lo: f64, mut hi: f64, start: f64) -> f64 {
+    /// Newton on the slope inside a bracket [lo, hi] meant to have slope(lo) > 0 > slope(hi);
+    /// bisection whenever the step leaves the bracket or the curvature has the wrong sign. An
+    /// end is checked when bisection first needs it (unless an iterate has replaced it): None
+    /// if its slope has the wrong sign. Returns the frequency and G there.
+    fn newton(&self, mut lo: f64, mut hi: f64, start: f64) -> Option<(f64, Complex64)> {
+        let (mut lo_checked, mut hi_checked) = (false, false);
         let mut x = start.clamp(lo, hi);
         for _ in 0..200 {
-            let (d1, d2) = self.slope(x);
+            let (d1, d2, g0) = self.slope(x);
             if d1 == 0.0 {
-                return x;
+                return Some((x, g0));
             }
             if d1 > 0.0 {
                 lo = lo.max(x);
+                lo_checked = true;
             } else {
                 hi = hi.min(x);
+                hi_checked = true;
             }
             let newton = x - d1 / d2;
+            let tol = 2.0 * f64::EPSILON * x.abs().max(hi.abs()).max(lo.abs());
+            // Converged: the Newton step is at round-off. Tested before the bracket, because
+            // then d1 is round-off whose sign has just moved an end of the bracket onto x, and
+            // the step lands on or a rounding past that end: the bracket test rejected it and
+            // bisection took ~40 halvings to close in on the root Newton already had (most of
+            // a diffusion map's NAFF time; issue 33). x itself is returned, whose G is known.
+            if d2 < 0.0 && (newton - x).abs() <= tol {
+                return Some((x, g0));
+            }
             let next = if d2 < 0.0 && newton > lo && newton < hi {
                 newton
             } else {
+                if !lo_checked {
+                    if self.slope(lo).0 <= 0.0 {
+                        return None;
+                    }
+                    lo_checked = true;
+                }
+                if !hi_checked {
+                    if self.slope(hi).0 >= 0.0 {
+                        return None;
+                    }
+                    hi_checked = true;
+                }
                 0.5 * (lo + hi)
             };
-            let tol = 2.0 * f64::EPSILON * x.abs().max(hi.abs()).max(lo.abs());
             if (next - x).abs() <= tol || hi - lo <= tol {
-                return next;
+                return Some((next, self.moments(next).0));
             }
             x = next;
         }
-        x
+        Some((x, self.moments(x).0))
     }
 }
 
