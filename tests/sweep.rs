@@ -10,18 +10,28 @@ use spawn::{json, run};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-const DRIVEN: &[&str] = &[
-    "--preset",
-    "double",
-    "--theta",
-    "2,2",
-    "--damping",
-    "0.1",
-    "--torque-amplitude",
-    "1",
-    "--torque-frequency",
-    "2",
-];
+/// `lyapunov` of the damped, torque-driven double pendulum at torque amplitude `amplitude`
+/// over 60 s, then `extra`.
+fn driven<'a>(amplitude: &'a str, extra: &[&'a str]) -> Vec<&'a str> {
+    let mut args = vec![
+        "lyapunov",
+        "--preset",
+        "double",
+        "--theta",
+        "2,2",
+        "--damping",
+        "0.1",
+        "--torque-amplitude",
+        amplitude,
+        "--torque-frequency",
+        "2",
+        "--t-end",
+        "60",
+        "--json",
+    ];
+    args.extend_from_slice(extra);
+    args
+}
 
 fn ok(args: &[&str], dir: &Path) -> Value {
     let (code, out, err) = run(args, dir);
@@ -29,53 +39,24 @@ fn ok(args: &[&str], dir: &Path) -> Value {
     json(&out)
 }
 
-fn with(base: &[&str], extra: &[&str]) -> Vec<String> {
-    base.iter().chain(extra).map(|s| s.to_string()).collect()
-}
-
-fn strs(v: &[String]) -> Vec<&str> {
-    v.iter().map(String::as_str).collect()
-}
-
 #[test]
 fn lyapunov_sweep_points_equal_single_runs_bit_for_bit() {
     let dir = tempfile::tempdir().unwrap();
     let amplitudes = ["0.5", "1.2", "2.5"];
-    let mut args = vec!["lyapunov"];
-    args.extend_from_slice(DRIVEN);
-    args.extend_from_slice(&[
-        "--t-end",
-        "60",
-        "--sweep",
-        "model.drive.torque.amplitude=0.5,1.2,2.5",
-        "-o",
-        "lam.h5",
-        "--json",
-    ]);
-    let a = args;
-    let sweep = ok(&a, dir.path());
+    let args = driven(
+        "1",
+        &[
+            "--sweep",
+            "model.drive.torque.amplitude=0.5,1.2,2.5",
+            "-o",
+            "lam.h5",
+        ],
+    );
+    let sweep = ok(&args, dir.path());
     let points = sweep["points"].as_array().unwrap();
     assert_eq!(points.len(), 3);
     for (p, amp) in points.iter().zip(amplitudes) {
-        let single = with(
-            &["lyapunov"],
-            &[
-                "--preset",
-                "double",
-                "--theta",
-                "2,2",
-                "--damping",
-                "0.1",
-                "--torque-amplitude",
-                amp,
-                "--torque-frequency",
-                "2",
-                "--t-end",
-                "60",
-                "--json",
-            ],
-        );
-        let s = ok(&strs(&single), dir.path());
+        let s = ok(&driven(amp, &[]), dir.path());
         assert_eq!(p["values"][0].as_f64().unwrap().to_string(), amp);
         // The same f64s, printed and parsed the same way: equal to the last bit.
         assert_eq!(p["results"]["lambda"], s["exponents"], "amplitude {amp}");

@@ -276,23 +276,24 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 "1",
                 "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
             ));
-            if let Some(last) = result.theta.rows().into_iter().next_back() {
-                s.push(Scalar::vector(
+            let ends = [
+                (
                     "theta_end",
-                    "link",
-                    last.to_vec(),
+                    &result.theta,
                     "rad",
                     "angles at the end of the run",
-                ));
-            }
-            if let Some(last) = result.omega.rows().into_iter().next_back() {
-                s.push(Scalar::vector(
+                ),
+                (
                     "omega_end",
-                    "link",
-                    last.to_vec(),
+                    &result.omega,
                     "rad s-1",
                     "angular velocities at the end of the run",
-                ));
+                ),
+            ];
+            for (name, series, units, what) in ends {
+                if let Some(last) = series.rows().into_iter().next_back() {
+                    s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
+                }
             }
         }
         Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {

@@ -7,7 +7,7 @@
 //! (`map_file` with `-01`, `-02`, … before `.h5`, so an interrupted sweep resumes at the map
 //! it stopped in) and its own measures, tabulated against the parameter.
 
-use super::parameter::{set_parameter, sweep_parameter, SWEEP_PARAMETERS};
+use super::parameter::set_parameter;
 use super::{Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::map::MapOptions;
 use crate::analysis::measure::{MeasureChoices, MeasureOptions, Stage};
@@ -39,7 +39,7 @@ pub struct MeasureSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
-    /// A field of [`SWEEP_PARAMETERS`], named as in a spec (`model.damping.absolute`).
+    /// A field of [`SWEEP_PARAMETERS`](super::SWEEP_PARAMETERS), named as in a spec (`model.damping.absolute`).
     pub parameter: Option<String>,
     pub values: Option<Vec<f64>>,
 }
@@ -68,38 +68,22 @@ fn validate_sweep(
     s: &SweepSpec,
     map_file: &std::path::Path,
 ) -> Result<Sweep, SpecError> {
-    let names: Vec<&str> = SWEEP_PARAMETERS.iter().map(|p| p.0).collect();
-    let parameter = s.parameter.clone().ok_or_else(|| {
-        SpecError::new(
-            "measure.sweep.parameter",
-            format!("missing: the field to vary ({})", names.join(", ")),
-        )
-    })?;
-    let (units, link) = sweep_parameter(&parameter).ok_or_else(|| {
-        SpecError::new(
-            "measure.sweep.parameter",
-            format!("unknown `{parameter}` (expected {})", names.join(", ")),
-        )
-    })?;
-    let values = s.values.clone().unwrap_or_default();
-    if values.is_empty() {
-        return Err(SpecError::new(
-            "measure.sweep.values",
-            "give at least one value of the parameter",
-        ));
-    }
-    // Every value is checked before any point is built, in linear time (a set of the values
-    // seen, 0 and −0 as one), so a long list is refused or accepted at once.
-    let mut seen = std::collections::HashSet::with_capacity(values.len());
-    for (i, &v) in values.iter().enumerate() {
-        let field = format!("measure.sweep.values[{}]", i + 1);
-        if !v.is_finite() {
-            return Err(SpecError::new(field, format!("must be finite (got {v})")));
-        }
-        if !seen.insert((v + 0.0).to_bits()) {
-            return Err(SpecError::new(field, format!("{v} is given twice")));
-        }
-    }
+    // The rules of every sweep axis (a known field; finite, distinct values), checked in
+    // linear time before any point is built.
+    let super::Axis {
+        parameter,
+        units,
+        link,
+        values,
+    } = super::sweep::axis(
+        &super::AxisSpec {
+            parameter: s.parameter.clone(),
+            values: Some(s.values.clone().unwrap_or_default()),
+            range: None,
+            count: None,
+        },
+        "measure.sweep",
+    )?;
     // The points are copies of the spec without its sweep: copying the sweep's own list into
     // every point made the check quadratic in the number of values.
     let mut base = file.clone();
@@ -126,7 +110,7 @@ fn validate_sweep(
     }
     Ok(Sweep {
         parameter,
-        units: units.to_string(),
+        units,
         values,
         points,
     })

@@ -169,42 +169,42 @@ fn axes(t: &SweepTable) -> Result<Vec<(Axis, String)>, SpecError> {
     if given.is_empty() {
         return Err(SpecError::new("sweep.axis", "give at least one axis"));
     }
-    let names: Vec<&str> = SWEEP_PARAMETERS.iter().map(|p| p.0).collect();
-    let mut out = Vec::with_capacity(given.len());
+    let mut out: Vec<(Axis, String)> = Vec::with_capacity(given.len());
     for (a, at) in given {
-        let parameter = a.parameter.clone().ok_or_else(|| {
-            SpecError::new(
-                format!("{at}.parameter"),
-                format!("missing: the field to vary ({})", names.join(", ")),
-            )
-        })?;
-        let (units, link) = sweep_parameter(&parameter).ok_or_else(|| {
-            SpecError::new(
-                format!("{at}.parameter"),
-                format!("unknown `{parameter}` (expected {})", names.join(", ")),
-            )
-        })?;
-        if out
-            .iter()
-            .any(|(o, _): &(Axis, String)| o.parameter == parameter)
-        {
+        let axis = axis(a, &at)?;
+        if out.iter().any(|(o, _)| o.parameter == axis.parameter) {
             return Err(SpecError::new(
                 format!("{at}.parameter"),
-                format!("`{parameter}` is swept twice"),
+                format!("`{}` is swept twice", axis.parameter),
             ));
         }
-        let values = axis_values(a, &at)?;
-        out.push((
-            Axis {
-                parameter,
-                units: units.to_string(),
-                link,
-                values,
-            },
-            at,
-        ));
+        out.push((axis, at));
     }
     Ok(out)
+}
+
+/// One axis checked: a known field and its values ([`axis_values`]); errors name `{at}.…`.
+/// `[measure.sweep]` (at = `measure.sweep`) is checked by the same rules.
+pub(super) fn axis(a: &AxisSpec, at: &str) -> Result<Axis, SpecError> {
+    let names: Vec<&str> = SWEEP_PARAMETERS.iter().map(|p| p.0).collect();
+    let parameter = a.parameter.clone().ok_or_else(|| {
+        SpecError::new(
+            format!("{at}.parameter"),
+            format!("missing: the field to vary ({})", names.join(", ")),
+        )
+    })?;
+    let (units, link) = sweep_parameter(&parameter).ok_or_else(|| {
+        SpecError::new(
+            format!("{at}.parameter"),
+            format!("unknown `{parameter}` (expected {})", names.join(", ")),
+        )
+    })?;
+    Ok(Axis {
+        values: axis_values(a, at)?,
+        parameter,
+        units: units.to_string(),
+        link,
+    })
 }
 
 /// An axis's values: its list, or `count` evenly spaced over `range`; finite, distinct.
