@@ -99,6 +99,34 @@ impl Gauss {
     }
 }
 
+/// The three-stage (order 6) method's coefficients, for the frequency map's lanes, which run
+/// this method on vectors of pixels.
+#[derive(Debug, Clone, Copy)]
+pub struct Tableau3 {
+    pub c: [f64; 3],
+    pub a: [[f64; 3]; 3],
+    pub b: [f64; 3],
+    /// Extrapolation of a step's collocation polynomial over the next step of the same length:
+    /// `Z_i = h Σ_j w_ij F_j` with `w_ij = L_j(1 + c_i) − b_j` (the solver's starting guess).
+    pub w: [[f64; 3]; 3],
+}
+
+impl Tableau3 {
+    pub fn new() -> Tableau3 {
+        let (c, a, b) = tableau(3);
+        let w = std::array::from_fn(|i| {
+            std::array::from_fn(|j| horner(&lagrange_integral(&c, j), 1.0 + c[i]) - b[j])
+        });
+        Tableau3 { c, a, b, w }
+    }
+}
+
+impl Default for Tableau3 {
+    fn default() -> Self {
+        Tableau3::new()
+    }
+}
+
 /// Nodes, matrix and weights of the s-stage Gauss method (closed forms).
 fn tableau(s: usize) -> ([f64; 3], [[f64; 3]; 3], [f64; 3]) {
     match s {

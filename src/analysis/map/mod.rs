@@ -8,8 +8,9 @@
 //! thread or the batch it ran in, so every thread count, resume and shard split gives the same
 //! bits. Two-link chains, and the flip-time and final-state maps of three-link chains, go
 //! through the SIMD [`lanes`] (FLI and Lagrangian-descriptor maps, the latter of three links
-//! too, only with `Kernel::Lanes`); every other chain (and `Kernel::Scalar`) through the
-//! generic [`System`] + RK4 path.
+//! too, only with `Kernel::Lanes`; frequency maps with their Gauss–Legendre lanes); every
+//! other chain (and `Kernel::Scalar`) through the generic [`System`] + RK4 path (Gauss–Legendre
+//! for frequency maps).
 
 pub mod basins;
 pub mod bench;

@@ -574,10 +574,11 @@ static FREQUENCY: Facts = Facts {
     ],
     fields: &["map.samples", "map.window_order"],
     legend: Legend::Computed,
+    // Conservative two-link chains ([`super::lanes::gauss`]).
     lanes: Lanes {
-        two_link: None,
+        two_link: Some(true),
         three_link: false,
-        auto: false,
+        auto: true,
     },
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {

@@ -15,6 +15,10 @@
 //!   [`fli`] FLI/OFLI, [`descriptor`] the Lagrangian descriptor's halves, which integrates
 //!   along the RK4 stages through [`rk4_quad`]).
 //!
+//! The frequency map's orbits need a symplectic integrator, not RK4: [`gauss`] runs its
+//! Gauss–Legendre steps on lanes of its own (conservative two-link chains), outside the refill
+//! loop, since every pixel takes the same steps.
+//!
 //! A new lane map kind is one reduction plus its registration (the kind's `*_run` function, the
 //! tile function that calls it, and its [`Lanes`](super::kinds::Lanes) in the catalogue, whose
 //! `auto` says whether `--kernel auto` takes them or only `--kernel lanes`: FLI and the
@@ -31,6 +35,7 @@ pub mod engine;
 pub mod final_state;
 pub mod fli;
 pub mod flip;
+pub mod gauss;
 pub mod indicators;
 mod sincos;
 pub mod tangent;
