@@ -15,6 +15,7 @@ pub mod periodic;
 pub mod poincare;
 pub mod random;
 pub mod route;
+pub mod simd;
 pub mod simulate;
 
 pub use animate::{animation_trajectory, AnimateOptions, AnimateStyle};

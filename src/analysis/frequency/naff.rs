@@ -26,20 +26,23 @@
 //!
 //! **Accuracy.** Times are measured from the middle of the run (s = t − t_mid), which keeps the
 //! derivatives' weights s and s² symmetric and small. The exponentials e^{iωs_k} come from
-//! phase recurrences (one complex multiplication per sample, four interleaved) restarted every
+//! phase recurrences (one complex multiplication per sample, eight interleaved) restarted every
 //! [`RESEED`] samples from seeds that are exact `sin_cos` values every few blocks (see
-//! [`sweep`]), so the recurrences add ~10 roundings instead of a drift growing with the length
+//! [`phases`]), so the recurrences add ~8 roundings instead of a drift growing with the length
 //! of the run (the exact seeds carry the rounding of their argument, |ω s|·ε, as a sin_cos per
 //! sample would; it is noise of zero mean to the windowed sums). The module's tests
 //! recover a pure line to 1e-13 relative and two incommensurate lines to 1e-12.
 
+use crate::analysis::simd::multiversion;
 use num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 use std::f64::consts::PI;
 use std::fmt;
 use std::sync::Arc;
 
-/// Samples per block of the phase recurrences (a multiple of 4, the interleaved lanes).
+/// Interleaved phase recurrences and partial sums (a power of two): one AVX-512 vector.
+const LANES: usize = 8;
+/// Samples per block of the phase recurrences (a multiple of [`LANES`]).
 const RESEED: usize = 32;
 /// Blocks between exact block seeds.
 const EXACT_EVERY: usize = 4;
@@ -139,60 +142,210 @@ pub fn hann(p: u32, tau: f64) -> f64 {
     c * (1.0 + (PI * tau).cos()).powi(p as i32)
 }
 
-/// Calls `f(lane, k, e^{iω s_k})` for k = 0..n in order, with s_k = (k − (n−1)/2)·dt.
+/// Fills `re`, `im` with e^{iω s_k} for k = 0..n, s_k = (k − (n−1)/2)·dt.
 ///
-/// The exponentials come from four interleaved phase recurrences (step e^{4iω dt}, lane =
-/// k mod 4 inside a block) so that the multiplications do not wait on each other, restarted
-/// every [`RESEED`] samples from a block seed. The seeds themselves step by e^{iω·RESEED·dt}
-/// and are recomputed exactly with `sin_cos` every [`EXACT_EVERY`] blocks; every step factor
-/// is an exact `sin_cos`. A phase is thus at most ~12 roundings from an exact one (≈ 3e-15),
-/// better than the one long recurrence it replaces, at an eighth of the `sin_cos` calls.
-/// Callers that accumulate keep one accumulator per lane for the same reason.
+/// The exponentials come from [`LANES`] interleaved phase recurrences (step e^{iω·LANES·dt},
+/// lane = k mod LANES inside a block) so that the multiplications do not wait on each other and
+/// run as one vector, restarted every [`RESEED`] samples from a block seed. The seeds
+/// themselves step by e^{iω·RESEED·dt} and are recomputed exactly with `sin_cos` every
+/// [`EXACT_EVERY`] blocks; every step factor is an exact `sin_cos`. A phase is thus at most ~8
+/// roundings from an exact one (≈ 2e-15), better than the one long recurrence it replaces, at a
+/// sixteenth of the `sin_cos` calls.
 #[inline(always)]
-fn sweep(n: usize, dt: f64, omega: f64, mut f: impl FnMut(usize, usize, Complex64)) {
+fn phases_in(n: usize, dt: f64, omega: f64, re: &mut [f64], im: &mut [f64]) {
+    let (re, im) = (&mut re[..n], &mut im[..n]);
     let centre = (n as f64 - 1.0) / 2.0;
     let exact = |x: f64| {
         let (s, c) = x.sin_cos();
-        Complex64::new(c, s)
+        (c, s)
     };
     let phase = |k: usize| exact(omega * (k as f64 - centre) * dt);
-    // Every step factor from the one rounded ω·dt (2x, 4x and 32x are exact multiples).
+    // Every step factor from the one rounded ω·dt.
     let x = omega * dt;
-    let r1 = exact(x);
-    let r2 = exact(2.0 * x);
-    let r3 = exact(3.0 * x);
-    let r4 = exact(4.0 * x);
-    let rb = exact(RESEED as f64 * x);
-    let mut seed = phase(0);
+    let mut rr = [1.0; LANES];
+    let mut ri = [0.0; LANES];
+    for l in 1..LANES {
+        (rr[l], ri[l]) = exact(l as f64 * x);
+    }
+    let (sr, si) = exact(LANES as f64 * x);
+    let (br, bi) = exact(RESEED as f64 * x);
+    let (mut pr, mut pi) = phase(0);
     let mut k0 = 0;
     let mut block = 0;
     while k0 < n {
         if block > 0 && block % EXACT_EVERY == 0 {
-            seed = phase(k0);
+            (pr, pi) = phase(k0);
         }
         let end = (k0 + RESEED).min(n);
-        let mut e = [seed, seed * r1, seed * r2, seed * r3];
+        let mut er = [0.0; LANES];
+        let mut ei = [0.0; LANES];
+        for l in 0..LANES {
+            er[l] = pr * rr[l] - pi * ri[l];
+            ei[l] = pr * ri[l] + pi * rr[l];
+        }
         let mut k = k0;
-        while k + 4 <= end {
-            f(0, k, e[0]);
-            f(1, k + 1, e[1]);
-            f(2, k + 2, e[2]);
-            f(3, k + 3, e[3]);
-            for x in &mut e {
-                *x *= r4;
+        while k + LANES <= end {
+            re[k..k + LANES].copy_from_slice(&er);
+            im[k..k + LANES].copy_from_slice(&ei);
+            for l in 0..LANES {
+                let (a, b) = (er[l], ei[l]);
+                er[l] = a * sr - b * si;
+                ei[l] = a * si + b * sr;
             }
-            k += 4;
+            k += LANES;
         }
-        let mut t = e[0];
-        while k < end {
-            f(0, k, t);
-            t *= r1;
-            k += 1;
-        }
-        seed *= rb;
+        let m = end - k;
+        re[k..end].copy_from_slice(&er[..m]);
+        im[k..end].copy_from_slice(&ei[..m]);
+        (pr, pi) = (pr * br - pi * bi, pr * bi + pi * br);
         k0 = end;
         block += 1;
     }
+}
+
+/// Σ_k c_k e_k and, with `DERIV`, Σ c_k e_k s_k and Σ c_k e_k s_k² (`c`, `e` complex as
+/// (re, im) slices of one length, `s`, `s2` real), each in [`LANES`] partial sums (lane = k mod
+/// LANES) added in a fixed tree at the end: one vector of accumulators, and the same bits on
+/// every instruction set.
+#[inline(always)]
+fn sums<const DERIV: bool>(
+    c: (&[f64], &[f64]),
+    e: (&[f64], &[f64]),
+    s: &[f64],
+    s2: &[f64],
+) -> [Complex64; 3] {
+    let n = c.0.len();
+    let (cr, ci, er, ei) = (c.0, &c.1[..n], &e.0[..n], &e.1[..n]);
+    let (s, s2) = if DERIV { (&s[..n], &s2[..n]) } else { (s, s2) };
+    let mut acc = [[0.0; LANES]; 6];
+    let full = n / LANES * LANES;
+    for b in (0..full).step_by(LANES) {
+        let (cr, ci, er, ei) = (block(cr, b), block(ci, b), block(er, b), block(ei, b));
+        // One operation over the whole block per statement, so that each is one vector op.
+        let vr: [f64; LANES] = std::array::from_fn(|l| cr[l] * er[l] - ci[l] * ei[l]);
+        let vi: [f64; LANES] = std::array::from_fn(|l| cr[l] * ei[l] + ci[l] * er[l]);
+        for l in 0..LANES {
+            acc[0][l] += vr[l];
+        }
+        for l in 0..LANES {
+            acc[1][l] += vi[l];
+        }
+        if DERIV {
+            let (s, s2) = (block(s, b), block(s2, b));
+            for l in 0..LANES {
+                acc[2][l] += vr[l] * s[l];
+            }
+            for l in 0..LANES {
+                acc[3][l] += vi[l] * s[l];
+            }
+            for l in 0..LANES {
+                acc[4][l] += vr[l] * s2[l];
+            }
+            for l in 0..LANES {
+                acc[5][l] += vi[l] * s2[l];
+            }
+        }
+    }
+    for k in full..n {
+        let l = k - full;
+        let vr = cr[k] * er[k] - ci[k] * ei[k];
+        let vi = cr[k] * ei[k] + ci[k] * er[k];
+        acc[0][l] += vr;
+        acc[1][l] += vi;
+        if DERIV {
+            acc[2][l] += vr * s[k];
+            acc[3][l] += vi * s[k];
+            acc[4][l] += vr * s2[k];
+            acc[5][l] += vi * s2[k];
+        }
+    }
+    let pair = |i: usize| Complex64::new(tree_sum(&acc[2 * i]), tree_sum(&acc[2 * i + 1]));
+    if DERIV {
+        [pair(0), pair(1), pair(2)]
+    } else {
+        [pair(0), Complex64::default(), Complex64::default()]
+    }
+}
+
+/// `r + a e` over the samples, complex as (re, im) slices.
+#[inline(always)]
+fn add_line_in(r: (&mut [f64], &mut [f64]), a: Complex64, e: (&[f64], &[f64])) {
+    let n = r.0.len();
+    let (rr, ri, er, ei) = (r.0, &mut r.1[..n], &e.0[..n], &e.1[..n]);
+    for k in 0..n {
+        rr[k] += a.re * er[k] - a.im * ei[k];
+        ri[k] += a.re * ei[k] + a.im * er[k];
+    }
+}
+
+/// Σ_k w_k x_k in [`LANES`] partial sums, added as [`sums`] adds them.
+#[inline(always)]
+fn real_sum_in(w: &[f64], x: &[f64]) -> f64 {
+    let n = w.len();
+    let x = &x[..n];
+    let mut acc = [0.0; LANES];
+    let full = n / LANES * LANES;
+    for b in (0..full).step_by(LANES) {
+        let (w, x) = (block(w, b), block(x, b));
+        for l in 0..LANES {
+            acc[l] += w[l] * x[l];
+        }
+    }
+    for k in full..n {
+        acc[k - full] += w[k] * x[k];
+    }
+    tree_sum(&acc)
+}
+
+/// The [`LANES`] samples from `b` on, as an array (one bounds check, then a vector loop).
+#[inline(always)]
+fn block(x: &[f64], b: usize) -> &[f64; LANES] {
+    x[b..b + LANES].try_into().expect("a whole block")
+}
+
+/// The lanes' partial sums added pairwise, halves first: one fixed order.
+#[inline(always)]
+fn tree_sum(a: &[f64; LANES]) -> f64 {
+    let mut v = *a;
+    let mut w = LANES;
+    while w > 1 {
+        w /= 2;
+        for l in 0..w {
+            v[l] += v[l + w];
+        }
+    }
+    v[0]
+}
+
+#[inline(always)]
+fn sum0_in(c: (&[f64], &[f64]), e: (&[f64], &[f64])) -> Complex64 {
+    sums::<false>(c, e, &[], &[])[0]
+}
+
+#[inline(always)]
+fn sum2_in(c: (&[f64], &[f64]), e: (&[f64], &[f64]), s: &[f64], s2: &[f64]) -> [Complex64; 3] {
+    sums::<true>(c, e, s, s2)
+}
+
+multiversion! {
+    /// [`phases_in`] on this CPU's vector unit.
+    fn phases(n: usize, dt: f64, omega: f64, re: &mut [f64], im: &mut [f64]) = phases_in;
+}
+multiversion! {
+    /// [`add_line_in`] on this CPU's vector unit.
+    fn add_line(r: (&mut [f64], &mut [f64]), a: Complex64, e: (&[f64], &[f64])) = add_line_in;
+}
+multiversion! {
+    /// [`real_sum_in`] on this CPU's vector unit.
+    fn real_sum(w: &[f64], x: &[f64]) -> f64 = real_sum_in;
+}
+multiversion! {
+    /// Σ c_k e_k ([`sums`]) on this CPU's vector unit.
+    fn sum0(c: (&[f64], &[f64]), e: (&[f64], &[f64])) -> Complex64 = sum0_in;
+}
+multiversion! {
+    /// Σ c_k e_k, Σ c_k e_k s_k, Σ c_k e_k s_k² ([`sums`]) on this CPU's vector unit.
+    fn sum2(c: (&[f64], &[f64]), e: (&[f64], &[f64]), s: &[f64], s2: &[f64]) -> [Complex64; 3] = sum2_in;
 }
 
 /// A reusable NAFF workspace for signals of `n` samples `dt` apart: FFT plan and buffers, window
@@ -206,10 +359,19 @@ pub struct Naff {
     fft_scratch: Vec<Complex64>,
     /// Window × trapezoid weights, normalised to sum 1 (⟨1, 1⟩_χ = 1).
     weights: Vec<f64>,
+    /// s_k = (k − (n−1)/2)·dt and s_k²: the weights of G's derivatives.
+    s: Vec<f64>,
+    s2: Vec<f64>,
+    /// The signal (re, im), and times the weights, w_k z_k (the inner products' left side).
+    /// Complex sample buffers are held as (re, im) pairs so that their loops vectorize.
+    z: [Vec<f64>; 2],
+    zw: [Vec<f64>; 2],
     /// The signal minus the lines found so far.
-    residual: Vec<Complex64>,
+    residual: [Vec<f64>; 2],
     /// The windowed residual w_k r_k.
-    windowed: Vec<Complex64>,
+    windowed: [Vec<f64>; 2],
+    /// e^{iω s_k} of the last [`phases`] call.
+    e: [Vec<f64>; 2],
     /// Frequencies found (rad/s).
     freqs: Vec<f64>,
     /// The found exponentials' Gram matrix W(ω_j − ω_k) (lower triangle, terms × terms,
@@ -264,7 +426,11 @@ impl Naff {
             .collect();
         let sum: f64 = weights.iter().sum();
         weights.iter_mut().for_each(|w| *w /= sum);
+        let centre = (n as f64 - 1.0) / 2.0;
+        let s: Vec<f64> = (0..n).map(|k| (k as f64 - centre) * dt).collect();
+        let s2 = s.iter().map(|v| v * v).collect();
         let m = opts.terms;
+        let pair = || [vec![0.0; n], vec![0.0; n]];
         Ok(Naff {
             n,
             dt,
@@ -273,8 +439,13 @@ impl Naff {
             fft_buf: vec![Complex64::default(); n],
             fft_scratch: vec![Complex64::default(); scratch],
             weights,
-            residual: vec![Complex64::default(); n],
-            windowed: vec![Complex64::default(); n],
+            s,
+            s2,
+            z: pair(),
+            zw: pair(),
+            residual: pair(),
+            windowed: pair(),
+            e: pair(),
             freqs: Vec::with_capacity(m),
             gram_m: vec![0.0; m * m],
             chol: vec![0.0; m * m],
@@ -310,16 +481,19 @@ impl Naff {
             self.n,
             "signal length differs from the workspace's"
         );
-        self.residual.copy_from_slice(z);
+        for (k, v) in z.iter().enumerate() {
+            let w = self.weights[k];
+            (self.z[0][k], self.z[1][k]) = (v.re, v.im);
+            (self.zw[0][k], self.zw[1][k]) = (w * v.re, w * v.im);
+        }
+        self.residual.clone_from(&self.z);
         self.freqs.clear();
         self.inner_valid = 0;
         self.amps.clear();
         self.lines.clear();
         let mut first = 0.0;
         for n in 0..self.opts.terms {
-            for k in 0..self.n {
-                self.windowed[k] = self.residual[k] * self.weights[k];
-            }
+            self.window();
             let Some((omega, g)) = self.peak() else { break };
             let amp = g.norm();
             if n == 0 {
@@ -340,16 +514,16 @@ impl Naff {
                 self.factor(self.freqs.len());
                 break;
             }
-            self.project(z);
+            self.project();
             if !self.opts.polish_at_end {
                 for _ in 0..self.opts.passes {
-                    self.polish(z);
+                    self.polish();
                 }
             }
         }
         if self.opts.polish_at_end && !self.freqs.is_empty() {
             for _ in 0..self.opts.passes {
-                self.polish(z);
+                self.polish();
             }
         }
         // Moved from s = t − t_mid to the signal's t.
@@ -380,7 +554,8 @@ impl Naff {
         let found = self.freqs.len();
         for j in changed..found {
             for k in 0..=j {
-                self.gram_m[j * m + k] = self.gram(self.freqs[j] - self.freqs[k]);
+                let g = self.gram(self.freqs[j] - self.freqs[k]);
+                self.gram_m[j * m + k] = g;
             }
         }
         for j in 0..found {
@@ -408,16 +583,13 @@ impl Naff {
     /// The projection of `z` onto the span of the found exponentials (the sum of its
     /// components along the Gram–Schmidt vectors u_j): amplitudes from M a = b, b_j = ⟨z, e_j⟩,
     /// by the Cholesky factor; the residual z − Σ a_k e_k rebuilt.
-    fn project(&mut self, z: &[Complex64]) {
+    fn project(&mut self) {
         let m = self.opts.terms;
         let found = self.freqs.len();
         for j in self.inner_valid..found {
-            let w = &self.weights;
-            let mut b = [Complex64::default(); 4];
-            sweep(self.n, self.dt, -self.freqs[j], |l, i, e| {
-                b[l] += w[i] * z[i] * e
-            });
-            self.inner[j] = (b[0] + b[1]) + (b[2] + b[3]);
+            self.phases(-self.freqs[j]);
+            let (zw, e) = (&self.zw, &self.e);
+            self.inner[j] = sum0((&zw[0], &zw[1]), (&e[0], &e[1]));
         }
         self.inner_valid = found;
         self.amps[..found].copy_from_slice(&self.inner[..found]);
@@ -436,91 +608,95 @@ impl Naff {
             }
             self.amps[j] = v / self.chol[j * m + j];
         }
-        self.residual.copy_from_slice(z);
+        self.residual.clone_from(&self.z);
         for k in 0..found {
-            let (a, w) = (self.amps[k], self.freqs[k]);
-            let residual = &mut self.residual;
-            sweep(self.n, self.dt, w, |_, i, e| residual[i] -= a * e);
+            self.phases(self.freqs[k]);
+            self.add_line(-1.0, self.amps[k]);
+        }
+    }
+
+    /// `e` ← e^{iω s_k}.
+    fn phases(&mut self, omega: f64) {
+        let [re, im] = &mut self.e;
+        phases(self.n, self.dt, omega, re, im);
+    }
+
+    /// residual ← residual + sign · a e (sign ±1).
+    fn add_line(&mut self, sign: f64, a: Complex64) {
+        let [rr, ri] = &mut self.residual;
+        add_line((rr, ri), a * sign, (&self.e[0], &self.e[1]));
+    }
+
+    /// windowed ← w · residual.
+    fn window(&mut self) {
+        for c in 0..2 {
+            let (v, r) = (&mut self.windowed[c], &self.residual[c]);
+            for ((v, r), w) in v.iter_mut().zip(r).zip(&self.weights) {
+                *v = r * w;
+            }
         }
     }
 
     /// One polishing pass over the lines found: each frequency is refined again on the signal
     /// minus all the *other* lines (so a neighbouring line no longer pulls it), then the
     /// projection is redone with the new frequencies.
-    fn polish(&mut self, z: &[Complex64]) {
+    fn polish(&mut self) {
         let found = self.freqs.len();
         let bin = self.bin();
         for k in 0..found {
             // r_k = residual + a_k e_k: the signal without the other lines.
             let (a, w) = (self.amps[k], self.freqs[k]);
-            let residual = &mut self.residual;
-            sweep(self.n, self.dt, w, |_, i, e| residual[i] += a * e);
-            for i in 0..self.n {
-                self.windowed[i] = self.residual[i] * self.weights[i];
-            }
+            self.phases(w);
+            self.add_line(1.0, a);
+            self.window();
             let (w2, a2) = self.refine(w - 0.5 * bin, w + 0.5 * bin, w);
             self.freqs[k] = w2;
             self.inner_valid = self.inner_valid.min(k);
             self.amps[k] = a2;
-            let residual = &mut self.residual;
-            sweep(self.n, self.dt, w2, |_, i, e| residual[i] -= a2 * e);
+            self.phases(w2);
+            self.add_line(-1.0, a2);
         }
         if self.factor(0) {
-            self.project(z);
+            self.project();
         }
-    }
-
-    /// The residual after the last [`Naff::analyse`] (the signal minus the lines found).
-    pub fn residual(&self) -> &[Complex64] {
-        &self.residual
     }
 
     /// The Gram function W(Δ) = Σ_k w_k cos(Δ s_k) = ⟨e^{iω_a s}, e^{iω_b s}⟩_χ, Δ = ω_a − ω_b.
-    fn gram(&self, delta: f64) -> f64 {
+    fn gram(&mut self, delta: f64) -> f64 {
         if delta == 0.0 {
             return 1.0;
         }
-        let mut acc = [0.0; 4];
-        let w = &self.weights;
-        sweep(self.n, self.dt, delta, |l, k, e| acc[l] += w[k] * e.re);
-        (acc[0] + acc[1]) + (acc[2] + acc[3])
+        self.phases(delta);
+        real_sum(&self.weights, &self.e[0])
     }
 
     /// G(ω) = Σ w_k r_k e^{−iω s_k} and its first two derivatives in ω.
-    fn moments(&self, omega: f64) -> (Complex64, Complex64, Complex64) {
-        let centre = (self.n as f64 - 1.0) / 2.0;
-        let dt = self.dt;
-        let c = &self.windowed;
-        let mut g = [[Complex64::default(); 3]; 4];
-        sweep(self.n, dt, -omega, |l, k, e| {
-            let s = (k as f64 - centre) * dt;
-            let v = c[k] * e;
-            g[l][0] += v;
-            g[l][1] += v * s;
-            g[l][2] += v * (s * s);
-        });
-        let sum = |i: usize| (g[0][i] + g[1][i]) + (g[2][i] + g[3][i]);
-        let (g0, g1, g2) = (sum(0), sum(1), sum(2));
+    fn moments(&mut self, omega: f64) -> (Complex64, Complex64, Complex64) {
+        self.phases(-omega);
+        let (c, e) = (&self.windowed, &self.e);
+        let [g0, g1, g2] = sum2((&c[0], &c[1]), (&e[0], &e[1]), &self.s, &self.s2);
         // d/dω e^{−iωs} = −is e^{−iωs}; d² = −s² e^{−iωs}.
         (g0, g1 * Complex64::new(0.0, -1.0), -g2)
     }
 
     /// d/dω |G|² / 2, d²/dω² |G|² / 2, and G itself.
-    fn slope(&self, omega: f64) -> (f64, f64, Complex64) {
+    fn slope(&mut self, omega: f64) -> (f64, f64, Complex64) {
         let (g0, g1, g2) = self.moments(omega);
         let d1 = (g0.conj() * g1).re;
         let d2 = g1.norm_sqr() + (g0.conj() * g2).re;
         (d1, d2, g0)
     }
 
-    fn value(&self, omega: f64) -> f64 {
+    fn value(&mut self, omega: f64) -> f64 {
         self.moments(omega).0.norm_sqr()
     }
 
     /// The refined frequency of the windowed residual's strongest line and G there, or None if
     /// the residual is zero.
     fn peak(&mut self) -> Option<(f64, Complex64)> {
-        self.fft_buf.copy_from_slice(&self.windowed);
+        for (k, v) in self.fft_buf.iter_mut().enumerate() {
+            *v = Complex64::new(self.windowed[0][k], self.windowed[1][k]);
+        }
         self.fft
             .process_with_scratch(&mut self.fft_buf, &mut self.fft_scratch);
         let (mut best, mut best_v) = (0usize, 0.0);
@@ -562,7 +738,7 @@ impl Naff {
     /// (the slopes of opposite signs there; a converging Newton never does, and the two checks
     /// were a quarter of the refinement's evaluations); if they fail, a golden-section search
     /// to a small interval first.
-    fn refine(&self, lo: f64, hi: f64, omega: f64) -> (f64, Complex64) {
+    fn refine(&mut self, lo: f64, hi: f64, omega: f64) -> (f64, Complex64) {
         if let Some(found) = self.newton(lo, hi, omega) {
             return found;
         }
@@ -598,7 +774,7 @@ impl Naff {
     /// bisection whenever the step leaves the bracket or the curvature has the wrong sign. An
     /// end is checked when bisection first needs it (unless an iterate has replaced it): None
     /// if its slope has the wrong sign. Returns the frequency and G there.
-    fn newton(&self, mut lo: f64, mut hi: f64, start: f64) -> Option<(f64, Complex64)> {
+    fn newton(&mut self, mut lo: f64, mut hi: f64, start: f64) -> Option<(f64, Complex64)> {
         let (mut lo_checked, mut hi_checked) = (false, false);
         let mut x = start.clamp(lo, hi);
         for _ in 0..200 {
@@ -671,18 +847,17 @@ mod tests {
     /// would); what the recurrences add is checked against the last exact seed times
     /// cis(m·(ω dt)), m = k − k₀ < 128, its argument taken with its rounding error (fma) so
     /// that the reference itself is exact to ε: below 1e-14, where one recurrence over the
-    /// run drifts by ≈ k·ε ≈ 1e-10. Lanes and order are checked on the way.
+    /// run drifts by ≈ k·ε ≈ 1e-10.
     #[test]
     fn phase_recurrence_stays_at_round_off() {
         let (n, dt, w) = (1_000_000usize + 7, 0.01, 271.828_182_845);
         let centre = (n as f64 - 1.0) / 2.0;
         let x = w * dt;
         let mut worst = 0.0f64;
-        let mut next = 0;
-        sweep(n, dt, w, |lane, k, e| {
-            assert_eq!(k, next);
-            next += 1;
-            assert!(lane == (k % RESEED) % 4 || k >= n / RESEED * RESEED);
+        let (mut re, mut im) = (vec![f64::NAN; n], vec![f64::NAN; n]);
+        phases(n, dt, w, &mut re, &mut im);
+        for k in 0..n {
+            let e = Complex64::new(re[k], im[k]);
             let k0 = k / (RESEED * EXACT_EVERY) * (RESEED * EXACT_EVERY);
             let (s0, c0) = (w * (k0 as f64 - centre) * dt).sin_cos();
             let m = (k - k0) as f64;
@@ -693,8 +868,7 @@ mod tests {
                 * Complex64::new(c1, s1)
                 * Complex64::new(1.0 - 0.5 * err * err, err);
             worst = worst.max((e - want).norm());
-        });
-        assert_eq!(next, n);
+        }
         assert!(worst < 1e-14, "{worst:e}");
     }
 

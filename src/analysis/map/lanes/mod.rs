@@ -47,46 +47,4 @@ pub use flip::{crossing_fraction, located_time, FlipMask, DIVERGED};
 pub use three_link::ThreeLink;
 pub use two_link::{TwoLink, TwoLinkDrive};
 
-/// The instruction set the lanes run with.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Simd {
-    Avx512,
-    Avx2,
-    Baseline,
-}
-
-/// The best instruction set of this CPU, or a lesser one named by the environment variable
-/// `PENDULA_SIMD` (`avx512`, `avx2`, `baseline`; to benchmark the variants side by side).
-/// All give the same bits.
-pub fn simd() -> Simd {
-    static CHOICE: std::sync::OnceLock<Simd> = std::sync::OnceLock::new();
-    *CHOICE.get_or_init(|| {
-        #[allow(unused_mut)]
-        let mut best = Simd::Baseline;
-        #[cfg(target_arch = "x86_64")]
-        {
-            use std::arch::is_x86_feature_detected as has;
-            if has!("avx2") && has!("fma") {
-                best = Simd::Avx2;
-                if has!("avx512f") && has!("avx512dq") && has!("avx512vl") {
-                    best = Simd::Avx512;
-                }
-            }
-        }
-        let rank = |s: Simd| match s {
-            Simd::Baseline => 0,
-            Simd::Avx2 => 1,
-            Simd::Avx512 => 2,
-        };
-        let asked = match std::env::var("PENDULA_SIMD").as_deref() {
-            Ok("avx512") => Some(Simd::Avx512),
-            Ok("avx2") => Some(Simd::Avx2),
-            Ok("baseline") => Some(Simd::Baseline),
-            _ => None,
-        };
-        match asked {
-            Some(a) if rank(a) <= rank(best) => a,
-            _ => best,
-        }
-    })
-}
+pub use crate::analysis::simd::{simd, Simd};
