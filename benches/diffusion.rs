@@ -7,6 +7,9 @@
 //! warm-up: the map has no state to warm) and prints the wall time, not a Criterion loop.
 //! `DIFFUSION_RES=64` runs a smaller map over the same window (1/16 of the work).
 //! The tally of tori (index < −8) and chaotic pixels (> −4) is printed as a sanity check.
+//! The chain is conservative with two links, so the orbits run on the SIMD lanes and NAFF's sums
+//! on the widest vectors this CPU has (`PENDULA_SIMD=avx2` or `baseline` times the others; the
+//! same bits).
 //!
 //! Run: `cargo bench --bench diffusion` (the equivalent CLI command is in README's frequency
 //! section).

@@ -54,7 +54,7 @@ pub enum MapKind {
     /// every `tau_steps` steps, OFLI in aux: the single-orbit reducer per pixel ([`fli`]).
     Fli { tau_steps: u32 },
     /// The diffusion index log₁₀‖ν(first half) − ν(second half)‖ of NAFF's fundamental
-    /// frequencies over `samples` samples `sample_steps` RK4 steps apart, Hann window of order
+    /// frequencies over `samples` samples `sample_steps` Gauss–Legendre steps apart, Hann window of order
     /// `window_order` ([`frequency`]).
     Frequency {
         sample_steps: u32,
