@@ -42,3 +42,32 @@ pub fn json(stdout: &str) -> Value {
     );
     serde_json::from_str(stdout.trim()).unwrap()
 }
+
+/// `cmd.output()` (stdin closed, stdout and stderr captured) with the child spawned under
+/// [`spawn_guard`]: for tests that build their own `Command`.
+#[allow(dead_code)] // Not every test binary that includes this file builds its own commands.
+pub fn output(cmd: &mut std::process::Command) -> std::process::Output {
+    use std::process::Stdio;
+    let child = {
+        let _g = spawn_guard();
+        cmd.stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap()
+    };
+    child.wait_with_output().unwrap()
+}
+
+/// `cmd.spawn()` under [`spawn_guard`].
+#[allow(dead_code)] // As `output`.
+pub fn spawn(cmd: &mut std::process::Command) -> std::process::Child {
+    let _g = spawn_guard();
+    cmd.spawn().unwrap()
+}
+
+/// `cmd.status()` with the child spawned under [`spawn_guard`].
+#[allow(dead_code)] // As `output`.
+pub fn status(cmd: &mut std::process::Command) -> std::process::ExitStatus {
+    spawn(cmd).wait().unwrap()
+}

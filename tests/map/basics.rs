@@ -105,11 +105,7 @@ fn bin() -> PathBuf {
 }
 
 fn pendula(dir: &Path, args: &[&str]) -> (i32, String, String) {
-    let out = Proc::new(bin())
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap();
+    let out = crate::spawn::output(Proc::new(bin()).current_dir(dir).args(args));
     (
         out.status.code().unwrap_or(-1),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -141,13 +137,13 @@ fn tiles_in(dir: &Path) -> usize {
 
 /// Starts a map run and SIGKILLs it once its checkpoint holds at least `tiles` tiles.
 fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
-    let mut child = Proc::new(bin())
-        .current_dir(dir)
-        .args(args)
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::spawn::spawn(
+        Proc::new(bin())
+            .current_dir(dir)
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null()),
+    );
     let t0 = Instant::now();
     loop {
         if let Some(status) = child.try_wait().unwrap() {
@@ -221,21 +217,18 @@ fn sigkill_and_resume_is_bit_identical() {
     // Ctrl-C (SIGINT): the tiles in flight are finished and kept, exit 1 naming --resume.
     let int = [&slow_map("128")[..], &["-o", "int.h5"]].concat();
     let ckpt = d.join("int.h5.tiles");
-    let child = Proc::new(bin())
-        .current_dir(d)
-        .args(&int)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let child = crate::spawn::spawn(
+        Proc::new(bin())
+            .current_dir(d)
+            .args(&int)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
     let t0 = Instant::now();
     while tiles_in(&ckpt) < 10 && t0.elapsed() < Duration::from_secs(120) {
         std::thread::sleep(Duration::from_millis(2));
     }
-    let sent = Proc::new("kill")
-        .args(["-INT", &child.id().to_string()])
-        .status()
-        .unwrap();
+    let sent = crate::spawn::status(Proc::new("kill").args(["-INT", &child.id().to_string()]));
     assert!(sent.success());
     let out = child.wait_with_output().unwrap();
     let err = String::from_utf8_lossy(&out.stderr);

@@ -191,11 +191,11 @@ fn the_file_stores_located_times_through_shards_and_merge() {
     let dir = tempfile::tempdir().unwrap();
     let d = dir.path();
     let run = |args: &[&str]| {
-        let out = Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .current_dir(d)
-            .args(args)
-            .output()
-            .unwrap();
+        let out = crate::spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .current_dir(d)
+                .args(args),
+        );
         assert!(
             out.status.success(),
             "{args:?}: {}",

@@ -185,20 +185,20 @@ fn threads_and_tiles_do_not_change_the_bits() {
 fn bench_map_accepts_sali_and_gali() {
     use std::process::Command;
     let bench = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .args([
-                "bench",
-                "map",
-                "--width",
-                "4",
-                "--t-max",
-                "0.5",
-                "--threads",
-                "1",
-            ])
-            .args(args)
-            .output()
-            .unwrap()
+        crate::spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .args([
+                    "bench",
+                    "map",
+                    "--width",
+                    "4",
+                    "--t-max",
+                    "0.5",
+                    "--threads",
+                    "1",
+                ])
+                .args(args),
+        )
     };
     for kind in ["sali", "gali"] {
         let mut steps = vec![];

@@ -197,10 +197,7 @@ fn paths_that_are_not_regular_files_are_refused_before_opening() {
     let t = tempfile::tempdir().unwrap();
     let d = t.path();
     let fifo = d.join("x.h5");
-    let made = std::process::Command::new("mkfifo")
-        .arg(&fifo)
-        .status()
-        .unwrap();
+    let made = crate::spawn::status(std::process::Command::new("mkfifo").arg(&fifo));
     assert!(made.success());
     std::fs::create_dir(d.join("dir.h5")).unwrap();
     std::fs::write(d.join("text.h5"), "not hdf5\n").unwrap();

@@ -159,26 +159,26 @@ fn cli_refuses_bad_blocks_and_tolerance() {
         ("--tolerance", "0"),
         ("--tolerance", "-0.1"),
     ] {
-        let o = Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .current_dir(dir.path())
-            .args(base)
-            .args([flag, v, "-o"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = crate::spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .current_dir(dir.path())
+                .args(base)
+                .args([flag, v, "-o"])
+                .arg(&out),
+        );
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "{flag} {v}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains(flag), "{err}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_pendula"))
-        .current_dir(dir.path())
-        .args(base)
-        .args(["--blocks", "5", "--tolerance", "0.1", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = crate::spawn::output(
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir.path())
+            .args(base)
+            .args(["--blocks", "5", "--tolerance", "0.1", "-o"])
+            .arg(&out),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let f = hdf5::File::open(&out).unwrap();
     let g = f.group("map").unwrap();
@@ -217,11 +217,11 @@ fn figure_shows_the_standard_error_beside_the_exponent() {
     use std::process::Command;
     let dir = tempfile::tempdir().unwrap();
     let run = |args: &[&str]| {
-        Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .current_dir(dir.path())
-            .args(args)
-            .output()
-            .unwrap()
+        crate::spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .current_dir(dir.path())
+                .args(args),
+        )
     };
     let o = run(&[
         "map",

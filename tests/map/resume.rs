@@ -24,7 +24,7 @@ fn run(dir: &Path, args: &[&str], abort_at: Option<&str>) -> (Option<i32>, Strin
     if let Some(phase) = abort_at {
         cmd.env("PENDULA_TEST_ABORT_AT", phase);
     }
-    let out = cmd.output().unwrap();
+    let out = crate::spawn::output(&mut cmd);
     (
         out.status.code(),
         String::from_utf8_lossy(&out.stdout).into_owned(),
@@ -319,22 +319,19 @@ fn sigterm_leaves_the_checkpoint_and_no_file_and_resume_finishes_it() {
             })
             .unwrap_or(0)
     };
-    let mut child = Command::new(bin())
-        .current_dir(d)
-        .args(&a)
-        .env_remove("PENDULA_TEST_ABORT_AT")
-        .stdout(std::process::Stdio::null())
-        .stderr(std::process::Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = crate::spawn::spawn(
+        Command::new(bin())
+            .current_dir(d)
+            .args(&a)
+            .env_remove("PENDULA_TEST_ABORT_AT")
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null()),
+    );
     let t0 = std::time::Instant::now();
     while tiles() < 5 && t0.elapsed() < std::time::Duration::from_secs(120) {
         std::thread::sleep(std::time::Duration::from_millis(2));
     }
-    let sent = Command::new("kill")
-        .args(["-TERM", &child.id().to_string()])
-        .status()
-        .unwrap();
+    let sent = crate::spawn::status(Command::new("kill").args(["-TERM", &child.id().to_string()]));
     assert!(sent.success());
     let status = child.wait().unwrap();
     // 5 of 144 tiles done when the signal is sent: the run cannot have finished.

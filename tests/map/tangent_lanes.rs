@@ -151,26 +151,26 @@ fn megno_cli_and_bad_tau() {
     let out = dir.path().join("m.h5");
     let base = ["map", "--kind", "megno", "--resolution", "8"];
     for tau in ["0", "-0.1"] {
-        let o = Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .current_dir(dir.path())
-            .args(base)
-            .args(["--t-end", "2", "--tau", tau, "-o"])
-            .arg(&out)
-            .output()
-            .unwrap();
+        let o = crate::spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .current_dir(dir.path())
+                .args(base)
+                .args(["--t-end", "2", "--tau", tau, "-o"])
+                .arg(&out),
+        );
         let err = String::from_utf8_lossy(&o.stderr);
         assert_eq!(o.status.code(), Some(2), "--tau {tau}: {err}");
         assert_eq!(err.trim_end().lines().count(), 1, "{err}");
         assert!(err.contains("--tau"), "{err}");
         assert_eq!(std::fs::read_dir(dir.path()).unwrap().count(), 0);
     }
-    let o = Command::new(env!("CARGO_BIN_EXE_pendula"))
-        .current_dir(dir.path())
-        .args(base)
-        .args(["--t-end", "2", "--tau", "0.05", "-o"])
-        .arg(&out)
-        .output()
-        .unwrap();
+    let o = crate::spawn::output(
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir.path())
+            .args(base)
+            .args(["--t-end", "2", "--tau", "0.05", "-o"])
+            .arg(&out),
+    );
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     let r = pendula::store::map::MapReader::open(&out).unwrap();
     let d = r.read_all().unwrap();
