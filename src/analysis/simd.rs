@@ -51,20 +51,27 @@ pub fn simd() -> Simd {
 /// `$vis fn $name(args) -> ret` that runs `$body(args)` (an `#[inline(always)]` function, so
 /// that it is compiled into each variant) as AVX-512, AVX2+FMA or baseline code, whichever
 /// [`simd`] picked: for kernels whose loops LLVM vectorizes but whose binary is built for the
-/// baseline instruction set.
+/// baseline instruction set. `= $wide, $mid, $base;` names one body per instruction set instead
+/// (e.g. the same generic function at another lane width).
 macro_rules! multiversion {
     ($(#[$m:meta])* $vis:vis fn $name:ident($($a:ident: $t:ty),* $(,)?) $(-> $r:ty)? = $body:path;) => {
+        $crate::analysis::simd::multiversion! {
+            $(#[$m])* $vis fn $name($($a: $t),*) $(-> $r)? = $body, $body, $body;
+        }
+    };
+    ($(#[$m:meta])* $vis:vis fn $name:ident($($a:ident: $t:ty),* $(,)?) $(-> $r:ty)?
+        = $wide:path, $mid:path, $base:path;) => {
         $(#[$m])*
         $vis fn $name($($a: $t),*) $(-> $r)? {
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx512f,avx512dq,avx512vl,avx2,fma")]
             unsafe fn wide($($a: $t),*) $(-> $r)? {
-                $body($($a),*)
+                $wide($($a),*)
             }
             #[cfg(target_arch = "x86_64")]
             #[target_feature(enable = "avx2,fma")]
             unsafe fn mid($($a: $t),*) $(-> $r)? {
-                $body($($a),*)
+                $mid($($a),*)
             }
             match $crate::analysis::simd::simd() {
                 // SAFETY: `simd()` only names features detected on this CPU.
@@ -72,7 +79,7 @@ macro_rules! multiversion {
                 $crate::analysis::simd::Simd::Avx512 => unsafe { wide($($a),*) },
                 #[cfg(target_arch = "x86_64")]
                 $crate::analysis::simd::Simd::Avx2 => unsafe { mid($($a),*) },
-                _ => $body($($a),*),
+                _ => $base($($a),*),
             }
         }
     };

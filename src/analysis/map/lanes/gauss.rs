@@ -23,6 +23,7 @@
 
 use super::sincos::sin_cos;
 use super::{simd, Simd, TwoLink};
+use crate::analysis::simd::multiversion;
 use crate::integrate::gauss::Tableau3 as Tableau;
 
 /// Fixed-point sweeps after which a lane's step has failed (the scalar solver's `max_iter`).
@@ -91,46 +92,20 @@ pub fn width() -> usize {
     }
 }
 
-/// Integrates the canonical start states `y0` (at most [`width`] of them) with step `h`, taking
-/// `samples` samples `sample_steps` steps apart (the first at the start), into `out` (from
-/// [`Group::new`] with `width()` lanes). `cancelled(count)` is asked after each step with the
-/// group's running step count; true abandons the group (returns false).
-pub fn run(
-    m: &TwoLink,
-    y0: &[[f64; 4]],
-    h: f64,
-    sample_steps: u32,
-    samples: usize,
-    out: &mut Group,
-    cancelled: &dyn Fn(u64) -> bool,
-) -> bool {
-    macro_rules! with_features {
-        ($name:ident, $features:literal) => {
-            #[cfg(target_arch = "x86_64")]
-            #[target_feature(enable = $features)]
-            unsafe fn $name<const L: usize>(
-                m: &TwoLink,
-                y0: &[[f64; 4]],
-                h: f64,
-                sample_steps: u32,
-                samples: usize,
-                out: &mut Group,
-                cancelled: &dyn Fn(u64) -> bool,
-            ) -> bool {
-                group::<L>(m, y0, h, sample_steps, samples, out, cancelled)
-            }
-        };
-    }
-    with_features!(wide, "avx512f,avx512dq,avx512vl,avx2,fma");
-    with_features!(mid, "avx2,fma");
-    match simd() {
-        // SAFETY: `simd()` only names features detected on this CPU.
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx512 => unsafe { wide::<8>(m, y0, h, sample_steps, samples, out, cancelled) },
-        #[cfg(target_arch = "x86_64")]
-        Simd::Avx2 => unsafe { mid::<4>(m, y0, h, sample_steps, samples, out, cancelled) },
-        _ => group::<4>(m, y0, h, sample_steps, samples, out, cancelled),
-    }
+multiversion! {
+    /// Integrates the canonical start states `y0` (at most [`width`] of them) with step `h`,
+    /// taking `samples` samples `sample_steps` steps apart (the first at the start), into `out`
+    /// (from [`Group::new`] with `width()` lanes). `cancelled(count)` is asked after each step
+    /// with the group's running step count; true abandons the group (returns false).
+    pub fn run(
+        m: &TwoLink,
+        y0: &[[f64; 4]],
+        h: f64,
+        sample_steps: u32,
+        samples: usize,
+        out: &mut Group,
+        cancelled: &dyn Fn(u64) -> bool,
+    ) -> bool = group::<8>, group::<4>, group::<4>;
 }
 
 /// [`run`] on `L` lanes (`y0.len() ≤ L`; the lanes beyond it idle at rest).
