@@ -67,18 +67,8 @@ impl Gauss {
             "Gauss: dt = {} must be finite and > 0",
             self.dt
         );
-        let s = self.stages;
-        let (c, a, b) = tableau(s);
-        let mut lp = [[0.0; 4]; 3];
-        for (j, l) in lp.iter_mut().enumerate().take(s) {
-            *l = lagrange_integral(&c[..s], j);
-        }
         GaussSolver {
-            s,
-            c,
-            a,
-            b,
-            lp,
+            tab: Tableau::new(self.stages),
             max_iter: 50,
             clock: FixedClock::new(self.dt),
             t_prev: 0.0,
@@ -99,32 +89,65 @@ impl Gauss {
     }
 }
 
-/// The three-stage (order 6) method's coefficients, for the frequency map's lanes, which run
-/// this method on vectors of pixels.
+/// The coefficients of the s-stage method: nodes `c`, matrix `a`, weights `b`, and the
+/// integrals `L_j` of the Lagrange basis on `c` (ascending powers), from which the starting
+/// guess and the dense output are built. The solver and the frequency map's lanes both step
+/// with it.
 #[derive(Debug, Clone, Copy)]
-pub struct Tableau3 {
+pub struct Tableau {
+    pub s: usize,
     pub c: [f64; 3],
     pub a: [[f64; 3]; 3],
     pub b: [f64; 3],
-    /// Extrapolation of a step's collocation polynomial over the next step of the same length:
-    /// `Z_i = h Σ_j w_ij F_j` with `w_ij = L_j(1 + c_i) − b_j` (the solver's starting guess).
-    pub w: [[f64; 3]; 3],
+    lp: [[f64; 4]; 3],
 }
 
-impl Tableau3 {
-    pub fn new() -> Tableau3 {
-        let (c, a, b) = tableau(3);
-        let w = std::array::from_fn(|i| {
-            std::array::from_fn(|j| horner(&lagrange_integral(&c, j), 1.0 + c[i]) - b[j])
-        });
-        Tableau3 { c, a, b, w }
+impl Tableau {
+    /// The method with `s` ∈ [`Gauss::STAGES`] stages.
+    pub fn new(s: usize) -> Tableau {
+        let (c, a, b) = tableau(s);
+        let mut lp = [[0.0; 4]; 3];
+        for (j, l) in lp.iter_mut().enumerate().take(s) {
+            *l = lagrange_integral(&c[..s], j);
+        }
+        Tableau { s, c, a, b, lp }
+    }
+
+    /// The starting guess of a step of length `h` after one of length `h_last`: the last
+    /// collocation polynomial u extrapolated, `Z_i = u(t + c_i h) − u(t) = Σ_j w_ij F_j` with
+    /// `w_ij = h_last (L_j(1 + c_i h / h_last) − b_j)` (F_j the last step's stage derivatives).
+    #[inline(always)]
+    pub fn extrapolation(&self, h_last: f64, h: f64) -> [[f64; 3]; 3] {
+        let r = h / h_last;
+        let mut w = [[0.0; 3]; 3];
+        for i in 0..self.s {
+            for j in 0..self.s {
+                w[i][j] = h_last * (horner(&self.lp[j], 1.0 + r * self.c[i]) - self.b[j]);
+            }
+        }
+        w
     }
 }
 
-impl Default for Tableau3 {
-    fn default() -> Self {
-        Tableau3::new()
-    }
+/// The stage iteration's stopping rule (module doc): a sweep whose largest change `change`,
+/// relative to the state's scale `scale`, is at round-off (≤ 1e-15), or no longer falls below
+/// the last sweep's `prev` once under 1e-10. Returns (done, this sweep's relative change).
+#[inline(always)]
+pub fn sweeps_done(change: f64, scale: f64, prev: f64) -> (bool, f64) {
+    // One scale for all components: a per-component ratio blows up where a component and its
+    // increment are both ~0 while the rounding of f is not.
+    let delta = if change == 0.0 { 0.0 } else { change / scale };
+    (delta <= 1e-15 || (delta >= prev && delta <= 1e-10), delta)
+}
+
+/// `y += dy` with Kahan's compensation `comp`, so that round-off does not random-walk the
+/// energy over 10⁶ steps.
+#[inline(always)]
+pub fn compensated_add(y: &mut f64, comp: &mut f64, dy: f64) {
+    let d = dy + *comp;
+    let yn = *y + d;
+    *comp = d - (yn - *y);
+    *y = yn;
 }
 
 /// Nodes, matrix and weights of the s-stage Gauss method (closed forms).
@@ -191,12 +214,7 @@ fn horner(p: &[f64; 4], x: f64) -> f64 {
 /// Gauss buffers and step bookkeeping.
 #[derive(Debug, Clone)]
 pub struct GaussSolver {
-    s: usize,
-    c: [f64; 3],
-    a: [[f64; 3]; 3],
-    b: [f64; 3],
-    /// `L_j` polynomials of the collocation basis.
-    lp: [[f64; 4]; 3],
+    tab: Tableau,
     /// Fixed-point sweeps after which [`IntegrateError::NoConvergence`] is returned (default 50).
     pub max_iter: u32,
     clock: FixedClock,
@@ -238,7 +256,7 @@ impl GaussSolver {
         h: f64,
         y: &mut [f64],
     ) -> Result<(), IntegrateError> {
-        match (self.s, if self.fixed_size { self.len } else { 0 }) {
+        match (self.tab.s, if self.fixed_size { self.len } else { 0 }) {
             (3, 2) => self.gauss_step_fixed::<O, 2>(ode, t, h, y),
             (3, 4) => self.gauss_step_fixed::<O, 4>(ode, t, h, y),
             (3, 6) => self.gauss_step_fixed::<O, 6>(ode, t, h, y),
@@ -266,14 +284,9 @@ impl GaussSolver {
         }
         let mut z = [[0.0; L]; S];
         let continuing = self.have_prev && t == self.t_new && y[..] == self.y_last[..];
+        let tab = self.tab;
         if continuing {
-            let r = h / self.h_last;
-            let mut w = [[0.0; S]; S];
-            for i in 0..S {
-                for j in 0..S {
-                    w[i][j] = self.h_last * (horner(&self.lp[j], 1.0 + r * self.c[i]) - self.b[j]);
-                }
-            }
+            let w = tab.extrapolation(self.h_last, h);
             for i in 0..S {
                 for q in 0..L {
                     let mut acc = 0.0;
@@ -290,11 +303,11 @@ impl GaussSolver {
             self.stats.evals += 1;
             for i in (0..S).rev() {
                 for q in 0..L {
-                    z[i][q] = self.c[i] * h * f[0][q];
+                    z[i][q] = tab.c[i] * h * f[0][q];
                 }
             }
         }
-        let (a, c) = (self.a, self.c);
+        let (a, c) = (tab.a, tab.c);
         let mut y_stage = [0.0; L];
         let mut prev = f64::INFINITY;
         let mut converged = false;
@@ -327,8 +340,8 @@ impl GaussSolver {
             if change.is_nan() || scale.is_nan() {
                 break;
             }
-            let delta = if change == 0.0 { 0.0 } else { change / scale };
-            if delta <= 1e-15 || (delta >= prev && delta <= 1e-10) {
+            let (done, delta) = sweeps_done(change, scale, prev);
+            if done {
                 converged = true;
                 break;
             }
@@ -347,12 +360,9 @@ impl GaussSolver {
         for q in 0..L {
             let mut inc = 0.0;
             for j in 0..S {
-                inc += self.b[j] * f[j][q];
+                inc += tab.b[j] * f[j][q];
             }
-            let dy = h * inc + comp[q];
-            let yn = y[q] + dy;
-            comp[q] = dy - (yn - y[q]);
-            y[q] = yn;
+            compensated_add(&mut y[q], &mut comp[q], h * inc);
         }
         self.h_last = h;
         self.stats.steps += 1;
@@ -367,17 +377,11 @@ impl GaussSolver {
         h: f64,
         y: &mut [f64],
     ) -> Result<(), IntegrateError> {
-        let (s, len) = (self.s, self.len);
+        let (tab, len) = (self.tab, self.len);
+        let s = tab.s;
         let continuing = self.have_prev && t == self.t_new && y == self.y_last.as_slice();
         if continuing {
-            // Extrapolate the last collocation polynomial u: Z_i = u(t + c_i h) − u(t).
-            let r = h / self.h_last;
-            let mut w = [[0.0; 3]; 3];
-            for i in 0..s {
-                for j in 0..s {
-                    w[i][j] = self.h_last * (horner(&self.lp[j], 1.0 + r * self.c[i]) - self.b[j]);
-                }
-            }
+            let w = tab.extrapolation(self.h_last, h);
             for i in 0..s {
                 for q in 0..len {
                     let mut acc = 0.0;
@@ -394,7 +398,7 @@ impl GaussSolver {
             self.stats.evals += 1;
             for i in (0..s).rev() {
                 for q in 0..len {
-                    self.z[i * len + q] = self.c[i] * h * self.f[q];
+                    self.z[i * len + q] = tab.c[i] * h * self.f[q];
                 }
             }
         }
@@ -408,7 +412,7 @@ impl GaussSolver {
                     self.y_stage[q] = y[q] + self.z[i * len + q];
                 }
                 ode.eval(
-                    t + self.c[i] * h,
+                    t + tab.c[i] * h,
                     &self.y_stage,
                     &mut self.f[i * len..(i + 1) * len],
                 );
@@ -417,7 +421,7 @@ impl GaussSolver {
             let mut change: f64 = 0.0;
             let mut scale: f64 = 0.0;
             for i in 0..s {
-                let ai = self.a[i];
+                let ai = tab.a[i];
                 for q in 0..len {
                     let mut acc = 0.0;
                     for j in 0..s {
@@ -433,10 +437,8 @@ impl GaussSolver {
             if change.is_nan() || scale.is_nan() {
                 break;
             }
-            // One scale for all components: a per-component ratio blows up where a component
-            // and its increment are both ~0 while the rounding of f is not.
-            let delta = if change == 0.0 { 0.0 } else { change / scale };
-            if delta <= 1e-15 || (delta >= prev && delta <= 1e-10) {
+            let (done, delta) = sweeps_done(change, scale, prev);
+            if done {
                 converged = true;
                 break;
             }
@@ -450,12 +452,9 @@ impl GaussSolver {
         for q in 0..len {
             let mut inc = 0.0;
             for j in 0..s {
-                inc += self.b[j] * self.f[j * len + q];
+                inc += tab.b[j] * self.f[j * len + q];
             }
-            let dy = h * inc + self.comp[q];
-            let yn = y[q] + dy;
-            self.comp[q] = dy - (yn - y[q]);
-            y[q] = yn;
+            compensated_add(&mut y[q], &mut self.comp[q], h * inc);
         }
         self.h_last = h;
         self.stats.steps += 1;
@@ -503,13 +502,13 @@ impl Solver for GaussSolver {
         let h = self.h_last;
         let th = (s - self.t_prev) / h;
         let mut w = [0.0; 3];
-        for (j, wj) in w.iter_mut().enumerate().take(self.s) {
-            *wj = h * horner(&self.lp[j], th);
+        for (j, wj) in w.iter_mut().enumerate().take(self.tab.s) {
+            *wj = h * horner(&self.tab.lp[j], th);
         }
         let len = self.len;
         for q in 0..len {
             let mut acc = 0.0;
-            for (j, wj) in w.iter().enumerate().take(self.s) {
+            for (j, wj) in w.iter().enumerate().take(self.tab.s) {
                 acc += wj * self.f[j * len + q];
             }
             out[q] = self.y_prev[q] + acc;

@@ -1,10 +1,10 @@
 //! The frequency map's orbits on the lanes: Gauss–Legendre collocation of order 6 in canonical
 //! coordinates (θ, p) for conservative two-link chains, a group of pixels at once.
 //!
-//! The method is [`crate::integrate::Gauss`]'s with three stages, step for step: the stage
-//! increments start from the previous step's collocation polynomial, are iterated by fixed
-//! point to round-off with the same stopping rule, and the update is summed with Kahan's
-//! compensation. What differs from the scalar path is only the rounding of the flow: sin and
+//! The method is [`crate::integrate::Gauss`]'s with three stages, step for step, and its pieces
+//! are the solver's own ([`Tableau`], its starting guess [`Tableau::extrapolation`], the
+//! stopping rule [`sweeps_done`], the Kahan update [`compensated_add`]); only the loops over
+//! stages and sweeps are written again here, over lanes. What differs from the scalar path is only the rounding of the flow: sin and
 //! cos are the lanes' [`sin_cos`] (about 1 ulp from the standard library's), and the step is
 //! exactly `h` (the scalar clock's `t_{k+1} − t_k` can differ from it in the last bit). A torus
 //! gives the same frequencies both ways to round-off; a chaotic pixel, which amplifies any
@@ -24,7 +24,7 @@
 use super::sincos::sin_cos;
 use super::{simd, Simd, TwoLink};
 use crate::analysis::simd::multiversion;
-use crate::integrate::gauss::Tableau3 as Tableau;
+use crate::integrate::gauss::{compensated_add, sweeps_done, Tableau};
 
 /// Fixed-point sweeps after which a lane's step has failed (the scalar solver's `max_iter`).
 const MAX_SWEEPS: u32 = 50;
@@ -120,7 +120,9 @@ pub fn group<const L: usize>(
     cancelled: &dyn Fn(u64) -> bool,
 ) -> bool {
     assert!(y0.len() <= L && out.ok.len() >= y0.len());
-    let tab = Tableau::new();
+    let tab = Tableau::new(3);
+    // Every step has length h, so the starting guess's weights are the same for all.
+    let w = tab.extrapolation(h, h);
     let mut y = [[0.0; L]; 4];
     let mut alive = [false; L];
     for (l, s) in y0.iter().enumerate() {
@@ -143,7 +145,9 @@ pub fn group<const L: usize>(
             if cancelled(count) {
                 return false;
             }
-            step(m, &tab, h, first, &mut y, &mut comp, &mut big_f, &mut alive);
+            step(
+                m, &tab, &w, h, first, &mut y, &mut comp, &mut big_f, &mut alive,
+            );
             first = false;
             for l in 0..L {
                 steps[l] += u64::from(alive[l]);
@@ -187,6 +191,7 @@ fn record<const L: usize>(
 fn step<const L: usize>(
     m: &TwoLink,
     tab: &Tableau,
+    w: &[[f64; 3]; 3],
     h: f64,
     first: bool,
     y: &mut [[f64; L]; 4],
@@ -207,14 +212,14 @@ fn step<const L: usize>(
             }
         }
     } else {
-        // The last step's collocation polynomial extrapolated (its length was h too).
+        // The last step's collocation polynomial extrapolated ([`Tableau::extrapolation`]).
         for i in 0..3 {
-            let wi = tab.w[i];
+            let wi = w[i];
             for q in 0..4 {
                 for l in 0..L {
                     let mut acc = 0.0;
                     for j in 0..3 {
-                        acc += h * wi[j] * big_f[j][q][l];
+                        acc += wi[j] * big_f[j][q][l];
                     }
                     z[i][q][l] = acc;
                 }
@@ -271,8 +276,8 @@ fn step<const L: usize>(
                 alive[l] = false;
                 continue;
             }
-            let delta = if c == 0.0 { 0.0 } else { c / sc };
-            if delta <= 1e-15 || (delta >= prev[l] && delta <= 1e-10) {
+            let (done, delta) = sweeps_done(c, sc, prev[l]);
+            if done {
                 active[l] = false;
             } else {
                 prev[l] = delta;
@@ -295,10 +300,7 @@ fn step<const L: usize>(
             for j in 0..3 {
                 inc += tab.b[j] * big_f[j][q][l];
             }
-            let dy = h * inc + comp[q][l];
-            let yn = y[q][l] + dy;
-            comp[q][l] = dy - (yn - y[q][l]);
-            y[q][l] = yn;
+            compensated_add(&mut y[q][l], &mut comp[q][l], h * inc);
         }
     }
     for l in 0..L {
