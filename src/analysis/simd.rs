@@ -1,5 +1,5 @@
 //! Which instruction set the vector kernels run with: the map lanes ([`super::map::lanes`]) and
-//! NAFF's windowed sums ([`super::frequency::naff`]) are compiled for AVX-512, AVX2+FMA and the
+//! NAFF's windowed sums (`frequency::naff`) are compiled for AVX-512, AVX2+FMA and the
 //! baseline, and pick one at run time, so no `target-cpu=native` is needed. Their arithmetic is
 //! the same in all three (explicit `mul_add`, no contraction), so the choice changes the speed,
 //! never the bits.

@@ -43,8 +43,13 @@ impl Scalar {
         }
     }
 
-    fn with_error(mut self, error: f64) -> Scalar {
-        self.errors = Some(vec![error]);
+    fn with_error(self, error: f64) -> Scalar {
+        self.with_errors(vec![error])
+    }
+
+    /// The standard errors of the values, one each.
+    fn with_errors(mut self, errors: Vec<f64>) -> Scalar {
+        self.errors = Some(errors);
         self
     }
 
@@ -309,15 +314,16 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
             ));
         }
         Output::Ensemble { result, .. } => {
-            let mut v = Scalar::vector(
-                "lambda_mean",
-                "exponent",
-                result.mean.clone(),
-                "s-1",
-                "ensemble mean of each exponent",
+            s.push(
+                Scalar::vector(
+                    "lambda_mean",
+                    "exponent",
+                    result.mean.clone(),
+                    "s-1",
+                    "ensemble mean of each exponent",
+                )
+                .with_errors(result.standard_error.clone()),
             );
-            v.errors = Some(result.standard_error.clone());
-            s.push(v);
             s.push(Scalar::vector(
                 "lambda_std",
                 "exponent",
@@ -490,15 +496,16 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
 }
 
 fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
-    let mut v = Scalar::vector(
-        "lambda",
-        "exponent",
-        r.exponents.clone(),
-        "s-1",
-        "Lyapunov exponents, in QR order",
+    s.push(
+        Scalar::vector(
+            "lambda",
+            "exponent",
+            r.exponents.clone(),
+            "s-1",
+            "Lyapunov exponents, in QR order",
+        )
+        .with_errors(r.standard_error.clone()),
     );
-    v.errors = Some(r.standard_error.clone());
-    s.push(v);
     if let (Some(m), Some(e)) = (r.exponents.first(), r.standard_error.first()) {
         s.push(Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e));
         let (half, trend) = r.trend(0);

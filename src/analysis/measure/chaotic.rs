@@ -89,7 +89,7 @@ impl Default for ChaoticOptions {
 }
 
 /// The fraction a shorter run of the same starts gives: each start's verdict on the prefix
-/// of its own run that ends at `time` ([`crate::analysis::orbit::Rung`]).
+/// of its own run that ends at `time` ([`crate::analysis::orbit::sali::Rung`]).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
 pub struct Rung {
     /// The prefix's end (s).

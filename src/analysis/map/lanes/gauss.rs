@@ -5,7 +5,7 @@
 //! are the solver's own ([`Tableau`], its starting guess [`Tableau::extrapolation`], the
 //! stopping rule [`sweeps_done`], the Kahan update [`compensated_add`]); only the loops over
 //! stages and sweeps are written again here, over lanes. What differs from the scalar path is only the rounding of the flow: sin and
-//! cos are the lanes' [`sin_cos`] (about 1 ulp from the standard library's), and the step is
+//! cos are the lanes' `sin_cos` (about 1 ulp from the standard library's), and the step is
 //! exactly `h` (the scalar clock's `t_{k+1} − t_k` can differ from it in the last bit). A torus
 //! gives the same frequencies both ways to round-off; a chaotic pixel, which amplifies any
 //! rounding, gets another index of the same size.
