@@ -298,3 +298,63 @@ fn the_budget_is_the_flags_to_raise() {
         "64G",
     );
 }
+
+/// A frequency map's pixels hold their sampled orbits and NAFF workspaces: `--samples` drives
+/// its memory, not the resolution. One pixel at 2·10⁶ samples used 383 MB under a 100 MB budget
+/// before the estimate counted them; now it is refused naming `--samples`, and the estimate the
+/// dry run reports bounds the peak resident set of a run that fits.
+#[test]
+fn frequency_map_samples_are_budgeted() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    refused(
+        d,
+        &[
+            "map",
+            "--kind",
+            "frequency",
+            "--resolution",
+            "1",
+            "--samples",
+            "2000000",
+            "-o",
+            "f.h5",
+            "--max-memory=100M",
+        ],
+        "--samples",
+        "samples per pixel",
+    );
+    let args = [
+        "map",
+        "--kind",
+        "frequency",
+        "--resolution",
+        "1",
+        "--samples",
+        "200000",
+        "--t-end",
+        "10000",
+    ];
+    let dry = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(args)
+        .args(["--dry-run", "--json"])
+        .current_dir(d)
+        .output()
+        .unwrap();
+    assert!(
+        dry.status.success(),
+        "{}",
+        String::from_utf8_lossy(&dry.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&dry.stdout).unwrap();
+    let estimate = v["memory_bytes"].as_f64().unwrap();
+    let mut full = args.to_vec();
+    full.extend(["-o", "f.h5"]);
+    let o = run(d, &full);
+    assert_eq!(o.code, Some(0), "{}", o.stderr);
+    let peak = o.max_rss_kb as f64 * 1024.0;
+    assert!(
+        peak < estimate,
+        "peak RSS {peak:.3e} B over the estimate {estimate:.3e} B"
+    );
+}

@@ -664,6 +664,21 @@ fn map_terms(
         driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
         what: "the tiles in flight",
     });
+    if let MapKind::Frequency { samples, .. } = o.kind {
+        // Each tile in flight holds its pixels' sampled orbits and the NAFF workspaces of the
+        // whole run and of a half: per sample ≈ 136 B (FFT buffer, window and time weights,
+        // five complex work vectors) + 68 B (the half) + 16 B (the link signal), and the
+        // samples of θ and θ̇ of a lane group (8 lanes × 2 links × 16 B) or of one pixel of
+        // an N-link chain (16·N B). Independent of the resolution: `samples` drives it.
+        let per_sample = 220.0 + (16.0 * n as f64).max(256.0);
+        let in_flight = threads().min(tiles_total).max(1.0);
+        terms.push(Term {
+            bytes: in_flight * f64::from(samples) * per_sample,
+            field: "map.samples",
+            driver: format!("{samples} samples per pixel"),
+            what: "the sampled orbits and frequency analyses in flight",
+        });
+    }
 }
 
 /// The label grids `pendula measure` (or the Python package) measures: their size, how many
