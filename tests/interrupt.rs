@@ -591,6 +591,29 @@ fn modes_of_long_chains_stop() {
     }
 }
 
+/// The chaotic fraction of long SALI runs: a stop writes the shells finished before it (none,
+/// or some) with `complete = 0`, as every other command writes its partial result (before:
+/// "nothing measured was written", no file).
+#[test]
+fn chaotic_fraction_stops_and_writes_its_partial_result() {
+    both_signals_stop(
+        &[
+            "measure",
+            "--chaotic-fraction",
+            "--energies",
+            "-20,-10,0,10",
+            "--samples",
+            "64",
+            "--t-end",
+            "100000",
+            "-o",
+            "cf.h5",
+        ],
+        "cf.h5",
+        Some("measure/chaotic_fraction"),
+    );
+}
+
 /// SIGTERM while the final file of a 4·10⁶-sample run is written (seconds of compression): the
 /// write stops within a band of chunks, the unfinished `.partial` is removed, nothing is left at
 /// the output path, and the run exits 1 saying so (before: the signal was ignored and the run
