@@ -179,10 +179,12 @@ fn reuse(file: &Path, text: &str) -> Earlier {
     };
     match file_sum(file) {
         Err(e) => return Earlier::Stale(format!("{name} cannot be read ({e})")),
-        Ok(got) if got != want => return Earlier::Stale(format!(
+        Ok(got) if got != want => {
+            return Earlier::Stale(format!(
             "{name} does not match its record ({} bytes, FNV-1a {}; the record says {} bytes, {})",
             got.bytes, got.fnv1a64, want.bytes, want.fnv1a64
-        )),
+        ))
+        }
         Ok(_) => {}
     }
     if let Err(e) = crate::store::open_input(file) {

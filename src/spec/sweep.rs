@@ -70,9 +70,7 @@ impl Count {
     pub fn points(self) -> Option<usize> {
         let n = match self {
             Count::Whole(n) => usize::try_from(n).ok()?,
-            Count::Number(x) if x.is_finite() && x.fract() == 0.0 && x >= 0.0 && x <= 1e15 => {
-                x as usize
-            }
+            Count::Number(x) if x.fract() == 0.0 && (0.0..=1e15).contains(&x) => x as usize,
             Count::Number(_) => return None,
         };
         (2..=MAX_SWEEP_POINTS).contains(&n).then_some(n)
