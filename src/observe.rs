@@ -58,6 +58,45 @@ impl Cancel {
     }
 }
 
+/// Waits about `period` in a loop that polls work running on rayon's pool (an analysis's
+/// observer loop between two progress reports).
+///
+/// A thread of the pool itself (an analysis nested in a sweep's point, which runs on the
+/// sweep's pool) must not sleep there: the work it waits for is queued on the same pool, and
+/// with every thread of it waiting (one thread, `--threads 1`, or as many points as threads)
+/// nobody would run it, a deadlock at 0 % CPU. Such a thread runs a pending job of the pool
+/// instead, and naps only briefly when there is none.
+pub fn pause(period: std::time::Duration) {
+    if rayon::current_thread_index().is_none() {
+        std::thread::sleep(period);
+        return;
+    }
+    if rayon::yield_now() != Some(rayon::Yield::Executed) {
+        std::thread::sleep(period.min(std::time::Duration::from_millis(2)));
+    }
+}
+
+/// The next message of `rx`, waiting about `period` at most: [`std::sync::mpsc::Receiver::recv_timeout`],
+/// except that a thread of rayon's pool runs the pool's pending work while it waits
+/// ([`pause`]), so a loop that waits for results computed on the pool cannot deadlock it.
+pub fn recv_or_pause<T>(
+    rx: &std::sync::mpsc::Receiver<T>,
+    period: std::time::Duration,
+) -> Result<T, std::sync::mpsc::RecvTimeoutError> {
+    use std::sync::mpsc::{RecvTimeoutError, TryRecvError};
+    if rayon::current_thread_index().is_none() {
+        return rx.recv_timeout(period);
+    }
+    match rx.try_recv() {
+        Ok(t) => Ok(t),
+        Err(TryRecvError::Disconnected) => Err(RecvTimeoutError::Disconnected),
+        Err(TryRecvError::Empty) => {
+            pause(period);
+            Err(RecvTimeoutError::Timeout)
+        }
+    }
+}
+
 /// Receives progress in work units (samples, steps, pixels) of a known total.
 pub trait Observer {
     fn start(&mut self, _total: u64, _unit: &'static str) {}

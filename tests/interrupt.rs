@@ -590,3 +590,85 @@ fn modes_of_long_chains_stop() {
         both_signals_stop(args, "", None);
     }
 }
+
+/// The chaotic fraction of long SALI runs: a stop writes the shells finished before it (none,
+/// or some) with `complete = 0`, as every other command writes its partial result (before:
+/// "nothing measured was written", no file).
+#[test]
+fn chaotic_fraction_stops_and_writes_its_partial_result() {
+    both_signals_stop(
+        &[
+            "measure",
+            "--chaotic-fraction",
+            "--energies",
+            "-20,-10,0,10",
+            "--samples",
+            "64",
+            "--t-end",
+            "100000",
+            "-o",
+            "cf.h5",
+        ],
+        "cf.h5",
+        Some("measure/chaotic_fraction"),
+    );
+}
+
+/// SIGTERM while the final file of a 4·10⁶-sample run is written (seconds of compression): the
+/// write stops within a band of chunks, the unfinished `.partial` is removed, nothing is left at
+/// the output path, and the run exits 1 saying so (before: the signal was ignored and the run
+/// exited 0 with the file 5–14 s later). The signal is sent once the `.partial` exists.
+#[test]
+fn a_stop_during_the_final_write_removes_the_unfinished_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "simulate", "--preset", "double", "--theta", "2,2", "--t-end", "40000", "--dt-out", "0.01",
+        "-o", "x.h5",
+    ];
+    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args(args)
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let partial = dir.path().join("x.h5.partial");
+    let start = Instant::now();
+    while !partial.exists() {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "the run ended before its write was seen"
+        );
+        assert!(
+            start.elapsed() < Duration::from_secs(600),
+            "no .partial within 600 s"
+        );
+        std::thread::sleep(Duration::from_millis(2));
+    }
+    let sent = Instant::now();
+    assert!(Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > EXIT_WITHIN {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("still running {EXIT_WITHIN:?} after SIGTERM during the final write");
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    let mut stderr = String::new();
+    std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
+    assert_eq!(status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("interrupted") && stderr.contains("removed"),
+        "says the write was interrupted and its file removed: {stderr}"
+    );
+    assert!(!dir.path().join("x.h5").exists(), "no result: {stderr}");
+    assert_no_partial(dir.path());
+}

@@ -2,6 +2,8 @@
 //! interrupted sweep keeps its finished points and a rerun reuses them (and only them: a changed
 //! spec runs again); bad sweeps are refused before any work, naming the flag or field.
 
+#[path = "common/python.rs"]
+mod python;
 #[path = "common/spawn.rs"]
 mod spawn;
 
@@ -321,4 +323,278 @@ fn an_interrupt_keeps_the_finished_points_and_says_how_to_resume() {
     assert!(err.contains("rerun the same command to resume"), "{err}");
     assert!(!dir.path().join("g.h5").exists());
     assert!(first.is_file());
+}
+
+/// `pendula ARGS` in `dir`, failing (after killing it) if it has not ended within `limit`:
+/// (exit code, stdout, stderr).
+fn run_within(args: &[&str], dir: &Path, limit: Duration) -> (i32, String, String) {
+    let mut child = spawn::spawn(
+        std::process::Command::new(assert_cmd::cargo::cargo_bin("pendula"))
+            .current_dir(dir)
+            .args(args)
+            .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped()),
+    );
+    let start = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("pendula {args:?} still running after {limit:?}: a deadlock");
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Analyses that poll their observer while their work runs on the pool (poincare, an ensemble,
+/// a map), swept on one thread and on all: each point alone takes a fraction of a second, the
+/// sweep ends (before: a deadlock at 0 % CPU, the polling point holding the pool's only thread).
+#[test]
+fn sweeps_of_analyses_that_use_the_pool_do_not_deadlock() {
+    let runs: &[&[&str]] = &[
+        &[
+            "poincare",
+            "--energy",
+            "-20",
+            "--grid",
+            "2,2",
+            "--crossings",
+            "20",
+        ],
+        &[
+            "lyapunov",
+            "--preset",
+            "double",
+            "--theta",
+            "2,2",
+            "--t-end",
+            "15",
+            "--ensemble",
+            "4",
+        ],
+        &[
+            "map",
+            "--preset",
+            "double",
+            "--resolution",
+            "8",
+            "--t-end",
+            "2",
+        ],
+    ];
+    for base in runs {
+        for threads in [Some("1"), None] {
+            let dir = tempfile::tempdir().unwrap();
+            let mut args = base.to_vec();
+            args.extend_from_slice(&["--sweep", "model.gravity=9,9.5,10", "--json"]);
+            if let Some(t) = threads {
+                args.extend_from_slice(&["--threads", t]);
+            }
+            let (code, out, err) = run_within(&args, dir.path(), Duration::from_secs(120));
+            assert_eq!(code, 0, "{args:?}: {err}");
+            assert_eq!(
+                json(&out)["points"].as_array().unwrap().len(),
+                3,
+                "{args:?}"
+            );
+        }
+    }
+}
+
+/// A kept point whose file no longer matches its record (truncated to 0 bytes, or changed) is
+/// not reused: the rerun runs it again, says so, and its numbers are a fresh run's (before:
+/// the truncated point counted as reused and the sweep reported success).
+#[test]
+fn a_rerun_sweep_runs_again_a_point_whose_file_was_damaged() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = [
+        "simulate",
+        "--preset",
+        "double",
+        "--theta",
+        "1,1",
+        "--t-end",
+        "1",
+        "--sweep",
+        "model.gravity=9,9.5,10",
+        "-o",
+        "s.h5",
+        "--json",
+        "--force",
+    ];
+    let first = ok(&args, dir.path());
+    assert_eq!(first["reused"], 0);
+    let points = dir.path().join("s-points");
+    std::fs::write(points.join("point-00002.h5"), b"").unwrap();
+    // Same length, one byte changed: only the checksum tells.
+    let third = points.join("point-00003.h5");
+    let mut bytes = std::fs::read(&third).unwrap();
+    let last = bytes.len() - 1;
+    bytes[last] ^= 0xff;
+    std::fs::write(&third, bytes).unwrap();
+    let (code, out, err) = run(&args, dir.path());
+    assert_eq!(code, 0, "{err}");
+    let again = json(&out);
+    assert_eq!(again["reused"], 1, "only the intact point is reused: {err}");
+    for k in [2, 3] {
+        assert!(
+            err.contains(&format!("point {k} (model.gravity = ")) && err.contains("run again"),
+            "says point {k} was run again: {err}"
+        );
+        assert!(again["points"][k - 1]["rerun"].is_string(), "{again}");
+    }
+    for (a, b) in again["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(first["points"].as_array().unwrap())
+    {
+        assert_eq!(a["results"], b["results"], "a fresh run's numbers");
+    }
+    // The files are whole again, and a third run reuses every point.
+    let f = hdf5::File::open(points.join("point-00002.h5")).unwrap();
+    assert!(f.group("trajectory").is_ok());
+    drop(f);
+    let third_run = ok(&args, dir.path());
+    assert_eq!(third_run["reused"], 3);
+}
+
+/// `frequencies --sweep … -o` writes a file that HDF5 (and, where installed, h5py and xarray)
+/// reads: the fundamentals are `fundamental_frequency` over (sweep, fundamental), named as in
+/// a single run's file (before: exit 1, the variable and its dimension shared the name).
+#[test]
+fn a_frequency_sweep_writes_a_valid_file() {
+    let dir = tempfile::tempdir().unwrap();
+    let v = ok(
+        &[
+            "frequencies",
+            "--preset",
+            "double",
+            "--theta",
+            "0.3,0.2",
+            "--t-end",
+            "100",
+            "--sweep",
+            "model.gravity=9,10",
+            "-o",
+            "f.h5",
+            "--json",
+        ],
+        dir.path(),
+    );
+    let f = hdf5::File::open(dir.path().join("f.h5")).unwrap();
+    let ds = f.dataset("sweep/fundamental_frequency").unwrap();
+    let shape = ds.shape();
+    assert_eq!(shape[0], 2);
+    let values: Vec<f64> = ds.read_raw().unwrap();
+    for (k, p) in v["points"].as_array().unwrap().iter().enumerate() {
+        let want: Vec<f64> = p["results"]["fundamental_frequency"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|x| x.as_f64().unwrap())
+            .collect();
+        assert_eq!(
+            &values[k * shape[1]..k * shape[1] + want.len()],
+            want.as_slice()
+        );
+    }
+    drop(f);
+    if python::readers_available() {
+        let _g = spawn::spawn_guard();
+        python::check_h5(&dir.path().join("f.h5"), "sweep");
+    }
+}
+
+/// What a range and its count mean is one rule for every front end: `range = [from, to]`
+/// (three values are refused, never cut to two) and a whole count from 2 (2.5 is refused by
+/// the spec, the CLI and Python alike, never rounded).
+#[test]
+fn a_range_and_a_count_are_taken_as_written_or_refused() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |range: &str, count: &str| {
+        format!(
+            "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n\
+             [simulate]\nt_end = 1.0\n[sweep]\nparameter = \"model.gravity\"\nrange = {range}\ncount = {count}\n"
+        )
+    };
+    let refused = |text: String, says: &[&str]| {
+        std::fs::write(dir.path().join("s.toml"), text).unwrap();
+        let (code, out, err) = run(&["run", "s.toml", "--json"], dir.path());
+        assert_eq!(code, 2, "{err}");
+        assert!(out.is_empty());
+        for s in says {
+            assert!(err.contains(s), "{s:?} in {err}");
+        }
+        assert_eq!(err.trim().lines().count(), 1, "{err}");
+        err
+    };
+    refused(
+        spec("[1.0, 2.0, 3.0]", "2"),
+        &["sweep.range", "must be [from, to] (got 3 values"],
+    );
+    let in_spec = refused(spec("[1.0, 2.0]", "2.5"), &["sweep.count"]);
+    // The CLI's `FROM:TO:COUNT` meets the same rule, in the same words.
+    let (code, _, in_cli) = run(
+        &[
+            "simulate",
+            "--preset",
+            "double",
+            "--theta",
+            "1,1",
+            "--t-end",
+            "1",
+            "--sweep",
+            "model.gravity=1:2:2.5",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{in_cli}");
+    assert!(in_cli.contains("--sweep"), "{in_cli}");
+    let rule = "must be a whole number from 2 to 100000 (got 2.5)";
+    assert!(in_spec.contains(rule), "{in_spec}");
+    assert!(in_cli.contains(rule), "{in_cli}");
+    // A whole count as a float is the count.
+    std::fs::write(dir.path().join("s.toml"), spec("[9.0, 10.0]", "3.0")).unwrap();
+    let v = ok(&["run", "s.toml", "--json"], dir.path());
+    assert_eq!(v["points"].as_array().unwrap().len(), 3);
+}
+
+/// A `--sweep-dir` that cannot be created or written is bad input naming the flag, refused
+/// before any work (before: exit 1 after the run, not naming it).
+#[test]
+fn an_unusable_sweep_dir_is_refused_naming_the_flag() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("a-file"), b"").unwrap();
+    let (code, out, err) = run(
+        &[
+            "simulate",
+            "--preset",
+            "double",
+            "--theta",
+            "1,1",
+            "--t-end",
+            "1",
+            "--sweep",
+            "model.gravity=9,10",
+            "--sweep-dir",
+            "a-file/points",
+            "--json",
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
+    assert!(out.is_empty());
+    assert!(
+        err.starts_with("error: --sweep-dir") || err.contains("--sweep-dir:"),
+        "{err}"
+    );
+    assert!(err.contains("a-file/points"), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
 }

@@ -10,6 +10,7 @@ takes over without a copy), so results match the CLI's files bit for bit and a b
 
 import contextvars
 import json
+import numbers
 import os
 
 try:
@@ -174,8 +175,12 @@ def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
         if isinstance(values, tuple):
             if len(values) != 3:
                 raise ValueError(f"sweep over {field}: give a list of values or (from, to, count)")
+            # The count goes as given (an integer, else a float): the spec's one rule checks
+            # it as it checks the CLI's, never rounded here (2.5 is refused, not run as 2).
+            count = values[2]
+            count = int(count) if isinstance(count, numbers.Integral) else float(count)
             axes.append({"parameter": field, "range": [float(values[0]), float(values[1])],
-                         "count": int(values[2])})
+                         "count": count})
         else:
             axes.append({"parameter": field, "values": _floats(values)})
     table = {"axis": axes}

@@ -315,6 +315,7 @@ pub fn chaotic_fraction<'py>(
             samples,
             seed,
             options: o,
+            complete: true,
         };
         let prov = Provenance::now("pendula (python)", "");
         Ok(store::write_memory(&prov, &title, |out| {

@@ -44,3 +44,30 @@ def test_a_bad_field_is_a_value_error_naming_it():
     with pytest.raises(ValueError, match="model.colour"):
         pendula.sweep(pendula.lyapunov, pendula.Chain.preset("double"),
                       {"model.colour": [1.0, 2.0]}, theta=[1.0, 1.0])
+
+
+def test_a_count_is_checked_as_the_cli_checks_it():
+    # (1, 2, 2.5) used to run int(2.5) = 2 points where the CLI refuses 1:2:2.5: the spec's one
+    # rule refuses both, in the same words.
+    with pytest.raises(ValueError, match=r"must be a whole number from 2 to 100000 \(got 2\.5\)"):
+        pendula.sweep(pendula.simulate, pendula.Chain.preset("double"),
+                      {"model.gravity": (1.0, 2.0, 2.5)}, theta=[1.0, 0.0], t_end=1.0)
+
+
+def test_a_sweep_over_frequencies_gives_the_fundamentals():
+    # It used to raise: the variable `fundamental` and its dimension shared the name.
+    ds = pendula.sweep(pendula.frequencies, pendula.Chain.preset("double"),
+                       {"model.gravity": [9.0, 10.0]}, theta=[0.3, 0.2], t_end=100.0)
+    assert ds["fundamental_frequency"].dims == ("sweep", "fundamental")
+    one = pendula.frequencies(pendula.Chain.preset("double", gravity=10.0), theta=[0.3, 0.2],
+                              t_end=100.0)
+    assert numpy.array_equal(ds["fundamental_frequency"].values[1],
+                             one["fundamental_frequency"].values)
+
+
+def test_a_sweep_over_poincare_ends():
+    # It used to deadlock at 0 % CPU: the point's observer loop held a thread of the pool.
+    ds = pendula.sweep(pendula.poincare, pendula.Chain.preset("double"),
+                       {"model.gravity": [9.0, 9.5, 10.0]}, energy=[-20.0], grid=[2, 2],
+                       crossings=20)
+    assert ds.sizes["sweep"] == 3

@@ -358,17 +358,22 @@ fn sweep_axis(s: &str) -> Result<Value, String> {
     let parts: Vec<&str> = list.split(':').collect();
     match parts.as_slice() {
         [from, to, count] => {
-            let count: i64 = count.trim().parse().map_err(|_| {
-                format!(
-                    "expected a whole number of values after the second ':' (got `{}` in `{s}`)",
-                    count.trim()
-                )
-            })?;
+            // Any number goes on to the spec's one rule for a count (a whole number from 2),
+            // which a spec's `count` and Python's `(from, to, count)` meet too.
+            let count = match count.trim().parse::<i64>() {
+                Ok(n) => Value::Integer(n),
+                Err(_) => Value::Float(count.trim().parse::<f64>().map_err(|_| {
+                    format!(
+                        "expected a whole number of values after the second ':' (got `{}` in `{s}`)",
+                        count.trim()
+                    )
+                })?),
+            };
             axis.insert(
                 "range".into(),
                 Value::Array(vec![Value::Float(num(from)?), Value::Float(num(to)?)]),
             );
-            axis.insert("count".into(), Value::Integer(count));
+            axis.insert("count".into(), count);
         }
         [values] => {
             let v = values

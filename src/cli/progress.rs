@@ -62,6 +62,8 @@ pub fn install_interrupt_handler() -> Cancel {
             // Started under `nohup`: a closed terminal must not stop the run.
             ignore_sighup();
         }
+        // A stop during the final file write ends the write too (the unfinished file removed).
+        pendula::store::stop_writes_with(token.clone());
         token
     })
     .clone()

@@ -43,6 +43,16 @@ pub fn run(
         other => other?,
     };
     let wall = start.elapsed().as_secs_f64();
+    // A kept point whose file no longer matched its record was run again: say which and why.
+    for (k, p) in outcome.points.iter().enumerate() {
+        if let Some(why) = &p.rerun {
+            eprintln!(
+                "point {} ({}): not reused, run again: {why}",
+                k + 1,
+                outcome.plan.describe(k)
+            );
+        }
+    }
     if let Some(path) = &outputs.file {
         let prov = Provenance::now(command_line, &spec.text);
         outcome.write_file(path, common.force, &prov)?;
@@ -210,6 +220,7 @@ fn summary(
                 "results": results,
                 "file": p.file.as_ref().map(|f| f.display().to_string()),
                 "reused": p.reused,
+                "rerun": p.rerun,
             })
         })
         .collect();

@@ -74,6 +74,9 @@ pub struct PointRecord {
     pub file: Option<PathBuf>,
     /// Taken from an earlier run's record instead of run again.
     pub reused: bool,
+    /// Why an earlier run's file of this point was not reused but run again (its file did not
+    /// match its record: truncated, changed, unreadable, or a record without its checksum).
+    pub rerun: Option<String>,
 }
 
 /// A finished sweep.
@@ -86,11 +89,44 @@ pub struct SweepOutcome<'a> {
 }
 
 /// The record beside a point's result file: the spec text it ran and its scalars, each value as
-/// its bits so a reused point gives the same numbers to the last bit.
+/// its bits so a reused point gives the same numbers to the last bit, and the size and checksum
+/// of the result file it was written with, so a file truncated or changed since is not reused.
 #[derive(Serialize, Deserialize)]
 struct Record {
     spec: String,
     scalars: Vec<RecordScalar>,
+    /// The result file's size in bytes and FNV-1a 64 of its bytes (hex); absent in a record of
+    /// an older pendula, whose point is then run again.
+    #[serde(default)]
+    file: Option<FileSum>,
+}
+
+/// A file's size and checksum.
+#[derive(Serialize, Deserialize, PartialEq, Eq, Debug)]
+struct FileSum {
+    bytes: u64,
+    fnv1a64: String,
+}
+
+/// `file`'s size and checksum as a record states them.
+fn file_sum(file: &Path) -> std::io::Result<FileSum> {
+    use std::io::Read;
+    let mut f = std::fs::File::open(file)?;
+    let mut fnv = crate::analysis::map::Fnv::new();
+    let mut buf = vec![0u8; 1 << 20];
+    let mut bytes = 0u64;
+    loop {
+        let n = f.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        fnv.bytes(&buf[..n]);
+        bytes += n as u64;
+    }
+    Ok(FileSum {
+        bytes,
+        fnv1a64: fnv.hex(),
+    })
 }
 
 #[derive(Serialize, Deserialize)]
@@ -115,13 +151,46 @@ fn record_path(file: &Path) -> PathBuf {
     file.with_extension("json")
 }
 
-/// The scalars of an earlier run of the same spec text at `file`, if both files are there.
-fn reuse(file: &Path, text: &str) -> Option<Vec<Scalar>> {
-    if !file.is_file() {
-        return None;
+/// What an earlier run left for a point.
+enum Earlier {
+    /// Nothing usable of the same spec text: run it (nothing to say).
+    None,
+    /// Its record and a file that matches it: these scalars.
+    Reuse(Vec<Scalar>),
+    /// A record of the same spec text whose file does not match it: run it again, saying why.
+    Stale(String),
+}
+
+/// The scalars of an earlier run of the same spec text at `file`, if its record is there and
+/// the file is the one the record was written with (same size and checksum) and opens as HDF5.
+fn reuse(file: &Path, text: &str) -> Earlier {
+    let Some(r) = std::fs::read(record_path(file))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<Record>(&b).ok())
+    else {
+        return Earlier::None;
+    };
+    if r.spec != text {
+        return Earlier::None;
     }
-    let r: Record = serde_json::from_slice(&std::fs::read(record_path(file)).ok()?).ok()?;
-    (r.spec == text).then(|| {
+    let name = file.display();
+    let Some(want) = r.file else {
+        return Earlier::Stale(format!("{name} has no checksum in its record"));
+    };
+    match file_sum(file) {
+        Err(e) => return Earlier::Stale(format!("{name} cannot be read ({e})")),
+        Ok(got) if got != want => {
+            return Earlier::Stale(format!(
+            "{name} does not match its record ({} bytes, FNV-1a {}; the record says {} bytes, {})",
+            got.bytes, got.fnv1a64, want.bytes, want.fnv1a64
+        ))
+        }
+        Ok(_) => {}
+    }
+    if let Err(e) = crate::store::open_input(file) {
+        return Earlier::Stale(e.to_string());
+    }
+    Earlier::Reuse(
         r.scalars
             .into_iter()
             .map(|s| Scalar {
@@ -132,12 +201,15 @@ fn reuse(file: &Path, text: &str) -> Option<Vec<Scalar>> {
                 units: s.units,
                 long_name: s.long_name,
             })
-            .collect()
-    })
+            .collect(),
+    )
 }
 
 fn write_record(file: &Path, text: &str, scalars: &[Scalar]) -> Result<(), RunError> {
+    let sum = file_sum(file)
+        .map_err(|e| RunError::Failed(format!("reading back {}: {e}", file.display())))?;
     let r = Record {
+        file: Some(sum),
         spec: text.into(),
         scalars: scalars
             .iter()
@@ -172,9 +244,7 @@ pub fn run_sweep<'a>(
         RunError::Input(FieldError::new("sweep", "the spec has no [sweep] table"))
     })?;
     if let Some(d) = &directory {
-        std::fs::create_dir_all(d).map_err(|e| {
-            RunError::Failed(format!("creating the sweep directory {}: {e}", d.display()))
-        })?;
+        prepare_directory(d)?;
     }
     let n = plan.points.len();
     observer.start(n as u64, "points");
@@ -215,6 +285,16 @@ pub fn run_sweep<'a>(
     })
 }
 
+/// Creates the points' folder `d` and checks, before any work, that a point's file can be
+/// written there: a folder that cannot be created or written is bad input naming the field
+/// (`sweep.directory`, the CLI's `--sweep-dir`), not a failure after the first point.
+fn prepare_directory(d: &Path) -> Result<(), RunError> {
+    let bad = |what: String| RunError::Input(FieldError::new("sweep.directory", what));
+    std::fs::create_dir_all(d)
+        .map_err(|e| bad(format!("cannot create the folder {}: {e}", d.display())))?;
+    crate::store::check_output_path(&point_file(d, 0), true).map_err(|e| bad(e.to_string()))
+}
+
 /// A point's error naming the point and its values.
 fn at_point(plan: &SweepPlan, k: usize, e: RunError) -> RunError {
     let at = format!("point {} ({})", k + 1, plan.describe(k));
@@ -234,13 +314,19 @@ fn run_point(
     command_line: &str,
     cancel: &crate::observe::Cancel,
 ) -> Result<PointRecord, RunError> {
+    let mut rerun = None;
     if let Some(f) = &file {
-        if let Some(scalars) = reuse(f, &spec.text) {
-            return Ok(PointRecord {
-                scalars,
-                file,
-                reused: true,
-            });
+        match reuse(f, &spec.text) {
+            Earlier::Reuse(scalars) => {
+                return Ok(PointRecord {
+                    scalars,
+                    file,
+                    reused: true,
+                    rerun: None,
+                })
+            }
+            Earlier::Stale(why) => rerun = Some(why),
+            Earlier::None => {}
         }
     }
     if cancel.is_set() {
@@ -252,13 +338,20 @@ fn run_point(
         // A record left by an older spec text goes first: a kill between the two writes
         // must not pair the new file with the old record.
         let _ = std::fs::remove_file(record_path(f));
-        outcome.write_file(f, true, &Provenance::now(command_line, &spec.text))?;
+        // A stop during the write removed the unfinished file: the point is not kept.
+        outcome
+            .write_file(f, true, &Provenance::now(command_line, &spec.text))
+            .map_err(|e| match e {
+                StoreError::Interrupted { .. } => RunError::Interrupted,
+                e => e.into(),
+            })?;
         write_record(f, &spec.text, &scalars)?;
     }
     Ok(PointRecord {
         scalars,
         file,
         reused: false,
+        rerun,
     })
 }
 
@@ -427,8 +520,11 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
             ));
         }
         Output::Frequencies { result, .. } => {
+            // Named as in the single run's file: the dimension `fundamental` indexes the
+            // variable `fundamental_frequency` (a variable of its dimension's name would be
+            // taken for its coordinate, which HDF5 refuses for a 2-d variable).
             s.push(Scalar::vector(
-                "fundamental",
+                "fundamental_frequency",
                 "fundamental",
                 result.orbit.fundamentals.clone(),
                 "rad s-1",

@@ -80,7 +80,7 @@ pub use parameter::SWEEP_PARAMETERS;
 pub use poincare::{OneOrMany, PoincareSpec};
 pub use simulate::SimulateSpec;
 pub use sweep::{
-    point_file, points_beside, Axis, AxisSpec, Combine, SweepPlan, SweepPoint, SweepTable,
+    point_file, points_beside, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint, SweepTable,
     MAX_SWEEP_POINTS, SWEPT_KINDS,
 };
 pub use visual::{AnimateSpec, Figures, FiguresSpec};

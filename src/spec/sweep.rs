@@ -30,8 +30,9 @@ pub struct SweepTable {
     /// One axis given inline (instead of `axis`): the field, its values or range and count.
     pub parameter: Option<String>,
     pub values: Option<Vec<f64>>,
-    pub range: Option<[f64; 2]>,
-    pub count: Option<usize>,
+    /// `[from, to]`: any other length is refused (never cut to two).
+    pub range: Option<Vec<f64>>,
+    pub count: Option<Count>,
     /// Several axes.
     pub axis: Option<Vec<AxisSpec>>,
     /// product (default) | zip.
@@ -47,8 +48,79 @@ pub struct AxisSpec {
     /// A field of [`SWEEP_PARAMETERS`], named as in a spec (`model.link[2].mass`).
     pub parameter: Option<String>,
     pub values: Option<Vec<f64>>,
-    pub range: Option<[f64; 2]>,
-    pub count: Option<usize>,
+    /// `[from, to]`: any other length is refused (never cut to two).
+    pub range: Option<Vec<f64>>,
+    pub count: Option<Count>,
+}
+
+/// A range's `count` as given: any number, so that one rule ([`axis_values`]: a whole number
+/// from 2 to [`MAX_SWEEP_POINTS`]) checks every front end's count alike: a spec's `count =
+/// 2.5`, the CLI's `--sweep F=1:2:2.5` and Python's `(1, 2, 2.5)` are refused with one message,
+/// never rounded or cut.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Count {
+    /// An integer as written.
+    Whole(i64),
+    /// Any other number.
+    Number(f64),
+}
+
+impl Count {
+    /// The count, or `None` when it is not a whole number from 2 to [`MAX_SWEEP_POINTS`].
+    pub fn points(self) -> Option<usize> {
+        let n = match self {
+            Count::Whole(n) => usize::try_from(n).ok()?,
+            Count::Number(x) if x.fract() == 0.0 && (0.0..=1e15).contains(&x) => x as usize,
+            Count::Number(_) => return None,
+        };
+        (2..=MAX_SWEEP_POINTS).contains(&n).then_some(n)
+    }
+}
+
+impl std::fmt::Display for Count {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Count::Whole(n) => write!(f, "{n}"),
+            Count::Number(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl From<usize> for Count {
+    fn from(n: usize) -> Count {
+        i64::try_from(n).map_or(Count::Number(n as f64), Count::Whole)
+    }
+}
+
+impl Serialize for Count {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self {
+            Count::Whole(n) => s.serialize_i64(*n),
+            Count::Number(x) => s.serialize_f64(*x),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Count, D::Error> {
+        struct V;
+        impl serde::de::Visitor<'_> for V {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a whole number of values")
+            }
+            fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<Count, E> {
+                Ok(Count::Whole(v))
+            }
+            fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<Count, E> {
+                Ok(i64::try_from(v).map_or(Count::Number(v as f64), Count::Whole))
+            }
+            fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<Count, E> {
+                Ok(Count::Number(v))
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 impl SweepTable {
@@ -57,7 +129,7 @@ impl SweepTable {
         AxisSpec {
             parameter: self.parameter.clone(),
             values: self.values.clone(),
-            range: self.range,
+            range: self.range.clone(),
             count: self.count,
         }
     }
@@ -224,18 +296,28 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
         }
         (Some(v), None, None) => v.clone(),
         (None, Some(r), count) => {
+            let [from, to] = r[..] else {
+                return Err(SpecError::new(
+                    format!("{at}.range"),
+                    format!(
+                        "must be [from, to] (got {} values; the number of values is count, a list of values is values = [...])",
+                        r.len()
+                    ),
+                ));
+            };
+            let r = [from, to];
             let count = count.ok_or_else(|| {
                 SpecError::new(
                     format!("{at}.count"),
                     "missing: the number of values in range",
                 )
             })?;
-            if !(2..=MAX_SWEEP_POINTS).contains(&count) {
-                return Err(SpecError::new(
+            let count = count.points().ok_or_else(|| {
+                SpecError::new(
                     format!("{at}.count"),
-                    format!("must be between 2 and {MAX_SWEEP_POINTS} (got {count})"),
-                ));
-            }
+                    format!("must be a whole number from 2 to {MAX_SWEEP_POINTS} (got {count})"),
+                )
+            })?;
             if !r[0].is_finite() || !r[1].is_finite() || r[0] == r[1] {
                 return Err(SpecError::new(
                     format!("{at}.range"),

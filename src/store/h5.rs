@@ -15,6 +15,7 @@ use ndarray::{s, ArrayView, Dimension};
 
 use super::memory::{Attr, Elem, Image, MemGroup, MemVar};
 use super::{check_output_path, dimscale, Provenance, StoreError};
+use crate::observe::Cancel;
 
 /// Chunks are at most this many bytes: the default HDF5 chunk cache is 1 MiB, so a whole
 /// chunk fits in it, and it is large enough for deflate to work well.
@@ -22,49 +23,154 @@ const CHUNK_TARGET_BYTES: usize = 1 << 20;
 /// zlib level 4: close to level 9 in size on floating-point data, much faster.
 const DEFLATE_LEVEL: u8 = 4;
 
+/// The token every file write polls between its chunks ([`stop_writes_with`]).
+static WRITE_STOP: std::sync::OnceLock<Cancel> = std::sync::OnceLock::new();
+
+/// Makes every result file written from now on poll `cancel` between the chunks of its
+/// datasets (unless it was already set when the file was created: the run is then writing its
+/// partial result): a stop request during the final write of a long run (10⁶ samples take seconds to
+/// compress) ends it within one chunk with [`StoreError::Interrupted`], and the `.partial` is
+/// removed, so nothing that looks complete is left. A front end calls it once with its stop
+/// signal's token (the CLI's); the first call wins.
+pub fn stop_writes_with(cancel: Cancel) {
+    let _ = WRITE_STOP.set(cancel);
+}
+
 /// An HDF5 result file being written to `PATH.partial`, or its image in memory.
 ///
 /// [`finish`](H5Out::finish) closes it and renames it to `PATH`; dropping it unfinished
 /// deletes the `.partial`, so an error or panic never leaves a file that looks complete.
 /// Group and variable writers borrow it, so none can outlive the file.
+///
+/// The `.partial` is locked (an exclusive advisory lock, held until the file is renamed or
+/// removed) before it is created or truncated: a second run writing the same output fails with
+/// [`StoreError::Locked`] and leaves the first one's file alone.
 #[derive(Debug)]
 pub struct H5Out {
     file: Option<File>,
     path: PathBuf,
     partial: PathBuf,
+    /// The lock on `partial`, dropped after the file is renamed or removed.
+    lock: Option<fs::File>,
+    /// Polled between the chunks of a dataset ([`stop_writes_with`]).
+    cancel: Cancel,
     /// The in-memory image (no file) of [`H5Out::memory`].
     image: Option<RefCell<Image>>,
 }
 
+/// Opens `partial` without truncating it and takes its exclusive lock, or fails with
+/// [`StoreError::Locked`] when another run holds it. A lock taken on a file that a winner has
+/// just renamed away (or removed) is on the wrong file: the path is opened again.
+fn lock_partial(path: &Path, partial: &Path) -> Result<fs::File, StoreError> {
+    let io = |what: &str| {
+        let what = what.to_string();
+        move |source| StoreError::Io {
+            path: partial.to_path_buf(),
+            what,
+            source,
+        }
+    };
+    for _ in 0..100 {
+        let f = fs::OpenOptions::new()
+            .read(true)
+            .write(true)
+            .create(true)
+            .truncate(false)
+            .open(partial)
+            .map_err(io("opening"))?;
+        // Unix only: an advisory lock (flock) leaves HDF5's own writes through its handle
+        // alone; Windows' locks are mandatory and would refuse them.
+        #[cfg(unix)]
+        match f.try_lock() {
+            Ok(()) => {}
+            Err(fs::TryLockError::WouldBlock) => {
+                return Err(StoreError::Locked {
+                    path: path.to_path_buf(),
+                    partial: partial.to_path_buf(),
+                })
+            }
+            Err(fs::TryLockError::Error(e)) => return Err(io("locking")(e)),
+        }
+        if same_file(&f, partial) {
+            return Ok(f);
+        }
+    }
+    Err(StoreError::Locked {
+        path: path.to_path_buf(),
+        partial: partial.to_path_buf(),
+    })
+}
+
+/// Whether the open file `f` is still the one at `path` (not renamed away or removed).
+#[cfg(unix)]
+fn same_file(f: &fs::File, path: &Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    match (f.metadata(), fs::metadata(path)) {
+        (Ok(a), Ok(b)) => a.dev() == b.dev() && a.ino() == b.ino(),
+        _ => false,
+    }
+}
+
+#[cfg(not(unix))]
+fn same_file(_f: &fs::File, path: &Path) -> bool {
+    path.is_file()
+}
+
 impl H5Out {
-    /// Creates `PATH.partial` (truncating a stale one from a crashed run).
+    /// Locks `PATH.partial`, then creates it (truncating a stale one from a crashed run).
     ///
     /// Runs [`check_output_path`] first, so the same errors as there: existing `PATH`
-    /// without `force`, missing or unwritable directory, `PATH` a directory.
+    /// without `force`, missing or unwritable directory, `PATH` a directory; and
+    /// [`StoreError::Locked`] when another run is writing the same `PATH` (its `.partial` is
+    /// left as it is). `PATH` is checked again once the lock is held, so a run that finished
+    /// meanwhile is not overwritten without `force`.
     pub fn create(path: impl AsRef<Path>, force: bool) -> Result<H5Out, StoreError> {
         let path = path.as_ref().to_path_buf();
         check_output_path(&path, force)?;
         let mut partial = path.clone().into_os_string();
         partial.push(".partial");
         let partial = PathBuf::from(partial);
+        let lock = lock_partial(&path, &partial)?;
+        // From here the `.partial` is ours: an error removes it (and then drops the lock).
+        let mut out = H5Out {
+            file: None,
+            path,
+            partial,
+            lock: Some(lock),
+            // A stop that came before the write is the run's own (it is writing its partial
+            // result, marked incomplete, on purpose): only a stop during the write ends it.
+            cancel: WRITE_STOP
+                .get()
+                .filter(|c| !c.is_set())
+                .cloned()
+                .unwrap_or_default(),
+            image: None,
+        };
+        check_output_path(&out.path, force)?;
         // Strong close degree: closing the file closes every handle into it, so the rename
         // in `finish` never races with data still to be flushed.
         // The 1.8 object format at the least: an attribute too large for an object header
         // (a spec of 10⁶ angles in `spec`, a 10⁴-link equilibrium label) then moves to dense
         // storage instead of failing with "object header message is too large" after the run.
+        // HDF5's own file lock is off where ours is taken: it comes after the file is
+        // truncated (so a loser truncated the winner's file before failing), and it would
+        // conflict with ours.
         let file = File::with_options()
-            .with_fapl(|fapl| fapl.fclose_degree(FileCloseDegree::Strong).libver_v18())
-            .create(&partial)
+            .with_fapl(|fapl| {
+                let fapl = fapl.fclose_degree(FileCloseDegree::Strong).libver_v18();
+                if cfg!(unix) {
+                    fapl.file_locking(false)
+                } else {
+                    fapl
+                }
+            })
+            .create(&out.partial)
             .map_err(|source| StoreError::Hdf5 {
-                what: format!("creating {}", partial.display()),
+                what: format!("creating {}", out.partial.display()),
                 source,
             })?;
-        Ok(H5Out {
-            file: Some(file),
-            path,
-            partial,
-            image: None,
-        })
+        out.file = Some(file);
+        Ok(out)
     }
 
     /// An image in memory of the file the writers would write: same groups, variables,
@@ -74,6 +180,8 @@ impl H5Out {
             file: None,
             path: PathBuf::new(),
             partial: PathBuf::new(),
+            lock: None,
+            cancel: Cancel::never(),
             image: Some(RefCell::new(Image::new())),
         }
     }
@@ -100,7 +208,7 @@ impl H5Out {
             what: "opening the root group".into(),
             source,
         })?;
-        Ok(At::File(group, PhantomData))
+        Ok(At::File(group, &self.cancel))
     }
 
     /// The root group: for file-wide attributes such as `title`.
@@ -148,7 +256,7 @@ impl H5Out {
             what: format!("renaming {} to", self.partial.display()),
             source,
         })?;
-        // Renamed: nothing left for `drop` to delete.
+        // Renamed: nothing left for `drop` to delete; the lock goes with `self`.
         self.partial = PathBuf::new();
         Ok(self.path.clone())
     }
@@ -166,13 +274,16 @@ impl Drop for H5Out {
             // Nothing to report to: the error that brought us here is the one that matters.
             let _ = fs::remove_file(&self.partial);
         }
+        // Unlocked only once the `.partial` is gone or renamed.
+        drop(self.lock.take());
     }
 }
 
 /// Where a writer writes: an HDF5 group, or group `usize` of an image.
 #[derive(Debug)]
 enum At<'f> {
-    File(Group, PhantomData<&'f H5Out>),
+    /// The group, and the stop its datasets' writes poll ([`stop_writes_with`]).
+    File(Group, &'f Cancel),
     Mem(&'f RefCell<Image>, usize),
 }
 
@@ -302,31 +413,73 @@ fn chunk_shape(shape: &[usize], elem_bytes: usize) -> Vec<usize> {
 
 /// Writes `data` as dataset `name` of `group`: chunked, shuffled and deflated unless it is
 /// 0-d or empty (which HDF5 cannot chunk usefully), or deflate is unavailable.
+///
+/// Data of more than one chunk along its first axis is written band of chunks by band,
+/// polling `cancel` before each band: a stop request ends a long write (a 10⁶-sample
+/// trajectory takes seconds to compress) within one band, with [`StoreError::Interrupted`].
 fn write_dataset<T: H5Type + Clone, D: Dimension>(
     group: &Group,
     name: &str,
     data: ArrayView<'_, T, D>,
+    cancel: &Cancel,
 ) -> Result<Dataset, StoreError> {
     let shape = data.shape().to_vec();
     let data = data.as_standard_layout();
-    let builder = group.new_dataset_builder().with_data(data.view());
+    let what = || {
+        format!(
+            "writing dataset {}/{name}",
+            group.name().trim_end_matches('/')
+        )
+    };
+    let interrupted = || StoreError::Interrupted { what: what() };
+    if cancel.is_set() {
+        return Err(interrupted());
+    }
     let compress = !shape.is_empty() && shape.iter().all(|&n| n > 0);
-    let res = if compress && hdf5::filters::deflate_available() {
-        builder
-            .chunk(chunk_shape(&shape, std::mem::size_of::<T>()))
+    if !(compress && hdf5::filters::deflate_available()) {
+        return group
+            .new_dataset_builder()
+            .with_data(data.view())
+            .create(name)
+            .map_err(hdf5_ctx(what));
+    }
+    let chunk = chunk_shape(&shape, std::mem::size_of::<T>());
+    if chunk[0] >= shape[0] {
+        return group
+            .new_dataset_builder()
+            .with_data(data.view())
+            .chunk(chunk)
             .shuffle()
             .deflate(DEFLATE_LEVEL)
             .create(name)
-    } else {
-        builder.create(name)
-    };
-    res.map_err(|source| StoreError::Hdf5 {
-        what: format!(
-            "writing dataset {}/{name}",
-            group.name().trim_end_matches('/')
-        ),
-        source,
-    })
+            .map_err(hdf5_ctx(what));
+    }
+    let ds = group
+        .new_dataset::<T>()
+        .shape(shape.as_slice())
+        .chunk(chunk.as_slice())
+        .shuffle()
+        .deflate(DEFLATE_LEVEL)
+        .create(name)
+        .map_err(hdf5_ctx(what))?;
+    // A band of four whole chunks (about 4 MiB): a poll every few tens of milliseconds.
+    let band = 4 * chunk[0];
+    let mut r0 = 0;
+    while r0 < shape[0] {
+        if cancel.is_set() {
+            return Err(interrupted());
+        }
+        let r1 = (r0 + band).min(shape[0]);
+        let mut sel: Vec<hdf5::SliceOrIndex> = vec![(r0..r1).into()];
+        sel.extend(shape[1..].iter().map(|&n| hdf5::SliceOrIndex::from(0..n)));
+        ds.write_slice(
+            data.slice_axis(ndarray::Axis(0), (r0..r1).into()),
+            hdf5::Hyperslab::from(sel),
+        )
+        .map_err(hdf5_ctx(what))?;
+        r0 = r1;
+    }
+    Ok(ds)
 }
 
 fn hdf5_ctx<'a>(what: impl FnOnce() -> String + 'a) -> impl FnOnce(hdf5::Error) -> StoreError + 'a {
@@ -383,11 +536,11 @@ impl<'f> GroupWriter<'f> {
     pub fn group(&self, name: &str) -> Result<GroupWriter<'f>, StoreError> {
         check_name(name)?;
         let at = match &self.at {
-            At::File(g, _) => {
+            At::File(g, cancel) => {
                 let group = g.create_group(name).map_err(hdf5_ctx(|| {
                     format!("creating group {name} in {}", g.name())
                 }))?;
-                At::File(group, PhantomData)
+                At::File(group, cancel)
             }
             At::Mem(image, i) => {
                 let added = image.borrow_mut().add_group(*i, name);
@@ -434,8 +587,8 @@ impl<'f> GroupWriter<'f> {
     ) -> Result<Var<'f>, StoreError> {
         check_name(name)?;
         let var = match &self.at {
-            At::File(g, _) => {
-                let ds = write_dataset(g, name, ArrayView::from(values))?;
+            At::File(g, cancel) => {
+                let ds = write_dataset(g, name, ArrayView::from(values), cancel)?;
                 dimscale::set_scale(&ds, name)?;
                 Var {
                     at: VarAt::File(ds, PhantomData),
@@ -561,7 +714,7 @@ impl<'f> GroupWriter<'f> {
         let data = data.into();
         let scales = self.check_dims(name, dims, data.shape())?;
         let var = match &self.at {
-            At::File(g, _) => attached(write_dataset(g, name, data)?, &scales)?,
+            At::File(g, cancel) => attached(write_dataset(g, name, data, cancel)?, &scales)?,
             At::Mem(image, i) => {
                 let values = T::values(row_major(&data));
                 mem_var(image, *i, MemVar::data(name, dims, data.shape(), values))?

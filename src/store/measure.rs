@@ -757,6 +757,9 @@ pub struct ChaoticRun {
     pub samples: usize,
     pub seed: u64,
     pub options: ChaoticOptions,
+    /// Every shell asked for was measured (`false`: a stop left the shells finished before
+    /// it; the attribute `complete = 0`).
+    pub complete: bool,
 }
 
 impl ChaoticRun {
@@ -781,6 +784,7 @@ pub fn write_chaotic_fraction(
     m.attr_str("what", "chaotic-fraction")?;
     let g = m.group("chaotic_fraction")?;
     let o = &run.options;
+    g.attr_bool("complete", run.complete)?;
     g.attr_str("model", &run.model)?
         .attr_i64("links", run.links as i64)?
         .attr_i64("samples", run.samples as i64)?

@@ -35,7 +35,7 @@ pub mod dimscale;
 mod h5;
 pub mod memory;
 
-pub use h5::{GroupWriter, H5Out, Tile, Var};
+pub use h5::{open_input, stop_writes_with, GroupWriter, H5Out, Tile, Var};
 
 mod lyapunov;
 pub mod map;
@@ -154,6 +154,17 @@ pub enum StoreError {
     /// A file read as input is not what it claims (a map file's header, a shard's tiles).
     #[error("{}: {what}", path.display())]
     BadFile { path: PathBuf, what: String },
+    /// Another run holds the lock on the output's `.partial`: it is writing the same file.
+    #[error(
+        "cannot write {}: another run is writing it (it holds the lock on {}); wait for it or choose another output",
+        path.display(),
+        partial.display()
+    )]
+    Locked { path: PathBuf, partial: PathBuf },
+    /// A stop request (Ctrl-C, SIGTERM) came while the file was being written: its `.partial`
+    /// is removed, nothing is left at the output path.
+    #[error("interrupted while {what}: the unfinished file was removed, nothing was written")]
+    Interrupted { what: String },
     /// A group, variable or attribute name that cannot be used.
     #[error("invalid name {name:?}: {what}")]
     Name { name: String, what: String },

@@ -172,7 +172,8 @@ where
             r
         });
         while !finished.load(Ordering::Acquire) {
-            std::thread::sleep(Duration::from_millis(20));
+            // Not a plain sleep: nested in a sweep's point this thread is one of the pool's.
+            crate::observe::pause(Duration::from_millis(20));
             let d = done.load(Ordering::Relaxed).min(total);
             if observer.advance(d) == Control::Stop {
                 stop.store(true, Ordering::Relaxed);

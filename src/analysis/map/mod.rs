@@ -569,7 +569,8 @@ pub fn run_tiles(
             });
         });
         loop {
-            match rx.recv_timeout(Duration::from_millis(200)) {
+            // Nested in a sweep's point this thread is one of the pool's: it must not block.
+            match crate::observe::recv_or_pause(&rx, Duration::from_millis(200)) {
                 Ok(tile) => {
                     let (index, px, steps) = (
                         tile.index,

@@ -475,7 +475,8 @@ pub fn chaotic_fraction(
 }
 
 /// [`chaotic_fraction`] that stops once `cancel` is set (polled by the sampler and by every
-/// start's SALI run), with [`MeasureError::Interrupted`]: nothing of it is kept.
+/// start's SALI run), with [`MeasureError::Interrupted`]: nothing of it is kept (the shells
+/// finished by then are what [`chaotic_fraction_partial`] gives).
 pub fn chaotic_fraction_cancellable(
     chain: &Chain,
     energies: &[f64],
@@ -484,6 +485,26 @@ pub fn chaotic_fraction_cancellable(
     opts: &ChaoticOptions,
     cancel: &Cancel,
 ) -> Result<Vec<ShellFraction>, MeasureError> {
+    let (rows, complete) = chaotic_fraction_partial(chain, energies, samples, seed, opts, cancel)?;
+    if complete {
+        Ok(rows)
+    } else {
+        Err(MeasureError::Interrupted)
+    }
+}
+
+/// [`chaotic_fraction_cancellable`] that keeps what a stop leaves: the shells finished before
+/// `cancel` was set, in order (a shell stopped midway is dropped whole: its fraction would count
+/// only the starts that ended first), and whether every shell was (`true`) or the run stopped
+/// (`false`, the result to store marked incomplete).
+pub fn chaotic_fraction_partial(
+    chain: &Chain,
+    energies: &[f64],
+    samples: usize,
+    seed: u64,
+    opts: &ChaoticOptions,
+    cancel: &Cancel,
+) -> Result<(Vec<ShellFraction>, bool), MeasureError> {
     check_chain(chain)?;
     if energies.is_empty() {
         return Err(MeasureError::Field(FieldError::new(
@@ -502,7 +523,14 @@ pub fn chaotic_fraction_cancellable(
     }
     let mut out = Vec::with_capacity(energies.len());
     for (k, &energy) in energies.iter().enumerate() {
-        let (starts, proposals) = shell_samples_unchecked(chain, energy, k, samples, seed, cancel)?;
+        if cancel.is_set() {
+            return Ok((out, false));
+        }
+        let (starts, proposals) =
+            match shell_samples_unchecked(chain, energy, k, samples, seed, cancel) {
+                Err(MeasureError::Interrupted) => return Ok((out, false)),
+                other => other?,
+            };
         let verdicts: Vec<Result<(Regularity, Vec<_>), LyapunovError>> = starts
             .par_iter()
             .map(|x0| {
@@ -512,7 +540,7 @@ pub fn chaotic_fraction_cancellable(
             })
             .collect();
         if cancel.is_set() {
-            return Err(MeasureError::Interrupted);
+            return Ok((out, false));
         }
         let (mut chaotic, mut regular, mut undecided, mut failed) = (0, 0, 0, 0);
         let mut ladders = Vec::with_capacity(verdicts.len());
@@ -542,7 +570,7 @@ pub fn chaotic_fraction_cancellable(
         f.proposals = proposals;
         out.push(f.with_ladder(&ladders));
     }
-    Ok(out)
+    Ok((out, true))
 }
 
 #[cfg(test)]

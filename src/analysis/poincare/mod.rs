@@ -736,7 +736,8 @@ pub fn section_orbits(
             r
         });
         while !done.load(Ordering::SeqCst) {
-            std::thread::sleep(std::time::Duration::from_millis(50));
+            // Not a plain sleep: nested in a sweep's point this thread is one of the pool's.
+            crate::observe::pause(std::time::Duration::from_millis(50));
             if observer.advance(progress.load(Ordering::Relaxed)) == Control::Stop {
                 stop.store(true, Ordering::SeqCst);
                 stopped = true;

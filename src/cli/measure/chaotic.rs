@@ -203,8 +203,10 @@ pub(super) fn command(
         }
     }
     let start = Instant::now();
-    let rows =
-        chaotic::chaotic_fraction_cancellable(&chain, &c.energies, samples, a.seed, &opts, cancel)
+    // A stop keeps the shells finished before it: written marked incomplete (`complete = 0`),
+    // then the run fails as every interrupted run does.
+    let (rows, complete) =
+        chaotic::chaotic_fraction_partial(&chain, &c.energies, samples, a.seed, &opts, cancel)
             .map_err(|e| match e {
                 MeasureError::Interrupted => super::label::interrupted(),
                 e => refused(e),
@@ -221,6 +223,7 @@ pub(super) fn command(
         samples,
         seed: a.seed,
         options: opts,
+        complete,
     };
     if let Some(path) = file {
         let prov = Provenance::now(command_line, "");
@@ -228,19 +231,14 @@ pub(super) fn command(
             store::write_chaotic_fraction(out, &run, &rows)
         })?;
     }
-    if let Some(path) = plot {
+    // A figure of no shell has nothing to draw.
+    if let (Some(path), false) = (plot, rows.is_empty()) {
         let fig = pendula::plot::MeasureFigure::chaotic_fraction(&title, &rows);
         pendula::plot::draw_measure(&fig, path)?;
     }
-    if a.common.json {
-        println!(
-            "{}",
-            chaotic_json(&title, &run, &rows, file.as_deref(), plot.as_deref(), wall)
-        );
-    } else {
-        print!("{}", chaotic_table(&run, &rows, wall));
-    }
-    Ok(())
+    let summary = chaotic_json(&title, &run, &rows, file.as_deref(), plot.as_deref(), wall);
+    let text = (!a.common.json).then(|| chaotic_table(&run, &rows, wall));
+    crate::cli::output::report(&summary, a.common.json, text, complete)
 }
 
 fn chaotic_json(
@@ -260,6 +258,7 @@ fn chaotic_json(
         "links": run.links,
         "samples": run.samples,
         "seed": run.seed,
+        "complete": run.complete,
         "t_end": o.indicators.time,
         "dt": run.dt(),
         "tau": o.indicators.tau,
