@@ -1,7 +1,9 @@
-//! Waiting until a spawned `pendula` is under way before a test signals it: its stop handler
-//! installed and some CPU time spent, read from /proc. A condition with a deadline, never a
-//! sleep: on a busy machine a fixed second may end before the process has even started its
-//! run (and a signal then kills it outright) or long after.
+//! Waiting until a spawned `pendula` is under way before a test signals it (its stop handler
+//! installed and some CPU time spent, read from /proc), and until it has stopped after the
+//! signal, bounding the CPU time it spends getting there. Conditions with deadlines, never a
+//! sleep or a wall-clock bound on work: on a busy machine a fixed second may end before the
+//! process has even started its run (a signal then kills it outright), and a stop that takes
+//! 0.3 s of CPU may take 3 s of wall time.
 
 use std::process::Child;
 use std::time::{Duration, Instant};
@@ -27,8 +29,9 @@ fn catches_stop_signals(pid: u32) -> bool {
     bit(2) && bit(15)
 }
 
-/// The CPU time (user + system) `pid` has used, from /proc/PID/stat.
-fn cpu_time(pid: u32) -> Duration {
+/// The CPU time (user + system) `pid` has used, from /proc/PID/stat (zero once it is gone).
+#[allow(dead_code)]
+pub fn cpu_time(pid: u32) -> Duration {
     let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
         return Duration::ZERO;
     };
@@ -64,6 +67,41 @@ pub fn wait_running(child: &mut Child, cpu: Duration, what: &str) {
             "{what} not under way within {PATIENCE:?} ({:?} of CPU)",
             cpu_time(pid)
         );
+        std::thread::sleep(Duration::from_millis(5));
+    }
+}
+
+/// Waits for `child` to exit after a stop signal, sent when it had used `cpu_at_signal` of CPU
+/// time; returns its status and the CPU time it spent after the signal. Panics, killing it,
+/// once that exceeds `cpu_limit` (it is still working, not stopping) or after [`PATIENCE`] of
+/// wall time (it waits on something instead of stopping).
+#[allow(dead_code)]
+pub fn wait_stopped(
+    child: &mut Child,
+    cpu_at_signal: Duration,
+    cpu_limit: Duration,
+    what: &str,
+) -> (std::process::ExitStatus, Duration) {
+    let end = Instant::now() + PATIENCE;
+    let pid = child.id();
+    let mut spent = Duration::ZERO;
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return (status, spent);
+        }
+        spent = spent.max(cpu_time(pid).saturating_sub(cpu_at_signal));
+        let late = if spent > cpu_limit {
+            Some(format!("{spent:?} of CPU"))
+        } else if Instant::now() > end {
+            Some(format!("{PATIENCE:?}"))
+        } else {
+            None
+        };
+        if let Some(late) = late {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("{what} still running {late} after the stop signal");
+        }
         std::thread::sleep(Duration::from_millis(5));
     }
 }
