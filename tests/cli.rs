@@ -5,6 +5,8 @@ use std::path::Path;
 
 #[path = "common/python.rs"]
 mod python;
+#[path = "common/running.rs"]
+mod running;
 
 fn pendula() -> Command {
     Command::cargo_bin("pendula").unwrap()
@@ -361,7 +363,12 @@ fn interrupt_writes_what_was_done_marked_incomplete() {
         .stderr(std::process::Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(std::time::Duration::from_millis(1500));
+    // Under way (its handler installed, a second of CPU spent), however busy the machine.
+    running::wait_running(
+        &mut child,
+        std::time::Duration::from_secs(1),
+        "pendula simulate",
+    );
     let pid = child.id().to_string();
     assert!(std::process::Command::new("kill")
         .args(["-INT", &pid])

@@ -3,6 +3,7 @@
 //! flag where a model cannot take them or a drive is half given.
 
 use assert_cmd::Command;
+use pendula::model::{Drive, Harmonic, PivotMotion};
 use serde_json::Value;
 use std::path::Path;
 
@@ -199,4 +200,240 @@ fn flags_are_refused_where_they_cannot_apply() {
         &["poincare", "--energy", "-10", "--damping", "0.1"],
         "--energy: energy shells need a conservative chain",
     );
+}
+
+/// `pendula ARGS…` in `dir`, killed after `limit` (a run that would go on for hours fails the
+/// test instead of hanging it).
+fn pendula_within(dir: &Path, args: &[&str], limit: std::time::Duration) -> std::process::Output {
+    Command::cargo_bin("pendula")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .timeout(limit)
+        .output()
+        .unwrap()
+}
+
+/// Exit 2 with one line that contains every one of `want`, and no file in `dir`.
+fn refused_naming(dir: &Path, args: &[&str], want: &[&str]) {
+    // Generous for a machine under load: a refusal takes milliseconds, the runs refused here
+    // hours.
+    let out = pendula_within(dir, args, std::time::Duration::from_secs(120));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert_eq!(err.trim().lines().count(), 1, "{args:?}: {err}");
+    for w in want {
+        assert!(err.contains(w), "{args:?}: no `{w}` in {err}");
+    }
+    let written: Vec<_> = std::fs::read_dir(dir).unwrap().collect();
+    assert!(written.is_empty(), "{args:?} wrote {written:?}");
+}
+
+/// A torque and a pivot at different frequencies have no one drive period: every command that
+/// samples once a drive period refuses them, naming both flags (the final-state map used to
+/// sample at the torque's period, Poincaré's stroboscopic section likewise).
+#[test]
+fn differing_drive_frequencies_are_refused_by_every_stroboscopic_command() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    let two = [
+        "--preset",
+        "simple",
+        "--damping",
+        "0.5",
+        "--torque-amplitude",
+        "1.2",
+        "--torque-frequency",
+        "0.6283185307179586",
+        "--pivot-x",
+        "0.05",
+        "--pivot-frequency",
+        "1.5",
+    ];
+    let want = [
+        "--torque-frequency 0.6283185307179586 rad/s",
+        "--pivot-frequency 1.5 rad/s",
+        "different frequencies",
+    ];
+    for args in [
+        &[
+            "map",
+            "--kind",
+            "final-state",
+            "--resolution",
+            "4",
+            "--t-end",
+            "5",
+            "-o",
+            "m.h5",
+        ][..],
+        &[
+            "poincare",
+            "--stroboscopic",
+            "--theta",
+            "0.2",
+            "--crossings",
+            "5",
+        ][..],
+    ] {
+        let mut a = vec![args[0]];
+        a.extend_from_slice(&two);
+        a.extend_from_slice(&args[1..]);
+        refused_naming(d, &a, &want);
+    }
+    // Orbits refused them already (under `model.drive`'s flag) and still do.
+    let mut a = vec!["orbits"];
+    a.extend_from_slice(&two);
+    a.extend_from_slice(&["find", "--theta", "0.3"]);
+    refused_naming(d, &a, &["different frequencies"]);
+    // A zero frequency is no period either (the map used to take the chain as undriven).
+    let mut a = vec!["map"];
+    a.extend_from_slice(&two[..7]);
+    a.extend_from_slice(&[
+        "0",
+        "--kind",
+        "final-state",
+        "--resolution",
+        "4",
+        "-o",
+        "m.h5",
+    ]);
+    refused_naming(
+        d,
+        &a,
+        &["--torque-frequency: a drive frequency must be finite and nonzero"],
+    );
+}
+
+/// The same |Ω| with either sign is one drive period: a final-state map of a drive at −Ω is
+/// the map at +Ω with the phase reflected, class for class (cos(−Ωt + φ) = cos(Ωt − φ)).
+#[test]
+fn a_negative_drive_frequency_has_the_period_of_its_magnitude() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    let map = |w: &str, phase: &str, out: &str| {
+        json(
+            d,
+            &[
+                "map",
+                "--preset",
+                "simple",
+                "--damping",
+                "0.5",
+                "--torque-amplitude",
+                "1.2",
+                "--torque-frequency",
+                w,
+                "--torque-phase",
+                phase,
+                "--kind",
+                "final-state",
+                "--resolution",
+                "8",
+                "--t-end",
+                "30",
+                "-o",
+                out,
+                "--json",
+            ],
+        )
+    };
+    let plus = map("0.6283185307179586", "0.5", "p.h5");
+    let minus = map("-0.6283185307179586", "-0.5", "n.h5");
+    assert_eq!(plus["class_counts"], minus["class_counts"]);
+}
+
+/// An adaptive run whose drive is far faster than its length allows is refused up front,
+/// naming the flag and the steps it would take at the least (one a turn of the fastest
+/// phase), instead of running for hours into the integrator's step cap.
+#[test]
+fn absurd_drives_are_refused_before_an_adaptive_run() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    let torque = ["--torque-amplitude", "1", "--torque-frequency", "1e308"];
+    let pivot = ["--pivot-x", "1e6", "--pivot-frequency", "1e6"];
+    for (drive, want) in [
+        (&torque[..], "--torque-frequency: a torque at 1e308 rad/s takes more than 1.8e308"),
+        (&pivot[..], "--pivot-frequency: a pivot at 1e6 rad/s and 1e6 m swinging the chain at √(aΩ²/L) = 1.000e9 rad/s takes at least"),
+    ] {
+        for cmd in [
+            &["simulate", "--theta", "0.2", "--t-end", "20"][..],
+            &["lyapunov", "--method", "dop853", "--theta", "0.2", "--t-end", "20"][..],
+            &["poincare", "--theta", "0.2", "--t-end", "20"][..],
+            &["frequencies", "--theta", "0.2", "--t-end", "20"][..],
+        ] {
+            let mut a = vec![cmd[0], "--preset", "simple"];
+            a.extend_from_slice(drive);
+            a.extend_from_slice(&cmd[1..]);
+            refused_naming(
+                d,
+                &a,
+                &[want, "adaptive steps to reach t = ", " s (--t-end)", "stops at 1e8 steps"],
+            );
+        }
+    }
+    // A fast drive whose turns fit the cap still runs.
+    let out = json(
+        d,
+        &[
+            "simulate",
+            "--preset",
+            "simple",
+            "--torque-amplitude",
+            "1",
+            "--torque-frequency",
+            "1000",
+            "--theta",
+            "0.2",
+            "--t-end",
+            "1",
+            "--json",
+        ],
+    );
+    assert_eq!(out["complete"], true, "{out}");
+    // And the bound is one: at least a step a turn of the torque (1000 rad/s over 1 s).
+    let steps = out["steps"].as_f64().unwrap();
+    assert!(steps >= 1000.0 / std::f64::consts::TAU, "{out}");
+}
+
+fn drive(torque: Option<f64>, pivot: Option<f64>) -> Drive {
+    Drive {
+        torque: torque.map(|frequency| Harmonic {
+            amplitude: 1.0,
+            frequency,
+            phase: 0.0,
+        }),
+        pivot: pivot.map(|frequency| PivotMotion {
+            x_amplitude: 0.1,
+            y_amplitude: 0.0,
+            frequency,
+            phase: 0.0,
+        }),
+    }
+}
+
+/// One period 2π/|Ω| whatever the sign; none for two different |Ω|, nor for Ω = 0, each
+/// error naming the field it is about.
+#[test]
+fn the_drive_period_is_one_or_refused_naming_the_field() {
+    let tau = std::f64::consts::TAU;
+    assert_eq!(drive(None, None).period_of_fields().unwrap(), None);
+    assert_eq!(drive(Some(2.0), None).period(), Ok(Some(tau / 2.0)));
+    assert_eq!(drive(Some(-2.0), Some(2.0)).period(), Ok(Some(tau / 2.0)));
+    let e = drive(Some(2.0), Some(3.0)).period_of_fields().unwrap_err();
+    assert_eq!(e.field(), "model.drive.pivot.frequency");
+    let flags = e.render(&|f| match f {
+        "model.drive.torque.frequency" => "--torque-frequency".into(),
+        "model.drive.pivot.frequency" => "--pivot-frequency".into(),
+        other => other.into(),
+    });
+    assert_eq!(
+        flags,
+        "the torque (--torque-frequency 2 rad/s) and the pivot (--pivot-frequency 3 rad/s) run at different frequencies: the drive has no one period"
+    );
+    let e = drive(Some(0.0), Some(3.0)).period_of_fields().unwrap_err();
+    assert_eq!(e.field(), "model.drive.torque.frequency");
+    let e = drive(None, Some(f64::NAN)).period_of_fields().unwrap_err();
+    assert_eq!(e.field(), "model.drive.pivot.frequency");
+    assert!(drive(Some(2.0), Some(3.0)).period().is_err());
 }

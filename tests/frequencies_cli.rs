@@ -9,6 +9,9 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
+#[path = "common/running.rs"]
+mod running;
+
 fn pendula(dir: &Path, args: &[&str]) -> std::process::Output {
     Command::cargo_bin("pendula")
         .unwrap()
@@ -274,7 +277,7 @@ fn shipped_analysis_is_a_torus() {
     assert!(dir.path().join("a.png").exists());
 }
 
-/// SIGINT one second into a run whose samples are minutes apart: exit 1 within 2 s, one line
+/// SIGINT once a run whose samples are minutes apart is under way: exit 1 within 2 s of CPU, one line
 /// saying it was interrupted, and no file (fewer than 32 samples to analyse).
 #[test]
 fn interrupt_stops_the_run() {
@@ -300,27 +303,23 @@ fn interrupt_stops_the_run() {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    std::thread::sleep(Duration::from_secs(1));
-    assert!(
-        child.try_wait().unwrap().is_none(),
-        "ended before the signal"
+    running::wait_running(
+        &mut child,
+        Duration::from_millis(500),
+        "pendula frequencies",
     );
-    let sent = std::time::Instant::now();
+    let cpu = running::cpu_time(child.id());
     assert!(std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
         .unwrap()
         .success());
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > Duration::from_secs(2) {
-            let _ = child.kill();
-            panic!("still running 2 s after SIGINT");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, _) = running::wait_stopped(
+        &mut child,
+        cpu,
+        Duration::from_secs(2),
+        "pendula frequencies",
+    );
     let mut err = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut err).unwrap();
     assert_eq!(status.code(), Some(1), "{err}");

@@ -5,7 +5,7 @@
 //! Also runs the headless-Chromium test (tests/browser) when PENDULA_REQUIRE_BROWSER=1.
 
 use pendula::serve::engine::Request;
-use pendula::serve::{Limits, Server};
+use pendula::serve::{Limits, Occupancy, Server};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::TcpStream;
 use std::process::{Child, Command, Stdio};
@@ -63,9 +63,22 @@ fn open_at(addr: &str) -> Ws {
     ws
 }
 
-/// Next message of `kind` (frames or errors), within 5 s.
+/// How long a test waits for something that takes milliseconds on an idle machine: a deadline
+/// for a busy one, never a time the test sleeps.
+const PATIENCE: Duration = Duration::from_secs(30);
+
+/// Polls `done` until it holds; panics naming `what` after [`PATIENCE`].
+fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
+    let end = Instant::now() + PATIENCE;
+    while !done() {
+        assert!(Instant::now() < end, "{what}: not within {PATIENCE:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// Next message of `kind` (frames or errors), within [`PATIENCE`].
 fn next(ws: &mut Ws, kind: &str) -> serde_json::Value {
-    let end = Instant::now() + Duration::from_secs(5);
+    let end = Instant::now() + PATIENCE;
     while Instant::now() < end {
         if let Message::Text(t) = ws.read().unwrap() {
             let v: serde_json::Value = serde_json::from_str(t.as_str()).unwrap();
@@ -74,7 +87,7 @@ fn next(ws: &mut Ws, kind: &str) -> serde_json::Value {
             }
         }
     }
-    panic!("no {kind} message within 5 s");
+    panic!("no {kind} message within {PATIENCE:?}");
 }
 
 /// `http_get`, with a refused or reset connection as `None`.
@@ -99,7 +112,8 @@ fn http_get(addr: &str, path: &str) -> String {
 /// reset the connection and the reply be lost: a reset or an empty reply counts as refused too.
 fn refused_busy(addr: &str) -> bool {
     let mut s = TcpStream::connect(addr).unwrap();
-    s.set_read_timeout(Some(Duration::from_secs(1))).unwrap();
+    // Either reply comes at once; the timeout only keeps a broken server from hanging the test.
+    s.set_read_timeout(Some(PATIENCE)).unwrap();
     let _ = write!(s, "GET / HTTP/1.1\r\nHost: {addr}\r\n\r\n");
     let mut reply = Vec::new();
     match s.read_to_end(&mut reply) {
@@ -202,7 +216,7 @@ fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
 
     // An oversized message closes that connection only.
     ws.send(Message::text("x".repeat(10_000))).unwrap();
-    let end = Instant::now() + Duration::from_secs(5);
+    let end = Instant::now() + PATIENCE;
     let mut closed = false;
     while Instant::now() < end {
         match ws.read() {
@@ -223,19 +237,27 @@ fn viewer_streams_frames_obeys_controls_and_survives_bad_messages() {
 /// A library server with `limits` on a free port, serving on a thread for the rest of the test
 /// process; its address.
 fn serve_lib(max_clients: usize, limits: Limits) -> String {
-    let server = Server::bind_with(0, max_clients, limits).unwrap();
-    let addr = server.local_addr().to_string();
-    std::thread::spawn(move || server.run());
-    addr
+    serve_watched(max_clients, limits).0
 }
 
-/// Short bounds, so the slot tests take a fraction of a second each.
+/// [`serve_lib`], with a handle on the slots held.
+fn serve_watched(max_clients: usize, limits: Limits) -> (String, Occupancy) {
+    let server = Server::bind_with(0, max_clients, limits).unwrap();
+    let addr = server.local_addr().to_string();
+    let held = server.occupancy();
+    std::thread::spawn(move || server.run());
+    (addr, held)
+}
+
+/// Short bounds, so the slot tests take a few seconds each, yet long enough that a test
+/// thread a busy machine keeps waiting for a few hundred milliseconds still probes the slots
+/// while they are held.
 fn short_limits() -> Limits {
     Limits {
-        first_byte: Duration::from_millis(300),
-        head: Duration::from_millis(800),
-        stall: Duration::from_millis(400),
-        ping_every: Duration::from_millis(100),
+        first_byte: Duration::from_millis(1000),
+        head: Duration::from_millis(2000),
+        stall: Duration::from_millis(1000),
+        ping_every: Duration::from_millis(250),
     }
 }
 
@@ -348,11 +370,11 @@ fn foreign_origin_and_host_are_refused_with_403() {
 #[test]
 fn idle_sockets_and_slow_heads_lose_their_slots() {
     let limits = short_limits();
-    let addr = serve_lib(4, limits);
+    let (addr, held) = serve_watched(4, limits);
     // Four sockets that never send a byte take every slot ...
     let t0 = Instant::now();
     let idle: Vec<TcpStream> = (0..4).map(|_| TcpStream::connect(&addr).unwrap()).collect();
-    std::thread::sleep(Duration::from_millis(50));
+    wait_until("the idle sockets take the slots", || held.get() == 4);
     assert!(refused_busy(&addr));
     // ... until the first-byte deadline: each is answered 408 and closed.
     for mut s in idle {
@@ -370,7 +392,9 @@ fn idle_sockets_and_slow_heads_lose_their_slots() {
     );
 
     // A slow loris: one byte every 150 ms (each gap well inside any per-read timeout) is cut
-    // off at the head's total deadline, not kept alive by its trickle.
+    // off at the head's total deadline, not kept alive by its trickle. Every slot is free
+    // first (the probes' connections are let go), so each loris takes one.
+    wait_until("the probes let go of their slots", || held.get() == 0);
     let lorises: Vec<_> = (0..4)
         .map(|_| {
             let addr = addr.clone();
@@ -400,7 +424,7 @@ fn idle_sockets_and_slow_heads_lose_their_slots() {
             })
         })
         .collect();
-    std::thread::sleep(Duration::from_millis(300));
+    wait_until("the lorises take the slots", || held.get() == 4);
     assert!(refused_busy(&addr), "lorises hold the slots");
     for l in lorises {
         let (cut, reply) = l.join().unwrap();
@@ -410,7 +434,7 @@ fn idle_sockets_and_slow_heads_lose_their_slots() {
             "cut after {cut:?}"
         );
     }
-    time_to_a_free_slot(&addr, Duration::from_millis(500));
+    time_to_a_free_slot(&addr, Duration::from_secs(1));
 }
 
 #[test]

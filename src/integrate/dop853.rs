@@ -23,7 +23,8 @@ use super::{check_finite, IntegrateError, Ode, Result, Solver, Stats};
 /// Adaptive Dormand–Prince 8(5,3) (DOP853).
 ///
 /// Defaults: `rtol = atol = 1e-10`, `h_init = None` (automatic initial step, Hairer's `hinit`),
-/// `h_max = ∞`, `max_steps = 10⁸` (accepted + rejected attempts over the solver's life).
+/// `h_max = ∞`, `max_steps = ` [`MAX_ATTEMPTS`] (accepted + rejected attempts over the solver's
+/// life).
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Dop853 {
     /// Relative tolerance (per component, of `max(|y_old|, |y_new|)`).
@@ -38,6 +39,12 @@ pub struct Dop853 {
     pub max_steps: u64,
 }
 
+/// The hard cap on one solver's attempts (accepted + rejected steps) by default: 10⁸, minutes
+/// of one core for a small chain. A run whose step count is certain to exceed it is refused
+/// before it starts (`crate::spec` compares its lower bound on the steps with this cap); one
+/// that reaches it anyway stops with [`IntegrateError::TooManySteps`].
+pub const MAX_ATTEMPTS: u64 = 100_000_000;
+
 impl Default for Dop853 {
     fn default() -> Self {
         Dop853 {
@@ -45,7 +52,7 @@ impl Default for Dop853 {
             atol: 1e-10,
             h_init: None,
             h_max: f64::INFINITY,
-            max_steps: 100_000_000,
+            max_steps: MAX_ATTEMPTS,
         }
     }
 }

@@ -250,7 +250,8 @@ pub enum IntegrateError {
     NonFinite { time: f64, index: usize },
     #[error("step size underflow (h = {h:e}) at t = {time}")]
     StepSizeTooSmall { time: f64, h: f64 },
-    #[error("more than {max_steps} steps before t = {time}")]
+    /// The adaptive integrator's hard cap on one trajectory's attempts was reached.
+    #[error("the adaptive integrator reached its cap of {max_steps} steps at t = {time} (the step size the tolerance needs there is too small to finish the run)")]
     TooManySteps { time: f64, max_steps: u64 },
     #[error("implicit stage iteration did not converge at t = {time}")]
     NoConvergence { time: f64 },

@@ -1,5 +1,6 @@
 //! Non-conservative generalized forces on a planar chain (docs/physics.md §1, "generalized forces").
 
+use crate::error::FieldError;
 use serde::{Deserialize, Serialize};
 
 /// Viscous damping. Both vectors are empty (no damping) or have one entry per link.
@@ -119,27 +120,47 @@ impl Drive {
         self.torque.is_none() && self.pivot.is_none()
     }
 
-    /// The drive period 2π/Ω (s), `None` when undriven; an error when the torque and the pivot
-    /// run at different frequencies (no common period) or the frequency is not > 0.
+    /// The drive period 2π/|Ω| (s), `None` when undriven: the one place it is computed (final-state
+    /// maps' stroboscopic sampling, Poincaré's stroboscopic section, periodic orbits). An
+    /// error when the torque and the pivot run at different frequencies |Ω| (no common period
+    /// is taken, commensurate or not) or a frequency is 0 or not finite.
     pub fn period(&self) -> Result<Option<f64>, String> {
-        let freqs: Vec<f64> = self
+        self.period_of_fields().map_err(|e| e.to_string())
+    }
+
+    /// [`Drive::period`], its error naming the spec fields (`model.drive.pivot.frequency`) so
+    /// that a front end can name its flags (`--pivot-frequency`).
+    pub fn period_of_fields(&self) -> Result<Option<f64>, FieldError> {
+        const TORQUE: &str = "model.drive.torque.frequency";
+        const PIVOT: &str = "model.drive.pivot.frequency";
+        let freqs: Vec<(&str, f64)> = self
             .torque
             .iter()
-            .map(|t| t.frequency)
-            .chain(self.pivot.iter().map(|p| p.frequency))
+            .map(|t| (TORQUE, t.frequency))
+            .chain(self.pivot.iter().map(|p| (PIVOT, p.frequency)))
             .collect();
+        for &(field, w) in &freqs {
+            if !(w.is_finite() && w != 0.0) {
+                return Err(FieldError::new(
+                    field,
+                    format!("a drive frequency must be finite and nonzero (got {w})"),
+                ));
+            }
+        }
         match freqs.as_slice() {
             [] => Ok(None),
-            [w, rest @ ..] => {
-                if let Some(other) = rest.iter().find(|v| *v != w) {
-                    return Err(format!(
-                        "the torque ({w} rad/s) and pivot ({other} rad/s) frequencies differ: a periodic orbit needs one drive period"
-                    ));
+            [(_, w), rest @ ..] => {
+                if let Some(&(field, other)) = rest.iter().find(|(_, v)| v.abs() != w.abs()) {
+                    return Err(FieldError::unled(field)
+                        .text("the torque (")
+                        .name(TORQUE)
+                        .text(format!(" {w} rad/s) and the pivot ("))
+                        .name(field)
+                        .text(format!(
+                            " {other} rad/s) run at different frequencies: the drive has no one period"
+                        )));
                 }
-                if !(w.is_finite() && *w > 0.0) {
-                    return Err(format!("the drive frequency must be > 0 (got {w})"));
-                }
-                Ok(Some(std::f64::consts::TAU / w))
+                Ok(Some(std::f64::consts::TAU / w.abs()))
             }
         }
     }

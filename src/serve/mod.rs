@@ -70,6 +70,18 @@ impl Default for Limits {
     }
 }
 
+/// The connections holding a slot of a [`Server`] ([`Server::occupancy`]).
+#[derive(Debug, Clone)]
+pub struct Occupancy(Arc<AtomicUsize>);
+
+impl Occupancy {
+    /// Connections holding a slot now (a connection turned away counts for the instant it
+    /// takes to answer it 503).
+    pub fn get(&self) -> usize {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
 pub struct Server {
     listener: TcpListener,
     max_clients: usize,
@@ -97,6 +109,12 @@ impl Server {
         self.listener.local_addr().expect("bound socket")
     }
 
+    /// A handle on the number of connections holding a slot, readable while the server runs
+    /// on another thread (what a test waits on instead of sleeping).
+    pub fn occupancy(&self) -> Occupancy {
+        Occupancy(Arc::clone(&self.active))
+    }
+
     /// Serves forever.
     pub fn run(&self) {
         let port = self.local_addr().port();
@@ -113,12 +131,15 @@ impl Server {
                 );
                 continue;
             }
+            // The deadlines run from the accept, not from when a busy machine gets round to
+            // starting the connection's thread.
+            let accepted = Instant::now();
             let active = Arc::clone(&self.active);
             let limits = self.limits;
             let spawned = std::thread::Builder::new()
                 .name("pendula-viewer".into())
                 .spawn(move || {
-                    let _ = handle(stream, port, limits);
+                    let _ = handle(stream, accepted, port, limits);
                     active.fetch_sub(1, Ordering::SeqCst);
                 });
             if spawned.is_err() {
@@ -216,8 +237,7 @@ fn own_origin(origin: &str, port: u16) -> bool {
         && own_host(&origin[7..], port)
 }
 
-fn handle(mut stream: TcpStream, port: u16, limits: Limits) -> io::Result<()> {
-    let accepted = Instant::now();
+fn handle(mut stream: TcpStream, accepted: Instant, port: u16, limits: Limits) -> io::Result<()> {
     // No reply of ours may block for longer than a stalled live view may.
     stream.set_write_timeout(Some(limits.stall))?;
     let (head, rest) = match read_head(&mut stream, accepted, limits) {

@@ -170,18 +170,17 @@ impl MapSpec {
                 format!("must be below π/2 (got {angle_tol})"),
             ));
         }
-        let omega = drive
-            .torque
-            .map(|h| h.frequency)
-            .or(drive.pivot.map(|p| p.frequency))
-            .filter(|w| *w != 0.0);
+        // The stroboscopic period of the one drive period there is (`Drive::period`):
+        // a torque and a pivot at different frequencies are refused, never sampled at one
+        // of their periods.
+        let drive_period = drive.period_of_fields()?;
         let not_for = |field: &str, what: &str| {
             SpecError::new(
                 field,
                 format!("applies only to a final-state map of {what} chain"),
             )
         };
-        let (dwell_steps, strobe) = match omega {
+        let (dwell_steps, strobe) = match drive_period {
             None => {
                 if self.max_period.is_some() {
                     return Err(not_for("map.max_period", "a driven"));
@@ -198,11 +197,10 @@ impl MapSpec {
                 }
                 ((dwell / dt).round() as u32, None)
             }
-            Some(w) => {
+            Some(period) => {
                 if self.dwell.is_some() {
                     return Err(not_for("map.dwell", "an undriven"));
                 }
-                let period = std::f64::consts::TAU / w.abs();
                 let q = (period / dt).round();
                 if q < 1.0 || (q * dt - period).abs() > 1e-9 * period {
                     return Err(SpecError::new(

@@ -191,20 +191,19 @@ impl PoincareSpec {
                     "a stroboscopic section replaces `section`/`normal`: give one",
                 ));
             }
-            let drive = &chain.params().drive;
-            let omega = drive
-                .torque
-                .map(|h| h.frequency)
-                .or(drive.pivot.map(|p| p.frequency));
-            let period = match (self.period, omega) {
-                (Some(p), _) => positive(&f("period"), p)?,
-                (None, Some(w)) if w != 0.0 => 2.0 * std::f64::consts::PI / w.abs(),
-                _ => {
-                    return Err(SpecError::new(
-                        f("period"),
-                        "missing: the chain has no drive to take 2π/Ω from",
-                    ))
-                }
+            // The drive's one period (`Drive::period`): a torque and a pivot at different
+            // frequencies have none, and are refused rather than sampled at one of theirs.
+            let period = match self.period {
+                Some(p) => positive(&f("period"), p)?,
+                None => match chain.params().drive.period_of_fields()? {
+                    Some(t) => t,
+                    None => {
+                        return Err(SpecError::new(
+                            f("period"),
+                            "missing: the chain has no drive to take 2π/Ω from",
+                        ))
+                    }
+                },
             };
             let t0 = self.t0.unwrap_or(0.0);
             if !t0.is_finite() {
