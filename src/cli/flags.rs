@@ -240,7 +240,7 @@ flags! {
     "window-order" => "@.window_order", Int, "P", "Order p of the Hann window, 0..=12 (frequencies: default 1; frequency maps: default 2): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
     "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];
     "terms" => "frequencies.terms", Int, "N", "Lines extracted per link (default 10)", &[FREQ];
-    "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 6)", &[FREQ];
+    "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 15, lower beyond four links)", &[FREQ];
     "omega-ref" => "frequencies.omega_ref", Float, "RAD/S", "ω_ref of the signal θ − iθ̇/ω_ref (default the lowest small-oscillation frequency)", &[FREQ];
     // control
     "equilibrium" => "control.equilibrium", Word, "inverted|hanging|folded|+-…", "Equilibrium to stabilize (default inverted)", &[CTRL];
