@@ -851,7 +851,7 @@ fn chaos_legend_says_not_shown_chaotic_within_t() {
     };
     let r = poincare(&chain, &opts, &mut Silent).unwrap();
     let fig = PoincareFigure::of_result("t", &chain, &opts, &r);
-    assert_eq!(fig.legend.0, "chaotic: λ_T > 0.05 s⁻¹");
+    assert_eq!(fig.legend.0, "chaotic: λ(T) > 0.05 s⁻¹");
     assert!(
         fig.legend.1.starts_with("not shown chaotic within T = ")
             && fig.legend.1.contains("≤ 0.05"),

@@ -79,14 +79,14 @@ fn shell_stats(
     (crossings, short, s.skipped.len(), s.chaos_counts(threshold))
 }
 
-/// ", 3 chaotic and 37 not shown chaotic within T = 100–5000 s (λ_T > 0.05 s⁻¹)".
+/// ", 3 chaotic and 37 not shown chaotic within T = 100–5000 s (chaotic: λ(T) > 0.05 s⁻¹)".
 fn chaos_text(s: &poincare::Shell, counts: Option<(usize, usize)>, threshold: f64) -> String {
     let within = s.lyapunov_times().map_or(String::new(), |t| {
         format!(" within {}", poincare::describe_times(t))
     });
     counts.map_or(String::new(), |(c, n)| {
         format!(
-            ", {c} {} and {n} {}{within} (chaotic: λ_T > {threshold} s⁻¹)",
+            ", {c} {} and {n} {}{within} (chaotic: λ(T) > {threshold} s⁻¹)",
             poincare::CHAOTIC_CLASS,
             poincare::NOT_SHOWN_CHAOTIC_CLASS
         )

@@ -87,9 +87,9 @@ impl PoincareFigure {
         let threshold = opts.chaos_threshold;
         PoincareFigure {
             legend: (
-                format!("{CHAOTIC_CLASS}: λ_T > {threshold} s⁻¹"),
+                format!("{CHAOTIC_CLASS}: λ(T) > {threshold} s⁻¹"),
                 format!(
-                    "{NOT_SHOWN_CHAOTIC_CLASS}{within}: λ_T ≤ {threshold} s⁻¹ (one colour each)"
+                    "{NOT_SHOWN_CHAOTIC_CLASS}{within}: λ(T) ≤ {threshold} s⁻¹ (one colour each)"
                 ),
             ),
             title: title.to_string(),
@@ -112,7 +112,7 @@ impl PoincareFigure {
                 },
                 if lyap {
                     format!(
-                        "; colour: finite-time Lyapunov exponent λ_T over each orbit's own T{}, chaotic if > {} s⁻¹, else not shown chaotic (not shown regular)",
+                        "; colour: finite-time Lyapunov exponent λ(T) over each orbit's own T{}: grey if > {} s⁻¹ (chaotic), else not shown chaotic within T",
                         times.map_or(String::new(), |t| format!(" ({})", describe_times(t))),
                         opts.chaos_threshold
                     )
