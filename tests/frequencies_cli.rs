@@ -560,3 +560,191 @@ fn frequency_map_lanes_agree_with_the_scalar_solver() {
         assert_eq!(bits(&other.2), bits(&lanes.2), "{simd}");
     }
 }
+
+/// Issue 48: `--preset simple --theta 2.0 --t-end 200` labelled the lines at 7ν and 9ν as the
+/// combination [6] (residuals 2.36 and 7.07 rad/s) in the JSON and the file alike: a combination
+/// search limited to order 6 returned its nearest one, however far. Now the default order (15)
+/// reaches them and every labelled line is [h] at its odd harmonic h with a residual within the
+/// stated tolerance (1e-7 ω_ref, in the JSON and the file); at `--combination-order 6` the two
+/// lines are unexplained: no label (JSON null, `explained` 0, combination 0, residual NaN).
+#[test]
+fn lines_are_labelled_only_by_a_combination_that_explains_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let mut args = vec![
+            "frequencies",
+            "--preset",
+            "simple",
+            "--theta",
+            "2.0",
+            "--t-end",
+            "200",
+            "--json",
+            "-o",
+            out,
+        ];
+        args.extend_from_slice(extra);
+        json(&pendula(dir.path(), &args))
+    };
+    let v = run(&[], "f.h5");
+    let w_ref = v["omega_ref"].as_f64().unwrap();
+    let tol = v["combination_tolerance"].as_f64().unwrap();
+    assert_eq!(tol, 1e-7 * w_ref);
+    assert_eq!(v["combination_order"], 15);
+    assert!(v["combination_tolerance_rule"]
+        .as_str()
+        .unwrap()
+        .contains("unexplained"));
+    let nu = floats(&v["fundamentals"])[0];
+    let link = &v["links"][0];
+    let freq = floats(&link["frequency"]);
+    assert_eq!(freq.len(), 10);
+    let mut harmonics = Vec::new();
+    for (i, w) in freq.iter().enumerate() {
+        // The odd harmonic (signed) this line sits at, to NAFF's precision.
+        let h = (w / nu).round();
+        assert!((w - h * nu).abs() < 1e-9 * h.abs() * nu, "{w} vs {h}ν");
+        let k = link["combination"][i].as_array().expect("labelled");
+        assert_eq!(k.len(), 1);
+        assert_eq!(k[0].as_i64().unwrap(), h as i64, "line {w}");
+        let r = link["combination_residual"][i].as_f64().unwrap();
+        assert!(r.abs() <= tol, "line {w}: residual {r}");
+        harmonics.push(h as i64);
+    }
+    assert!(
+        harmonics.contains(&7) && harmonics.contains(&9),
+        "{harmonics:?}"
+    );
+    // The file says the same.
+    let file = hdf5::File::open(dir.path().join("f.h5")).unwrap();
+    let g = file.group("frequencies").unwrap();
+    let k = g.dataset("combination").unwrap().read_raw::<i64>().unwrap();
+    assert_eq!(k, harmonics);
+    let explained = g.dataset("explained").unwrap().read_raw::<u8>().unwrap();
+    assert!(explained.iter().all(|&e| e == 1), "{explained:?}");
+    let t: f64 = g
+        .attr("combination_tolerance")
+        .unwrap()
+        .read_scalar()
+        .unwrap();
+    assert_eq!(t, tol);
+
+    // Order 6 cannot reach 7ν and 9ν: unexplained, never labelled [6].
+    let v = run(&["--combination-order", "6"], "g.h5");
+    let link = &v["links"][0];
+    let freq = floats(&link["frequency"]);
+    let file = hdf5::File::open(dir.path().join("g.h5")).unwrap();
+    let g = file.group("frequencies").unwrap();
+    let explained = g.dataset("explained").unwrap().read_raw::<u8>().unwrap();
+    let k = g.dataset("combination").unwrap().read_raw::<i64>().unwrap();
+    let res = g
+        .dataset("combination_residual")
+        .unwrap()
+        .read_raw::<f64>()
+        .unwrap();
+    let mut unexplained = 0;
+    for (i, w) in freq.iter().enumerate() {
+        let h = (w / nu).round() as i64;
+        if h.abs() > 6 {
+            unexplained += 1;
+            assert!(link["combination"][i].is_null(), "{w}: {link}");
+            assert!(link["combination_residual"][i].is_null(), "{w}: {link}");
+            assert_eq!((explained[i], k[i]), (0, 0), "{w}");
+            assert!(res[i].is_nan(), "{w}: {}", res[i]);
+        } else {
+            assert_eq!(link["combination"][i][0].as_i64(), Some(h), "{w}");
+            assert_eq!(explained[i], 1);
+        }
+    }
+    assert_eq!(unexplained, 4, "±7ν and ±9ν: {freq:?}");
+}
+
+/// Issue 48: SIGTERM in the analysis stage (NAFF on 10⁶ samples, after the integration) was
+/// ignored: the run went on for seconds and exited 0 complete. Now every NAFF pass polls the
+/// stop: exit 1 within 2 s of the signal, "interrupted", no file and no `.partial`. The test
+/// waits (with a deadline, no fixed sleep) until the progress bar shows the analysis stage
+/// (its unit, "signals"), then signals.
+#[test]
+fn sigterm_in_the_analysis_stops_it() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    use std::time::Instant;
+    let dir = tempfile::tempdir().unwrap();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pendula"))
+        .args([
+            "frequencies",
+            "--preset",
+            "simple",
+            "--theta",
+            "2.0",
+            "--t-end",
+            "2000",
+            "--dt-out",
+            "0.002",
+            "--terms",
+            "20",
+            "--progress",
+            "always",
+            "-o",
+            "s.h5",
+        ])
+        .current_dir(dir.path())
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let err = Arc::new(Mutex::new(Vec::<u8>::new()));
+    let reader = {
+        let err = Arc::clone(&err);
+        let mut pipe = child.stderr.take().unwrap();
+        std::thread::spawn(move || {
+            let mut buf = [0u8; 4096];
+            while let Ok(n) = pipe.read(&mut buf) {
+                if n == 0 {
+                    break;
+                }
+                err.lock().unwrap().extend_from_slice(&buf[..n]);
+            }
+        })
+    };
+    let text = |e: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&e.lock().unwrap()).to_string();
+    let deadline = Instant::now() + Duration::from_secs(120);
+    while !text(&err).contains("signals") {
+        assert!(
+            child.try_wait().unwrap().is_none(),
+            "ended before the analysis stage showed: {}",
+            text(&err)
+        );
+        if Instant::now() > deadline {
+            let _ = child.kill();
+            panic!("no analysis stage within 120 s: {}", text(&err));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    assert!(
+        child.try_wait().unwrap().is_none(),
+        "the analysis ended before the signal"
+    );
+    let sent = Instant::now();
+    assert!(std::process::Command::new("kill")
+        .args(["-TERM", &child.id().to_string()])
+        .status()
+        .unwrap()
+        .success());
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if sent.elapsed() > Duration::from_secs(2) {
+            let _ = child.kill();
+            panic!("still running 2 s after SIGTERM: {}", text(&err));
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    reader.join().unwrap();
+    let err = text(&err);
+    assert_eq!(status.code(), Some(1), "{err}");
+    assert!(err.contains("interrupted"), "{err}");
+    assert!(!dir.path().join("s.h5").exists());
+    assert!(!dir.path().join("s.h5.partial").exists());
+}

@@ -5,12 +5,11 @@
 //! θ = (2, 2) over 5 s (short enough that the round-off of the two arithmetics has not grown
 //! with e^{λt}; measured differences are printed).
 //!
-//! Where the defaults differ, the single-orbit run is given the options that make them equal
-//! (README, "One definition per indicator"): `deviation = diagonal` (the maps start their one
-//! vector at (1, …, 1)/√(2N), MEGNO and the tangent estimator at e₁), `transient = 0` (the map
-//! averages from 0), and for MEGNO's slope `slope_samples = tau` (the map fits ⟨Y⟩ at the
-//! multiples of τ, the single orbit at every step). FTLE (ln σ_max(Φ(t))/t) has no single-orbit
-//! estimator.
+//! The single-orbit defaults are the maps' (issue 48): one vector from (1, …, 1)/√(2N)
+//! (`deviation = diagonal`) for the tangent estimator, MEGNO and FLI, and MEGNO's slope fitted
+//! at the multiples of τ (`slope_samples = tau`); only the tangent estimator's transient
+//! (10 s; the map averages from 0) must still be set to 0. FTLE (ln σ_max(Φ(t))/t) has no
+//! single-orbit estimator.
 
 use pendula::analysis::lyapunov::{chain_spectrum, LyapunovOptions};
 use pendula::analysis::map::{self, compute_map, MapData, MapKind, MapOptions};
@@ -89,9 +88,17 @@ fn lyapunov_pixel_equals_the_tangent_estimator() {
         };
         let r = chain_spectrum(&chain, &RK4, &x0, &opts, &mut Silent).unwrap();
         check("λ", c, d.value[0], r.exponents[0], bound);
-        // The default start e₁ is another vector: a different finite-time number.
-        let e1 = LyapunovOptions {
+        // The default start is the diagonal: the same run, to the bit.
+        let default = LyapunovOptions {
             deviation: None,
+            ..opts
+        };
+        let r0 = chain_spectrum(&chain, &RK4, &x0, &default, &mut Silent).unwrap();
+        assert_eq!(r0.exponents, r.exponents);
+        assert_eq!(r0.options.deviation, Some(Deviation::Diagonal));
+        // e₁ is another vector: a different finite-time number.
+        let e1 = LyapunovOptions {
+            deviation: Some(Deviation::Unit),
             ..opts
         };
         let r1 = chain_spectrum(&chain, &RK4, &x0, &e1, &mut Silent).unwrap();
@@ -100,8 +107,9 @@ fn lyapunov_pixel_equals_the_tangent_estimator() {
 }
 
 /// MEGNO: ⟨Y⟩ and the slope of the map pixel against the single orbit with
-/// `deviation = diagonal` and `slope_samples = tau`. With the default e₁ ⟨Y⟩ differs (the
-/// issue's 1.962 against 1.933 at 40 000 s: a finite-time value depends on δ(0)).
+/// `deviation = diagonal` and `slope_samples = tau`, which are now its defaults (issue 48: the
+/// old default e₁ gave 1.962 against the map's 1.933 at 40 000 s; a finite-time value depends
+/// on δ(0)).
 #[test]
 fn megno_pixel_equals_the_single_orbit_megno() {
     let chain = double();
@@ -124,13 +132,23 @@ fn megno_pixel_equals_the_single_orbit_megno() {
         let r = chain_megno(&chain, &RK4, &x0, &opts, &mut Silent).unwrap();
         check("MEGNO <Y>", c, d.value[0], r.mean, bound);
         check("MEGNO slope", c, d.aux[0], r.fit.slope, bound);
-        let own = MegnoOptions {
+        let default = MegnoOptions {
             deviation: None,
             slope_samples: None,
             ..opts
         };
-        let r0 = chain_megno(&chain, &RK4, &x0, &own, &mut Silent).unwrap();
-        assert!(rel(r0.mean, r.mean) > 1e-6, "{} vs {}", r0.mean, r.mean);
+        let r0 = chain_megno(&chain, &RK4, &x0, &default, &mut Silent).unwrap();
+        assert_eq!((r0.mean, r0.fit.slope), (r.mean, r.fit.slope));
+        assert_eq!(r0.end.options.deviation, Some(Deviation::Diagonal));
+        assert_eq!(r0.end.options.slope_samples, Some(SlopeSamples::Tau));
+        // The old defaults, e₁ and every step: another ⟨Y⟩ and another slope.
+        let old = MegnoOptions {
+            deviation: Some(Deviation::Unit),
+            slope_samples: Some(SlopeSamples::Step),
+            ..opts
+        };
+        let r1 = chain_megno(&chain, &RK4, &x0, &old, &mut Silent).unwrap();
+        assert!(rel(r1.mean, r.mean) > 1e-6, "{} vs {}", r1.mean, r.mean);
     }
 }
 
@@ -305,4 +323,79 @@ fn commands_with_the_map_definitions_equal_the_pixels() {
         assert!(err.contains(field), "{extra:?}: {err}");
         assert!(out.stdout.is_empty());
     }
+}
+
+/// Issue 48: `pendula lyapunov --estimator megno` and a one-pixel `pendula map --kind megno` at
+/// the same point gave 1.9623 and 1.9334 by default (δ(0) = e₁ and the slope fitted at every
+/// step against the map's diagonal start and τ-sampled slope). With no option beyond the common
+/// integrator, τ and t_end they now agree to 1e-10 relative (⟨Y⟩ and slope), and so does the
+/// tangent estimator's λ with the map's `--kind lyapunov` once its transient is 0 (the
+/// transient is the one default left that differs: the map has none); the JSON says which
+/// start and slope rule were used.
+#[test]
+fn commands_agree_with_the_pixels_by_default() {
+    use std::process::Command;
+    let chain = double();
+    let run = |extra: &[&str]| {
+        let out = Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .args([
+                "lyapunov", "--preset", "double", "--theta", "0.2,0.2", "--method", "rk4", "--dt",
+                "0.01", "--tau", "0.1", "--t-end", "200", "--json",
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let (d, _) = pixel(
+        &chain,
+        MapKind::Megno {
+            tau_steps: TAU_STEPS,
+        },
+        0.2,
+        200.0,
+    );
+    let j = run(&["--estimator", "megno"]);
+    let mean = j["megno"].as_f64().unwrap();
+    let slope = j["slope"].as_f64().unwrap();
+    check("default megno <Y>", 0.2, d.value[0], mean, 1e-10);
+    check("default megno slope", 0.2, d.aux[0], slope, 1e-10);
+    assert_eq!(j["deviation"], "diagonal");
+    assert_eq!(j["slope_samples"], "tau");
+    // The old defaults still exist as options, and give another number.
+    let old = run(&[
+        "--estimator",
+        "megno",
+        "--deviation",
+        "unit",
+        "--slope-samples",
+        "step",
+    ]);
+    assert!(rel(old["megno"].as_f64().unwrap(), mean) > 1e-6, "{old}");
+    let j = run(&["--estimator", "fli"]);
+    assert_eq!(j["deviation"], "diagonal");
+    let (dl, _) = pixel(
+        &chain,
+        MapKind::Lyapunov {
+            renorm_steps: TAU_STEPS,
+            blocks: 10,
+            tolerance: None,
+        },
+        0.2,
+        200.0,
+    );
+    let j = run(&["--estimator", "tangent", "--transient", "0"]);
+    check(
+        "default tangent λ",
+        0.2,
+        dl.value[0],
+        j["exponents"][0].as_f64().unwrap(),
+        1e-10,
+    );
+    assert_eq!(j["deviation"], "diagonal");
 }

@@ -163,10 +163,14 @@ fn inverted_pendulum_saddle() {
 #[test]
 fn regular_double_pendulum_decays_like_log_t_over_t() {
     let c = chain(2);
+    // From e₁ (the default start became the maps' diagonal in issue 48; from it λ(100) is
+    // −1e-4 on this orbit, a finite-time value of the other sign, and the law is the same only
+    // later).
     let opts = LyapunovOptions {
         tau: 0.1,
         transient: 0.0,
         time: 1000.0,
+        deviation: Some(pendula::analysis::orbit::Deviation::Unit),
         ..Default::default()
     };
     let r = max_exponent_tangent(
@@ -654,4 +658,63 @@ fn store_and_plot() {
     assert_eq!(e.dataset("member_exponents").unwrap().shape(), vec![3, 4]);
     let s = f.group("indicators").unwrap();
     assert_eq!(s.dataset("gali").unwrap().shape(), vec![ind.time.len(), 3]);
+}
+
+/// Issue 48: "Kaplan–Yorke dimension 4.000000" was printed for the conservative double
+/// pendulum, where it means nothing (the exponents come in pairs ±λ, so the formula returns the
+/// phase-space dimension whatever the orbit). No dimension for a conservative chain: not in the
+/// result, the text, the JSON or the file; a damped chain keeps it.
+#[test]
+fn no_kaplan_yorke_dimension_for_a_conservative_chain() {
+    let x0 = rest(&[2.0, 2.0]);
+    let opts = LyapunovOptions {
+        transient: 0.0,
+        time: 20.0,
+        ..Default::default()
+    };
+    let rk4 = Method::Rk4 { dt: 1e-3 };
+    let r = chain_spectrum(&chain(2), &rk4, &x0, &opts, &mut Silent).unwrap();
+    assert_eq!(r.kaplan_yorke, None, "{:?}", r.exponents);
+    let mut p = ChainParams::equal_points(2);
+    p.damping.absolute = vec![0.05, 0.02];
+    let damped = Chain::new(p).unwrap();
+    let r = chain_spectrum(&damped, &rk4, &x0, &opts, &mut Silent).unwrap();
+    let d = r.kaplan_yorke.expect("a dissipative chain has one");
+    assert_eq!(Some(d), kaplan_yorke(&r.exponents, true));
+
+    let dir = tempfile::tempdir().unwrap();
+    let run = |extra: &[&str], out: &str| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir.path())
+            .args([
+                "lyapunov", "--preset", "double", "--theta", "2,2", "--t-end", "20", "-o", out,
+            ])
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        String::from_utf8(o.stdout).unwrap()
+    };
+    let has_attr = |file: &str| {
+        let f = hdf5::File::open(dir.path().join(file)).unwrap();
+        let g = f.group("lyapunov").unwrap();
+        g.attr_names()
+            .unwrap()
+            .iter()
+            .any(|a| a == "kaplan_yorke_dimension")
+    };
+    let text = run(&[], "a.h5");
+    assert!(!text.contains("Kaplan"), "{text}");
+    assert!(!has_attr("a.h5"));
+    let json = run(&["--json"], "b.h5");
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    assert!(v.get("kaplan_yorke_dimension").is_none(), "{v}");
+    // A damped chain: the dimension of its attractor is there, in all three.
+    let damped = ["--damping", "0.05"];
+    let text = run(&damped, "c.h5");
+    assert!(text.contains("Kaplan-Yorke dimension"), "{text}");
+    assert!(has_attr("c.h5"));
+    let v: serde_json::Value =
+        serde_json::from_str(&run(&[&damped[..], &["--json"]].concat(), "d.h5")).unwrap();
+    assert!(v["kaplan_yorke_dimension"].as_f64().is_some(), "{v}");
 }

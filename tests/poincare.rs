@@ -750,3 +750,118 @@ fn cli_stroboscopic_table_names_the_drive_and_the_transient() {
     assert!(line.contains("1 orbits, 10 samples"), "{line}");
     assert!(!text.contains("E = -"), "{text}");
 }
+
+/// Issue 48: the λ colouring called an orbit "regular" whose NAFF diffusion index was −2.4: a
+/// finite-time exponent below the threshold shows no chaos within T, it does not show an orbit
+/// regular. The classes are now "chaotic" (λ_T > threshold) and "not shown chaotic" within the
+/// orbits' T, and the criterion and T are said in the JSON (`chaos_criterion`, per shell
+/// `chaotic_orbits` + `not_shown_chaotic_orbits` and `lyapunov_time_range`), the file (group
+/// attribute `chaos_criterion`, the `chaotic` variable's description) and the figure's legend;
+/// the stored numbers (`lyapunov`, `chaotic`) are what they were.
+#[test]
+fn chaos_colouring_states_its_criterion_and_time() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = pendula()
+        .current_dir(dir.path())
+        .args([
+            "poincare",
+            "--energy",
+            "-15,9.81",
+            "--grid",
+            "3,2",
+            "--crossings",
+            "60",
+            "--lyapunov",
+            "-o",
+            "p.h5",
+            "--json",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let criterion = v["chaos_criterion"].as_str().expect("a criterion");
+    assert!(
+        criterion.contains("> 0.05 s-1") && criterion.contains("not shown chaotic within T"),
+        "{criterion}"
+    );
+    let f = hdf5::File::open(dir.path().join("p.h5")).unwrap();
+    let g = f.group("poincare").unwrap();
+    let stored = g
+        .attr("chaos_criterion")
+        .unwrap()
+        .read_scalar::<hdf5::types::VarLenUnicode>()
+        .unwrap();
+    assert_eq!(stored.as_str(), criterion);
+    for (k, shell) in v["shells"].as_array().unwrap().iter().enumerate() {
+        let s = g.group(&format!("shell_{}", k + 1)).unwrap();
+        let lyap: Vec<f64> = s.dataset("lyapunov").unwrap().read_raw().unwrap();
+        let chaotic: Vec<i64> = s.dataset("chaotic").unwrap().read_raw().unwrap();
+        let t_end: Vec<f64> = s.dataset("t_end").unwrap().read_raw().unwrap();
+        // The verdict is the exponent against the threshold, as before.
+        for (l, c) in lyap.iter().zip(&chaotic) {
+            assert_eq!(*c, i64::from(*l > 0.05), "{l}");
+        }
+        let n_chaotic = chaotic.iter().filter(|&&c| c == 1).count() as u64;
+        assert_eq!(shell["chaotic_orbits"].as_u64(), Some(n_chaotic));
+        assert_eq!(
+            shell["not_shown_chaotic_orbits"].as_u64(),
+            Some(lyap.len() as u64 - n_chaotic)
+        );
+        let range = &shell["lyapunov_time_range"];
+        let lo = t_end.iter().copied().fold(f64::INFINITY, f64::min);
+        let hi = t_end.iter().copied().fold(0.0, f64::max);
+        assert_eq!(range[0].as_f64(), Some(lo), "{range}");
+        assert_eq!(range[1].as_f64(), Some(hi), "{range}");
+        let meaning = s
+            .dataset("chaotic")
+            .unwrap()
+            .attr("long_name")
+            .unwrap()
+            .read_scalar::<hdf5::types::VarLenUnicode>()
+            .unwrap();
+        assert!(
+            meaning.contains("not shown chaotic") && !meaning.contains("regular ("),
+            "{meaning}"
+        );
+    }
+}
+
+/// The figure's legend and subtitle name the criterion and the time, never "regular".
+#[test]
+fn chaos_legend_says_not_shown_chaotic_within_t() {
+    use pendula::analysis::poincare::{poincare, PoincareOptions};
+    use pendula::plot::PoincareFigure;
+    let chain = double();
+    let opts = PoincareOptions {
+        section: theta1_up(),
+        energies: vec![-15.0],
+        sampling: grid(2, 2),
+        initial: vec![],
+        orbit: OrbitOptions {
+            crossings: 30,
+            lyapunov: true,
+            ..Default::default()
+        },
+        chaos_threshold: 0.05,
+    };
+    let r = poincare(&chain, &opts, &mut Silent).unwrap();
+    let fig = PoincareFigure::of_result("t", &chain, &opts, &r);
+    assert_eq!(fig.legend.0, "chaotic: λ(T) > 0.05 s⁻¹");
+    assert!(
+        fig.legend.1.starts_with("not shown chaotic within T = ")
+            && fig.legend.1.contains("≤ 0.05"),
+        "{}",
+        fig.legend.1
+    );
+    assert!(
+        fig.subtitle.contains("not shown chaotic"),
+        "{}",
+        fig.subtitle
+    );
+    assert!(!format!("{} {}", fig.legend.1, fig.subtitle).contains("regular orbits"));
+}

@@ -140,8 +140,8 @@ flags! {
     "blocks" => "@.blocks", Int, "B", "Blocks of the batch-means standard errors (lyapunov: >= 10, default 20; map: >= 2, default 10 or the renormalisation intervals of t_end if fewer)", &[LYAP, MAP];
     "tolerance" => "@.tolerance", Float, "1/S", "Stop once every standard error (map: each pixel's) is below this (1/s)", &[LYAP, MAP];
     "d0" => "lyapunov.d0", Float, "D", "Initial separation of the two-trajectory method", &[LYAP];
-    "deviation" => "lyapunov.deviation", Word, "unit|diagonal", "Start deviation vector of tangent, megno and fli: unit (e1, the default of tangent and megno) or diagonal ((1,…,1)/√(2N), fli's and the maps')", &[LYAP];
-    "slope-samples" => "lyapunov.slope_samples", Word, "step|tau", "MEGNO: fit the slope of ⟨Y⟩ over the second half at every step (default) or at the multiples of τ and t_end (the megno map's rule)", &[LYAP];
+    "deviation" => "lyapunov.deviation", Word, "unit|diagonal", "Start deviation vector of tangent, megno and fli: diagonal ((1,…,1)/√(2N), the default, the maps' start) or unit (e1)", &[LYAP];
+    "slope-samples" => "lyapunov.slope_samples", Word, "step|tau", "MEGNO: fit the slope of ⟨Y⟩ over the second half at the multiples of τ and t_end (default, the megno map's rule) or at every step", &[LYAP];
     "vectors" => "lyapunov.vectors", Word, "covariant", "Also the covariant Lyapunov vectors of the spectrum's run (Ginelli's method), sampled over its averaging window", &[LYAP];
     "backward-transient" => "lyapunov.backward_transient", Float, "S", "Covariant vectors: the backward transient (s) run after the window, default 10", &[LYAP];
     "vector-samples" => "lyapunov.vector_samples", Int, "N", "Covariant vectors: most sample times over the window, default 1000", &[LYAP];
@@ -240,7 +240,7 @@ flags! {
     "window-order" => "@.window_order", Int, "P", "Order p of the Hann window, 0..=12 (frequencies: default 1; frequency maps: default 2): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
     "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];
     "terms" => "frequencies.terms", Int, "N", "Lines extracted per link (default 10)", &[FREQ];
-    "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 6)", &[FREQ];
+    "combination-order" => "frequencies.combination_order", Int, "K", "Largest Σ|k_i| of the integer combinations of the fundamentals that explain the lines (default 15, lower beyond four links)", &[FREQ];
     "omega-ref" => "frequencies.omega_ref", Float, "RAD/S", "ω_ref of the signal θ − iθ̇/ω_ref (default the lowest small-oscillation frequency)", &[FREQ];
     // control
     "equilibrium" => "control.equilibrium", Word, "inverted|hanging|folded|+-…", "Equilibrium to stabilize (default inverted)", &[CTRL];

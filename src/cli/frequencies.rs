@@ -36,8 +36,9 @@ pub fn report_frequencies(
                 "frequency": l.lines.iter().map(|x| x.frequency).collect::<Vec<_>>(),
                 "amplitude": l.lines.iter().map(|x| x.amplitude).collect::<Vec<_>>(),
                 "phase": l.lines.iter().map(|x| x.phase).collect::<Vec<_>>(),
-                "combination": l.lines.iter().map(|x| x.combination.k.clone()).collect::<Vec<_>>(),
-                "combination_residual": l.lines.iter().map(|x| x.combination.residual).collect::<Vec<_>>(),
+                // null where the line is unexplained (no combination within the tolerance).
+                "combination": l.lines.iter().map(|x| x.combination.as_ref().map(|c| c.k.clone())).collect::<Vec<_>>(),
+                "combination_residual": l.lines.iter().map(|x| x.combination.as_ref().map(|c| c.residual)).collect::<Vec<_>>(),
             })
         })
         .collect();
@@ -51,6 +52,8 @@ pub fn report_frequencies(
         "window_order": run.window_order,
         "terms": run.terms,
         "combination_order": run.combination_order,
+        "combination_tolerance": r.tolerance,
+        "combination_tolerance_rule": pendula::store::frequencies::TOLERANCE_RULE,
         "samples": r.samples,
         "dt_out": r.dt_out,
         "t_end": (r.samples - 1) as f64 * r.dt_out,
@@ -68,10 +71,10 @@ pub fn report_frequencies(
         "output": ctx.outputs.file.as_ref().map(|p| p.display().to_string()),
         "plot": ctx.outputs.plot.as_ref().map(|p| p.display().to_string()),
     });
-    report(&j, ctx.common.json, Some(text(r)), r.complete)
+    report(&j, ctx.common.json, Some(text(run, r)), r.complete)
 }
 
-fn text(r: &FrequenciesResult) -> String {
+fn text(run: &FrequenciesRun, r: &FrequenciesResult) -> String {
     let o = &r.orbit;
     let mut s = String::new();
     let _ = writeln!(
@@ -92,13 +95,22 @@ fn text(r: &FrequenciesResult) -> String {
         "  diffusion between the halves: {:.3e} rad/s (index {:.2})",
         o.diffusion, o.diffusion_index
     );
+    let _ = writeln!(
+        s,
+        "  a line is explained by a combination within {:.1e} rad/s (order <= {}); else unexplained",
+        r.tolerance, run.combination_order
+    );
     for (j, l) in o.links.iter().enumerate() {
         let _ = writeln!(s, "  link {} ({}):", j + 1, l.signal.name());
         for x in &l.lines {
+            let label = match &x.combination {
+                Some(c) => format!("k = {:?}  (residual {:.1e})", c.k, c.residual),
+                None => "unexplained".to_string(),
+            };
             let _ = writeln!(
                 s,
-                "    ω = {:+.12}  a = {:.3e}  φ = {:+.6}  k = {:?}  (residual {:.1e})",
-                x.frequency, x.amplitude, x.phase, x.combination.k, x.combination.residual
+                "    ω = {:+.12}  a = {:.3e}  φ = {:+.6}  {label}",
+                x.frequency, x.amplitude, x.phase
             );
         }
     }

@@ -21,7 +21,6 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         "closest_to_zero": r.closest_to_zero,
         "trace_average": r.volume.map(|v| v.trace_average),
         "dissipation_average": r.volume.and_then(|v| v.dissipation_average),
-        "kaplan_yorke_dimension": r.kaplan_yorke,
         "energy_initial": r.energy.initial,
         "energy_end": r.energy.last,
         "energy_work": r.energy.work,
@@ -37,7 +36,11 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         "complete": r.complete,
         "converged": r.converged,
     });
-    // Only where chosen (`lyapunov.deviation`): the default start is e₁.
+    // Only where it means something: none for a conservative chain (see `Lyapunov::kaplan_yorke`).
+    if let Some(d) = r.kaplan_yorke {
+        j["kaplan_yorke_dimension"] = json!(d);
+    }
+    // The one vector's start, as run (default diagonal); none for a spectrum's basis.
     if let Some(d) = r.options.deviation {
         j["deviation"] = json!(d.name());
     }

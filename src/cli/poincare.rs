@@ -65,19 +65,32 @@ pub fn report(
     Ok(())
 }
 
-fn shell_stats(s: &poincare::Shell, threshold: f64) -> (usize, usize, usize, Option<usize>) {
+/// Crossings, orbits stopped at t_end, skipped points, and (chaotic, not shown chaotic) orbits.
+fn shell_stats(
+    s: &poincare::Shell,
+    threshold: f64,
+) -> (usize, usize, usize, Option<(usize, usize)>) {
     let crossings = s.orbits.iter().map(|o| o.len()).sum();
     let short = s
         .orbits
         .iter()
         .filter(|o| o.end != OrbitEnd::Complete)
         .count();
-    let chaotic = s
-        .orbits
-        .iter()
-        .map(|o| o.lyapunov.map(|l| usize::from(l > threshold)))
-        .sum::<Option<usize>>();
-    (crossings, short, s.skipped.len(), chaotic)
+    (crossings, short, s.skipped.len(), s.chaos_counts(threshold))
+}
+
+/// ", 3 chaotic and 37 not shown chaotic within T = 100–5000 s (chaotic: λ(T) > 0.05 s⁻¹)".
+fn chaos_text(s: &poincare::Shell, counts: Option<(usize, usize)>, threshold: f64) -> String {
+    let within = s.lyapunov_times().map_or(String::new(), |t| {
+        format!(" within {}", poincare::describe_times(t))
+    });
+    counts.map_or(String::new(), |(c, n)| {
+        format!(
+            ", {c} {} and {n} {}{within} (chaotic: λ(T) > {threshold} s⁻¹)",
+            poincare::CHAOTIC_CLASS,
+            poincare::NOT_SHOWN_CHAOTIC_CLASS
+        )
+    })
 }
 
 fn table(
@@ -91,8 +104,8 @@ fn table(
     let mut s = String::new();
     let _ = writeln!(s, "section {}", opts.section.describe(chain));
     for (k, sh) in r.shells.iter().enumerate() {
-        let (c, short, skipped, chaotic) = shell_stats(sh, opts.chaos_threshold);
-        let chaotic = chaotic.map_or(String::new(), |n| format!(", {n} chaotic"));
+        let (c, short, skipped, counts) = shell_stats(sh, opts.chaos_threshold);
+        let chaotic = chaos_text(sh, counts, opts.chaos_threshold);
         if let pendula::analysis::poincare::Section::Stroboscopic { .. } = opts.section {
             // No energy shell: the drive is what the section samples.
             let forcing = pendula::spec::describe_run(chain.params(), None);
@@ -138,16 +151,19 @@ fn summary(
         "section": opts.section.describe(chain),
         "integrator": spec.method,
         "options": opts,
+        "chaos_criterion": opts.orbit.lyapunov.then(|| poincare::chaos_criterion(opts.chaos_threshold)),
         "complete": r.complete,
         "shells": r.shells.iter().map(|sh| {
-            let (c, short, skipped, chaotic) = shell_stats(sh, opts.chaos_threshold);
+            let (c, short, skipped, counts) = shell_stats(sh, opts.chaos_threshold);
             json!({
                 "energy": sh.energy,
                 "orbits": sh.orbits.len(),
                 "crossings": c,
                 "stopped_at_t_max": short,
                 "skipped_unreachable": skipped,
-                "chaotic_orbits": chaotic,
+                "chaotic_orbits": counts.map(|c| c.0),
+                "not_shown_chaotic_orbits": counts.map(|c| c.1),
+                "lyapunov_time_range": sh.lyapunov_times().map(|(a, b)| [a, b]),
                 "lyapunov": sh.orbits.iter().map(|o| o.lyapunov).collect::<Vec<_>>(),
             })
         }).collect::<Vec<_>>(),

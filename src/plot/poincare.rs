@@ -11,7 +11,10 @@ use super::{
     begin_figure, caption_font, draw_centred, draw_legend_row, font, house_mesh, save, Area, Axis,
     DataError, Drawn, Header, PlotError, Render, Surface,
 };
-use crate::analysis::poincare::{energy_bounds, PoincareOptions, PoincareResult, Variables};
+use crate::analysis::poincare::{
+    describe_times, energy_bounds, PoincareOptions, PoincareResult, Variables, CHAOTIC_CLASS,
+    NOT_SHOWN_CHAOTIC_CLASS,
+};
 use crate::model::Chain;
 
 /// How points are coloured.
@@ -19,7 +22,8 @@ use crate::model::Chain;
 pub enum Colouring {
     /// A distinct hue per orbit (golden-angle steps, so neighbours differ).
     Orbit,
-    /// Chaotic orbits in one grey (the sea), regular ones in a hue each, drawn on top.
+    /// Chaotic orbits (λ_T above the threshold) in one grey (the sea), the ones not shown
+    /// chaotic within their T in a hue each, drawn on top.
     Chaos,
 }
 
@@ -38,8 +42,10 @@ pub struct PoincareFigure {
     pub y_label: String,
     pub panels: Vec<PoincarePanel>,
     pub colouring: Colouring,
-    /// Shown under the title, e.g. the threshold used for the chaos colouring.
+    /// Shown under the title, e.g. the criterion used for the chaos colouring.
     pub subtitle: String,
+    /// The chaos colouring's legend: (chaotic, not shown chaotic) entries with their criterion.
+    pub legend: (String, String),
 }
 
 impl PoincareFigure {
@@ -66,12 +72,26 @@ impl PoincareFigure {
                 chaotic: lyap.then(|| {
                     s.orbits
                         .iter()
-                        .map(|o| o.lyapunov.unwrap_or(0.0) > opts.chaos_threshold)
+                        .map(|o| o.chaotic(opts.chaos_threshold).unwrap_or(false))
                         .collect()
                 }),
             })
             .collect();
+        // The time the exponents were taken over, across all shells.
+        let times = r
+            .shells
+            .iter()
+            .filter_map(|s| s.lyapunov_times())
+            .reduce(|(a, b), (c, d)| (a.min(c), b.max(d)));
+        let within = times.map_or(String::new(), |t| format!(" within {}", describe_times(t)));
+        let threshold = opts.chaos_threshold;
         PoincareFigure {
+            legend: (
+                format!("{CHAOTIC_CLASS}: λ(T) > {threshold} s⁻¹"),
+                format!(
+                    "{NOT_SHOWN_CHAOTIC_CLASS}{within}: λ(T) ≤ {threshold} s⁻¹ (one colour each)"
+                ),
+            ),
             title: title.to_string(),
             x_label,
             y_label,
@@ -92,7 +112,8 @@ impl PoincareFigure {
                 },
                 if lyap {
                     format!(
-                        "; chaotic: finite-time Lyapunov exponent > {} s⁻¹",
+                        "; colour: finite-time Lyapunov exponent λ(T) over each orbit's own T{}: grey if > {} s⁻¹ (chaotic), else not shown chaotic within T",
+                        times.map_or(String::new(), |t| format!(" ({})", describe_times(t))),
                         opts.chaos_threshold
                     )
                 } else {
@@ -253,11 +274,8 @@ impl Render for PoincareFigure {
         }
         if self.colouring == Colouring::Chaos {
             let entries = [
-                (
-                    (0..4).map(hue_colour).collect(),
-                    "regular orbits (one colour each)".to_string(),
-                ),
-                (vec![CHAOTIC], "chaotic orbits".to_string()),
+                ((0..4).map(hue_colour).collect(), self.legend.1.clone()),
+                (vec![CHAOTIC], self.legend.0.clone()),
             ];
             draw_legend_row(
                 root,

@@ -12,9 +12,23 @@ use crate::observe::Observer;
 use crate::spec::{FrequenciesRun, Spec};
 use ndarray::s;
 
-/// A line is explained by a combination of the fundamentals when they differ by less than this
-/// fraction of ω_ref (far above NAFF's error on a regular orbit of a few hundred periods, far
-/// below the spacing of low-order combinations).
+/// A line is explained by a combination of the fundamentals when they differ by at most this
+/// fraction of ω_ref; a line that no combination (Σ|k_i| ≤ the order) comes that close to is
+/// *unexplained* and gets no label. The same threshold decides which lines are new fundamentals
+/// (a strong line the fundamentals so far do not explain), so that a line is never both.
+///
+/// Why 1e-7 ω_ref. On a torus NAFF (Hann p ≥ 1, polished) finds a line's frequency to ~1e-12
+/// relative at a few hundred periods and to ~1e-10 at ~50 (the module's tests and
+/// tests/frequencies.rs), and a combination of order K carries at most K times the
+/// fundamentals' error: the residual of a true combination of order ≤ 15 stays two orders or
+/// more below the threshold down to runs of a few dozen periods. A false label needs one of the
+/// C combinations tried to fall within ±1e-7 ω_ref of the line by chance: they are spread over
+/// ≈ ±K·max ν, so the chance is ≈ 2e-7·ω_ref·C / (2K·max ν) — below 1e-4 per line even for four
+/// fundamentals at order 15 (C ≈ 4·10⁴). And it is ~10⁴–10⁵ times finer than the window's
+/// resolution 2π/T of any run long enough to resolve the lines (T of a few hundred periods), so
+/// an explained line coincides with its combination far beyond what the spectrum alone could
+/// separate. A chaotic orbit's lines drift (the diffusion index says by how much) and are
+/// mostly left unexplained: they are not combinations of fixed frequencies.
 pub const IDENTIFY_TOLERANCE: f64 = 1e-7;
 
 /// What a frequency analysis found.
@@ -28,10 +42,15 @@ pub struct FrequenciesResult {
     pub samples: usize,
     pub dt_out: f64,
     pub orbit: OrbitFrequencies,
+    /// The threshold (rad/s) within which a combination explains a line:
+    /// [`IDENTIFY_TOLERANCE`]·ω_ref.
+    pub tolerance: f64,
     /// The largest relative energy error over the samples (of the integration).
     pub max_relative_energy_error: f64,
     pub stats: Stats,
-    /// False when a stop cut the run short (the samples up to then were analysed).
+    /// Whether the integration reached t_end. A stop during the integration or the analysis
+    /// ends the run with [`RunError::Interrupted`] instead (the analysis of the samples so far
+    /// would take seconds after the stop), so a result has it true.
     pub complete: bool,
 }
 
@@ -73,27 +92,36 @@ pub fn run(
     if n < 2 * crate::analysis::frequency::MIN_SAMPLES {
         return Err(RunError::Interrupted);
     }
+    if !tr.complete {
+        // Stopped: the analysis of the samples so far would not stop at once.
+        return Err(RunError::Interrupted);
+    }
+    let tolerance = IDENTIFY_TOLERANCE * w_ref;
     let opts = FrequencyOptions {
         naff: run.naff,
         omega_ref: w_ref,
         fundamentals: chain.links(),
         order: run.combination_order,
-        tolerance: IDENTIFY_TOLERANCE * w_ref,
+        tolerance,
     };
     let mut ws = FrequencyWorkspace::new(n, run.dt_out, opts)
         .map_err(|e| RunError::Failed(e.to_string()))?;
-    let orbit = ws.analyse(
-        tr.theta.slice(s![..n, ..]),
-        tr.omega.slice(s![..n, ..]),
-        tr.t[0],
-        true,
-    );
+    let orbit = ws
+        .analyse_observed(
+            tr.theta.slice(s![..n, ..]),
+            tr.omega.slice(s![..n, ..]),
+            tr.t[0],
+            true,
+            obs,
+        )
+        .ok_or(RunError::Interrupted)?;
     Ok(FrequenciesResult {
         omega_ref: w_ref,
         omega_ref_derived: derived,
         samples: n,
         dt_out: run.dt_out,
         orbit,
+        tolerance,
         max_relative_energy_error: tr.max_relative_energy_error(),
         stats: tr.stats,
         complete: tr.complete,

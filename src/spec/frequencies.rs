@@ -17,8 +17,9 @@ pub struct FrequenciesSpec {
     pub window_order: Option<u32>,
     /// Lines extracted per link (default 10).
     pub terms: Option<usize>,
-    /// Largest Σ|k_i| of the integer combinations that explain lines (default 6, or lower where
-    /// the combinations of many fundamentals would exceed [`MAX_COMBINATIONS`]).
+    /// Largest Σ|k_i| of the integer combinations that explain lines (default
+    /// [`DEFAULT_COMBINATION_ORDER`], or lower where the combinations of many fundamentals
+    /// would exceed [`MAX_COMBINATIONS`]).
     pub combination_order: Option<u32>,
     /// ω_ref (rad/s) of the signal θ − iθ̇/ω_ref (default the lowest small-oscillation
     /// frequency about the hanging equilibrium).
@@ -29,8 +30,16 @@ pub struct FrequenciesSpec {
 pub const MAX_SAMPLES: f64 = 1e10;
 /// Most lines per link.
 pub const MAX_TERMS: usize = 100;
-/// Most integer vectors (2·order + 1)^fundamentals tried per line.
+/// Most integer vectors (2·order + 1)^fundamentals accepted per line (the search itself tries
+/// (2·order + 1)^(fundamentals − 1) of them, [`crate::analysis::frequency::identify`]).
 pub const MAX_COMBINATIONS: f64 = 1e6;
+
+/// The default combination order (capped by [`MAX_COMBINATIONS`]: 15 up to four fundamentals).
+/// It was 6, which could not name the 7th and 9th harmonics that a strongly nonlinear
+/// oscillator's ten leading lines reach (`--preset simple --theta 2`: ±ν, ±3ν, …, 9ν); 15 covers
+/// the odd harmonics of the default ten terms with margin, at (2·15 + 1)³ ≈ 3·10⁴ trials per
+/// line for four fundamentals.
+pub const DEFAULT_COMBINATION_ORDER: u32 = 15;
 
 /// A validated frequency analysis.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
@@ -108,7 +117,10 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             ))
         }
         Some(o) => o,
-        None => (0..=6).rev().find(|&o| count(o) <= MAX_COMBINATIONS).unwrap_or(0),
+        None => (0..=DEFAULT_COMBINATION_ORDER)
+            .rev()
+            .find(|&o| count(o) <= MAX_COMBINATIONS)
+            .unwrap_or(0),
     };
     let omega_ref = s
         .omega_ref

@@ -85,11 +85,11 @@ pub struct LyapunovSpec {
     pub ensemble: Option<usize>,
     pub epsilon: Option<f64>,
     pub seed: Option<u64>,
-    /// Start deviation vector of MEGNO and FLI: `unit` (e₁, MEGNO's default) or `diagonal`
-    /// ((1, …, 1)/√(2N), FLI's default and every one-vector map kind's).
+    /// Start deviation vector of the tangent estimator, MEGNO and FLI: `diagonal`
+    /// ((1, …, 1)/√(2N), the default and every one-vector map kind's) or `unit` (e₁).
     pub deviation: Option<String>,
-    /// MEGNO: the samples of ⟨Y⟩ its second-half slope is fitted over: `step` (every step,
-    /// default) or `tau` (the renormalisation times, the MEGNO map's rule).
+    /// MEGNO: the samples of ⟨Y⟩ its second-half slope is fitted over: `tau` (the
+    /// renormalisation times and t_end, the MEGNO map's rule, default) or `step` (every step).
     pub slope_samples: Option<String>,
     /// `covariant`: also the covariant Lyapunov vectors (Ginelli's method) of the spectrum's
     /// run, sampled over its averaging window.

@@ -1,14 +1,19 @@
 //! Group `frequencies`: each link's lines (link × term), the fundamental frequencies, the
-//! combination of them nearest each line (link × term × fundamental), and those of the two
-//! halves of the run (half × fundamental) with the diffusion index. Every variable has CF
-//! `units` and `long_name` over named dimensions; a missing entry (a link with fewer lines, a
-//! half with fewer fundamentals) is NaN, or 0 in the integer combinations with `valid` false.
+//! combination of them explaining each line (link × term × fundamental; `explained` 1 where
+//! one is within the attribute `combination_tolerance`, else the line is unexplained: its
+//! combination 0 and residual NaN), and those of the two halves of the run (half ×
+//! fundamental) with the diffusion index. Every variable has CF `units` and `long_name` over
+//! named dimensions; a missing entry (a link with fewer lines, a half with fewer fundamentals)
+//! is NaN, or 0 in the integer combinations with `valid` false.
 
 use super::results::write_model;
 use super::{write_method, H5Out, RunInfo, StoreError};
 use crate::run::FrequenciesResult;
 use crate::spec::FrequenciesRun;
 use ndarray::{Array2, Array3};
+
+/// How the threshold `combination_tolerance` is set, as the file states it.
+pub const TOLERANCE_RULE: &str = "1e-7 * omega_ref: a combination sum_i k_i nu_i (sum |k_i| <= combination_order) explains a line when it lies within it; a line no combination comes that close to is unexplained (no label). Far above NAFF's frequency error on a torus (~1e-12..1e-10 relative, times the order), far below the window's resolution 2 pi / T";
 
 pub fn write_frequencies(
     out: &H5Out,
@@ -38,6 +43,8 @@ pub fn write_frequencies(
     g.attr_i64("window_order", spec.window_order as i64)?;
     g.attr_i64("terms", spec.terms as i64)?;
     g.attr_i64("combination_order", spec.combination_order as i64)?;
+    g.attr_f64("combination_tolerance", r.tolerance)?;
+    g.attr_str("combination_tolerance_rule", TOLERANCE_RULE)?;
     g.attr_i64("samples", r.samples as i64)?;
     g.attr_f64("dt_out", r.dt_out)?;
     g.attr_f64("t_end", (r.samples - 1) as f64 * r.dt_out)?;
@@ -114,15 +121,16 @@ pub fn write_frequencies(
     g.var(
         "combination_residual",
         &["link", "term"],
-        &line(&|l| l.combination.residual),
+        &line(&|l| l.combination.as_ref().map_or(f64::NAN, |c| c.residual)),
         "rad s-1",
-        "line frequency minus the nearest integer combination of the fundamentals",
+        "line frequency minus the combination of the fundamentals explaining it (NaN: unexplained)",
     )?;
     let combination = Array3::from_shape_fn((n, terms, nf), |(j, k, i)| {
         o.links
             .get(j)
             .and_then(|l| l.lines.get(k))
-            .and_then(|l| l.combination.k.get(i))
+            .and_then(|l| l.combination.as_ref())
+            .and_then(|c| c.k.get(i))
             .map_or(0i64, |&c| c as i64)
     });
     g.var(
@@ -130,7 +138,22 @@ pub fn write_frequencies(
         &["link", "term", "fundamental"],
         &combination,
         "1",
-        "integer coefficients k of the nearest combination sum_i k_i nu_i (0 where no line)",
+        "integer coefficients k of the combination sum_i k_i nu_i explaining the line (0 where no line or unexplained)",
+    )?;
+    let explained = Array2::from_shape_fn((n, terms), |(j, k)| {
+        u8::from(
+            o.links
+                .get(j)
+                .and_then(|l| l.lines.get(k))
+                .is_some_and(|l| l.combination.is_some()),
+        )
+    });
+    g.var(
+        "explained",
+        &["link", "term"],
+        &explained,
+        "1",
+        "1 where a combination lies within combination_tolerance of the line, 0 where none does (unexplained) or no line",
     )?;
     let valid = Array2::from_shape_fn((n, terms), |(j, k)| {
         u8::from(o.links.get(j).is_some_and(|l| k < l.lines.len()))

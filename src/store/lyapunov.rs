@@ -4,7 +4,8 @@
 //! Spectrum group (e.g. `lyapunov`): coordinates `exponent` (1..k) and `time` (the history),
 //! variables `exponents(exponent)`, `standard_error(exponent)`, `history(time, exponent)`,
 //! `history_standard_error(time, exponent)`, `pair_sums(pair)` for a full spectrum, and as
-//! attributes: Σλ and its error, the volume check, energy drift, Kaplan–Yorke dimension, counts,
+//! attributes: Σλ and its error, the volume check, energy drift, Kaplan–Yorke dimension (only for a
+//! non-conservative chain whose exponents determine it), counts,
 //! options and the integrator ([`write_method`]). Units of rates: `s-1` (CF spelling of 1/s).
 //!
 //! A registered indicator's group (`megno`, `fli`, …; [`write_finding`]): coordinate `time` (the
@@ -103,7 +104,7 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
     g.attr_f64("tolerance", nan_if_none(r.options.tolerance))?;
     g.attr_f64("min_time", r.options.min_time)?;
     g.attr_i64("max_history", r.options.max_history as i64)?;
-    // Only where chosen (`lyapunov.deviation`): the default start is e₁.
+    // The one vector's start, as run (default diagonal); none for a spectrum's basis.
     if let Some(d) = r.options.deviation {
         g.attr_str("deviation", d.name())?;
     }
@@ -120,7 +121,10 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
     g.attr_f64("sum_standard_error", r.sum_standard_error)?;
     let near: Vec<f64> = r.closest_to_zero.iter().map(|&i| (i + 1) as f64).collect();
     g.attr_f64s("closest_to_zero", &near)?;
-    g.attr_f64("kaplan_yorke_dimension", nan_if_none(r.kaplan_yorke))?;
+    // Omitted where it means nothing (a conservative chain) or the exponents do not determine it.
+    if let Some(d) = r.kaplan_yorke {
+        g.attr_f64("kaplan_yorke_dimension", d)?;
+    }
     if let Some(v) = &r.volume {
         g.attr_str(
             "volume_split",
@@ -201,7 +205,7 @@ pub fn write_finding(g: &GroupWriter<'_>, f: &dyn Finding) -> Result<(), StoreEr
     }
     let e = r.end;
     g.attr_str("estimator", e.estimator)?;
-    // Only where chosen (`lyapunov.deviation`): the default start is the indicator's own.
+    // As run, the defaults resolved (deviation diagonal; MEGNO's slope over the τ grid).
     if let Some(d) = e.options.deviation {
         g.attr_str("deviation", d.name())?;
     }

@@ -8,7 +8,9 @@
 //! Crossing angles are wrapped into (−π, π]; the section's own angle is ≈ 0 mod 2π there.
 
 use super::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
-use crate::analysis::poincare::{wrap_angle, OrbitEnd, PoincareOptions, PoincareResult, Shell};
+use crate::analysis::poincare::{
+    chaos_criterion, wrap_angle, OrbitEnd, PoincareOptions, PoincareResult, Shell,
+};
 use crate::model::Chain;
 use ndarray::{Array2, Array3};
 
@@ -120,8 +122,9 @@ fn shell_crossings(
     Ok(())
 }
 
-/// One value per orbit: how far it got, where it started, its exponent and the chaotic /
-/// regular verdict drawn from it (so a reader can colour the section without recomputing).
+/// One value per orbit: how far it got, where it started, its exponent and the chaotic / not
+/// shown chaotic verdict drawn from it (so a reader can colour the section without
+/// recomputing; the group's `chaos_criterion` says what the verdict means).
 fn shell_orbit_summary(
     g: &GroupWriter<'_>,
     shell: &Shell,
@@ -143,7 +146,7 @@ fn shell_orbit_summary(
         &["orbit"],
         t_end.as_slice(),
         "s",
-        "time integrated",
+        "time integrated (the T of the finite-time exponent lambda_T)",
     )?;
     let complete: Vec<i64> = shell
         .orbits
@@ -183,21 +186,19 @@ fn shell_orbit_summary(
         &["orbit"],
         lyap.as_slice(),
         "s-1",
-        "finite-time maximal Lyapunov exponent (NaN: not computed)",
+        "finite-time maximal Lyapunov exponent lambda_T over the orbit's t_end (NaN: not computed)",
     )?;
-    let chaotic: Vec<i64> = lyap
+    let chaotic: Vec<i64> = shell
+        .orbits
         .iter()
-        .map(|l| match l {
-            l if l.is_nan() => -1,
-            l => i64::from(*l > opts.chaos_threshold),
-        })
+        .map(|o| o.chaotic(opts.chaos_threshold).map_or(-1, i64::from))
         .collect();
     g.var(
         "chaotic",
         &["orbit"],
         chaotic.as_slice(),
         "1",
-        "1 chaotic, 0 regular (exponent vs chaos_threshold), -1 not computed",
+        "1 chaotic (lambda_T > chaos_threshold), 0 not shown chaotic within the orbit's t_end (not a proof of regularity), -1 not computed",
     )?;
     Ok(())
 }
@@ -235,6 +236,9 @@ pub fn write_poincare(
         g.attr_i64("crossings", opts.orbit.crossings as i64)?;
         g.attr_f64("t_max", opts.orbit.t_max)?;
         g.attr_f64("chaos_threshold", opts.chaos_threshold)?;
+        if opts.orbit.lyapunov {
+            g.attr_str("chaos_criterion", &chaos_criterion(opts.chaos_threshold))?;
+        }
         g.attr_bool("lyapunov", opts.orbit.lyapunov)?;
         g.attr_i64("shells", result.shells.len() as i64)?;
         g.attr_bool("complete", result.complete)?;

@@ -34,6 +34,7 @@
 //! recover a pure line to 1e-13 relative and two incommensurate lines to 1e-12.
 
 use crate::analysis::simd::multiversion;
+use crate::observe::Cancel;
 use num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 use std::f64::consts::PI;
@@ -388,6 +389,12 @@ pub struct Naff {
     inner: Vec<Complex64>,
     inner_valid: usize,
     lines: Vec<Line>,
+    /// The stop request of the current [`Naff::analyse_until`] (never set for
+    /// [`Naff::analyse`]), and whether it has been seen: every loop over the samples (the
+    /// FFT's line search, each Newton or golden-section evaluation, each polishing refinement,
+    /// each Gram entry) polls it first, so a stop takes effect within one O(n) pass.
+    cancel: Cancel,
+    stopped: bool,
 }
 
 impl fmt::Debug for Naff {
@@ -453,6 +460,8 @@ impl Naff {
             inner: vec![Complex64::default(); m],
             inner_valid: 0,
             lines: Vec::with_capacity(m),
+            cancel: Cancel::never(),
+            stopped: false,
         })
     }
 
@@ -476,6 +485,33 @@ impl Naff {
     /// The leading lines of `z` (samples at t0 + k·dt), strongest first in the order found.
     /// Panics if `z` does not have the workspace's length.
     pub fn analyse(&mut self, z: &[Complex64], t0: f64) -> &[Line] {
+        self.analyse_until(z, t0, &Cancel::never())
+            .expect("a token that is never set")
+    }
+
+    /// [`Naff::analyse`], stopping within one pass over the samples once `cancel` is set:
+    /// `None` then (the lines found so far are not all refined, so none is returned).
+    pub fn analyse_until(&mut self, z: &[Complex64], t0: f64, cancel: &Cancel) -> Option<&[Line]> {
+        self.cancel.clone_from(cancel);
+        self.stopped = false;
+        self.extract(z, t0);
+        if self.halted() {
+            None
+        } else {
+            Some(&self.lines)
+        }
+    }
+
+    /// Whether the current analysis was asked to stop (polled; remembered once seen).
+    fn halted(&mut self) -> bool {
+        if !self.stopped && self.cancel.is_set() {
+            self.stopped = true;
+        }
+        self.stopped
+    }
+
+    /// The extraction of [`Naff::analyse`] into `self.lines` (cut short by a stop).
+    fn extract(&mut self, z: &[Complex64], t0: f64) {
         assert_eq!(
             z.len(),
             self.n,
@@ -493,8 +529,14 @@ impl Naff {
         self.lines.clear();
         let mut first = 0.0;
         for n in 0..self.opts.terms {
+            if self.halted() {
+                return;
+            }
             self.window();
             let Some((omega, g)) = self.peak() else { break };
+            if self.halted() {
+                return;
+            }
             let amp = g.norm();
             if n == 0 {
                 first = amp;
@@ -526,6 +568,9 @@ impl Naff {
                 self.polish();
             }
         }
+        if self.halted() {
+            return;
+        }
         // Moved from s = t − t_mid to the signal's t.
         let t_mid = t0 + (self.n as f64 - 1.0) / 2.0 * self.dt;
         for k in 0..self.freqs.len() {
@@ -539,7 +584,6 @@ impl Naff {
                 phase: a.arg(),
             });
         }
-        &self.lines
     }
 
     /// The Gram–Schmidt orthogonalisation of the found exponentials, in coefficient space: the
@@ -554,6 +598,9 @@ impl Naff {
         let found = self.freqs.len();
         for j in changed..found {
             for k in 0..=j {
+                if self.halted() {
+                    return false;
+                }
                 let g = self.gram(self.freqs[j] - self.freqs[k]);
                 self.gram_m[j * m + k] = g;
             }
@@ -587,6 +634,9 @@ impl Naff {
         let m = self.opts.terms;
         let found = self.freqs.len();
         for j in self.inner_valid..found {
+            if self.halted() {
+                return;
+            }
             self.phases(-self.freqs[j]);
             let (zw, e) = (&self.zw, &self.e);
             self.inner[j] = sum0((&zw[0], &zw[1]), (&e[0], &e[1]));
@@ -610,6 +660,9 @@ impl Naff {
         }
         self.residual.clone_from(&self.z);
         for k in 0..found {
+            if self.halted() {
+                return;
+            }
             self.phases(self.freqs[k]);
             self.add_line(-1.0, self.amps[k]);
         }
@@ -644,6 +697,9 @@ impl Naff {
         let found = self.freqs.len();
         let bin = self.bin();
         for k in 0..found {
+            if self.halted() {
+                return;
+            }
             // r_k = residual + a_k e_k: the signal without the other lines.
             let (a, w) = (self.amps[k], self.freqs[k]);
             self.phases(w);
@@ -750,6 +806,9 @@ impl Naff {
         let mut x2 = a + r * (b - a);
         let (mut f1, mut f2) = (self.value(x1), self.value(x2));
         for _ in 0..40 {
+            if self.halted() {
+                return (x1, Complex64::default());
+            }
             if f1 < f2 {
                 a = x1;
                 x1 = x2;
@@ -778,6 +837,10 @@ impl Naff {
         let (mut lo_checked, mut hi_checked) = (false, false);
         let mut x = start.clamp(lo, hi);
         for _ in 0..200 {
+            if self.halted() {
+                // Abandoned: the caller discards the analysis.
+                return Some((x, Complex64::default()));
+            }
             let (d1, d2, g0) = self.slope(x);
             if d1 == 0.0 {
                 return Some((x, g0));

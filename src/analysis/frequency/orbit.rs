@@ -1,8 +1,9 @@
 //! The frequency analysis of one sampled orbit: each link's lines, the fundamental frequencies,
 //! the combination explaining each line, and the diffusion between the two halves of the run.
 
-use super::{fundamentals, identify, link_signal, Combination, Line, Naff, NaffError};
+use super::{explain, fundamentals, link_signal, Combination, Line, Naff, NaffError};
 use super::{NaffOptions, SignalKind};
+use crate::observe::{Control, Observer, Silent};
 use ndarray::ArrayView2;
 use num_complex::Complex64;
 use serde::Serialize;
@@ -17,7 +18,10 @@ pub struct FrequencyOptions {
     pub fundamentals: usize,
     /// Largest Σ|k_i| of the integer combinations tried.
     pub order: u32,
-    /// A line is explained by a combination when their difference is below this (rad/s).
+    /// A line is explained by a combination when their difference is at most this (rad/s):
+    /// the one threshold both for taking a line as a new fundamental (it is not explained by
+    /// the fundamentals found before it) and for labelling a line with a combination (it is);
+    /// a line beyond it is unexplained and carries no label.
     pub tolerance: f64,
 }
 
@@ -28,13 +32,16 @@ pub struct LinkLines {
     pub lines: Vec<LineOut>,
 }
 
-/// A line with the combination of the fundamentals that comes closest to it.
+/// A line with the combination of the fundamentals that explains it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct LineOut {
     pub frequency: f64,
     pub amplitude: f64,
     pub phase: f64,
-    pub combination: Combination,
+    /// The combination (Σ|k_i| ≤ the order) within [`FrequencyOptions::tolerance`] of the
+    /// line; `None`: no combination is, the line is unexplained (not the nearest one, however
+    /// far: that would be a label that is not so).
+    pub combination: Option<Combination>,
 }
 
 /// The frequency analysis of one orbit.
@@ -75,15 +82,19 @@ impl FrequencyWorkspace {
         })
     }
 
-    /// The fundamentals (ascending) of the half run starting at sample `start` (time t0).
+    /// The fundamentals (ascending) of the half run starting at sample `start` (time t0);
+    /// `None` when `obs` stopped it. `done` counts the signals analysed (progress).
     fn half_fundamentals(
         &mut self,
         theta: &ArrayView2<f64>,
         omega: &ArrayView2<f64>,
         start: usize,
         t0: f64,
-    ) -> Vec<f64> {
+        obs: &mut dyn Observer,
+        done: &mut u64,
+    ) -> Option<Vec<f64>> {
         let n = self.half.samples();
+        let cancel = obs.cancel();
         self.lines.clear();
         for j in 0..theta.ncols() {
             let th = theta.column(j);
@@ -95,13 +106,17 @@ impl FrequencyWorkspace {
                 self.opts.omega_ref,
                 z,
             );
-            let found = self.half.analyse(z, t0);
+            let found = self.half.analyse_until(z, t0, &cancel)?;
             self.lines.extend_from_slice(found);
+            *done += 1;
+            if obs.advance(*done) == Control::Stop {
+                return None;
+            }
         }
         let o = &self.opts;
         let mut f = fundamentals(&self.lines, o.fundamentals, o.order, o.tolerance);
         f.sort_by(f64::total_cmp);
-        f
+        Some(f)
     }
 
     /// Analyses θ and θ̇ (time × link) sampled at t0 + k·dt; the number of samples must be the
@@ -114,6 +129,39 @@ impl FrequencyWorkspace {
         t0: f64,
         whole: bool,
     ) -> OrbitFrequencies {
+        self.analyse_observed(theta, omega, t0, whole, &mut Silent)
+            .expect("Silent never stops")
+    }
+
+    /// [`FrequencyWorkspace::analyse`] reporting to `obs`: progress in signals (one per link
+    /// for the whole run, then one per link for each half), and its stop request polled inside
+    /// every NAFF pass over the samples ([`Naff::analyse_until`]) and between the signals.
+    /// `None` when it asked to stop: nothing of a half-done analysis is returned.
+    pub fn analyse_observed(
+        &mut self,
+        theta: ArrayView2<f64>,
+        omega: ArrayView2<f64>,
+        t0: f64,
+        whole: bool,
+        obs: &mut dyn Observer,
+    ) -> Option<OrbitFrequencies> {
+        let links = theta.ncols() as u64;
+        obs.start(if whole { 3 * links } else { 2 * links }, "signals");
+        let r = self.analyse_inner(theta, omega, t0, whole, obs);
+        obs.finish();
+        r
+    }
+
+    fn analyse_inner(
+        &mut self,
+        theta: ArrayView2<f64>,
+        omega: ArrayView2<f64>,
+        t0: f64,
+        whole: bool,
+        obs: &mut dyn Observer,
+    ) -> Option<OrbitFrequencies> {
+        let cancel = obs.cancel();
+        let mut done = 0u64;
         let n = self.whole.samples();
         assert_eq!(
             theta.nrows(),
@@ -134,10 +182,14 @@ impl FrequencyWorkspace {
                     self.opts.omega_ref,
                     &mut self.z,
                 );
-                let found = self.whole.analyse(&self.z, t0);
+                let found = self.whole.analyse_until(&self.z, t0, &cancel)?;
                 all.extend_from_slice(found);
                 kinds.push(kind);
                 counts.push(found.len());
+                done += 1;
+                if obs.advance(done) == Control::Stop {
+                    return None;
+                }
             }
             let o = &self.opts;
             fund = fundamentals(&all, o.fundamentals, o.order, o.tolerance);
@@ -150,7 +202,7 @@ impl FrequencyWorkspace {
                         frequency: l.frequency,
                         amplitude: l.amplitude,
                         phase: l.phase,
-                        combination: identify(l.frequency, &fund, o.order),
+                        combination: explain(l.frequency, &fund, o.order, o.tolerance),
                     })
                     .collect();
                 at += count;
@@ -161,8 +213,9 @@ impl FrequencyWorkspace {
             }
         }
         let h = self.half.samples();
-        let first = self.half_fundamentals(&theta, &omega, 0, t0);
-        let second = self.half_fundamentals(&theta, &omega, h, t0 + h as f64 * dt);
+        let first = self.half_fundamentals(&theta, &omega, 0, t0, obs, &mut done)?;
+        let t1 = t0 + h as f64 * dt;
+        let second = self.half_fundamentals(&theta, &omega, h, t1, obs, &mut done)?;
         let m = first.len().min(second.len());
         let diffusion = if m == 0 {
             f64::NAN
@@ -174,13 +227,13 @@ impl FrequencyWorkspace {
                 .sum::<f64>()
                 .sqrt()
         };
-        OrbitFrequencies {
+        Some(OrbitFrequencies {
             links,
             fundamentals: fund,
             first_half: first,
             second_half: second,
             diffusion,
             diffusion_index: diffusion.log10(),
-        }
+        })
     }
 }

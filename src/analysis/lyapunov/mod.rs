@@ -88,8 +88,10 @@ pub struct LyapunovOptions {
     pub blocks: usize,
     /// Most history points kept (≥ 16); the history is thinned evenly.
     pub max_history: usize,
-    /// The start of a single deviation vector (k = 1); `None`: e₁. (The full spectrum starts
-    /// from the identity's first k columns.)
+    /// The start of a single deviation vector (k = 1); `None`:
+    /// [`Deviation::DEFAULT`](crate::analysis::orbit::Deviation::DEFAULT), the λ map's
+    /// (1, …, 1)/√n (a system with an embedded state: its own tangent basis). The spectrum
+    /// (k > 1) starts from the system's tangent basis (the identity's first k columns).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<crate::analysis::orbit::Deviation>,
 }
@@ -260,7 +262,12 @@ pub struct Lyapunov {
     /// Σλ against ⟨tr J⟩ (full spectrum only).
     pub volume: Option<VolumeCheck>,
     /// Kaplan–Yorke dimension `j + Σ_{i≤j} λ_i / |λ_{j+1}|` of the descending exponents (Kaplan &
-    /// Yorke, LNM 730 (1979)); `None` when the k exponents do not determine it.
+    /// Yorke, LNM 730 (1979)); `None` when the k exponents do not determine it, and for a
+    /// flow that keeps phase volume (an undamped chain, driven or not: its
+    /// [`VolumeSplit`](crate::model::VolumeSplit) is `Potential`, tr J a total derivative, so
+    /// Σλ = 0): a Hamiltonian flow's exponents come in pairs ±λ, the partial sums never turn
+    /// negative and the formula returns the phase-space dimension whatever the orbit — the
+    /// dimension of an attractor there is none of.
     pub kaplan_yorke: Option<f64>,
     pub energy: EnergyCheck,
     pub counts: Counts,
@@ -292,6 +299,8 @@ pub(crate) struct RunEnd {
     pub(crate) t_end: f64,
     pub(crate) complete: bool,
     pub(crate) converged: Option<bool>,
+    /// The flow keeps phase volume (no Kaplan–Yorke dimension then).
+    pub(crate) volume_preserving: bool,
 }
 
 pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full: bool) -> Lyapunov {
@@ -306,6 +315,7 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
         t_end,
         complete,
         converged,
+        volume_preserving,
     } = end;
     acc.close(t_end);
     let k = acc.k;
@@ -364,7 +374,11 @@ pub(crate) fn finish(end: RunEnd, method: &Method, opts: &LyapunovOptions, full:
         pair_sums_standard_error: se_all[k + 1..].to_vec(),
         pair_sums,
         closest_to_zero,
-        kaplan_yorke: kaplan_yorke(&exponents, full),
+        kaplan_yorke: if volume_preserving {
+            None
+        } else {
+            kaplan_yorke(&exponents, full)
+        },
         sum,
         exponents,
         blocks: b,

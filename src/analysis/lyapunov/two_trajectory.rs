@@ -236,6 +236,8 @@ pub fn max_exponent_two_trajectory<S: System>(
         t_end,
         complete,
         converged,
+        // No volume split known here: a system without damping, drive or input keeps volume.
+        volume_preserving: !sys.non_conservative(),
     };
     Ok(finish(end, method, &o, false))
 }

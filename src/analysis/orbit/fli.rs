@@ -126,7 +126,7 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
             v0: Some(
                 self.opts
                     .deviation
-                    .unwrap_or(super::indicator::Deviation::Diagonal)
+                    .unwrap_or(super::indicator::Deviation::DEFAULT)
                     .vector(n),
             ),
         }
@@ -180,7 +180,15 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
             end: OrbitEnd::new(
                 FliEstimator::NAME,
                 &end,
-                self.opts,
+                // As run: the default start resolved, so that the result says which it used.
+                &FliOptions {
+                    deviation: Some(
+                        self.opts
+                            .deviation
+                            .unwrap_or(super::indicator::Deviation::DEFAULT),
+                    ),
+                    ..*self.opts
+                },
                 self.method,
                 self.renorm,
                 None,

@@ -31,11 +31,11 @@ pub struct OrbitOptions {
     pub time: f64,
     /// Most history points kept (≥ 16), thinned evenly.
     pub max_history: usize,
-    /// The start deviation vector; `None`: the indicator's own (MEGNO e₁, FLI the diagonal).
+    /// The start deviation vector; `None`: [`Deviation::DEFAULT`], the maps' start.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub deviation: Option<Deviation>,
     /// Which samples MEGNO's slope of ⟨Y⟩ is fitted over in the run's second half; `None`:
-    /// every sample (every step of a fixed-step method).
+    /// [`SlopeSamples::DEFAULT`], the MEGNO map's rule.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub slope_samples: Option<SlopeSamples>,
 }
@@ -56,13 +56,18 @@ impl Default for OrbitOptions {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum SlopeSamples {
-    /// Every sample: every step of a fixed-step method (the single-orbit default).
+    /// Every sample: every step of a fixed-step method.
     Step,
-    /// The renormalisation times (multiples of τ) and t_end: the MEGNO map's rule.
+    /// The renormalisation times (multiples of τ) and t_end: the MEGNO map's rule, and the
+    /// default.
     Tau,
 }
 
 impl SlopeSamples {
+    /// The single-orbit MEGNO's default: the map's rule, so that `pendula lyapunov --estimator
+    /// megno` and a one-pixel `pendula map --kind megno` give one slope by default (issue 48).
+    pub const DEFAULT: SlopeSamples = SlopeSamples::Tau;
+
     /// The names the spec takes (`lyapunov.slope_samples`).
     pub const NAMES: &'static str = "step|tau";
 
@@ -87,14 +92,22 @@ impl SlopeSamples {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]
 pub enum Deviation {
-    /// e₁ = (1, 0, …, 0): the single-orbit MEGNO's and the tangent estimator's own.
+    /// e₁ = (1, 0, …, 0) (before issue 48 the single-orbit MEGNO's and tangent estimator's
+    /// default).
     Unit,
-    /// (1, …, 1)/√n: the start of every one-vector map kind (lyapunov, megno, fli) and of the
-    /// single-orbit FLI.
+    /// (1, …, 1)/√n: the start of every one-vector map kind (lyapunov, megno, fli), and the
+    /// default of every single-orbit one-vector estimator (tangent, MEGNO, FLI).
     Diagonal,
 }
 
 impl Deviation {
+    /// The single-orbit one-vector estimators' default start: the maps' (issue 48: a
+    /// finite-time MEGNO or λ depends on δ(0), and one indicator must give one value by
+    /// default, from `pendula lyapunov` and from a one-pixel `pendula map` alike). A system
+    /// whose state is embedded in more coordinates than its phase space (a cart chain's unit
+    /// vectors) starts the tangent estimator from its own tangent basis instead.
+    pub const DEFAULT: Deviation = Deviation::Diagonal;
+
     /// The names the spec takes (`lyapunov.deviation`).
     pub const NAMES: &'static str = "unit|diagonal";
 

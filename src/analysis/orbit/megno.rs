@@ -6,9 +6,14 @@
 //! r is sampled at every step of a fixed-step method (RK4, Gauss–Legendre) and every τ for DOP853,
 //! whose steps are not on a grid; δ is renormalised every τ (r is scale invariant, so this only
 //! keeps it finite). The result is ⟨Y⟩(t_end), Y(t_end) and the least-squares slope of ⟨Y⟩(t)
-//! over the second half of the run, `[t_end/2, t_end]`, fitted over every sample there: on a
-//! chaotic orbit ⟨Y⟩ ≈ (λ_max/2) t, so `λ ≈ 2·slope`; ⟨Y⟩ → 2 on a quasi-periodic orbit and → 0
-//! on a stable periodic one (an isochronous oscillator), whose slopes tend to 0.
+//! over the second half of the run, `[t_end/2, t_end]`, fitted by default at the multiples of τ
+//! there and t_end (the MEGNO map's rule; `SlopeSamples::Step`: every sample): on a chaotic
+//! orbit ⟨Y⟩ ≈ (λ_max/2) t, so `λ ≈ 2·slope`; ⟨Y⟩ → 2 on a quasi-periodic orbit and → 0 on a
+//! stable periodic one (an isochronous oscillator), whose slopes tend to 0.
+//!
+//! δ(0) is by default the maps' (1, …, 1)/√n ([`Deviation::DEFAULT`](super::Deviation)): a
+//! finite-time ⟨Y⟩ depends on δ(0), and the single orbit and a one-pixel `map --kind megno`
+//! give one value by default (tests/indicator_agreement.rs).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
 use super::indicator::{status, Chart, Finding, Line, OrbitEnd, Record, Registered};
@@ -215,7 +220,12 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
     fn tangent(&self, n: usize) -> Tangent {
         Tangent {
             k: 1,
-            v0: self.opts.deviation.map(|d| d.vector(n)),
+            v0: Some(
+                self.opts
+                    .deviation
+                    .unwrap_or(super::indicator::Deviation::DEFAULT)
+                    .vector(n),
+            ),
         }
     }
 
@@ -233,8 +243,10 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
         } = tick;
         let r = self.rate(sys, t, x, v);
         self.megno.push(t, r);
-        // The map's rule (`SlopeSamples::Tau`) keeps the interval ends, the last one included.
-        let on_tau = self.opts.slope_samples == Some(super::indicator::SlopeSamples::Tau);
+        // The map's rule (`SlopeSamples::Tau`, the default) keeps the interval ends, the last one
+        // included.
+        use super::indicator::SlopeSamples;
+        let on_tau = self.opts.slope_samples.unwrap_or(SlopeSamples::DEFAULT) == SlopeSamples::Tau;
         if 2 * e >= total && (!on_tau || renorm || e == total) {
             self.fit.push(t, self.megno.mean());
         }
@@ -311,7 +323,20 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
             end: OrbitEnd::new(
                 MegnoEstimator::NAME,
                 &end,
-                self.opts,
+                // As run: the defaults resolved, so that the result says which it used.
+                &MegnoOptions {
+                    deviation: Some(
+                        self.opts
+                            .deviation
+                            .unwrap_or(super::indicator::Deviation::DEFAULT),
+                    ),
+                    slope_samples: Some(
+                        self.opts
+                            .slope_samples
+                            .unwrap_or(super::indicator::SlopeSamples::DEFAULT),
+                    ),
+                    ..*self.opts
+                },
                 self.method,
                 self.renorm,
                 Some(done + 1),
@@ -351,7 +376,8 @@ impl Finding for MegnoOrbit {
             .attr("slope", self.fit.slope)
             .attr("slope_intercept", self.fit.intercept)
             .attr("slope_window", [self.fit.start, self.fit.end])
-            .attr("slope_samples", self.fit.samples)
+            // Not `slope_samples`: that is the option (which samples), written beside it.
+            .attr("slope_sample_count", self.fit.samples)
             .attr("slope_over_every_sample", self.fit.every_sample)
             .attr("lyapunov_from_slope", self.lyapunov)
             .attr("finite_time_exponent", self.finite_time_exponent)
@@ -362,7 +388,7 @@ impl Finding for MegnoOrbit {
         json!({
             "megno": f64_json(self.mean), "megno_y": f64_json(self.y),
             "slope": f64_json(self.fit.slope), "slope_window": [self.fit.start, self.fit.end],
-            "slope_samples": self.fit.samples, "slope_over_every_sample": self.fit.every_sample,
+            "slope_sample_count": self.fit.samples, "slope_over_every_sample": self.fit.every_sample,
             "lyapunov_from_slope": f64_json(self.lyapunov),
             "finite_time_exponent": f64_json(self.finite_time_exponent),
             "sample_interval": self.sample_interval,

@@ -3,6 +3,7 @@
 //! result are described in [`crate::analysis::lyapunov`]).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Tick};
+use super::indicator::Deviation;
 use crate::analysis::lyapunov::accum::Accum;
 use crate::analysis::lyapunov::volume::VolumeTracker;
 use crate::analysis::lyapunov::{
@@ -84,6 +85,9 @@ pub(super) struct Spectrum<'a, S: System> {
     /// its backward transient, re-orthonormalising without averaging (`u64::MAX` otherwise).
     window_end: u64,
     full: bool,
+    /// The state has as many coordinates as the phase space (not embedded, as a cart chain's
+    /// unit vectors are): a one-vector run may start from [`Deviation::DEFAULT`].
+    flat: bool,
     pub(super) qr: Qr,
     logs: Vec<f64>,
     acc: Accum,
@@ -114,6 +118,7 @@ impl<'a, S: System + PhaseVolume> Spectrum<'a, S> {
             n_trans,
             window_end,
             full,
+            flat: n == sys.manifold_dim(),
             qr: Qr::new(n, k),
             logs: vec![0.0; k],
             acc: Accum::new(k, opts.tau, opts.max_history),
@@ -132,8 +137,9 @@ impl<S: System + PhaseVolume> Reducer<S> for Spectrum<'_, S> {
     fn tangent(&self, n: usize) -> Tangent {
         Tangent {
             k: self.k,
-            v0: match self.opts.deviation {
-                Some(d) if self.k == 1 => Some(d.vector(n)),
+            v0: match (self.opts.deviation, self.k) {
+                (Some(d), 1) => Some(d.vector(n)),
+                (None, 1) if self.flat => Some(Deviation::DEFAULT.vector(n)),
                 _ => None,
             },
         }
@@ -187,7 +193,17 @@ impl<S: System + PhaseVolume> Reducer<S> for Spectrum<'_, S> {
             t_end: end.t_end,
             complete: end.complete,
             converged: self.converged,
+            volume_preserving: sys.volume_split() == crate::model::VolumeSplit::Potential,
         };
-        finish(run, self.method, self.opts, self.full)
+        // As run: the one vector's start resolved (the spectrum's basis has none to name).
+        let opts = LyapunovOptions {
+            deviation: match (self.opts.deviation, self.k) {
+                (Some(d), 1) => Some(d),
+                (None, 1) if self.flat => Some(Deviation::DEFAULT),
+                _ => None,
+            },
+            ..*self.opts
+        };
+        finish(run, self.method, &opts, self.full)
     }
 }

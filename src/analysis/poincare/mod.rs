@@ -220,6 +220,13 @@ impl Orbit {
     pub fn len(&self) -> usize {
         self.t.len()
     }
+    /// The λ colouring's verdict: `Some(true)` chaotic (λ_T above `threshold`, 1/s),
+    /// `Some(false)` not shown chaotic within this orbit's T = `t_end` (which does not make it
+    /// regular: a sticky or weakly chaotic orbit can stay below the threshold for a long
+    /// time), `None` without an exponent.
+    pub fn chaotic(&self, threshold: f64) -> Option<bool> {
+        self.lyapunov.filter(|l| !l.is_nan()).map(|l| l > threshold)
+    }
     pub fn is_empty(&self) -> bool {
         self.t.is_empty()
     }
@@ -761,8 +768,21 @@ pub struct PoincareOptions {
     /// Explicit initial states (used when `energies` is empty).
     pub initial: Vec<Vec<f64>>,
     pub orbit: OrbitOptions,
-    /// Orbits with a finite-time exponent above this (1/s) count as chaotic.
+    /// Orbits with a finite-time exponent above this (1/s) count as chaotic; the others are
+    /// *not shown chaotic* within their integration time, not "regular" ([`chaos_criterion`]).
     pub chaos_threshold: f64,
+}
+
+/// The λ colouring's two classes, as the figure, the file and the summary name them.
+pub const CHAOTIC_CLASS: &str = "chaotic";
+pub const NOT_SHOWN_CHAOTIC_CLASS: &str = "not shown chaotic";
+
+/// The criterion of the λ colouring at `threshold` (1/s), in words (plain ASCII, for the HDF5
+/// attribute `chaos_criterion` and the JSON summary).
+pub fn chaos_criterion(threshold: f64) -> String {
+    format!(
+        "chaotic: finite-time maximal Lyapunov exponent lambda_T = ln(|delta(T)|/|delta(0)|)/T > {threshold} s-1, T the orbit's own integration time (its t_end: to its last crossing or the time limit); otherwise not shown chaotic within T (a small lambda_T does not show an orbit regular)"
+    )
 }
 
 /// One energy shell (or the explicit initial states) and its orbits.
@@ -774,6 +794,41 @@ pub struct Shell {
     pub skipped: Vec<(f64, f64)>,
     pub angle_range: (f64, f64),
     pub speed_range: Option<(f64, f64)>,
+}
+
+impl Shell {
+    /// The shortest and longest T over which its orbits' exponents were taken (s); `None`
+    /// when no orbit has one.
+    pub fn lyapunov_times(&self) -> Option<(f64, f64)> {
+        self.orbits
+            .iter()
+            .filter(|o| o.lyapunov.is_some())
+            .map(|o| o.t_end)
+            .fold(None, |r, t| match r {
+                None => Some((t, t)),
+                Some((a, b)) => Some((f64::min(a, t), f64::max(b, t))),
+            })
+    }
+
+    /// (chaotic, not shown chaotic) orbits at `threshold`; `None` without exponents.
+    pub fn chaos_counts(&self, threshold: f64) -> Option<(usize, usize)> {
+        let verdicts: Option<Vec<bool>> =
+            self.orbits.iter().map(|o| o.chaotic(threshold)).collect();
+        let v = verdicts?;
+        let chaotic = v.iter().filter(|&&c| c).count();
+        Some((chaotic, v.len() - chaotic))
+    }
+}
+
+/// "T = a s" or "T = a–b s" for the time range of exponents.
+pub fn describe_times((a, b): (f64, f64)) -> String {
+    // To the millisecond, without trailing zeros (5000, 1234.567).
+    let f = |t: f64| format!("{}", (t * 1e3).round() / 1e3);
+    if a == b {
+        format!("T = {} s", f(a))
+    } else {
+        format!("T = {}–{} s", f(a), f(b))
+    }
 }
 
 /// The result of [`poincare`].
