@@ -74,7 +74,8 @@ fn half_a_libration_is_no_orbit() {
     // A guess near the whole libration gives the orbit, verified: its whole closure within
     // the stated tolerance, both trivial multipliers +1 within theirs.
     let dir = tempfile::tempdir().unwrap();
-    let mut whole = SIMPLE_150.to_vec();
+    let mut whole = vec!["orbits"];
+    whole.extend_from_slice(&SIMPLE_150);
     whole.extend_from_slice(&["--period", "3.5", "--energy", &e]);
     let v = json(&pendula(dir.path(), &whole));
     let o = &v["orbit"];
@@ -84,7 +85,8 @@ fn half_a_libration_is_no_orbit() {
         o["closure_residual"].as_f64().unwrap(),
         o["closure_tolerance"].as_f64().unwrap(),
     );
-    assert!(res <= tol && tol < 1e-6, "{res} {tol}");
+    // tol = 1e-7 · ‖M‖∞, the libration's shear ‖M‖ ≈ 1.2e3 at 150°.
+    assert!(res <= tol && tol < 1e-5, "{res} {tol}");
     let ttol = o["trivial_tolerance"].as_f64().unwrap();
     for m in o["trivial_multipliers"].as_array().unwrap() {
         let re = m[0].as_f64().unwrap();
