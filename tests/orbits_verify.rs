@@ -557,3 +557,37 @@ fn a_map_whose_spec_text_disagrees_with_its_arrays_is_refused() {
     );
     assert!(!d.join("orb.h5").exists());
 }
+
+/// A driven orbit of k = 2 drive periods seeded on the period-1 attractor (A = 0.9 of the
+/// Baker–Gollub pendulum) converged to the period-1 orbit and was reported as period 2: it is
+/// a fixed point of the lower iterate, and refused as such.
+#[test]
+fn a_fixed_point_of_a_lower_iterate_is_no_period_k_orbit() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(
+        dir.path().join("bg.toml"),
+        "preset = \"simple\"\ngravity = 1.0\n[damping]\nabsolute = 0.5\n[drive.torque]\namplitude = 0.9\nfrequency = 0.6666666666666666\n",
+    )
+    .unwrap();
+    let out = pendula(
+        dir.path(),
+        &[
+            "orbits",
+            "--model",
+            "bg.toml",
+            "--theta",
+            "0",
+            "--start",
+            "settle",
+            "--drive-periods",
+            "2",
+            "-o",
+            "x.h5",
+        ],
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    assert!(err.contains("a fixed point of a lower iterate"), "{err}");
+    assert!(!dir.path().join("x.h5").exists());
+}
