@@ -228,7 +228,7 @@ flags! {
     "parameter" => "orbits.parameter", Word, "FIELD", "The spec field continued or swept (model.drive.torque.amplitude, orbits.energy, …)", &[ORB];
     "range" => "orbits.range", Floats, "A,B", "continue: the parameter's bounds; diagram: the swept values' ends", &[ORB];
     "points" => "orbits.points", Int, "N", "continue: most branch points; diagram: parameter values (default 200)", &[ORB];
-    "direction" => "orbits.direction", Word, "up|down", "continue: from the spec's value up (default) or down", &[ORB];
+    "direction" => "orbits.direction", Word, "up|down|both", "continue: from the spec's value up (default), down, or both ways (two branches)", &[ORB];
     "step" => "orbits.step", Float, "DS", "continue: first arclength step (default 0.01)", &[ORB];
     "min-step" => "orbits.min_step", Float, "DS", "continue: smallest arclength step (default 1e-8)", &[ORB];
     "max-step" => "orbits.max_step", Float, "DS", "continue: largest arclength step (default 0.1)", &[ORB];

@@ -41,11 +41,24 @@ fn orbit_json(o: &PeriodicOrbit) -> Value {
         "multipliers": f.multipliers.iter().map(|m| [m.re, m.im]).collect::<Vec<_>>(),
         "floquet_exponents": f.multipliers.iter().map(|m| m.exponent).collect::<Vec<_>>(),
         "trivial_multipliers": f.trivial.iter().map(|m| [m.re, m.im]).collect::<Vec<_>>(),
+        "trivial_tolerance": finite(o.trivial_tolerance),
+        "largest_modulus": finite(f.largest_modulus),
+        "closure_residual": o.closure_residual,
+        "closure_tolerance": o.closure_tolerance,
         "liouville_error": f.liouville_error,
         "reciprocal_error": f.reciprocal_error,
         "newton_residuals": o.residuals,
         "evaluations": o.evaluations,
     })
+}
+
+/// A number, or null where it is NaN (JSON has no NaN).
+fn finite(v: f64) -> Value {
+    if v.is_finite() {
+        json!(v)
+    } else {
+        Value::Null
+    }
 }
 
 fn branch_json(label: &str, b: &Branch) -> Value {
@@ -58,6 +71,8 @@ fn branch_json(label: &str, b: &Branch) -> Value {
         "parameter_first": first.map(|p| p.parameter),
         "parameter_last": last.map(|p| p.parameter),
         "stable_points": b.points.iter().filter(|p| p.orbit.floquet.stability.is_stable()).count(),
+        "closure_residuals": b.points.iter().map(|p| p.orbit.closure_residual).collect::<Vec<_>>(),
+        "trivial_multipliers": b.points.iter().map(|p| p.orbit.floquet.trivial.iter().map(|m| [m.re, m.im]).collect::<Vec<_>>()).collect::<Vec<_>>(),
         "bifurcations": b.bifurcations.iter().map(|x| json!({
             "kind": x.kind.name(),
             "parameter": x.parameter,
@@ -176,8 +191,18 @@ fn orbit_table(s: &mut String, o: &PeriodicOrbit) {
             .iter()
             .map(|m| format!("{:.3e}", (m.complex() - 1.0).norm()))
             .collect();
-        let _ = writeln!(s, "trivial multipliers' distance from 1: {}", t.join(", "));
+        let _ = writeln!(
+            s,
+            "trivial multipliers' distance from 1: {} (verified within {:.1e})",
+            t.join(", "),
+            o.trivial_tolerance
+        );
     }
+    let _ = writeln!(
+        s,
+        "closure of one integration over the period: {:.2e} (verified within {:.1e})",
+        o.closure_residual, o.closure_tolerance
+    );
     let expected = if f.reciprocal_error.is_some() {
         "1 (a closed Hamiltonian orbit)".to_string()
     } else {
@@ -285,6 +310,10 @@ fn draw(
         .as_ref()
         .map_or(("", ""), |p| (p.name.as_str(), p.units.as_str()));
     let parameter_label = format!("{name} ({units})");
+    if r.diagram.as_ref().is_some_and(|d| d.parameters.is_empty()) {
+        // Interrupted before a value was finished: nothing to draw.
+        return Ok(());
+    }
     if let Some(d) = &r.diagram {
         // θ₁ of every sample, [parameter][start × sample].
         let samples: Vec<f64> = d.points.chunks(d.dim).map(|x| x[0]).collect();

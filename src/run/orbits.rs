@@ -89,6 +89,7 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
             "{file}: the map was computed for another model; give this spec the map's [model]"
         )));
     }
+    check_grid(&opts.grid, &reader.header, file)?;
     let n = chain.links();
     let legend = opts.kind.legend(n);
     let Some(&(class, _, _)) = legend.iter().find(|l| l.1 == attractor) else {
@@ -130,6 +131,66 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
     })
 }
 
+/// The grid the map's recorded spec rebuilds must be the one the file's own arrays were written
+/// on (the reader has checked the coordinate arrays against the header's window and sizes): a
+/// spec text edited after the run (its resolution, window or base state) would map a pixel to
+/// a start outside the map's window.
+fn check_grid(
+    grid: &crate::analysis::map::Grid,
+    h: &crate::analysis::map::MapHeader,
+    file: &str,
+) -> Result<(), RunError> {
+    let bad = |what: &str, spec: String, arrays: String| {
+        RunError::Input(FieldError::new(
+            "orbits.map_file",
+            format!(
+                "{file}: its recorded spec's {what} ({spec}) disagrees with the file's arrays ({arrays}); the spec text was edited or belongs to another map"
+            ),
+        ))
+    };
+    if (grid.width, grid.height) != (h.width, h.height) {
+        return Err(bad(
+            "resolution",
+            format!("{} × {}", grid.width, grid.height),
+            format!("{} × {}", h.width, h.height),
+        ));
+    }
+    let window = [grid.x.lo, grid.x.hi, grid.y.lo, grid.y.hi];
+    if window
+        .iter()
+        .zip(&h.window)
+        .any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err(bad(
+            "window",
+            format!("{window:?}"),
+            format!("{:?}", h.window),
+        ));
+    }
+    if grid.base.len() != h.base_state.len()
+        || grid
+            .base
+            .iter()
+            .zip(&h.base_state)
+            .any(|(a, b)| a.to_bits() != b.to_bits())
+    {
+        return Err(bad(
+            "base state",
+            format!("{:?}", grid.base),
+            format!("{:?}", h.base_state),
+        ));
+    }
+    let shells = (grid.shell.map(|s| s.energy), h.shell.as_ref().map(|s| s.0));
+    if shells.0.map(f64::to_bits) != shells.1.map(f64::to_bits) {
+        return Err(bad(
+            "energy shell",
+            format!("{:?}", shells.0),
+            format!("{:?}", shells.1),
+        ));
+    }
+    Ok(())
+}
+
 /// A periodic-orbit failure in the spec's words: bad input names the spec's field, a Newton
 /// that did not converge says which fields to change.
 fn spec_error(e: PeriodicError) -> RunError {
@@ -144,6 +205,9 @@ fn spec_error(e: PeriodicError) -> RunError {
                 ("switch", "orbits.doublings"),
             ],
         )),
+        PeriodicError::NotConverged(m) if m.starts_with("the Floquet multipliers") => {
+            RunError::Failed(format!("orbits: {m}"))
+        }
         PeriodicError::NotConverged(m) => {
             let why = match m.strip_prefix("Newton did not converge ") {
                 Some(rest) => rest.to_string(),
@@ -152,6 +216,9 @@ fn spec_error(e: PeriodicError) -> RunError {
             RunError::Failed(format!(
                 "orbits: Newton did not converge {why}; start nearer an orbit (initial.theta, orbits.start), or raise orbits.segments or orbits.max_iterations"
             ))
+        }
+        PeriodicError::Unverified(m) => {
+            RunError::Failed(format!("orbits: Newton converged on no orbit: {m}"))
         }
         PeriodicError::Interrupted => RunError::Interrupted,
         PeriodicError::Run(a) => RunError::Failed(a.to_string()),
@@ -363,7 +430,11 @@ pub(super) fn run(
             .diagram
             .as_ref()
             .expect("a diagram spec has its options");
-        result.diagram = Some(orbit_diagram(&family, opts, &obs.cancel()).map_err(spec_error)?);
+        let d = orbit_diagram(&family, opts, &obs.cancel()).map_err(spec_error)?;
+        // An interrupted diagram is written like an interrupted branch: what was finished,
+        // marked incomplete.
+        result.complete = d.complete;
+        result.diagram = Some(d);
         return Ok(result);
     }
     // The first orbit, at the parameter's value in the spec.

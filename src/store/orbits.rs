@@ -132,8 +132,39 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
     g.attr_f64("liouville", f.liouville)?;
     g.attr_f64("liouville_error", f.liouville_error)?;
     g.attr_f64("reciprocal_error", f.reciprocal_error.unwrap_or(f64::NAN))?;
+    // max |mu| of the non-trivial multipliers; NaN: the orbit has none (a one-link
+    // autonomous orbit's two multipliers are both trivial).
     g.attr_f64("largest_modulus", f.largest_modulus)?;
     g.attr_i64("evaluations", o.evaluations as i64)?;
+    // The verification (see the variables' long names).
+    g.attr_f64("closure_residual", o.closure_residual)?;
+    g.attr_f64("closure_tolerance", o.closure_tolerance)?;
+    g.attr_f64("trivial_tolerance", o.trivial_tolerance)?;
+    let t = f.trivial.len();
+    g.coord_i64(
+        "trivial",
+        &(1..=t as i64).collect::<Vec<_>>(),
+        "1",
+        "trivial Floquet multiplier of an autonomous orbit: 1 along the flow, 2 across the energy shells (none for a driven orbit)",
+    )?;
+    g.var(
+        "trivial_multiplier_real",
+        &["trivial"],
+        f.trivial.iter().map(|m| m.re).collect::<Vec<_>>().as_slice(),
+        "1",
+        "real part of the trivial Floquet multiplier (exactly +1 for a true orbit; verified within attribute trivial_tolerance)",
+    )?;
+    g.var(
+        "trivial_multiplier_imag",
+        &["trivial"],
+        f.trivial
+            .iter()
+            .map(|m| m.im)
+            .collect::<Vec<_>>()
+            .as_slice(),
+        "1",
+        "imaginary part of the trivial Floquet multiplier",
+    )?;
     g.var(
         "x0",
         &["state_component"],
@@ -286,7 +317,43 @@ fn write_branch(
         &["point"],
         per(&|o| o.floquet.largest_modulus).as_slice(),
         "1",
-        "largest |mu| minus 1 over the non-trivial multipliers (> 0: unstable)",
+        "largest |mu| over the non-trivial multipliers (> 1: unstable; NaN: the orbit has no non-trivial multiplier)",
+    )?;
+    g.var(
+        "closure_residual",
+        &["point"],
+        per(&|o| o.closure_residual).as_slice(),
+        "1",
+        "max |x(T) - x0| (angles less whole turns) of one integration over the period from x0, independent of the shooting (rad, rad/s)",
+    )?;
+    g.var(
+        "closure_tolerance",
+        &["point"],
+        per(&|o| o.closure_tolerance).as_slice(),
+        "1",
+        "what closure_residual was verified against",
+    )?;
+    // The trivial multipliers (along the flow, across the energy shells) of an autonomous
+    // family; NaN for a driven one, which has none.
+    for (i, name) in [(0, "trivial_along_flow"), (1, "trivial_across_shells")] {
+        g.var(
+            name,
+            &["point"],
+            per(&|o| o.floquet.trivial.get(i).map_or(f64::NAN, |m| m.re)).as_slice(),
+            "1",
+            if i == 0 {
+                "trivial Floquet multiplier along the flow (exactly +1 for a true orbit; NaN: driven)"
+            } else {
+                "trivial Floquet multiplier across the energy shells (exactly +1 for a true orbit; NaN: driven)"
+            },
+        )?;
+    }
+    g.var(
+        "trivial_tolerance",
+        &["point"],
+        per(&|o| o.trivial_tolerance).as_slice(),
+        "1",
+        "what |mu - 1| of each trivial multiplier was verified against (NaN: driven)",
     )?;
     g.var(
         "liouville_error",

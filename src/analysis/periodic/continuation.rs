@@ -91,6 +91,21 @@ impl ContinuationOptions {
                 return Err(PeriodicError::invalid(f, "must be finite and > 0"));
             }
         }
+        // Below the floats' spacing over the range a parameter cannot be located.
+        let scale = [self.min, self.max]
+            .iter()
+            .filter(|v| v.is_finite())
+            .fold(0.0f64, |a, v| a.max(v.abs()));
+        let floor = 4.0 * spacing(scale);
+        if self.locate_tolerance < floor {
+            return Err(PeriodicError::invalid(
+                "locate_tolerance",
+                format!(
+                    "must be >= {floor:.1e}: four times the floating-point spacing of the parameter over the range (got {:e})",
+                    self.locate_tolerance
+                ),
+            ));
+        }
         if !(self.min_step <= self.step && self.step <= self.max_step) {
             return Err(PeriodicError::invalid(
                 "step",
@@ -282,7 +297,7 @@ impl<F: Family> Tracker<'_, F> {
             let mut b = DVector::zeros(rows + 1);
             b.rows_mut(0, rows).copy_from(&(-&ev.residual));
             b[rows] = -arc;
-            let d = least_squares(&a, &b)?;
+            let d = least_squares(&a, &b, &self.cancel)?;
             for (yi, di) in y.iter_mut().zip(d.iter()) {
                 *yi += di;
             }
@@ -309,15 +324,25 @@ impl<F: Family> Tracker<'_, F> {
         a.set_row(rows, &prev.transpose());
         let mut b = DVector::zeros(rows + 1);
         b[rows] = 1.0;
-        let t = least_squares(&a, &b)?;
+        let t = least_squares(&a, &b, &self.cancel)?;
         let t = t.normalize();
         Ok(if t.dot(prev) < 0.0 { -t } else { t })
     }
 
-    fn point(&self, solved: &Solved<F::Sys>) -> PeriodicOrbit {
+    /// The verified orbit of a solution (`shorter`: a shorter period is allowed, at the start
+    /// of a switched branch).
+    fn point(
+        &self,
+        solved: &Solved<F::Sys>,
+        shorter: bool,
+    ) -> Result<PeriodicOrbit, PeriodicError> {
         let z = &solved.y[..solved.y.len() - 1];
-        self.shooting(&solved.sys, solved.closure)
-            .orbit(z, &solved.ev, solved.residuals.clone())
+        self.shooting(&solved.sys, solved.closure).orbit(
+            z,
+            &solved.ev,
+            solved.residuals.clone(),
+            shorter,
+        )
     }
 }
 
@@ -364,7 +389,13 @@ pub fn switch_period_doubling<F: Family>(
     let m = &bif.orbit.monodromy;
     let n = m.nrows();
     let shifted = m + DMatrix::identity(n, n);
-    let svd = shifted.svd(false, true);
+    let svd = shifted
+        .try_svd(false, true, f64::EPSILON, 100 * n.max(1))
+        .ok_or_else(|| {
+            PeriodicError::NotConverged(
+                "the SVD of M + I at the period doubling did not converge".into(),
+            )
+        })?;
     let vt = svd.v_t.expect("asked for V");
     let (imin, _) =
         svd.singular_values
@@ -442,7 +473,7 @@ fn continue_from<F: Family>(
     };
     let mut points = vec![BranchPoint {
         parameter: p0,
-        orbit: tracker.point(&first),
+        orbit: tracker.point(&first, switched)?,
         arclength: 0.0,
     }];
     let mut feats = vec![features(&points[0].orbit.floquet, t[dim - 1], hamiltonian)];
@@ -460,7 +491,7 @@ fn continue_from<F: Family>(
         }
         let base = current.y.clone();
         let guess: Vec<f64> = base.iter().zip(t.iter()).map(|(a, b)| a + ds * b).collect();
-        let next = match tracker.correct(guess, &base, &t, ds) {
+        let mut next = match tracker.correct(guess, &base, &t, ds) {
             Ok(s) => s,
             Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
             Err(e) => {
@@ -471,12 +502,67 @@ fn continue_from<F: Family>(
                 continue;
             }
         };
-        let t_next = tracker.tangent(&next.jac, &t)?;
+        // A step that leaves the range lands on its end instead: the point there is corrected
+        // with the parameter fixed at the bound (or, where that fails, the branch ends before
+        // it), so that no point and no located bifurcation lies outside the range.
+        let mut step = ds;
+        let mut last = false;
+        let p_next = next.y[dim - 1];
+        if !(opts.min..=opts.max).contains(&p_next) {
+            let bound = if p_next > opts.max {
+                opts.max
+            } else {
+                opts.min
+            };
+            let p_cur = current.y[dim - 1];
+            if p_cur == bound {
+                break "range".to_string();
+            }
+            let frac = ((bound - p_cur) / (p_next - p_cur)).clamp(0.0, 1.0);
+            let guess: Vec<f64> = base
+                .iter()
+                .zip(&next.y)
+                .map(|(a, b)| a + frac * (b - a))
+                .collect();
+            let mut fixed = guess.clone();
+            fixed[dim - 1] = bound;
+            let mut e = DVector::zeros(dim);
+            e[dim - 1] = 1.0;
+            match tracker.correct(guess, &fixed, &e, 0.0) {
+                Ok(mut s) => {
+                    // Exactly on the bound (the corrector leaves it within its tolerance).
+                    s.y[dim - 1] = bound;
+                    step =
+                        s.y.iter()
+                            .zip(&base)
+                            .zip(t.iter())
+                            .map(|((a, b), c)| (a - b) * c)
+                            .sum();
+                    next = s;
+                    last = true;
+                }
+                Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+                Err(_) => break "range".to_string(),
+            }
+            if step.is_nan() || step <= 0.0 {
+                break "range".to_string();
+            }
+        }
+        let t_next = match tracker.tangent(&next.jac, &t) {
+            Ok(t) => t,
+            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+            Err(e) => return Err(e),
+        };
         let p = next.y[dim - 1];
-        arclength += ds;
-        let orbit = tracker.point(&next);
+        let orbit = match tracker.point(&next, false) {
+            Ok(o) => o,
+            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+            Err(e) => break format!("the point at parameter {p} failed verification: {e}"),
+        };
+        arclength += step;
         let f = features(&orbit.floquet, t_next[dim - 1], hamiltonian);
         let prev_f = *feats.last().expect("the start is a point");
+        let mut failed = None;
         if opts.locate {
             for kind in crossings(&prev_f, &f, hamiltonian) {
                 if switched && points.len() == 1 {
@@ -487,22 +573,36 @@ fn continue_from<F: Family>(
                     &tracker,
                     &current,
                     &t,
-                    (ds, p),
+                    (step, p),
                     kind,
                     &prev_f,
                     opts.locate_tolerance,
                 );
                 match located {
                     Ok(mut b) => {
+                        if !(opts.min..=opts.max).contains(&b.parameter) {
+                            continue;
+                        }
                         b.after = points.len() - 1;
                         b.from = points.last().expect("a point").orbit.floquet.stability;
                         b.to = orbit.floquet.stability;
                         bifurcations.push(b);
                     }
                     Err(PeriodicError::Interrupted) => {}
+                    Err(e @ (PeriodicError::Unverified(_) | PeriodicError::NotConverged(_))) => {
+                        failed = Some(format!(
+                            "locating the {} after parameter {}: {e}",
+                            kind.name(),
+                            current.y[dim - 1]
+                        ));
+                        break;
+                    }
                     Err(e) => return Err(e),
                 }
             }
+        }
+        if let Some(why) = failed {
+            break why;
         }
         if auto {
             tracker.phase = Some(phase_at(&next.sys, &orbit.x0));
@@ -518,7 +618,7 @@ fn continue_from<F: Family>(
         }
         t = t_next;
         current = next;
-        if !(opts.min..=opts.max).contains(&p) {
+        if last {
             break "range".to_string();
         }
     };
@@ -528,6 +628,11 @@ fn continue_from<F: Family>(
         bifurcations,
         ended,
     })
+}
+
+/// The spacing of the floats around `p`: how finely a parameter near `p` can be told apart.
+pub fn spacing(p: f64) -> f64 {
+    (f64::EPSILON * p.abs()).max(f64::MIN_POSITIVE)
 }
 
 /// The bifurcations whose test function changes between two points.
@@ -598,7 +703,15 @@ fn locate<F: Family>(
             Err(e) => return Err(e),
         };
         let t_mid = tracker.tangent(&s.jac, t)?;
-        let orbit = tracker.point(&s);
+        let orbit = match tracker.point(&s, false) {
+            Ok(o) => o,
+            Err(PeriodicError::NotConverged(_) | PeriodicError::Unverified(_))
+                if best.is_some() =>
+            {
+                break
+            }
+            Err(e) => return Err(e),
+        };
         let f = features(&orbit.floquet, t_mid[dim - 1], hamiltonian);
         let p = s.y[dim - 1];
         if side(&f) {
@@ -635,7 +748,9 @@ fn locate<F: Family>(
     Ok(Bifurcation {
         kind,
         parameter: 0.5 * (p_lo + p_hi),
-        uncertainty: 0.5 * (p_hi - p_lo).abs(),
+        // Never below the parameter's floating-point spacing: a bracket that closed to a
+        // single float still knows the parameter only to that.
+        uncertainty: (0.5 * (p_hi - p_lo).abs()).max(spacing(0.5 * (p_lo + p_hi))),
         multiplier: [critical.re, critical.im],
         after: 0,
         from: orbit.floquet.stability,

@@ -96,6 +96,9 @@ pub struct OrbitDiagram {
     pub points: Vec<f64>,
     /// λ_max (1/s) over the sampled periods, indexed [parameter][start].
     pub lyapunov: Vec<f64>,
+    /// False when a stop request ended the sweep: `parameters` holds then only the leading
+    /// values every start finished.
+    pub complete: bool,
 }
 
 impl OrbitDiagram {
@@ -208,8 +211,9 @@ fn sweep_value<S: System>(
 }
 
 /// The orbit diagram of the driven `family` (see the module docs). Errors: bad options, a
-/// family member that is not driven, a blow-up; [`PeriodicError::Interrupted`] when `cancel`
-/// is set.
+/// family member that is not driven, a blow-up. A stop request (`cancel`) ends every start's
+/// sweep at once: the diagram of the leading parameter values every start finished, marked
+/// incomplete.
 pub fn orbit_diagram<F: Family>(
     family: &F,
     opts: &DiagramOptions,
@@ -234,6 +238,9 @@ pub fn orbit_diagram<F: Family>(
                 Vec::with_capacity(opts.parameters.len() * opts.samples as usize * dim);
             let mut lyap = Vec::with_capacity(opts.parameters.len());
             for &p in &opts.parameters {
+                if cancel.is_set() {
+                    break;
+                }
                 let (sys, closure) = family.at(p)?;
                 let Closure::Driven { drive_period, .. } = closure else {
                     return Err(PeriodicError::invalid(
@@ -241,7 +248,7 @@ pub fn orbit_diagram<F: Family>(
                         "an orbit diagram needs a driven chain",
                     ));
                 };
-                let lambda = sweep_value(
+                match sweep_value(
                     &sys,
                     drive_period,
                     opts,
@@ -249,19 +256,28 @@ pub fn orbit_diagram<F: Family>(
                     &mut solvers,
                     &mut points,
                     cancel,
-                )?;
-                lyap.push(lambda);
+                ) {
+                    Ok(lambda) => lyap.push(lambda),
+                    Err(PeriodicError::Interrupted) => {
+                        // The samples of the value it was in are dropped with it.
+                        points.truncate(lyap.len() * opts.samples as usize * dim);
+                        break;
+                    }
+                    Err(e) => return Err(e),
+                }
             }
             Ok((points, lyap))
         })
         .collect();
+    let per_start = per_start.into_iter().collect::<Result<Vec<_>, _>>()?;
     let starts = opts.starts.len();
     let samples = opts.samples as usize;
-    let np = opts.parameters.len();
+    // The values every start finished (all of them unless a stop request came).
+    let np = per_start.iter().map(|(_, l)| l.len()).min().unwrap_or(0);
+    let complete = np == opts.parameters.len();
     let mut points = vec![0.0; np * starts * samples * dim];
     let mut lyapunov = vec![0.0; np * starts];
-    for (j, r) in per_start.into_iter().enumerate() {
-        let (pts, lyap) = r?;
+    for (j, (pts, lyap)) in per_start.into_iter().enumerate() {
         for i in 0..np {
             let from = i * samples * dim;
             let to = ((i * starts + j) * samples) * dim;
@@ -270,12 +286,13 @@ pub fn orbit_diagram<F: Family>(
         }
     }
     Ok(OrbitDiagram {
-        parameters: opts.parameters.clone(),
+        parameters: opts.parameters[..np].to_vec(),
         starts,
         samples,
         dim,
         points,
         lyapunov,
+        complete,
     })
 }
 
@@ -328,10 +345,8 @@ mod tests {
         let stop = Cancel::new();
         stop.set();
         let o = opts(vec![1.0], vec![vec![0.0, 0.0]], 10);
-        assert_eq!(
-            orbit_diagram(&driven, &o, &stop).unwrap_err(),
-            PeriodicError::Interrupted
-        );
+        let d = orbit_diagram(&driven, &o, &stop).unwrap();
+        assert!(!d.complete && d.parameters.is_empty() && d.points.is_empty());
         let undriven = |a: f64| driven(a).map(|(c, _)| (c, Closure::Energy(0.0)));
         let e = orbit_diagram(&undriven, &o, &Cancel::never()).unwrap_err();
         assert!(e.to_string().contains("drive"), "{e}");

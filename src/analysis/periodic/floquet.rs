@@ -2,7 +2,8 @@
 //! Liouville's formula det M = exp(∫ tr J dt) (any orbit), and reciprocal pairs μ, 1/μ
 //! (a Hamiltonian orbit: undamped, driven or not).
 
-use nalgebra::{Complex, DMatrix, DVector};
+use super::PeriodicError;
+use nalgebra::{Complex, DMatrix, DVector, Schur};
 use serde::Serialize;
 
 /// A multiplier counts as on the unit circle within this distance of it. Integrated to
@@ -94,8 +95,37 @@ pub struct Floquet {
     /// Hamiltonian orbits: max over μ of min over μ' of |μ μ' − 1| (0 when every multiplier has
     /// its reciprocal); None for a damped orbit.
     pub reciprocal_error: Option<f64>,
-    /// max |μ| − 1 over the non-trivial multipliers: > 0 is unstable.
+    /// max |μ| over the non-trivial multipliers (> 1: unstable); NaN when the orbit has no
+    /// non-trivial multiplier (a one-link autonomous orbit: both of its multipliers are trivial).
     pub largest_modulus: f64,
+}
+
+/// QR sweeps the Schur decomposition may take per dimension of the matrix; beyond them it has
+/// failed, and the multipliers are not computed. Generous (a monodromy near the identity, its
+/// eigenvalues clustered at 1, takes hundreds): the bound is there to end a loop that would
+/// never end, in microseconds at these sizes.
+pub const SCHUR_SWEEPS_PER_DIMENSION: usize = 10_000;
+
+/// The eigenvalues of `m` by a Schur decomposition with a bounded number of QR sweeps
+/// (nalgebra's `complex_eigenvalues` iterates without bound and can loop forever); an error
+/// naming the failure where it does not converge.
+pub fn eigenvalues(m: &DMatrix<f64>) -> Result<Vec<Complex<f64>>, PeriodicError> {
+    if m.nrows() == 0 {
+        return Ok(Vec::new());
+    }
+    if m.iter().any(|v| !v.is_finite()) {
+        return Err(PeriodicError::NotConverged(
+            "the Floquet multipliers were not computed: the monodromy matrix is not finite".into(),
+        ));
+    }
+    let sweeps = SCHUR_SWEEPS_PER_DIMENSION * m.nrows();
+    let schur = Schur::try_new(m.clone(), f64::EPSILON, sweeps).ok_or_else(|| {
+        PeriodicError::NotConverged(format!(
+            "the Floquet multipliers were not computed: the Schur decomposition of the {0}×{0} monodromy did not converge in {sweeps} QR sweeps",
+            m.nrows()
+        ))
+    })?;
+    Ok(schur.complex_eigenvalues().iter().copied().collect())
 }
 
 /// The two exact eigen-directions of an autonomous conservative orbit's monodromy: M f = f
@@ -116,12 +146,12 @@ pub fn floquet(
     trace_integral: f64,
     hamiltonian: bool,
     trivial: Option<&Trivial>,
-) -> Floquet {
-    let eig: Vec<Complex<f64>> = m.clone().complex_eigenvalues().iter().copied().collect();
+) -> Result<Floquet, PeriodicError> {
+    let eig = eigenvalues(m)?;
     let (mut rest, set_aside) = match trivial {
         None => (eig.clone(), Vec::new()),
         Some(t) => {
-            let (rest, along, across) = reduce(m, t);
+            let (rest, along, across) = reduce(m, t)?;
             let set_aside = vec![
                 Multiplier::new(Complex::new(along, 0.0), period),
                 Multiplier::new(Complex::new(across, 0.0), period),
@@ -132,6 +162,7 @@ pub fn floquet(
     rest.sort_by(|a, b| b.norm().total_cmp(&a.norm()).then(b.im.total_cmp(&a.im)));
     let multipliers: Vec<Multiplier> = rest.iter().map(|&mu| Multiplier::new(mu, period)).collect();
     let largest = rest.iter().map(|mu| mu.norm()).fold(0.0, f64::max);
+    let largest_modulus = if rest.is_empty() { f64::NAN } else { largest };
     let stability = if hamiltonian {
         let off: Vec<&Complex<f64>> = rest
             .iter()
@@ -168,7 +199,7 @@ pub fn floquet(
             })
             .fold(0.0, f64::max)
     });
-    Floquet {
+    Ok(Floquet {
         multipliers,
         trivial: set_aside,
         stability,
@@ -176,8 +207,8 @@ pub fn floquet(
         liouville,
         liouville_error: (determinant - liouville).abs() / liouville,
         reciprocal_error,
-        largest_modulus: largest - 1.0,
-    }
+        largest_modulus,
+    })
 }
 
 /// The monodromy reduced to the energy shell's tangent space W = ∇E^⊥ (invariant: ∇Eᵀ M = ∇Eᵀ)
@@ -185,7 +216,7 @@ pub fn floquet(
 /// f/|f|, R = Bᵀ M B is block upper-triangular with R₀₀ ≈ 1, and the eigenvalues of R without
 /// its first row and column are the non-trivial multipliers. Returns them, R₀₀ and the
 /// multiplier across the shells, ∇Eᵀ M ∇E / |∇E|².
-fn reduce(m: &DMatrix<f64>, t: &Trivial) -> (Vec<Complex<f64>>, f64, f64) {
+fn reduce(m: &DMatrix<f64>, t: &Trivial) -> Result<(Vec<Complex<f64>>, f64, f64), PeriodicError> {
     let n = m.nrows();
     let g = DVector::from_column_slice(&t.gradient);
     let gn = g.norm();
@@ -218,14 +249,9 @@ fn reduce(m: &DMatrix<f64>, t: &Trivial) -> (Vec<Complex<f64>>, f64, f64) {
     let rest = if k == 0 {
         Vec::new()
     } else {
-        r.view((1, 1), (k, k))
-            .into_owned()
-            .complex_eigenvalues()
-            .iter()
-            .copied()
-            .collect()
+        eigenvalues(&r.view((1, 1), (k, k)).into_owned())?
     };
-    (rest, along, across)
+    Ok((rest, along, across))
 }
 
 #[cfg(test)]
@@ -236,16 +262,17 @@ mod tests {
     fn a_rotation_is_elliptic_and_a_saddle_hyperbolic() {
         let (c, s) = (0.3f64.cos(), 0.3f64.sin());
         let rot = DMatrix::from_row_slice(2, 2, &[c, -s, s, c]);
-        let f = floquet(&rot, 1.0, 0.0, true, None);
+        let f = floquet(&rot, 1.0, 0.0, true, None).unwrap();
         assert_eq!(f.stability, Stability::Elliptic);
         assert!(f.reciprocal_error.unwrap() < 1e-14);
         assert!((f.multipliers[0].angle.abs() - 0.3).abs() < 1e-14);
         let saddle = DMatrix::from_row_slice(2, 2, &[2.0, 0.0, 0.0, 0.5]);
-        let f = floquet(&saddle, 2.0, 0.0, true, None);
+        let f = floquet(&saddle, 2.0, 0.0, true, None).unwrap();
         assert_eq!(f.stability, Stability::Hyperbolic);
         assert!((f.multipliers[0].exponent - 2f64.ln() / 2.0).abs() < 1e-15);
         let sink = DMatrix::from_row_slice(2, 2, &[0.5, 0.0, 0.0, 0.25]);
-        let f = floquet(&sink, 1.0, (0.125f64).ln(), false, None);
+        let f = floquet(&sink, 1.0, (0.125f64).ln(), false, None).unwrap();
+        assert_eq!(f.largest_modulus, 0.5);
         assert_eq!(f.stability, Stability::Stable);
         assert!(f.liouville_error < 1e-15 && f.reciprocal_error.is_none());
     }

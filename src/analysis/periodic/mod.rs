@@ -40,6 +40,10 @@ pub enum PeriodicError {
     /// Newton (or the continuation's corrector) did not converge.
     #[error("{0}")]
     NotConverged(String),
+    /// Newton converged, but the solution failed verification (it is no periodic orbit of
+    /// the stated period: half a period, an equilibrium, a shorter period, an open closure).
+    #[error("{0}")]
+    Unverified(String),
     /// A stop request ended the search.
     #[error("interrupted")]
     Interrupted,
