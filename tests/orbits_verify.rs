@@ -591,3 +591,24 @@ fn a_fixed_point_of_a_lower_iterate_is_no_period_k_orbit() {
     assert!(err.contains("a fixed point of a lower iterate"), "{err}");
     assert!(!dir.path().join("x.h5").exists());
 }
+
+/// An undriven orbit search over an absurd period (10⁶ s, 3.5·10⁵ turns of the simple
+/// pendulum) ran for hours: it is refused up front, naming `--period`, with the bound.
+#[test]
+fn an_absurd_period_guess_is_refused_up_front() {
+    let dir = tempfile::tempdir().unwrap();
+    for preset in ["simple", "double"] {
+        let theta = if preset == "simple" { "2.5" } else { "2.5,0" };
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir.path())
+            .args([
+                "orbits", "find", "--preset", preset, "--theta", theta, "--period", "1e6",
+            ])
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{preset}: {err}");
+        assert!(err.contains("--period") && err.contains("turns"), "{err}");
+        assert_eq!(err.trim_end().lines().count(), 1, "{err}");
+    }
+}

@@ -391,11 +391,7 @@ pub(super) fn run(
     run: &OrbitsRun,
     obs: &mut dyn Observer,
 ) -> Result<OrbitsResult, RunError> {
-    let drive = chain
-        .params()
-        .drive
-        .period()
-        .map_err(|m| FieldError::new("model.drive", m))?;
+    let drive = chain.params().drive.period_of_fields()?;
     let mut return_distance = None;
     let mut map_pixel = None;
     let (x0, guess) = seed(

@@ -242,8 +242,8 @@ impl Family for SpecFamily<'_> {
                 let t = chain
                     .params()
                     .drive
-                    .period()
-                    .map_err(|m| PeriodicError::invalid("model.drive", m))?
+                    .period_of_fields()
+                    .map_err(PeriodicError::Invalid)?
                     .ok_or_else(|| {
                         PeriodicError::invalid("model.drive", "the chain is not driven")
                     })?;
@@ -293,12 +293,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         "continue" => OrbitsAction::Continue,
         _ => OrbitsAction::Diagram,
     };
-    let driven = chain
-        .params()
-        .drive
-        .period()
-        .map_err(|m| SpecError::new("model.drive", m))?
-        .is_some();
+    let driven = chain.params().drive.period_of_fields()?.is_some();
     let damped = !chain.params().damping.is_zero();
     if !driven && damped {
         return Err(SpecError::new(
