@@ -86,9 +86,11 @@ try {
     assert.equal(await pd("xlabel"), "θ₁ / rad (wrapped)");
     assert.equal(await pd("ylabel"), "dθ₁/dt / (rad/s)");
     assert.equal(await pd("xticks"), "−π,−π/2,0,π/2,π");
-    // wmax only grows as the orbit runs: read it before the ticks drawn from it, not after.
-    const wmax = Number(await pd("wmax"));
-    const yt = (await pd("yticks")).split(",").map(Number);
+    // One draw's wmax and ticks, read together: the orbit keeps growing between two reads,
+    // and on a busy machine a later draw's ticks can outgrow an earlier wmax twice over.
+    const [w, ticks] = await phase.evaluate((el) => [el.dataset.wmax, el.dataset.yticks]);
+    const wmax = Number(w);
+    const yt = ticks.split(",").map(Number);
     assert.ok(yt.length >= 3 && yt.includes(0), `y ticks ${yt}`);
     assert.equal(yt[0], -yt[yt.length - 1], `y ticks ${yt} are symmetric`);
     const top = yt[yt.length - 1];
