@@ -5,6 +5,10 @@
 //! never claims 0 uncertainty; a map seed is checked against the map's own arrays; a Floquet
 //! step or a dense solve never hangs, and a stop ends find and diagram cleanly.
 
+#[allow(dead_code)] // Its `run` and `json` serve other test binaries.
+#[path = "common/spawn.rs"]
+mod spawn;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
@@ -13,12 +17,14 @@ fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// `pendula ARGS` in `dir`, spawned under the guard that keeps children from inheriting a file
+/// a test has open (see common::spawn).
 fn pendula(dir: &Path, args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_pendula"))
-        .current_dir(dir)
-        .args(args)
-        .output()
-        .unwrap()
+    spawn::output(
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .current_dir(dir)
+            .args(args),
+    )
 }
 
 fn json(out: &std::process::Output) -> serde_json::Value {
@@ -326,13 +332,13 @@ fn direction_help_lists_both() {
 
 /// Runs `pendula ARGS` in `dir` until it exits or `limit` passes (then kills it and fails).
 fn run_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Output {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn::spawn(
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped()),
+    );
     let start = Instant::now();
     loop {
         if child.try_wait().unwrap().is_some() {
@@ -391,13 +397,13 @@ fn cpu_seconds(pid: u32) -> f64 {
 /// fixed sleep: deep in its computation on however busy a machine) and checks a clean stop
 /// within 2 s: exit 1, one line saying "interrupted", no `.partial` left.
 fn stops_cleanly(dir: &Path, args: &[&str], cpu: f64, signal: &str) -> String {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
-        .args(args)
-        .current_dir(dir)
-        .stdout(Stdio::null())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
+    let mut child = spawn::spawn(
+        Command::new(env!("CARGO_BIN_EXE_pendula"))
+            .args(args)
+            .current_dir(dir)
+            .stdout(Stdio::null())
+            .stderr(Stdio::piped()),
+    );
     let pid = child.id();
     let deadline = Instant::now() + Duration::from_secs(300);
     while cpu_seconds(pid) < cpu {
@@ -409,11 +415,10 @@ fn stops_cleanly(dir: &Path, args: &[&str], cpu: f64, signal: &str) -> String {
         std::thread::sleep(Duration::from_millis(20));
     }
     let sent = Instant::now();
-    assert!(Command::new("kill")
-        .args([&format!("-{signal}"), &pid.to_string()])
-        .status()
-        .unwrap()
-        .success());
+    assert!(
+        spawn::status(Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]))
+            .success()
+    );
     let status = loop {
         if let Some(s) = child.try_wait().unwrap() {
             break s;
@@ -532,6 +537,7 @@ fn a_map_whose_spec_text_disagrees_with_its_arrays_is_refused() {
         String::from_utf8_lossy(&out.stderr)
     );
     {
+        let _g = spawn::spawn_guard();
         let f = hdf5::File::open_rw(d.join("map.h5")).unwrap();
         let text: hdf5::types::VarLenUnicode = f.attr("spec").unwrap().read_scalar().unwrap();
         let edited = text.as_str().replace("resolution = 16", "resolution = 32");
@@ -599,13 +605,13 @@ fn an_absurd_period_guess_is_refused_up_front() {
     let dir = tempfile::tempdir().unwrap();
     for preset in ["simple", "double"] {
         let theta = if preset == "simple" { "2.5" } else { "2.5,0" };
-        let out = std::process::Command::new(env!("CARGO_BIN_EXE_pendula"))
-            .current_dir(dir.path())
-            .args([
-                "orbits", "find", "--preset", preset, "--theta", theta, "--period", "1e6",
-            ])
-            .output()
-            .unwrap();
+        let out = spawn::output(
+            Command::new(env!("CARGO_BIN_EXE_pendula"))
+                .current_dir(dir.path())
+                .args([
+                    "orbits", "find", "--preset", preset, "--theta", theta, "--period", "1e6",
+                ]),
+        );
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{preset}: {err}");
         assert!(err.contains("--period") && err.contains("turns"), "{err}");

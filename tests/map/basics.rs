@@ -944,6 +944,9 @@ fn a_tampered_map_header_is_refused_by_render_merge_and_measure() {
     ok(d, &["map", "--resolution", "16", "-o", "f.h5"]);
     std::fs::copy(d.join("f.h5"), d.join("g.h5")).unwrap();
     {
+        // No child may start while the files are open here: it would inherit their descriptors
+        // and locks (see common::spawn).
+        let _g = crate::spawn::spawn_guard();
         let g = hdf5::File::open_rw(d.join("f.h5"))
             .unwrap()
             .group("map")
