@@ -18,8 +18,11 @@
 
 pub mod analysis;
 pub mod error;
+pub mod finding;
 pub mod format;
 pub mod integrate;
+pub mod kinds;
+pub mod limits;
 pub mod model;
 pub mod observe;
 pub mod plot;

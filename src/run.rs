@@ -13,11 +13,9 @@
 //! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
 //! ([`crate::store::map::assemble`]) with this one.
 
-mod frequencies;
-mod orbits;
 pub mod sweep;
-pub use frequencies::{FrequenciesResult, IDENTIFY_TOLERANCE};
-pub use orbits::OrbitsResult;
+pub use crate::kinds::frequencies::{FrequenciesResult, IDENTIFY_TOLERANCE};
+pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
 use crate::analysis::lyapunov::{
@@ -26,10 +24,14 @@ use crate::analysis::lyapunov::{
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
-use crate::analysis::orbit::{chain_covariant, chain_indicators, Covariant, Finding, Indicators};
+use crate::analysis::orbit::{
+    chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
+};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
+use crate::finding;
+use crate::kinds::Input;
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
 use crate::spec::{Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
@@ -38,37 +40,7 @@ use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
 
-/// Why a run gave no outcome.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Bad input, found before or by the run: the field it is about is data
-    /// ([`RunError::field`]). The CLI's exit 2, Python's `ValueError`.
-    #[error(transparent)]
-    Input(FieldError),
-    /// The run failed (a blow-up, a step size collapse, a singular matrix, the store): the
-    /// CLI's exit 1, Python's `RuntimeError`.
-    #[error("{0}")]
-    Failed(String),
-    /// A stop was asked for and the run keeps nothing ([`Outcome::finished`], an in-memory map).
-    #[error("interrupted")]
-    Interrupted,
-}
-
-impl RunError {
-    /// The field of a bad input, as a spec names it (`lyapunov.tau`, `poincare.t_end`).
-    pub fn field(&self) -> Option<&str> {
-        match self {
-            RunError::Input(e) => Some(e.field()),
-            _ => None,
-        }
-    }
-}
-
-impl From<FieldError> for RunError {
-    fn from(e: FieldError) -> Self {
-        RunError::Input(e)
-    }
-}
+pub use crate::error::RunError;
 
 /// An option the estimator refuses is bad input naming its field; anything else, a failed run.
 impl From<LyapunovError> for RunError {
@@ -131,11 +103,6 @@ pub enum Output<'a> {
     },
     /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
     Ensemble { chain: &'a Chain, result: Ensemble },
-    /// A registered single-orbit indicator (MEGNO, FLI, …), which describes itself.
-    Indicator {
-        chain: &'a Chain,
-        result: Box<dyn Finding>,
-    },
     /// SALI/GALI.
     Indicators { result: Indicators },
     /// The cart chain's spectrum on its constraint manifold.
@@ -164,11 +131,10 @@ pub enum Output<'a> {
         run: &'a crate::spec::OrbitsRun,
         result: OrbitsResult,
     },
-    /// The frequency analysis of one orbit.
-    Frequencies {
+    /// The result of a registered kind ([`crate::kinds`]), which describes itself.
+    Found {
         chain: &'a Chain,
-        run: &'a crate::spec::FrequenciesRun,
-        result: FrequenciesResult,
+        result: Box<dyn finding::Finding>,
     },
     /// Every tile of a map, in memory; each is handed to the file as its band is written.
     Map {
@@ -230,13 +196,21 @@ fn planar<'a>(
         Analysis::Orbits(run) => Output::Orbits {
             chain,
             run,
-            result: orbits::run(spec, chain, run, obs)?,
+            result: crate::kinds::orbits::run(spec, chain, run, obs)?,
         },
-        Analysis::Frequencies(run) => Output::Frequencies {
-            chain,
-            run,
-            result: frequencies::run(spec, chain, run, obs)?,
-        },
+        Analysis::Registered(r) => {
+            let input = Input {
+                title: &spec.title,
+                model_name: &spec.model_name,
+                chain,
+                method,
+                x0,
+            };
+            Output::Found {
+                chain,
+                result: r.execute(&input, obs)?,
+            }
+        }
         other => return Err(not_run(other)),
     })
 }
@@ -258,9 +232,13 @@ fn lyapunov<'a>(
         (LyapunovEstimator::Sali(io), _) => Output::Indicators {
             result: chain_indicators(chain, method, x0, io, obs)?,
         },
-        (LyapunovEstimator::Indicator(indicator, io), _) => Output::Indicator {
+        (LyapunovEstimator::Indicator(indicator, io), _) => Output::Found {
             chain,
-            result: (indicator.run)(chain, method, x0, io, obs)?,
+            result: Box::new(IndicatorResult {
+                title: spec.title.clone(),
+                links: chain.links(),
+                found: (indicator.run)(chain, method, x0, io, obs)?,
+            }),
         },
         (_, None) if run.covariant.is_some() => Output::Covariant {
             chain,
@@ -303,7 +281,8 @@ fn map<'a>(
         );
         FieldError::new(e.field, message)
     })?;
-    let info = MapInfo::of(spec, chain, opts, None);
+    let title = crate::spec::map_title(spec, chain, opts);
+    let info = MapInfo::of(title, &spec.model_name, &spec.text, chain, opts, None);
     let count = opts.tiling().count();
     let todo: Vec<usize> = (0..count).collect();
     let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
@@ -380,12 +359,11 @@ impl Outcome<'_> {
                 "lyapunov"
             }
             Output::Covariant { .. } => "covariant",
-            Output::Indicator { result, .. } => result.end().estimator,
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
-            Output::Frequencies { .. } => "frequencies",
+            Output::Found { result, .. } => result.group(),
             Output::Map { .. } => "map",
         }
     }
@@ -400,12 +378,11 @@ impl Outcome<'_> {
             }
             Output::Ensemble { result, .. } => result.complete,
             Output::Covariant { result, .. } => result.complete,
-            Output::Indicator { result, .. } => result.end().complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
-            Output::Frequencies { result, .. } => result.complete,
+            Output::Found { result, .. } => result.complete(),
             Output::CartModes { .. } | Output::Map { .. } => true,
         }
     }
@@ -479,10 +456,6 @@ impl Outcome<'_> {
                 let g = out.group("ensemble")?;
                 store::write_ensemble(&g, result)
             }
-            Output::Indicator { chain, result } => {
-                let g = store::chain_group(out, result.end().estimator, chain, x0)?;
-                store::write_finding(&g, result.as_ref())
-            }
             Output::Indicators { result } => {
                 let g = out.group("indicators")?;
                 store::write_indicators(&g, result)?;
@@ -507,10 +480,10 @@ impl Outcome<'_> {
                 result,
             } => store::write_poincare(out, &info(chain), opts, result),
             Output::Orbits { chain, run, result } => {
-                store::orbits::write_orbits(out, &info(chain), run, result)
+                crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }
-            Output::Frequencies { chain, run, result } => {
-                store::frequencies::write_frequencies(out, &info(chain), run, result)
+            Output::Found { chain, result } => {
+                store::write_record(out, Some(&info(chain)), &result.record())
             }
             Output::Map { .. } => unreachable!("written above"),
         }

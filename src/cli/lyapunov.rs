@@ -4,7 +4,7 @@
 
 use super::output::{f64_json, num, report, CliError, Run};
 use pendula::analysis::lyapunov::{Ensemble, Lyapunov};
-use pendula::analysis::orbit::{indicator, Covariant, Finding, Indicators};
+use pendula::analysis::orbit::{Covariant, Indicators};
 use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;
@@ -194,24 +194,6 @@ pub fn sali(ctx: &Run, r: &Indicators, wall: f64) -> Result<(), CliError> {
         "complete": r.complete, "wall_s": wall,
     });
     report(&j, ctx.common.json, Some(sali_text(r)), r.complete)
-}
-
-/// A registered indicator (MEGNO, FLI, …; already written): its figure, JSON or text report,
-/// as it describes itself.
-pub fn indicator(ctx: &Run, r: &dyn Finding, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_chart(&r.chart(), &spec.title, path)?;
-    }
-    let mut j = indicator::summary(r);
-    j["title"] = json!(spec.title);
-    j["wall_s"] = json!(wall);
-    report(
-        &j,
-        ctx.common.json,
-        Some(indicator::report(r)),
-        r.end().complete,
-    )
 }
 
 /// The cart chain's spectrum on its constraint manifold (already written).

@@ -95,7 +95,16 @@ fn map_options(spec: &Spec) -> &MapOptions {
 }
 
 fn info_of(spec: &Spec, shard: Option<(usize, usize)>) -> Result<MapInfo, CliError> {
-    Ok(MapInfo::of(spec, planar(spec)?, map_options(spec), shard))
+    let (chain, opts) = (planar(spec)?, map_options(spec));
+    let title = pendula::spec::map_title(spec, chain, opts);
+    Ok(MapInfo::of(
+        title,
+        &spec.model_name,
+        &spec.text,
+        chain,
+        opts,
+        shard,
+    ))
 }
 
 /// `flag` names where the path came from: `--plot`, or the spec's `output.plot`.

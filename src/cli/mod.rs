@@ -9,7 +9,6 @@ mod bench;
 mod bench_visual;
 mod control;
 mod flags;
-mod frequencies;
 mod lyapunov;
 mod map;
 mod measure;
@@ -119,8 +118,9 @@ fn one_line(text: &str) -> String {
     out
 }
 
-/// The commands that run a spec, with their one-line help.
-const SPEC_COMMANDS: [(&str, &str); 9] = [
+/// The commands that run a spec, with their one-line help (then every registered kind's,
+/// [`pendula::kinds::KINDS`]).
+const SPEC_COMMANDS: [(&str, &str); 8] = [
     (
         "simulate",
         "Integrate a model from an initial state and write the sampled trajectory.",
@@ -153,10 +153,6 @@ const SPEC_COMMANDS: [(&str, &str); 9] = [
         "orbits",
         "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
     ),
-    (
-        "frequencies",
-        "Frequency analysis (NAFF) of one orbit: each link's lines, the fundamental frequencies, their combinations and the diffusion index.",
-    ),
 ];
 
 /// What `run --help` says after the flags.
@@ -176,7 +172,8 @@ fn cli() -> Command {
         // No auto `help` subcommand: `pendula help --help` failed; `--help` serves every level.
         .disable_help_subcommand(true)
         .arg_required_else_help(true);
-    for (name, about) in SPEC_COMMANDS {
+    let registered = pendula::kinds::KINDS.iter().map(|k| (k.name, k.about));
+    for (name, about) in SPEC_COMMANDS.into_iter().chain(registered) {
         let mut sub = Command::new(name)
             .allow_negative_numbers(true)
             .arg(
@@ -588,7 +585,7 @@ fn execute_run(
             | Analysis::Lyapunov(_)
             | Analysis::Poincare(_)
             | Analysis::Orbits(_)
-            | Analysis::Frequencies(_)
+            | Analysis::Registered(_)
     );
 
     let animation = match &spec.analysis {
@@ -646,7 +643,7 @@ fn execute_run(
         | Analysis::Poincare(_)
         | Analysis::Modes(_)
         | Analysis::Orbits(_)
-        | Analysis::Frequencies(_) => run_library(&ctx),
+        | Analysis::Registered(_) => run_library(&ctx),
     }
 }
 
@@ -667,7 +664,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
         Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
-        Output::Indicator { result, .. } => lyapunov::indicator(ctx, result.as_ref(), wall),
         Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
         Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
@@ -680,9 +676,7 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }
-        Output::Frequencies { run, result, .. } => {
-            frequencies::report_frequencies(ctx, run, result, wall)
-        }
+        Output::Found { result, .. } => output::report_found(ctx, result.as_ref(), wall),
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }
 }

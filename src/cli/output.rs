@@ -1,6 +1,7 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
+use pendula::finding::Finding;
 pub use pendula::format::{f64_json, num};
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};
@@ -211,6 +212,35 @@ pub fn report(
         ));
     }
     Ok(())
+}
+
+/// The command's part of a registered kind's run (the file is written): its figure, then its
+/// JSON summary (the run's kind, title, model and integrator, the result's own fields, the
+/// wall time and the paths written) or its text report.
+pub fn report_found(ctx: &Run, f: &dyn Finding, wall: f64) -> Result<(), CliError> {
+    let spec = ctx.spec;
+    if let Some(path) = &ctx.outputs.plot {
+        pendula::plot::draw_figure(&f.figure(), path)?;
+    }
+    let mut j = serde_json::json!({
+        "kind": spec.analysis.kind(),
+        "title": spec.title,
+        "model": spec.model_name,
+        "integrator": spec.method,
+    });
+    if let (Some(all), serde_json::Value::Object(own)) = (j.as_object_mut(), f.summary()) {
+        all.extend(own);
+        all.insert("wall_s".into(), serde_json::json!(wall));
+        all.insert(
+            "output".into(),
+            serde_json::json!(ctx.outputs.file.as_ref().map(|p| p.display().to_string())),
+        );
+        all.insert(
+            "plot".into(),
+            serde_json::json!(ctx.outputs.plot.as_ref().map(|p| p.display().to_string())),
+        );
+    }
+    report(&j, ctx.common.json, Some(f.report()), f.complete())
 }
 
 /// What the store's result writers record about a planar chain's run.

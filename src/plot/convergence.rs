@@ -5,7 +5,6 @@
 use super::timeseries::{draw_timeseries, Figure, Panel, Series};
 use super::{format_sci, format_value, PlotError};
 use crate::analysis::lyapunov::Lyapunov;
-use crate::analysis::orbit::indicator::Chart;
 use crate::analysis::orbit::Indicators;
 use std::path::Path;
 
@@ -162,33 +161,6 @@ pub fn draw_indicators(r: &Indicators, title: &str, path: &Path) -> Result<(), P
             y_label: "alignment index".into(),
             series,
             log_y: true,
-        }],
-        log_x: false,
-        size: (1200, 700),
-    };
-    draw_timeseries(&fig, path)
-}
-
-/// Draws a single-orbit indicator's [`Chart`] (MEGNO, FLI, …) against time, titled
-/// `{title} ({caption})`.
-pub fn draw_chart(chart: &Chart<'_>, title: &str, path: &Path) -> Result<(), PlotError> {
-    let series = chart
-        .lines
-        .iter()
-        .map(|l| Series {
-            label: l.label.clone(),
-            x: &l.x,
-            y: &l.y,
-            band: None,
-        })
-        .collect();
-    let fig = Figure {
-        title: format!("{title} ({})", chart.caption),
-        x_label: "time t / s".into(),
-        panels: vec![Panel {
-            y_label: chart.y_label.into(),
-            series,
-            log_y: false,
         }],
         log_x: false,
         size: (1200, 700),

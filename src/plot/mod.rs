@@ -27,7 +27,7 @@ pub use text::{caption_font, draw_centred, fit_text, text_width, TextFit, LINE_S
 pub mod animation;
 pub mod cart;
 pub mod convergence;
-pub mod frequencies;
+pub mod figure;
 pub mod frequency_map;
 pub mod lab;
 pub mod map;
@@ -39,8 +39,8 @@ pub mod timeseries;
 pub mod trajectory;
 
 pub use cart::{draw_cart_chain, CartFigure};
-pub use convergence::{draw_chart, draw_convergence, draw_covariant, draw_indicators};
-pub use frequencies::draw_frequencies;
+pub use convergence::{draw_convergence, draw_covariant, draw_indicators};
+pub use figure::draw_figure;
 pub use measure::{draw_measure, MeasureFigure};
 pub use modes::{draw_modes, ModesFigure};
 pub use orbits::{

@@ -10,6 +10,7 @@ use super::{execute, Outcome, Output, RunError};
 use crate::analysis::convergence::Trend;
 use crate::analysis::map::class;
 use crate::error::FieldError;
+use crate::finding::Record as Group;
 use crate::observe::{Cancellable, Control, Observer};
 use crate::spec::{point_file, Spec, SweepPlan};
 use crate::store::{Provenance, StoreError};
@@ -17,54 +18,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 
-/// One scalar result of a point (or a short vector over `dim`: exponents, links, shells).
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Scalar {
-    /// Its variable name in the `sweep` group (`lambda_max`).
-    pub name: String,
-    /// The trailing dimension of a vector result and its coordinate values.
-    pub dim: Option<(String, Vec<i64>)>,
-    pub values: Vec<f64>,
-    /// One standard error per value, where the analysis gives one.
-    pub errors: Option<Vec<f64>>,
-    pub units: String,
-    pub long_name: String,
-}
-
-impl Scalar {
-    fn one(name: &str, value: f64, units: &str, long_name: &str) -> Scalar {
-        Scalar {
-            name: name.into(),
-            dim: None,
-            values: vec![value],
-            errors: None,
-            units: units.into(),
-            long_name: long_name.into(),
-        }
-    }
-
-    fn with_error(self, error: f64) -> Scalar {
-        self.with_errors(vec![error])
-    }
-
-    /// The standard errors of the values, one each.
-    fn with_errors(mut self, errors: Vec<f64>) -> Scalar {
-        self.errors = Some(errors);
-        self
-    }
-
-    fn vector(name: &str, dim: &str, values: Vec<f64>, units: &str, long_name: &str) -> Scalar {
-        let index = (1..=values.len() as i64).collect();
-        Scalar {
-            name: name.into(),
-            dim: Some((dim.into(), index)),
-            values,
-            errors: None,
-            units: units.into(),
-            long_name: long_name.into(),
-        }
-    }
-}
+pub use crate::finding::Scalar;
 
 /// What one point gave.
 #[derive(Debug, Clone, PartialEq)]
@@ -436,21 +390,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 );
             }
         }
-        Output::Indicator { result, .. } => {
-            // A registered indicator describes itself: its summary's numbers.
-            if let serde_json::Value::Object(map) = result.summary() {
-                for (k, v) in map {
-                    if let Some(x) = v.as_f64() {
-                        s.push(Scalar::one(
-                            &k,
-                            x,
-                            "1",
-                            &format!("{k} (the indicator's summary)"),
-                        ));
-                    }
-                }
-            }
-        }
         Output::Indicators { result } => {
             s.push(Scalar::one(
                 "sali_min",
@@ -519,24 +458,7 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 "largest relative energy error over the orbits",
             ));
         }
-        Output::Frequencies { result, .. } => {
-            // Named as in the single run's file: the dimension `fundamental` indexes the
-            // variable `fundamental_frequency` (a variable of its dimension's name would be
-            // taken for its coordinate, which HDF5 refuses for a 2-d variable).
-            s.push(Scalar::vector(
-                "fundamental_frequency",
-                "fundamental",
-                result.orbit.fundamentals.clone(),
-                "rad s-1",
-                "fundamental frequencies of the whole run, ascending",
-            ));
-            s.push(Scalar::one(
-                "diffusion_index",
-                result.orbit.diffusion_index,
-                "1",
-                "log10 |nu(first half) - nu(second half)| (rad/s)",
-            ));
-        }
+        Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => {
             let (mut count, mut classes) = (0usize, [0usize; 5]);
             let mut values = Vec::new();
@@ -635,6 +557,105 @@ pub fn trend_of(code: f64) -> Trend {
 }
 
 impl SweepOutcome<'_> {
+    /// The `sweep` group: one row per point over the dimension `sweep`. With one swept field
+    /// the `sweep` coordinate holds its values; with several it numbers the points, and each
+    /// field is a variable over `sweep` named after it (`model_link_2_mass`), listed in every
+    /// result's CF `coordinates` attribute so that xarray makes it a coordinate. Each result is
+    /// a variable over `sweep` (and its own trailing dimension: `exponent`, `link`, `shell`,
+    /// …), with `<name>_standard_error` beside it where the analysis gives one.
+    pub fn record(&self) -> Result<Group, StoreError> {
+        let plan = self.plan;
+        let n = self.points.len();
+        let params: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
+        let mut g = Group::new("sweep");
+        g.attr("kind", self.spec.analysis.kind())
+            .attr("parameters", params.join(" "))
+            .attr("combine", plan.combine.name())
+            .attr("points", n as i64);
+        if let Some(d) = &self.directory {
+            g.attr(
+                "point_files",
+                d.join("point-NNNNN.h5").display().to_string(),
+            );
+        }
+        if let [axis] = plan.axes.as_slice() {
+            let v: Vec<f64> = plan.points.iter().map(|p| p.values[0]).collect();
+            g.coord(
+                "sweep",
+                v,
+                axis.units.clone(),
+                format!("{} of each sweep point", axis.parameter),
+            )
+            .var_attr("parameter", axis.parameter.clone());
+        } else {
+            g.index("sweep", n, "sweep point (see the swept fields' variables)");
+        }
+        let mut coordinates = Vec::new();
+        for (i, axis) in plan.axes.iter().enumerate() {
+            let name = axis.variable();
+            let v: Vec<f64> = plan.points.iter().map(|p| p.values[i]).collect();
+            g.var(
+                name.clone(),
+                &["sweep"],
+                v,
+                axis.units.clone(),
+                format!("{} of each sweep point", axis.parameter),
+            )
+            .var_attr("parameter", axis.parameter.clone());
+            coordinates.push(name);
+        }
+        let coordinates = coordinates.join(" ");
+        let mut dims_written: Vec<(String, usize)> = Vec::new();
+        for col in self.columns() {
+            let width = col.dim.as_ref().map_or(1, |(_, c)| c.len());
+            let (values, errors) = self.table(&col.name, width);
+            let put = |g: &mut Group, name: String, data: Vec<f64>, long: String| {
+                match &col.dim {
+                    None => g.var(name, &["sweep"], data, col.units.clone(), long),
+                    Some((dim, _)) => {
+                        let a = ndarray::Array2::from_shape_vec((n, width), data).expect("shape");
+                        g.var(
+                            name,
+                            &["sweep".to_string(), dim.clone()],
+                            a,
+                            col.units.clone(),
+                            long,
+                        )
+                    }
+                }
+                .var_attr("coordinates", coordinates.clone());
+            };
+            if let Some((dim, index)) = &col.dim {
+                match dims_written.iter().find(|(d, _)| d == dim) {
+                    Some((_, len)) if *len != index.len() => {
+                        return Err(StoreError::Dims {
+                            var: col.name.clone(),
+                            what: format!(
+                                "its dimension {dim} has {} entries, not {len}",
+                                index.len()
+                            ),
+                        })
+                    }
+                    Some(_) => {}
+                    None => {
+                        g.coord(dim.clone(), index.clone(), "1", format!("{dim} index"));
+                        dims_written.push((dim.clone(), index.len()));
+                    }
+                }
+            }
+            put(&mut g, col.name.clone(), values, col.long_name.clone());
+            if col.errors.is_some() {
+                put(
+                    &mut g,
+                    format!("{}_standard_error", col.name),
+                    errors,
+                    format!("standard error of {}", col.name),
+                );
+            }
+        }
+        Ok(g)
+    }
+
     /// Every scalar name in first-seen order, with its dimension (the longest vector's) and the
     /// first point's units and long name.
     pub fn columns(&self) -> Vec<Scalar> {
@@ -685,14 +706,14 @@ impl SweepOutcome<'_> {
         prov: &Provenance,
     ) -> Result<PathBuf, StoreError> {
         crate::store::write_file(path, force, prov, &self.spec.title, |out| {
-            crate::store::sweep::write_sweep(&out.group("sweep")?, self)
+            crate::store::write_record(out, None, &self.record()?)
         })
     }
 
     /// The image in memory of the file [`SweepOutcome::write_file`] would write.
     pub fn image(&self, prov: &Provenance) -> Result<crate::store::memory::MemGroup, StoreError> {
         crate::store::write_memory(prov, &self.spec.title, |out| {
-            crate::store::sweep::write_sweep(&out.group("sweep")?, self)
+            crate::store::write_record(out, None, &self.record()?)
         })
     }
 }

@@ -15,94 +15,13 @@ use crate::analysis::poincare::{PoincareOptions, Sampling};
 use crate::analysis::AnimateOptions;
 use crate::integrate::dop853::MAX_ATTEMPTS;
 use crate::integrate::Method;
+use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
 use crate::model::System;
 use crate::store::map::FIGURE_EDGE;
 
-/// The memory a run may use, in bytes.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub struct Budget {
-    pub bytes: f64,
-}
-
-/// The share of the machine's memory a run may plan to use by default: half, so that the
-/// machine stays usable and the estimates' slack does not push it into swap.
-pub const MACHINE_FRACTION: f64 = 0.5;
-
-/// The budget when /proc/meminfo cannot be read (not Linux): 8 GiB.
-pub const FALLBACK_BUDGET: f64 = 8.0 * GIB;
-
-/// Most steps one trajectory may take: 1e12 fixed steps are a day of one core at ~10⁷ steps/s
-/// for a small chain, beyond any sensible run; a step too small to advance t in binary64
-/// (dt < t·1.1e-16) always lands far above it.
-pub const MAX_STEPS: f64 = 1e12;
-
-/// Most links any model may have, whatever the budget: beyond it the per-link tables alone
-/// (hundreds of bytes a link) are gigabytes before the analysis starts.
-pub const MAX_LINKS: usize = 100_000_000;
-
-const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
-
-impl Budget {
-    /// [`MACHINE_FRACTION`] of MemTotal in /proc/meminfo, else [`FALLBACK_BUDGET`].
-    pub fn machine() -> Budget {
-        let total = std::fs::read_to_string("/proc/meminfo")
-            .ok()
-            .and_then(|t| {
-                let line = t.lines().find(|l| l.starts_with("MemTotal:"))?;
-                let kb: f64 = line.split_whitespace().nth(1)?.parse().ok()?;
-                Some(kb * 1024.0)
-            })
-            .filter(|b| b.is_finite() && *b > 0.0);
-        Budget {
-            bytes: total.map_or(FALLBACK_BUDGET, |t| t * MACHINE_FRACTION),
-        }
-    }
-
-    /// Parses `64G`, `512M`, `1.5T`, `12GB`, `800MiB` or a plain byte count (binary units:
-    /// G = 2³⁰ bytes). The error says what was expected.
-    pub fn parse(text: &str) -> Result<Budget, String> {
-        let t = text.trim();
-        let digits = t
-            .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == 'e' || c == 'E'))
-            .unwrap_or(t.len());
-        // `1e9` is a number; `5E` alone is not a unit, so let the number parser decide.
-        let (num, unit) = t.split_at(digits);
-        let scale = match unit.trim().to_ascii_uppercase().as_str() {
-            "" | "B" => 1.0,
-            "K" | "KB" | "KIB" => 1024.0,
-            "M" | "MB" | "MIB" => 1024.0 * 1024.0,
-            "G" | "GB" | "GIB" => GIB,
-            "T" | "TB" | "TIB" => 1024.0 * GIB,
-            _ => f64::NAN,
-        };
-        let bad = || format!("expected a size such as 64G, 512M or 2T (got `{text}`)");
-        let v: f64 = num.parse().map_err(|_| bad())?;
-        let bytes = v * scale;
-        if !(bytes.is_finite() && bytes >= 1.0) {
-            return Err(bad());
-        }
-        Ok(Budget { bytes })
-    }
-}
-
-/// A byte count for messages: `8.0 TB`, `12 GB`, `640 MB` (binary multiples, short names).
-pub fn format_bytes(b: f64) -> String {
-    let units = ["B", "KB", "MB", "GB", "TB", "PB", "EB"];
-    let mut v = b;
-    let mut u = 0;
-    while v >= 1024.0 && u + 1 < units.len() {
-        v /= 1024.0;
-        u += 1;
-    }
-    if !v.is_finite() {
-        return "more than 1 EB".into();
-    }
-    if v >= 10.0 || u == 0 {
-        format!("{v:.0} {}", units[u])
-    } else {
-        format!("{v:.1} {}", units[u])
-    }
-}
+#[cfg(test)]
+use crate::limits::GIB;
+pub use crate::limits::{format_bytes, Budget, MAX_LINKS, MAX_STEPS};
 
 /// An estimate of a run's memory: its total and the term that dominates it.
 #[derive(Debug, Clone, PartialEq)]
@@ -117,14 +36,6 @@ pub struct Estimate {
     pub what: String,
 }
 
-/// One term of an estimate.
-struct Term {
-    bytes: f64,
-    field: &'static str,
-    driver: String,
-    what: &'static str,
-}
-
 fn estimate(terms: Vec<Term>) -> Estimate {
     let bytes = terms.iter().map(|t| t.bytes).sum::<f64>();
     let top = terms
@@ -137,16 +48,6 @@ fn estimate(terms: Vec<Term>) -> Estimate {
         driver: top.driver,
         what: top.what.to_string(),
     }
-}
-
-const F64: f64 = 8.0;
-/// Copies of the state a solver keeps (DOP853: 12 stages, error, dense output, buffers).
-const SOLVER_COPIES: f64 = 24.0;
-/// Bytes a planar link costs: its parameters, the precomputed tables and a workspace.
-const PLANAR_LINK_BYTES: f64 = 512.0;
-
-fn links_driver(n: usize) -> String {
-    format!("{n} links")
 }
 
 /// What the model itself holds: the planar chain O(N); the cart chain its N × N inertia table
@@ -469,7 +370,7 @@ impl Spec {
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
-            Analysis::Frequencies(r) => Some(r.t_end),
+            Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
             Analysis::Modes(_) | Analysis::Orbits(_) => None,
         }
     }
@@ -483,7 +384,7 @@ impl Spec {
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
-            Analysis::Frequencies(_) => "frequencies.t_end",
+            Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
             Analysis::Modes(_) => "modes",
             Analysis::Orbits(_) => "orbits",
         }
@@ -590,25 +491,7 @@ impl Spec {
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
             Analysis::Orbits(r) => orbits_terms(r, dim, &mut terms),
-            Analysis::Frequencies(r) => {
-                // The trajectory (as simulate keeps it), then per link one complex signal and
-                // the NAFF workspaces of the whole run and a half (residual, windowed residual,
-                // FFT buffer and scratch, weights: ≈ 5 complex per sample each).
-                let per = (3.0 * dim + 8.0) * F64 + 16.0 * 8.0;
-                terms.push(samples_term(
-                    r.samples as f64,
-                    per,
-                    n,
-                    "frequencies.t_end",
-                    "the samples and the NAFF workspaces",
-                ));
-                terms.push(Term {
-                    bytes: solver(dim),
-                    field: "model.links",
-                    driver: links_driver(n),
-                    what: "the integrator",
-                });
-            }
+            Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
         }
         estimate(terms)
     }
@@ -665,11 +548,6 @@ fn orbits_terms(r: &crate::spec::OrbitsRun, dim: f64, terms: &mut Vec<Term>) {
             });
         }
     }
-}
-
-/// One trajectory's solver: SOLVER_COPIES states of `len` numbers.
-fn solver(len: f64) -> f64 {
-    len * F64 * SOLVER_COPIES
 }
 
 /// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
@@ -1038,27 +916,6 @@ fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) 
         driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
         what: "the frame buffers",
     });
-}
-
-/// Samples × bytes per sample, blamed on the end time (`field`; the message says the count is
-/// t_end / dt_out) when the samples outnumber the links, else on the links.
-fn samples_term(samples: f64, per: f64, n: usize, field: &'static str, what: &'static str) -> Term {
-    let (field, driver) = if samples >= n as f64 {
-        let ratio = if field.ends_with("t_end") {
-            " (t_end / dt_out)"
-        } else {
-            ""
-        };
-        (field, format!("{samples:.3e} samples{ratio} of {n} links"))
-    } else {
-        ("model.links", format!("{n} links × {samples:.0} samples"))
-    };
-    Term {
-        bytes: samples * per,
-        field,
-        driver,
-        what,
-    }
 }
 
 #[cfg(test)]

@@ -712,3 +712,15 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         method: Method::Rk4 { dt },
     })
 }
+
+/// The title of the map `opts` of `spec` on `chain`: its kind's title and the chain's forcing,
+/// unless the spec has a title of its own.
+pub fn map_title(spec: &super::Spec, chain: &Chain, opts: &MapOptions) -> String {
+    let name = &spec.model_name;
+    if spec.title == super::default_title("map", name, chain, None) {
+        let forcing = super::describe_run(chain.params(), None);
+        format!("{}{forcing}", opts.kind.title(name))
+    } else {
+        spec.title.clone()
+    }
+}

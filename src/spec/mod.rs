@@ -46,7 +46,6 @@ use std::path::PathBuf;
 
 mod budget;
 pub mod cart;
-mod frequencies;
 mod integrator;
 mod lyapunov;
 mod map;
@@ -61,15 +60,15 @@ mod simulate;
 mod sweep;
 mod visual;
 
+pub use crate::kinds::frequencies::{FrequenciesRun, FrequenciesSpec};
 pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
 };
 pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
-pub use frequencies::{FrequenciesRun, FrequenciesSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
-pub use map::{MapSpec, Resolution, MAP_MAX_EDGE};
+pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
@@ -80,8 +79,8 @@ pub use parameter::SWEEP_PARAMETERS;
 pub use poincare::{OneOrMany, PoincareSpec};
 pub use simulate::SimulateSpec;
 pub use sweep::{
-    point_file, points_beside, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint, SweepTable,
-    MAX_SWEEP_POINTS, SWEPT_KINDS,
+    point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,
+    SweepTable, MAX_SWEEP_POINTS,
 };
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
@@ -94,7 +93,7 @@ pub use crate::error::FieldError as SpecError;
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SpecFile {
-    /// The analysis: one of [`KINDS`].
+    /// The analysis: one of [`kinds`].
     pub kind: Option<String>,
     pub title: Option<String>,
     #[serde(default)]
@@ -151,21 +150,16 @@ impl Model {
             Model::Cart(_) => "cart-chain",
         }
     }
-    /// The analysis kinds this model supports.
-    pub fn kinds(&self) -> &'static [&'static str] {
+    /// The analysis kinds this model supports (the registered kinds run on the planar chain).
+    pub fn kinds(&self) -> Vec<&'static str> {
         match self {
-            Model::Planar(_) => &[
-                "simulate",
-                "modes",
-                "lyapunov",
-                "poincare",
-                "map",
-                "animate",
-                "measure",
-                "orbits",
-                "frequencies",
-            ],
-            Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
+            Model::Planar(_) => [
+                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure", "orbits",
+            ]
+            .into_iter()
+            .chain(registered())
+            .collect(),
+            Model::Cart(_) => vec!["simulate", "modes", "lyapunov", "control"],
         }
     }
     /// The planar chain, for the analyses only it supports.
@@ -218,7 +212,8 @@ pub enum Analysis {
     Control(ControlOptions),
     Measure(MeasureRun),
     Orbits(Box<OrbitsRun>),
-    Frequencies(FrequenciesRun),
+    /// A kind of the registry ([`crate::kinds`]): its validated settings.
+    Registered(crate::kinds::Registered),
 }
 
 impl Analysis {
@@ -233,7 +228,7 @@ impl Analysis {
             Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
             Analysis::Orbits(_) => "orbits",
-            Analysis::Frequencies(_) => "frequencies",
+            Analysis::Registered(r) => r.kind().name,
         }
     }
 }
@@ -536,16 +531,7 @@ fn bounded(field: &str, values: &[f64], max: f64, unit: &str) -> Result<(), Spec
     Ok(())
 }
 
-fn positive(field: &str, v: f64) -> Result<f64, SpecError> {
-    if v.is_finite() && v > 0.0 {
-        Ok(v)
-    } else {
-        Err(SpecError::new(
-            field,
-            format!("must be finite and > 0 (got {v})"),
-        ))
-    }
-}
+use crate::error::positive;
 
 /// Refuses the first of `fields` (`(name, given)` in `table`) that was given: it does not
 /// apply, and `why` says so.
@@ -608,19 +594,22 @@ pub const ALTERNATIVES: &[&[&str]] = &[
     &["poincare.grid", "poincare.random"],
 ];
 
-/// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]).
-pub const KINDS: [&str; 10] = [
-    "simulate",
-    "modes",
-    "lyapunov",
-    "poincare",
-    "map",
-    "animate",
-    "control",
-    "measure",
-    "orbits",
-    "frequencies",
-];
+/// The names of the registered kinds ([`crate::kinds::KINDS`]).
+fn registered() -> impl Iterator<Item = &'static str> {
+    crate::kinds::KINDS.iter().map(|k| k.name)
+}
+
+/// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]): the
+/// kinds whose slices are still here, then the registered ones.
+pub fn kinds() -> Vec<&'static str> {
+    [
+        "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure",
+        "orbits",
+    ]
+    .into_iter()
+    .chain(registered())
+    .collect()
+}
 
 impl SpecFile {
     /// Which analysis tables are present, by kind.
@@ -663,15 +652,15 @@ impl SpecFile {
         let kind = self.kind.as_deref().ok_or_else(|| {
             SpecError::new(
                 "kind",
-                format!("missing: the analysis to run ({})", KINDS.join(", ")),
+                format!("missing: the analysis to run ({})", kinds().join(", ")),
             )
         })?;
-        if !KINDS.contains(&kind) {
+        if !kinds().contains(&kind) {
             return Err(SpecError::new(
                 "kind",
                 format!(
                     "unknown analysis kind `{kind}` (expected {})",
-                    KINDS.join(", ")
+                    kinds().join(", ")
                 ),
             ));
         }
@@ -713,7 +702,17 @@ impl SpecFile {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
-                    "frequencies" => frequencies::validate(self, chain)?,
+                    "frequencies" => {
+                        let table = self.frequencies.clone().unwrap_or_default();
+                        let method = |dt| self.integrator.method(dt);
+                        let (run, method) =
+                            crate::kinds::frequencies::validate(&table, chain, &method)?;
+                        Validated {
+                            analysis: Analysis::Registered(crate::kinds::Registered(Box::new(run))),
+                            x0: self.initial.state(chain.links())?,
+                            method,
+                        }
+                    }
                     _ => visual::validate_animate(self, chain)?,
                 }
             }

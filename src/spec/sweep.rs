@@ -371,16 +371,15 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
     Ok(values)
 }
 
-/// The kinds a `[sweep]` runs.
-pub const SWEPT_KINDS: [&str; 7] = [
-    "simulate",
-    "modes",
-    "lyapunov",
-    "poincare",
-    "map",
-    "frequencies",
-    "measure",
-];
+/// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
+/// scalars, [`crate::finding::Finding::scalars`]).
+pub fn swept_kinds() -> Vec<&'static str> {
+    ["simulate", "modes", "lyapunov", "poincare", "map"]
+        .into_iter()
+        .chain(crate::kinds::KINDS.iter().map(|k| k.name))
+        .chain(["measure"])
+        .collect()
+}
 
 /// A measure spec's `[sweep]` is its `[measure.sweep]` (one field): the file with the sweep
 /// moved there, or the refusal of what a measure sweep cannot take.
@@ -425,10 +424,10 @@ pub(super) fn plan(
 ) -> Result<SweepPlan, SpecError> {
     let t = file.sweep.as_ref().expect("a sweep");
     let kind = template.analysis.kind();
-    if !SWEPT_KINDS.contains(&kind) {
+    if !swept_kinds().contains(&kind) {
         return Err(SpecError::new(
             "sweep",
-            format!("a sweep runs {}, not {kind}", SWEPT_KINDS.join(", ")),
+            format!("a sweep runs {}, not {kind}", swept_kinds().join(", ")),
         ));
     }
     if let super::Analysis::Map(o) = &template.analysis {

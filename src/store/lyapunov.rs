@@ -19,8 +19,7 @@
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, Lyapunov};
-use crate::analysis::orbit::indicator::Attr;
-use crate::analysis::orbit::{Finding, Indicators};
+use crate::analysis::orbit::Indicators;
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -178,55 +177,6 @@ pub fn chain_group<'a>(
 fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
-}
-
-/// Writes a registered indicator's result into `g`: its record (the `time` coordinate, its
-/// variables over it and its attributes), then what every indicator shares: the estimator, the
-/// integrator, the run's end, the energy balance and the work counts.
-pub fn write_finding(g: &GroupWriter<'_>, f: &dyn Finding) -> Result<(), StoreError> {
-    let r = f.record();
-    g.coord(
-        "time",
-        r.time,
-        "s",
-        "time of the sample (the run starts at 0)",
-    )?;
-    for v in &r.vars {
-        g.var(v.name, &["time"], v.values, v.units, v.long_name)?;
-    }
-    for (name, value) in &r.attrs {
-        match value {
-            Attr::F64(x) => g.attr_f64(name, *x)?,
-            Attr::F64s(x) => g.attr_f64s(name, x)?,
-            Attr::I64(x) => g.attr_i64(name, *x)?,
-            Attr::Bool(x) => g.attr_bool(name, *x)?,
-        };
-    }
-    let e = r.end;
-    g.attr_str("estimator", e.estimator)?;
-    // As run, the defaults resolved (deviation diagonal; MEGNO's slope over the τ grid).
-    if let Some(d) = e.options.deviation {
-        g.attr_str("deviation", d.name())?;
-    }
-    if let Some(s) = e.options.slope_samples {
-        g.attr_str("slope_samples", s.name())?;
-    }
-    write_method(g, &e.method)?;
-    g.attr_f64("tau", e.options.tau)?;
-    g.attr_f64("t_end", e.t_end)?;
-    g.attr_f64("time_requested", e.options.time)?;
-    g.attr_i64("max_history", e.options.max_history as i64)?;
-    g.attr_bool("complete", e.complete)?;
-    write_energy(g, &e.energy)?;
-    let c = &e.counts;
-    g.attr_i64("steps", c.steps as i64)?;
-    g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
-    g.attr_i64("rhs_evaluations", c.rhs_evaluations as i64)?;
-    g.attr_i64("renormalizations", c.renormalizations as i64)?;
-    if let Some(n) = c.samples {
-        g.attr_i64("samples", n as i64)?;
-    }
     Ok(())
 }
 

@@ -41,17 +41,16 @@ mod lyapunov;
 pub mod map;
 mod results;
 pub use lyapunov::{
-    chain_group, write_covariant, write_ensemble, write_finding, write_indicators, write_lyapunov,
+    chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;
-pub mod frequencies;
-pub mod orbits;
 mod poincare;
+mod record;
 pub use poincare::write_poincare;
+pub use record::write_record;
 mod measure;
-pub mod sweep;
 pub use measure::{
     read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
     SweepRun, CHAOTIC_SAMPLING,

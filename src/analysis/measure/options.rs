@@ -6,7 +6,7 @@
 
 use super::chaotic::ChaoticOptions;
 use super::{MeasureOptions, What};
-use crate::error::FieldError;
+use crate::error::{positive, FieldError};
 use crate::integrate::Method;
 
 /// Largest ε (pixels) of the uncertainty exponent by default.
@@ -200,30 +200,20 @@ impl ChaoticChoices {
             Method::Rk4 { dt } => dt,
             _ => 0.005,
         });
-        let positive = |field: &str, v: f64| {
-            if v.is_finite() && v > 0.0 {
-                Ok(v)
-            } else {
-                Err(FieldError::new(
-                    field,
-                    format!("must be finite and > 0 (got {v})"),
-                ))
-            }
-        };
         let dt = positive("dt", dt)?;
         let tau = positive("tau", self.tau.unwrap_or(o.indicators.tau))?;
         let t_end = positive("t_end", self.t_end.unwrap_or(o.indicators.time))?;
         // As simulate and lyapunov: a step that takes more than MAX_STEPS steps to reach
         // t_end (or cannot advance t at all) is refused, not run into `failed` starts.
         let total = t_end / dt;
-        if total > crate::spec::MAX_STEPS {
+        if total > crate::limits::MAX_STEPS {
             let stuck = t_end + dt == t_end;
             return Err(FieldError::new(
                 "dt",
                 format!(
                     "a step of {dt:e} s takes {total:.1e} steps to reach t_end = {t_end} s{}; the limit is {:.0e} steps per trajectory",
                     if stuck { " (it does not even advance t in binary64)" } else { "" },
-                    crate::spec::MAX_STEPS
+                    crate::limits::MAX_STEPS
                 ),
             ));
         }

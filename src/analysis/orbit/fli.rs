@@ -16,7 +16,7 @@
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Finding, Line, OrbitEnd, Record, Registered};
+use super::indicator::{status, Chart, Line, OrbitEnd, OrbitFinding, OrbitRecord, Registered};
 use super::{LyapunovError, OrbitOptions};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
@@ -217,10 +217,10 @@ impl Registered for FliEstimator {
 
 /// The `fli` group: variables `fli(time)` and `ofli(time)`; as attributes FLI and OFLI at
 /// t_end, the rate FLI/t_end and ln|w(t_end)|.
-impl Finding for FliOrbit {
-    fn record(&self) -> Record<'_> {
+impl OrbitFinding for FliOrbit {
+    fn record(&self) -> OrbitRecord<'_> {
         let h = &self.history;
-        Record::over(&self.end, &h.time)
+        OrbitRecord::over(&self.end, &h.time)
             .var("fli", &h.fli, "fast Lyapunov indicator FLI(t) = sup_(s<=t) ln|w(s)|, |w(0)| = 1 (~ lambda t chaotic, ~ ln t regular)")
             .var("ofli", &h.ofli, "orthogonal FLI: sup_(s<=t) ln|w_perp(s)|, w_perp the part of w orthogonal to the flow")
             .attr("fli", self.fli)

@@ -3,14 +3,15 @@
 //!
 //! An indicator is a [`ChainRun`] estimator on [`OrbitOptions`] that is [`Registered`] (its
 //! name and tangent vectors), listed as an [`Indicator`] in [`INDICATORS`](super::INDICATORS);
-//! its result is a [`Finding`], which describes itself as plain data: the variables and
-//! attributes of its result group ([`Record`]), its own JSON fields, its text report and its
+//! its result is a [`OrbitFinding`], which describes itself as plain data: the variables and
+//! attributes of its result group ([`OrbitRecord`]), its own JSON fields, its text report and its
 //! figure ([`Chart`]). The spec, [`crate::run`], the store, the plots, the CLI and the Python
 //! package serve every indicator through these, and add what all of them share ([`OrbitEnd`]:
 //! the run's end, the energy balance, the work counts, the integrator).
 
 use super::driver::End;
 use super::{chain_run, ChainRun, EnergyCheck, LyapunovError};
+use crate::finding::{self, Attr, Figure, Finding, Panel, RunPart, Scalar};
 use crate::format::num;
 use crate::integrate::Method;
 use crate::model::Chain;
@@ -159,14 +160,14 @@ pub type RunFn = fn(
     &[f64],
     &OrbitOptions,
     &mut dyn Observer,
-) -> Result<Box<dyn Finding>, LyapunovError>;
+) -> Result<Box<dyn OrbitFinding>, LyapunovError>;
 
 impl Indicator {
     /// The entry of the estimator `E`.
     pub const fn of<E>() -> Indicator
     where
         E: Registered + ChainRun<Options = OrbitOptions>,
-        E::Output: Finding + 'static,
+        E::Output: OrbitFinding + 'static,
     {
         Indicator {
             name: E::NAME,
@@ -191,19 +192,19 @@ impl std::fmt::Debug for Indicator {
 }
 
 /// What a single-orbit estimator (a [`ChainRun`] on [`OrbitOptions`] whose result is a
-/// [`Finding`]) adds to be an [`Indicator`]: its name and its tangent vectors.
+/// [`OrbitFinding`]) adds to be an [`Indicator`]: its name and its tangent vectors.
 pub trait Registered {
     const NAME: &'static str;
     const VECTORS: usize = 1;
 }
 
 /// The result of an [`Indicator`], described for the front ends.
-pub trait Finding: Send {
+pub trait OrbitFinding: Send {
     /// Its result group's own content, with what every indicator run reports.
-    fn record(&self) -> Record<'_>;
+    fn record(&self) -> OrbitRecord<'_>;
     /// Its own fields of the JSON summary.
     fn summary(&self) -> serde_json::Value;
-    /// The head of the text report (the energy line follows, from [`Finding::end`]).
+    /// The head of the text report (the energy line follows, from [`OrbitFinding::end`]).
     fn report(&self) -> String;
     /// Its figure against time.
     fn chart(&self) -> Chart<'_>;
@@ -274,7 +275,7 @@ impl OrbitEnd {
 
 /// A result group's content: what every indicator run reports, the `time` coordinate (s, from
 /// 0), the indicator's variables over it and its attributes.
-pub struct Record<'a> {
+pub struct OrbitRecord<'a> {
     pub end: &'a OrbitEnd,
     pub time: &'a [f64],
     pub vars: Vec<Var<'a>>,
@@ -289,43 +290,11 @@ pub struct Var<'a> {
     pub long_name: &'static str,
 }
 
-/// An attribute's value.
-pub enum Attr {
-    F64(f64),
-    F64s(Vec<f64>),
-    I64(i64),
-    Bool(bool),
-}
-
-impl From<f64> for Attr {
-    fn from(v: f64) -> Attr {
-        Attr::F64(v)
-    }
-}
-
-impl From<[f64; 2]> for Attr {
-    fn from(v: [f64; 2]) -> Attr {
-        Attr::F64s(v.to_vec())
-    }
-}
-
-impl From<u64> for Attr {
-    fn from(v: u64) -> Attr {
-        Attr::I64(v as i64)
-    }
-}
-
-impl From<bool> for Attr {
-    fn from(v: bool) -> Attr {
-        Attr::Bool(v)
-    }
-}
-
-impl<'a> Record<'a> {
+impl<'a> OrbitRecord<'a> {
     /// The record of a run that ended as `end`, sampled at `time`; its variables and
     /// attributes follow.
-    pub fn over(end: &'a OrbitEnd, time: &'a [f64]) -> Record<'a> {
-        Record {
+    pub fn over(end: &'a OrbitEnd, time: &'a [f64]) -> OrbitRecord<'a> {
+        OrbitRecord {
             end,
             time,
             vars: Vec::new(),
@@ -396,7 +365,7 @@ pub fn status(complete: bool) -> &'static str {
 }
 
 /// The JSON summary of `f`: what every indicator shares, then its own fields.
-pub fn summary(f: &dyn Finding) -> serde_json::Value {
+pub fn summary(f: &dyn OrbitFinding) -> serde_json::Value {
     let e = f.end();
     let mut j = json!({
         "kind": "lyapunov",
@@ -420,7 +389,7 @@ pub fn summary(f: &dyn Finding) -> serde_json::Value {
 }
 
 /// The text report of `f`: its own lines, the energy check, and where a stopped run stopped.
-pub fn report(f: &dyn Finding) -> String {
+pub fn report(f: &dyn OrbitFinding) -> String {
     let e = f.end();
     let mut s = f.report();
     let _ = writeln!(
@@ -433,4 +402,121 @@ pub fn report(f: &dyn Finding) -> String {
         let _ = writeln!(s, "  (interrupted at t = {} s)", e.t_end);
     }
     s
+}
+
+/// An indicator's result as every analysis result describes itself ([`Finding`]): the group
+/// named after the estimator (the chain's links, parameters and initial state, then the
+/// indicator's record and what every indicator run shares), the JSON summary, the report, the
+/// figure against time and a sweep's scalars (the numbers of its own summary).
+pub struct IndicatorResult {
+    /// The run's title (the figure's).
+    pub title: String,
+    /// The chain's link count (the group's `link` coordinate).
+    pub links: usize,
+    pub found: Box<dyn OrbitFinding>,
+}
+
+impl Finding for IndicatorResult {
+    fn group(&self) -> &'static str {
+        self.found.end().estimator
+    }
+
+    fn complete(&self) -> bool {
+        self.found.end().complete
+    }
+
+    fn record(&self) -> finding::Record {
+        let r = self.found.record();
+        let mut g = finding::Record::new(r.end.estimator);
+        g.index("link", self.links, "link index, counted from the pivot")
+            .run_part(RunPart::Model)
+            .run_part(RunPart::InitialState)
+            .coord(
+                "time",
+                r.time,
+                "s",
+                "time of the sample (the run starts at 0)",
+            );
+        for v in &r.vars {
+            g.var(v.name, &["time"], v.values, v.units, v.long_name);
+        }
+        for (name, value) in r.attrs {
+            g.attr(name, value);
+        }
+        let e = r.end;
+        g.attr("estimator", e.estimator);
+        // As run, the defaults resolved (deviation diagonal; MEGNO's slope over the τ grid).
+        if let Some(d) = e.options.deviation {
+            g.attr("deviation", d.name());
+        }
+        if let Some(s) = e.options.slope_samples {
+            g.attr("slope_samples", s.name());
+        }
+        g.run_part(RunPart::Method)
+            .attr("tau", e.options.tau)
+            .attr("t_end", e.t_end)
+            .attr("time_requested", e.options.time)
+            .attr("max_history", e.options.max_history as i64)
+            .attr("complete", e.complete);
+        for (name, v) in e.energy.attrs() {
+            g.attr(name, v);
+        }
+        let c = &e.counts;
+        g.attr("steps", c.steps)
+            .attr("rejected_steps", c.rejected_steps)
+            .attr("rhs_evaluations", c.rhs_evaluations)
+            .attr("renormalizations", c.renormalizations);
+        if let Some(n) = c.samples {
+            g.attr("samples", n);
+        }
+        g
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        summary(self.found.as_ref())
+    }
+
+    fn report(&self) -> String {
+        report(self.found.as_ref())
+    }
+
+    fn figure(&self) -> Figure {
+        let c = self.found.chart();
+        Figure {
+            title: format!("{} ({})", self.title, c.caption),
+            x_label: "time t / s".into(),
+            panels: vec![Panel {
+                y_label: c.y_label.into(),
+                lines: c
+                    .lines
+                    .into_iter()
+                    .map(|l| finding::Line {
+                        label: l.label,
+                        x: l.x.into_owned(),
+                        y: l.y.into_owned(),
+                    })
+                    .collect(),
+                log_y: false,
+            }],
+            log_x: false,
+            size: (1200, 700),
+        }
+    }
+
+    fn scalars(&self) -> Vec<Scalar> {
+        let mut s = Vec::new();
+        if let serde_json::Value::Object(map) = self.found.summary() {
+            for (k, v) in map {
+                if let Some(x) = v.as_f64() {
+                    s.push(Scalar::one(
+                        &k,
+                        x,
+                        "1",
+                        &format!("{k} (the indicator's summary)"),
+                    ));
+                }
+            }
+        }
+        s
+    }
 }

@@ -16,7 +16,7 @@
 //! give one value by default (tests/indicator_agreement.rs).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Finding, Line, OrbitEnd, Record, Registered};
+use super::indicator::{status, Chart, Line, OrbitEnd, OrbitFinding, OrbitRecord, Registered};
 use super::{LyapunovError, OrbitOptions};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
@@ -365,10 +365,10 @@ impl Registered for MegnoEstimator {
 /// The `megno` group: variables `megno_y(time)` (Y) and `megno_mean(time)` (⟨Y⟩); as
 /// attributes ⟨Y⟩ and Y at t_end, the second-half fit (slope, intercept, window), λ = 2·slope,
 /// the tangent vector's finite-time exponent and the sampling interval of r.
-impl Finding for MegnoOrbit {
-    fn record(&self) -> Record<'_> {
+impl OrbitFinding for MegnoOrbit {
+    fn record(&self) -> OrbitRecord<'_> {
         let h = &self.history;
-        Record::over(&self.end, &h.time)
+        OrbitRecord::over(&self.end, &h.time)
             .var("megno_y", &h.y, "MEGNO Y(t) = (2/t) integral_0^t s r(s) ds, r = (J delta).delta / delta.delta")
             .var("megno_mean", &h.mean, "mean MEGNO <Y>(t) = (1/t) integral_0^t Y ds (-> 2 quasi-periodic, 0 stable periodic, (lambda/2) t chaotic)")
             .attr("megno", self.mean)

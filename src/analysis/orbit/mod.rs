@@ -13,7 +13,7 @@
 //! A new single-orbit indicator is one reducer file here plus its registration below: a
 //! `pub mod` line, and an entry in [`INDICATORS`] and [`ESTIMATORS`]. Its file holds the
 //! reducer, its estimator type ([`ChainRun`] on a planar chain, [`Registered`] with its name)
-//! and a [`Finding`] for its result (the result group, JSON fields, text report and figure,
+//! and an [`OrbitFinding`] for its result (the result group, JSON fields, text report and figure,
 //! see [`indicator`]); spec, run, store, plots, CLI and Python then serve it by name.
 //!
 //! The two-trajectory estimator and ensembles, which are not tangent loops, live in
@@ -27,7 +27,8 @@ pub use driver::EnergyCheck;
 pub use error::LyapunovError;
 pub use fli::{chain_fli, fli_orbit, FliEstimator, FliHistory, FliOptions, FliOrbit};
 pub use indicator::{
-    Deviation, Finding, Indicator, OrbitCounts, OrbitEnd, OrbitOptions, Registered, SlopeSamples,
+    Deviation, Indicator, IndicatorResult, OrbitCounts, OrbitEnd, OrbitFinding, OrbitOptions,
+    Registered, SlopeSamples,
 };
 pub use megno::{
     chain_megno, megno_orbit, MegnoEstimator, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,

@@ -18,7 +18,7 @@ use super::codec::tile_checksum;
 use super::*;
 use crate::analysis::map::kinds::Var;
 use crate::analysis::map::Kind;
-use crate::spec::{format_bytes, Budget};
+use crate::limits::{format_bytes, Budget};
 use crate::store::h5::{one_line, open_input};
 use hdf5::{Group, H5Type, LinkType};
 

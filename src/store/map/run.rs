@@ -27,7 +27,6 @@ use super::{
 use crate::analysis::map::{spec_hash, MapOptions};
 use crate::error::FieldError;
 use crate::model::{Chain, System};
-use crate::spec::Spec;
 use crate::store::{prepare_output, Provenance, StoreError};
 use std::path::{Path, PathBuf};
 
@@ -54,31 +53,26 @@ pub fn check_size(width: usize, height: usize) -> Result<(), FieldError> {
 }
 
 impl MapInfo {
-    /// The self-description of the map of `spec` (its options `opts`, on `chain`) for shard
-    /// `shard`: the kind's title unless the spec has its own, the spec hash and the coordinates'
-    /// names.
+    /// The self-description of the map `opts` on `chain` for shard `shard`, titled `title`,
+    /// of the spec `spec_text` (its model named `model_name`): the spec hash and the
+    /// coordinates' names.
     pub fn of(
-        spec: &Spec,
+        title: String,
+        model_name: &str,
+        spec_text: &str,
         chain: &Chain,
         opts: &MapOptions,
         shard: Option<(usize, usize)>,
     ) -> MapInfo {
-        let name = &spec.model_name;
-        let title = if spec.title == crate::spec::default_title("map", name, chain, None) {
-            let forcing = crate::spec::describe_run(chain.params(), None);
-            format!("{}{forcing}", opts.kind.title(name))
-        } else {
-            spec.title.clone()
-        };
         MapInfo {
             title,
-            model_name: name.clone(),
+            model_name: model_name.to_string(),
             spec_hash: spec_hash(chain, opts),
             opts: opts.clone(),
             x_name: super::coord_name(&chain.component_name(opts.grid.x.index)),
             y_name: super::coord_name(&chain.component_name(opts.grid.y.index)),
             shard,
-            spec_text: spec.text.clone(),
+            spec_text: spec_text.to_string(),
         }
     }
 }

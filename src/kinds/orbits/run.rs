@@ -1,14 +1,13 @@
 //! An orbits spec's run: the seed, the first orbit, its branches or the orbit diagram, on the
 //! family the spec's parameter defines ([`SpecFamily`]).
 
-use super::RunError;
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
     continue_branch, find, orbit_diagram, propagate, switch_period_doubling, BifurcationKind,
     Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
 };
-use crate::error::FieldError;
+use crate::error::{FieldError, RunError};
 use crate::model::{Chain, System};
 use crate::observe::Observer;
 use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
@@ -385,7 +384,7 @@ fn nearest_return(samples: &[f64], dim: usize, angles: usize, k: usize) -> (usiz
 }
 
 /// Runs an orbits spec on its chain.
-pub(super) fn run(
+pub fn run(
     spec: &Spec,
     chain: &Chain,
     run: &OrbitsRun,

@@ -1,7 +1,8 @@
-//! The `[frequencies]` table: the frequency analysis (NAFF) of one orbit of a planar chain.
+//! The `[frequencies]` table of a spec and its validation into a [`FrequenciesRun`].
 
-use super::{positive, Analysis, SpecError, SpecFile, Validated};
 use crate::analysis::frequency::{NaffOptions, MAX_FUNDAMENTALS, MAX_WINDOW_ORDER, MIN_SAMPLES};
+use crate::error::{positive, FieldError as SpecError};
+use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -58,8 +59,13 @@ pub struct FrequenciesRun {
     pub omega_ref: Option<f64>,
 }
 
-pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
-    let s = file.frequencies.clone().unwrap_or_default();
+/// Checks the table `s` of a run on `chain`; `method` is the spec's integrator for a sampling
+/// interval (its `[integrator]` table). Returns the run and its integrator.
+pub fn validate(
+    s: &FrequenciesSpec,
+    chain: &Chain,
+    method: &dyn Fn(Option<f64>) -> Result<Method, SpecError>,
+) -> Result<(FrequenciesRun, Method), SpecError> {
     let t_end = positive(
         "frequencies.t_end",
         s.t_end
@@ -77,7 +83,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             ),
         ));
     }
-    // Far more than any memory budget allows (Spec::memory_estimate refuses it with its size);
+    // Far more than any memory budget allows (the budget refuses it with its size);
     // capped here only so that the count stays an exact integer.
     if grid > MAX_SAMPLES {
         return Err(SpecError::new(
@@ -127,7 +133,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         .map(|w| positive("frequencies.omega_ref", w))
         .transpose()?;
     let t_last = (samples - 1) as f64 * dt_out;
-    let method = file.integrator.method(Some(dt_out))?;
+    let method = method(Some(dt_out))?;
     if let Some(dt) = method.fixed_dt() {
         if dt > t_last {
             return Err(SpecError::new(
@@ -141,18 +147,15 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         terms,
         ..NaffOptions::default()
     };
-    Ok(Validated {
-        analysis: Analysis::Frequencies(FrequenciesRun {
-            t_end: t_last,
-            dt_out,
-            samples,
-            naff,
-            window_order,
-            terms,
-            combination_order,
-            omega_ref,
-        }),
-        x0: file.initial.state(chain.links())?,
-        method,
-    })
+    let run = FrequenciesRun {
+        t_end: t_last,
+        dt_out,
+        samples,
+        naff,
+        window_order,
+        terms,
+        combination_order,
+        omega_ref,
+    };
+    Ok((run, method))
 }

@@ -2,13 +2,11 @@
 //! one row per point) with the located bifurcations (`bifurcations`), or an orbit diagram
 //! (`diagram`). Every variable has CF `units` and `long_name`, over named dimensions.
 
-use super::h5::GroupWriter;
-use super::results::write_model;
-use super::{write_method, H5Out, RunInfo, StoreError};
+use super::OrbitsResult;
 use crate::analysis::periodic::{Branch, OrbitDiagram, PeriodicOrbit};
-use crate::run::OrbitsResult;
 use crate::spec::orbits::OrbitClosure;
 use crate::spec::OrbitsRun;
+use crate::store::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
 use ndarray::{Array2, Array4};
 
 /// The stability codes of `stability` variables, as CF flag meanings.

@@ -1,15 +1,14 @@
-//! `kind = "frequencies"`: one orbit integrated and sampled uniformly, then the frequency
-//! analysis (NAFF) of each link's signal, the fundamentals and the diffusion between the halves.
+//! The run: one orbit integrated and sampled uniformly, then the frequency analysis (NAFF) of
+//! each link's signal, the fundamentals and the diffusion between the halves.
 
-use super::RunError;
-use crate::analysis::frequency::{FrequencyOptions, FrequencyWorkspace, OrbitFrequencies};
+use super::{FrequenciesResult, FrequenciesRun};
+use crate::analysis::frequency::{FrequencyOptions, FrequencyWorkspace};
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::{self, SimulateOptions};
-use crate::error::FieldError;
-use crate::integrate::Stats;
+use crate::error::{FieldError, RunError};
+use crate::kinds::Input;
 use crate::model::Chain;
 use crate::observe::Observer;
-use crate::spec::{FrequenciesRun, Spec};
 use ndarray::s;
 
 /// A line is explained by a combination of the fundamentals when they differ by at most this
@@ -30,29 +29,6 @@ use ndarray::s;
 /// separate. A chaotic orbit's lines drift (the diffusion index says by how much) and are
 /// mostly left unexplained: they are not combinations of fixed frequencies.
 pub const IDENTIFY_TOLERANCE: f64 = 1e-7;
-
-/// What a frequency analysis found.
-#[derive(Debug, Clone)]
-pub struct FrequenciesResult {
-    /// ω_ref of the libration signals (rad/s) and whether it was derived (the lowest
-    /// small-oscillation frequency) rather than given.
-    pub omega_ref: f64,
-    pub omega_ref_derived: bool,
-    /// Samples analysed and their interval (s).
-    pub samples: usize,
-    pub dt_out: f64,
-    pub orbit: OrbitFrequencies,
-    /// The threshold (rad/s) within which a combination explains a line:
-    /// [`IDENTIFY_TOLERANCE`]·ω_ref.
-    pub tolerance: f64,
-    /// The largest relative energy error over the samples (of the integration).
-    pub max_relative_energy_error: f64,
-    pub stats: Stats,
-    /// Whether the integration reached t_end. A stop during the integration or the analysis
-    /// ends the run with [`RunError::Interrupted`] instead (the analysis of the samples so far
-    /// would take seconds after the stop), so a result has it true.
-    pub complete: bool,
-}
 
 /// ω_ref: the given one, or the chain's lowest small-oscillation frequency about the hanging
 /// equilibrium.
@@ -76,18 +52,19 @@ pub fn omega_ref(chain: &Chain, run: &FrequenciesRun) -> Result<(f64, bool), Run
     }
 }
 
+/// Runs `run` on `input`.
 pub fn run(
-    spec: &Spec,
-    chain: &Chain,
+    input: &Input<'_>,
     run: &FrequenciesRun,
     obs: &mut dyn Observer,
 ) -> Result<FrequenciesResult, RunError> {
+    let chain = input.chain;
     let (w_ref, derived) = omega_ref(chain, run)?;
     let sim = SimulateOptions {
         t_end: run.t_end,
         dt_out: run.dt_out,
     };
-    let tr = analysis::simulate(chain, &spec.method, &spec.x0, &sim, obs)?;
+    let tr = analysis::simulate(chain, input.method, input.x0, &sim, obs)?;
     let n = tr.len().min(run.samples) / 2 * 2;
     if n < 2 * crate::analysis::frequency::MIN_SAMPLES {
         return Err(RunError::Interrupted);
@@ -116,6 +93,8 @@ pub fn run(
         )
         .ok_or(RunError::Interrupted)?;
     Ok(FrequenciesResult {
+        title: input.title.to_string(),
+        run: *run,
         omega_ref: w_ref,
         omega_ref_derived: derived,
         samples: n,

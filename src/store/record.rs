@@ -1,0 +1,102 @@
+//! Writes a self-described result ([`Record`]) into its group: every analysis kind's file
+//! comes through here, so the writer knows no kind.
+
+use super::results::{write_method, write_model};
+use super::{GroupWriter, H5Out, RunInfo, StoreError};
+use crate::finding::{Attr, Data, Entry, Record, RunPart, Var};
+
+/// Sets the attribute `name` = `a` on a group or a variable (they share the setters).
+macro_rules! put {
+    ($at:expr, $name:expr, $a:expr) => {{
+        match $a {
+            Attr::F64(v) => $at.attr_f64($name, *v)?,
+            Attr::F64s(v) => $at.attr_f64s($name, v)?,
+            Attr::I64(v) => $at.attr_i64($name, *v)?,
+            Attr::Bool(v) => $at.attr_bool($name, *v)?,
+            Attr::Str(v) => $at.attr_str($name, v)?,
+            Attr::U8s(v) => $at.attr_u8s($name, v)?,
+        };
+    }};
+}
+
+/// Writes the group `record.name` of the run `run` (None: a record without its run's parts,
+/// such as a sweep's): its entries in order.
+pub fn write_record(
+    out: &H5Out,
+    run: Option<&RunInfo<'_>>,
+    record: &Record,
+) -> Result<(), StoreError> {
+    let g = out.group(record.name)?;
+    for e in &record.entries {
+        let run = || {
+            run.ok_or_else(|| StoreError::Dims {
+                var: record.name.into(),
+                what: "a part of its run without the run".into(),
+            })
+        };
+        match e {
+            Entry::Attr(name, a) => put!(g, name, a),
+            Entry::Coord(v) => coord(&g, v)?,
+            Entry::Var(v) => var(&g, v)?,
+            Entry::Run(RunPart::Names) => {
+                g.attr_str("title", run()?.title)?;
+                g.attr_str("model", run()?.model_name)?;
+            }
+            Entry::Run(RunPart::Method) => write_method(&g, run()?.method)?,
+            Entry::Run(RunPart::Model) => write_model(&g, run()?.chain)?,
+            Entry::Run(RunPart::InitialState) => g.initial_state(run()?.x0)?,
+        }
+    }
+    Ok(())
+}
+
+fn coord(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
+    let flat = |shape: &[usize]| -> Result<(), StoreError> {
+        if shape.len() == 1 {
+            Ok(())
+        } else {
+            Err(StoreError::Dims {
+                var: v.name.to_string(),
+                what: format!("a coordinate must be 1-d (shape {shape:?})"),
+            })
+        }
+    };
+    flat(v.data.shape())?;
+    let w = match &v.data {
+        Data::F64(a) => g.coord_of(
+            &v.name,
+            &a.iter().copied().collect::<Vec<_>>(),
+            &v.units,
+            &v.long_name,
+        )?,
+        Data::I64(a) => g.coord_of(
+            &v.name,
+            &a.iter().copied().collect::<Vec<_>>(),
+            &v.units,
+            &v.long_name,
+        )?,
+        Data::U8(a) => g.coord_of(
+            &v.name,
+            &a.iter().copied().collect::<Vec<_>>(),
+            &v.units,
+            &v.long_name,
+        )?,
+    };
+    for (name, a) in &v.attrs {
+        put!(w, name, a);
+    }
+    Ok(())
+}
+
+fn var(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
+    let dims: Vec<&str> = v.dims.iter().map(|d| d.as_ref()).collect();
+    let w = match &v.data {
+        Data::F64(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
+        Data::I64(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
+        Data::U8(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
+    };
+    for (name, a) in &v.attrs {
+        put!(w, name, a);
+    }
+    Ok(())
+}
