@@ -313,41 +313,7 @@ fn run_point(
 pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
-        Output::Trajectory { result, .. } => {
-            let e0 = result.energy.first().copied().unwrap_or(f64::NAN);
-            let err = result
-                .energy
-                .iter()
-                .zip(&result.work)
-                .map(|(e, w)| (e - e0 - w).abs())
-                .fold(0.0, f64::max)
-                / result.energy_scale;
-            s.push(Scalar::one(
-                "energy_error_max",
-                err,
-                "1",
-                "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
-            ));
-            let ends = [
-                (
-                    "theta_end",
-                    &result.theta,
-                    "rad",
-                    "angles at the end of the run",
-                ),
-                (
-                    "omega_end",
-                    &result.omega,
-                    "rad s-1",
-                    "angular velocities at the end of the run",
-                ),
-            ];
-            for (name, series, units, what) in ends {
-                if let Some(last) = series.rows().into_iter().next_back() {
-                    s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
-                }
-            }
-        }
+        Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
         Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
             lyapunov_scalars(&mut s, result)
         }
@@ -360,157 +326,202 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
                 "fraction of samples with a near-tangency of the unstable and stable subspaces",
             ));
         }
-        Output::Ensemble { result, .. } => {
-            s.push(
-                Scalar::vector(
-                    "lambda_mean",
-                    "exponent",
-                    result.mean.clone(),
-                    "s-1",
-                    "ensemble mean of each exponent",
-                )
-                .with_errors(result.standard_error.clone()),
-            );
-            s.push(Scalar::vector(
-                "lambda_std",
-                "exponent",
-                result.std.clone(),
-                "s-1",
-                "spread (sample standard deviation) of each exponent over the members",
-            ));
-            if let (Some(m), Some(e)) = (result.mean.first(), result.standard_error.first()) {
-                s.push(
-                    Scalar::one(
-                        "lambda_max",
-                        *m,
-                        "s-1",
-                        "largest Lyapunov exponent (ensemble mean)",
-                    )
-                    .with_error(*e),
-                );
-            }
-        }
-        Output::Indicators { result } => {
-            s.push(Scalar::one(
-                "sali_min",
-                result.min_sali,
-                "1",
-                "smallest SALI over the run",
-            ));
-            s.push(Scalar::one(
-                "chaos_time",
-                result.chaos_time.unwrap_or(f64::NAN),
-                "s",
-                "first time SALI < 1e-8 (NaN: never)",
-            ));
-            let code = match result.regularity {
-                crate::analysis::Regularity::Chaotic => class::CHAOTIC,
-                crate::analysis::Regularity::Regular => class::REGULAR,
-                crate::analysis::Regularity::Undecided => class::UNDECIDED,
-            };
-            s.push(Scalar::one(
-                "regularity",
-                f64::from(code),
-                "1",
-                "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
-            ));
-        }
-        Output::Modes { result, .. } => {
-            if let Some(e) = result.equilibria.first() {
-                let f: Vec<f64> = e
-                    .omega2
-                    .iter()
-                    .map(|w2| if *w2 >= 0.0 { w2.sqrt() } else { f64::NAN })
-                    .collect();
-                s.push(Scalar::vector(
-                    "frequency",
-                    "mode",
-                    f,
-                    "rad s-1",
-                    "small-oscillation angular frequencies at the first equilibrium (NaN: unstable direction)",
-                ));
-                s.push(Scalar::vector(
-                    "omega2",
-                    "mode",
-                    e.omega2.clone(),
-                    "rad2 s-2",
-                    "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
-                ));
-            }
-        }
-        Output::Poincare { result, .. } => {
-            let c: Vec<f64> = result
-                .shells
-                .iter()
-                .map(|sh| sh.orbits.iter().map(|o| o.len()).sum::<usize>() as f64)
-                .collect();
-            s.push(Scalar::vector(
-                "crossings",
-                "shell",
-                c,
-                "1",
-                "section crossings found on each shell",
-            ));
-            s.push(Scalar::one(
-                "energy_error_max",
-                result.max_energy_error(),
-                "1",
-                "largest relative energy error over the orbits",
-            ));
-        }
+        Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
+        Output::Indicators { result } => sali_scalars(&mut s, result),
+        Output::Modes { result, .. } => modes_scalars(&mut s, result),
+        Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
-        Output::Map { tiles, .. } => {
-            let (mut count, mut classes) = (0usize, [0usize; 5]);
-            let mut values = Vec::new();
-            for t in tiles.iter().flatten() {
-                for &c in &t.class {
-                    if let Some(slot) = classes.get_mut(usize::from(c)) {
-                        *slot += 1;
-                    }
-                    count += 1;
-                }
-                values.extend(t.value.iter().copied().filter(|v| v.is_finite()));
-            }
-            let n = count.max(1) as f64;
-            s.push(Scalar {
-                name: "class_fraction".into(),
-                dim: Some(("class".into(), (0..5).collect())),
-                values: classes.iter().map(|&c| c as f64 / n).collect(),
-                errors: None,
-                units: "1".into(),
-                long_name: "fraction of the pixels in each class code (the map's class variable)"
-                    .into(),
-            });
-            values.sort_by(f64::total_cmp);
-            let mean = if values.is_empty() {
-                f64::NAN
-            } else {
-                values.iter().sum::<f64>() / values.len() as f64
-            };
-            let median = values.get(values.len() / 2).copied().unwrap_or(f64::NAN);
-            s.push(Scalar::one(
-                "value_mean",
-                mean,
-                "1",
-                "mean of the map's value over its finite pixels",
-            ));
-            s.push(Scalar::one(
-                "value_median",
-                median,
-                "1",
-                "median of the map's value over its finite pixels",
-            ));
-            s.push(Scalar::one(
-                "value_finite_fraction",
-                values.len() as f64 / n,
-                "1",
-                "fraction of the pixels with a finite value",
-            ));
-        }
+        Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
         Output::Orbits { .. } | Output::CartTrajectory { .. } | Output::CartModes { .. } => {}
     }
     s
+}
+
+fn trajectory_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::Trajectory) {
+    let e0 = result.energy.first().copied().unwrap_or(f64::NAN);
+    let err = result
+        .energy
+        .iter()
+        .zip(&result.work)
+        .map(|(e, w)| (e - e0 - w).abs())
+        .fold(0.0, f64::max)
+        / result.energy_scale;
+    s.push(Scalar::one(
+        "energy_error_max",
+        err,
+        "1",
+        "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
+    ));
+    let ends = [
+        (
+            "theta_end",
+            &result.theta,
+            "rad",
+            "angles at the end of the run",
+        ),
+        (
+            "omega_end",
+            &result.omega,
+            "rad s-1",
+            "angular velocities at the end of the run",
+        ),
+    ];
+    for (name, series, units, what) in ends {
+        if let Some(last) = series.rows().into_iter().next_back() {
+            s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
+        }
+    }
+}
+
+fn ensemble_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::lyapunov::Ensemble) {
+    s.push(
+        Scalar::vector(
+            "lambda_mean",
+            "exponent",
+            result.mean.clone(),
+            "s-1",
+            "ensemble mean of each exponent",
+        )
+        .with_errors(result.standard_error.clone()),
+    );
+    s.push(Scalar::vector(
+        "lambda_std",
+        "exponent",
+        result.std.clone(),
+        "s-1",
+        "spread (sample standard deviation) of each exponent over the members",
+    ));
+    if let (Some(m), Some(e)) = (result.mean.first(), result.standard_error.first()) {
+        s.push(
+            Scalar::one(
+                "lambda_max",
+                *m,
+                "s-1",
+                "largest Lyapunov exponent (ensemble mean)",
+            )
+            .with_error(*e),
+        );
+    }
+}
+
+fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators) {
+    s.push(Scalar::one(
+        "sali_min",
+        result.min_sali,
+        "1",
+        "smallest SALI over the run",
+    ));
+    s.push(Scalar::one(
+        "chaos_time",
+        result.chaos_time.unwrap_or(f64::NAN),
+        "s",
+        "first time SALI < 1e-8 (NaN: never)",
+    ));
+    let code = match result.regularity {
+        crate::analysis::Regularity::Chaotic => class::CHAOTIC,
+        crate::analysis::Regularity::Regular => class::REGULAR,
+        crate::analysis::Regularity::Undecided => class::UNDECIDED,
+    };
+    s.push(Scalar::one(
+        "regularity",
+        f64::from(code),
+        "1",
+        "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
+    ));
+}
+
+fn modes_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::modes::ModesResult) {
+    if let Some(e) = result.equilibria.first() {
+        let f: Vec<f64> = e
+            .omega2
+            .iter()
+            .map(|w2| if *w2 >= 0.0 { w2.sqrt() } else { f64::NAN })
+            .collect();
+        s.push(Scalar::vector(
+            "frequency",
+            "mode",
+            f,
+            "rad s-1",
+            "small-oscillation angular frequencies at the first equilibrium (NaN: unstable direction)",
+        ));
+        s.push(Scalar::vector(
+            "omega2",
+            "mode",
+            e.omega2.clone(),
+            "rad2 s-2",
+            "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
+        ));
+    }
+}
+
+fn poincare_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::poincare::PoincareResult) {
+    let c: Vec<f64> = result
+        .shells
+        .iter()
+        .map(|sh| sh.orbits.iter().map(|o| o.len()).sum::<usize>() as f64)
+        .collect();
+    s.push(Scalar::vector(
+        "crossings",
+        "shell",
+        c,
+        "1",
+        "section crossings found on each shell",
+    ));
+    s.push(Scalar::one(
+        "energy_error_max",
+        result.max_energy_error(),
+        "1",
+        "largest relative energy error over the orbits",
+    ));
+}
+
+fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileResult>]) {
+    let (mut count, mut classes) = (0usize, [0usize; 5]);
+    let mut values = Vec::new();
+    for t in tiles.iter().flatten() {
+        for &c in &t.class {
+            if let Some(slot) = classes.get_mut(usize::from(c)) {
+                *slot += 1;
+            }
+            count += 1;
+        }
+        values.extend(t.value.iter().copied().filter(|v| v.is_finite()));
+    }
+    let n = count.max(1) as f64;
+    s.push(Scalar {
+        name: "class_fraction".into(),
+        dim: Some(("class".into(), (0..5).collect())),
+        values: classes.iter().map(|&c| c as f64 / n).collect(),
+        errors: None,
+        units: "1".into(),
+        long_name: "fraction of the pixels in each class code (the map's class variable)".into(),
+    });
+    values.sort_by(f64::total_cmp);
+    let mean = if values.is_empty() {
+        f64::NAN
+    } else {
+        values.iter().sum::<f64>() / values.len() as f64
+    };
+    let median = values.get(values.len() / 2).copied().unwrap_or(f64::NAN);
+    s.push(Scalar::one(
+        "value_mean",
+        mean,
+        "1",
+        "mean of the map's value over its finite pixels",
+    ));
+    s.push(Scalar::one(
+        "value_median",
+        median,
+        "1",
+        "median of the map's value over its finite pixels",
+    ));
+    s.push(Scalar::one(
+        "value_finite_fraction",
+        values.len() as f64 / n,
+        "1",
+        "fraction of the pixels with a finite value",
+    ));
 }
 
 fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {

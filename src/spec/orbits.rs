@@ -301,6 +301,131 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "an undriven damped chain has no periodic orbits, only equilibria: add a drive or remove the damping",
         ));
     }
+    let start = start(&s, file, n, driven, action)?;
+    let map_seed = map_seed(&s, &start)?;
+    if !matches!(start, OrbitStart::Mode { .. }) {
+        refuse_given(
+            "orbits",
+            &[
+                ("mode", s.mode.is_some()),
+                ("amplitude", s.amplitude.is_some()),
+            ],
+            "applies with start = \"mode\"",
+        )?;
+    }
+    let x0 = match start {
+        // Seeds that replace [initial] (the run computes them).
+        OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
+        _ => {
+            if file.initial.is_empty() {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "missing: the seed state of the search (or start = \"mode\")",
+                ));
+            }
+            file.initial.state(n)?
+        }
+    };
+    let closure = closure(&s, driven, &start, map_seed.as_ref())?;
+    let period_guess = match s.period {
+        Some(t) => Some(positive("orbits.period", t)?),
+        None => None,
+    };
+    if !driven && matches!(start, OrbitStart::Initial) && period_guess.is_none() {
+        return Err(SpecError::new(
+            "orbits.period",
+            "missing: an autonomous orbit's period guess (s), or start = \"mode\"",
+        ));
+    }
+    let (shooting, method) = shooting(&s, file)?;
+
+    let (parameter, range) = varied(&s, chain, driven, &file.model, action != OrbitsAction::Find)?;
+    let continue_only = [
+        ("direction", s.direction.is_some()),
+        ("step", s.step.is_some()),
+        ("min_step", s.min_step.is_some()),
+        ("max_step", s.max_step.is_some()),
+        ("locate_tolerance", s.locate_tolerance.is_some()),
+        ("doublings", s.doublings.is_some()),
+    ];
+    let diagram_only = [
+        ("starts", s.starts.is_some()),
+        ("sampled_periods", s.sampled_periods.is_some()),
+        ("steps_per_period", s.steps_per_period.is_some()),
+    ];
+    let dc = ContinuationOptions::default();
+    let mut continuation = dc;
+    let mut diagram = None;
+    let mut both_ways = false;
+    match action {
+        OrbitsAction::Find => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
+            refuse_given(
+                "orbits",
+                &[("points", s.points.is_some())],
+                "applies to action = \"continue\" or \"diagram\"",
+            )?;
+        }
+        OrbitsAction::Continue => {
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
+            (continuation, both_ways) =
+                continuation_options(&s, chain, driven, parameter.as_ref(), range)?;
+        }
+        OrbitsAction::Diagram => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
+            diagram = Some(diagram_options(
+                &s,
+                n,
+                driven,
+                &start,
+                parameter.as_ref(),
+                range,
+                &x0,
+            )?);
+        }
+    }
+    if action != OrbitsAction::Diagram
+        && !matches!(
+            start,
+            OrbitStart::Settle { .. } | OrbitStart::Return { .. } | OrbitStart::Map { .. }
+        )
+        && s.transient_periods.is_some()
+    {
+        return Err(SpecError::new(
+            "orbits.transient_periods",
+            "applies to start = \"settle\", \"return\" or \"map\", or action = \"diagram\"",
+        ));
+    }
+    let run = OrbitsRun {
+        action,
+        start,
+        closure,
+        period_guess,
+        shooting,
+        parameter,
+        continuation,
+        both_ways,
+        doublings: s.doublings.unwrap_or(0),
+        diagram,
+        model: file.model.clone(),
+        map_seed,
+    };
+    Ok(Validated {
+        analysis: Analysis::Orbits(Box::new(run)),
+        x0,
+        method,
+    })
+}
+
+/// The seed of the search (`orbits.start`) and its own fields, checked.
+fn start(
+    s: &OrbitsSpec,
+    file: &SpecFile,
+    n: usize,
+    driven: bool,
+    action: OrbitsAction,
+) -> Result<OrbitStart, SpecError> {
     let start = match word(
         "orbits.start",
         s.start.as_deref(),
@@ -374,9 +499,9 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
                 }
                 if action == OrbitsAction::Diagram {
                     return Err(SpecError::new(
-                        "orbits.start",
-                        "\"map\" seeds an orbit search (action = \"find\" or \"continue\"); a diagram starts from [initial] and starts",
-                    ));
+                    "orbits.start",
+                    "\"map\" seeds an orbit search (action = \"find\" or \"continue\"); a diagram starts from [initial] and starts",
+                ));
                 }
                 OrbitStart::Map { periods: transient }
             } else {
@@ -398,7 +523,12 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "applies to start = \"return\"",
         ));
     }
-    let map_seed = if matches!(start, OrbitStart::Map { .. }) {
+    Ok(start)
+}
+
+/// The final-state map and attractor that seed a `start = "map"` search.
+fn map_seed(s: &OrbitsSpec, start: &OrbitStart) -> Result<Option<MapSeed>, SpecError> {
+    Ok(if matches!(start, OrbitStart::Map { .. }) {
         let Some(map_file) = s.map_file.clone().filter(|f| !f.is_empty()) else {
             return Err(SpecError::new(
                 "orbits.map_file",
@@ -443,31 +573,17 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "applies with start = \"map\"",
         )?;
         None
-    };
-    if !matches!(start, OrbitStart::Mode { .. }) {
-        refuse_given(
-            "orbits",
-            &[
-                ("mode", s.mode.is_some()),
-                ("amplitude", s.amplitude.is_some()),
-            ],
-            "applies with start = \"mode\"",
-        )?;
-    }
-    let x0 = match start {
-        // Seeds that replace [initial] (the run computes them).
-        OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
-        _ => {
-            if file.initial.is_empty() {
-                return Err(SpecError::new(
-                    "initial.theta",
-                    "missing: the seed state of the search (or start = \"mode\")",
-                ));
-            }
-            file.initial.state(n)?
-        }
-    };
-    let closure = if driven {
+    })
+}
+
+/// How the orbit closes: after k drive periods, at a given energy or with a given period.
+fn closure(
+    s: &OrbitsSpec,
+    driven: bool,
+    start: &OrbitStart,
+    map_seed: Option<&MapSeed>,
+) -> Result<OrbitClosure, SpecError> {
+    Ok(if driven {
         refuse_given(
             "orbits",
             &[
@@ -506,17 +622,11 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             }
             _ => OrbitClosure::Energy(None),
         }
-    };
-    let period_guess = match s.period {
-        Some(t) => Some(positive("orbits.period", t)?),
-        None => None,
-    };
-    if !driven && matches!(start, OrbitStart::Initial) && period_guess.is_none() {
-        return Err(SpecError::new(
-            "orbits.period",
-            "missing: an autonomous orbit's period guess (s), or start = \"mode\"",
-        ));
-    }
+    })
+}
+
+/// The shooting options and the integrator the orbits are shot with.
+fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method), SpecError> {
     if file.integrator.h_max.is_some() {
         return Err(SpecError::new(
             "integrator.h_max",
@@ -554,8 +664,154 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         atol: shooting.atol,
         h_max: f64::INFINITY,
     };
+    Ok((shooting, method))
+}
 
-    let needs_parameter = action != OrbitsAction::Find;
+/// The continuation of a `continue` run over `range`, and whether it goes both ways.
+fn continuation_options(
+    s: &OrbitsSpec,
+    chain: &Chain,
+    driven: bool,
+    parameter: Option<&OrbitParameter>,
+    range: Option<[f64; 2]>,
+) -> Result<(ContinuationOptions, bool), SpecError> {
+    let dc = ContinuationOptions::default();
+    let [a, b] = range.expect("checked above");
+    let direction = word(
+        "orbits.direction",
+        s.direction.as_deref(),
+        &["up", "down", "both"],
+    )?;
+    let increasing = direction != "down";
+    let continuation = ContinuationOptions {
+        min: a.min(b),
+        max: a.max(b),
+        points: s.points.unwrap_or(dc.points),
+        step: s.step.unwrap_or(dc.step),
+        min_step: s.min_step.unwrap_or(dc.min_step),
+        max_step: s.max_step.unwrap_or(dc.max_step),
+        increasing,
+        locate_tolerance: s.locate_tolerance.unwrap_or(dc.locate_tolerance),
+        locate: true,
+    };
+    continuation.check().map_err(|e| continuation_field(&e))?;
+    // The start value, where the spec fixes it (a seed's energy is known only later).
+    let start_value = match parameter.as_ref() {
+        Some(q) if q.name == "orbits.energy" => s.energy,
+        Some(q) => value_of(chain, &q.name, q.link),
+        None => None,
+    };
+    if let Some(v) = start_value.filter(|v| !(a.min(b)..=a.max(b)).contains(v)) {
+        return Err(SpecError::new(
+            "orbits.range",
+            format!(
+                "the start value {} = {v} lies outside [{}, {}]",
+                parameter.as_ref().map_or("", |q| q.name.as_str()),
+                a.min(b),
+                a.max(b)
+            ),
+        ));
+    }
+    if s.doublings.is_some_and(|d| d > 0) && !driven {
+        return Err(SpecError::new(
+            "orbits.doublings",
+            "follows period doublings of a driven chain's branch (the model has no drive)",
+        ));
+    }
+    if s.doublings.is_some_and(|d| d > 10) {
+        return Err(SpecError::new("orbits.doublings", "must be 0 ..= 10"));
+    }
+    Ok((continuation, direction == "both"))
+}
+
+/// The options of an orbit diagram over `range`, from `x0` and `orbits.starts`.
+fn diagram_options(
+    s: &OrbitsSpec,
+    n: usize,
+    driven: bool,
+    start: &OrbitStart,
+    parameter: Option<&OrbitParameter>,
+    range: Option<[f64; 2]>,
+    x0: &[f64],
+) -> Result<DiagramOptions, SpecError> {
+    if !driven {
+        return Err(SpecError::new(
+            "model.drive",
+            "an orbit diagram samples a driven chain once per drive period: add a drive",
+        ));
+    }
+    if *start != OrbitStart::Initial {
+        return Err(SpecError::new(
+            "orbits.start",
+            "an orbit diagram starts from [initial] (and orbits.starts), its transient is transient_periods",
+        ));
+    }
+    if parameter
+        .as_ref()
+        .is_some_and(|p| p.name == "orbits.energy")
+    {
+        return Err(SpecError::new(
+            "orbits.parameter",
+            "an orbit diagram varies a model field, not the energy",
+        ));
+    }
+    let [from, to] = range.expect("checked above");
+    let count = s.points.unwrap_or(200);
+    if !(2..=100_000).contains(&count) {
+        return Err(SpecError::new(
+            "orbits.points",
+            format!("must be 2 ..= 100000 parameter values (got {count})"),
+        ));
+    }
+    let values = (0..count)
+        .map(|i| from + (to - from) * i as f64 / (count - 1) as f64)
+        .collect();
+    let mut starts = vec![x0.to_vec()];
+    for (i, st) in s.starts.iter().flatten().enumerate() {
+        let field = format!("orbits.starts[{}]", i + 1);
+        if st.len() != 2 * n {
+            return Err(SpecError::new(
+                field,
+                format!(
+                    "must be a whole state of {} values (θ…, θ̇…; got {})",
+                    2 * n,
+                    st.len()
+                ),
+            ));
+        }
+        if let Some(v) = st[..n].iter().find(|v| v.is_nan() || v.abs() > MAX_ANGLE) {
+            return Err(SpecError::new(
+                field,
+                format!("angle {v} is not finite or beyond {MAX_ANGLE:e} rad"),
+            ));
+        }
+        if let Some(v) = st[n..].iter().find(|v| v.is_nan() || v.abs() > MAX_RATE) {
+            return Err(SpecError::new(
+                field,
+                format!("rate {v} is not finite or beyond {MAX_RATE:e} rad/s"),
+            ));
+        }
+        starts.push(st.clone());
+    }
+    let opts = DiagramOptions {
+        parameters: values,
+        starts,
+        transient: s.transient_periods.unwrap_or(200),
+        samples: s.sampled_periods.unwrap_or(100),
+        steps_per_period: s.steps_per_period.unwrap_or(200),
+    };
+    opts.check(2 * n).map_err(|e| diagram_field(&e))?;
+    Ok(opts)
+}
+
+/// The field a `continue` or `diagram` run varies, and its range (neither for `find`).
+fn varied(
+    s: &OrbitsSpec,
+    chain: &Chain,
+    driven: bool,
+    model: &ModelFile,
+    needs_parameter: bool,
+) -> Result<(Option<OrbitParameter>, Option<[f64; 2]>), SpecError> {
     let parameter = match (&s.parameter, needs_parameter) {
         (None, true) => {
             return Err(SpecError::new(
@@ -573,7 +829,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             ))
         }
         (None, false) => None,
-        (Some(name), true) => Some(parameter(name, chain, driven, &file.model)?),
+        (Some(name), true) => Some(parameter(name, chain, driven, model)?),
     };
     let range = match (&s.range, needs_parameter) {
         (None, true) => {
@@ -599,185 +855,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             Some([r[0], r[1]])
         }
     };
-    let continue_only = [
-        ("direction", s.direction.is_some()),
-        ("step", s.step.is_some()),
-        ("min_step", s.min_step.is_some()),
-        ("max_step", s.max_step.is_some()),
-        ("locate_tolerance", s.locate_tolerance.is_some()),
-        ("doublings", s.doublings.is_some()),
-    ];
-    let diagram_only = [
-        ("starts", s.starts.is_some()),
-        ("sampled_periods", s.sampled_periods.is_some()),
-        ("steps_per_period", s.steps_per_period.is_some()),
-    ];
-    let dc = ContinuationOptions::default();
-    let mut continuation = dc;
-    let mut diagram = None;
-    let mut both_ways = false;
-    match action {
-        OrbitsAction::Find => {
-            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
-            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
-            refuse_given(
-                "orbits",
-                &[("points", s.points.is_some())],
-                "applies to action = \"continue\" or \"diagram\"",
-            )?;
-        }
-        OrbitsAction::Continue => {
-            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
-            let [a, b] = range.expect("checked above");
-            let direction = word(
-                "orbits.direction",
-                s.direction.as_deref(),
-                &["up", "down", "both"],
-            )?;
-            both_ways = direction == "both";
-            let increasing = direction != "down";
-            continuation = ContinuationOptions {
-                min: a.min(b),
-                max: a.max(b),
-                points: s.points.unwrap_or(dc.points),
-                step: s.step.unwrap_or(dc.step),
-                min_step: s.min_step.unwrap_or(dc.min_step),
-                max_step: s.max_step.unwrap_or(dc.max_step),
-                increasing,
-                locate_tolerance: s.locate_tolerance.unwrap_or(dc.locate_tolerance),
-                locate: true,
-            };
-            continuation.check().map_err(|e| continuation_field(&e))?;
-            // The start value, where the spec fixes it (a seed's energy is known only later).
-            let start_value = match parameter.as_ref() {
-                Some(q) if q.name == "orbits.energy" => s.energy,
-                Some(q) => value_of(chain, &q.name, q.link),
-                None => None,
-            };
-            if let Some(v) = start_value.filter(|v| !(a.min(b)..=a.max(b)).contains(v)) {
-                return Err(SpecError::new(
-                    "orbits.range",
-                    format!(
-                        "the start value {} = {v} lies outside [{}, {}]",
-                        parameter.as_ref().map_or("", |q| q.name.as_str()),
-                        a.min(b),
-                        a.max(b)
-                    ),
-                ));
-            }
-            if s.doublings.is_some_and(|d| d > 0) && !driven {
-                return Err(SpecError::new(
-                    "orbits.doublings",
-                    "follows period doublings of a driven chain's branch (the model has no drive)",
-                ));
-            }
-            if s.doublings.is_some_and(|d| d > 10) {
-                return Err(SpecError::new("orbits.doublings", "must be 0 ..= 10"));
-            }
-        }
-        OrbitsAction::Diagram => {
-            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
-            if !driven {
-                return Err(SpecError::new(
-                    "model.drive",
-                    "an orbit diagram samples a driven chain once per drive period: add a drive",
-                ));
-            }
-            if start != OrbitStart::Initial {
-                return Err(SpecError::new(
-                    "orbits.start",
-                    "an orbit diagram starts from [initial] (and orbits.starts), its transient is transient_periods",
-                ));
-            }
-            if parameter
-                .as_ref()
-                .is_some_and(|p| p.name == "orbits.energy")
-            {
-                return Err(SpecError::new(
-                    "orbits.parameter",
-                    "an orbit diagram varies a model field, not the energy",
-                ));
-            }
-            let [from, to] = range.expect("checked above");
-            let count = s.points.unwrap_or(200);
-            if !(2..=100_000).contains(&count) {
-                return Err(SpecError::new(
-                    "orbits.points",
-                    format!("must be 2 ..= 100000 parameter values (got {count})"),
-                ));
-            }
-            let values = (0..count)
-                .map(|i| from + (to - from) * i as f64 / (count - 1) as f64)
-                .collect();
-            let mut starts = vec![x0.clone()];
-            for (i, st) in s.starts.iter().flatten().enumerate() {
-                let field = format!("orbits.starts[{}]", i + 1);
-                if st.len() != 2 * n {
-                    return Err(SpecError::new(
-                        field,
-                        format!(
-                            "must be a whole state of {} values (θ…, θ̇…; got {})",
-                            2 * n,
-                            st.len()
-                        ),
-                    ));
-                }
-                if let Some(v) = st[..n].iter().find(|v| v.is_nan() || v.abs() > MAX_ANGLE) {
-                    return Err(SpecError::new(
-                        field,
-                        format!("angle {v} is not finite or beyond {MAX_ANGLE:e} rad"),
-                    ));
-                }
-                if let Some(v) = st[n..].iter().find(|v| v.is_nan() || v.abs() > MAX_RATE) {
-                    return Err(SpecError::new(
-                        field,
-                        format!("rate {v} is not finite or beyond {MAX_RATE:e} rad/s"),
-                    ));
-                }
-                starts.push(st.clone());
-            }
-            let opts = DiagramOptions {
-                parameters: values,
-                starts,
-                transient: s.transient_periods.unwrap_or(200),
-                samples: s.sampled_periods.unwrap_or(100),
-                steps_per_period: s.steps_per_period.unwrap_or(200),
-            };
-            opts.check(2 * n).map_err(|e| diagram_field(&e))?;
-            diagram = Some(opts);
-        }
-    }
-    if action != OrbitsAction::Diagram
-        && !matches!(
-            start,
-            OrbitStart::Settle { .. } | OrbitStart::Return { .. } | OrbitStart::Map { .. }
-        )
-        && s.transient_periods.is_some()
-    {
-        return Err(SpecError::new(
-            "orbits.transient_periods",
-            "applies to start = \"settle\", \"return\" or \"map\", or action = \"diagram\"",
-        ));
-    }
-    let run = OrbitsRun {
-        action,
-        start,
-        closure,
-        period_guess,
-        shooting,
-        parameter,
-        continuation,
-        both_ways,
-        doublings: s.doublings.unwrap_or(0),
-        diagram,
-        model: file.model.clone(),
-        map_seed,
-    };
-    Ok(Validated {
-        analysis: Analysis::Orbits(Box::new(run)),
-        x0,
-        method,
-    })
+    Ok((parameter, range))
 }
 
 /// Checks `name` as a parameter of this chain and reads its units.
