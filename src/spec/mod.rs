@@ -702,17 +702,7 @@ impl SpecFile {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
-                    "frequencies" => {
-                        let table = self.frequencies.clone().unwrap_or_default();
-                        let method = |dt| self.integrator.method(dt);
-                        let (run, method) =
-                            crate::kinds::frequencies::validate(&table, chain, &method)?;
-                        Validated {
-                            analysis: Analysis::Registered(crate::kinds::Registered(Box::new(run))),
-                            x0: self.initial.state(chain.links())?,
-                            method,
-                        }
-                    }
+                    "frequencies" => self.validate_frequencies(chain)?,
                     _ => visual::validate_animate(self, chain)?,
                 }
             }
@@ -776,6 +766,18 @@ impl SpecFile {
         self.check_steps(&spec)?;
         spec.check_memory(budget, shard)?;
         Ok(spec)
+    }
+
+    /// The `[frequencies]` table validated by its kind ([`crate::kinds::frequencies`]).
+    fn validate_frequencies(&self, chain: &Chain) -> Result<Validated, SpecError> {
+        let table = self.frequencies.clone().unwrap_or_default();
+        let method = |dt| self.integrator.method(dt);
+        let (run, method) = crate::kinds::frequencies::validate(&table, chain, &method)?;
+        Ok(Validated {
+            analysis: Analysis::Registered(crate::kinds::Registered(Box::new(run))),
+            x0: self.initial.state(chain.links())?,
+            method,
+        })
     }
 
     /// A spec with a `[sweep]`: the spec without it validated as the template, then every
