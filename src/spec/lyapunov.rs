@@ -115,7 +115,81 @@ pub enum ExponentsSpec {
 impl LyapunovSpec {
     pub(super) fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
         let d = LyapunovOptions::default();
-        let k = match &self.exponents {
+        let k = self.exponents(dim)?;
+        let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
+        // SALI/GALI, MEGNO and FLI have no transient: their run is the averaging time, from 0 to
+        // t_end.
+        let indicator = self.estimator.as_deref().and_then(indicator_by_name);
+        let from_zero = indicator.is_some() || self.estimator.as_deref() == Some("sali");
+        let (transient, time) = self.times(&d, tau, from_zero)?;
+        let tolerance = match self.tolerance {
+            Some(t) => Some(positive("lyapunov.tolerance", t)?),
+            None => None,
+        };
+        let blocks = self.blocks.unwrap_or(d.blocks);
+        if blocks < 10 {
+            return Err(SpecError::new(
+                "lyapunov.blocks",
+                format!("must be >= 10 (got {blocks})"),
+            ));
+        }
+        let deviation = match self.deviation.as_deref() {
+            None => None,
+            Some(w) => Some(Deviation::parse(w).ok_or_else(|| {
+                SpecError::new(
+                    "lyapunov.deviation",
+                    format!("expected unit or diagonal (got `{w}`)"),
+                )
+            })?),
+        };
+        let options = LyapunovOptions {
+            k,
+            tau,
+            transient,
+            time,
+            tolerance,
+            blocks,
+            deviation,
+            ..d
+        };
+        let name = self.estimator.as_deref().unwrap_or("spectrum");
+        let estimator = self.estimator(name, indicator, k, tau, time, deviation)?;
+        if self.deviation.is_some()
+            && !matches!(
+                estimator,
+                LyapunovEstimator::Indicator(..) | LyapunovEstimator::Tangent
+            )
+        {
+            return Err(SpecError::new(
+                "lyapunov.deviation",
+                "applies to estimator = \"tangent\", \"megno\" or \"fli\"",
+            ));
+        }
+        if self.slope_samples.is_some() && name != "megno" {
+            return Err(SpecError::new(
+                "lyapunov.slope_samples",
+                "applies to estimator = \"megno\"",
+            ));
+        }
+        if self.d0.is_some() && name != "two-trajectory" {
+            return Err(SpecError::new(
+                "lyapunov.d0",
+                "applies to estimator = \"two-trajectory\"",
+            ));
+        }
+        let ensemble = self.ensemble(name)?;
+        let covariant = self.covariant(name, dim, &options, ensemble.is_some())?;
+        Ok(LyapunovRun {
+            estimator,
+            options,
+            ensemble,
+            covariant,
+        })
+    }
+
+    /// `lyapunov.exponents`: how many exponents (None: all 2N = `dim`).
+    fn exponents(&self, dim: usize) -> Result<Option<usize>, SpecError> {
+        Ok(match &self.exponents {
             None => None,
             Some(ExponentsSpec::Word(w)) if w == "all" => None,
             Some(ExponentsSpec::Word(w)) => {
@@ -133,12 +207,17 @@ impl LyapunovSpec {
                 }
                 Some(*k)
             }
-        };
-        let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
-        // SALI/GALI, MEGNO and FLI have no transient: their run is the averaging time, from 0 to
-        // t_end.
-        let indicator = self.estimator.as_deref().and_then(indicator_by_name);
-        let from_zero = indicator.is_some() || self.estimator.as_deref() == Some("sali");
+        })
+    }
+
+    /// The transient and the averaging time (s) at renormalisation interval `tau` (an
+    /// indicator or SALI runs `from_zero`, with no transient).
+    fn times(
+        &self,
+        d: &LyapunovOptions,
+        tau: f64,
+        from_zero: bool,
+    ) -> Result<(f64, f64), SpecError> {
         let transient = match (from_zero, self.transient) {
             (true, Some(_)) => {
                 return Err(SpecError::new(
@@ -193,38 +272,20 @@ impl LyapunovSpec {
                 ),
             ));
         }
-        let tolerance = match self.tolerance {
-            Some(t) => Some(positive("lyapunov.tolerance", t)?),
-            None => None,
-        };
-        let blocks = self.blocks.unwrap_or(d.blocks);
-        if blocks < 10 {
-            return Err(SpecError::new(
-                "lyapunov.blocks",
-                format!("must be >= 10 (got {blocks})"),
-            ));
-        }
-        let deviation = match self.deviation.as_deref() {
-            None => None,
-            Some(w) => Some(Deviation::parse(w).ok_or_else(|| {
-                SpecError::new(
-                    "lyapunov.deviation",
-                    format!("expected unit or diagonal (got `{w}`)"),
-                )
-            })?),
-        };
-        let options = LyapunovOptions {
-            k,
-            tau,
-            transient,
-            time,
-            tolerance,
-            blocks,
-            deviation,
-            ..d
-        };
-        let name = self.estimator.as_deref().unwrap_or("spectrum");
-        let estimator = match (name, indicator) {
+        Ok((transient, time))
+    }
+
+    /// The estimator `name` (an indicator's entry where it names one) and its own options.
+    fn estimator(
+        &self,
+        name: &str,
+        indicator: Option<&'static Indicator>,
+        k: Option<usize>,
+        tau: f64,
+        time: f64,
+        deviation: Option<Deviation>,
+    ) -> Result<LyapunovEstimator, SpecError> {
+        Ok(match (name, indicator) {
             ("spectrum", _) => LyapunovEstimator::Spectrum,
             ("tangent", _) => LyapunovEstimator::Tangent,
             ("two-trajectory", _) => {
@@ -295,31 +356,12 @@ impl LyapunovSpec {
                     ),
                 ))
             }
-        };
-        if self.deviation.is_some()
-            && !matches!(
-                estimator,
-                LyapunovEstimator::Indicator(..) | LyapunovEstimator::Tangent
-            )
-        {
-            return Err(SpecError::new(
-                "lyapunov.deviation",
-                "applies to estimator = \"tangent\", \"megno\" or \"fli\"",
-            ));
-        }
-        if self.slope_samples.is_some() && name != "megno" {
-            return Err(SpecError::new(
-                "lyapunov.slope_samples",
-                "applies to estimator = \"megno\"",
-            ));
-        }
-        if self.d0.is_some() && name != "two-trajectory" {
-            return Err(SpecError::new(
-                "lyapunov.d0",
-                "applies to estimator = \"two-trajectory\"",
-            ));
-        }
-        let ensemble = match self.ensemble {
+        })
+    }
+
+    /// `lyapunov.ensemble` and its fields, for the estimator `name`.
+    fn ensemble(&self, name: &str) -> Result<Option<EnsembleOptions>, SpecError> {
+        Ok(match self.ensemble {
             None => {
                 if self.epsilon.is_some() || self.seed.is_some() {
                     return Err(SpecError::new(
@@ -351,13 +393,6 @@ impl LyapunovSpec {
                     ..e
                 })
             }
-        };
-        let covariant = self.covariant(name, dim, &options, ensemble.is_some())?;
-        Ok(LyapunovRun {
-            estimator,
-            options,
-            ensemble,
-            covariant,
         })
     }
 
