@@ -8,13 +8,8 @@
 //! non-conservative chain whose exponents determine it), counts,
 //! options and the integrator ([`write_method`]). Units of rates: `s-1` (CF spelling of 1/s).
 //!
-//! A registered indicator's group (`megno`, `fli`, …; [`write_finding`]): coordinate `time` (the
-//! thinned samples from t = 0), the variables and attributes its
-//! [`Finding`](crate::analysis::orbit::Finding) records (MEGNO: `megno_y(time)`,
-//! `megno_mean(time)`, ⟨Y⟩ and Y at t_end, the second-half fit, λ = 2·slope; FLI: `fli(time)`,
-//! `ofli(time)`, their values at t_end, the rate FLI/t_end, ln|w(t_end)|), and what every
-//! indicator shares: the estimator, the integrator, τ, the run's end, the energy balance (named
-//! as the spectrum's) and the work counts.
+//! A registered indicator's group (`megno`, `fli`, …) is not written here: its result describes
+//! itself ([`crate::analysis::orbit::IndicatorResult`]) and [`super::write_record`] writes it.
 
 use super::results::{write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
@@ -159,8 +154,7 @@ fn write_energy(g: &GroupWriter<'_>, e: &EnergyCheck) -> Result<(), StoreError> 
 }
 
 /// Group `name` in `out` with the chain's links, parameters ([`write_model`]) and initial state:
-/// where a planar chain's single-orbit result goes (`write_lyapunov` or `write_finding` then
-/// fills it).
+/// where a planar chain's spectrum goes (`write_lyapunov` then fills it).
 pub fn chain_group<'a>(
     out: &'a H5Out,
     name: &str,

@@ -405,9 +405,14 @@ pub fn report(f: &dyn OrbitFinding) -> String {
 }
 
 /// An indicator's result as every analysis result describes itself ([`Finding`]): the group
-/// named after the estimator (the chain's links, parameters and initial state, then the
-/// indicator's record and what every indicator run shares), the JSON summary, the report, the
-/// figure against time and a sweep's scalars (the numbers of its own summary).
+/// named after the estimator (`megno`, `fli`, …): the chain's links, parameters and initial
+/// state; coordinate `time` (the thinned samples from t = 0) and the variables and attributes
+/// its [`OrbitRecord`] holds (MEGNO: `megno_y(time)`, `megno_mean(time)`, ⟨Y⟩ and Y at t_end,
+/// the second-half fit, λ = 2·slope; FLI: `fli(time)`, `ofli(time)`, their values at t_end, the
+/// rate FLI/t_end, ln|w(t_end)|); and what every indicator shares: the estimator, the
+/// integrator, τ, the run's end, the energy balance (named as the spectrum's) and the work
+/// counts. Then the JSON summary, the report, the figure against time and a sweep's scalars
+/// (the numbers of its own summary).
 pub struct IndicatorResult {
     /// The run's title (the figure's).
     pub title: String,

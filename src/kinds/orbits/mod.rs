@@ -1,7 +1,7 @@
 //! `kind = "orbits"`: periodic orbits and their Floquet stability (`find`), branches with
 //! located bifurcations (`continue`), orbit diagrams with λ_max (`diagram`).
 //!
-//! Its run ([`run`]) and its file's group ([`store`]) live here; its table and validation are
+//! Its run ([`mod@run`]) and its file's group ([`mod@store`]) live here; its table and validation are
 //! still `spec/orbits.rs`, its report `cli/orbits.rs` and its figures `plot/orbits.rs` (the
 //! kind is not on the registry's self-describing [`crate::finding::Finding`] yet).
 
