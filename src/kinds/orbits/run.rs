@@ -469,32 +469,64 @@ pub fn run(
         .into());
     }
     result.start_parameter = Some(p0);
-    let label = |o: &PeriodicOrbit| match drive {
+    continue_both_ways(&mut result, &family, &orbit, p0, run, drive, obs)?;
+    follow_doublings(&mut result, &family, run, drive, obs)?;
+    Ok(result)
+}
+
+/// A branch's label: `period-k` of a driven chain's orbit of k drive periods (`drive`: the
+/// drive period), `family` of an autonomous one.
+fn label(o: &PeriodicOrbit, drive: Option<f64>) -> String {
+    match drive {
         Some(t) => format!("period-{}", (o.period / t).round() as u64),
         None => "family".to_string(),
-    };
-    let first = continue_branch(&family, &orbit, p0, &run.shooting, &run.continuation, obs)
+    }
+}
+
+/// The branch through `orbit` at `p0`, continued up (and down, for `direction = "both"`).
+fn continue_both_ways(
+    result: &mut OrbitsResult,
+    family: &SpecFamily<'_>,
+    orbit: &PeriodicOrbit,
+    p0: f64,
+    run: &OrbitsRun,
+    drive: Option<f64>,
+    obs: &mut dyn Observer,
+) -> Result<(), RunError> {
+    let first = continue_branch(family, orbit, p0, &run.shooting, &run.continuation, obs)
         .map_err(spec_error)?;
     result.complete = first.ended != "interrupted";
     if run.both_ways {
         result
             .branches
-            .push((format!("{} up", label(&orbit)), first));
+            .push((format!("{} up", label(orbit, drive)), first));
         if result.complete {
             let down = crate::analysis::periodic::ContinuationOptions {
                 increasing: false,
                 ..run.continuation
             };
-            let other = continue_branch(&family, &orbit, p0, &run.shooting, &down, obs)
+            let other = continue_branch(family, orbit, p0, &run.shooting, &down, obs)
                 .map_err(spec_error)?;
             result.complete = other.ended != "interrupted";
             result
                 .branches
-                .push((format!("{} down", label(&orbit)), other));
+                .push((format!("{} down", label(orbit, drive)), other));
         }
     } else {
-        result.branches.push((label(&orbit), first));
+        result.branches.push((label(orbit, drive), first));
     }
+    Ok(())
+}
+
+/// The period-doubled branches (`orbits.doublings` levels): each switched onto at the first
+/// period doubling of the branch before it.
+fn follow_doublings(
+    result: &mut OrbitsResult,
+    family: &SpecFamily<'_>,
+    run: &OrbitsRun,
+    drive: Option<f64>,
+    obs: &mut dyn Observer,
+) -> Result<(), RunError> {
     for level in 0..run.doublings {
         if !result.complete {
             break;
@@ -524,13 +556,13 @@ pub fn run(
             ..*c
         };
         let doubled =
-            switch_period_doubling(&family, &pd, &run.shooting, &next, obs).map_err(spec_error)?;
+            switch_period_doubling(family, &pd, &run.shooting, &next, obs).map_err(spec_error)?;
         result.complete = doubled.ended != "interrupted";
         let name = doubled
             .points
             .first()
-            .map_or_else(|| "doubled".to_string(), |p| label(&p.orbit));
+            .map_or_else(|| "doubled".to_string(), |p| label(&p.orbit, drive));
         result.branches.push((name, doubled));
     }
-    Ok(result)
+    Ok(())
 }

@@ -258,7 +258,6 @@ fn write_branch(
     n: usize,
     units: &str,
 ) -> Result<(), StoreError> {
-    let dim = 2 * n;
     let p = b.points.len();
     g.attr_str("label", label)?;
     g.attr_str("ended", &b.ended)?;
@@ -277,6 +276,13 @@ fn write_branch(
         .max()
         .unwrap_or(0);
     multiplier_coord(g, m)?;
+    write_branch_numbers(g, b, units)?;
+    write_branch_states(g, b, n, m)
+}
+
+/// A branch's numbers per point: the parameter, arclength, period, energy, the largest
+/// multiplier modulus and the verification of each orbit.
+fn write_branch_numbers(g: &GroupWriter<'_>, b: &Branch, units: &str) -> Result<(), StoreError> {
     let per = |f: &dyn Fn(&PeriodicOrbit) -> f64| -> Vec<f64> {
         b.points.iter().map(|q| f(&q.orbit)).collect()
     };
@@ -360,6 +366,17 @@ fn write_branch(
         "1",
         "relative error of det M against exp(integral of tr J dt)",
     )?;
+    Ok(())
+}
+
+/// A branch's stability, start states, turns and multipliers per point (`m` multipliers).
+fn write_branch_states(
+    g: &GroupWriter<'_>,
+    b: &Branch,
+    n: usize,
+    m: usize,
+) -> Result<(), StoreError> {
+    let (p, dim) = (b.points.len(), 2 * n);
     let stab: Vec<u8> = b
         .points
         .iter()
