@@ -1,10 +1,12 @@
 //! `kind = "orbits"`: periodic orbits and their Floquet stability (`find`), branches with
 //! located bifurcations (`continue`), orbit diagrams with λ_max (`diagram`).
 //!
-//! Its run ([`mod@run`]) and its file's group ([`mod@store`]) live here; its table and validation are
-//! still `spec/orbits.rs`, its report `cli/orbits.rs` and its figures `plot/orbits.rs` (the
-//! kind is not on the registry's self-describing [`crate::finding::Finding`] yet).
+//! Its run ([`mod@run`]), its file's group ([`mod@store`]) and its figure ([`figure`], drawn by
+//! `plot/orbits.rs`) live here; its table and validation are still `spec/orbits.rs` and its
+//! report `cli/orbits.rs` (the kind is not on the registry's self-describing
+//! [`crate::finding::Finding`] yet).
 
+pub mod figure;
 pub mod run;
 pub mod store;
 
