@@ -14,8 +14,8 @@ pub use found::{FrequenciesResult, TOLERANCE_RULE};
 pub use run::IDENTIFY_TOLERANCE;
 pub use table::{validate, FrequenciesRun, FrequenciesSpec};
 
+use super::kind::{Input, Kind, Settings};
 use super::memory::{samples_term, solver_term, Term, F64};
-use super::{Input, Kind, Settings};
 use crate::error::RunError;
 use crate::finding::Finding;
 use crate::observe::Observer;

@@ -6,7 +6,7 @@ use crate::analysis::frequency::{FrequencyOptions, FrequencyWorkspace};
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::{self, SimulateOptions};
 use crate::error::{FieldError, RunError};
-use crate::kinds::Input;
+use crate::kinds::kind::Input;
 use crate::model::Chain;
 use crate::observe::Observer;
 use ndarray::s;

@@ -2,7 +2,7 @@
 //! coloured by λ_max), the shape of a found orbit, or the branches over the continued parameter
 //! with their stability and located bifurcations.
 
-use super::OrbitsResult;
+use super::run::OrbitsResult;
 use crate::analysis::periodic::shooting::wrap_angle;
 use crate::analysis::periodic::{OrbitDiagram, PeriodicOrbit};
 use crate::model::Chain;

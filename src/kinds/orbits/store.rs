@@ -2,7 +2,7 @@
 //! one row per point) with the located bifurcations (`bifurcations`), or an orbit diagram
 //! (`diagram`). Every variable has CF `units` and `long_name`, over named dimensions.
 
-use super::OrbitsResult;
+use super::run::OrbitsResult;
 use crate::analysis::periodic::{Branch, OrbitDiagram, PeriodicOrbit};
 use crate::spec::orbits::OrbitClosure;
 use crate::spec::OrbitsRun;
