@@ -64,13 +64,6 @@ impl<T: Settings + Clone + PartialEq + 'static> Same for T {
 #[derive(Debug)]
 pub struct Registered(pub Box<dyn Settings>);
 
-impl Registered {
-    /// The settings as their own type, where the caller knows the kind.
-    pub fn get<T: 'static>(&self) -> Option<&T> {
-        self.0.as_any().downcast_ref()
-    }
-}
-
 impl Clone for Registered {
     fn clone(&self) -> Self {
         Registered(self.0.clone_box())

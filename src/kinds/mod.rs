@@ -23,8 +23,3 @@ pub use kind::{Input, Kind, Registered, Same, Settings};
 
 /// Every registered kind.
 pub const KINDS: &[Kind] = &[frequencies::KIND];
-
-/// The registered kind `name`.
-pub fn find(name: &str) -> Option<&'static Kind> {
-    KINDS.iter().find(|k| k.name == name)
-}

@@ -51,41 +51,30 @@ pub fn write_record(
 }
 
 fn coord(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
-    let flat = |shape: &[usize]| -> Result<(), StoreError> {
-        if shape.len() == 1 {
-            Ok(())
-        } else {
-            Err(StoreError::Dims {
-                var: v.name.to_string(),
-                what: format!("a coordinate must be 1-d (shape {shape:?})"),
-            })
-        }
-    };
-    flat(v.data.shape())?;
+    let shape = v.data.shape();
+    if shape.len() != 1 {
+        return Err(StoreError::Dims {
+            var: v.name.to_string(),
+            what: format!("a coordinate must be 1-d (shape {shape:?})"),
+        });
+    }
+    let (name, units, long) = (&v.name, &v.units, &v.long_name);
     let w = match &v.data {
-        Data::F64(a) => g.coord_of(
-            &v.name,
-            &a.iter().copied().collect::<Vec<_>>(),
-            &v.units,
-            &v.long_name,
-        )?,
-        Data::I64(a) => g.coord_of(
-            &v.name,
-            &a.iter().copied().collect::<Vec<_>>(),
-            &v.units,
-            &v.long_name,
-        )?,
-        Data::U8(a) => g.coord_of(
-            &v.name,
-            &a.iter().copied().collect::<Vec<_>>(),
-            &v.units,
-            &v.long_name,
-        )?,
+        Data::F64(a) => g.coord_of(name, values(a), units, long)?,
+        Data::I64(a) => g.coord_of(name, values(a), units, long)?,
+        Data::U8(a) => g.coord_of(name, values(a), units, long)?,
     };
     for (name, a) in &v.attrs {
         put!(w, name, a);
     }
     Ok(())
+}
+
+/// The values of a record's array: built from vectors and ndarray's constructors, it is in
+/// standard layout.
+fn values<T>(a: &ndarray::ArrayD<T>) -> &[T] {
+    a.as_slice()
+        .expect("a record's arrays are in standard layout")
 }
 
 fn var(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
