@@ -158,62 +158,77 @@ impl Render for OrbitShapeFigure<'_> {
             let (x, y) = plot.map_coordinate(p);
             (x - ox, y - oy)
         };
-        let n = self.links();
-        // Each joint's path, closed (positions are periodic even when angles turn by 2π).
-        for j in 1..=n {
-            let colour = series_color(j - 1);
-            let ok = |k: usize| positions[k % m].is_some();
-            let closed = m + usize::from(m > 1 && ok(0) && ok(m - 1));
-            for run in runs(closed, ok) {
-                let pixels: Vec<(i32, i32)> = run
-                    .map(|k| to_frame(&positions[k % m].as_ref().unwrap()[j]))
-                    .collect();
-                line(&frame, pixels, colour, surface.stroke(2.0), surface)?;
-            }
-        }
-        let chain = |k: usize, colour: RGBColor, width: f64, dot: f64, joints: bool| -> Drawn {
-            let Some(p) = &positions[k] else {
-                return Ok(());
-            };
-            let pixels: Vec<(i32, i32)> = p.iter().map(to_frame).collect();
-            line(
-                &frame,
-                pixels.clone(),
-                colour,
-                surface.stroke(width),
-                surface,
-            )?;
-            for (j, q) in pixels.iter().enumerate().skip(1) {
-                let c = if joints { series_color(j - 1) } else { colour };
-                frame.draw(&Circle::new(*q, px(dot), c.filled()))?;
-                if joints {
-                    frame.draw(&Circle::new(
-                        *q,
-                        px(dot),
-                        EDGE.stroke_width(surface.stroke(1.0)),
-                    ))?;
-                }
-            }
-            Ok(())
-        };
+        // Every position in the plot frame's pixels, mapped once for the paths and the chains.
+        let pixels: Vec<Option<Vec<(i32, i32)>>> = positions
+            .iter()
+            .map(|p| p.as_ref().map(|p| p.iter().map(to_frame).collect()))
+            .collect();
+        self.joint_paths(&frame, surface, &pixels)?;
         if m >= 4 {
             for (f, _) in LATER {
+                let k = ((f * m as f64).round() as usize).min(m - 1);
                 chain(
-                    ((f * m as f64).round() as usize).min(m - 1),
+                    &frame,
+                    surface,
+                    pixels[k].as_deref(),
                     FAINT,
-                    2.0,
-                    3.0,
+                    (2.0, 3.0),
                     false,
                 )?;
             }
         }
-        chain(0, EDGE, 3.5, 5.0, true)?;
+        chain(
+            &frame,
+            surface,
+            pixels[0].as_deref(),
+            EDGE,
+            (3.5, 5.0),
+            true,
+        )?;
         // The pivot.
         let (cx, cy) = to_frame(&(0.0, 0.0));
         frame.draw(&Rectangle::new(
             [(cx - px(9.0), cy - px(5.0)), (cx + px(9.0), cy)],
             RGBColor(0x44, 0x44, 0x44).filled(),
         ))?;
+        draw_legend_row(
+            root,
+            surface,
+            &self.legend_entries(),
+            (w / 2.0, h - legend_h / 2.0 - 2.0),
+            w - 40.0,
+            15.0,
+        )
+    }
+}
+
+impl OrbitShapeFigure<'_> {
+    /// Each joint's path over the period, closed (positions are periodic even when angles turn
+    /// by 2π); a sample with a non-finite angle breaks it.
+    fn joint_paths<DB: DrawingBackend>(
+        &self,
+        frame: &Area<DB>,
+        surface: Surface,
+        pixels: &[Option<Vec<(i32, i32)>>],
+    ) -> Drawn {
+        let m = pixels.len();
+        for j in 1..=self.links() {
+            let colour = series_color(j - 1);
+            let ok = |k: usize| pixels[k % m].is_some();
+            let closed = m + usize::from(m > 1 && ok(0) && ok(m - 1));
+            for run in runs(closed, ok) {
+                let path: Vec<(i32, i32)> =
+                    run.map(|k| pixels[k % m].as_ref().unwrap()[j]).collect();
+                line(frame, path, colour, surface.stroke(2.0), surface)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// The legend row: one entry per joint (or one for all of a long chain), the chain at t = 0
+    /// and, for four samples or more, the faint later chains.
+    fn legend_entries(&self) -> Vec<(Vec<RGBColor>, String)> {
+        let n = self.links();
         let mut entries: Vec<(Vec<RGBColor>, String)> = if n <= 5 {
             (0..n)
                 .map(|j| (vec![series_color(j)], format!("joint {}", j + 1)))
@@ -225,19 +240,47 @@ impl Render for OrbitShapeFigure<'_> {
             )]
         };
         entries.push((vec![EDGE], "chain at t = 0".into()));
-        if m >= 4 {
+        if self.samples() >= 4 {
             let times: Vec<&str> = LATER.iter().map(|l| l.1).collect();
             entries.push((vec![FAINT], format!("t = {}", times.join(", "))));
         }
-        draw_legend_row(
-            root,
-            surface,
-            &entries,
-            (w / 2.0, h - legend_h / 2.0 - 2.0),
-            w - 40.0,
-            15.0,
-        )
+        entries
     }
+}
+
+/// Draws the chain through the joint `pixels` of one sample (nothing when an angle is not
+/// finite) in `colour`, `width` logical pixels wide with dots of radius `dot` at the joints;
+/// with `joints`, each dot in its joint's palette colour, outlined.
+fn chain<DB: DrawingBackend>(
+    frame: &Area<DB>,
+    surface: Surface,
+    pixels: Option<&[(i32, i32)]>,
+    colour: RGBColor,
+    (width, dot): (f64, f64),
+    joints: bool,
+) -> Drawn {
+    let Some(pixels) = pixels else {
+        return Ok(());
+    };
+    line(
+        frame,
+        pixels.to_vec(),
+        colour,
+        surface.stroke(width),
+        surface,
+    )?;
+    for (j, q) in pixels.iter().enumerate().skip(1) {
+        let c = if joints { series_color(j - 1) } else { colour };
+        frame.draw(&Circle::new(*q, surface.px(dot), c.filled()))?;
+        if joints {
+            frame.draw(&Circle::new(
+                *q,
+                surface.px(dot),
+                EDGE.stroke_width(surface.stroke(1.0)),
+            ))?;
+        }
+    }
+    Ok(())
 }
 
 /// The chain at later times.
