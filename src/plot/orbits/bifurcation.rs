@@ -10,8 +10,8 @@ use super::lines::{dashed_line, line, DASH, GREY};
 use super::marks::{bifurcation_style, MarkShape, BIFURCATION_KINDS};
 use super::require_finite;
 use crate::plot::{
-    begin_figure, house_mesh, runs, save, series_color, Area, Axis, DataError, Drawn, Header,
-    PlotError, Render, Surface,
+    begin_figure, house_mesh, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
+    Header, PlotError, Render, Surface,
 };
 
 /// One continued branch, as drawn: the parameter, a scalar measure of each orbit (the y axis),
@@ -200,13 +200,36 @@ impl Render for BifurcationFigure<'_> {
             (x - ox, y - oy)
         };
         let mut occupied = Vec::new();
+        let colours = self.branch_colours();
+        let styles = self.draw_branches(&frame, surface, to_frame, &colours, &mut occupied)?;
+        let kinds = self.draw_marks(&frame, surface, to_frame, &mut occupied)?;
+        let rows = self.legend_rows(&colours, styles, kinds);
+        boxed_legend(&frame, surface, &rows, &occupied, 15.0)
+    }
+}
+
+/// A bifurcation's legend label, marker shape and colour (see [`bifurcation_style`]).
+type KindStyle = (String, MarkShape, RGBColor);
+
+impl BifurcationFigure<'_> {
+    /// Draws every branch in its colour, piece by piece: solid where stable, dashed where
+    /// unstable, an isolated point as a dot (open when unstable). Adds the drawn pixels to
+    /// `occupied` (for the legend's placement) and returns whether any stable and any
+    /// unstable piece was drawn.
+    fn draw_branches<DB: DrawingBackend>(
+        &self,
+        frame: &Area<DB>,
+        surface: Surface,
+        to_frame: impl Fn(&(f64, f64)) -> (i32, i32),
+        colours: &[RGBColor],
+        occupied: &mut Vec<(i32, i32)>,
+    ) -> Result<(bool, bool), DrawError> {
         let (mut any_stable, mut any_unstable) = (false, false);
         let width = surface.stroke(2.0);
-        let colours = self.branch_colours();
-        for (b, &colour) in self.branches.iter().zip(&colours) {
+        for (b, &colour) in self.branches.iter().zip(colours) {
             for piece in stability_pieces(b) {
-                let pixels: Vec<(i32, i32)> = piece.points.iter().map(to_frame).collect();
-                trace(&pixels, surface.px(6.0).max(1), &mut occupied);
+                let pixels: Vec<(i32, i32)> = piece.points.iter().map(&to_frame).collect();
+                trace(&pixels, surface.px(6.0).max(1), occupied);
                 if piece.stable {
                     any_stable = true;
                 } else {
@@ -219,15 +242,27 @@ impl Render for BifurcationFigure<'_> {
                     } else {
                         colour.stroke_width(surface.stroke(1.5))
                     };
-                    frame.draw(&Circle::new(pixels[0], px(3.0), style))?;
+                    frame.draw(&Circle::new(pixels[0], surface.px(3.0), style))?;
                 } else if piece.stable {
-                    line(&frame, pixels, colour, width, surface)?;
+                    line(frame, pixels, colour, width, surface)?;
                 } else {
-                    dashed_line(&frame, &pixels, colour, width, DASH, surface)?;
+                    dashed_line(frame, &pixels, colour, width, DASH, surface)?;
                 }
             }
         }
-        let mut kinds: Vec<(String, MarkShape, RGBColor)> = Vec::new();
+        Ok((any_stable, any_unstable))
+    }
+
+    /// Marks every finite bifurcation by its kind, adds the markers' centres to `occupied` and
+    /// returns the distinct kinds' styles in the order met.
+    fn draw_marks<DB: DrawingBackend>(
+        &self,
+        frame: &Area<DB>,
+        surface: Surface,
+        to_frame: impl Fn(&(f64, f64)) -> (i32, i32),
+        occupied: &mut Vec<(i32, i32)>,
+    ) -> Result<Vec<KindStyle>, DrawError> {
+        let mut kinds: Vec<KindStyle> = Vec::new();
         for m in self.bifurcations {
             if !(m.parameter.is_finite() && m.value.is_finite()) {
                 continue;
@@ -236,16 +271,26 @@ impl Render for BifurcationFigure<'_> {
             let p = to_frame(&(m.parameter, m.value));
             style
                 .1
-                .draw(&frame, p, px(7.0), style.2, surface.stroke(1.0))?;
+                .draw(frame, p, surface.px(7.0), style.2, surface.stroke(1.0))?;
             occupied.push(p);
             if !kinds.contains(&style) {
                 kinds.push(style);
             }
         }
-        // Legend: the labelled branches, the two line styles, the bifurcation kinds present
-        // (known kinds in their fixed order, then the others as met).
+        Ok(kinds)
+    }
+
+    /// The legend's rows: the labelled branches, the two line styles drawn (`styles`: any
+    /// stable, any unstable), the bifurcation `kinds` present (known kinds in their fixed
+    /// order, then the others as met).
+    fn legend_rows(
+        &self,
+        colours: &[RGBColor],
+        (any_stable, any_unstable): (bool, bool),
+        mut kinds: Vec<KindStyle>,
+    ) -> Vec<(Glyph, String)> {
         let mut rows: Vec<(Glyph, String)> = Vec::new();
-        for (b, &c) in self.branches.iter().zip(&colours) {
+        for (b, &c) in self.branches.iter().zip(colours) {
             if !b.label.is_empty() && !rows.iter().any(|r| r.1 == b.label) {
                 rows.push((Glyph::Line(c), b.label.clone()));
             }
@@ -256,7 +301,7 @@ impl Render for BifurcationFigure<'_> {
         if any_unstable {
             rows.push((Glyph::Dashed(GREY), "unstable".into()));
         }
-        let order = |s: &(String, MarkShape, RGBColor)| {
+        let order = |s: &KindStyle| {
             BIFURCATION_KINDS
                 .iter()
                 .position(|k| k.1 == s.0 && k.2 == s.1)
@@ -268,6 +313,6 @@ impl Render for BifurcationFigure<'_> {
                 .into_iter()
                 .map(|(label, shape, c)| (Glyph::Mark(shape, c), label)),
         );
-        boxed_legend(&frame, surface, &rows, &occupied, 15.0)
+        rows
     }
 }
