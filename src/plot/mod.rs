@@ -275,6 +275,30 @@ pub fn begin_figure<DB: DrawingBackend>(
     })
 }
 
+/// [`begin_figure`] with the title's centre line at 24 logical pixels, then `subtitle` in regular
+/// 15 px type centred at 50 (below a title that wraps, lower by as much) and at most 30 logical
+/// pixels narrower than the canvas: the header of the figures with a subtitle line. Returns the
+/// header and the subtitle's height (logical pixels).
+pub fn begin_subtitled_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    title: &str,
+    subtitle: &str,
+) -> Result<(Header, f64), DrawError> {
+    let header = begin_figure(root, surface, title, 24.0)?;
+    let Header { w, extra, .. } = header;
+    let sub_h = draw_centred(
+        root,
+        surface,
+        subtitle,
+        (w / 2.0, 50.0 + extra),
+        w - 30.0,
+        15.0,
+        false,
+    )?;
+    Ok((header, sub_h))
+}
+
 /// What [`begin_figure`] leaves: the logical canvas size and the title's extra height.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Header {
