@@ -20,7 +20,7 @@ pub use crate::format::format_value;
 pub use axis::{format_decimal, format_sci, nice_range, subscript, Axis};
 pub use error::{DataError, DrawError, PlotError};
 pub use font::{ensure_fonts, font};
-pub use legend::{draw_legend_row, Legend, LegendEntry, Marker};
+pub use legend::{draw_foot_legend, draw_legend_row, Legend, LegendEntry, Marker};
 pub use save::{partial_path, render_rgb, save, Format};
 pub use text::{caption_font, draw_centred, fit_text, text_width, TextFit, LINE_SPACING};
 
@@ -250,6 +250,26 @@ pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
         out.push(s..n);
     }
     out
+}
+
+/// The plotting area `plot` as a frame with its own pixel origin (its top left corner), and the
+/// map from data coordinates to that frame's device pixels: for figures that draw in pixels
+/// (stamped lines, dashes, markers) over a chart's data.
+pub fn pixel_frame<'a, DB, X, Y>(
+    plot: &'a DrawingArea<DB, Cartesian2d<X, Y>>,
+) -> (Area<DB>, impl Fn(&(f64, f64)) -> (i32, i32) + Copy + 'a)
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let frame = plot.strip_coord_spec();
+    let (ox, oy) = plot.get_base_pixel();
+    let to_frame = move |p: &(f64, f64)| {
+        let (x, y) = plot.map_coordinate(p);
+        (x - ox, y - oy)
+    };
+    (frame, to_frame)
 }
 
 /// Clears the canvas and draws the centred bold title (wrapped and, if need be, shrunk to the

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    begin_subtitled_figure, caption_font, draw_legend_row, font, house_mesh, save, Area, Axis,
+    begin_subtitled_figure, caption_font, draw_foot_legend, font, house_mesh, save, Area, Axis,
     DataError, Drawn, Header, PlotError, Render, Surface,
 };
 use crate::analysis::poincare::{
@@ -269,14 +269,7 @@ impl Render for PoincareFigure {
                 ((0..4).map(hue_colour).collect(), self.legend.1.clone()),
                 (vec![CHAOTIC], self.legend.0.clone()),
             ];
-            draw_legend_row(
-                root,
-                surface,
-                &entries,
-                (w / 2.0, h - legend_h / 2.0 - 2.0),
-                w - 40.0,
-                16.0,
-            )?;
+            draw_foot_legend(root, surface, &entries, (w, h), (legend_h, 2.0), 16.0)?;
         }
         Ok(())
     }

@@ -8,9 +8,9 @@ use plotters::prelude::*;
 use super::legend::{boxed_legend, trace, Glyph};
 use super::lines::{dashed_line, line, DASH, GREY};
 use super::marks::{bifurcation_style, MarkShape, BIFURCATION_KINDS};
-use super::require_finite;
+use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, house_mesh, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
+    begin_figure, pixel_frame, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
     Header, PlotError, Render, Surface,
 };
 
@@ -163,7 +163,6 @@ impl Render for BifurcationFigure<'_> {
     }
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
-        let scale = surface.scale;
         let px = |v: f64| surface.px(v);
         let Header { w, h, extra } = begin_figure(root, surface, &self.title, 26.0)?;
         let top = 50.0 + extra;
@@ -179,26 +178,14 @@ impl Render for BifurcationFigure<'_> {
             "parameter",
         )?;
         let y_axis = Axis::fit(self.finite_points().map(|p| p.1), false, 0.06, 8, "value")?;
-        let mut chart = ChartBuilder::on(&area)
-            .margin(px(12.0))
-            .x_label_area_size(px(56.0))
-            .y_label_area_size(px(90.0))
-            .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
-        let x_fmt = |v: &f64| x_axis.label(*v);
-        let y_fmt = |v: &f64| y_axis.label(*v);
-        house_mesh(&mut chart, surface.stroke(1.0), scale, (15.0, 17.0))
-            .x_label_formatter(&x_fmt)
-            .y_label_formatter(&y_fmt)
-            .x_desc(self.parameter_label.clone())
-            .y_desc(self.value_label.clone())
-            .draw()?;
+        let chart = parameter_chart(
+            &area,
+            surface,
+            (&x_axis, &y_axis),
+            (&self.parameter_label, &self.value_label),
+        )?;
         let plot = chart.plotting_area();
-        let frame = plot.strip_coord_spec();
-        let (ox, oy) = plot.get_base_pixel();
-        let to_frame = |p: &(f64, f64)| {
-            let (x, y) = plot.map_coordinate(p);
-            (x - ox, y - oy)
-        };
+        let (frame, to_frame) = pixel_frame(&plot);
         let mut occupied = Vec::new();
         let colours = self.branch_colours();
         let styles = self.draw_branches(&frame, surface, to_frame, &colours, &mut occupied)?;

@@ -7,10 +7,10 @@ use plotters::element::BitMapElement;
 use plotters::prelude::*;
 
 use super::lines::{dashed_line, line, GREY};
-use super::require_finite;
+use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, draw_legend_row, house_mesh, runs, save, series_color, Area, Axis, DataError,
-    DrawError, Drawn, Header, PlotError, Render, Surface,
+    begin_figure, draw_foot_legend, house_mesh, pixel_frame, runs, save, series_color, Area, Axis,
+    DataError, DrawError, Drawn, Header, PlotError, Render, Surface,
 };
 
 /// The orbit diagram: attractor samples against a parameter, λ_max below.
@@ -164,14 +164,7 @@ impl Render for OrbitDiagramFigure<'_> {
                     format!("λ_max, one colour per start ({} starts)", self.starts),
                 )]
             };
-            draw_legend_row(
-                root,
-                surface,
-                &entries,
-                (w / 2.0, h - legend_h / 2.0 - 4.0),
-                w - 40.0,
-                15.0,
-            )?;
+            draw_foot_legend(root, surface, &entries, (w, h), (legend_h, 4.0), 15.0)?;
         }
         Ok(())
     }
@@ -269,26 +262,14 @@ impl OrbitDiagramFigure<'_> {
             .flat_map(|i| self.lyapunov[i * k..(i + 1) * k].iter().copied())
             .chain([0.0]);
         let y_axis = Axis::fit(ys, false, 0.06, 6, "λ_max")?;
-        let mut chart = ChartBuilder::on(area)
-            .margin(px(12.0))
-            .x_label_area_size(px(56.0))
-            .y_label_area_size(px(90.0))
-            .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
-        let x_fmt = |v: &f64| x_axis.label(*v);
-        let y_fmt = |v: &f64| y_axis.label(*v);
-        house_mesh(&mut chart, surface.stroke(1.0), surface.scale, (15.0, 17.0))
-            .x_label_formatter(&x_fmt)
-            .y_label_formatter(&y_fmt)
-            .x_desc(self.parameter_label.clone())
-            .y_desc("λ_max / s⁻¹")
-            .draw()?;
+        let chart = parameter_chart(
+            area,
+            surface,
+            (x_axis, &y_axis),
+            (&self.parameter_label, "λ_max / s⁻¹"),
+        )?;
         let plot = chart.plotting_area();
-        let frame = plot.strip_coord_spec();
-        let (ox, oy) = plot.get_base_pixel();
-        let to_frame = |p: &(f64, f64)| {
-            let (x, y) = plot.map_coordinate(p);
-            (x - ox, y - oy)
-        };
+        let (frame, to_frame) = pixel_frame(&plot);
         let (xlo, xhi) = x_axis.bounds();
         dashed_line(
             &frame,

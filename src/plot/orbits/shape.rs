@@ -8,8 +8,9 @@ use plotters::prelude::*;
 use super::lines::line;
 use super::marks::EDGE;
 use crate::plot::{
-    begin_figure, draw_centred, draw_legend_row, format_value, house_mesh, runs, save,
-    series_color, Area, Axis, DataError, DrawError, Drawn, Header, PlotError, Render, Surface,
+    begin_figure, draw_centred, draw_foot_legend, format_value, house_mesh, pixel_frame, runs,
+    save, series_color, Area, Axis, DataError, DrawError, Drawn, Header, PlotError, Render,
+    Surface,
 };
 
 /// One periodic orbit's shape in configuration space.
@@ -152,12 +153,7 @@ impl Render for OrbitShapeFigure<'_> {
             .y_desc("y / m")
             .draw()?;
         let plot = chart.plotting_area();
-        let frame = plot.strip_coord_spec();
-        let (ox, oy) = plot.get_base_pixel();
-        let to_frame = |p: &(f64, f64)| {
-            let (x, y) = plot.map_coordinate(p);
-            (x - ox, y - oy)
-        };
+        let (frame, to_frame) = pixel_frame(&plot);
         // Every position in the plot frame's pixels, mapped once for the paths and the chains.
         let pixels: Vec<Option<Vec<(i32, i32)>>> = positions
             .iter()
@@ -191,12 +187,12 @@ impl Render for OrbitShapeFigure<'_> {
             [(cx - px(9.0), cy - px(5.0)), (cx + px(9.0), cy)],
             RGBColor(0x44, 0x44, 0x44).filled(),
         ))?;
-        draw_legend_row(
+        draw_foot_legend(
             root,
             surface,
             &self.legend_entries(),
-            (w / 2.0, h - legend_h / 2.0 - 2.0),
-            w - 40.0,
+            (w, h),
+            (legend_h, 2.0),
             15.0,
         )
     }
