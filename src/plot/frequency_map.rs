@@ -106,7 +106,7 @@ impl Render for FrequencyMapFigure {
         self.resonance_rays(root, &chart, surface, bounds)?;
         // Regular pixels last, so the sheet of tori stays visible over the scattered sea.
         let lut = ColourMap::Viridis.lut();
-        self.dots(&chart.plotting_area(), surface, &lut, bounds)?;
+        self.dots(chart.plotting_area(), surface, &lut, bounds)?;
         colour_bar(root, surface, &lut, (w - bar_w + 10.0, top, h))
     }
 }

@@ -4,7 +4,7 @@
 //! W(r). One colour per label set (e.g. one per flip-time threshold).
 
 use super::{
-    begin_figure, draw_polyline, pixel_frame, save, series_color, Area, Axis, DataError, Drawn,
+    begin_figure, draw_polyline, frame_pixels, save, series_color, Area, Axis, DataError, Drawn,
     Legend, LegendEntry, Marker, PlotError, Render, Surface,
 };
 use crate::analysis::measure::chaotic::ShellFraction;
@@ -627,7 +627,8 @@ impl Render for MeasureFigure {
                     marker: None,
                 });
             }
-            let (frame, to_frame) = pixel_frame(&plot);
+            let frame = plot.strip_coord_spec();
+            let to_frame = frame_pixels(plot);
             let stroke = surface.stroke(1.5);
             for c in &p.curves {
                 let ok = |q: &(f64, f64)| xa.accepts(q.0) && ya.accepts(q.1);

@@ -252,24 +252,23 @@ pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
     out
 }
 
-/// The plotting area `plot` as a frame with its own pixel origin (its top left corner), and the
-/// map from data coordinates to that frame's device pixels: for figures that draw in pixels
-/// (stamped lines, dashes, markers) over a chart's data.
-pub fn pixel_frame<'a, DB, X, Y>(
+/// The map from data coordinates of the chart area `plot` to the device pixels of the same area
+/// as a frame with its own pixel origin (its top left corner; the frame is
+/// `plot.strip_coord_spec()`): for figures that draw in pixels (stamped lines, dashes, markers)
+/// over a chart's data.
+pub fn frame_pixels<'a, DB, X, Y>(
     plot: &'a DrawingArea<DB, Cartesian2d<X, Y>>,
-) -> (Area<DB>, impl Fn(&(f64, f64)) -> (i32, i32) + Copy + 'a)
+) -> impl Fn(&(f64, f64)) -> (i32, i32) + Copy + 'a
 where
     DB: DrawingBackend,
     X: Ranged<ValueType = f64>,
     Y: Ranged<ValueType = f64>,
 {
-    let frame = plot.strip_coord_spec();
     let (ox, oy) = plot.get_base_pixel();
-    let to_frame = move |p: &(f64, f64)| {
+    move |p: &(f64, f64)| {
         let (x, y) = plot.map_coordinate(p);
         (x - ox, y - oy)
-    };
-    (frame, to_frame)
+    }
 }
 
 /// Clears the canvas and draws the centred bold title (wrapped and, if need be, shrunk to the

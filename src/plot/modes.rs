@@ -11,7 +11,7 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::{
-    begin_figure, draw_centred, font, format_value, pixel_frame, save, series_color,
+    begin_figure, draw_centred, font, format_value, frame_pixels, save, series_color,
     stamp_polyline, Area, Axis, DataError, DrawError, Drawn, Header, Legend, LegendEntry, Marker,
     PlotError, Render, Surface,
 };
@@ -271,8 +271,9 @@ impl ModesFigure<'_> {
             .y_desc("frequency ω_k / (rad/s)")
             .draw()?;
         let plot = chart.plotting_area();
-        let (frame, to_frame) = pixel_frame(&plot);
-        let occupied = self.frequency_markers(&frame, surface, &to_frame, shown, omegas)?;
+        let frame = plot.strip_coord_spec();
+        let to_frame = frame_pixels(plot);
+        let occupied = self.frequency_markers(&frame, surface, to_frame, shown, omegas)?;
         self.frequency_legend(&frame, scale, shown, &occupied)
     }
 
@@ -282,7 +283,7 @@ impl ModesFigure<'_> {
         &self,
         frame: &Area<DB>,
         surface: Surface,
-        to_frame: &dyn Fn(&(f64, f64)) -> (i32, i32),
+        to_frame: impl Fn(&(f64, f64)) -> (i32, i32),
         shown: usize,
         omegas: &[f64],
     ) -> Result<Vec<(i32, i32)>, DrawError> {

@@ -10,7 +10,7 @@ use super::lines::{dashed_line, line, DASH, GREY};
 use super::marks::{bifurcation_style, MarkShape, BIFURCATION_KINDS};
 use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, pixel_frame, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
+    begin_figure, frame_pixels, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
     Header, PlotError, Render, Surface,
 };
 
@@ -185,7 +185,8 @@ impl Render for BifurcationFigure<'_> {
             (&self.parameter_label, &self.value_label),
         )?;
         let plot = chart.plotting_area();
-        let (frame, to_frame) = pixel_frame(&plot);
+        let frame = plot.strip_coord_spec();
+        let to_frame = frame_pixels(plot);
         let mut occupied = Vec::new();
         let colours = self.branch_colours();
         let styles = self.draw_branches(&frame, surface, to_frame, &colours, &mut occupied)?;

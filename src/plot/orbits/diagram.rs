@@ -9,7 +9,7 @@ use plotters::prelude::*;
 use super::lines::{dashed_line, line, GREY};
 use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, draw_foot_legend, house_mesh, pixel_frame, runs, save, series_color, Area, Axis,
+    begin_figure, draw_foot_legend, frame_pixels, house_mesh, runs, save, series_color, Area, Axis,
     DataError, DrawError, Drawn, Header, PlotError, Render, Surface,
 };
 
@@ -269,7 +269,8 @@ impl OrbitDiagramFigure<'_> {
             (&self.parameter_label, "λ_max / s⁻¹"),
         )?;
         let plot = chart.plotting_area();
-        let (frame, to_frame) = pixel_frame(&plot);
+        let frame = plot.strip_coord_spec();
+        let to_frame = frame_pixels(plot);
         let (xlo, xhi) = x_axis.bounds();
         dashed_line(
             &frame,

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use super::lines::line;
 use super::marks::EDGE;
 use crate::plot::{
-    begin_figure, draw_centred, draw_foot_legend, format_value, house_mesh, pixel_frame, runs,
+    begin_figure, draw_centred, draw_foot_legend, format_value, frame_pixels, house_mesh, runs,
     save, series_color, Area, Axis, DataError, DrawError, Drawn, Header, PlotError, Render,
     Surface,
 };
@@ -153,7 +153,8 @@ impl Render for OrbitShapeFigure<'_> {
             .y_desc("y / m")
             .draw()?;
         let plot = chart.plotting_area();
-        let (frame, to_frame) = pixel_frame(&plot);
+        let frame = plot.strip_coord_spec();
+        let to_frame = frame_pixels(plot);
         // Every position in the plot frame's pixels, mapped once for the paths and the chains.
         let pixels: Vec<Option<Vec<(i32, i32)>>> = positions
             .iter()
