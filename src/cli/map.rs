@@ -10,7 +10,7 @@ use clap::Args;
 use pendula::analysis::map::{self, MapOptions};
 use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
 use pendula::spec::{self, Analysis, Spec};
-use pendula::store::map::{write_map, Assembly, MapInfo, MapPlan, MapReader};
+use pendula::store::map::{write_map, Assembly, MapInfo, MapPlan, MapReader, RunPlan};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::{Path, PathBuf};
@@ -249,92 +249,30 @@ pub fn run_map(
         dry_run(spec, chain, &tiles, &info, run.shard, common.json);
         return Ok(());
     }
-    let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
-    let given = common.output.clone().or_else(|| spec.output.file.clone());
-    // A map always has its file (the checkpoint's anchor, what render and merge read): without
-    // -o it is the figure's path with `.h5`.
-    let derived = given.is_none();
-    let out = match (given, &plot) {
-        (Some(o), _) => o,
-        (None, Some(p)) => p.with_extension("h5"),
-        (None, None) => {
-            return Err(CliError::Input(
-                "-o: a map needs an output file FILE.h5 (its checkpoint lives beside it), or --plot FIG.png to write FIG.h5 beside the figure".into(),
-            ))
-        }
-    };
-    if derived && out.exists() && !common.force && !run.resume {
-        return Err(CliError::Input(format!(
-            "--plot: the map file {} (the figure's path with .h5, as no -o was given) already exists; pass -o FILE.h5 to write another, or --force to overwrite it",
-            out.display()
-        )));
-    }
-    let plot_flag = if common.plot.is_some() {
-        "--plot"
-    } else {
-        "output.plot"
-    };
-    check_plot_path(&plot, common.force || run.resume, plot_flag)?;
-    let plan = store::map::prepare_run(&out, &info, tiles, run.resume, common.force).map_err(
-        |e| match e.flag() {
-            Some("-o") if derived => CliError::Input(format!(
-                "--plot (map file {} derived from it): {e}",
-                out.display()
-            )),
-            Some(flag) => CliError::Input(format!("{flag}: {e}")),
-            None => CliError::Run(e.to_string()),
-        },
-    )?;
-    let mut plan = match plan {
-        MapPlan::AlreadyComplete(r) => {
-            // A finished run asked to resume (a requeued job): nothing to do.
-            if let Some(p) = &plot {
-                render_file(&r, p)?;
-            }
-            if common.json {
-                println!(
-                    "{}",
-                    json!({"kind": "map", "output": out.display().to_string(), "already_complete": true})
-                );
-            }
-            return Ok(());
-        }
+    let paths = MapPaths::of(spec, common, run)?;
+    let mut plan = match paths.prepare(&info, tiles, common, run)? {
+        MapPlan::AlreadyComplete(r) => return paths.already_complete(&r, common.json),
         MapPlan::Run(plan) => plan,
     };
-    let ckpt_dir = plan.checkpoint.dir().to_path_buf();
     let resumed = plan.resumed;
-    let todo = std::mem::take(&mut plan.todo);
-
     let start = Instant::now();
-    let mut bar = Bar::new("map");
-    let (ckpt, have) = (&plan.checkpoint, &mut plan.have);
-    let summary = map::run_tiles(chain, opts, &todo, &mut bar, &mut |t| {
-        let index = t.index;
-        ckpt.write_tile(&t).map_err(|e| e.to_string())?;
-        have[index] = true;
-        Ok(())
-    })
-    .map_err(|e| {
-        CliError::Run(format!(
-            "{e}; the finished tiles are kept in {}, rerun with --resume",
-            ckpt_dir.display()
-        ))
-    })?;
+    let summary = compute_tiles(chain, opts, &mut plan)?;
     let wall = start.elapsed().as_secs_f64();
     let n_tiles = plan.tiles.len();
     if summary.stopped {
         return Err(CliError::Run(format!(
             "interrupted: {} of {n_tiles} tiles are in {}; rerun the same command with --resume to finish",
             plan.done(),
-            ckpt_dir.display()
+            plan.checkpoint.dir().display()
         )));
     }
+    let MapPaths { out, plot, .. } = &paths;
     let prov = Provenance::now(command_line, &spec.text);
     let assembly_start = Instant::now();
-    let written = plan.assemble(&out, chain, &info, &prov)?;
+    let written = plan.assemble(out, chain, &info, &prov)?;
     let assembly = assembly_start.elapsed().as_secs_f64();
-    if let Some(p) = &plot {
-        let r = MapReader::open(&out)?;
+    if let Some(p) = plot {
+        let r = MapReader::open(out)?;
         render_file(&r, p)?;
     }
     if common.json {
@@ -348,12 +286,117 @@ pub fn run_map(
             written: &written,
             wall,
             assembly,
-            out: &out,
+            out,
             plot: plot.as_deref(),
         };
         println!("{}", finished.json(chain, opts)?);
     }
     Ok(())
+}
+
+/// Where a map run writes: its file and its figure.
+struct MapPaths {
+    /// The map file: `-o`, else `output.file`, else the figure's path with `.h5`.
+    out: PathBuf,
+    /// The figure: `--plot`, else `output.plot`.
+    plot: Option<PathBuf>,
+    /// Whether `out` was derived from the figure's path (no `-o` given).
+    derived: bool,
+}
+
+impl MapPaths {
+    /// The paths of a run, checked: a map always has its file (the checkpoint's anchor, what
+    /// render and merge read), so without -o it is the figure's path with `.h5`, which must not
+    /// exist unless forced or resumed; the figure's path must be free likewise.
+    fn of(spec: &Spec, common: &Common, run: &RunFlags) -> Result<MapPaths, CliError> {
+        let plot = common.plot.clone().or_else(|| spec.output.plot.clone());
+        let given = common.output.clone().or_else(|| spec.output.file.clone());
+        let derived = given.is_none();
+        let out = match (given, &plot) {
+            (Some(o), _) => o,
+            (None, Some(p)) => p.with_extension("h5"),
+            (None, None) => {
+                return Err(CliError::Input(
+                    "-o: a map needs an output file FILE.h5 (its checkpoint lives beside it), or --plot FIG.png to write FIG.h5 beside the figure".into(),
+                ))
+            }
+        };
+        if derived && out.exists() && !common.force && !run.resume {
+            return Err(CliError::Input(format!(
+                "--plot: the map file {} (the figure's path with .h5, as no -o was given) already exists; pass -o FILE.h5 to write another, or --force to overwrite it",
+                out.display()
+            )));
+        }
+        let plot_flag = if common.plot.is_some() {
+            "--plot"
+        } else {
+            "output.plot"
+        };
+        check_plot_path(&plot, common.force || run.resume, plot_flag)?;
+        Ok(MapPaths { out, plot, derived })
+    }
+
+    /// Plans the run of `tiles` into the checkpoint beside the map file, a store error named
+    /// by the flag that fixes it (the figure's, when the map file was derived from it).
+    fn prepare(
+        &self,
+        info: &MapInfo,
+        tiles: Vec<usize>,
+        common: &Common,
+        run: &RunFlags,
+    ) -> Result<MapPlan, CliError> {
+        let out = &self.out;
+        store::map::prepare_run(out, info, tiles, run.resume, common.force).map_err(|e| {
+            match e.flag() {
+                Some("-o") if self.derived => CliError::Input(format!(
+                    "--plot (map file {} derived from it): {e}",
+                    out.display()
+                )),
+                Some(flag) => CliError::Input(format!("{flag}: {e}")),
+                None => CliError::Run(e.to_string()),
+            }
+        })
+    }
+
+    /// A finished run asked to resume (a requeued job): nothing to compute; the figure is drawn
+    /// from the file and the JSON says so.
+    fn already_complete(&self, r: &MapReader, json: bool) -> Result<(), CliError> {
+        if let Some(p) = &self.plot {
+            render_file(r, p)?;
+        }
+        if json {
+            println!(
+                "{}",
+                json!({"kind": "map", "output": self.out.display().to_string(), "already_complete": true})
+            );
+        }
+        Ok(())
+    }
+}
+
+/// Computes the plan's tiles still to do, each written to the checkpoint as it finishes; an
+/// error says where the finished tiles are kept.
+fn compute_tiles(
+    chain: &pendula::model::Chain,
+    opts: &MapOptions,
+    plan: &mut RunPlan,
+) -> Result<map::RunSummary, CliError> {
+    let ckpt_dir = plan.checkpoint.dir().to_path_buf();
+    let todo = std::mem::take(&mut plan.todo);
+    let mut bar = Bar::new("map");
+    let (ckpt, have) = (&plan.checkpoint, &mut plan.have);
+    map::run_tiles(chain, opts, &todo, &mut bar, &mut |t| {
+        let index = t.index;
+        ckpt.write_tile(&t).map_err(|e| e.to_string())?;
+        have[index] = true;
+        Ok(())
+    })
+    .map_err(|e| {
+        CliError::Run(format!(
+            "{e}; the finished tiles are kept in {}, rerun with --resume",
+            ckpt_dir.display()
+        ))
+    })
 }
 
 /// Rebuilds the validated spec stored in a map file (root attribute `spec`).

@@ -12,7 +12,7 @@ use plotters::coord::Shift;
 use plotters::prelude::*;
 
 use super::{
-    begin_figure, draw_centred, draw_legend_row, draw_polyline, format_value, house_mesh, save,
+    begin_figure, draw_centred, draw_foot_legend, draw_polyline, format_value, house_mesh, save,
     series_color, Axis, DataError, DrawError, Header, PlotError, Render, Surface,
 };
 
@@ -297,14 +297,7 @@ impl CartFigure<'_> {
             })
             .collect();
         entries.push((vec![series_color(1)], "path of the tip".into()));
-        draw_legend_row(
-            root,
-            surface,
-            &entries,
-            (w / 2.0, h - legend_h / 2.0 - 4.0),
-            w - 40.0,
-            15.0,
-        )?;
+        draw_foot_legend(root, surface, &entries, (w, h), (legend_h, 4.0), 15.0)?;
         Ok(())
     }
 }

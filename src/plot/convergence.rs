@@ -206,43 +206,7 @@ pub fn draw_covariant(
     title: &str,
     path: &Path,
 ) -> Result<(), PlotError> {
-    let mut sets: Vec<(String, Vec<f64>)> = Vec::new();
-    if let Some(a) = &r.min_angle {
-        let frac = r.tangency_fraction.unwrap_or(f64::NAN);
-        sets.push((
-            format!(
-                "unstable–stable (min. principal angle); {:.1} % below {} rad",
-                100.0 * frac,
-                r.tangency_angle
-            ),
-            a.clone(),
-        ));
-    }
-    // A pair of the one expanding and the one contracting vector is the unstable–stable angle
-    // itself: named there, not drawn twice.
-    let same = |i: usize, j: usize| {
-        r.min_angle.is_some()
-            && r.unstable.len() == 1
-            && r.stable.len() == 1
-            && [i, j].contains(&r.unstable[0])
-            && [i, j].contains(&r.stable[0])
-    };
-    for (p, &(i, j)) in r.pairs.iter().enumerate() {
-        if same(i, j) {
-            if let Some(first) = sets.first_mut() {
-                first.0 = first.0.replacen(
-                    " (min. principal angle)",
-                    &format!(" (v{} – v{})", i + 1, j + 1),
-                    1,
-                );
-            }
-            continue;
-        }
-        sets.push((
-            format!("v{} – v{}", i + 1, j + 1),
-            r.pair_angles.column(p).to_vec(),
-        ));
-    }
+    let sets = angle_sets(r);
     if sets.is_empty() || r.time.is_empty() {
         return Err(PlotError::Data {
             path: path.to_path_buf(),
@@ -297,19 +261,10 @@ pub fn draw_covariant(
         y: &mark_cdf,
         band: None,
     });
-    let status = if r.complete { "" } else { ", stopped early" };
+    let (title, x_label) = covariant_labels(r, title);
     let fig = Figure {
-        title: format!(
-            "{title} (covariant Lyapunov vectors, {} samples over t = {}–{} s, λ₁ = {} s⁻¹{status})",
-            r.time.len(),
-            r.window[0],
-            r.window[1],
-            format_value(r.spectrum.exponents[0], 4)
-        ),
-        x_label: format!(
-            "angle / rad   (Euclidean metric in ({}); transients: {} s forward, {} s backward)",
-            r.coordinates, r.spectrum.transient, r.backward_transient
-        ),
+        title,
+        x_label,
         panels: vec![
             Panel {
                 y_label: "fraction of samples per bin".into(),
@@ -326,4 +281,66 @@ pub fn draw_covariant(
         size: (1200, 900),
     };
     draw_timeseries(&fig, path)
+}
+
+/// The angle series of the covariant-vector figure, each with its legend label: the
+/// unstable–stable angle (with its share below the tangency threshold) when computed, then
+/// each requested vector pair's angle.
+fn angle_sets(r: &crate::analysis::orbit::Covariant) -> Vec<(String, Vec<f64>)> {
+    let mut sets: Vec<(String, Vec<f64>)> = Vec::new();
+    if let Some(a) = &r.min_angle {
+        let frac = r.tangency_fraction.unwrap_or(f64::NAN);
+        sets.push((
+            format!(
+                "unstable–stable (min. principal angle); {:.1} % below {} rad",
+                100.0 * frac,
+                r.tangency_angle
+            ),
+            a.clone(),
+        ));
+    }
+    // A pair of the one expanding and the one contracting vector is the unstable–stable angle
+    // itself: named there, not drawn twice.
+    let same = |i: usize, j: usize| {
+        r.min_angle.is_some()
+            && r.unstable.len() == 1
+            && r.stable.len() == 1
+            && [i, j].contains(&r.unstable[0])
+            && [i, j].contains(&r.stable[0])
+    };
+    for (p, &(i, j)) in r.pairs.iter().enumerate() {
+        if same(i, j) {
+            if let Some(first) = sets.first_mut() {
+                first.0 = first.0.replacen(
+                    " (min. principal angle)",
+                    &format!(" (v{} – v{})", i + 1, j + 1),
+                    1,
+                );
+            }
+            continue;
+        }
+        sets.push((
+            format!("v{} – v{}", i + 1, j + 1),
+            r.pair_angles.column(p).to_vec(),
+        ));
+    }
+    sets
+}
+
+/// The covariant-vector figure's title (the run's samples, window and λ₁) and x-axis label
+/// (the metric and the transients).
+fn covariant_labels(r: &crate::analysis::orbit::Covariant, title: &str) -> (String, String) {
+    let status = if r.complete { "" } else { ", stopped early" };
+    let title = format!(
+        "{title} (covariant Lyapunov vectors, {} samples over t = {}–{} s, λ₁ = {} s⁻¹{status})",
+        r.time.len(),
+        r.window[0],
+        r.window[1],
+        format_value(r.spectrum.exponents[0], 4)
+    );
+    let x_label = format!(
+        "angle / rad   (Euclidean metric in ({}); transients: {} s forward, {} s backward)",
+        r.coordinates, r.spectrum.transient, r.backward_transient
+    );
+    (title, x_label)
 }

@@ -13,7 +13,7 @@ use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::map::ColourMap;
 use super::{
-    begin_figure, draw_centred, font, house_mesh, save, Area, Axis, DataError, Drawn, Header,
+    begin_subtitled_figure, font, house_mesh, save, Area, Axis, DataError, Drawn, Header,
     PlotError, Render, Surface,
 };
 
@@ -80,24 +80,43 @@ impl Render for FrequencyMapFigure {
         let px = |v: f64| surface.px(v);
         let scale = surface.scale;
         let thin = surface.stroke(1.0);
-        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
-        let sub_h = draw_centred(
-            root,
-            surface,
-            &self.subtitle,
-            (w / 2.0, 50.0 + extra),
-            w - 30.0,
-            15.0,
-            false,
-        )?;
+        let (Header { w, h, extra }, sub_h) =
+            begin_subtitled_figure(root, surface, &self.title, &self.subtitle)?;
         let top = 50.0 + extra + sub_h.max(8.0);
         let bar_w = 110.0;
         let area = root.clone().shrink(
             (px(5.0), px(top)),
             (px(w - bar_w - 10.0) as u32, px(h - top - 8.0) as u32),
         );
-        // The axes fit the regular pixels (index < REGULAR_BELOW) when there are enough of
-        // them: a chaotic pixel's "fundamentals" can be any strong line, far off the sheet.
+        let (x_axis, y_axis) = self.axes()?;
+        let mut chart = ChartBuilder::on(&area)
+            .margin(px(10.0))
+            .x_label_area_size(px(50.0))
+            .y_label_area_size(px(70.0))
+            .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
+        let x_fmt = |v: &f64| x_axis.label(*v);
+        let y_fmt = |v: &f64| y_axis.label(*v);
+        house_mesh(&mut chart, thin, scale, (14.0, 16.0))
+            .x_label_formatter(&x_fmt)
+            .y_label_formatter(&y_fmt)
+            .x_desc("ν₁ (first half) / (rad/s)")
+            .y_desc("ν₂ (first half) / (rad/s)")
+            .draw()?;
+        let bounds = (x_axis.bounds(), y_axis.bounds());
+        self.resonance_rays(root, &chart, surface, bounds)?;
+        // Regular pixels last, so the sheet of tori stays visible over the scattered sea.
+        let lut = ColourMap::Viridis.lut();
+        self.dots(chart.plotting_area(), surface, &lut, bounds)?;
+        colour_bar(root, surface, &lut, (w - bar_w + 10.0, top, h))
+    }
+}
+
+impl FrequencyMapFigure {
+    /// The axes: they fit the regular pixels (index < REGULAR_BELOW) when there are enough of
+    /// them, as a chaotic pixel's "fundamentals" can be any strong line, far off the sheet;
+    /// and only from their 2nd to their 98th percentile, as a few pixels whose second
+    /// "fundamental" is a harmonic (periodic orbits, one frequency) would stretch them.
+    fn axes(&self) -> Result<(Axis, Axis), DataError> {
         let regular: Vec<&(f64, f64, f64)> =
             self.points.iter().filter(|p| p.2 < REGULAR_BELOW).collect();
         let fit: Vec<&(f64, f64, f64)> = if regular.len() >= 10 {
@@ -105,8 +124,6 @@ impl Render for FrequencyMapFigure {
         } else {
             self.points.iter().collect()
         };
-        // From their 2nd to their 98th percentile: a few pixels whose second "fundamental" is
-        // a harmonic (periodic orbits, one frequency) would otherwise stretch the axes.
         let range = |v: Vec<f64>| {
             let mut v: Vec<f64> = v.into_iter().filter(|x| x.is_finite()).collect();
             v.sort_by(f64::total_cmp);
@@ -121,24 +138,20 @@ impl Render for FrequencyMapFigure {
         let ys = range(fit.iter().map(|p| p.1).collect());
         let x_axis = Axis::fit(xs, false, 0.15, 8, "ν₁")?;
         let y_axis = Axis::fit(ys, false, 0.15, 8, "ν₂")?;
-        let (x0, x1) = x_axis.bounds();
-        let (y0, y1) = y_axis.bounds();
-        let mut chart = ChartBuilder::on(&area)
-            .margin(px(10.0))
-            .x_label_area_size(px(50.0))
-            .y_label_area_size(px(70.0))
-            .build_cartesian_2d(x_axis.clone(), y_axis.clone())?;
-        let x_fmt = |v: &f64| x_axis.label(*v);
-        let y_fmt = |v: &f64| y_axis.label(*v);
-        house_mesh(&mut chart, thin, scale, (14.0, 16.0))
-            .x_label_formatter(&x_fmt)
-            .y_label_formatter(&y_fmt)
-            .x_desc("ν₁ (first half) / (rad/s)")
-            .y_desc("ν₂ (first half) / (rad/s)")
-            .draw()?;
+        Ok((x_axis, y_axis))
+    }
+
+    /// The resonance rays ν₂ = s ν₁ clipped to the box, labelled where they leave it.
+    fn resonance_rays<DB: DrawingBackend>(
+        &self,
+        root: &Area<DB>,
+        chart: &ChartContext<DB, Cartesian2d<Axis, Axis>>,
+        surface: Surface,
+        ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+    ) -> Drawn {
+        let px = |v: f64| surface.px(v);
         let plot = chart.plotting_area();
-        // Resonance rays ν₂ = s ν₁ clipped to the box, labelled where they leave it.
-        let line = RGBColor(0xb0, 0xb0, 0xb0).stroke_width(thin);
+        let line = RGBColor(0xb0, 0xb0, 0xb0).stroke_width(surface.stroke(1.0));
         for (s, label) in resonances(self.order) {
             let (mut a, mut b) = (x0.max(y0 / s), x1.min(y1 / s));
             if a.is_nan() || b.is_nan() || a >= b {
@@ -151,22 +164,32 @@ impl Render for FrequencyMapFigure {
             root.draw(&Text::new(
                 label,
                 (sx - px(4.0), sy + px(2.0)),
-                font(12.0, scale, false).pos(Pos::new(HPos::Right, VPos::Top)),
+                font(12.0, surface.scale, false).pos(Pos::new(HPos::Right, VPos::Top)),
             ))?;
         }
-        // Regular pixels last, so the sheet of tori stays visible over the scattered sea.
-        let lut = ColourMap::Viridis.lut();
+        Ok(())
+    }
+
+    /// Every pixel inside the box `((x0, x1), (y0, y1))` as a dot coloured by its diffusion
+    /// index through `lut`, in order of decreasing index.
+    fn dots<DB: DrawingBackend>(
+        &self,
+        plot: &DrawingArea<DB, Cartesian2d<Axis, Axis>>,
+        surface: Surface,
+        lut: &[RGBColor],
+        ((x0, x1), (y0, y1)): ((f64, f64), (f64, f64)),
+    ) -> Drawn {
         let mut order: Vec<usize> = (0..self.points.len()).collect();
         order.sort_by(|&i, &j| self.points[j].2.total_cmp(&self.points[i].2));
         let screen = plot.strip_coord_spec();
         let (ox, oy) = plot.get_base_pixel();
-        let dot = (scale * 1.6).round().max(1.0) as i32;
+        let dot = (surface.scale * 1.6).round().max(1.0) as i32;
         for i in order {
             let (a, b, index) = self.points[i];
             if !(x0..=x1).contains(&a) || !(y0..=y1).contains(&b) {
                 continue;
             }
-            let c = colour(&lut, index).filled();
+            let c = colour(lut, index).filled();
             let (x, y) = plot.map_coordinate(&(a, b));
             let (x, y) = (x - ox, y - oy);
             if surface.raster {
@@ -181,37 +204,48 @@ impl Render for FrequencyMapFigure {
                 screen.draw(&Circle::new((x, y), 1, c))?;
             }
         }
-        // The colour bar of the diffusion index.
-        let (lo, hi) = INDEX_RANGE;
-        let bx = w - bar_w + 10.0;
-        let (by0, by1) = (top + 30.0, h - 80.0);
-        for k in 0..256 {
-            let f0 = k as f64 / 256.0;
-            let f1 = (k + 1) as f64 / 256.0;
-            let ya = by1 - f1 * (by1 - by0);
-            let yb = by1 - f0 * (by1 - by0);
-            root.draw(&Rectangle::new(
-                [(px(bx), px(ya)), (px(bx + 22.0), px(yb) + 1)],
-                lut[k].filled(),
-            ))?;
-        }
-        let mut v = lo;
-        while v <= hi + 1e-9 {
-            let y = by1 - (v - lo) / (hi - lo) * (by1 - by0);
-            root.draw(&Text::new(
-                format!("{v:.0}").replace('-', "\u{2212}"),
-                (px(bx + 28.0), px(y)),
-                font(13.0, scale, false).pos(Pos::new(HPos::Left, VPos::Center)),
-            ))?;
-            v += 2.0;
-        }
-        root.draw(&Text::new(
-            "log₁₀|Δν|",
-            (px(bx + 11.0), px(by0 - 12.0)),
-            font(13.0, scale, false).pos(Pos::new(HPos::Center, VPos::Bottom)),
-        ))?;
         Ok(())
     }
+}
+
+/// The colour bar of the diffusion index through `lut`, its left edge at `bx`, from 30 logical
+/// pixels below `top` down to 80 above the figure's foot `h`, labelled every 2 decades.
+fn colour_bar<DB: DrawingBackend>(
+    root: &Area<DB>,
+    surface: Surface,
+    lut: &[RGBColor],
+    (bx, top, h): (f64, f64, f64),
+) -> Drawn {
+    let px = |v: f64| surface.px(v);
+    let scale = surface.scale;
+    let (lo, hi) = INDEX_RANGE;
+    let (by0, by1) = (top + 30.0, h - 80.0);
+    for k in 0..256 {
+        let f0 = k as f64 / 256.0;
+        let f1 = (k + 1) as f64 / 256.0;
+        let ya = by1 - f1 * (by1 - by0);
+        let yb = by1 - f0 * (by1 - by0);
+        root.draw(&Rectangle::new(
+            [(px(bx), px(ya)), (px(bx + 22.0), px(yb) + 1)],
+            lut[k].filled(),
+        ))?;
+    }
+    let mut v = lo;
+    while v <= hi + 1e-9 {
+        let y = by1 - (v - lo) / (hi - lo) * (by1 - by0);
+        root.draw(&Text::new(
+            format!("{v:.0}").replace('-', "\u{2212}"),
+            (px(bx + 28.0), px(y)),
+            font(13.0, scale, false).pos(Pos::new(HPos::Left, VPos::Center)),
+        ))?;
+        v += 2.0;
+    }
+    root.draw(&Text::new(
+        "log₁₀|Δν|",
+        (px(bx + 11.0), px(by0 - 12.0)),
+        font(13.0, scale, false).pos(Pos::new(HPos::Center, VPos::Bottom)),
+    ))?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -50,6 +50,26 @@ impl Marker {
     }
 }
 
+/// [`draw_legend_row`] along the foot of a `w` × `h` figure (logical pixels): centred across it,
+/// `lift` above the middle of the bottom band `band` high, at most 40 narrower than the figure.
+pub fn draw_foot_legend<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    entries: &[(Vec<RGBColor>, String)],
+    (w, h): (f64, f64),
+    (band, lift): (f64, f64),
+    size: f64,
+) -> Result<(), DrawError> {
+    draw_legend_row(
+        root,
+        surface,
+        entries,
+        (w / 2.0, h - band / 2.0 - lift),
+        w - 40.0,
+        size,
+    )
+}
+
 /// Draws a one-row legend of `(marker colours, label)` entries centred at `centre` (logical
 /// pixels) in at most `max_w`: each entry's swatch is a row of squares (several colours: "one
 /// colour each") sized to the text, entries spaced by their measured widths, the font shrunk

@@ -4,8 +4,8 @@
 //! W(r). One colour per label set (e.g. one per flip-time threshold).
 
 use super::{
-    begin_figure, draw_polyline, save, series_color, Area, Axis, DataError, Drawn, Legend,
-    LegendEntry, Marker, PlotError, Render, Surface,
+    begin_figure, draw_polyline, frame_pixels, save, series_color, Area, Axis, DataError, Drawn,
+    Legend, LegendEntry, Marker, PlotError, Render, Surface,
 };
 use crate::analysis::measure::chaotic::ShellFraction;
 use crate::analysis::measure::MeasuredSet;
@@ -628,11 +628,7 @@ impl Render for MeasureFigure {
                 });
             }
             let frame = plot.strip_coord_spec();
-            let (ox, oy) = plot.get_base_pixel();
-            let to_frame = |q: (f64, f64)| {
-                let (x, y) = plot.map_coordinate(&q);
-                (x - ox, y - oy)
-            };
+            let to_frame = frame_pixels(plot);
             let stroke = surface.stroke(1.5);
             for c in &p.curves {
                 let ok = |q: &(f64, f64)| xa.accepts(q.0) && ya.accepts(q.1);
@@ -642,12 +638,12 @@ impl Render for MeasureFigure {
                 }
                 for &(x, lo, hi) in &c.bars {
                     if xa.accepts(x) && ya.accepts(lo) && ya.accepts(hi) {
-                        let (a, b) = (to_frame((x, lo)), to_frame((x, hi)));
+                        let (a, b) = (to_frame(&(x, lo)), to_frame(&(x, hi)));
                         frame.draw(&PathElement::new(vec![a, b], c.colour.stroke_width(stroke)))?;
                     }
                 }
                 for q in c.points.iter().filter(|q| ok(q)) {
-                    Marker::Circle.draw(&frame, to_frame(*q), px(4.5), c.colour, stroke)?;
+                    Marker::Circle.draw(&frame, to_frame(q), px(4.5), c.colour, stroke)?;
                 }
                 entries.push(LegendEntry {
                     label: c.label.clone(),

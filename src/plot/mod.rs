@@ -20,7 +20,7 @@ pub use crate::format::format_value;
 pub use axis::{format_decimal, format_sci, nice_range, subscript, Axis};
 pub use error::{DataError, DrawError, PlotError};
 pub use font::{ensure_fonts, font};
-pub use legend::{draw_legend_row, Legend, LegendEntry, Marker};
+pub use legend::{draw_foot_legend, draw_legend_row, Legend, LegendEntry, Marker};
 pub use save::{partial_path, render_rgb, save, Format};
 pub use text::{caption_font, draw_centred, fit_text, text_width, TextFit, LINE_SPACING};
 
@@ -252,6 +252,25 @@ pub fn runs(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Range<usize>> {
     out
 }
 
+/// The map from data coordinates of the chart area `plot` to the device pixels of the same area
+/// as a frame with its own pixel origin (its top left corner; the frame is
+/// `plot.strip_coord_spec()`): for figures that draw in pixels (stamped lines, dashes, markers)
+/// over a chart's data.
+pub fn frame_pixels<'a, DB, X, Y>(
+    plot: &'a DrawingArea<DB, Cartesian2d<X, Y>>,
+) -> impl Fn(&(f64, f64)) -> (i32, i32) + Copy + 'a
+where
+    DB: DrawingBackend,
+    X: Ranged<ValueType = f64>,
+    Y: Ranged<ValueType = f64>,
+{
+    let (ox, oy) = plot.get_base_pixel();
+    move |p: &(f64, f64)| {
+        let (x, y) = plot.map_coordinate(p);
+        (x - ox, y - oy)
+    }
+}
+
 /// Clears the canvas and draws the centred bold title (wrapped and, if need be, shrunk to the
 /// canvas width by [`fit_text`], never cut) with its centre line at `y` (logical pixels): the
 /// header every multi-panel figure starts with. Returns the figure's logical size and how far
@@ -273,6 +292,30 @@ pub fn begin_figure<DB: DrawingBackend>(
         h,
         extra: (used - one).max(0.0),
     })
+}
+
+/// [`begin_figure`] with the title's centre line at 24 logical pixels, then `subtitle` in regular
+/// 15 px type centred at 50 (below a title that wraps, lower by as much) and at most 30 logical
+/// pixels narrower than the canvas: the header of the figures with a subtitle line. Returns the
+/// header and the subtitle's height (logical pixels).
+pub fn begin_subtitled_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    title: &str,
+    subtitle: &str,
+) -> Result<(Header, f64), DrawError> {
+    let header = begin_figure(root, surface, title, 24.0)?;
+    let Header { w, extra, .. } = header;
+    let sub_h = draw_centred(
+        root,
+        surface,
+        subtitle,
+        (w / 2.0, 50.0 + extra),
+        w - 30.0,
+        15.0,
+        false,
+    )?;
+    Ok((header, sub_h))
 }
 
 /// What [`begin_figure`] leaves: the logical canvas size and the title's extra height.

@@ -11,8 +11,9 @@ use std::path::Path;
 use plotters::prelude::*;
 
 use super::{
-    begin_figure, draw_centred, font, format_value, save, series_color, stamp_polyline, Area, Axis,
-    DataError, DrawError, Drawn, Header, Legend, LegendEntry, Marker, PlotError, Render, Surface,
+    begin_figure, draw_centred, font, format_value, frame_pixels, save, series_color,
+    stamp_polyline, Area, Axis, DataError, DrawError, Drawn, Header, Legend, LegendEntry, Marker,
+    PlotError, Render, Surface,
 };
 use crate::analysis::modes::{EquilibriumModes, FormulaCheck};
 
@@ -271,12 +272,8 @@ impl ModesFigure<'_> {
             .draw()?;
         let plot = chart.plotting_area();
         let frame = plot.strip_coord_spec();
-        let (ox, oy) = plot.get_base_pixel();
-        let to_frame = |p: (f64, f64)| {
-            let (x, y) = plot.map_coordinate(&p);
-            (x - ox, y - oy)
-        };
-        let occupied = self.frequency_markers(&frame, surface, &to_frame, shown, omegas)?;
+        let to_frame = frame_pixels(plot);
+        let occupied = self.frequency_markers(&frame, surface, to_frame, shown, omegas)?;
         self.frequency_legend(&frame, scale, shown, &occupied)
     }
 
@@ -286,7 +283,7 @@ impl ModesFigure<'_> {
         &self,
         frame: &Area<DB>,
         surface: Surface,
-        to_frame: &dyn Fn((f64, f64)) -> (i32, i32),
+        to_frame: impl Fn(&(f64, f64)) -> (i32, i32),
         shown: usize,
         omegas: &[f64],
     ) -> Result<Vec<(i32, i32)>, DrawError> {
@@ -307,7 +304,7 @@ impl ModesFigure<'_> {
         let mut occupied = Vec::new();
         for (k, w) in omegas.iter().enumerate() {
             if w.is_finite() {
-                let p = to_frame(((k + 1) as f64, *w));
+                let p = to_frame(&((k + 1) as f64, *w));
                 if k < shown {
                     Marker::Dot.draw(frame, p, r, mode_colour(k), stroke)?;
                 }
@@ -319,7 +316,7 @@ impl ModesFigure<'_> {
         if let Some(c) = self.check {
             for (k, e) in c.expected.iter().enumerate() {
                 if e.is_finite() {
-                    let p = to_frame(((k + 1) as f64, *e));
+                    let p = to_frame(&((k + 1) as f64, *e));
                     Marker::Cross.draw(frame, p, r + 2, FORMULA, stroke)?;
                     occupied.extend(around(p, r + 2));
                 }

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 use super::{
-    begin_figure, caption_font, draw_centred, draw_legend_row, font, house_mesh, save, Area, Axis,
+    begin_subtitled_figure, caption_font, draw_foot_legend, font, house_mesh, save, Area, Axis,
     DataError, Drawn, Header, PlotError, Render, Surface,
 };
 use crate::analysis::poincare::{
@@ -245,16 +245,8 @@ impl Render for PoincareFigure {
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let px = |v: f64| surface.px(v);
-        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 24.0)?;
-        let sub_h = draw_centred(
-            root,
-            surface,
-            &self.subtitle,
-            (w / 2.0, 50.0 + extra),
-            w - 30.0,
-            15.0,
-            false,
-        )?;
+        let (Header { w, h, extra }, sub_h) =
+            begin_subtitled_figure(root, surface, &self.title, &self.subtitle)?;
         let legend_h = if self.colouring == Colouring::Chaos {
             36.0
         } else {
@@ -277,14 +269,7 @@ impl Render for PoincareFigure {
                 ((0..4).map(hue_colour).collect(), self.legend.1.clone()),
                 (vec![CHAOTIC], self.legend.0.clone()),
             ];
-            draw_legend_row(
-                root,
-                surface,
-                &entries,
-                (w / 2.0, h - legend_h / 2.0 - 2.0),
-                w - 40.0,
-                16.0,
-            )?;
+            draw_foot_legend(root, surface, &entries, (w, h), (legend_h, 2.0), 16.0)?;
         }
         Ok(())
     }
