@@ -1,7 +1,7 @@
 //! The `[map]` table.
 
 use super::retired::{self, Retired};
-use super::{positive, Analysis, InitialSpec, SpecError, SpecFile, Validated};
+use super::{positive, state_coordinate, Analysis, InitialSpec, SpecError, SpecFile, Validated};
 use crate::analysis::map::{
     FlipTarget, Grid, GridAxis, Kernel, Kind, MapKind, MapOptions, Shell, Tiling,
 };
@@ -120,24 +120,6 @@ fn short(v: f64) -> String {
     } else {
         format!("{v:e}")
     }
-}
-
-/// `theta1` / `omega2` → state index for a chain of `n` links.
-fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
-    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
-    let idx = if let Some(r) = name.strip_prefix("theta") {
-        parse(r).map(|i| i - 1)
-    } else if let Some(r) = name.strip_prefix("omega") {
-        parse(r).map(|i| n + i - 1)
-    } else {
-        None
-    };
-    idx.ok_or_else(|| {
-        SpecError::new(
-            field,
-            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
-        )
-    })
 }
 
 impl MapSpec {
@@ -598,8 +580,8 @@ impl MapSpec {
                 ));
             }
         }
-        let xi = map_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
-        let yi = map_coordinate(
+        let xi = state_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
+        let yi = state_coordinate(
             "map.y",
             self.y
                 .as_deref()
@@ -676,7 +658,7 @@ impl MapSpec {
                 }
                 let free = (n..2 * n).rev().find(|&i| i != xi && i != yi);
                 let omega = match solve {
-                    Some(name) => Some(map_coordinate("map.solve", name, n)?),
+                    Some(name) => Some(state_coordinate("map.solve", name, n)?),
                     None => free,
                 };
                 match omega {

@@ -263,6 +263,25 @@ pub const ALTERNATIVES: &[&[&str]] = &[
     &["poincare.grid", "poincare.random"],
 ];
 
+/// `theta1` / `omega2` → state index for a chain of `n` links: a map's axes, an energy
+/// shell's solved velocity, a Poincaré section's coordinate.
+fn state_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
+    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
+    let idx = if let Some(r) = name.strip_prefix("theta") {
+        parse(r).map(|i| i - 1)
+    } else if let Some(r) = name.strip_prefix("omega") {
+        parse(r).map(|i| n + i - 1)
+    } else {
+        None
+    };
+    idx.ok_or_else(|| {
+        SpecError::new(
+            field,
+            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
+        )
+    })
+}
+
 /// The names of the registered kinds ([`crate::kinds::KINDS`]).
 fn registered() -> impl Iterator<Item = &'static str> {
     crate::kinds::KINDS.iter().map(|k| k.name)
