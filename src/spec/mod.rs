@@ -61,11 +61,11 @@ mod reading;
 mod retired;
 mod simulate;
 mod sweep;
+mod tables;
 mod title;
 mod validate;
 mod visual;
 
-pub use crate::kinds::frequencies::{FrequenciesRun, FrequenciesSpec};
 use bounds::{bounded, in_size_range, mass_ratio, refuse_given};
 pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
 pub use budget::{
@@ -92,6 +92,7 @@ pub use sweep::{
     point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,
     SweepTable, MAX_SWEEP_POINTS,
 };
+pub use tables::KindTables;
 pub use title::{chain_words, default_title, describe_run};
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
@@ -100,9 +101,10 @@ pub use visual::{AnimateSpec, Figures, FiguresSpec};
 pub use crate::error::FieldError as SpecError;
 
 /// A spec file as written: every table of every analysis kind and model; [`SpecFile::validate`]
-/// refuses the tables and fields that do not apply to the spec's kind and model.
+/// refuses the tables and fields that do not apply to the spec's kind and model. A key that is
+/// neither a field here nor a registered kind's table is refused by [`KindTables`] (so no
+/// `deny_unknown_fields`, which serde does not combine with its `flatten`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SpecFile {
     /// The analysis: one of [`kinds`].
     pub kind: Option<String>,
@@ -124,14 +126,40 @@ pub struct SpecFile {
     pub measure: Option<MeasureSpec>,
     /// Periodic orbits, their branches and orbit diagrams.
     pub orbits: Option<OrbitsSpec>,
-    /// The frequency analysis (NAFF) of one orbit.
-    pub frequencies: Option<FrequenciesSpec>,
+    /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
+    #[serde(flatten)]
+    pub registered: KindTables,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     /// The analysis run once per value of one or more fields ([`SweepTable`]).
     pub sweep: Option<SweepTable>,
     #[serde(default)]
     pub output: OutputSpec,
+}
+
+impl SpecFile {
+    /// Its fields as a spec names them, in order (for the message about an unknown one).
+    const FIELDS: &'static [&'static str] = &[
+        "kind",
+        "title",
+        "model",
+        "initial",
+        "integrator",
+        "simulate",
+        "modes",
+        "lyapunov",
+        "poincare",
+        "map",
+        "animate",
+        "control",
+        "measure",
+        "orbits",
+        "figures",
+        "sweep",
+        "output",
+    ];
+    /// Where among [`SpecFile::FIELDS`] the registered kinds' tables stand.
+    const REGISTERED_AT: usize = 14;
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

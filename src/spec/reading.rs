@@ -104,8 +104,9 @@ pub fn parse_model(text: &str, origin: &str) -> Result<ModelFile, SpecError> {
 }
 
 fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
-    let at = e
-        .span()
+    let span = located(e, text);
+    let at = span
+        .clone()
         .map(|s| {
             let before = &text[..s.start.min(text.len())];
             let line = before.matches('\n').count() + 1;
@@ -114,10 +115,46 @@ fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
         })
         .unwrap_or_else(|| origin.to_string());
     let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    match e.span().and_then(|s| value_key(text, s.start)) {
+    // A message marked with its field ([`mark_field`]) is named by it, not by its line's key.
+    let marked = msg.starts_with(FIELD_MARK);
+    match span
+        .and_then(|s| value_key(text, s.start))
+        .filter(|_| !marked)
+    {
         Some(key) => SpecError::new(at, format!("{key}: {msg}")),
         None => SpecError::new(at, msg),
     }
+}
+
+/// Where in `text` the error `e` is. A registered kind's table is read apart from the text
+/// ([`super::KindTables`]), so its errors come without a place: the field its message names
+/// is then looked up in the text (an unknown field at its key, any other error at its value).
+fn located(e: &toml::de::Error, text: &str) -> Option<std::ops::Range<usize>> {
+    let span = e.span();
+    let Some((path, message)) = e
+        .message()
+        .strip_prefix(FIELD_MARK)
+        .and_then(|m| m.split_once(FIELD_MARK))
+    else {
+        return span;
+    };
+    if span.as_ref().is_some_and(|s| !s.is_empty()) {
+        return span;
+    }
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let mut table = doc.get_ref();
+    let mut keys = path.split('.').peekable();
+    while let Some(key) = keys.next() {
+        let key = key.split('[').next()?;
+        let (k, v) = table.iter().find(|(k, _)| &**k.get_ref() == key)?;
+        match v.get_ref() {
+            toml::de::DeValue::Table(t) if keys.peek().is_some() => table = t,
+            _ if keys.peek().is_some() => return span,
+            _ if message.starts_with("unknown field") => return Some(k.span()),
+            _ => return Some(v.span()),
+        }
+    }
+    span
 }
 
 /// The dotted field (`model.links`) whose value starts at byte `at`, when `at` lies after a

@@ -11,8 +11,12 @@ use super::{
 use crate::model::Chain;
 
 impl SpecFile {
-    /// Which analysis tables are present, by kind.
-    fn sections(&self) -> [(&'static str, bool); 10] {
+    /// Which analysis tables are present, by kind: the kinds with a field here, then the
+    /// registered ones ([`KindTables`](super::KindTables)).
+    fn sections(&self) -> Vec<(&'static str, bool)> {
+        let registered = crate::kinds::KINDS
+            .iter()
+            .map(|k| (k.name, self.registered.get(k.name).is_some()));
         [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
@@ -23,8 +27,10 @@ impl SpecFile {
             ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
             ("orbits", self.orbits.is_some()),
-            ("frequencies", self.frequencies.is_some()),
         ]
+        .into_iter()
+        .chain(registered)
+        .collect()
     }
 
     /// Checks every value and builds the analysis: the one validator of files and flags. The
@@ -136,8 +142,8 @@ impl SpecFile {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
-                    "frequencies" => self.validate_frequencies(chain)?,
-                    _ => visual::validate_animate(self, chain)?,
+                    "animate" => visual::validate_animate(self, chain)?,
+                    registered => self.validate_registered(registered, chain)?,
                 }
             }
         })
@@ -193,13 +199,16 @@ impl SpecFile {
         notes
     }
 
-    /// The `[frequencies]` table validated by its kind ([`crate::kinds::frequencies`]).
-    fn validate_frequencies(&self, chain: &Chain) -> Result<Validated, SpecError> {
-        let table = self.frequencies.clone().unwrap_or_default();
+    /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
+    /// no table is an empty one, so that the kind names what is missing).
+    fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
+        let entry = super::tables::registered(kind).expect("checked by kinds()");
+        let empty = toml::Table::new();
+        let table = self.registered.get(kind).unwrap_or(&empty);
         let method = |dt| self.integrator.method(dt);
-        let (run, method) = crate::kinds::frequencies::validate(&table, chain, &method)?;
+        let (run, method) = (entry.validate)(table, chain, &method)?;
         Ok(Validated {
-            analysis: Analysis::Registered(crate::kinds::Registered(Box::new(run))),
+            analysis: Analysis::Registered(run),
             x0: self.initial.state(chain.links())?,
             method,
         })
