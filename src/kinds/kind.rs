@@ -1,20 +1,71 @@
-//! What a kind is to the layers around it: its registry entry ([`Kind`]), its validated
-//! settings ([`Settings`], held by the spec as [`Registered`]) and what a run runs on
-//! ([`Input`]). Each kind's folder implements these; `kinds/mod.rs` lists the kinds.
+//! What a kind is to the layers around it: its registry entry ([`Kind`]), its spec table as
+//! the spec holds it (plain TOML, read by the kind: [`read_table`]), its validated settings
+//! ([`Settings`], held by the spec as [`Registered`]) and what a run runs on ([`Input`]). Each
+//! kind's folder implements these; `kinds/mod.rs` lists the kinds.
 
 use super::memory::Term;
-use crate::error::RunError;
+use crate::error::{FieldError, RunError};
 use crate::finding::Finding;
+use crate::integrate::Method;
+use crate::model::Chain;
 use crate::observe::Observer;
+use serde::de::DeserializeOwned;
+use serde::Serialize;
 use std::any::Any;
 
-/// A registered analysis kind: what `kind = "…"` names and its command offers.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+/// A registered analysis kind: what `kind = "…"` names, its spec table `[name]` and its
+/// command offer. The spec keeps the table as TOML; the kind alone knows its fields.
+#[derive(Debug, Clone, Copy)]
 pub struct Kind {
-    /// Its name in specs, its command and its result group.
+    /// Its name in specs, its table, its command and its result group.
     pub name: &'static str,
     /// The one-line help of its command.
     pub about: &'static str,
+    /// Reads its table as written ([`read_table`] of its table type): unknown fields and
+    /// wrong types are refused here, when the spec is parsed.
+    pub read: fn(toml::Table) -> Result<toml::Table, TableError>,
+    /// Validates its table (empty when the spec has none) for a run on `chain` from the
+    /// spec's integrator ([`MethodFor`]): the run's settings and its integrator.
+    pub validate:
+        fn(&toml::Table, &Chain, &MethodFor<'_>) -> Result<(Registered, Method), FieldError>,
+}
+
+/// The spec's integrator (its `[integrator]` table) for a sampling interval, as a kind's
+/// validation asks for it.
+pub type MethodFor<'a> = dyn Fn(Option<f64>) -> Result<Method, FieldError> + 'a;
+
+/// Why a kind's table could not be read: the field inside the table (`terms`, empty for the
+/// table itself) and the reader's message.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableError {
+    pub path: String,
+    pub message: String,
+}
+
+/// Reads a table of type `T` (what [`Kind::read`] is for a kind whose table type is `T`):
+/// checked field by field, and given back as `T` writes it, so that a spec echoes its tables
+/// the same way whether they came from a file, flags or Python.
+pub fn read_table<T: DeserializeOwned + Serialize>(
+    table: toml::Table,
+) -> Result<toml::Table, TableError> {
+    let typed: T = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+        let path = e.path().to_string();
+        TableError {
+            path: if path == "." { String::new() } else { path },
+            message: e.inner().message().to_string(),
+        }
+    })?;
+    toml::Table::try_from(&typed).map_err(|e| TableError {
+        path: String::new(),
+        message: e.to_string(),
+    })
+}
+
+/// The table of kind `kind` as its type `T`, for its validation (read before by
+/// [`read_table`], so an error here names a table built in code, not a file).
+pub fn typed_table<T: DeserializeOwned>(kind: &str, table: &toml::Table) -> Result<T, FieldError> {
+    T::deserialize(toml::Value::Table(table.clone()))
+        .map_err(|e| FieldError::new(kind, e.message().to_string()))
 }
 
 /// A validated run of a kind: its options, checked, which know what the run needs and how it

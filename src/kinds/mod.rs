@@ -7,9 +7,10 @@
 //! the plot layer draws its figure, the CLI builds its command from [`KINDS`] and the flag
 //! table, and a sweep keeps its scalars.
 //!
-//! Adding a kind: a folder beside `frequencies/` (its table, `validate`, a [`Settings`] and a
-//! [`crate::finding::Finding`]), its line in [`KINDS`], its table's field in [`crate::spec::SpecFile`] and its
-//! validation's line in `spec/mod.rs`, and its flags' lines in `cli/flags.rs`.
+//! Adding a kind: a folder beside `frequencies/` (its table type, `validate`, a [`Settings`] and
+//! a [`crate::finding::Finding`]), its line in [`KINDS`] and its flags' lines in `cli/flags.rs`.
+//! The spec reads and validates its table through the registry ([`Kind::read`],
+//! [`Kind::validate`]), the CLI builds its command from it.
 //!
 //! The kinds not moved here yet (simulate, modes, lyapunov, poincare, map, animate, control,
 //! measure, orbits) keep their slices in `spec/`, `run/`, `store/`, `plot/` and `cli/`.
@@ -19,7 +20,9 @@ mod kind;
 pub mod memory;
 pub mod orbits;
 
-pub use kind::{Input, Kind, Registered, Same, Settings};
+pub use kind::{
+    read_table, typed_table, Input, Kind, MethodFor, Registered, Same, Settings, TableError,
+};
 
 /// Every registered kind.
 pub const KINDS: &[Kind] = &[frequencies::KIND];

@@ -1,7 +1,7 @@
 //! The `[map]` table.
 
 use super::retired::{self, Retired};
-use super::{positive, Analysis, InitialSpec, SpecError, SpecFile, Validated};
+use super::{positive, state_coordinate, Analysis, InitialSpec, SpecError, SpecFile, Validated};
 use crate::analysis::map::{
     FlipTarget, Grid, GridAxis, Kernel, Kind, MapKind, MapOptions, Shell, Tiling,
 };
@@ -122,24 +122,6 @@ fn short(v: f64) -> String {
     }
 }
 
-/// `theta1` / `omega2` → state index for a chain of `n` links.
-fn map_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
-    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
-    let idx = if let Some(r) = name.strip_prefix("theta") {
-        parse(r).map(|i| i - 1)
-    } else if let Some(r) = name.strip_prefix("omega") {
-        parse(r).map(|i| n + i - 1)
-    } else {
-        None
-    };
-    idx.ok_or_else(|| {
-        SpecError::new(
-            field,
-            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
-        )
-    })
-}
-
 impl MapSpec {
     /// The final-state kind: settling tolerances; for a driven chain the stroboscopic test at
     /// the drive period 2π/Ω, which must be a whole number of RK4 steps.
@@ -254,6 +236,44 @@ impl MapSpec {
         dt: Option<f64>,
     ) -> Result<MapOptions, SpecError> {
         let n = chain.links();
+        let (t_max, dt, steps) = self.span(dt)?;
+        let kind = self.kind(chain, dt, steps)?;
+        let (width, height, (xi, xr), (yi, yr)) = self.window(n)?;
+        let tile = self.tile(width, height)?;
+        let kernel = self.kernel()?;
+        let base = base_state(initial, n)?;
+        let shell = self.shell(chain, xi, yi)?;
+        let mut grid = Grid {
+            width,
+            height,
+            x: GridAxis {
+                index: xi,
+                lo: xr.0,
+                hi: xr.1,
+            },
+            y: GridAxis {
+                index: yi,
+                lo: yr.0,
+                hi: yr.1,
+            },
+            base,
+            shell,
+        };
+        self.clip_to_reach(&mut grid, chain)?;
+        Ok(MapOptions {
+            grid,
+            kind,
+            t_max,
+            dt,
+            energy_skip: self.energy_skip.unwrap_or(true),
+            tile,
+            kernel,
+        })
+    }
+
+    /// The time each pixel runs (`map.t_end`), the RK4 step `dt` and the steps between: a
+    /// frequency map's defaults follow its samples, every other kind's are 10 s and 0.01 s.
+    fn span(&self, dt: Option<f64>) -> Result<(f64, f64, f64), SpecError> {
         // A frequency map samples every 0.1 s by default (Gauss steps of 0.05 s, see
         // kinds/frequency.rs): t_end = 0.1 s per sample, 204.8 s for the default 2048.
         let frequency = self.kind.as_deref().and_then(Kind::parse) == Some(Kind::Frequency);
@@ -284,8 +304,11 @@ impl MapSpec {
                 format!("needs {steps:.3e} RK4 steps per pixel; the limit is 2^31 − 1"),
             ));
         }
-        let kind = self.kind(chain, dt, steps)?;
-        let (width, height, (xi, xr), (yi, yr)) = self.window(n)?;
+        Ok((t_max, dt, steps))
+    }
+
+    /// The tile edge (`map.tile`, default [`Tiling::default_size`] of the grid).
+    fn tile(&self, width: usize, height: usize) -> Result<usize, SpecError> {
         let tile = self
             .tile
             .unwrap_or_else(|| Tiling::default_size(width, height));
@@ -295,6 +318,11 @@ impl MapSpec {
                 format!("must be between 4 and 1024 pixels (got {tile})"),
             ));
         }
+        Ok(tile)
+    }
+
+    /// The kernel (`map.kernel`): auto, lanes or scalar.
+    fn kernel(&self) -> Result<Kernel, SpecError> {
         let kernel = match self.kernel.as_deref().unwrap_or("auto") {
             "auto" => Kernel::Auto,
             "lanes" => Kernel::Lanes,
@@ -306,35 +334,13 @@ impl MapSpec {
                 ))
             }
         };
-        let base = if initial.theta.is_some() || initial.theta_deg.is_some() {
-            initial.state(n)?
-        } else if let Some(w) = &initial.omega {
-            InitialSpec {
-                theta: Some(vec![0.0; n]),
-                omega: Some(w.clone()),
-                ..Default::default()
-            }
-            .state(n)?
-        } else {
-            vec![0.0; 2 * n]
-        };
-        let shell = self.shell(chain, xi, yi)?;
-        let mut grid = Grid {
-            width,
-            height,
-            x: GridAxis {
-                index: xi,
-                lo: xr.0,
-                hi: xr.1,
-            },
-            y: GridAxis {
-                index: yi,
-                lo: yr.0,
-                hi: yr.1,
-            },
-            base,
-            shell,
-        };
+        Ok(kernel)
+    }
+
+    /// Clips an energy shell's default window to what the energy reaches (a grid without a
+    /// shell reaches everywhere and is kept).
+    fn clip_to_reach(&self, grid: &mut Grid, chain: &Chain) -> Result<(), SpecError> {
+        let n = chain.links();
         // An energy shell's default window is the part of [−π, π]² (or ±10 rad/s) the energy
         // reaches, so no pixel is spent on forbidden states; a given window is kept, and a
         // window the energy does not reach at all is refused.
@@ -358,15 +364,7 @@ impl MapSpec {
                 Some(_) => {}
             }
         }
-        Ok(MapOptions {
-            grid,
-            kind,
-            t_max,
-            dt,
-            energy_skip: self.energy_skip.unwrap_or(true),
-            tile,
-            kernel,
-        })
+        Ok(())
     }
 
     /// The kind and its parameters, with the fields it does not take refused.
@@ -383,117 +381,140 @@ impl MapSpec {
             )
         })?;
         let kind = match id {
-            Kind::FlipTime => {
-                let target = match self.flip.as_deref().unwrap_or("any") {
-                    "any" => FlipTarget::Any,
-                    l => match l.parse::<usize>() {
-                        Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
-                        _ => {
-                            return Err(SpecError::new(
-                                "map.flip",
-                                format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
-                            ))
-                        }
-                    },
-                };
-                MapKind::FlipTime { target }
-            }
+            Kind::FlipTime => MapKind::FlipTime {
+                target: self.flip_target(n)?,
+            },
             Kind::EnergyError => MapKind::EnergyError,
-            Kind::LagrangianDescriptor => {
-                let p = self.descriptor_p.unwrap_or(0.5);
-                // Only p ≤ 1 makes the descriptor singular across the manifolds (Lopesino et
-                // al. 2017), which is what the map is for.
-                if !(p > 0.0 && p <= 1.0) {
-                    return Err(SpecError::new(
-                        "map.descriptor_p",
-                        format!("must be in (0, 1] (got {p})"),
-                    ));
-                }
-                MapKind::LagrangianDescriptor { p }
-            }
+            Kind::LagrangianDescriptor => self.descriptor()?,
             Kind::Ftle => MapKind::Ftle,
-            Kind::Frequency => {
-                let samples = self.samples.unwrap_or(DEFAULT_SAMPLES);
-                let least = 2 * crate::analysis::frequency::MIN_SAMPLES as u32;
-                if samples < least || !samples.is_multiple_of(2) {
-                    return Err(SpecError::new(
-                        "map.samples",
-                        format!("must be even and at least {least} (got {samples})"),
-                    ));
-                }
-                // The samples span (samples − 1)·sample_steps ≤ t_end / dt steps.
-                let sample_steps = (steps / f64::from(samples - 1)).floor();
-                if sample_steps < 1.0 {
-                    return Err(SpecError::new(
-                        "map.samples",
-                        format!(
-                            "{samples} samples need at least {} steps; t_end / dt gives {steps} (raise t_end or lower dt)",
-                            samples - 1
-                        ),
-                    ));
-                }
-                // p = 2: the leakage of the lines a map's short extraction leaves unfound
-                // falls like T^-6 (at p = 1, T^-4 left a torus at -7.3 in places).
-                let window_order = self.window_order.unwrap_or(2);
-                let most = crate::analysis::frequency::MAX_WINDOW_ORDER;
-                if window_order > most {
-                    return Err(SpecError::new(
-                        "map.window_order",
-                        format!("must be 0..={most} (got {window_order})"),
-                    ));
-                }
-                MapKind::Frequency {
-                    sample_steps: sample_steps.min(f64::from(u32::MAX)) as u32,
-                    samples,
-                    window_order,
-                }
-            }
+            Kind::Frequency => self.frequency(steps)?,
             Kind::FinalState => self.final_state(chain, dt)?,
-            Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => {
-                let tau_steps = self.tau_steps(dt)?;
-                if id == Kind::Sali {
-                    MapKind::Sali { tau_steps }
-                } else if id == Kind::Megno {
-                    MapKind::Megno { tau_steps }
-                } else if id == Kind::Fli {
-                    MapKind::Fli { tau_steps }
-                } else {
-                    let dim = 2 * n;
-                    let k = self.gali_order.unwrap_or(dim);
-                    if !(2..=dim).contains(&k) {
-                        return Err(SpecError::new(
-                            "map.gali_order",
-                            format!("must be between 2 and 2N = {dim} (got {k})"),
-                        ));
-                    }
-                    MapKind::Gali { k, tau_steps }
-                }
-            }
-            Kind::Lyapunov => {
-                let renorm_steps = self.tau_steps(dt)?;
-                let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
-                // The default of 10 shrinks to the intervals a short run has; a value given
-                // explicitly is checked as given.
-                let blocks = self.blocks.unwrap_or(10.min(most));
-                if blocks < 2 || blocks > most {
-                    return Err(SpecError::new(
-                        "map.blocks",
-                        format!(
-                            "must be between 2 and the {most} renormalisation intervals of t_end (got {blocks})"
-                        ),
-                    ));
-                }
-                let tolerance = match self.tolerance {
-                    Some(t) => Some(positive("map.tolerance", t)?),
-                    None => None,
-                };
-                MapKind::Lyapunov {
-                    renorm_steps,
-                    blocks,
-                    tolerance,
-                }
-            }
+            Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => self.renormalised(id, n, dt)?,
+            Kind::Lyapunov => self.lyapunov(dt, steps)?,
         };
+        self.refuse_foreign_fields(id, &kind)?;
+        Ok(kind)
+    }
+
+    /// The flip-time map's link (`map.flip`): "any" or a link number 1..n.
+    fn flip_target(&self, n: usize) -> Result<FlipTarget, SpecError> {
+        Ok(match self.flip.as_deref().unwrap_or("any") {
+            "any" => FlipTarget::Any,
+            l => match l.parse::<usize>() {
+                Ok(j) if j >= 1 && j <= n => FlipTarget::Link(j - 1),
+                _ => {
+                    return Err(SpecError::new(
+                        "map.flip",
+                        format!("must be \"any\" or a link number 1..{n} (got `{l}`)"),
+                    ))
+                }
+            },
+        })
+    }
+
+    /// The Lagrangian descriptor's exponent p (`map.descriptor_p`, default 0.5).
+    fn descriptor(&self) -> Result<MapKind, SpecError> {
+        let p = self.descriptor_p.unwrap_or(0.5);
+        // Only p ≤ 1 makes the descriptor singular across the manifolds (Lopesino et
+        // al. 2017), which is what the map is for.
+        if !(p > 0.0 && p <= 1.0) {
+            return Err(SpecError::new(
+                "map.descriptor_p",
+                format!("must be in (0, 1] (got {p})"),
+            ));
+        }
+        Ok(MapKind::LagrangianDescriptor { p })
+    }
+
+    /// The frequency map's samples per pixel, their spacing in steps, and its window order.
+    fn frequency(&self, steps: f64) -> Result<MapKind, SpecError> {
+        let samples = self.samples.unwrap_or(DEFAULT_SAMPLES);
+        let least = 2 * crate::analysis::frequency::MIN_SAMPLES as u32;
+        if samples < least || !samples.is_multiple_of(2) {
+            return Err(SpecError::new(
+                "map.samples",
+                format!("must be even and at least {least} (got {samples})"),
+            ));
+        }
+        // The samples span (samples − 1)·sample_steps ≤ t_end / dt steps.
+        let sample_steps = (steps / f64::from(samples - 1)).floor();
+        if sample_steps < 1.0 {
+            return Err(SpecError::new(
+                "map.samples",
+                format!(
+                    "{samples} samples need at least {} steps; t_end / dt gives {steps} (raise t_end or lower dt)",
+                    samples - 1
+                ),
+            ));
+        }
+        // p = 2: the leakage of the lines a map's short extraction leaves unfound
+        // falls like T^-6 (at p = 1, T^-4 left a torus at -7.3 in places).
+        let window_order = self.window_order.unwrap_or(2);
+        let most = crate::analysis::frequency::MAX_WINDOW_ORDER;
+        if window_order > most {
+            return Err(SpecError::new(
+                "map.window_order",
+                format!("must be 0..={most} (got {window_order})"),
+            ));
+        }
+        Ok(MapKind::Frequency {
+            sample_steps: sample_steps.min(f64::from(u32::MAX)) as u32,
+            samples,
+            window_order,
+        })
+    }
+
+    /// The kinds that renormalise deviation vectors every τ: SALI, GALI (with its order k),
+    /// MEGNO and FLI.
+    fn renormalised(&self, id: Kind, n: usize, dt: f64) -> Result<MapKind, SpecError> {
+        let tau_steps = self.tau_steps(dt)?;
+        Ok(if id == Kind::Sali {
+            MapKind::Sali { tau_steps }
+        } else if id == Kind::Megno {
+            MapKind::Megno { tau_steps }
+        } else if id == Kind::Fli {
+            MapKind::Fli { tau_steps }
+        } else {
+            let dim = 2 * n;
+            let k = self.gali_order.unwrap_or(dim);
+            if !(2..=dim).contains(&k) {
+                return Err(SpecError::new(
+                    "map.gali_order",
+                    format!("must be between 2 and 2N = {dim} (got {k})"),
+                ));
+            }
+            MapKind::Gali { k, tau_steps }
+        })
+    }
+
+    /// The Lyapunov map's renormalisation, block count and early-stop tolerance.
+    fn lyapunov(&self, dt: f64, steps: f64) -> Result<MapKind, SpecError> {
+        let renorm_steps = self.tau_steps(dt)?;
+        let most = crate::analysis::map::blocks::max_blocks(steps as u32, renorm_steps);
+        // The default of 10 shrinks to the intervals a short run has; a value given
+        // explicitly is checked as given.
+        let blocks = self.blocks.unwrap_or(10.min(most));
+        if blocks < 2 || blocks > most {
+            return Err(SpecError::new(
+                "map.blocks",
+                format!(
+                    "must be between 2 and the {most} renormalisation intervals of t_end (got {blocks})"
+                ),
+            ));
+        }
+        let tolerance = match self.tolerance {
+            Some(t) => Some(positive("map.tolerance", t)?),
+            None => None,
+        };
+        Ok(MapKind::Lyapunov {
+            renorm_steps,
+            blocks,
+            tolerance,
+        })
+    }
+
+    /// Refuses a field the catalogue does not list for the map's kind.
+    fn refuse_foreign_fields(&self, id: Kind, kind: &MapKind) -> Result<(), SpecError> {
         // Each kind takes the fields the catalogue lists for it and refuses the others.
         for (field, set) in [
             ("map.flip", self.flip.is_some()),
@@ -518,7 +539,7 @@ impl MapSpec {
                 ));
             }
         }
-        Ok(kind)
+        Ok(())
     }
 
     /// τ (`map.tau`, default 0.1 s) in RK4 steps of `dt`: every kind that renormalises takes
@@ -559,8 +580,8 @@ impl MapSpec {
                 ));
             }
         }
-        let xi = map_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
-        let yi = map_coordinate(
+        let xi = state_coordinate("map.x", self.x.as_deref().unwrap_or("theta1"), n)?;
+        let yi = state_coordinate(
             "map.y",
             self.y
                 .as_deref()
@@ -637,7 +658,7 @@ impl MapSpec {
                 }
                 let free = (n..2 * n).rev().find(|&i| i != xi && i != yi);
                 let omega = match solve {
-                    Some(name) => Some(map_coordinate("map.solve", name, n)?),
+                    Some(name) => Some(state_coordinate("map.solve", name, n)?),
                     None => free,
                 };
                 match omega {
@@ -655,6 +676,23 @@ impl MapSpec {
             }
         })
     }
+}
+
+/// The state every pixel starts from before its two coordinates are set: `[initial]`'s, its
+/// rates alone from rest, or rest.
+fn base_state(initial: &InitialSpec, n: usize) -> Result<Vec<f64>, SpecError> {
+    Ok(if initial.theta.is_some() || initial.theta_deg.is_some() {
+        initial.state(n)?
+    } else if let Some(w) = &initial.omega {
+        InitialSpec {
+            theta: Some(vec![0.0; n]),
+            omega: Some(w.clone()),
+            ..Default::default()
+        }
+        .state(n)?
+    } else {
+        vec![0.0; 2 * n]
+    })
 }
 
 /// The note of an energy-shell map whose default window was clipped to the shell's reach.

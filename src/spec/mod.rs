@@ -44,6 +44,7 @@ use crate::model::{CartChain, Chain};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
+mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
@@ -54,13 +55,19 @@ mod model;
 mod modes;
 pub mod orbits;
 mod parameter;
+mod paths;
 mod poincare;
+mod reading;
 mod retired;
 mod simulate;
 mod sweep;
+mod tables;
+mod title;
+mod validate;
 mod visual;
 
-pub use crate::kinds::frequencies::{FrequenciesRun, FrequenciesSpec};
+use bounds::{bounded, in_size_range, mass_ratio, refuse_given};
+pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
 pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
@@ -76,12 +83,17 @@ pub use model::{
 pub use modes::{EquilibriaSpec, ModesSpec};
 pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::SWEEP_PARAMETERS;
+pub use paths::{figure_format, no_nul, result_format};
 pub use poincare::{OneOrMany, PoincareSpec};
+pub(crate) use reading::mark_field;
+pub use reading::{name_field, parse, parse_model};
 pub use simulate::SimulateSpec;
 pub use sweep::{
     point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,
     SweepTable, MAX_SWEEP_POINTS,
 };
+pub use tables::KindTables;
+pub use title::{chain_words, default_title, describe_run};
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
 /// A bad value in a spec or on the command line; `field` is the spec path of the value. The
@@ -89,9 +101,10 @@ pub use visual::{AnimateSpec, Figures, FiguresSpec};
 pub use crate::error::FieldError as SpecError;
 
 /// A spec file as written: every table of every analysis kind and model; [`SpecFile::validate`]
-/// refuses the tables and fields that do not apply to the spec's kind and model.
+/// refuses the tables and fields that do not apply to the spec's kind and model. A key that is
+/// neither a field here nor a registered kind's table is refused by [`KindTables`] (so no
+/// `deny_unknown_fields`, which serde does not combine with its `flatten`).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct SpecFile {
     /// The analysis: one of [`kinds`].
     pub kind: Option<String>,
@@ -113,14 +126,40 @@ pub struct SpecFile {
     pub measure: Option<MeasureSpec>,
     /// Periodic orbits, their branches and orbit diagrams.
     pub orbits: Option<OrbitsSpec>,
-    /// The frequency analysis (NAFF) of one orbit.
-    pub frequencies: Option<FrequenciesSpec>,
+    /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
+    #[serde(flatten)]
+    pub registered: KindTables,
     /// Still figures of the visual lab (simulate and animate kinds).
     pub figures: Option<FiguresSpec>,
     /// The analysis run once per value of one or more fields ([`SweepTable`]).
     pub sweep: Option<SweepTable>,
     #[serde(default)]
     pub output: OutputSpec,
+}
+
+impl SpecFile {
+    /// Its fields as a spec names them, in order (for the message about an unknown one).
+    const FIELDS: &'static [&'static str] = &[
+        "kind",
+        "title",
+        "model",
+        "initial",
+        "integrator",
+        "simulate",
+        "modes",
+        "lyapunov",
+        "poincare",
+        "map",
+        "animate",
+        "control",
+        "measure",
+        "orbits",
+        "figures",
+        "sweep",
+        "output",
+    ];
+    /// Where among [`SpecFile::FIELDS`] the registered kinds' tables stand.
+    const REGISTERED_AT: usize = 14;
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -240,349 +279,7 @@ struct Validated {
     method: Method,
 }
 
-/// The title of a planar run whose spec gives none: `{kind}: {chain}` ([`chain_words`]) and
-/// [`describe_run`]'s state and forcing. A map whose title is this default takes its kind's
-/// title instead.
-pub fn default_title(
-    kind: &str,
-    model_name: &str,
-    chain: &crate::model::Chain,
-    x0: Option<&[f64]>,
-) -> String {
-    format!(
-        "{kind}: {}{}",
-        chain_words(model_name, chain.links()),
-        describe_run(chain.params(), x0)
-    )
-}
-
-/// A planar chain as a title names it: `double pendulum`, `5-link chain`, `3-rod chain`,
-/// `custom chain` (from the preset name the model was built from).
-pub fn chain_words(model_name: &str, links: usize) -> String {
-    match model_name {
-        "simple" | "double" | "triple" => format!("{model_name} pendulum"),
-        "chain" => format!("{links}-link chain"),
-        "rods" => format!("{links}-rod chain"),
-        other => format!("{other} chain"),
-    }
-}
-
-/// What a default title adds to `{kind}: {chain}` ([`chain_words`]): the initial state `x0 = (θ, θ̇)` where
-/// the run starts from one (the first four links, then `…`), then the damping and drive, so
-/// that figures made from flags say what was run.
-pub fn describe_run(p: &crate::model::ChainParams, x0: Option<&[f64]>) -> String {
-    let short = |v: f64| {
-        if v == 0.0 || (1e-3..1e6).contains(&v.abs()) {
-            let s = format!("{v:.4}");
-            let s = s.trim_end_matches('0').trim_end_matches('.');
-            if s == "-0" {
-                "0".to_string()
-            } else {
-                s.to_string()
-            }
-        } else {
-            format!("{v:.3e}")
-        }
-    };
-    let list = |v: &[f64]| {
-        let mut parts: Vec<String> = v.iter().take(4).map(|x| short(*x)).collect();
-        if v.len() > 4 {
-            parts.push("…".into());
-        }
-        format!("({})", parts.join(", "))
-    };
-    let mut out = String::new();
-    if let Some(x) = x0 {
-        let n = x.len() / 2;
-        out.push_str(&format!(" from θ = {} rad", list(&x[..n])));
-        if x[n..].iter().any(|w| *w != 0.0) {
-            out.push_str(&format!(", θ̇ = {} rad/s", list(&x[n..])));
-        }
-    }
-    if !p.damping.is_zero() {
-        out.push_str(", damped");
-    }
-    if let Some(t) = &p.drive.torque {
-        out.push_str(&format!(
-            ", torque {} N·m at Ω = {} rad/s",
-            short(t.amplitude),
-            short(t.frequency)
-        ));
-    }
-    if let Some(m) = &p.drive.pivot {
-        let amp = m.x_amplitude.hypot(m.y_amplitude);
-        out.push_str(&format!(
-            ", pivot driven {} m at Ω = {} rad/s",
-            short(amp),
-            short(m.frequency)
-        ));
-    }
-    out
-}
-
-/// Parses TOML text; the error is one line with the line:column of the problem.
-pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
-    from_toml(text, origin)
-}
-
-/// Deserializes `text`, naming in an error the field it is about (`initial.theta[1]`) beside
-/// its line and column.
-fn from_toml<T: serde::de::DeserializeOwned>(text: &str, origin: &str) -> Result<T, SpecError> {
-    let de = toml::Deserializer::parse(text).map_err(|e| toml_error(&e, text, origin))?;
-    serde_path_to_error::deserialize(de).map_err(|e| {
-        let path = e.path().to_string();
-        let err = toml_error(e.inner(), text, origin);
-        SpecError::new(err.field, name_field(&path, &err.message))
-    })
-}
-
-/// Marks the field an error inside a nested deserialization is about (the `[model]` table is
-/// deserialized in a second pass, which the outer path cannot see into); [`name_field`] reads
-/// the mark back.
-const FIELD_MARK: char = '\u{1f}';
-
-pub(crate) fn mark_field(path: &str, message: &str) -> String {
-    if path.is_empty() || path == "." {
-        message.to_string()
-    } else {
-        format!("{FIELD_MARK}{path}{FIELD_MARK}{message}")
-    }
-}
-
-/// A deserialization message naming its field: `model.gravity: invalid type …` from the outer
-/// path `model` and a message marked by [`mark_field`] (or unmarked, naming `path` alone).
-pub fn name_field(path: &str, message: &str) -> String {
-    let path = one_based(if path == "." { "" } else { path });
-    let path = path.as_str();
-    let (inner, rest) = match message
-        .strip_prefix(FIELD_MARK)
-        .and_then(|m| m.split_once(FIELD_MARK))
-    {
-        Some((inner, rest)) => (one_based(inner), rest),
-        None => (String::new(), message),
-    };
-    let inner = inner.as_str();
-    let full = match (path.is_empty(), inner.is_empty()) {
-        (_, true) => path.to_string(),
-        (true, false) => inner.to_string(),
-        (false, false) => format!("{path}.{inner}"),
-    };
-    // A message that already names its field, or a coarser one (the line's key, from
-    // `toml_error`), keeps only the finer name.
-    if let Some((named, tail)) = rest.split_once(": ") {
-        let coarser = full.starts_with(named)
-            && matches!(
-                full[named.len()..].chars().next(),
-                None | Some('[') | Some('.')
-            );
-        if !full.is_empty() && coarser {
-            return format!("{full}: {tail}");
-        }
-    }
-    match (path.is_empty(), inner.is_empty()) {
-        (true, true) => rest.to_string(),
-        (false, true) => format!("{path}: {rest}"),
-        (true, false) => format!("{inner}: {rest}"),
-        (false, false) => format!("{path}.{inner}: {rest}"),
-    }
-}
-
-/// A serde path's list indices counted from 1 (`theta[0]` → `theta[1]`), as every validation
-/// message counts links and list entries.
-fn one_based(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    let mut rest = path;
-    while let Some(open) = rest.find('[') {
-        out.push_str(&rest[..=open]);
-        rest = &rest[open + 1..];
-        let close = rest.find(']').unwrap_or(rest.len());
-        match rest[..close].parse::<usize>() {
-            Ok(i) => out.push_str(&(i + 1).to_string()),
-            Err(_) => out.push_str(&rest[..close]),
-        }
-        rest = &rest[close..];
-    }
-    out.push_str(rest);
-    out
-}
-
-/// Parses a stand-alone model file (the `[model]` table's fields at top level).
-pub fn parse_model(text: &str, origin: &str) -> Result<ModelFile, SpecError> {
-    from_toml(text, origin).map_err(|e| {
-        // A whole spec given as a model file is the likely mistake: say so.
-        match text.parse::<toml::Table>() {
-            Ok(t) if t.contains_key("model") => SpecError::new(
-                origin,
-                "is a spec (it has a [model] table), not a model file: give it with --spec",
-            ),
-            _ => e,
-        }
-    })
-}
-
-fn toml_error(e: &toml::de::Error, text: &str, origin: &str) -> SpecError {
-    let at = e
-        .span()
-        .map(|s| {
-            let before = &text[..s.start.min(text.len())];
-            let line = before.matches('\n').count() + 1;
-            let col = before.len() - before.rfind('\n').map_or(0, |i| i + 1) + 1;
-            format!("{origin}:{line}:{col}")
-        })
-        .unwrap_or_else(|| origin.to_string());
-    let msg = e.message().split_whitespace().collect::<Vec<_>>().join(" ");
-    match e.span().and_then(|s| value_key(text, s.start)) {
-        Some(key) => SpecError::new(at, format!("{key}: {msg}")),
-        None => SpecError::new(at, msg),
-    }
-}
-
-/// The dotted field (`model.links`) whose value starts at byte `at`, when `at` lies after a
-/// `key =` on its line: a value the parser refused (`links = 9223372036854775808`) is then
-/// named, not only located. Syntax errors elsewhere give None.
-fn value_key(text: &str, at: usize) -> Option<String> {
-    let at = at.min(text.len());
-    let start = text.get(..at)?.rfind('\n').map_or(0, |i| i + 1);
-    let line = &text[start..];
-    let line = &line[..line.find('\n').unwrap_or(line.len())];
-    let eq = line.find('=')?;
-    if start + eq >= at {
-        return None;
-    }
-    let key = line[..eq].trim().trim_matches('"');
-    if key.is_empty() || key.starts_with('[') || key.starts_with('#') {
-        return None;
-    }
-    let table = text[..start]
-        .lines()
-        .rev()
-        .map(str::trim)
-        .find(|l| l.starts_with('['))
-        .map(|l| l.trim_matches(|c| c == '[' || c == ']').trim().to_string());
-    Some(match table {
-        Some(t) if !t.is_empty() => format!("{t}.{key}"),
-        _ => key.to_string(),
-    })
-}
-
-/// The lengths (m) and masses (kg) a model takes: a wide physical range whose squares and
-/// products stay far from binary64's underflow and overflow (a length of 5e-324 squares to 0
-/// and leaves the mass matrix singular).
-pub const SIZE_RANGE: (f64, f64) = (1e-6, 1e6);
-
-/// Largest ratio of two masses of one model (the cart's included): the mass matrix's Cholesky
-/// factor subtracts the mass below a link from the mass at it, so a light body beside a body
-/// 1e16 times heavier vanishes in round-off (`mass = 1e150` on a 1 kg cart is not SPD); 1e8
-/// keeps at least 8 of its digits.
-pub const MAX_MASS_RATIO: f64 = 1e8;
-
-/// Largest |θ| (rad) and |θ̇| (rad/s) of an initial state: beyond 1e6 rad binary64 keeps fewer
-/// than ten digits of the angle mod 2π, and 1e308 only overflows the energy.
-pub const MAX_ANGLE: f64 = 1e6;
-pub const MAX_RATE: f64 = 1e6;
-/// Largest |x| (m) and |v| (m/s) of the cart's initial position and velocity, for the same
-/// reason.
-pub const MAX_POSITION: f64 = 1e6;
-
-/// Refuses a length or mass outside [`SIZE_RANGE`], naming `field`.
-fn in_size_range(field: &str, v: f64, unit: &str) -> Result<(), SpecError> {
-    let (lo, hi) = SIZE_RANGE;
-    if v.is_finite() && (lo..=hi).contains(&v) {
-        Ok(())
-    } else {
-        Err(SpecError::new(
-            field,
-            format!("must be between {lo:e} and {hi:e} {unit} (got {v:e})"),
-        ))
-    }
-}
-
-/// Refuses masses whose ratio exceeds [`MAX_MASS_RATIO`]: `masses` are `(field, kg)`, the
-/// lightest is named.
-fn mass_ratio(masses: &[(String, f64)]) -> Result<(), SpecError> {
-    let heaviest = masses.iter().max_by(|a, b| a.1.total_cmp(&b.1));
-    let lightest = masses.iter().min_by(|a, b| a.1.total_cmp(&b.1));
-    if let (Some(h), Some(l)) = (heaviest, lightest) {
-        if h.1 / l.1 > MAX_MASS_RATIO {
-            return Err(SpecError::new(
-                l.0.clone(),
-                format!(
-                    "{:e} kg is {:.1e} times lighter than {} ({:e} kg); the limit is a ratio of {MAX_MASS_RATIO:e} (the mass matrix would lose the lighter body in round-off)",
-                    l.1, h.1 / l.1, h.0, h.1
-                ),
-            ));
-        }
-    }
-    Ok(())
-}
-
-/// Refuses an initial angle or rate beyond [`MAX_ANGLE`] / [`MAX_RATE`]; `values` are one
-/// field's list (`field[i]` is named).
-fn bounded(field: &str, values: &[f64], max: f64, unit: &str) -> Result<(), SpecError> {
-    if let Some(i) = values.iter().position(|v| v.is_nan() || v.abs() > max) {
-        return Err(SpecError::new(
-            format!("{field}[{}]", i + 1),
-            format!(
-                "must be finite with |value| <= {max:e} {unit} (got {:e})",
-                values[i]
-            ),
-        ));
-    }
-    Ok(())
-}
-
 use crate::error::positive;
-
-/// Refuses the first of `fields` (`(name, given)` in `table`) that was given: it does not
-/// apply, and `why` says so.
-fn refuse_given(table: &str, fields: &[(&str, bool)], why: &str) -> Result<(), SpecError> {
-    match fields.iter().find(|(_, given)| *given) {
-        Some((name, _)) => Err(SpecError::new(format!("{table}.{name}"), why)),
-        None => Ok(()),
-    }
-}
-
-/// A figure path must name a format [`crate::plot::Format`] draws (.png or .svg).
-pub fn figure_format(field: &str, p: &std::path::Path) -> Result<crate::plot::Format, SpecError> {
-    no_nul(field, p)?;
-    crate::plot::Format::from_path(p)
-        .map_err(|_| SpecError::new(field, format!("`{}` must end in .png or .svg", p.display())))
-}
-
-/// A path with a NUL byte (a spec's string can hold `\u0000`; a command line cannot) names no
-/// file the system can open: say so, rather than let the directory check call it unwritable.
-pub fn no_nul(field: &str, p: &std::path::Path) -> Result<(), SpecError> {
-    if p.as_os_str().as_encoded_bytes().contains(&0) {
-        return Err(SpecError::new(
-            field,
-            format!(
-                "the path `{}` contains a NUL byte, which no file name can hold",
-                p.display().to_string().replace('\0', "\\0")
-            ),
-        ));
-    }
-    Ok(())
-}
-
-/// A result file must be HDF5 by name: `.h5` or `.hdf5` (any case).
-pub fn result_format(field: &str, p: &std::path::Path) -> Result<(), SpecError> {
-    no_nul(field, p)?;
-    let ext = p
-        .extension()
-        .and_then(|e| e.to_str())
-        .map(str::to_ascii_lowercase);
-    if matches!(ext.as_deref(), Some("h5" | "hdf5")) {
-        Ok(())
-    } else {
-        Err(SpecError::new(
-            field,
-            format!(
-                "`{}` must end in .h5 or .hdf5 (results are HDF5)",
-                p.display()
-            ),
-        ))
-    }
-}
 
 /// Fields that stand for one another: an override of one (a flag) removes the others.
 pub const ALTERNATIVES: &[&[&str]] = &[
@@ -593,6 +290,25 @@ pub const ALTERNATIVES: &[&[&str]] = &[
     &["poincare.section", "poincare.normal"],
     &["poincare.grid", "poincare.random"],
 ];
+
+/// `theta1` / `omega2` → state index for a chain of `n` links: a map's axes, an energy
+/// shell's solved velocity, a Poincaré section's coordinate.
+fn state_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
+    let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
+    let idx = if let Some(r) = name.strip_prefix("theta") {
+        parse(r).map(|i| i - 1)
+    } else if let Some(r) = name.strip_prefix("omega") {
+        parse(r).map(|i| n + i - 1)
+    } else {
+        None
+    };
+    idx.ok_or_else(|| {
+        SpecError::new(
+            field,
+            format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
+        )
+    })
+}
 
 /// The names of the registered kinds ([`crate::kinds::KINDS`]).
 fn registered() -> impl Iterator<Item = &'static str> {
@@ -609,211 +325,6 @@ pub fn kinds() -> Vec<&'static str> {
     .into_iter()
     .chain(registered())
     .collect()
-}
-
-impl SpecFile {
-    /// Which analysis tables are present, by kind.
-    fn sections(&self) -> [(&'static str, bool); 10] {
-        [
-            ("simulate", self.simulate.is_some()),
-            ("modes", self.modes.is_some()),
-            ("lyapunov", self.lyapunov.is_some()),
-            ("poincare", self.poincare.is_some()),
-            ("map", self.map.is_some()),
-            ("animate", self.animate.is_some()),
-            ("control", self.control.is_some()),
-            ("measure", self.measure.is_some()),
-            ("orbits", self.orbits.is_some()),
-            ("frequencies", self.frequencies.is_some()),
-        ]
-    }
-
-    /// Checks every value and builds the analysis: the one validator of files and flags. The
-    /// run must fit the machine's default [`Budget`] ([`SpecFile::validate_within`]).
-    pub fn validate(&self) -> Result<Spec, SpecError> {
-        self.validate_within(&Budget::machine())
-    }
-
-    /// [`SpecFile::validate`] with a memory budget: the link count is checked before the model
-    /// is built, the whole run's [`Spec::memory_estimate`] and its step count
-    /// ([`MAX_STEPS`]) before the spec is returned, so nothing large is allocated for a run
-    /// that would be refused.
-    pub fn validate_within(&self, budget: &Budget) -> Result<Spec, SpecError> {
-        self.validate_for(budget, None)
-    }
-
-    /// [`SpecFile::validate_within`] for shard `shard` (`(i, n)`, `--shard i/n`) of a map
-    /// run, whose memory is its own tiles' ([`Spec::memory_estimate_for`]).
-    pub fn validate_for(
-        &self,
-        budget: &Budget,
-        shard: Option<(usize, usize)>,
-    ) -> Result<Spec, SpecError> {
-        let kind = self.kind.as_deref().ok_or_else(|| {
-            SpecError::new(
-                "kind",
-                format!("missing: the analysis to run ({})", kinds().join(", ")),
-            )
-        })?;
-        if !kinds().contains(&kind) {
-            return Err(SpecError::new(
-                "kind",
-                format!(
-                    "unknown analysis kind `{kind}` (expected {})",
-                    kinds().join(", ")
-                ),
-            ));
-        }
-        if self.sweep.is_some() {
-            return self.validate_sweep(kind, budget, shard);
-        }
-        for (section, present) in self.sections() {
-            // A measure spec computes the map it measures: its [map] table belongs to it.
-            let measured_map = kind == "measure" && section == "map";
-            if present && kind != section && !measured_map {
-                return Err(SpecError::new(
-                    section,
-                    format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
-                ));
-            }
-        }
-        self.check_links(budget)?;
-        let (model, model_name) = self.model.build()?;
-        if !model.kinds().contains(&kind) {
-            return Err(SpecError::new(
-                "kind",
-                format!(
-                    "`{kind}` is not offered for the {} model (expected {})",
-                    model.kind(),
-                    model.kinds().join(", ")
-                ),
-            ));
-        }
-        self.initial.check_model(&model)?;
-        let v = match kind {
-            "simulate" => simulate::validate(self, &model)?,
-            "modes" => modes::validate(self, &model)?,
-            "lyapunov" => lyapunov::validate(self, &model)?,
-            "control" => cart::validate_control(self, &model)?,
-            planar_only => {
-                let chain = model.planar().expect("checked by Model::kinds");
-                match planar_only {
-                    "poincare" => poincare::validate(self, chain)?,
-                    "map" => map::validate(self, chain)?,
-                    "measure" => measure::validate(self, chain)?,
-                    "orbits" => orbits::validate(self, chain)?,
-                    "frequencies" => self.validate_frequencies(chain)?,
-                    _ => visual::validate_animate(self, chain)?,
-                }
-            }
-        };
-        for (field, p) in [
-            ("output.file", &self.output.file),
-            ("output.plot", &self.output.plot),
-        ] {
-            if let Some(p) = p {
-                if p.as_os_str().is_empty() {
-                    return Err(SpecError::new(field, "is empty"));
-                }
-            }
-        }
-        if let Some(p) = &self.output.plot {
-            figure_format("output.plot", p)?;
-        }
-        if let Some(p) = &self.output.file {
-            result_format("output.file", p)?;
-        }
-        let figures = match &self.figures {
-            None => Figures::default(),
-            Some(_) if !matches!(kind, "simulate" | "animate") || model.planar().is_none() => {
-                return Err(SpecError::new(
-                    "figures",
-                    format!(
-                        "still figures are drawn by simulate and animate of a planar chain, not {kind} of the {} model",
-                        model.kind()
-                    ),
-                ))
-            }
-            Some(f) => f.figures(model.links())?,
-        };
-        let title = self.title.clone().unwrap_or_else(|| match &model {
-            Model::Planar(c) => {
-                // A run from a given state names it; every planar run names its forcing.
-                let state = matches!(kind, "simulate" | "lyapunov" | "animate");
-                default_title(kind, &model_name, c, state.then_some(v.x0.as_slice()))
-            }
-            Model::Cart(c) => cart::default_title(kind, c),
-        });
-        let mut notes = Vec::new();
-        if let (Analysis::Map(o), Some(m)) = (&v.analysis, &self.map) {
-            if let (Some(sh), None) = (&o.grid.shell, &m.window) {
-                notes.push(map::reach_note(o, sh.energy));
-            }
-        }
-        let spec = Spec {
-            figures,
-            title,
-            model,
-            model_name,
-            x0: v.x0,
-            method: v.method,
-            analysis: v.analysis,
-            output: self.output.clone(),
-            text: toml::to_string(self).unwrap_or_default(),
-            notes,
-            sweep: None,
-        };
-        self.check_steps(&spec)?;
-        spec.check_memory(budget, shard)?;
-        Ok(spec)
-    }
-
-    /// The `[frequencies]` table validated by its kind ([`crate::kinds::frequencies`]).
-    fn validate_frequencies(&self, chain: &Chain) -> Result<Validated, SpecError> {
-        let table = self.frequencies.clone().unwrap_or_default();
-        let method = |dt| self.integrator.method(dt);
-        let (run, method) = crate::kinds::frequencies::validate(&table, chain, &method)?;
-        Ok(Validated {
-            analysis: Analysis::Registered(crate::kinds::Registered(Box::new(run))),
-            x0: self.initial.state(chain.links())?,
-            method,
-        })
-    }
-
-    /// A spec with a `[sweep]`: the spec without it validated as the template, then every
-    /// point ([`sweep::plan`]); a measure spec's sweep is its `[measure.sweep]`.
-    fn validate_sweep(
-        &self,
-        kind: &str,
-        budget: &Budget,
-        shard: Option<(usize, usize)>,
-    ) -> Result<Spec, SpecError> {
-        if kind == "measure" {
-            return sweep::into_measure(self)?.validate_for(budget, shard);
-        }
-        if shard.is_some() {
-            return Err(SpecError::new(
-                "sweep",
-                "a sweep runs each point's map whole: shard a map spec without a sweep",
-            ));
-        }
-        let mut base = self.clone();
-        base.sweep = None;
-        let mut spec = base.validate_for(budget, shard)?;
-        let plan = sweep::plan(self, &spec, budget)?;
-        if self.title.is_none() {
-            // The template's default title names its own values of the swept fields.
-            let fields: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
-            spec.title = format!(
-                "{kind} sweep over {}: {}",
-                fields.join(", "),
-                chain_words(&spec.model_name, spec.model.links())
-            );
-        }
-        spec.text = toml::to_string(self).unwrap_or_default();
-        spec.sweep = Some(Box::new(plan));
-        Ok(spec)
-    }
 }
 
 #[cfg(test)]

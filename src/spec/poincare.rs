@@ -1,7 +1,7 @@
 //! The `[poincare]` table.
 
 use super::retired::{self, Retired};
-use super::{positive, refuse_given, Analysis, SpecError, SpecFile, Validated};
+use super::{positive, refuse_given, state_coordinate, Analysis, SpecError, SpecFile, Validated};
 use crate::integrate::Method;
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
@@ -168,62 +168,10 @@ impl PoincareSpec {
         &self,
         chain: &Chain,
     ) -> Result<(crate::analysis::poincare::Section, bool), SpecError> {
-        use crate::analysis::poincare::Section;
-        use crate::integrate::Direction;
-        let n = chain.links();
-        let f = |name: &str| format!("poincare.{name}");
-        let direction = match self.direction.as_deref().unwrap_or("+") {
-            "+" => Direction::Rising,
-            "-" => Direction::Falling,
-            "both" => Direction::Either,
-            other => {
-                return Err(SpecError::new(
-                    f("direction"),
-                    format!("unknown direction `{other}` (expected +, - or both)"),
-                ))
-            }
-        };
+        let direction = self.crossing_direction()?;
         let strobe = self.stroboscopic.unwrap_or(false);
         let section = if strobe {
-            if self.section.is_some() || self.normal.is_some() {
-                return Err(SpecError::new(
-                    f("stroboscopic"),
-                    "a stroboscopic section replaces `section`/`normal`: give one",
-                ));
-            }
-            // The drive's one period (`Drive::period`): a torque and a pivot at different
-            // frequencies have none, and are refused rather than sampled at one of theirs.
-            let period = match self.period {
-                Some(p) => positive(&f("period"), p)?,
-                None => match chain.params().drive.period_of_fields()? {
-                    Some(t) => t,
-                    None => {
-                        return Err(SpecError::new(
-                            f("period"),
-                            "missing: the chain has no drive to take 2π/Ω from",
-                        ))
-                    }
-                },
-            };
-            let t0 = self.t0.unwrap_or(0.0);
-            if !t0.is_finite() {
-                return Err(SpecError::new(
-                    f("t0"),
-                    format!("must be finite (got {t0})"),
-                ));
-            }
-            let transient = self.transient.unwrap_or(0.0);
-            if !(transient >= 0.0 && transient.fract() == 0.0 && transient <= 1e12) {
-                return Err(SpecError::new(
-                    f("transient"),
-                    format!("must be a whole number of drive periods, 0 to 1e12 (got {transient})"),
-                ));
-            }
-            Section::Stroboscopic {
-                t0,
-                period,
-                transient: transient as u64,
-            }
+            self.strobe_section(chain)?
         } else {
             refuse_given(
                 "poincare",
@@ -234,66 +182,127 @@ impl PoincareSpec {
                 ],
                 "applies only with stroboscopic = true",
             )?;
-            match (&self.section, &self.normal) {
-                (Some(_), Some(_)) => {
-                    return Err(SpecError::new(
-                        f("normal"),
-                        "give either `section` or `normal` + `offset`, not both",
-                    ))
-                }
-                (_, Some(a)) => {
-                    if a.len() != 2 * n
-                        || a.iter().any(|v| !v.is_finite())
-                        || a.iter().all(|&v| v == 0.0)
-                    {
-                        return Err(SpecError::new(
-                            f("normal"),
-                            format!("must be {} finite numbers, not all zero (θ then θ̇)", 2 * n),
-                        ));
-                    }
-                    let offset = self.offset.unwrap_or(0.0);
-                    if !offset.is_finite() {
-                        return Err(SpecError::new(f("offset"), "must be finite"));
-                    }
-                    Section::Hyperplane {
-                        normal: a.clone(),
-                        offset,
-                        direction,
-                    }
-                }
-                (s, None) => {
-                    let name = s.as_deref().unwrap_or("theta1");
-                    let parse = |prefix: &str| {
-                        name.strip_prefix(prefix)
-                            .and_then(|k| k.parse::<usize>().ok())
-                            .filter(|k| (1..=n).contains(k))
-                    };
-                    let index = match (parse("theta"), parse("omega")) {
-                        (Some(k), _) => k - 1,
-                        (_, Some(k)) => n + k - 1,
-                        _ => {
-                            return Err(SpecError::new(
-                                f("section"),
-                                format!("unknown coordinate `{name}` (expected theta1..theta{n} or omega1..omega{n})"),
-                            ))
-                        }
-                    };
-                    let value = self.value.unwrap_or(0.0);
-                    if !value.is_finite() {
-                        return Err(SpecError::new(
-                            f("value"),
-                            format!("must be finite (got {value})"),
-                        ));
-                    }
-                    Section::Coordinate {
-                        index,
-                        value,
-                        direction,
-                    }
-                }
-            }
+            self.surface(chain.links(), direction)?
         };
         Ok((section, strobe))
+    }
+
+    /// The crossing direction (`poincare.direction`): `+`, `-` or `both`.
+    fn crossing_direction(&self) -> Result<crate::integrate::Direction, SpecError> {
+        use crate::integrate::Direction;
+        Ok(match self.direction.as_deref().unwrap_or("+") {
+            "+" => Direction::Rising,
+            "-" => Direction::Falling,
+            "both" => Direction::Either,
+            other => {
+                return Err(SpecError::new(
+                    "poincare.direction",
+                    format!("unknown direction `{other}` (expected +, - or both)"),
+                ))
+            }
+        })
+    }
+
+    /// A stroboscopic section: samples at t0 + k·period after `transient` drive periods.
+    fn strobe_section(
+        &self,
+        chain: &Chain,
+    ) -> Result<crate::analysis::poincare::Section, SpecError> {
+        let f = |name: &str| format!("poincare.{name}");
+        if self.section.is_some() || self.normal.is_some() {
+            return Err(SpecError::new(
+                f("stroboscopic"),
+                "a stroboscopic section replaces `section`/`normal`: give one",
+            ));
+        }
+        // The drive's one period (`Drive::period`): a torque and a pivot at different
+        // frequencies have none, and are refused rather than sampled at one of theirs.
+        let period = match self.period {
+            Some(p) => positive(&f("period"), p)?,
+            None => match chain.params().drive.period_of_fields()? {
+                Some(t) => t,
+                None => {
+                    return Err(SpecError::new(
+                        f("period"),
+                        "missing: the chain has no drive to take 2π/Ω from",
+                    ))
+                }
+            },
+        };
+        let t0 = self.t0.unwrap_or(0.0);
+        if !t0.is_finite() {
+            return Err(SpecError::new(
+                f("t0"),
+                format!("must be finite (got {t0})"),
+            ));
+        }
+        let transient = self.transient.unwrap_or(0.0);
+        if !(transient >= 0.0 && transient.fract() == 0.0 && transient <= 1e12) {
+            return Err(SpecError::new(
+                f("transient"),
+                format!("must be a whole number of drive periods, 0 to 1e12 (got {transient})"),
+            ));
+        }
+        Ok(crate::analysis::poincare::Section::Stroboscopic {
+            t0,
+            period,
+            transient: transient as u64,
+        })
+    }
+
+    /// A surface of section: a general hyperplane `normal · x = offset`, or a coordinate
+    /// (`section`, default `theta1`) at `value`.
+    fn surface(
+        &self,
+        n: usize,
+        direction: crate::integrate::Direction,
+    ) -> Result<crate::analysis::poincare::Section, SpecError> {
+        use crate::analysis::poincare::Section;
+        let f = |name: &str| format!("poincare.{name}");
+        Ok(match (&self.section, &self.normal) {
+            (Some(_), Some(_)) => {
+                return Err(SpecError::new(
+                    f("normal"),
+                    "give either `section` or `normal` + `offset`, not both",
+                ))
+            }
+            (_, Some(a)) => {
+                if a.len() != 2 * n
+                    || a.iter().any(|v| !v.is_finite())
+                    || a.iter().all(|&v| v == 0.0)
+                {
+                    return Err(SpecError::new(
+                        f("normal"),
+                        format!("must be {} finite numbers, not all zero (θ then θ̇)", 2 * n),
+                    ));
+                }
+                let offset = self.offset.unwrap_or(0.0);
+                if !offset.is_finite() {
+                    return Err(SpecError::new(f("offset"), "must be finite"));
+                }
+                Section::Hyperplane {
+                    normal: a.clone(),
+                    offset,
+                    direction,
+                }
+            }
+            (s, None) => {
+                let name = s.as_deref().unwrap_or("theta1");
+                let index = state_coordinate(&f("section"), name, n)?;
+                let value = self.value.unwrap_or(0.0);
+                if !value.is_finite() {
+                    return Err(SpecError::new(
+                        f("value"),
+                        format!("must be finite (got {value})"),
+                    ));
+                }
+                Section::Coordinate {
+                    index,
+                    value,
+                    direction,
+                }
+            }
+        })
     }
 
     /// The initial points on each energy shell: which link, variables, grid or random draw.

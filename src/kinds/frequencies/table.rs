@@ -3,6 +3,7 @@
 use crate::analysis::frequency::{NaffOptions, MAX_FUNDAMENTALS, MAX_WINDOW_ORDER, MIN_SAMPLES};
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
+use crate::kinds::kind::{typed_table, MethodFor, Registered};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -57,6 +58,17 @@ pub struct FrequenciesRun {
     pub combination_order: u32,
     /// ω_ref as given; None: the lowest small-oscillation frequency (found by the run).
     pub omega_ref: Option<f64>,
+}
+
+/// [`validate`] of the table as the spec holds it, for the registry ([`super::KIND`]).
+pub fn validate_table(
+    table: &toml::Table,
+    chain: &Chain,
+    method: &MethodFor<'_>,
+) -> Result<(Registered, Method), SpecError> {
+    let s: FrequenciesSpec = typed_table(super::KIND.name, table)?;
+    let (run, method) = validate(&s, chain, method)?;
+    Ok((Registered(Box::new(run)), method))
 }
 
 /// Checks the table `s` of a run on `chain`; `method` is the spec's integrator for a sampling

@@ -1,272 +1,20 @@
-//! The `[orbits]` table: a periodic orbit (`action = "find"`), its branch against one spec
-//! field with the located bifurcations (`"continue"`), or the orbit diagram of a driven chain
-//! against one spec field (`"diagram"`).
-//!
-//! ```toml
-//! kind = "orbits"
-//! [model]                      # a driven chain: orbits of period k·T_drive
-//! preset = "simple"
-//! [model.drive.torque]
-//! amplitude = 1.07
-//! frequency = 0.6667
-//! [initial]
-//! theta = [0.3]                # the seed (start = "initial", default)
-//! [orbits]
-//! action = "continue"
-//! start = "settle"             # initial | mode | settle (drive periods from [initial] first)
-//! parameter = "model.drive.torque.amplitude"
-//! range = [1.0, 1.1]
-//! doublings = 3                # follow this many period-doubling branches
-//! ```
-//!
-//! An undriven, undamped chain's orbits are closed by their energy (`energy`, J; default the
-//! seed's) or their period (`period`, s, without `energy`); `parameter = "orbits.energy"`
-//! continues a family in energy. A normal mode seeds a nonlinear family: `start = "mode"`,
-//! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's). Inside the chaos of a driven
-//! chain, `start = "return"` seeds an unstable orbit from the nearest return of the
-//! stroboscopic map after k periods (with `segments` > 1 for a strongly unstable one), and
-//! `start = "map"` from an attractor of a final-state map: `map_file = "basins.h5"`,
-//! `attractor = "period_2"` (its class; the period sets `drive_periods`), the start of the
-//! map's pixel of that class that settled first, after `transient_periods` drive periods.
+//! Validating the `[orbits]` table: the action, the seed and its fields, how the orbits close,
+//! the shooting, and the varied parameter with the continuation's or diagram's options.
 
-use super::parameter::{set_parameter, sweep_parameter, value_of, SWEEP_PARAMETERS};
-use super::{positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile};
-use super::{Validated, MAX_ANGLE, MAX_RATE};
+use super::{
+    parameters, MapSeed, OrbitClosure, OrbitParameter, OrbitStart, OrbitsAction, OrbitsRun,
+    OrbitsSpec,
+};
 use crate::analysis::periodic::{
-    Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
+    ContinuationOptions, DiagramOptions, PeriodicError, ShootingOptions,
 };
 use crate::integrate::Method;
 use crate::model::Chain;
-use serde::{Deserialize, Serialize};
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct OrbitsSpec {
-    /// find (default) | continue | diagram.
-    pub action: Option<String>,
-    /// Where the first orbit is sought from: initial (default) | mode | settle.
-    pub start: Option<String>,
-    /// The normal mode (1 = lowest) of `start = "mode"`.
-    pub mode: Option<usize>,
-    /// The mode seed's largest link angle (rad), default 0.05.
-    pub amplitude: Option<f64>,
-    /// A driven orbit's period in drive periods k (default 1).
-    pub drive_periods: Option<usize>,
-    /// An autonomous orbit's energy (J); default the seed's.
-    pub energy: Option<f64>,
-    /// An autonomous orbit's period (s): the guess, or (without `energy`) the fixed period.
-    pub period: Option<f64>,
-    /// Drive periods integrated from [initial] before the search (`start = "settle"` or
-    /// `"return"`) or before the diagram's samples at each parameter value.
-    pub transient_periods: Option<u64>,
-    /// Drive periods scanned for the nearest return after k of them (`start = "return"`,
-    /// default 1000); for an undriven chain, crossings of θ₁ = 0.
-    pub scan_periods: Option<u64>,
-    /// `start = "map"`: the final-state map file (HDF5, `pendula map --kind final-state`) whose
-    /// attractor seeds the search.
-    pub map_file: Option<String>,
-    /// `start = "map"`: the attractor's class in that map (`period_K`), default
-    /// `period_{drive_periods}`.
-    pub attractor: Option<String>,
-    /// Shooting segments (1: single shooting).
-    pub segments: Option<usize>,
-    /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
-    pub newton_tolerance: Option<f64>,
-    pub max_iterations: Option<usize>,
-    /// Intervals per segment along the orbit (its shape: this many states per segment, and
-    /// the end), default 64.
-    pub shape_samples: Option<usize>,
-    /// The varied spec field (continue, diagram): one of the sweep fields or `orbits.energy`.
-    pub parameter: Option<String>,
-    /// continue: the parameter's bounds [min, max]; diagram: the swept values' ends [from, to].
-    pub range: Option<Vec<f64>>,
-    /// continue: most branch points (default 200); diagram: parameter values (default 200).
-    pub points: Option<usize>,
-    /// continue: up (default), down or both ways from the start value.
-    pub direction: Option<String>,
-    /// The continuation's first, smallest and largest arclength steps.
-    pub step: Option<f64>,
-    pub min_step: Option<f64>,
-    pub max_step: Option<f64>,
-    /// A located bifurcation's parameter is known to within this (default 1e-9).
-    pub locate_tolerance: Option<f64>,
-    /// Period-doubling branches followed after the first (continue of a driven chain).
-    pub doublings: Option<usize>,
-    /// The diagram's further starts (each a whole state θ…, θ̇…) beside [initial].
-    pub starts: Option<Vec<Vec<f64>>>,
-    /// Drive periods sampled at each parameter value (diagram, default 100).
-    pub sampled_periods: Option<u64>,
-    /// RK4 steps per drive period (diagram, default 200).
-    pub steps_per_period: Option<u64>,
-}
-
-/// What the run does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum OrbitsAction {
-    Find,
-    Continue,
-    Diagram,
-}
-
-impl OrbitsAction {
-    pub fn name(self) -> &'static str {
-        match self {
-            OrbitsAction::Find => "find",
-            OrbitsAction::Continue => "continue",
-            OrbitsAction::Diagram => "diagram",
-        }
-    }
-}
-
-/// Where the first orbit is sought from.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum OrbitStart {
-    /// The spec's initial state.
-    Initial,
-    /// Normal mode `mode` (from 0) of the hanging chain, at `amplitude` (rad).
-    Mode { mode: usize, amplitude: f64 },
-    /// The initial state after `periods` drive periods (an attractor of a driven chain).
-    Settle { periods: u64 },
-    /// After `transient` drive periods, the stroboscopic point among the next `scan` whose
-    /// k-th iterate returns nearest to it: a seed for an unstable orbit inside chaos. An
-    /// undriven chain's: among `scan` crossings of θ₁ = 0 (upward), the one whose next
-    /// crossing is nearest, with the time between them as the period guess.
-    Return { transient: u64, scan: u64 },
-    /// A final-state map's attractor ([`OrbitsRun::map_seed`]): the start of the map's pixel
-    /// of that class that settled first, after `periods` drive periods.
-    Map { periods: u64 },
-}
-
-/// Where `start = "map"` takes its seed from.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MapSeed {
-    /// The final-state map file, as the spec names it.
-    pub file: String,
-    /// The attractor's class word in the map's legend (`period_K`).
-    pub attractor: String,
-    /// Its K: the orbit's period in drive periods.
-    pub period: usize,
-}
-
-/// What closes the orbits, before the parameter is applied.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum OrbitClosure {
-    /// Period k·T_drive, T_drive of the chain at each parameter value.
-    Driven { k: usize },
-    /// Fixed energy (J); `None`: the seed's energy.
-    Energy(Option<f64>),
-    /// Fixed period (s).
-    Period(f64),
-}
-
-/// The varied field.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OrbitParameter {
-    /// As the spec names it (`model.drive.torque.amplitude`, `orbits.energy`).
-    pub name: String,
-    pub units: String,
-    /// A link field's link (from 0).
-    link: Option<usize>,
-}
-
-/// The validated `[orbits]` table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct OrbitsRun {
-    pub action: OrbitsAction,
-    pub start: OrbitStart,
-    pub closure: OrbitClosure,
-    /// The period guess of an autonomous orbit (s); a mode seed's default is 2π/ω.
-    pub period_guess: Option<f64>,
-    pub shooting: ShootingOptions,
-    pub parameter: Option<OrbitParameter>,
-    pub continuation: ContinuationOptions,
-    /// Continue down from the start too (a second branch, before the doubled ones).
-    pub both_ways: bool,
-    pub doublings: usize,
-    /// The diagram's values, extra starts, transient, samples and steps (diagram).
-    pub diagram: Option<DiagramOptions>,
-    /// The model as written, rebuilt at each parameter value.
-    pub model: ModelFile,
-    /// `start = "map"`: the map file and the attractor.
-    pub map_seed: Option<MapSeed>,
-}
-
-/// The fields `parameter` may name.
-pub fn parameters() -> Vec<&'static str> {
-    SWEEP_PARAMETERS
-        .iter()
-        .map(|p| p.0)
-        .filter(|p| !p.starts_with("map."))
-        .chain(["orbits.energy"])
-        .collect()
-}
-
-/// The family a run continues or sweeps: the spec's model rebuilt with the parameter set, closed
-/// as the spec says.
-pub struct SpecFamily<'a> {
-    pub run: &'a OrbitsRun,
-    /// The spec's own chain (the energy parameter varies nothing else).
-    pub chain: &'a Chain,
-    /// The fixed energy of an autonomous family not continued in energy (the first orbit's).
-    pub energy: f64,
-}
-
-impl Family for SpecFamily<'_> {
-    type Sys = Chain;
-    fn at(&self, p: f64) -> Result<(Chain, Closure), PeriodicError> {
-        let par = self.run.parameter.as_ref();
-        if par.is_some_and(|q| q.name == "orbits.energy") {
-            return Ok((self.chain.clone(), Closure::Energy(p)));
-        }
-        let chain = match par {
-            None => self.chain.clone(),
-            Some(q) => {
-                let mut file = SpecFile {
-                    model: self.run.model.clone(),
-                    ..SpecFile::default()
-                };
-                let bad = |m: String| PeriodicError::invalid("orbits.parameter", m);
-                set_parameter(&mut file, &q.name, q.link, p).map_err(&bad)?;
-                let (model, _) = file
-                    .model
-                    .build()
-                    .map_err(|e| bad(format!("at {} = {p}: {e}", q.name)))?;
-                model
-                    .planar()
-                    .cloned()
-                    .ok_or_else(|| bad("needs a planar chain".into()))?
-            }
-        };
-        let closure = match self.run.closure {
-            OrbitClosure::Driven { k } => {
-                let t = chain
-                    .params()
-                    .drive
-                    .period_of_fields()
-                    .map_err(PeriodicError::Invalid)?
-                    .ok_or_else(|| {
-                        PeriodicError::invalid("model.drive", "the chain is not driven")
-                    })?;
-                Closure::Driven { drive_period: t, k }
-            }
-            OrbitClosure::Energy(e) => Closure::Energy(e.unwrap_or(self.energy)),
-            OrbitClosure::Period(t) => Closure::Period(t),
-        };
-        Ok((chain, closure))
-    }
-}
-
-impl OrbitsRun {
-    /// The parameter's value in the spec (the continuation's start); `energy` is the first
-    /// orbit's energy, for `orbits.energy`.
-    pub fn parameter_start(&self, chain: &Chain, energy: f64) -> Option<f64> {
-        let q = self.parameter.as_ref()?;
-        if q.name == "orbits.energy" {
-            return Some(energy);
-        }
-        value_of(chain, &q.name, q.link)
-    }
-}
+use crate::spec::parameter::{set_parameter, sweep_parameter, value_of};
+use crate::spec::{
+    positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile, Validated, MAX_ANGLE,
+    MAX_RATE,
+};
 
 fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
     let w = v.unwrap_or(allowed[0]);
@@ -281,7 +29,7 @@ fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a 
 }
 
 /// `kind = "orbits"` (planar chains).
-pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
     let s = file.orbits.clone().unwrap_or_default();
     let n = chain.links();
     let action = match word(
@@ -313,67 +61,23 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             "applies with start = \"mode\"",
         )?;
     }
-    let x0 = match start {
-        // Seeds that replace [initial] (the run computes them).
-        OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
-        _ => {
-            if file.initial.is_empty() {
-                return Err(SpecError::new(
-                    "initial.theta",
-                    "missing: the seed state of the search (or start = \"mode\")",
-                ));
-            }
-            file.initial.state(n)?
-        }
-    };
+    let x0 = seed_state(file, &start, n)?;
     let closure = closure(&s, driven, &start, map_seed.as_ref())?;
-    let period_guess = match s.period {
-        Some(t) => Some(positive("orbits.period", t)?),
-        None => None,
-    };
-    if !driven && matches!(start, OrbitStart::Initial) && period_guess.is_none() {
-        return Err(SpecError::new(
-            "orbits.period",
-            "missing: an autonomous orbit's period guess (s), or start = \"mode\"",
-        ));
-    }
+    let period_guess = period_guess(&s, driven, &start)?;
     let (shooting, method) = shooting(&s, file)?;
 
     let (parameter, range) = varied(&s, chain, driven, &file.model, action != OrbitsAction::Find)?;
-    let continue_only = [
-        ("direction", s.direction.is_some()),
-        ("step", s.step.is_some()),
-        ("min_step", s.min_step.is_some()),
-        ("max_step", s.max_step.is_some()),
-        ("locate_tolerance", s.locate_tolerance.is_some()),
-        ("doublings", s.doublings.is_some()),
-    ];
-    let diagram_only = [
-        ("starts", s.starts.is_some()),
-        ("sampled_periods", s.sampled_periods.is_some()),
-        ("steps_per_period", s.steps_per_period.is_some()),
-    ];
-    let dc = ContinuationOptions::default();
-    let mut continuation = dc;
+    refuse_other_actions(&s, action)?;
+    let mut continuation = ContinuationOptions::default();
     let mut diagram = None;
     let mut both_ways = false;
     match action {
-        OrbitsAction::Find => {
-            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
-            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
-            refuse_given(
-                "orbits",
-                &[("points", s.points.is_some())],
-                "applies to action = \"continue\" or \"diagram\"",
-            )?;
-        }
+        OrbitsAction::Find => {}
         OrbitsAction::Continue => {
-            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
             (continuation, both_ways) =
                 continuation_options(&s, chain, driven, parameter.as_ref(), range)?;
         }
         OrbitsAction::Diagram => {
-            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
             diagram = Some(diagram_options(
                 &s,
                 n,
@@ -385,18 +89,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             )?);
         }
     }
-    if action != OrbitsAction::Diagram
-        && !matches!(
-            start,
-            OrbitStart::Settle { .. } | OrbitStart::Return { .. } | OrbitStart::Map { .. }
-        )
-        && s.transient_periods.is_some()
-    {
-        return Err(SpecError::new(
-            "orbits.transient_periods",
-            "applies to start = \"settle\", \"return\" or \"map\", or action = \"diagram\"",
-        ));
-    }
+    check_transient(&s, action, &start)?;
     let run = OrbitsRun {
         action,
         start,
@@ -416,6 +109,99 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
         x0,
         method,
     })
+}
+
+/// The state the search starts from: `[initial]`, which must be given, unless the seed
+/// replaces it (a mode or a map's attractor, which the run computes).
+fn seed_state(file: &SpecFile, start: &OrbitStart, n: usize) -> Result<Vec<f64>, SpecError> {
+    Ok(match start {
+        // Seeds that replace [initial] (the run computes them).
+        OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
+        _ => {
+            if file.initial.is_empty() {
+                return Err(SpecError::new(
+                    "initial.theta",
+                    "missing: the seed state of the search (or start = \"mode\")",
+                ));
+            }
+            file.initial.state(n)?
+        }
+    })
+}
+
+/// An autonomous orbit's period guess (s): `orbits.period`, needed when the search starts
+/// from `[initial]` of an undriven chain.
+fn period_guess(
+    s: &OrbitsSpec,
+    driven: bool,
+    start: &OrbitStart,
+) -> Result<Option<f64>, SpecError> {
+    let period_guess = match s.period {
+        Some(t) => Some(positive("orbits.period", t)?),
+        None => None,
+    };
+    if !driven && matches!(start, OrbitStart::Initial) && period_guess.is_none() {
+        return Err(SpecError::new(
+            "orbits.period",
+            "missing: an autonomous orbit's period guess (s), or start = \"mode\"",
+        ));
+    }
+    Ok(period_guess)
+}
+
+/// Refuses the fields of the actions other than `action` (`continue`'s, `diagram`'s).
+fn refuse_other_actions(s: &OrbitsSpec, action: OrbitsAction) -> Result<(), SpecError> {
+    let continue_only = [
+        ("direction", s.direction.is_some()),
+        ("step", s.step.is_some()),
+        ("min_step", s.min_step.is_some()),
+        ("max_step", s.max_step.is_some()),
+        ("locate_tolerance", s.locate_tolerance.is_some()),
+        ("doublings", s.doublings.is_some()),
+    ];
+    let diagram_only = [
+        ("starts", s.starts.is_some()),
+        ("sampled_periods", s.sampled_periods.is_some()),
+        ("steps_per_period", s.steps_per_period.is_some()),
+    ];
+    match action {
+        OrbitsAction::Find => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")?;
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")?;
+            refuse_given(
+                "orbits",
+                &[("points", s.points.is_some())],
+                "applies to action = \"continue\" or \"diagram\"",
+            )
+        }
+        OrbitsAction::Continue => {
+            refuse_given("orbits", &diagram_only, "applies to action = \"diagram\"")
+        }
+        OrbitsAction::Diagram => {
+            refuse_given("orbits", &continue_only, "applies to action = \"continue\"")
+        }
+    }
+}
+
+/// Refuses `transient_periods` where nothing integrates drive periods before the search.
+fn check_transient(
+    s: &OrbitsSpec,
+    action: OrbitsAction,
+    start: &OrbitStart,
+) -> Result<(), SpecError> {
+    if action != OrbitsAction::Diagram
+        && !matches!(
+            start,
+            OrbitStart::Settle { .. } | OrbitStart::Return { .. } | OrbitStart::Map { .. }
+        )
+        && s.transient_periods.is_some()
+    {
+        return Err(SpecError::new(
+            "orbits.transient_periods",
+            "applies to start = \"settle\", \"return\" or \"map\", or action = \"diagram\"",
+        ));
+    }
+    Ok(())
 }
 
 /// The seed of the search (`orbits.start`) and its own fields, checked.

@@ -1,0 +1,506 @@
+//! What each analysis holds in memory: one function per kind, each pushing the [`Term`]s of
+//! its dominant arrays; [`crate::spec::Spec::memory_estimate`] adds the model's and picks the
+//! largest.
+
+use super::{estimate, threads, Estimate};
+use crate::analysis::map::{MapKind, MapOptions};
+use crate::analysis::measure::{MeasureOptions, What};
+use crate::analysis::modes::ModesOptions;
+use crate::analysis::poincare::{PoincareOptions, Sampling};
+use crate::analysis::{AnimateOptions, SimulateOptions};
+use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
+use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun, Model};
+use crate::store::map::FIGURE_EDGE;
+
+/// A simulation: its samples as integrated, the trajectory's arrays and the figures'
+/// positions, and the integrator.
+pub(super) fn simulate_terms(
+    o: &SimulateOptions,
+    model: &Model,
+    n: usize,
+    dim: f64,
+    terms: &mut Vec<Term>,
+) {
+    let nf = n as f64;
+    let samples = (o.t_end / o.dt_out).floor() + 2.0;
+    // The samples as integrated, the trajectory's arrays and the figures' positions.
+    let per = match model {
+        Model::Planar(_) => (3.0 * dim + 8.0) * F64,
+        Model::Cart(_) => (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64,
+    };
+    terms.push(samples_term(
+        samples,
+        per,
+        n,
+        "simulate.t_end",
+        "the trajectory",
+    ));
+    terms.push(Term {
+        bytes: solver(dim),
+        field: "model.links",
+        driver: links_driver(n),
+        what: "the integrator",
+    });
+}
+
+/// A controlled cart chain: the closed loop's samples and the LQR's matrices.
+pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let nf = n as f64;
+    let samples = (o.t_end / o.dt_out).floor() + 2.0;
+    let per = (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64;
+    terms.push(samples_term(
+        samples,
+        per,
+        n,
+        "control.t_end",
+        "the closed loop",
+    ));
+    // The LQR: the Hamiltonian matrix of the 2(2N + 2) linear states, its Schur
+    // form and the PBH test's copies.
+    let m = 2.0 * (2.0 * nf + 2.0);
+    terms.push(Term {
+        bytes: 40.0 * F64 * m * m,
+        field: "model.links",
+        driver: links_driver(n),
+        what: "the LQR's matrices",
+    });
+}
+
+/// The modes: the dense matrices of every equilibrium (a damped chain's and the check's
+/// besides).
+pub(super) fn modes_terms(o: &ModesOptions, model: &Model, n: usize, terms: &mut Vec<Term>) {
+    let nf = n as f64;
+    let eqs = o.equilibria.len().max(1) as f64;
+    let bytes = match model {
+        Model::Planar(c) => {
+            let damped = if c.params().damping.is_zero() {
+                0.0
+            } else {
+                16.0
+            };
+            let check = if o.check { 3.0 } else { 0.0 };
+            F64 * nf * nf * (3.0 * eqs + 6.0 + damped + check)
+        }
+        Model::Cart(_) => {
+            let m = 2.0 * (nf + 1.0);
+            F64 * m * m * (3.0 + 40.0) * eqs
+        }
+    };
+    terms.push(Term {
+        bytes,
+        field: "model.links",
+        driver: links_driver(n),
+        what: "the modes' matrices",
+    });
+}
+
+/// An orbits run: the shooting equations' Jacobian and its solve, and each kept orbit (its
+/// shape and monodromy) along the branches; or the orbit diagram's samples.
+pub(super) fn orbits_terms(r: &crate::spec::OrbitsRun, dim: f64, terms: &mut Vec<Term>) {
+    let s = &r.shooting;
+    let unknowns = s.segments as f64 * dim + 1.0;
+    terms.push(Term {
+        bytes: 4.0 * F64 * unknowns * unknowns,
+        field: "orbits.segments",
+        driver: format!("{} segments of {dim} states", s.segments),
+        what: "the shooting equations",
+    });
+    let orbit = F64 * (dim * dim + dim * (s.segments * s.samples + 1) as f64);
+    match &r.diagram {
+        Some(d) => {
+            let values = d.parameters.len() as f64 * d.starts.len() as f64;
+            terms.push(Term {
+                bytes: F64 * values * (d.samples as f64 * dim + 1.0) * 2.0,
+                field: "orbits.sampled_periods",
+                driver: format!(
+                    "{} parameter values × {} starts × {} periods",
+                    d.parameters.len(),
+                    d.starts.len(),
+                    d.samples
+                ),
+                what: "the orbit diagram's samples",
+            });
+        }
+        None => {
+            let branches = 1.0 + r.doublings as f64;
+            let points = match r.action {
+                crate::spec::OrbitsAction::Continue => r.continuation.points as f64,
+                _ => 1.0,
+            };
+            terms.push(Term {
+                bytes: orbit * points * branches * 2.0,
+                field: "orbits.points",
+                driver: format!("{points} points × {branches} branches"),
+                what: "the orbits kept",
+            });
+        }
+    }
+}
+
+/// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
+pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let k = match r.estimator {
+        LyapunovEstimator::Spectrum => r.options.k.unwrap_or(dim as usize) as f64,
+        LyapunovEstimator::Tangent => 1.0,
+        LyapunovEstimator::TwoTrajectory(_) => 1.0,
+        LyapunovEstimator::Sali(ref s) => s.k as f64,
+        LyapunovEstimator::Indicator(i, _) => i.vectors as f64,
+    };
+    let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
+    // State and k tangent vectors through the solver, and the QR's copies.
+    let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
+    if let Some(cov) = &r.covariant {
+        let o = &r.options;
+        terms.push(Term {
+            bytes: crate::analysis::orbit::covariant_bytes(
+                dim as usize,
+                k as usize,
+                o.tau,
+                o.time,
+                cov,
+            ),
+            field: "lyapunov.t_end",
+            driver: format!(
+                "{:.0} s window and {} s backward transient at tau = {} s",
+                o.time, cov.backward_transient, o.tau
+            ),
+            what: "the covariant vectors' R factors and samples",
+        });
+    }
+    match &r.ensemble {
+        None => terms.push(Term {
+            bytes: run + history,
+            field: "model.links",
+            driver: links_driver(n),
+            what: "the tangent vectors",
+        }),
+        Some(e) => {
+            let m = e.members as f64;
+            let at_once = threads().min(m);
+            terms.push(Term {
+                bytes: at_once * run,
+                field: "model.links",
+                driver: links_driver(n),
+                what: "the tangent vectors",
+            });
+            terms.push(Term {
+                bytes: m * (history + dim * F64 + 4096.0),
+                field: "lyapunov.ensemble",
+                driver: format!("{} members", e.members),
+                what: "the ensemble's results",
+            });
+        }
+    }
+}
+
+/// A Poincaré run's points on the section and its integrators.
+pub(super) fn poincare_terms(o: &PoincareOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let shells = o.energies.len().max(1) as f64;
+    let points = if o.energies.is_empty() {
+        o.initial.len().max(1) as f64
+    } else {
+        match o.sampling.sampling {
+            Sampling::Grid { angles, speeds } => angles as f64 * speeds as f64,
+            Sampling::Random { count, .. } => count as f64,
+        }
+    };
+    let crossings = o.orbit.crossings as f64;
+    // Each crossing keeps its state (a Vec), time and energy error.
+    let per = dim * F64 + 24.0 + 16.0;
+    let (field, driver) = if crossings >= points * shells {
+        (
+            "poincare.crossings",
+            format!("{} crossings", o.orbit.crossings),
+        )
+    } else {
+        ("poincare.grid", format!("{:.0} orbits", points * shells))
+    };
+    terms.push(Term {
+        bytes: shells * points * crossings * per,
+        field,
+        driver: format!("{driver} of {n} links"),
+        what: "the section's points",
+    });
+    terms.push(Term {
+        bytes: threads() * solver(dim * 2.0),
+        field: "model.links",
+        driver: links_driver(n),
+        what: "the integrators",
+    });
+}
+
+/// A map run (or shard `shard`, `(i, n)`): its tiles in flight, the band of tiles the
+/// assembly holds, the per-tile bookkeeping and the figure; a measure's label grids besides.
+///
+/// The map itself is never in memory: tiles stream to the checkpoint, and the file is
+/// assembled from it one band of tile rows at a time, of which a shard holds only its own
+/// tiles (every n-th), so the band term is ~1/n of the whole run's, and `--shard` is what
+/// lowers it; the figure reads at most [`FIGURE_EDGE`]² pixels (a decimated read).
+pub(super) fn map_terms(
+    o: &MapOptions,
+    measure: bool,
+    shard: Option<(usize, usize)>,
+    n: usize,
+    dim: f64,
+    terms: &mut Vec<Term>,
+) {
+    let (w, h) = (o.grid.width as f64, o.grid.height as f64);
+    let px = w * h;
+    let pixels = format!("{}×{} pixels", o.grid.width, o.grid.height);
+    if measure {
+        // The label grid (u32), two Wada masks (u64) and the box-count flags.
+        terms.push(Term {
+            bytes: px * (4.0 + 16.0 + 2.0),
+            field: "map.resolution",
+            driver: pixels.clone(),
+            what: "the measures' label grid and masks",
+        });
+    }
+    let flip = matches!(o.kind, MapKind::FlipTime { .. });
+    let aux = o.kind.aux_columns(n) as f64;
+    // A pixel as a tile holds it, and as the file stores it.
+    let per_px = (if flip { 4.0 + 1.0 } else { 8.0 }) + 1.0 + aux * F64;
+    let tile = o.tile.max(1) as f64;
+    let cols = (w / tile).ceil();
+    let tiles_total = cols * (h / tile).ceil();
+    let parts = shard.map_or(1.0, |(_, k)| k as f64);
+    let band_tiles = (cols / parts).ceil();
+    // The band's tiles, their variables' columns, and each tile's padded, shuffled and
+    // deflated chunk; a whole flip map also the band's flip steps (the row-major checksum).
+    let band_k = if flip && shard.is_none() {
+        tile * w * 4.0
+    } else {
+        0.0
+    };
+    terms.push(Term {
+        bytes: band_tiles * tile * tile * per_px * 4.0 + band_k,
+        field: "map.resolution",
+        driver: pixels.clone(),
+        what: "the assembly's band of tiles (--shard i/n holds 1/n of it)",
+    });
+    // Which tiles are done, and per tile its steps and checksum (whole-map arrays of a
+    // number a tile), this run's tile list.
+    terms.push(Term {
+        bytes: tiles_total * 32.0 + (tiles_total / parts).ceil() * 16.0,
+        field: "map.tile",
+        driver: format!("{tiles_total:.0} tiles"),
+        what: "the tiles' bookkeeping",
+    });
+    // The figure: the map read decimated to at most FIGURE_EDGE a side, its values, classes
+    // and colours.
+    let step = (w.max(h) / FIGURE_EDGE as f64).ceil().max(1.0);
+    terms.push(Term {
+        bytes: (w / step).ceil() * (h / step).ceil() * (per_px + 8.0 + 1.0 + 4.0)
+            + 16.0 * 1024.0 * 1024.0,
+        field: "map.resolution",
+        driver: pixels,
+        what: "the figure",
+    });
+    // Tiles in flight: every pixel's state (and tangent vectors) through the kernel.
+    let tangents = match o.kind {
+        MapKind::Lyapunov { .. } | MapKind::Ftle => dim,
+        MapKind::Sali { .. } => 2.0,
+        MapKind::Megno { .. } => 1.0,
+        MapKind::Gali { k, .. } => k as f64,
+        _ => 0.0,
+    };
+    terms.push(Term {
+        bytes: threads() * tile * tile * solver(dim * (1.0 + tangents)) / 4.0,
+        field: "map.tile",
+        driver: format!("tiles of {}×{} pixels", o.tile, o.tile),
+        what: "the tiles in flight",
+    });
+    if let MapKind::Frequency { samples, .. } = o.kind {
+        // Each tile in flight holds its pixels' sampled orbits and the NAFF workspaces of the
+        // whole run and of a half: per sample ≈ 136 B (FFT buffer, window and time weights,
+        // five complex work vectors) + 68 B (the half) + 16 B (the link signal), and the
+        // samples of θ and θ̇ of a lane group (8 lanes × 2 links × 16 B) or of one pixel of
+        // an N-link chain (16·N B). Independent of the resolution: `samples` drives it.
+        let per_sample = 220.0 + (16.0 * n as f64).max(256.0);
+        let in_flight = threads().min(tiles_total).max(1.0);
+        terms.push(Term {
+            bytes: in_flight * f64::from(samples) * per_sample,
+            field: "map.samples",
+            driver: format!("{samples} samples per pixel"),
+            what: "the sampled orbits and frequency analyses in flight",
+        });
+    }
+}
+
+/// The label grids `pendula measure` (or the Python package) measures: their size, how many
+/// there are, what reading one costs, and the field that names them.
+#[derive(Debug, Clone, Copy)]
+pub struct LabelGrids {
+    pub nx: usize,
+    pub ny: usize,
+    /// Label grids of this size (one per flip time of a flip map, else one).
+    pub count: usize,
+    /// Bytes per pixel the source holds while it is read (an HDF5 dataset read as i64, a map
+    /// file's variables).
+    pub read_per_px: f64,
+    /// The field that gives the grid: `labels` (a dataset or array) or `measure` (a map file).
+    pub field: &'static str,
+}
+
+/// What measuring `grids` with options `o` holds at once: the grids and their reading, the
+/// measures' masks (the Wada test's three u64 masks, one box-count flag grid per thread), the
+/// per-shift results of every grid (kept, then copied while written) and the uncertainty
+/// exponent's counts, each term naming the option that drives it. Overflow-safe: every count is
+/// taken as f64, so 10¹² × 10¹² is a number over any budget, not a wrapped product.
+pub fn measure_estimate(grids: &LabelGrids, o: &MeasureOptions) -> Estimate {
+    estimate(measure_terms(grids, o))
+}
+
+fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
+    let px = grids.nx as f64 * grids.ny as f64;
+    let count = grids.count.max(1) as f64;
+    let pixels = format!("{}×{} pixels", grids.nx, grids.ny);
+    let mut terms = vec![Term {
+        // Reading, the i32 values and their sorted copy, the Wada masks, box-count flags.
+        bytes: px * (grids.read_per_px + 8.0 + 24.0 + 1.5 * threads()),
+        field: grids.field,
+        driver: pixels.clone(),
+        what: "the label grid and the measures' masks, held whole (the measures do not stream)",
+    }];
+    terms.push(Term {
+        // Every grid's compacted labels (u32) exist before the first is measured.
+        bytes: count * px * F64 / 2.0,
+        field: "flip_before",
+        driver: format!("{} label grids of {pixels}", grids.count),
+        what: "the label grids",
+    });
+    let shifts = o.boxes.shifts.max(o.entropy_shifts) as f64;
+    let short = grids.nx.min(grids.ny).max(1) as f64;
+    let sizes = short.log2().max(1.0);
+    let eps = if o.what == What::All || o.what == What::BasinEntropy {
+        o.entropy_eps.len() as f64
+    } else {
+        0.0
+    };
+    // Per shift: its offsets, box counts per size and slope; per entropy side its offsets
+    // and four values; twice (the results, then the arrays written).
+    let per_shift = 2.0 * (48.0 + 16.0 * sizes + eps * 56.0);
+    let (field, driver) = if eps > shifts {
+        ("entropy_eps", format!("{} box sides", o.entropy_eps.len()))
+    } else {
+        (
+            "shifts",
+            format!("{} shifts", o.boxes.shifts.max(o.entropy_shifts)),
+        )
+    };
+    terms.push(Term {
+        bytes: count * (shifts * per_shift + eps * 256.0),
+        field,
+        driver,
+        what: "the per-shift results",
+    });
+    terms.push(Term {
+        // ε = 1 … K and a row of counts per ε in every thread's partial sums.
+        bytes: o.uncertainty.max_eps as f64 * F64 * (2.0 * threads() + 4.0),
+        field: "max_eps",
+        driver: format!("{} values of ε", o.uncertainty.max_eps),
+        what: "the uncertainty exponent's counts",
+    });
+    terms
+}
+
+/// A measure spec's results beyond its map's arrays: the per-shift results and counts of
+/// [`measure_estimate`] for every label grid of every sweep point, and each point's spec.
+pub(super) fn measure_spec_terms(r: &crate::spec::MeasureRun, terms: &mut Vec<Term>) {
+    let points = r.sweep.as_ref().map_or(1, |s| s.points.len());
+    let grids = LabelGrids {
+        nx: r.map.grid.width,
+        ny: r.map.grid.height,
+        count: r.flip_before.len().max(1),
+        read_per_px: 0.0,
+        field: "map.resolution",
+    };
+    for t in measure_terms(&grids, &r.options) {
+        let field = match t.field {
+            "shifts" => "measure.shifts",
+            "entropy_eps" => "measure.entropy_eps",
+            "max_eps" => "measure.max_eps",
+            "flip_before" => "measure.flip_before",
+            // The label grid and masks: map_terms counts them for the map's grid.
+            _ => continue,
+        };
+        let scale = if field == "measure.max_eps" {
+            1.0
+        } else {
+            points as f64
+        };
+        terms.push(Term {
+            bytes: t.bytes * scale,
+            field,
+            ..t
+        });
+    }
+    if let Some(s) = &r.sweep {
+        terms.push(Term {
+            // Each point's spec file and validated copy.
+            bytes: points as f64 * 16384.0,
+            field: "measure.sweep.values",
+            driver: format!("{} sweep values", s.values.len()),
+            what: "the sweep's points",
+        });
+    }
+}
+
+/// What the chaotic fraction of `energies` shells of `samples` starts on a chain of `links`
+/// links holds at once: the model, every start's state, verdict and proposal count, and per
+/// thread a start's mass matrix and Cholesky factor and its SALI run (the state and two
+/// deviation vectors through RK4). Overflow-safe as [`measure_estimate`].
+pub fn chaotic_estimate(links: usize, samples: usize, energies: usize) -> Estimate {
+    let n = links as f64;
+    let dim = 2.0 * n;
+    let mut terms = vec![Term {
+        bytes: n * PLANAR_LINK_BYTES
+            + threads() * (2.0 * F64 * n * n + solver(dim * 3.0) + 64.0 * dim * F64),
+        field: "links",
+        driver: links_driver(links),
+        what: "the model and each start's matrices and tangent vectors",
+    }];
+    terms.push(Term {
+        bytes: samples as f64 * (dim * F64 + 24.0 + 48.0),
+        field: "samples",
+        driver: format!("{samples} samples of {links} links"),
+        what: "the starts and their verdicts",
+    });
+    terms.push(Term {
+        bytes: energies as f64 * 512.0,
+        field: "energies",
+        driver: format!("{energies} energies"),
+        what: "the shells' rows",
+    });
+    estimate(terms)
+}
+
+/// An animation's samples and frame buffers.
+pub(super) fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
+    let nf = n as f64;
+    let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
+    // The trajectory, the joints' positions and the kinetic energy per link.
+    let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64;
+    let mut t = samples_term(
+        samples,
+        per,
+        n,
+        "animate.duration",
+        "the animation's samples",
+    );
+    if t.field == "animate.duration" {
+        t.driver = format!(
+            "{} frames × {} substeps of {n} links",
+            o.frame_count(),
+            o.substeps
+        );
+    }
+    terms.push(t);
+    let (w, h) = (f64::from(o.size.0), f64::from(o.size.1));
+    terms.push(Term {
+        bytes: 8.0 * w * h,
+        field: "animate.width",
+        driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
+        what: "the frame buffers",
+    });
+}

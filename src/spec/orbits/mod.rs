@@ -1,0 +1,272 @@
+//! The `[orbits]` table: a periodic orbit (`action = "find"`), its branch against one spec
+//! field with the located bifurcations (`"continue"`), or the orbit diagram of a driven chain
+//! against one spec field (`"diagram"`).
+//!
+//! ```toml
+//! kind = "orbits"
+//! [model]                      # a driven chain: orbits of period k·T_drive
+//! preset = "simple"
+//! [model.drive.torque]
+//! amplitude = 1.07
+//! frequency = 0.6667
+//! [initial]
+//! theta = [0.3]                # the seed (start = "initial", default)
+//! [orbits]
+//! action = "continue"
+//! start = "settle"             # initial | mode | settle (drive periods from [initial] first)
+//! parameter = "model.drive.torque.amplitude"
+//! range = [1.0, 1.1]
+//! doublings = 3                # follow this many period-doubling branches
+//! ```
+//!
+//! An undriven, undamped chain's orbits are closed by their energy (`energy`, J; default the
+//! seed's) or their period (`period`, s, without `energy`); `parameter = "orbits.energy"`
+//! continues a family in energy. A normal mode seeds a nonlinear family: `start = "mode"`,
+//! `mode = K` (1 = lowest), `amplitude` (rad, the largest link's). Inside the chaos of a driven
+//! chain, `start = "return"` seeds an unstable orbit from the nearest return of the
+//! stroboscopic map after k periods (with `segments` > 1 for a strongly unstable one), and
+//! `start = "map"` from an attractor of a final-state map: `map_file = "basins.h5"`,
+//! `attractor = "period_2"` (its class; the period sets `drive_periods`), the start of the
+//! map's pixel of that class that settled first, after `transient_periods` drive periods.
+
+use super::parameter::{set_parameter, value_of, SWEEP_PARAMETERS};
+use super::{ModelFile, SpecFile};
+use crate::analysis::periodic::{
+    Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
+};
+use crate::model::Chain;
+use serde::{Deserialize, Serialize};
+
+mod validation;
+
+pub(crate) use validation::renamed;
+pub(super) use validation::validate;
+
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct OrbitsSpec {
+    /// find (default) | continue | diagram.
+    pub action: Option<String>,
+    /// Where the first orbit is sought from: initial (default) | mode | settle.
+    pub start: Option<String>,
+    /// The normal mode (1 = lowest) of `start = "mode"`.
+    pub mode: Option<usize>,
+    /// The mode seed's largest link angle (rad), default 0.05.
+    pub amplitude: Option<f64>,
+    /// A driven orbit's period in drive periods k (default 1).
+    pub drive_periods: Option<usize>,
+    /// An autonomous orbit's energy (J); default the seed's.
+    pub energy: Option<f64>,
+    /// An autonomous orbit's period (s): the guess, or (without `energy`) the fixed period.
+    pub period: Option<f64>,
+    /// Drive periods integrated from [initial] before the search (`start = "settle"` or
+    /// `"return"`) or before the diagram's samples at each parameter value.
+    pub transient_periods: Option<u64>,
+    /// Drive periods scanned for the nearest return after k of them (`start = "return"`,
+    /// default 1000); for an undriven chain, crossings of θ₁ = 0.
+    pub scan_periods: Option<u64>,
+    /// `start = "map"`: the final-state map file (HDF5, `pendula map --kind final-state`) whose
+    /// attractor seeds the search.
+    pub map_file: Option<String>,
+    /// `start = "map"`: the attractor's class in that map (`period_K`), default
+    /// `period_{drive_periods}`.
+    pub attractor: Option<String>,
+    /// Shooting segments (1: single shooting).
+    pub segments: Option<usize>,
+    /// Newton stops when every residual is at most this (rad, rad/s), default 1e-10.
+    pub newton_tolerance: Option<f64>,
+    pub max_iterations: Option<usize>,
+    /// Intervals per segment along the orbit (its shape: this many states per segment, and
+    /// the end), default 64.
+    pub shape_samples: Option<usize>,
+    /// The varied spec field (continue, diagram): one of the sweep fields or `orbits.energy`.
+    pub parameter: Option<String>,
+    /// continue: the parameter's bounds [min, max]; diagram: the swept values' ends [from, to].
+    pub range: Option<Vec<f64>>,
+    /// continue: most branch points (default 200); diagram: parameter values (default 200).
+    pub points: Option<usize>,
+    /// continue: up (default), down or both ways from the start value.
+    pub direction: Option<String>,
+    /// The continuation's first, smallest and largest arclength steps.
+    pub step: Option<f64>,
+    pub min_step: Option<f64>,
+    pub max_step: Option<f64>,
+    /// A located bifurcation's parameter is known to within this (default 1e-9).
+    pub locate_tolerance: Option<f64>,
+    /// Period-doubling branches followed after the first (continue of a driven chain).
+    pub doublings: Option<usize>,
+    /// The diagram's further starts (each a whole state θ…, θ̇…) beside [initial].
+    pub starts: Option<Vec<Vec<f64>>>,
+    /// Drive periods sampled at each parameter value (diagram, default 100).
+    pub sampled_periods: Option<u64>,
+    /// RK4 steps per drive period (diagram, default 200).
+    pub steps_per_period: Option<u64>,
+}
+
+/// What the run does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OrbitsAction {
+    Find,
+    Continue,
+    Diagram,
+}
+
+impl OrbitsAction {
+    pub fn name(self) -> &'static str {
+        match self {
+            OrbitsAction::Find => "find",
+            OrbitsAction::Continue => "continue",
+            OrbitsAction::Diagram => "diagram",
+        }
+    }
+}
+
+/// Where the first orbit is sought from.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OrbitStart {
+    /// The spec's initial state.
+    Initial,
+    /// Normal mode `mode` (from 0) of the hanging chain, at `amplitude` (rad).
+    Mode { mode: usize, amplitude: f64 },
+    /// The initial state after `periods` drive periods (an attractor of a driven chain).
+    Settle { periods: u64 },
+    /// After `transient` drive periods, the stroboscopic point among the next `scan` whose
+    /// k-th iterate returns nearest to it: a seed for an unstable orbit inside chaos. An
+    /// undriven chain's: among `scan` crossings of θ₁ = 0 (upward), the one whose next
+    /// crossing is nearest, with the time between them as the period guess.
+    Return { transient: u64, scan: u64 },
+    /// A final-state map's attractor ([`OrbitsRun::map_seed`]): the start of the map's pixel
+    /// of that class that settled first, after `periods` drive periods.
+    Map { periods: u64 },
+}
+
+/// Where `start = "map"` takes its seed from.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MapSeed {
+    /// The final-state map file, as the spec names it.
+    pub file: String,
+    /// The attractor's class word in the map's legend (`period_K`).
+    pub attractor: String,
+    /// Its K: the orbit's period in drive periods.
+    pub period: usize,
+}
+
+/// What closes the orbits, before the parameter is applied.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum OrbitClosure {
+    /// Period k·T_drive, T_drive of the chain at each parameter value.
+    Driven { k: usize },
+    /// Fixed energy (J); `None`: the seed's energy.
+    Energy(Option<f64>),
+    /// Fixed period (s).
+    Period(f64),
+}
+
+/// The varied field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrbitParameter {
+    /// As the spec names it (`model.drive.torque.amplitude`, `orbits.energy`).
+    pub name: String,
+    pub units: String,
+    /// A link field's link (from 0).
+    link: Option<usize>,
+}
+
+/// The validated `[orbits]` table.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OrbitsRun {
+    pub action: OrbitsAction,
+    pub start: OrbitStart,
+    pub closure: OrbitClosure,
+    /// The period guess of an autonomous orbit (s); a mode seed's default is 2π/ω.
+    pub period_guess: Option<f64>,
+    pub shooting: ShootingOptions,
+    pub parameter: Option<OrbitParameter>,
+    pub continuation: ContinuationOptions,
+    /// Continue down from the start too (a second branch, before the doubled ones).
+    pub both_ways: bool,
+    pub doublings: usize,
+    /// The diagram's values, extra starts, transient, samples and steps (diagram).
+    pub diagram: Option<DiagramOptions>,
+    /// The model as written, rebuilt at each parameter value.
+    pub model: ModelFile,
+    /// `start = "map"`: the map file and the attractor.
+    pub map_seed: Option<MapSeed>,
+}
+
+/// The fields `parameter` may name.
+pub fn parameters() -> Vec<&'static str> {
+    SWEEP_PARAMETERS
+        .iter()
+        .map(|p| p.0)
+        .filter(|p| !p.starts_with("map."))
+        .chain(["orbits.energy"])
+        .collect()
+}
+
+/// The family a run continues or sweeps: the spec's model rebuilt with the parameter set, closed
+/// as the spec says.
+pub struct SpecFamily<'a> {
+    pub run: &'a OrbitsRun,
+    /// The spec's own chain (the energy parameter varies nothing else).
+    pub chain: &'a Chain,
+    /// The fixed energy of an autonomous family not continued in energy (the first orbit's).
+    pub energy: f64,
+}
+
+impl Family for SpecFamily<'_> {
+    type Sys = Chain;
+    fn at(&self, p: f64) -> Result<(Chain, Closure), PeriodicError> {
+        let par = self.run.parameter.as_ref();
+        if par.is_some_and(|q| q.name == "orbits.energy") {
+            return Ok((self.chain.clone(), Closure::Energy(p)));
+        }
+        let chain = match par {
+            None => self.chain.clone(),
+            Some(q) => {
+                let mut file = SpecFile {
+                    model: self.run.model.clone(),
+                    ..SpecFile::default()
+                };
+                let bad = |m: String| PeriodicError::invalid("orbits.parameter", m);
+                set_parameter(&mut file, &q.name, q.link, p).map_err(&bad)?;
+                let (model, _) = file
+                    .model
+                    .build()
+                    .map_err(|e| bad(format!("at {} = {p}: {e}", q.name)))?;
+                model
+                    .planar()
+                    .cloned()
+                    .ok_or_else(|| bad("needs a planar chain".into()))?
+            }
+        };
+        let closure = match self.run.closure {
+            OrbitClosure::Driven { k } => {
+                let t = chain
+                    .params()
+                    .drive
+                    .period_of_fields()
+                    .map_err(PeriodicError::Invalid)?
+                    .ok_or_else(|| {
+                        PeriodicError::invalid("model.drive", "the chain is not driven")
+                    })?;
+                Closure::Driven { drive_period: t, k }
+            }
+            OrbitClosure::Energy(e) => Closure::Energy(e.unwrap_or(self.energy)),
+            OrbitClosure::Period(t) => Closure::Period(t),
+        };
+        Ok((chain, closure))
+    }
+}
+
+impl OrbitsRun {
+    /// The parameter's value in the spec (the continuation's start); `energy` is the first
+    /// orbit's energy, for `orbits.energy`.
+    pub fn parameter_start(&self, chain: &Chain, energy: f64) -> Option<f64> {
+        let q = self.parameter.as_ref()?;
+        if q.name == "orbits.energy" {
+            return Some(energy);
+        }
+        value_of(chain, &q.name, q.link)
+    }
+}

@@ -1,0 +1,266 @@
+//! [`SpecFile::validate`]: the one validator of files and flags. The kind is checked first, then
+//! the tables that belong to it, the model, the kind's own table, the output and figures, and
+//! last what the run would cost (its steps and memory), so that nothing large is built for a
+//! run that is refused.
+
+use super::{
+    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
+    poincare, result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec,
+    SpecError, SpecFile, Validated,
+};
+use crate::model::Chain;
+
+impl SpecFile {
+    /// Which analysis tables are present, by kind: the kinds with a field here, then the
+    /// registered ones ([`KindTables`](super::KindTables)).
+    fn sections(&self) -> Vec<(&'static str, bool)> {
+        let registered = crate::kinds::KINDS
+            .iter()
+            .map(|k| (k.name, self.registered.get(k.name).is_some()));
+        [
+            ("simulate", self.simulate.is_some()),
+            ("modes", self.modes.is_some()),
+            ("lyapunov", self.lyapunov.is_some()),
+            ("poincare", self.poincare.is_some()),
+            ("map", self.map.is_some()),
+            ("animate", self.animate.is_some()),
+            ("control", self.control.is_some()),
+            ("measure", self.measure.is_some()),
+            ("orbits", self.orbits.is_some()),
+        ]
+        .into_iter()
+        .chain(registered)
+        .collect()
+    }
+
+    /// Checks every value and builds the analysis: the one validator of files and flags. The
+    /// run must fit the machine's default [`Budget`] ([`SpecFile::validate_within`]).
+    pub fn validate(&self) -> Result<Spec, SpecError> {
+        self.validate_within(&Budget::machine())
+    }
+
+    /// [`SpecFile::validate`] with a memory budget: the link count is checked before the model
+    /// is built, the whole run's [`Spec::memory_estimate`] and its step count
+    /// ([`MAX_STEPS`](super::MAX_STEPS)) before the spec is returned, so nothing large is allocated for a run
+    /// that would be refused.
+    pub fn validate_within(&self, budget: &Budget) -> Result<Spec, SpecError> {
+        self.validate_for(budget, None)
+    }
+
+    /// [`SpecFile::validate_within`] for shard `shard` (`(i, n)`, `--shard i/n`) of a map
+    /// run, whose memory is its own tiles' ([`Spec::memory_estimate_for`]).
+    pub fn validate_for(
+        &self,
+        budget: &Budget,
+        shard: Option<(usize, usize)>,
+    ) -> Result<Spec, SpecError> {
+        let kind = self.known_kind()?;
+        if self.sweep.is_some() {
+            return self.validate_sweep(kind, budget, shard);
+        }
+        self.check_sections(kind)?;
+        self.check_links(budget)?;
+        let (model, model_name) = self.model.build()?;
+        offered(&model, kind)?;
+        self.initial.check_model(&model)?;
+        let v = self.validate_analysis(kind, &model)?;
+        self.check_output()?;
+        let figures = self.figures_for(kind, &model)?;
+        let title = self.title.clone().unwrap_or_else(|| match &model {
+            Model::Planar(c) => {
+                // A run from a given state names it; every planar run names its forcing.
+                let state = matches!(kind, "simulate" | "lyapunov" | "animate");
+                default_title(kind, &model_name, c, state.then_some(v.x0.as_slice()))
+            }
+            Model::Cart(c) => cart::default_title(kind, c),
+        });
+        let notes = self.notes(&v.analysis);
+        let spec = Spec {
+            figures,
+            title,
+            model,
+            model_name,
+            x0: v.x0,
+            method: v.method,
+            analysis: v.analysis,
+            output: self.output.clone(),
+            text: toml::to_string(self).unwrap_or_default(),
+            notes,
+            sweep: None,
+        };
+        self.check_steps(&spec)?;
+        spec.check_memory(budget, shard)?;
+        Ok(spec)
+    }
+
+    /// The spec's `kind`, which must be one of [`kinds`].
+    fn known_kind(&self) -> Result<&str, SpecError> {
+        let kind = self.kind.as_deref().ok_or_else(|| {
+            SpecError::new(
+                "kind",
+                format!("missing: the analysis to run ({})", kinds().join(", ")),
+            )
+        })?;
+        if !kinds().contains(&kind) {
+            return Err(SpecError::new(
+                "kind",
+                format!(
+                    "unknown analysis kind `{kind}` (expected {})",
+                    kinds().join(", ")
+                ),
+            ));
+        }
+        Ok(kind)
+    }
+
+    /// Refuses an analysis table that belongs to another kind than `kind`.
+    fn check_sections(&self, kind: &str) -> Result<(), SpecError> {
+        for (section, present) in self.sections() {
+            // A measure spec computes the map it measures: its [map] table belongs to it.
+            let measured_map = kind == "measure" && section == "map";
+            if present && kind != section && !measured_map {
+                return Err(SpecError::new(
+                    section,
+                    format!("this section belongs to kind = \"{section}\", not \"{kind}\""),
+                ));
+            }
+        }
+        Ok(())
+    }
+
+    /// The kind's own table validated on `model` (which offers `kind`).
+    fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
+        Ok(match kind {
+            "simulate" => simulate::validate(self, model)?,
+            "modes" => modes::validate(self, model)?,
+            "lyapunov" => lyapunov::validate(self, model)?,
+            "control" => cart::validate_control(self, model)?,
+            planar_only => {
+                let chain = model.planar().expect("checked by Model::kinds");
+                match planar_only {
+                    "poincare" => poincare::validate(self, chain)?,
+                    "map" => map::validate(self, chain)?,
+                    "measure" => measure::validate(self, chain)?,
+                    "orbits" => orbits::validate(self, chain)?,
+                    "animate" => visual::validate_animate(self, chain)?,
+                    registered => self.validate_registered(registered, chain)?,
+                }
+            }
+        })
+    }
+
+    /// The `[output]` paths: not empty, a figure format and an HDF5 result file.
+    fn check_output(&self) -> Result<(), SpecError> {
+        for (field, p) in [
+            ("output.file", &self.output.file),
+            ("output.plot", &self.output.plot),
+        ] {
+            if let Some(p) = p {
+                if p.as_os_str().is_empty() {
+                    return Err(SpecError::new(field, "is empty"));
+                }
+            }
+        }
+        if let Some(p) = &self.output.plot {
+            figure_format("output.plot", p)?;
+        }
+        if let Some(p) = &self.output.file {
+            result_format("output.file", p)?;
+        }
+        Ok(())
+    }
+
+    /// The `[figures]` table, which only simulate and animate of a planar chain draw.
+    fn figures_for(&self, kind: &str, model: &Model) -> Result<Figures, SpecError> {
+        Ok(match &self.figures {
+            None => Figures::default(),
+            Some(_) if !matches!(kind, "simulate" | "animate") || model.planar().is_none() => {
+                return Err(SpecError::new(
+                    "figures",
+                    format!(
+                        "still figures are drawn by simulate and animate of a planar chain, not {kind} of the {} model",
+                        model.kind()
+                    ),
+                ))
+            }
+            Some(f) => f.figures(model.links())?,
+        })
+    }
+
+    /// What validation chose that the user did not write: an energy-shell map's window
+    /// clipped to what the energy reaches.
+    fn notes(&self, analysis: &Analysis) -> Vec<String> {
+        let mut notes = Vec::new();
+        if let (Analysis::Map(o), Some(m)) = (analysis, &self.map) {
+            if let (Some(sh), None) = (&o.grid.shell, &m.window) {
+                notes.push(map::reach_note(o, sh.energy));
+            }
+        }
+        notes
+    }
+
+    /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
+    /// no table is an empty one, so that the kind names what is missing).
+    fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
+        let entry = super::tables::registered(kind).expect("checked by kinds()");
+        let empty = toml::Table::new();
+        let table = self.registered.get(kind).unwrap_or(&empty);
+        let method = |dt| self.integrator.method(dt);
+        let (run, method) = (entry.validate)(table, chain, &method)?;
+        Ok(Validated {
+            analysis: Analysis::Registered(run),
+            x0: self.initial.state(chain.links())?,
+            method,
+        })
+    }
+
+    /// A spec with a `[sweep]`: the spec without it validated as the template, then every
+    /// point ([`sweep::plan`]); a measure spec's sweep is its `[measure.sweep]`.
+    fn validate_sweep(
+        &self,
+        kind: &str,
+        budget: &Budget,
+        shard: Option<(usize, usize)>,
+    ) -> Result<Spec, SpecError> {
+        if kind == "measure" {
+            return sweep::into_measure(self)?.validate_for(budget, shard);
+        }
+        if shard.is_some() {
+            return Err(SpecError::new(
+                "sweep",
+                "a sweep runs each point's map whole: shard a map spec without a sweep",
+            ));
+        }
+        let mut base = self.clone();
+        base.sweep = None;
+        let mut spec = base.validate_for(budget, shard)?;
+        let plan = sweep::plan(self, &spec, budget)?;
+        if self.title.is_none() {
+            // The template's default title names its own values of the swept fields.
+            let fields: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
+            spec.title = format!(
+                "{kind} sweep over {}: {}",
+                fields.join(", "),
+                chain_words(&spec.model_name, spec.model.links())
+            );
+        }
+        spec.text = toml::to_string(self).unwrap_or_default();
+        spec.sweep = Some(Box::new(plan));
+        Ok(spec)
+    }
+}
+
+/// Refuses a `kind` the model does not offer ([`Model::kinds`]).
+fn offered(model: &Model, kind: &str) -> Result<(), SpecError> {
+    if !model.kinds().contains(&kind) {
+        return Err(SpecError::new(
+            "kind",
+            format!(
+                "`{kind}` is not offered for the {} model (expected {})",
+                model.kind(),
+                model.kinds().join(", ")
+            ),
+        ));
+    }
+    Ok(())
+}
