@@ -11,7 +11,7 @@
 //! A registered indicator's group (`megno`, `fli`, …) is not written here: its result describes
 //! itself ([`crate::analysis::orbit::IndicatorResult`]) and [`super::write_record`] writes it.
 
-use super::results::{write_method, write_model};
+use super::results::{link_coord, write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, Lyapunov};
 use crate::analysis::orbit::{Covariant, Indicators};
@@ -192,12 +192,6 @@ pub fn chain_group<'a>(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     Ok(g)
-}
-
-fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    let idx: Vec<i64> = (1..=n as i64).collect();
-    g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables

@@ -6,7 +6,9 @@ use super::run::OrbitsResult;
 use crate::analysis::periodic::{Branch, Floquet, OrbitDiagram, PeriodicOrbit};
 use crate::spec::orbits::OrbitClosure;
 use crate::spec::OrbitsRun;
-use crate::store::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
+use crate::store::{
+    link_coord, write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError,
+};
 use ndarray::{Array2, Array4};
 
 /// The stability codes of `stability` variables, as CF flag meanings.
@@ -106,10 +108,6 @@ fn state_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
         2 * n,
         "component of the state: theta_1..theta_N (rad), then omega_1..omega_N (rad/s)",
     )
-}
-
-fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    count_coord(g, "link", n, "link index, counted from the pivot")
 }
 
 fn multiplier_coord(g: &GroupWriter<'_>, m: usize) -> Result<(), StoreError> {
