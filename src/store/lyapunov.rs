@@ -11,10 +11,10 @@
 //! A registered indicator's group (`megno`, `fli`, …) is not written here: its result describes
 //! itself ([`crate::analysis::orbit::IndicatorResult`]) and [`super::write_record`] writes it.
 
-use super::results::{write_method, write_model};
+use super::results::{link_coord, write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, Lyapunov};
-use crate::analysis::orbit::Indicators;
+use crate::analysis::orbit::{Covariant, Indicators};
 use crate::model::Chain;
 use ndarray::Array2;
 
@@ -24,6 +24,16 @@ fn nan_if_none(v: Option<f64>) -> f64 {
 
 /// Writes `r` into `g` (see the module docs for the layout).
 pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreError> {
+    spectrum_vars(g, r)?;
+    run_attrs(g, r)?;
+    result_attrs(g, r)?;
+    write_energy(g, &r.energy)?;
+    count_attrs(g, r)
+}
+
+/// The spectrum's coordinates and variables: the exponents with their errors, their history,
+/// and the pair sums of a full spectrum.
+fn spectrum_vars(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreError> {
     let k = r.exponents.len();
     let idx: Vec<i64> = (1..=k as i64).collect();
     g.coord_i64(
@@ -85,6 +95,12 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
             "batch-means standard error of the pair sum",
         )?;
     }
+    Ok(())
+}
+
+/// How the spectrum was run, as attributes: the estimator, the integrator, the times and
+/// the options, whether it completed and converged.
+fn run_attrs(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreError> {
     g.attr_str("estimator", r.estimator.name())?;
     if let Estimator::TwoTrajectory { d0 } = r.estimator {
         g.attr_f64("d0", d0)?;
@@ -111,6 +127,12 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
             Some(false) => "no",
         },
     )?;
+    Ok(())
+}
+
+/// What the spectrum says, as attributes: Σλ with its error, the exponents closest to zero,
+/// the Kaplan–Yorke dimension and the volume check where they mean something.
+fn result_attrs(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreError> {
     g.attr_f64("sum_exponents", r.sum)?;
     g.attr_f64("sum_standard_error", r.sum_standard_error)?;
     let near: Vec<f64> = r.closest_to_zero.iter().map(|&i| (i + 1) as f64).collect();
@@ -134,7 +156,11 @@ pub fn write_lyapunov(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreErro
         g.attr_f64("volume_boundary", nan_if_none(v.boundary))?;
         g.attr_f64("dissipation_average", nan_if_none(v.dissipation_average))?;
     }
-    write_energy(g, &r.energy)?;
+    Ok(())
+}
+
+/// The run's work counts as attributes.
+fn count_attrs(g: &GroupWriter<'_>, r: &Lyapunov) -> Result<(), StoreError> {
     let c = &r.counts;
     g.attr_i64("steps", c.steps as i64)?;
     g.attr_i64("rejected_steps", c.rejected_steps as i64)?;
@@ -166,12 +192,6 @@ pub fn chain_group<'a>(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     Ok(g)
-}
-
-fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    let idx: Vec<i64> = (1..=n as i64).collect();
-    g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
 }
 
 /// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables
@@ -317,10 +337,16 @@ pub fn write_indicators(g: &GroupWriter<'_>, r: &Indicators) -> Result<(), Store
 /// growth rate and its window average with its batch-means error beside the QR exponents of
 /// the same run, each vector's class (expanding, neutral, contracting), the smallest angle
 /// between the unstable and stable subspaces and the angles of the pairs asked for.
-pub fn write_covariant(
-    g: &GroupWriter<'_>,
-    r: &crate::analysis::orbit::Covariant,
-) -> Result<(), StoreError> {
+pub fn write_covariant(g: &GroupWriter<'_>, r: &Covariant) -> Result<(), StoreError> {
+    covariant_vars(g, r)?;
+    vector_class(g, r)?;
+    angles(g, r)?;
+    covariant_attrs(g, r)
+}
+
+/// The coordinates `time` and `vector`, the unit vectors, the state at each sample, the
+/// local growth rates with their window mean, and the QR exponents of the same run.
+fn covariant_vars(g: &GroupWriter<'_>, r: &Covariant) -> Result<(), StoreError> {
     let k = r.growth_mean.len();
     g.coord("time", &r.time, "s", "sample time in the averaging window")?;
     let idx: Vec<i64> = (1..=k as i64).collect();
@@ -380,6 +406,12 @@ pub fn write_covariant(
         "s-1",
         "batch-means standard error of the exponent",
     )?;
+    Ok(())
+}
+
+/// Each vector's class from its exponent: contracting, neutral or expanding.
+fn vector_class(g: &GroupWriter<'_>, r: &Covariant) -> Result<(), StoreError> {
+    let k = r.growth_mean.len();
     let class: Vec<u8> = (0..k)
         .map(|i| {
             if r.unstable.contains(&i) {
@@ -400,6 +432,12 @@ pub fn write_covariant(
     )?
     .attr_u8s("flag_values", &[0, 1, 2])?
     .attr_str("flag_meanings", "contracting neutral expanding")?;
+    Ok(())
+}
+
+/// The smallest angle between the unstable and stable subspaces, and the angles of the pairs
+/// of vectors asked for.
+fn angles(g: &GroupWriter<'_>, r: &Covariant) -> Result<(), StoreError> {
     if let Some(a) = &r.min_angle {
         g.var(
             "min_angle",
@@ -436,6 +474,11 @@ pub fn write_covariant(
             "angle between the lines of vectors i and j (0 to pi/2)",
         )?;
     }
+    Ok(())
+}
+
+/// How the vectors were computed and what the run was, as attributes.
+fn covariant_attrs(g: &GroupWriter<'_>, r: &Covariant) -> Result<(), StoreError> {
     write_method(g, &r.spectrum.method)?;
     g.attr_str(
         "method_of_vectors",

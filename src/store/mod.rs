@@ -43,6 +43,7 @@ mod results;
 pub use lyapunov::{
     chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
+pub(crate) use results::link_coord;
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;

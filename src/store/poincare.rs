@@ -7,18 +7,12 @@
 //! `initial_theta`, `initial_omega(orbit, link)`, `lyapunov(orbit)` and `chaotic(orbit)`.
 //! Crossing angles are wrapped into (−π, π]; the section's own angle is ≈ 0 mod 2π there.
 
-use super::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
+use super::{link_coord, write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
 use crate::analysis::poincare::{
     chaos_criterion, wrap_angle, OrbitEnd, PoincareOptions, PoincareResult, Shell,
 };
 use crate::model::Chain;
 use ndarray::{Array2, Array3};
-
-fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    let idx: Vec<i64> = (1..=n as i64).collect();
-    g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
-}
 
 /// One shell's orbits: coordinates `orbit`, `crossing` and `link`, the crossings, the
 /// per-orbit summary and the shell's attributes.

@@ -3,10 +3,12 @@
 //! (`diagram`). Every variable has CF `units` and `long_name`, over named dimensions.
 
 use super::run::OrbitsResult;
-use crate::analysis::periodic::{Branch, OrbitDiagram, PeriodicOrbit};
+use crate::analysis::periodic::{Branch, Floquet, OrbitDiagram, PeriodicOrbit};
 use crate::spec::orbits::OrbitClosure;
 use crate::spec::OrbitsRun;
-use crate::store::{write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError};
+use crate::store::{
+    link_coord, write_method, write_model, GroupWriter, H5Out, RunInfo, StoreError,
+};
 use ndarray::{Array2, Array4};
 
 /// The stability codes of `stability` variables, as CF flag meanings.
@@ -87,34 +89,34 @@ pub fn write_orbits(
     Ok(())
 }
 
-fn state_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    g.coord_i64(
-        "state_component",
-        &(1..=2 * n as i64).collect::<Vec<_>>(),
-        "1",
-        "component of the state: theta_1..theta_N (rad), then omega_1..omega_N (rad/s)",
-    )?;
+/// Coordinate `name` counting 1..=`n` (units `1`): the one home of the index coordinates
+/// below.
+fn count_coord(
+    g: &GroupWriter<'_>,
+    name: &str,
+    n: usize,
+    long_name: &str,
+) -> Result<(), StoreError> {
+    g.coord_i64(name, &(1..=n as i64).collect::<Vec<_>>(), "1", long_name)?;
     Ok(())
 }
 
-fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    g.coord_i64(
-        "link",
-        &(1..=n as i64).collect::<Vec<_>>(),
-        "1",
-        "link index, counted from the pivot",
-    )?;
-    Ok(())
+fn state_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
+    count_coord(
+        g,
+        "state_component",
+        2 * n,
+        "component of the state: theta_1..theta_N (rad), then omega_1..omega_N (rad/s)",
+    )
 }
 
 fn multiplier_coord(g: &GroupWriter<'_>, m: usize) -> Result<(), StoreError> {
-    g.coord_i64(
+    count_coord(
+        g,
         "multiplier",
-        &(1..=m as i64).collect::<Vec<_>>(),
-        "1",
+        m,
         "non-trivial Floquet multiplier, by modulus, largest first",
-    )?;
-    Ok(())
+    )
 }
 
 /// One orbit: its start, period, multipliers, checks, monodromy, shape and Newton history.
@@ -122,6 +124,30 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
     let dim = 2 * n;
     state_coord(g, n)?;
     link_coord(g, n)?;
+    orbit_attrs(g, o)?;
+    trivial_multipliers(g, &o.floquet)?;
+    g.var(
+        "x0",
+        &["state_component"],
+        o.x0.as_slice(),
+        "1",
+        "start of the orbit (rad, rad/s; a driven orbit at drive phase 0)",
+    )?;
+    g.var(
+        "turns",
+        &["link"],
+        o.turns.as_slice(),
+        "1",
+        "net turns of each angle per period",
+    )?;
+    multipliers(g, &o.floquet)?;
+    monodromy(g, o, dim)?;
+    orbit_shape(g, o, dim)?;
+    newton_history(g, o)
+}
+
+/// The orbit's numbers and the verification of its closure and multipliers, as attributes.
+fn orbit_attrs(g: &GroupWriter<'_>, o: &PeriodicOrbit) -> Result<(), StoreError> {
     let f = &o.floquet;
     g.attr_f64("period", o.period)?;
     g.attr_f64("energy", o.energy)?;
@@ -138,11 +164,16 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
     g.attr_f64("closure_residual", o.closure_residual)?;
     g.attr_f64("closure_tolerance", o.closure_tolerance)?;
     g.attr_f64("trivial_tolerance", o.trivial_tolerance)?;
+    Ok(())
+}
+
+/// The trivial multipliers of an autonomous orbit (none for a driven one) over `trivial`.
+fn trivial_multipliers(g: &GroupWriter<'_>, f: &Floquet) -> Result<(), StoreError> {
     let t = f.trivial.len();
-    g.coord_i64(
+    count_coord(
+        g,
         "trivial",
-        &(1..=t as i64).collect::<Vec<_>>(),
-        "1",
+        t,
         "trivial Floquet multiplier of an autonomous orbit: 1 along the flow, 2 across the energy shells (none for a driven orbit)",
     )?;
     g.var(
@@ -163,20 +194,11 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
         "1",
         "imaginary part of the trivial Floquet multiplier",
     )?;
-    g.var(
-        "x0",
-        &["state_component"],
-        o.x0.as_slice(),
-        "1",
-        "start of the orbit (rad, rad/s; a driven orbit at drive phase 0)",
-    )?;
-    g.var(
-        "turns",
-        &["link"],
-        o.turns.as_slice(),
-        "1",
-        "net turns of each angle per period",
-    )?;
+    Ok(())
+}
+
+/// The non-trivial multipliers over `multiplier`, with their Floquet exponents.
+fn multipliers(g: &GroupWriter<'_>, f: &Floquet) -> Result<(), StoreError> {
     let m = f.multipliers.len();
     multiplier_coord(g, m)?;
     let col = |h: fn(&crate::analysis::periodic::Multiplier) -> f64| {
@@ -203,10 +225,15 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
         "s-1",
         "Floquet exponent ln|mu| / T",
     )?;
-    g.coord_i64(
+    Ok(())
+}
+
+/// The monodromy matrix over (state_component, state_component_k).
+fn monodromy(g: &GroupWriter<'_>, o: &PeriodicOrbit, dim: usize) -> Result<(), StoreError> {
+    count_coord(
+        g,
         "state_component_k",
-        &(1..=dim as i64).collect::<Vec<_>>(),
-        "1",
+        dim,
         "component of the state (second matrix axis)",
     )?;
     let mono = Array2::from_shape_fn((dim, dim), |(i, j)| o.monodromy[(i, j)]);
@@ -217,6 +244,11 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
         "1",
         "monodromy matrix d x(T) / d x(0) (mixed units: s and s-1 between angle and rate rows)",
     )?;
+    Ok(())
+}
+
+/// The state along one period over (time, state_component).
+fn orbit_shape(g: &GroupWriter<'_>, o: &PeriodicOrbit, dim: usize) -> Result<(), StoreError> {
     let samples = o.shape.len() / dim;
     let times: Vec<f64> = (0..samples)
         .map(|i| o.period * i as f64 / (samples - 1).max(1) as f64)
@@ -234,6 +266,11 @@ fn write_orbit(g: &GroupWriter<'_>, o: &PeriodicOrbit, n: usize) -> Result<(), S
         "1",
         "state along one period (rad, rad/s; angles unwrapped)",
     )?;
+    Ok(())
+}
+
+/// The shooting's residual at each Newton iterate.
+fn newton_history(g: &GroupWriter<'_>, o: &PeriodicOrbit) -> Result<(), StoreError> {
     g.coord_i64(
         "iteration",
         &(0..o.residuals.len() as i64).collect::<Vec<_>>(),
@@ -261,10 +298,10 @@ fn write_branch(
     let p = b.points.len();
     g.attr_str("label", label)?;
     g.attr_str("ended", &b.ended)?;
-    g.coord_i64(
+    count_coord(
+        g,
         "point",
-        &(1..=p as i64).collect::<Vec<_>>(),
-        "1",
+        p,
         "point along the branch, in continuation order",
     )?;
     state_coord(g, n)?;
@@ -448,10 +485,10 @@ fn write_bifurcations(
         .flat_map(|(i, (_, b))| b.bifurcations.iter().map(move |x| (i + 1, x)))
         .collect();
     let c = all.len();
-    g.coord_i64(
+    count_coord(
+        g,
         "bifurcation",
-        &(1..=c as i64).collect::<Vec<_>>(),
-        "1",
+        c,
         "located bifurcation, by branch then parameter order along it",
     )?;
     state_coord(g, n)?;
@@ -553,18 +590,8 @@ fn write_diagram(
         .as_ref()
         .map_or("parameter", |q| q.name.as_str());
     g.coord("parameter", &d.parameters, units, name)?;
-    g.coord_i64(
-        "start",
-        &(1..=s as i64).collect::<Vec<_>>(),
-        "1",
-        "start of the sweep",
-    )?;
-    g.coord_i64(
-        "sample",
-        &(1..=k as i64).collect::<Vec<_>>(),
-        "1",
-        "drive period sampled after the transient",
-    )?;
+    count_coord(g, "start", s, "start of the sweep")?;
+    count_coord(g, "sample", k, "drive period sampled after the transient")?;
     state_coord(g, dim / 2)?;
     if let Some(o) = &spec.diagram {
         g.attr_i64("transient_periods", o.transient as i64)?;
