@@ -1,5 +1,5 @@
 //! The terms a kind states its memory in ([`crate::kinds::Settings::memory`]): the budget
-//! (`spec/budget.rs`) sums them and names the field of the largest when a run does not fit.
+//! (`spec/budget/`) sums them and names the field of the largest when a run does not fit.
 
 /// One term of an estimate.
 pub struct Term {

@@ -2,7 +2,7 @@
 //! located bifurcations (`continue`), orbit diagrams with λ_max (`diagram`).
 //!
 //! Its run ([`mod@run`]), its file's group ([`mod@store`]) and its figure ([`figure`], drawn by
-//! `plot/orbits.rs`) live here; its table and validation are still `spec/orbits.rs` and its
+//! `plot/orbits/`) live here; its table and validation are still `spec/orbits/` and its
 //! report `cli/orbits.rs` (the kind is not on the registry's self-describing
 //! [`crate::finding::Finding`] yet).
 
