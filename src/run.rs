@@ -14,7 +14,6 @@
 //! ([`crate::store::map::assemble`]) with this one.
 
 pub mod sweep;
-pub use crate::kinds::frequencies::{FrequenciesResult, IDENTIFY_TOLERANCE};
 pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
