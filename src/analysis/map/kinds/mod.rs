@@ -189,6 +189,12 @@ const TWO_LINK: Lanes = Lanes {
     three_link: false,
     auto: true,
 };
+/// The lanes of the kinds that need a conservative two-link chain (energy error, frequency).
+const CONSERVATIVE_TWO_LINK: Lanes = Lanes {
+    two_link: Some(true),
+    three_link: false,
+    auto: true,
+};
 /// The one label variable of most kinds.
 const CLASS: &[&str] = &["class"];
 
@@ -310,11 +316,7 @@ static ENERGY_ERROR: Facts = Facts {
     aux: &[],
     fields: &[],
     legend: Legend::Computed,
-    lanes: Lanes {
-        two_link: Some(true),
-        three_link: false,
-        auto: true,
-    },
+    lanes: CONSERVATIVE_TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::LogPositive {
         label: "relative energy error at t = {t} s",
@@ -575,11 +577,7 @@ static FREQUENCY: Facts = Facts {
     fields: &["map.samples", "map.window_order"],
     legend: Legend::Computed,
     // Conservative two-link chains ([`super::lanes::gauss`]).
-    lanes: Lanes {
-        two_link: Some(true),
-        three_link: false,
-        auto: true,
-    },
+    lanes: CONSERVATIVE_TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
         label: "diffusion index log₁₀|Δν| over t ≤ {t} s",
