@@ -6,6 +6,10 @@ use crate::analysis::orbit::driver::{EnergyWatch, Progress};
 use crate::analysis::orbit::stepper::Stepper;
 use crate::analysis::route::{Routed, Task};
 use crate::integrate::{IntegrateError, Ode};
+use crate::model::angle::wrap_nearest_open_closed;
+/// An angle difference wrapped into (−π, π] (by its nearest whole number of turns; the name
+/// callers know).
+pub use crate::model::angle::wrap_nearest_open_closed as wrap_angle;
 use crate::model::System;
 
 /// Distances between nearby states, for the two-trajectory method.
@@ -41,24 +45,11 @@ pub struct AngleMetric {
     pub angles: usize,
 }
 
-/// `d` wrapped to (−π, π].
-#[inline]
-pub fn wrap_angle(d: f64) -> f64 {
-    let w = d - 2.0 * PI * (d / (2.0 * PI)).round();
-    if w <= -PI {
-        w + 2.0 * PI
-    } else if w > PI {
-        w - 2.0 * PI
-    } else {
-        w
-    }
-}
-
 impl Metric for AngleMetric {
     fn difference(&self, a: &[f64], b: &[f64], out: &mut [f64]) {
         for (i, ((o, x), y)) in out.iter_mut().zip(a).zip(b).enumerate() {
             *o = if i < self.angles {
-                wrap_angle(y - x)
+                wrap_nearest_open_closed(y - x)
             } else {
                 y - x
             };

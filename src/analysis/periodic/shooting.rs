@@ -20,8 +20,10 @@
 use super::floquet::{floquet, Floquet, Trivial};
 use super::flow::{propagate, Propagated};
 use super::PeriodicError;
-pub use crate::analysis::lyapunov::wrap_angle;
 use crate::integrate::Method;
+/// An angle wrapped into (−π, π] (by its nearest whole number of turns; the name callers know).
+pub use crate::model::angle::wrap_nearest_open_closed as wrap_angle;
+use crate::model::angle::wrap_nearest_open_closed;
 use crate::model::{Chain, System};
 use crate::observe::{Cancel, Cancellable};
 use nalgebra::{DMatrix, DVector};
@@ -180,7 +182,7 @@ fn distance_mod(a: &[f64], b: &[f64], angles: usize) -> f64 {
         .enumerate()
         .map(|(i, (x, y))| {
             if i < angles {
-                wrap_angle(x - y).abs()
+                wrap_nearest_open_closed(x - y).abs()
             } else {
                 (x - y).abs()
             }
@@ -628,7 +630,7 @@ impl<S: Periodic> Shooting<'_, S> {
         Self::verify_trivial(&floquet, trivial_tolerance)?;
         let mut x0 = z[..n].to_vec();
         for a in x0.iter_mut().take(self.sys.angles()) {
-            *a = wrap_angle(*a);
+            *a = wrap_nearest_open_closed(*a);
         }
         Ok(PeriodicOrbit {
             energy: self.sys.energy(0.0, &x0),

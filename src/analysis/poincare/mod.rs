@@ -22,13 +22,17 @@ mod shell;
 
 pub use shell::{
     energy_bounds, plane_initial_conditions, section_min_energy, shell_initial_conditions,
-    shell_state, wrap_angle, Sampling, ShellSampling, ShellStart, Variables,
+    shell_state, Sampling, ShellSampling, ShellStart, Variables,
 };
+
+/// The section's angles wrapped into (−π, π] (by `rem_euclid`; the name callers know).
+pub use crate::model::angle::wrap_open_closed as wrap_angle;
 
 use super::energy::EnergyBalance;
 use super::AnalysisError;
 use crate::integrate::{locate, Direction, Dop853, Dop853Solver, Flow, Solver};
 use crate::integrate::{Ode, Stats};
+use crate::model::angle::wrap_open_closed;
 use crate::model::{Chain, System};
 use crate::observe::{Control, Observer};
 use rayon::prelude::*;
@@ -240,7 +244,7 @@ impl Orbit {
                     Variables::Velocity => x[n + link],
                     Variables::Momentum => chain.to_canonical(x)[n + link],
                 };
-                (wrap_angle(x[link]), s)
+                (wrap_open_closed(x[link]), s)
             })
             .collect()
     }
