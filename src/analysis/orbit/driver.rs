@@ -173,6 +173,16 @@ pub(crate) struct Tangent {
     pub v0: Option<Vec<f64>>,
 }
 
+impl Tangent {
+    /// The one vector of a one-vector estimator (FLI, MEGNO), started along `start`.
+    pub fn one(start: super::Deviation, n: usize) -> Tangent {
+        Tangent {
+            k: 1,
+            v0: Some(start.vector(n)),
+        }
+    }
+}
+
 /// One sample of the run.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Tick {
