@@ -140,6 +140,43 @@ pub fn sweeps_done(change: f64, scale: f64, prev: f64) -> (bool, f64) {
     (delta <= 1e-15 || (delta >= prev && delta <= 1e-10), delta)
 }
 
+/// The stopping state of one step's fixed-point sweeps: [`sweeps_done`] against the last
+/// sweep's relative change.
+struct Sweeps {
+    prev: f64,
+}
+
+impl Sweeps {
+    #[inline(always)]
+    fn new() -> Sweeps {
+        Sweeps {
+            prev: f64::INFINITY,
+        }
+    }
+
+    /// After a sweep whose largest stage change is `change` (against the state's `scale`):
+    /// `Some(true)` converged, `Some(false)` failed (a NaN: the stages are lost), `None` to
+    /// sweep again.
+    #[inline(always)]
+    fn after(&mut self, change: f64, scale: f64) -> Option<bool> {
+        if change.is_nan() || scale.is_nan() {
+            return Some(false);
+        }
+        let (done, delta) = sweeps_done(change, scale, self.prev);
+        if done {
+            return Some(true);
+        }
+        self.prev = delta;
+        None
+    }
+}
+
+/// A state of the `L` components a fixed-size step was chosen for.
+#[inline(always)]
+fn fixed<const L: usize>(y: &mut [f64]) -> &mut [f64; L] {
+    y.try_into().expect("state length")
+}
+
 /// `y += dy` with Kahan's compensation `comp`, so that round-off does not random-walk the
 /// energy over 10⁶ steps.
 #[inline(always)]
@@ -246,22 +283,22 @@ impl GaussSolver {
         self.last_iterations
     }
 
-    /// One collocation step of size `h` from `(t, y)`, in place: three stages on states of
-    /// 2, 4 or 6 components (planar chains of 1 to 3 links without deviation vectors, the
-    /// frequency map's orbits) take [`GaussSolver::gauss_step_fixed`], the rest the general loop.
-    fn gauss_step<O: Ode>(
+    /// After a step's sweeps (`it` of them): records their count, fails the step at `t` if
+    /// they did not converge, else keeps the step's start state `y` (for the dense output).
+    #[inline(always)]
+    fn end_sweeps(
         &mut self,
-        ode: &mut O,
+        it: u32,
+        converged: bool,
         t: f64,
-        h: f64,
-        y: &mut [f64],
+        y: &[f64],
     ) -> Result<(), IntegrateError> {
-        match (self.tab.s, if self.fixed_size { self.len } else { 0 }) {
-            (3, 2) => self.gauss_step_fixed::<O, 2>(ode, t, h, y),
-            (3, 4) => self.gauss_step_fixed::<O, 4>(ode, t, h, y),
-            (3, 6) => self.gauss_step_fixed::<O, 6>(ode, t, h, y),
-            _ => self.gauss_step_any(ode, t, h, y),
+        self.last_iterations = it;
+        if !converged {
+            return Err(IntegrateError::NoConvergence { time: t });
         }
+        self.y_prev.copy_from_slice(y);
+        Ok(())
     }
 
     /// [`GaussSolver::gauss_step_any`] for three stages and `L` components, on arrays of
@@ -274,10 +311,9 @@ impl GaussSolver {
         ode: &mut O,
         t: f64,
         h: f64,
-        y: &mut [f64],
+        y: &mut [f64; L],
     ) -> Result<(), IntegrateError> {
         const S: usize = 3;
-        let y: &mut [f64; L] = y.try_into().expect("state length");
         let mut f = [[0.0; L]; S];
         for (j, fj) in f.iter_mut().enumerate() {
             fj.copy_from_slice(&self.f[j * L..(j + 1) * L]);
@@ -309,7 +345,7 @@ impl GaussSolver {
         }
         let (a, c) = (tab.a, tab.c);
         let mut y_stage = [0.0; L];
-        let mut prev = f64::INFINITY;
+        let mut sweeps = Sweeps::new();
         let mut converged = false;
         let mut it = 0;
         while it < self.max_iter {
@@ -337,25 +373,16 @@ impl GaussSolver {
                     z[i][q] = znew;
                 }
             }
-            if change.is_nan() || scale.is_nan() {
+            if let Some(ok) = sweeps.after(change, scale) {
+                converged = ok;
                 break;
             }
-            let (done, delta) = sweeps_done(change, scale, prev);
-            if done {
-                converged = true;
-                break;
-            }
-            prev = delta;
         }
         for (j, fj) in f.iter().enumerate() {
             self.f[j * L..(j + 1) * L].copy_from_slice(fj);
             self.z[j * L..(j + 1) * L].copy_from_slice(&z[j]);
         }
-        self.last_iterations = it;
-        if !converged {
-            return Err(IntegrateError::NoConvergence { time: t });
-        }
-        self.y_prev.copy_from_slice(y);
+        self.end_sweeps(it, converged, t, y)?;
         let comp: &mut [f64; L] = (&mut self.comp[..]).try_into().expect("state length");
         for q in 0..L {
             let mut inc = 0.0;
@@ -402,7 +429,7 @@ impl GaussSolver {
                 }
             }
         }
-        let mut prev = f64::INFINITY;
+        let mut sweeps = Sweeps::new();
         let mut converged = false;
         let mut it = 0;
         while it < self.max_iter {
@@ -434,21 +461,12 @@ impl GaussSolver {
                     self.z[i * len + q] = znew;
                 }
             }
-            if change.is_nan() || scale.is_nan() {
+            if let Some(ok) = sweeps.after(change, scale) {
+                converged = ok;
                 break;
             }
-            let (done, delta) = sweeps_done(change, scale, prev);
-            if done {
-                converged = true;
-                break;
-            }
-            prev = delta;
         }
-        self.last_iterations = it;
-        if !converged {
-            return Err(IntegrateError::NoConvergence { time: t });
-        }
-        self.y_prev.copy_from_slice(y);
+        self.end_sweeps(it, converged, t, y)?;
         for q in 0..len {
             let mut inc = 0.0;
             for j in 0..s {
@@ -483,7 +501,16 @@ impl Solver for GaussSolver {
                 h: self.clock.dt,
             });
         }
-        self.gauss_step(ode, t, t_next - t, y)?;
+        // One collocation step of size h: three stages on states of 2, 4 or 6 components
+        // (planar chains of 1 to 3 links without deviation vectors, the frequency map's
+        // orbits) take `gauss_step_fixed`, the rest the general loop.
+        let h = t_next - t;
+        match (self.tab.s, if self.fixed_size { self.len } else { 0 }) {
+            (3, 2) => self.gauss_step_fixed::<O, 2>(ode, t, h, fixed(y)),
+            (3, 4) => self.gauss_step_fixed::<O, 4>(ode, t, h, fixed(y)),
+            (3, 6) => self.gauss_step_fixed::<O, 6>(ode, t, h, fixed(y)),
+            _ => self.gauss_step_any(ode, t, h, y),
+        }?;
         ode.project(y);
         self.t_prev = t;
         self.t_new = t_next;

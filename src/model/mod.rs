@@ -4,6 +4,7 @@
 //! `δẋ = J(x, t) δx`. The two sit side by side because every chaos measure needs both, and because
 //! one factorization of the mass matrix serves the state and all deviation vectors at once.
 
+pub mod angle;
 pub mod canonical;
 pub mod cart_chain;
 pub mod chain;

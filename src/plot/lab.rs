@@ -9,6 +9,7 @@ use super::{
 use super::{house_mesh, DrawError, PlotError, Render, Surface};
 use crate::analysis::animate::LinkEndPath;
 use crate::analysis::{EnergyBudget, Trajectory};
+use crate::model::angle::wrap_closed_open;
 use plotters::coord::Shift;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
@@ -27,11 +28,6 @@ pub enum TraceColour {
     Time,
     /// viridis by the point's speed |ṙ|, from 0 to the largest speed.
     Speed,
-}
-
-/// The angle wrapped into [−π, π) for display (the data stay unwrapped).
-pub fn wrap_angle(theta: f64) -> f64 {
-    (theta + PI).rem_euclid(2.0 * PI) - PI
 }
 
 /// Draws `points` (logical pixels in `root`) in `LEVELS` colour bands of `value ∈ [0, 1]`.
@@ -200,9 +196,9 @@ impl Render for PhasePortrait<'_> {
                 Ok(())
             };
             for i in 0..self.tr.len() {
-                let th = wrap_angle(theta[i]);
+                let th = wrap_closed_open(theta[i]);
                 let lv = ((self.tr.t[i] / t_end) * (LEVELS - 1) as f64).round() as usize;
-                let cut = i > 0 && (wrap_angle(theta[i - 1]) - th).abs() > PI;
+                let cut = i > 0 && (wrap_closed_open(theta[i - 1]) - th).abs() > PI;
                 let (x, y) = plot.map_coordinate(&(th, omega[i]));
                 if cut || lv != lv_run {
                     let last = run.last().copied();

@@ -27,26 +27,22 @@
 //! **Accuracy.** Times are measured from the middle of the run (s = t − t_mid), which keeps the
 //! derivatives' weights s and s² symmetric and small. The exponentials e^{iωs_k} come from
 //! phase recurrences (one complex multiplication per sample, eight interleaved) restarted every
-//! [`RESEED`] samples from seeds that are exact `sin_cos` values every few blocks (see
-//! [`phases`]), so the recurrences add ~8 roundings instead of a drift growing with the length
-//! of the run (the exact seeds carry the rounding of their argument, |ω s|·ε, as a sin_cos per
+//! [`RESEED`](kernels::RESEED) samples from seeds that are exact `sin_cos` values every few
+//! blocks (see [`phases`](kernels::phases)), so the recurrences add ~8 roundings instead of a
+//! drift growing with the length of the run (the exact seeds carry the rounding of their argument, |ω s|·ε, as a sin_cos per
 //! sample would; it is noise of zero mean to the windowed sums). The module's tests
 //! recover a pure line to 1e-13 relative and two incommensurate lines to 1e-12.
 
-use crate::analysis::simd::multiversion;
 use crate::observe::Cancel;
+use kernels::{add_line, phases, real_sum, sum0};
 use num_complex::Complex64;
 use rustfft::{Fft, FftPlanner};
 use std::f64::consts::PI;
 use std::fmt;
 use std::sync::Arc;
 
-/// Interleaved phase recurrences and partial sums (a power of two): one AVX-512 vector.
-const LANES: usize = 8;
-/// Samples per block of the phase recurrences (a multiple of [`LANES`]).
-const RESEED: usize = 32;
-/// Blocks between exact block seeds.
-const EXACT_EVERY: usize = 4;
+mod kernels;
+mod search;
 
 /// Options of [`Naff`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -143,212 +139,6 @@ pub fn hann(p: u32, tau: f64) -> f64 {
     c * (1.0 + (PI * tau).cos()).powi(p as i32)
 }
 
-/// Fills `re`, `im` with e^{iω s_k} for k = 0..n, s_k = (k − (n−1)/2)·dt.
-///
-/// The exponentials come from [`LANES`] interleaved phase recurrences (step e^{iω·LANES·dt},
-/// lane = k mod LANES inside a block) so that the multiplications do not wait on each other and
-/// run as one vector, restarted every [`RESEED`] samples from a block seed. The seeds
-/// themselves step by e^{iω·RESEED·dt} and are recomputed exactly with `sin_cos` every
-/// [`EXACT_EVERY`] blocks; every step factor is an exact `sin_cos`. A phase is thus at most ~8
-/// roundings from an exact one (≈ 2e-15), better than the one long recurrence it replaces, at a
-/// sixteenth of the `sin_cos` calls.
-#[inline(always)]
-fn phases_in(n: usize, dt: f64, omega: f64, re: &mut [f64], im: &mut [f64]) {
-    let (re, im) = (&mut re[..n], &mut im[..n]);
-    let centre = (n as f64 - 1.0) / 2.0;
-    let exact = |x: f64| {
-        let (s, c) = x.sin_cos();
-        (c, s)
-    };
-    let phase = |k: usize| exact(omega * (k as f64 - centre) * dt);
-    // Every step factor from the one rounded ω·dt.
-    let x = omega * dt;
-    let mut rr = [1.0; LANES];
-    let mut ri = [0.0; LANES];
-    for l in 1..LANES {
-        (rr[l], ri[l]) = exact(l as f64 * x);
-    }
-    let (sr, si) = exact(LANES as f64 * x);
-    let (br, bi) = exact(RESEED as f64 * x);
-    let (mut pr, mut pi) = phase(0);
-    let mut k0 = 0;
-    let mut block = 0;
-    while k0 < n {
-        if block > 0 && block % EXACT_EVERY == 0 {
-            (pr, pi) = phase(k0);
-        }
-        let end = (k0 + RESEED).min(n);
-        let mut er = [0.0; LANES];
-        let mut ei = [0.0; LANES];
-        for l in 0..LANES {
-            er[l] = pr * rr[l] - pi * ri[l];
-            ei[l] = pr * ri[l] + pi * rr[l];
-        }
-        let mut k = k0;
-        while k + LANES <= end {
-            re[k..k + LANES].copy_from_slice(&er);
-            im[k..k + LANES].copy_from_slice(&ei);
-            for l in 0..LANES {
-                let (a, b) = (er[l], ei[l]);
-                er[l] = a * sr - b * si;
-                ei[l] = a * si + b * sr;
-            }
-            k += LANES;
-        }
-        let m = end - k;
-        re[k..end].copy_from_slice(&er[..m]);
-        im[k..end].copy_from_slice(&ei[..m]);
-        (pr, pi) = (pr * br - pi * bi, pr * bi + pi * br);
-        k0 = end;
-        block += 1;
-    }
-}
-
-/// Σ_k c_k e_k and, with `DERIV`, Σ c_k e_k s_k and Σ c_k e_k s_k² (`c`, `e` complex as
-/// (re, im) slices of one length, `s`, `s2` real), each in [`LANES`] partial sums (lane = k mod
-/// LANES) added in a fixed tree at the end: one vector of accumulators, and the same bits on
-/// every instruction set.
-#[inline(always)]
-fn sums<const DERIV: bool>(
-    c: (&[f64], &[f64]),
-    e: (&[f64], &[f64]),
-    s: &[f64],
-    s2: &[f64],
-) -> [Complex64; 3] {
-    let n = c.0.len();
-    let (cr, ci, er, ei) = (c.0, &c.1[..n], &e.0[..n], &e.1[..n]);
-    let (s, s2) = if DERIV { (&s[..n], &s2[..n]) } else { (s, s2) };
-    let mut acc = [[0.0; LANES]; 6];
-    let full = n / LANES * LANES;
-    for b in (0..full).step_by(LANES) {
-        let (cr, ci, er, ei) = (block(cr, b), block(ci, b), block(er, b), block(ei, b));
-        // One operation over the whole block per statement, so that each is one vector op.
-        let vr: [f64; LANES] = std::array::from_fn(|l| cr[l] * er[l] - ci[l] * ei[l]);
-        let vi: [f64; LANES] = std::array::from_fn(|l| cr[l] * ei[l] + ci[l] * er[l]);
-        for l in 0..LANES {
-            acc[0][l] += vr[l];
-        }
-        for l in 0..LANES {
-            acc[1][l] += vi[l];
-        }
-        if DERIV {
-            let (s, s2) = (block(s, b), block(s2, b));
-            for l in 0..LANES {
-                acc[2][l] += vr[l] * s[l];
-            }
-            for l in 0..LANES {
-                acc[3][l] += vi[l] * s[l];
-            }
-            for l in 0..LANES {
-                acc[4][l] += vr[l] * s2[l];
-            }
-            for l in 0..LANES {
-                acc[5][l] += vi[l] * s2[l];
-            }
-        }
-    }
-    for k in full..n {
-        let l = k - full;
-        let vr = cr[k] * er[k] - ci[k] * ei[k];
-        let vi = cr[k] * ei[k] + ci[k] * er[k];
-        acc[0][l] += vr;
-        acc[1][l] += vi;
-        if DERIV {
-            acc[2][l] += vr * s[k];
-            acc[3][l] += vi * s[k];
-            acc[4][l] += vr * s2[k];
-            acc[5][l] += vi * s2[k];
-        }
-    }
-    let pair = |i: usize| Complex64::new(tree_sum(&acc[2 * i]), tree_sum(&acc[2 * i + 1]));
-    if DERIV {
-        [pair(0), pair(1), pair(2)]
-    } else {
-        [pair(0), Complex64::default(), Complex64::default()]
-    }
-}
-
-/// `r + a e` over the samples, complex as (re, im) slices.
-#[inline(always)]
-fn add_line_in(r: (&mut [f64], &mut [f64]), a: Complex64, e: (&[f64], &[f64])) {
-    let n = r.0.len();
-    let (rr, ri, er, ei) = (r.0, &mut r.1[..n], &e.0[..n], &e.1[..n]);
-    for k in 0..n {
-        rr[k] += a.re * er[k] - a.im * ei[k];
-        ri[k] += a.re * ei[k] + a.im * er[k];
-    }
-}
-
-/// Σ_k w_k x_k in [`LANES`] partial sums, added as [`sums`] adds them.
-#[inline(always)]
-fn real_sum_in(w: &[f64], x: &[f64]) -> f64 {
-    let n = w.len();
-    let x = &x[..n];
-    let mut acc = [0.0; LANES];
-    let full = n / LANES * LANES;
-    for b in (0..full).step_by(LANES) {
-        let (w, x) = (block(w, b), block(x, b));
-        for l in 0..LANES {
-            acc[l] += w[l] * x[l];
-        }
-    }
-    for k in full..n {
-        acc[k - full] += w[k] * x[k];
-    }
-    tree_sum(&acc)
-}
-
-/// The [`LANES`] samples from `b` on, as an array (one bounds check, then a vector loop).
-#[inline(always)]
-fn block(x: &[f64], b: usize) -> &[f64; LANES] {
-    x[b..b + LANES].try_into().expect("a whole block")
-}
-
-/// The lanes' partial sums added pairwise, halves first: one fixed order.
-#[inline(always)]
-fn tree_sum(a: &[f64; LANES]) -> f64 {
-    let mut v = *a;
-    let mut w = LANES;
-    while w > 1 {
-        w /= 2;
-        for l in 0..w {
-            v[l] += v[l + w];
-        }
-    }
-    v[0]
-}
-
-#[inline(always)]
-fn sum0_in(c: (&[f64], &[f64]), e: (&[f64], &[f64])) -> Complex64 {
-    sums::<false>(c, e, &[], &[])[0]
-}
-
-#[inline(always)]
-fn sum2_in(c: (&[f64], &[f64]), e: (&[f64], &[f64]), s: &[f64], s2: &[f64]) -> [Complex64; 3] {
-    sums::<true>(c, e, s, s2)
-}
-
-multiversion! {
-    /// [`phases_in`] on this CPU's vector unit.
-    fn phases(n: usize, dt: f64, omega: f64, re: &mut [f64], im: &mut [f64]) = phases_in;
-}
-multiversion! {
-    /// [`add_line_in`] on this CPU's vector unit.
-    fn add_line(r: (&mut [f64], &mut [f64]), a: Complex64, e: (&[f64], &[f64])) = add_line_in;
-}
-multiversion! {
-    /// [`real_sum_in`] on this CPU's vector unit.
-    fn real_sum(w: &[f64], x: &[f64]) -> f64 = real_sum_in;
-}
-multiversion! {
-    /// Σ c_k e_k ([`sums`]) on this CPU's vector unit.
-    fn sum0(c: (&[f64], &[f64]), e: (&[f64], &[f64])) -> Complex64 = sum0_in;
-}
-multiversion! {
-    /// Σ c_k e_k, Σ c_k e_k s_k, Σ c_k e_k s_k² ([`sums`]) on this CPU's vector unit.
-    fn sum2(c: (&[f64], &[f64]), e: (&[f64], &[f64]), s: &[f64], s2: &[f64]) -> [Complex64; 3] = sum2_in;
-}
-
 /// A reusable NAFF workspace for signals of `n` samples `dt` apart: FFT plan and buffers, window
 /// weights, residual and the Gram–Schmidt coefficients. [`Naff::analyse`] allocates nothing.
 pub struct Naff {
@@ -371,7 +161,7 @@ pub struct Naff {
     residual: [Vec<f64>; 2],
     /// The windowed residual w_k r_k.
     windowed: [Vec<f64>; 2],
-    /// e^{iω s_k} of the last [`phases`] call.
+    /// e^{iω s_k} of the last [`phases`](kernels::phases) call.
     e: [Vec<f64>; 2],
     /// Frequencies found (rad/s).
     freqs: Vec<f64>,
@@ -725,171 +515,11 @@ impl Naff {
         self.phases(delta);
         real_sum(&self.weights, &self.e[0])
     }
-
-    /// G(ω) = Σ w_k r_k e^{−iω s_k} and its first two derivatives in ω.
-    fn moments(&mut self, omega: f64) -> (Complex64, Complex64, Complex64) {
-        self.phases(-omega);
-        let (c, e) = (&self.windowed, &self.e);
-        let [g0, g1, g2] = sum2((&c[0], &c[1]), (&e[0], &e[1]), &self.s, &self.s2);
-        // d/dω e^{−iωs} = −is e^{−iωs}; d² = −s² e^{−iωs}.
-        (g0, g1 * Complex64::new(0.0, -1.0), -g2)
-    }
-
-    /// d/dω |G|² / 2, d²/dω² |G|² / 2, and G itself.
-    fn slope(&mut self, omega: f64) -> (f64, f64, Complex64) {
-        let (g0, g1, g2) = self.moments(omega);
-        let d1 = (g0.conj() * g1).re;
-        let d2 = g1.norm_sqr() + (g0.conj() * g2).re;
-        (d1, d2, g0)
-    }
-
-    fn value(&mut self, omega: f64) -> f64 {
-        self.moments(omega).0.norm_sqr()
-    }
-
-    /// The refined frequency of the windowed residual's strongest line and G there, or None if
-    /// the residual is zero.
-    fn peak(&mut self) -> Option<(f64, Complex64)> {
-        for (k, v) in self.fft_buf.iter_mut().enumerate() {
-            *v = Complex64::new(self.windowed[0][k], self.windowed[1][k]);
-        }
-        self.fft
-            .process_with_scratch(&mut self.fft_buf, &mut self.fft_scratch);
-        let (mut best, mut best_v) = (0usize, 0.0);
-        for (k, v) in self.fft_buf.iter().enumerate() {
-            let a = v.norm_sqr();
-            if a > best_v {
-                best_v = a;
-                best = k;
-            }
-        }
-        if best_v <= 0.0 {
-            return None;
-        }
-        let bin = self.bin();
-        let m = if best > self.n / 2 {
-            best as f64 - self.n as f64
-        } else {
-            best as f64
-        };
-        // Newton starts from the maximum of the parabola through the logarithms of the three
-        // bins around the peak (exact for a Gaussian, within a few hundredths of a bin for a
-        // Hann window), not from the bin: one or two Newton steps fewer. The bracket stays the
-        // bin ± 1.
-        let at = |k: usize| self.fft_buf[k % self.n].norm_sqr().ln();
-        let (lm, l0, lp) = (at(best + self.n - 1), best_v.ln(), at(best + 1));
-        let den = lm - 2.0 * l0 + lp;
-        let offset = 0.5 * (lm - lp) / den;
-        let offset = if den < 0.0 && offset.is_finite() {
-            offset.clamp(-0.5, 0.5)
-        } else {
-            0.0
-        };
-        let centre = m * bin;
-        Some(self.refine(centre - bin, centre + bin, (m + offset) * bin))
-    }
-
-    /// The maximum of |G|² on [lo, hi] starting from `omega`, and G there: safeguarded Newton
-    /// on the slope, whose bracket's ends are checked only when Newton first needs to bisect
-    /// (the slopes of opposite signs there; a converging Newton never does, and the two checks
-    /// were a quarter of the refinement's evaluations); if they fail, a golden-section search
-    /// to a small interval first.
-    fn refine(&mut self, lo: f64, hi: f64, omega: f64) -> (f64, Complex64) {
-        if let Some(found) = self.newton(lo, hi, omega) {
-            return found;
-        }
-        // No sign change: the maximum sits near an end or another line interferes; golden
-        // section on the values narrows the interval, Newton then polishes inside it.
-        let r = (5f64.sqrt() - 1.0) / 2.0;
-        let (mut a, mut b) = (lo, hi);
-        let mut x1 = b - r * (b - a);
-        let mut x2 = a + r * (b - a);
-        let (mut f1, mut f2) = (self.value(x1), self.value(x2));
-        for _ in 0..40 {
-            if self.halted() {
-                return (x1, Complex64::default());
-            }
-            if f1 < f2 {
-                a = x1;
-                x1 = x2;
-                f1 = f2;
-                x2 = a + r * (b - a);
-                f2 = self.value(x2);
-            } else {
-                b = x2;
-                x2 = x1;
-                f2 = f1;
-                x1 = b - r * (b - a);
-                f1 = self.value(x1);
-            }
-        }
-        let x = (a + b) / 2.0;
-        let width = b - a;
-        self.newton(x - width, x + width, x)
-            .unwrap_or_else(|| (x, self.moments(x).0))
-    }
-
-    /// Newton on the slope inside a bracket [lo, hi] meant to have slope(lo) > 0 > slope(hi);
-    /// bisection whenever the step leaves the bracket or the curvature has the wrong sign. An
-    /// end is checked when bisection first needs it (unless an iterate has replaced it): None
-    /// if its slope has the wrong sign. Returns the frequency and G there.
-    fn newton(&mut self, mut lo: f64, mut hi: f64, start: f64) -> Option<(f64, Complex64)> {
-        let (mut lo_checked, mut hi_checked) = (false, false);
-        let mut x = start.clamp(lo, hi);
-        for _ in 0..200 {
-            if self.halted() {
-                // Abandoned: the caller discards the analysis.
-                return Some((x, Complex64::default()));
-            }
-            let (d1, d2, g0) = self.slope(x);
-            if d1 == 0.0 {
-                return Some((x, g0));
-            }
-            if d1 > 0.0 {
-                lo = lo.max(x);
-                lo_checked = true;
-            } else {
-                hi = hi.min(x);
-                hi_checked = true;
-            }
-            let newton = x - d1 / d2;
-            let tol = 2.0 * f64::EPSILON * x.abs().max(hi.abs()).max(lo.abs());
-            // Converged: the Newton step is at round-off. Tested before the bracket, because
-            // then d1 is round-off whose sign has just moved an end of the bracket onto x, and
-            // the step lands on or a rounding past that end: the bracket test rejected it and
-            // bisection took ~40 halvings to close in on the root Newton already had (most of
-            // a diffusion map's NAFF time; issue 33). x itself is returned, whose G is known.
-            if d2 < 0.0 && (newton - x).abs() <= tol {
-                return Some((x, g0));
-            }
-            let next = if d2 < 0.0 && newton > lo && newton < hi {
-                newton
-            } else {
-                if !lo_checked {
-                    if self.slope(lo).0 <= 0.0 {
-                        return None;
-                    }
-                    lo_checked = true;
-                }
-                if !hi_checked {
-                    if self.slope(hi).0 >= 0.0 {
-                        return None;
-                    }
-                    hi_checked = true;
-                }
-                0.5 * (lo + hi)
-            };
-            if (next - x).abs() <= tol || hi - lo <= tol {
-                return Some((next, self.moments(next).0));
-            }
-            x = next;
-        }
-        Some((x, self.moments(x).0))
-    }
 }
 
 #[cfg(test)]
 mod tests {
+    use super::kernels::{EXACT_EVERY, RESEED};
     use super::*;
 
     fn signal(n: usize, dt: f64, t0: f64, lines: &[(f64, f64, f64)]) -> Vec<Complex64> {

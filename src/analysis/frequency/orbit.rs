@@ -147,20 +147,6 @@ impl FrequencyWorkspace {
     ) -> Option<OrbitFrequencies> {
         let links = theta.ncols() as u64;
         obs.start(if whole { 3 * links } else { 2 * links }, "signals");
-        let r = self.analyse_inner(theta, omega, t0, whole, obs);
-        obs.finish();
-        r
-    }
-
-    fn analyse_inner(
-        &mut self,
-        theta: ArrayView2<f64>,
-        omega: ArrayView2<f64>,
-        t0: f64,
-        whole: bool,
-        obs: &mut dyn Observer,
-    ) -> Option<OrbitFrequencies> {
-        let cancel = obs.cancel();
         let mut done = 0u64;
         let n = self.whole.samples();
         assert_eq!(
@@ -168,54 +154,92 @@ impl FrequencyWorkspace {
             n,
             "sample count differs from the workspace's"
         );
-        let dt = self.whole.dt();
-        let mut links = Vec::new();
-        let mut fund = Vec::new();
-        if whole {
-            let mut all = Vec::new();
-            let mut kinds = Vec::new();
-            let mut counts = Vec::new();
-            for j in 0..theta.ncols() {
-                let kind = link_signal(
-                    theta.column(j).iter().copied(),
-                    omega.column(j).iter().copied(),
-                    self.opts.omega_ref,
-                    &mut self.z,
-                );
-                let found = self.whole.analyse_until(&self.z, t0, &cancel)?;
-                all.extend_from_slice(found);
-                kinds.push(kind);
-                counts.push(found.len());
-                done += 1;
-                if obs.advance(done) == Control::Stop {
-                    return None;
-                }
-            }
-            let o = &self.opts;
-            fund = fundamentals(&all, o.fundamentals, o.order, o.tolerance);
-            fund.sort_by(f64::total_cmp);
-            let mut at = 0;
-            for (kind, count) in kinds.into_iter().zip(counts) {
-                let lines = all[at..at + count]
-                    .iter()
-                    .map(|l| LineOut {
-                        frequency: l.frequency,
-                        amplitude: l.amplitude,
-                        phase: l.phase,
-                        combination: explain(l.frequency, &fund, o.order, o.tolerance),
-                    })
-                    .collect();
-                at += count;
-                links.push(LinkLines {
-                    signal: kind,
-                    lines,
-                });
+        let whole_run = if whole {
+            self.whole_lines(&theta, &omega, t0, obs, &mut done)
+        } else {
+            Some((Vec::new(), Vec::new()))
+        };
+        let r = whole_run.and_then(|(links, fundamentals)| {
+            let dt = self.whole.dt();
+            let h = self.half.samples();
+            let first = self.half_fundamentals(&theta, &omega, 0, t0, obs, &mut done)?;
+            let t1 = t0 + h as f64 * dt;
+            let second = self.half_fundamentals(&theta, &omega, h, t1, obs, &mut done)?;
+            Some(OrbitFrequencies::of_halves(
+                links,
+                fundamentals,
+                first,
+                second,
+            ))
+        });
+        obs.finish();
+        r
+    }
+
+    /// Each link's lines over the whole run, explained by the fundamentals found among them
+    /// (ascending); `None` when `obs` stopped it. `done` counts the signals analysed.
+    fn whole_lines(
+        &mut self,
+        theta: &ArrayView2<f64>,
+        omega: &ArrayView2<f64>,
+        t0: f64,
+        obs: &mut dyn Observer,
+        done: &mut u64,
+    ) -> Option<(Vec<LinkLines>, Vec<f64>)> {
+        let cancel = obs.cancel();
+        let mut all = Vec::new();
+        let mut kinds = Vec::new();
+        let mut counts = Vec::new();
+        for j in 0..theta.ncols() {
+            let kind = link_signal(
+                theta.column(j).iter().copied(),
+                omega.column(j).iter().copied(),
+                self.opts.omega_ref,
+                &mut self.z,
+            );
+            let found = self.whole.analyse_until(&self.z, t0, &cancel)?;
+            all.extend_from_slice(found);
+            kinds.push(kind);
+            counts.push(found.len());
+            *done += 1;
+            if obs.advance(*done) == Control::Stop {
+                return None;
             }
         }
-        let h = self.half.samples();
-        let first = self.half_fundamentals(&theta, &omega, 0, t0, obs, &mut done)?;
-        let t1 = t0 + h as f64 * dt;
-        let second = self.half_fundamentals(&theta, &omega, h, t1, obs, &mut done)?;
+        let o = &self.opts;
+        let mut fund = fundamentals(&all, o.fundamentals, o.order, o.tolerance);
+        fund.sort_by(f64::total_cmp);
+        let mut links = Vec::new();
+        let mut at = 0;
+        for (kind, count) in kinds.into_iter().zip(counts) {
+            let lines = all[at..at + count]
+                .iter()
+                .map(|l| LineOut {
+                    frequency: l.frequency,
+                    amplitude: l.amplitude,
+                    phase: l.phase,
+                    combination: explain(l.frequency, &fund, o.order, o.tolerance),
+                })
+                .collect();
+            at += count;
+            links.push(LinkLines {
+                signal: kind,
+                lines,
+            });
+        }
+        Some((links, fund))
+    }
+}
+
+impl OrbitFrequencies {
+    /// The analysis from the whole run's lines and fundamentals and the halves' fundamentals:
+    /// the diffusion is the distance between the halves' over the fundamentals both have.
+    fn of_halves(
+        links: Vec<LinkLines>,
+        fundamentals: Vec<f64>,
+        first: Vec<f64>,
+        second: Vec<f64>,
+    ) -> OrbitFrequencies {
         let m = first.len().min(second.len());
         let diffusion = if m == 0 {
             f64::NAN
@@ -227,13 +251,13 @@ impl FrequencyWorkspace {
                 .sum::<f64>()
                 .sqrt()
         };
-        Some(OrbitFrequencies {
+        OrbitFrequencies {
             links,
-            fundamentals: fund,
+            fundamentals,
             first_half: first,
             second_half: second,
             diffusion,
             diffusion_index: diffusion.log10(),
-        })
+        }
     }
 }

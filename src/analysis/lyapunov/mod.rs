@@ -61,7 +61,6 @@ use crate::observe::Observer;
 use accum::Accum;
 use ndarray::Array2;
 use serde::Serialize;
-use std::f64::consts::PI;
 
 /// Options of the tangent-space estimators. Defaults are benchmark L's (docs/benchmarks.md):
 /// `k = None` (all), `tau = 0.01` s (q = 10 RK4 steps of 1e-3), `transient = 10` s,
@@ -518,6 +517,7 @@ pub fn chain_ensemble(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::f64::consts::PI;
 
     #[test]
     fn wrap() {

@@ -2,10 +2,14 @@
 //! check on the tangent-space estimators that needs no linearization.
 
 use super::*;
-use crate::analysis::orbit::driver::{EnergyWatch, Progress};
+use crate::analysis::orbit::driver::{check_x0, interval_loop, EnergyWatch};
 use crate::analysis::orbit::stepper::Stepper;
 use crate::analysis::route::{Routed, Task};
 use crate::integrate::{IntegrateError, Ode};
+use crate::model::angle::wrap_nearest_open_closed;
+/// An angle difference wrapped into (−π, π] (by its nearest whole number of turns; the name
+/// callers know).
+pub use crate::model::angle::wrap_nearest_open_closed as wrap_angle;
 use crate::model::System;
 
 /// Distances between nearby states, for the two-trajectory method.
@@ -41,24 +45,11 @@ pub struct AngleMetric {
     pub angles: usize,
 }
 
-/// `d` wrapped to (−π, π].
-#[inline]
-pub fn wrap_angle(d: f64) -> f64 {
-    let w = d - 2.0 * PI * (d / (2.0 * PI)).round();
-    if w <= -PI {
-        w + 2.0 * PI
-    } else if w > PI {
-        w - 2.0 * PI
-    } else {
-        w
-    }
-}
-
 impl Metric for AngleMetric {
     fn difference(&self, a: &[f64], b: &[f64], out: &mut [f64]) {
         for (i, ((o, x), y)) in out.iter_mut().zip(a).zip(b).enumerate() {
             *o = if i < self.angles {
-                wrap_angle(y - x)
+                wrap_nearest_open_closed(y - x)
             } else {
                 y - x
             };
@@ -129,13 +120,7 @@ pub fn max_exponent_two_trajectory<S: System>(
         ..*opts
     };
     let (_, n_trans, n_avg) = o.resolve(n)?;
-    if x0.len() != n {
-        return Err(LyapunovError::invalid(
-            "x0",
-            x0.len() as f64,
-            format!("must have the state dimension {n}"),
-        ));
-    }
+    check_x0(n, x0)?;
     if !(two.d0.is_finite() && two.d0 > 0.0) {
         return Err(LyapunovError::invalid(
             "d0",
@@ -171,7 +156,6 @@ pub fn max_exponent_two_trajectory<S: System>(
     let mut acc = Accum::new(1, o.tau, o.max_history);
     let mut watch = EnergyWatch::new(sys, x0);
     let total = n_trans + n_avg;
-    let progress = Progress::new(observer, total, "intervals");
     let name = |e: IntegrateError| -> LyapunovError {
         AnalysisError::from_integrate(e, |i| {
             if i < n {
@@ -184,19 +168,10 @@ pub fn max_exponent_two_trajectory<S: System>(
         })
         .into()
     };
-    let mut complete = true;
     let mut converged = o.tolerance.map(|_| false);
-    let mut count = 0u64;
-    let mut done = 0u64;
-    let cancel = observer.cancel();
-    for e in 1..=total {
-        if !stepper
-            .interval(&mut ode, e, &mut y, &cancel)
-            .map_err(name)?
-        {
-            complete = false;
-            break;
-        }
+    // Each interval's end: the neighbour pulled back to d0 along the difference, ln(d/d0)
+    // averaged after the transient.
+    let each = |e: u64, t: f64, y: &mut [f64]| {
         let (a, rest) = y.split_at_mut(n);
         let b = &mut rest[..n];
         metric.difference(a, b, &mut diff);
@@ -205,25 +180,21 @@ pub fn max_exponent_two_trajectory<S: System>(
         for i in 0..n {
             b[i] = a[i] + s * diff[i];
         }
-        count += 1;
-        done = e;
-        let t = stepper.time(e);
         if e > n_trans {
             let recorded = acc.push(t, &[(d / two.d0).ln()]);
             if recorded {
-                watch.sample(sys.energy(t, &y[..n]), work(&y));
+                watch.sample(sys.energy(t, &y[..n]), work(y));
                 if converged_now(&acc, &o) {
                     converged = Some(true);
-                    break;
+                    return true;
                 }
             }
         }
-        if progress.stop(observer, e) {
-            complete = false;
-            break;
-        }
-    }
-    observer.finish();
+        false
+    };
+    let span = (total, "intervals");
+    let (complete, done) =
+        interval_loop(&mut stepper, &mut ode, &mut y, span, observer, name, each)?;
     let t_end = stepper.time(done);
     let end = RunEnd {
         estimator: Estimator::TwoTrajectory { d0: two.d0 },
@@ -231,7 +202,8 @@ pub fn max_exponent_two_trajectory<S: System>(
         volume: None,
         energy: watch.check(sys.energy(t_end, &y[..n]), work(&y)),
         stats: stepper.stats(),
-        qr: count,
+        // One renormalisation per interval done.
+        qr: done,
         transient_intervals: done.min(n_trans),
         t_end,
         complete,

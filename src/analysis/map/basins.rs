@@ -20,6 +20,7 @@
 
 use crate::integrate::rk4::Rk4Solver;
 use crate::integrate::Flow;
+use crate::model::angle::wrap_nearest;
 use crate::model::Chain;
 use serde::Serialize;
 use std::f64::consts::{PI, TAU};
@@ -158,12 +159,6 @@ pub fn describe(label: u8) -> String {
     }
 }
 
-/// θ mod 2π in [−π, π].
-#[inline]
-pub fn wrap(theta: f64) -> f64 {
-    theta - TAU * (theta / TAU).round()
-}
-
 /// The nearer vertical equilibrium of the angles `theta`: (inverted-link mask, whether every
 /// link is within `tol` of it).
 #[inline]
@@ -171,7 +166,7 @@ fn nearest_vertical(theta: &[f64], tol: f64) -> (u32, bool) {
     let mut mask = 0;
     let mut near = true;
     for (j, &th) in theta.iter().enumerate() {
-        let w = wrap(th);
+        let w = wrap_nearest(th);
         let dev = if w.abs() <= 0.5 * PI {
             w
         } else {
@@ -265,7 +260,7 @@ impl Dwell {
             // Held for dwell_steps steps after the first one near it.
             for j in 0..nl {
                 let star = if self.mask >> j & 1 == 1 { PI } else { 0.0 };
-                aux[j] = wrap(x[j]);
+                aux[j] = wrap_nearest(x[j]);
                 aux[nl + j] = ((x[j] - star) / TAU).round();
             }
             return Some(Outcome {
@@ -276,7 +271,7 @@ impl Dwell {
         }
         if self.k == n {
             for j in 0..nl {
-                aux[j] = wrap(x[j]);
+                aux[j] = wrap_nearest(x[j]);
             }
             return Some(Outcome::ended(label::UNSETTLED, n));
         }
@@ -349,7 +344,7 @@ impl Stroboscope {
             for p in 1..=kmax.min(m) {
                 let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
                 let same = (0..nl).all(|j| {
-                    wrap(x[j] - old[j]).abs() < settle.angle_tol
+                    wrap_nearest(x[j] - old[j]).abs() < settle.angle_tol
                         && (x[nl + j] - old[nl + j]).abs() < settle.omega_tol
                 });
                 runs[p - 1] = if same { runs[p - 1] + 1.0 } else { 0.0 };
@@ -357,7 +352,7 @@ impl Stroboscope {
             if let Some(p) = (1..=kmax).find(|&p| runs[p - 1] >= f64::from(s.repeats) * p as f64) {
                 let old = &samples[((m - p) % (kmax + 1)) * dim..][..dim];
                 for j in 0..nl {
-                    aux[j] = wrap(x[j]);
+                    aux[j] = wrap_nearest(x[j]);
                     aux[2 * nl + j] = ((x[j] - old[j]) / TAU).round() / p as f64;
                 }
                 let first = m as f64 - runs[p - 1] + 1.0 - p as f64;
@@ -370,7 +365,7 @@ impl Stroboscope {
         }
         if k == n {
             for j in 0..nl {
-                aux[j] = wrap(x[j]);
+                aux[j] = wrap_nearest(x[j]);
             }
             return Some(Outcome::ended(label::UNSETTLED, n));
         }
@@ -389,7 +384,7 @@ impl Rule for Stroboscope {
             return None;
         }
         for j in 0..dim / 2 {
-            aux[j] = wrap(x0[j]);
+            aux[j] = wrap_nearest(x0[j]);
         }
         Some(Outcome::ended(label::UNSETTLED, 0))
     }

@@ -214,18 +214,9 @@ pub fn repeated(v: &[f64]) -> Option<f64> {
         .find(|&x| !x.is_nan() && !seen.insert((x + 0.0).to_bits()))
 }
 
-/// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
-/// for flip-time maps, else `class`) and, for `flip_step`/`flip_link`, one grid per
-/// `flip_before` time (default `t_max`): flipped by then (or the first link to flip) else 0.
-/// `extent` overrides the map's window. An error names the option by its key (`measure` for
-/// the map itself).
-pub fn map_labels(
-    m: &MapGrids<'_>,
-    variable: Option<&str>,
-    flip_before: &[f64],
-    extent: Option<[f64; 4]>,
-    file: &str,
-) -> Result<Vec<Labelled>, FieldError> {
+/// A map `measure` can label: complete (not a shard or an interrupted run), with aux
+/// variables of the catalogue's shape where its attractors are asked for.
+fn check_map(m: &MapGrids<'_>, file: &str) -> Result<(), FieldError> {
     if !m.complete {
         return Err(FieldError::new(
             "measure",
@@ -244,6 +235,12 @@ pub fn map_labels(
             ));
         }
     }
+    Ok(())
+}
+
+/// The label variable asked for (`None`: the kind's default), one of the catalogue's label
+/// variables of the map's kind (`attractor` only where its aux columns were read).
+fn label_variable<'v>(m: &MapGrids<'_>, variable: Option<&'v str>) -> Result<&'v str, FieldError> {
     // The catalogue's label variables; `attractor` needs the aux columns read.
     let allowed: Vec<&str> = (m.kind.facts().labels.iter().copied())
         .filter(|&v| v != "attractor" || m.attractor.is_some())
@@ -259,7 +256,16 @@ pub fn map_labels(
             ),
         ));
     }
-    let thresholded = var != "class" && var != "attractor";
+    Ok(var)
+}
+
+/// `flip_before`: only for a thresholded variable (flip_step, flip_link), each time in
+/// (0, t_max] and none twice.
+fn check_flip_before(
+    m: &MapGrids<'_>,
+    thresholded: bool,
+    flip_before: &[f64],
+) -> Result<(), FieldError> {
     if !thresholded && !flip_before.is_empty() {
         return Err(FieldError::new(
             "flip_before",
@@ -280,6 +286,25 @@ pub fn map_labels(
             format!("{t} is given twice (each time is one label grid of the whole map)"),
         ));
     }
+    Ok(())
+}
+
+/// The label grids of map `m` (called `file` in messages): `variable` (default `flip_step`
+/// for flip-time maps, else `class`) and, for `flip_step`/`flip_link`, one grid per
+/// `flip_before` time (default `t_max`): flipped by then (or the first link to flip) else 0.
+/// `extent` overrides the map's window. An error names the option by its key (`measure` for
+/// the map itself).
+pub fn map_labels(
+    m: &MapGrids<'_>,
+    variable: Option<&str>,
+    flip_before: &[f64],
+    extent: Option<[f64; 4]>,
+    file: &str,
+) -> Result<Vec<Labelled>, FieldError> {
+    check_map(m, file)?;
+    let var = label_variable(m, variable)?;
+    let thresholded = var != "class" && var != "attractor";
+    check_flip_before(m, thresholded, flip_before)?;
     let axes = Some(m.axes.map(|a| (a.to_string(), axis_units(a))));
     let extent = Some(extent.unwrap_or(m.window));
     let make = |name: String, source: String, labels: Vec<i32>| {

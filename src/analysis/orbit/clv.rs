@@ -358,20 +358,7 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
         let samples = t.len();
         let (unstable, neutral, stable) = classify(&spectrum.exponents, &spectrum.standard_error);
         let mut out = Backward::new(n, k, samples, &cov.pairs);
-        // C: a fixed pseudo-random upper-triangular start (unit columns), so that no vector
-        // starts aligned with a Gram–Schmidt direction by construction.
-        let mut c = vec![0.0; k * k];
-        let mut rng = crate::analysis::random::SplitMix64(0x434c_5673);
-        for j in 0..k {
-            for i in 0..=j {
-                c[j * k + i] = if i == j {
-                    1.0
-                } else {
-                    rng.next_f64() * 2.0 - 1.0
-                };
-            }
-            normalise(&mut c[j * k..(j + 1) * k]);
-        }
+        let mut c = backward_start(k);
         let mut prev = vec![0.0; k * k];
         let mut norms = vec![0.0; k];
         let m = (last - n_trans.min(last)) as usize;
@@ -405,25 +392,8 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             std::mem::swap(&mut c, &mut prev);
         }
         let growth_mean: Vec<f64> = total.iter().map(|s| s / m.max(1) as f64).collect();
-        let growth_standard_error = (0..k)
-            .map(|i| {
-                let means: Vec<f64> = (0..b)
-                    .filter(|&blk| block_len[blk] > 0)
-                    .map(|blk| block_sums[blk * k + i] / block_len[blk] as f64)
-                    .collect();
-                batch_means_standard_error(&means)
-            })
-            .collect();
-        let min_angle = (!unstable.is_empty() && !stable.is_empty()).then(|| {
-            (0..samples)
-                .map(|s| out.subspace_angle(s, &unstable, &stable))
-                .collect::<Vec<f64>>()
-        });
-        for s in 0..samples {
-            for (p, &(i, j)) in cov.pairs.iter().enumerate() {
-                out.pair_angles[(s, p)] = out.subspace_angle(s, &[i], &[j]);
-            }
-        }
+        let growth_standard_error = block_standard_errors(&block_sums, &block_len, k);
+        let min_angle = out.angles(&unstable, &stable, &cov.pairs);
         let tangency_fraction = min_angle
             .as_ref()
             .filter(|a| !a.is_empty())
@@ -452,6 +422,40 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             complete,
         }
     }
+}
+
+/// The backward pass's start C: a fixed pseudo-random upper-triangular k × k matrix
+/// (column-major, unit columns), so that no vector starts aligned with a Gram–Schmidt
+/// direction by construction.
+fn backward_start(k: usize) -> Vec<f64> {
+    let mut c = vec![0.0; k * k];
+    let mut rng = crate::analysis::random::SplitMix64(0x434c_5673);
+    for j in 0..k {
+        for i in 0..=j {
+            c[j * k + i] = if i == j {
+                1.0
+            } else {
+                rng.next_f64() * 2.0 - 1.0
+            };
+        }
+        normalise(&mut c[j * k..(j + 1) * k]);
+    }
+    c
+}
+
+/// Per exponent, the batch-means standard error of its growth rates over the blocks that
+/// hold intervals (`block_sums`: block-major sums of k rates, `block_len`: intervals per block).
+fn block_standard_errors(block_sums: &[f64], block_len: &[u64], k: usize) -> Vec<f64> {
+    let b = block_len.len();
+    (0..k)
+        .map(|i| {
+            let means: Vec<f64> = (0..b)
+                .filter(|&blk| block_len[blk] > 0)
+                .map(|blk| block_sums[blk * k + i] / block_len[blk] as f64)
+                .collect();
+            batch_means_standard_error(&means)
+        })
+        .collect()
 }
 
 /// Expanding (λ > 3σ), neutral and contracting (λ < −3σ) exponents; a NaN σ counts as 0.
@@ -514,6 +518,29 @@ impl Backward {
             growth: Array2::from_elem((samples, k), f64::NAN),
             pair_angles: Array2::zeros((samples, pairs.len())),
         }
+    }
+
+    /// Once every sample's vectors are in: each pair's angle per sample (into `pair_angles`),
+    /// and the smallest angle between the expanding and contracting subspaces per sample
+    /// (`None` unless both are present).
+    fn angles(
+        &mut self,
+        unstable: &[usize],
+        stable: &[usize],
+        pairs: &[(usize, usize)],
+    ) -> Option<Vec<f64>> {
+        let samples = self.growth.nrows();
+        let min_angle = (!unstable.is_empty() && !stable.is_empty()).then(|| {
+            (0..samples)
+                .map(|s| self.subspace_angle(s, unstable, stable))
+                .collect::<Vec<f64>>()
+        });
+        for s in 0..samples {
+            for (p, &(i, j)) in pairs.iter().enumerate() {
+                self.pair_angles[(s, p)] = self.subspace_angle(s, &[i], &[j]);
+            }
+        }
+        min_angle
     }
 
     /// The vectors `Q c_j` at sample `s`, signed so that the largest component is positive.

@@ -18,7 +18,7 @@ use super::stepper::Stepper;
 use super::LyapunovError;
 use crate::analysis::energy::EnergyBalance;
 use crate::analysis::AnalysisError;
-use crate::integrate::{Flow, Method, Stats};
+use crate::integrate::{Flow, IntegrateError, Method, Ode, Stats};
 use crate::model::System;
 use crate::observe::{Control, Observer};
 use serde::Serialize;
@@ -119,6 +119,55 @@ impl Progress {
     }
 }
 
+/// The interval loop of a run of `total` intervals (progress counted in `unit`): steps `ode`
+/// from `y` through each interval with `stepper`, shows its end (index e, time t) to `each`
+/// (true: the run is over there, complete), reports progress and polls a stop request. Returns
+/// whether the run was complete (neither the observer nor a stop inside an interval ended it
+/// early) and the last interval done; an integration error is named by `name` and returned
+/// at once.
+pub(crate) fn interval_loop<O: Ode, E>(
+    stepper: &mut Stepper,
+    ode: &mut O,
+    y: &mut [f64],
+    (total, unit): (u64, &'static str),
+    observer: &mut dyn Observer,
+    name: impl Fn(IntegrateError) -> E,
+    mut each: impl FnMut(u64, f64, &mut [f64]) -> bool,
+) -> Result<(bool, u64), E> {
+    let progress = Progress::new(observer, total, unit);
+    let mut complete = true;
+    let mut done = 0u64;
+    let cancel = observer.cancel();
+    for e in 1..=total {
+        if !stepper.interval(ode, e, y, &cancel).map_err(&name)? {
+            complete = false;
+            break;
+        }
+        done = e;
+        if each(e, stepper.time(e), y) {
+            break;
+        }
+        if progress.stop(observer, e) {
+            complete = false;
+            break;
+        }
+    }
+    observer.finish();
+    Ok((complete, done))
+}
+
+/// The check of a start state `x0` against the state dimension `n`.
+pub(crate) fn check_x0(n: usize, x0: &[f64]) -> Result<(), LyapunovError> {
+    if x0.len() != n {
+        return Err(LyapunovError::invalid(
+            "x0",
+            x0.len() as f64,
+            format!("must have the state dimension {n}"),
+        ));
+    }
+    Ok(())
+}
+
 /// How long a run is.
 #[derive(Debug, Clone, Copy)]
 pub(crate) enum Span {
@@ -171,6 +220,16 @@ impl Plan {
 pub(crate) struct Tangent {
     pub k: usize,
     pub v0: Option<Vec<f64>>,
+}
+
+impl Tangent {
+    /// The one vector of a one-vector estimator (FLI, MEGNO), started along `start`.
+    pub fn one(start: super::Deviation, n: usize) -> Tangent {
+        Tangent {
+            k: 1,
+            v0: Some(start.vector(n)),
+        }
+    }
 }
 
 /// One sample of the run.
@@ -226,13 +285,7 @@ pub(crate) trait Reducer<S: System> {
 
 /// The driver's checks of x0 and `plan`, in the order users see them.
 fn intervals(n: usize, x0: &[f64], plan: &Plan) -> Result<u64, LyapunovError> {
-    if x0.len() != n {
-        return Err(LyapunovError::invalid(
-            "x0",
-            x0.len() as f64,
-            format!("must have the state dimension {n}"),
-        ));
-    }
+    check_x0(n, x0)?;
     let total = match plan.span {
         Span::Intervals(m) => m,
         Span::Time(time) => {
@@ -306,20 +359,7 @@ pub(crate) fn drive<S: System, R: Reducer<S>>(
         Sampling::Interval => "intervals",
         Sampling::Step => "samples",
     };
-    let progress = Progress::new(observer, total, unit);
-    let mut complete = true;
-    let mut done = 0u64;
-    let cancel = observer.cancel();
-    for e in 1..=total {
-        if !stepper
-            .interval(&mut flow, e, &mut y, &cancel)
-            .map_err(name)?
-        {
-            complete = false;
-            break;
-        }
-        done = e;
-        let t = stepper.time(e);
+    let each = |e: u64, t: f64, y: &mut [f64]| {
         let tick = Tick {
             e,
             t,
@@ -329,17 +369,13 @@ pub(crate) fn drive<S: System, R: Reducer<S>>(
         let (head, v) = y.split_at_mut(off);
         let step = reducer.interval(sys, tick, &head[..n], v);
         if step.recorded {
-            watch.sample(sys.energy(t, &y[..n]), work(&y));
+            watch.sample(sys.energy(t, &y[..n]), work(y));
         }
-        if step.stop {
-            break;
-        }
-        if progress.stop(observer, e) {
-            complete = false;
-            break;
-        }
-    }
-    observer.finish();
+        step.stop
+    };
+    let span = (total, unit);
+    let (complete, done) =
+        interval_loop(&mut stepper, &mut flow, &mut y, span, observer, name, each)?;
     let t_end = stepper.time(done);
     let energy = watch.check(sys.energy(t_end, &y[..n]), work(&y));
     let end = End {

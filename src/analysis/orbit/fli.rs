@@ -121,15 +121,7 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
     type Output = FliOrbit;
 
     fn tangent(&self, n: usize) -> Tangent {
-        Tangent {
-            k: 1,
-            v0: Some(
-                self.opts
-                    .deviation
-                    .unwrap_or(super::indicator::Deviation::DEFAULT)
-                    .vector(n),
-            ),
-        }
+        Tangent::one(self.opts.start_deviation(), n)
     }
 
     fn init(&mut self, sys: &S, x: &[f64], v: &mut [f64]) {
@@ -182,11 +174,7 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
                 &end,
                 // As run: the default start resolved, so that the result says which it used.
                 &FliOptions {
-                    deviation: Some(
-                        self.opts
-                            .deviation
-                            .unwrap_or(super::indicator::Deviation::DEFAULT),
-                    ),
+                    deviation: Some(self.opts.start_deviation()),
                     ..*self.opts
                 },
                 self.method,

@@ -53,6 +53,13 @@ impl Default for OrbitOptions {
     }
 }
 
+impl OrbitOptions {
+    /// The start deviation as run: `deviation`, or [`Deviation::DEFAULT`] where unset.
+    pub fn start_deviation(&self) -> Deviation {
+        self.deviation.unwrap_or(Deviation::DEFAULT)
+    }
+}
+
 /// The samples of ⟨Y⟩ MEGNO's second-half slope is fitted over.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "snake_case")]

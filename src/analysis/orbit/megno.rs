@@ -218,15 +218,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
     type Output = MegnoOrbit;
 
     fn tangent(&self, n: usize) -> Tangent {
-        Tangent {
-            k: 1,
-            v0: Some(
-                self.opts
-                    .deviation
-                    .unwrap_or(super::indicator::Deviation::DEFAULT)
-                    .vector(n),
-            ),
-        }
+        Tangent::one(self.opts.start_deviation(), n)
     }
 
     fn init(&mut self, sys: &S, x: &[f64], v: &mut [f64]) {
@@ -325,11 +317,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
                 &end,
                 // As run: the defaults resolved, so that the result says which it used.
                 &MegnoOptions {
-                    deviation: Some(
-                        self.opts
-                            .deviation
-                            .unwrap_or(super::indicator::Deviation::DEFAULT),
-                    ),
+                    deviation: Some(self.opts.start_deviation()),
                     slope_samples: Some(
                         self.opts
                             .slope_samples

@@ -16,13 +16,16 @@
 
 use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
 use super::shooting::{
-    least_squares, norm_inf, phase_at, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
+    least_squares, norm_inf, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
     ShootingOptions,
 };
 use super::PeriodicError;
-use crate::observe::{Cancel, Control, Observer};
+use crate::observe::{Cancel, Observer};
 use nalgebra::{Complex, DMatrix, DVector};
 use serde::Serialize;
+use walk::continue_from;
+
+mod walk;
 
 /// The system and closure at each parameter value: one member of the family per p.
 pub trait Family: Sync {
@@ -421,213 +424,6 @@ pub fn switch_period_doubling<F: Family>(
         opts,
         observer,
     )
-}
-
-fn continue_from<F: Family>(
-    family: &F,
-    start: &PeriodicOrbit,
-    p0: f64,
-    initial_tangent: Option<DVector<f64>>,
-    shooting: &ShootingOptions,
-    opts: &ContinuationOptions,
-    observer: &mut dyn Observer,
-) -> Result<Branch, PeriodicError> {
-    opts.check()?;
-    shooting.check()?;
-    if shooting.segments != 1 {
-        return Err(PeriodicError::invalid(
-            "segments",
-            "continuation shoots with one segment",
-        ));
-    }
-    let (sys0, closure0) = family.at(p0)?;
-    let auto = !matches!(closure0, Closure::Driven { .. });
-    let hamiltonian = sys0.hamiltonian();
-    let mut tracker = Tracker {
-        family,
-        opts: *shooting,
-        phase: auto.then(|| phase_at(&sys0, &start.x0)),
-        cancel: observer.cancel(),
-    };
-    let mut y: Vec<f64> = start.x0.clone();
-    if auto {
-        y.push(start.period);
-    }
-    y.push(p0);
-    let dim = y.len();
-    // The first point, corrected in place (its tangent from the parameter direction).
-    let mut ep = DVector::zeros(dim);
-    ep[dim - 1] = if opts.increasing { 1.0 } else { -1.0 };
-    let first = tracker.correct(y.clone(), &y, &DVector::zeros(dim), 0.0)?;
-    let switched = initial_tangent.is_some();
-    let mut t = match initial_tangent {
-        Some(d) => {
-            let d = d.normalize();
-            if d[dim - 1] * ep[dim - 1] < 0.0 {
-                -d
-            } else {
-                d
-            }
-        }
-        None => tracker.tangent(&first.jac, &ep)?,
-    };
-    let mut points = vec![BranchPoint {
-        parameter: p0,
-        orbit: tracker.point(&first, switched)?,
-        arclength: 0.0,
-    }];
-    let mut feats = vec![features(&points[0].orbit.floquet, t[dim - 1], hamiltonian)];
-    let mut bifurcations = Vec::new();
-    let mut current = first;
-    let mut ds = opts.step;
-    let mut arclength = 0.0;
-    observer.start(opts.points as u64, "points");
-    let ended = loop {
-        if points.len() >= opts.points {
-            break "points".to_string();
-        }
-        if observer.advance(points.len() as u64) == Control::Stop {
-            break "interrupted".to_string();
-        }
-        let base = current.y.clone();
-        let guess: Vec<f64> = base.iter().zip(t.iter()).map(|(a, b)| a + ds * b).collect();
-        let mut next = match tracker.correct(guess, &base, &t, ds) {
-            Ok(s) => s,
-            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
-            Err(e) => {
-                ds *= 0.5;
-                if ds < opts.min_step {
-                    break format!("the step fell below min_step: {e}");
-                }
-                continue;
-            }
-        };
-        // A step that leaves the range lands on its end instead: the point there is corrected
-        // with the parameter fixed at the bound (or, where that fails, the branch ends before
-        // it), so that no point and no located bifurcation lies outside the range.
-        let mut step = ds;
-        let mut last = false;
-        let p_next = next.y[dim - 1];
-        if !(opts.min..=opts.max).contains(&p_next) {
-            let bound = if p_next > opts.max {
-                opts.max
-            } else {
-                opts.min
-            };
-            let p_cur = current.y[dim - 1];
-            if p_cur == bound {
-                break "range".to_string();
-            }
-            let frac = ((bound - p_cur) / (p_next - p_cur)).clamp(0.0, 1.0);
-            let guess: Vec<f64> = base
-                .iter()
-                .zip(&next.y)
-                .map(|(a, b)| a + frac * (b - a))
-                .collect();
-            let mut fixed = guess.clone();
-            fixed[dim - 1] = bound;
-            let mut e = DVector::zeros(dim);
-            e[dim - 1] = 1.0;
-            match tracker.correct(guess, &fixed, &e, 0.0) {
-                Ok(mut s) => {
-                    // Exactly on the bound (the corrector leaves it within its tolerance).
-                    s.y[dim - 1] = bound;
-                    step =
-                        s.y.iter()
-                            .zip(&base)
-                            .zip(t.iter())
-                            .map(|((a, b), c)| (a - b) * c)
-                            .sum();
-                    next = s;
-                    last = true;
-                }
-                Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
-                Err(_) => break "range".to_string(),
-            }
-            if step.is_nan() || step <= 0.0 {
-                break "range".to_string();
-            }
-        }
-        let t_next = match tracker.tangent(&next.jac, &t) {
-            Ok(t) => t,
-            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
-            Err(e) => return Err(e),
-        };
-        let p = next.y[dim - 1];
-        let orbit = match tracker.point(&next, false) {
-            Ok(o) => o,
-            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
-            Err(e) => break format!("the point at parameter {p} failed verification: {e}"),
-        };
-        arclength += step;
-        let f = features(&orbit.floquet, t_next[dim - 1], hamiltonian);
-        let prev_f = *feats.last().expect("the start is a point");
-        let mut failed = None;
-        if opts.locate {
-            for kind in crossings(&prev_f, &f, hamiltonian) {
-                if switched && points.len() == 1 {
-                    // The start of a switched branch is the bifurcation itself.
-                    continue;
-                }
-                let located = locate(
-                    &tracker,
-                    &current,
-                    &t,
-                    (step, p),
-                    kind,
-                    &prev_f,
-                    opts.locate_tolerance,
-                );
-                match located {
-                    Ok(mut b) => {
-                        if !(opts.min..=opts.max).contains(&b.parameter) {
-                            continue;
-                        }
-                        b.after = points.len() - 1;
-                        b.from = points.last().expect("a point").orbit.floquet.stability;
-                        b.to = orbit.floquet.stability;
-                        bifurcations.push(b);
-                    }
-                    Err(PeriodicError::Interrupted) => {}
-                    Err(e @ (PeriodicError::Unverified(_) | PeriodicError::NotConverged(_))) => {
-                        failed = Some(format!(
-                            "locating the {} after parameter {}: {e}",
-                            kind.name(),
-                            current.y[dim - 1]
-                        ));
-                        break;
-                    }
-                    Err(e) => return Err(e),
-                }
-            }
-        }
-        if let Some(why) = failed {
-            break why;
-        }
-        if auto {
-            tracker.phase = Some(phase_at(&next.sys, &orbit.x0));
-        }
-        points.push(BranchPoint {
-            parameter: p,
-            orbit,
-            arclength,
-        });
-        feats.push(f);
-        if next.residuals.len() <= 3 {
-            ds = (ds * 1.3).min(opts.max_step);
-        }
-        t = t_next;
-        current = next;
-        if last {
-            break "range".to_string();
-        }
-    };
-    observer.finish();
-    Ok(Branch {
-        points,
-        bifurcations,
-        ended,
-    })
 }
 
 /// The spacing of the floats around `p`: how finely a parameter near `p` can be told apart.

@@ -15,7 +15,7 @@
 //! are computed in the first period and recalled, bit for bit, in the others.
 
 use super::continuation::Family;
-use super::shooting::{wrap_angle, Closure};
+use super::shooting::Closure;
 use super::PeriodicError;
 use crate::analysis::AnalysisError;
 use crate::integrate::rk4::Rk4Solver;
@@ -193,7 +193,7 @@ fn sweep_value<S: System>(
             ))
         })?;
         for a in &mut y[..angles] {
-            *a = wrap_angle(*a);
+            *a = crate::model::angle::wrap_nearest_open_closed(*a);
         }
         if tangent {
             let v = &mut y[n..];

@@ -73,16 +73,6 @@ pub fn section_min_energy(chain: &Chain, link: usize, value: f64) -> f64 {
         .sum::<f64>()
 }
 
-/// Wraps an angle into (−π, π].
-pub fn wrap_angle(a: f64) -> f64 {
-    let w = a.rem_euclid(2.0 * PI);
-    if w > PI {
-        w - 2.0 * PI
-    } else {
-        w
-    }
-}
-
 /// The state at which the section link i has θ_i = c, link j has (θ_j, s_j) with s_j a momentum
 /// or velocity, every other link θ = 0 and zero momentum/velocity, and the energy is `energy`:
 /// the section's own p_i (or θ̇_i) solves the quadratic T = E − V. The root is the one whose

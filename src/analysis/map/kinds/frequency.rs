@@ -191,6 +191,11 @@ fn frequency_lanes(
     let (np, _, _, h) = w.sizes();
     let width = lanes::gauss::width();
     let mut group = lanes::gauss::Group::new(width, samples);
+    let at = lanes::gauss::Sampling {
+        h,
+        every: sample_steps,
+        samples,
+    };
     let y0: Vec<[f64; 4]> = starts
         .iter()
         .map(|s| {
@@ -201,7 +206,7 @@ fn frequency_lanes(
     let mut done = 0u64;
     for (g, chunk) in y0.chunks(width).enumerate() {
         let cancelled = |count: u64| tile_cancelled(done + count);
-        if !lanes::gauss::run(p2, chunk, h, sample_steps, samples, &mut group, &cancelled) {
+        if !lanes::gauss::run(p2, chunk, at, &mut group, &cancelled) {
             return;
         }
         done += u64::from(sample_steps) * samples as u64;

@@ -3,8 +3,9 @@
 //! value and auxiliary variables with units, `class` legend, the spec fields it takes, which
 //! lanes serve it, which label variables `measure` may take from it and how its figure scales
 //! the value. Spec, store, plot, measure, bench and the Python package ask this catalogue and
-//! never compare kind names, so a new kind is one [`Kind`] arm here, its per-pixel reduction,
-//! and its parameters in `spec/map.rs`.
+//! never compare kind names, so a new kind is one [`Kind`] arm here, its [`Facts`] in
+//! `facts.rs` (the table of every kind's facts), its per-pixel reduction, and its parameters in
+//! `spec/map.rs`.
 
 use super::basins::{self, Settle};
 use super::class;
@@ -12,6 +13,7 @@ use super::per_kind::{self, Work};
 use super::{FlipTarget, TileResult};
 
 pub mod descriptor;
+mod facts;
 pub mod fli;
 pub mod frequency;
 use serde::Serialize;
@@ -182,16 +184,6 @@ pub struct Facts {
     pub figure: Figure,
 }
 
-const TAU: &str = "map.tau";
-/// The lanes of the tangent and indicator kinds: two-link chains, damped and driven too.
-const TWO_LINK: Lanes = Lanes {
-    two_link: Some(false),
-    three_link: false,
-    auto: true,
-};
-/// The one label variable of most kinds.
-const CLASS: &[&str] = &["class"];
-
 /// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
 pub const NAMES: &str =
     "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor|fli|frequency";
@@ -211,22 +203,6 @@ impl Kind {
         Kind::Fli,
         Kind::Frequency,
     ];
-
-    pub fn facts(self) -> &'static Facts {
-        match self {
-            Kind::FlipTime => &FLIP_TIME,
-            Kind::EnergyError => &ENERGY_ERROR,
-            Kind::Lyapunov => &LYAPUNOV,
-            Kind::Ftle => &FTLE,
-            Kind::FinalState => &FINAL_STATE,
-            Kind::Sali => &SALI,
-            Kind::Gali => &GALI,
-            Kind::Megno => &MEGNO,
-            Kind::LagrangianDescriptor => &LAGRANGIAN_DESCRIPTOR,
-            Kind::Fli => &FLI,
-            Kind::Frequency => &FREQUENCY,
-        }
-    }
 
     pub fn name(self) -> &'static str {
         self.facts().name
@@ -277,320 +253,6 @@ impl Kind {
         label.replace("{t}", &t_max.to_string())
     }
 }
-
-static FLIP_TIME: Facts = Facts {
-    name: "flip-time",
-    title: "First-flip time",
-    value: None,
-    aux: &[var(
-        "flip_time_located",
-        "s",
-        "time the flipping angle passes ±π, located inside the flip step by the cubic Hermite \
-                     interpolant of the RK4 step (NaN = never flipped or not computed)",
-    )],
-    fields: &["map.flip", "map.energy_skip"],
-    legend: Legend::Flip,
-    lanes: Lanes {
-        two_link: Some(true),
-        three_link: true,
-        auto: true,
-    },
-    labels: &["flip_step", "flip_link", "class"],
-    figure: Figure::Flip,
-};
-
-static ENERGY_ERROR: Facts = Facts {
-    name: "energy-error",
-    title: "RK4 energy error",
-    value: Some(var(
-        "energy_error",
-        "1",
-        "relative energy error |E(t_max) − E(0) − W| / max(|E(0)|, g Σ b) of RK4",
-    )),
-    aux: &[],
-    fields: &[],
-    legend: Legend::Computed,
-    lanes: Lanes {
-        two_link: Some(true),
-        three_link: false,
-        auto: true,
-    },
-    labels: CLASS,
-    figure: Figure::Value(Scale::LogPositive {
-        label: "relative energy error at t = {t} s",
-    }),
-};
-
-static LYAPUNOV: Facts = Facts {
-    name: "lyapunov",
-    title: "Finite-time Lyapunov exponent",
-    value: Some(var(
-        "lyapunov",
-        "s-1",
-        "largest finite-time Lyapunov exponent over [0, t_max]",
-    )),
-    aux: &[
-        var(
-            "lyapunov_standard_error",
-            "s-1",
-            "batch-means standard error of lyapunov: s/√B of the B block means of the \
-             log-growth (B = the blocks attribute, fewer where the pixel stopped early)",
-        ),
-        var(
-            "time_used",
-            "s",
-            "time the pixel was integrated: t_max, or the block end where its standard \
-             error fell below the tolerance attribute",
-        ),
-        var(
-            "converged",
-            "1",
-            "lyapunov_standard_error < tolerance (1) or not (0); NaN without a tolerance \
-             or where diverged",
-        ),
-    ],
-    fields: &[TAU, "map.blocks", "map.tolerance"],
-    legend: Legend::Computed,
-    lanes: TWO_LINK,
-    labels: CLASS,
-    figure: Figure::Value(Scale::Linear {
-        label: "Lyapunov exponent over {t} s / (1/s)",
-    }),
-};
-
-static FTLE: Facts = Facts {
-    name: "ftle",
-    title: "Finite-time Lyapunov exponent (flow map)",
-    value: Some(var(
-        "ftle",
-        "s-1",
-        "finite-time Lyapunov exponent ln σ_max(Φ(t_max)) / t_max of the flow map",
-    )),
-    aux: &[],
-    fields: &[],
-    legend: Legend::Computed,
-    lanes: TWO_LINK,
-    labels: CLASS,
-    figure: Figure::Value(Scale::Linear {
-        label: "FTLE over {t} s / (1/s)",
-    }),
-};
-
-static FINAL_STATE: Facts = Facts {
-    name: "final-state",
-    title: "Final states",
-    value: Some(var(
-        "settle_time",
-        "s",
-        "time at which the state settled into its final class (NaN = unsettled or diverged)",
-    )),
-    aux: &[
-        Var {
-            per_link: true,
-            ..var(
-                "final_angle",
-                "rad",
-                "angle mod 2π in [−π, π] when the pixel was classified (or at t_max)",
-            )
-        },
-        Var {
-            per_link: true,
-            ..var(
-                "turns",
-                "1",
-                "net turns round((θ − θ*)/2π) about the final equilibrium (NaN if none)",
-            )
-        },
-        Var {
-            per_link: true,
-            ..var(
-                "rotation",
-                "1",
-                "rotation number: turns per drive period on the periodic orbit (NaN if none)",
-            )
-        },
-    ],
-    fields: &[
-        "map.angle_tol",
-        "map.omega_tol",
-        "map.dwell",
-        "map.max_period",
-        "map.repeats",
-    ],
-    legend: Legend::Basins,
-    lanes: Lanes {
-        two_link: Some(false),
-        three_link: true,
-        auto: true,
-    },
-    labels: &["class", "attractor"],
-    figure: Figure::Basins,
-};
-
-static SALI: Facts = Facts {
-    name: "sali",
-    title: "SALI",
-    value: Some(var(
-        "sali",
-        "1",
-        "SALI at the horizon t_max, or where it fell below 1e-14 (the run stops there)",
-    )),
-    aux: CHAOS_TIME,
-    fields: &[TAU],
-    legend: Legend::Regularity,
-    lanes: TWO_LINK,
-    labels: CLASS,
-    figure: Figure::Value(Scale::LogFromRoundOff {
-        label: "SALI at t = {t} s (or where SALI < 1e-14)",
-    }),
-};
-
-static GALI: Facts = Facts {
-    name: "gali",
-    title: "GALI",
-    value: Some(var(
-        "gali",
-        "1",
-        "GALI_k at the horizon t_max, or where SALI fell below 1e-14 (the run stops there)",
-    )),
-    aux: CHAOS_TIME,
-    fields: &[TAU, "map.gali_order"],
-    legend: Legend::Regularity,
-    lanes: TWO_LINK,
-    labels: CLASS,
-    figure: Figure::Value(Scale::LogFromRoundOff {
-        label: "GALI at t = {t} s (or where SALI < 1e-14)",
-    }),
-};
-
-static MEGNO: Facts = Facts {
-    name: "megno",
-    title: "MEGNO",
-    value: Some(var(
-        "megno",
-        "1",
-        "MEGNO ⟨Y⟩(t_max) from one tangent vector (2 on quasi-periodic orbits, growing on chaotic ones)",
-    )),
-    aux: &[var(
-        "megno_slope",
-        "s-1",
-        "least-squares slope of ⟨Y⟩(t) over t ≥ t_max/2 (→ λ_max/2 on chaotic orbits, 0 on regular ones)",
-    )],
-    fields: &[TAU],
-    legend: Legend::Computed,
-    lanes: TWO_LINK,
-    labels: CLASS,
-    figure: Figure::Value(Scale::Megno {
-        label: "MEGNO ⟨Y⟩ at t = {t} s",
-    }),
-};
-
-static LAGRANGIAN_DESCRIPTOR: Facts = Facts {
-    name: "lagrangian-descriptor",
-    title: "Lagrangian descriptor",
-    value: Some(var(
-        "descriptor",
-        "1",
-        "Lagrangian descriptor M = ∫ Σ_i |dx_i/dt|^p dt over [−t_max, t_max] (θ̇ in rad/s, \
-         ω̇ in rad/s²; p = the descriptor_p attribute): its ridges and valleys lie on \
-         the stable and unstable manifolds",
-    )),
-    aux: &[
-        var(
-            "descriptor_forward",
-            "1",
-            "forward half ∫_0^t_max Σ_i |dx_i/dt|^p dt (singular across stable manifolds)",
-        ),
-        var(
-            "descriptor_backward",
-            "1",
-            "backward half ∫_−t_max^0 Σ_i |dx_i/dt|^p dt (singular across unstable manifolds)",
-        ),
-    ],
-    fields: &["map.descriptor_p"],
-    legend: Legend::Computed,
-    // Two and three links, damping and drive included, only under `--kernel lanes`.
-    lanes: Lanes {
-        two_link: Some(false),
-        three_link: true,
-        auto: false,
-    },
-    labels: CLASS,
-    figure: Figure::Value(Scale::Linear {
-        label: "Lagrangian descriptor over [−{t}, {t}] s",
-    }),
-};
-
-static FLI: Facts = Facts {
-    name: "fli",
-    title: "Fast Lyapunov indicator",
-    value: Some(var(
-        "fli",
-        "1",
-        "fast Lyapunov indicator FLI(t_max) = sup ln‖w(s)‖ over the renormalisation times s ≤ t_max, \
-         w(0) = (1, …, 1)/√(2N) (≈ λ_max t on chaotic orbits, ≈ ln t on regular ones)",
-    )),
-    aux: &[var(
-        "ofli",
-        "1",
-        "orthogonal FLI: sup ln‖w⊥‖, w⊥ the part of w orthogonal to the flow",
-    )],
-    fields: &[TAU],
-    legend: Legend::Computed,
-    // The tangent lanes (two links, damping and drive included), only under `--kernel lanes`.
-    lanes: Lanes {
-        auto: false,
-        ..TWO_LINK
-    },
-    labels: CLASS,
-    figure: Figure::Value(Scale::Linear {
-        label: "FLI = sup ln‖w‖ at t = {t} s",
-    }),
-};
-
-static FREQUENCY: Facts = Facts {
-    name: "frequency",
-    title: "Frequency map (diffusion index)",
-    value: Some(var(
-        "diffusion_index",
-        "1",
-        "diffusion index log10 of |nu(first half) - nu(second half)| in rad/s, the fundamental \
-         frequencies of each half of the run by NAFF (about -8 or below on a torus, above -4 in \
-         a chaotic sea)",
-    )),
-    aux: &[
-        Var {
-            name: "nu_first",
-            per_link: true,
-            units: "rad s-1",
-            long_name: "fundamental frequencies of the first half, ascending (NaN: fewer found)",
-        },
-        Var {
-            name: "nu_second",
-            per_link: true,
-            units: "rad s-1",
-            long_name: "fundamental frequencies of the second half, ascending (NaN: fewer found)",
-        },
-    ],
-    fields: &["map.samples", "map.window_order"],
-    legend: Legend::Computed,
-    // Conservative two-link chains ([`super::lanes::gauss`]).
-    lanes: Lanes {
-        two_link: Some(true),
-        three_link: false,
-        auto: true,
-    },
-    labels: CLASS,
-    figure: Figure::Value(Scale::Linear {
-        label: "diffusion index log₁₀|Δν| over t ≤ {t} s",
-    }),
-};
-
-const CHAOS_TIME: &[Var] = &[var(
-    "chaos_time",
-    "s",
-    "first time SALI < 1e-8 (NaN = never)",
-)];
 
 impl MapKind {
     /// The kind without its parameters (the catalogue's key).

@@ -84,6 +84,15 @@ impl Group {
     }
 }
 
+/// How a group's orbits are sampled: steps of `h`, a sample every `every` steps, `samples`
+/// samples (the first at the start).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Sampling {
+    pub h: f64,
+    pub every: u32,
+    pub samples: usize,
+}
+
 /// Lanes per group on this CPU: 8 with AVX-512, 4 otherwise (the same bits at every width).
 pub fn width() -> usize {
     match simd() {
@@ -93,16 +102,14 @@ pub fn width() -> usize {
 }
 
 multiversion! {
-    /// Integrates the canonical start states `y0` (at most [`width`] of them) with step `h`,
-    /// taking `samples` samples `sample_steps` steps apart (the first at the start), into `out`
+    /// Integrates the canonical start states `y0` (at most [`width`] of them) with step `at.h`,
+    /// taking `at.samples` samples `at.every` steps apart (the first at the start), into `out`
     /// (from [`Group::new`] with `width()` lanes). `cancelled(count)` is asked after each step
     /// with the group's running step count; true abandons the group (returns false).
     pub fn run(
         m: &TwoLink,
         y0: &[[f64; 4]],
-        h: f64,
-        sample_steps: u32,
-        samples: usize,
+        at: Sampling,
         out: &mut Group,
         cancelled: &dyn Fn(u64) -> bool,
     ) -> bool = group::<8>, group::<4>, group::<4>;
@@ -113,12 +120,15 @@ multiversion! {
 pub fn group<const L: usize>(
     m: &TwoLink,
     y0: &[[f64; 4]],
-    h: f64,
-    sample_steps: u32,
-    samples: usize,
+    at: Sampling,
     out: &mut Group,
     cancelled: &dyn Fn(u64) -> bool,
 ) -> bool {
+    let Sampling {
+        h,
+        every: sample_steps,
+        samples,
+    } = at;
     assert!(y0.len() <= L && out.ok.len() >= y0.len());
     let tab = Tableau::new(3);
     // Every step has length h, so the starting guess's weights are the same for all.
@@ -379,6 +389,7 @@ mod tests {
         let (chain, p2) = rods();
         let y0 = starts(&chain);
         let (h, every, samples) = (0.05, 2, 40);
+        let at = Sampling { h, every, samples };
         let run_in = |size: usize, lanes: usize| {
             let mut theta = Vec::new();
             let mut ok = Vec::new();
@@ -386,9 +397,9 @@ mod tests {
                 let mut g = Group::new(lanes, samples);
                 let never = |_: u64| false;
                 let done = match lanes {
-                    1 => group::<1>(&p2, chunk, h, every, samples, &mut g, &never),
-                    4 => group::<4>(&p2, chunk, h, every, samples, &mut g, &never),
-                    _ => group::<8>(&p2, chunk, h, every, samples, &mut g, &never),
+                    1 => group::<1>(&p2, chunk, at, &mut g, &never),
+                    4 => group::<4>(&p2, chunk, at, &mut g, &never),
+                    _ => group::<8>(&p2, chunk, at, &mut g, &never),
                 };
                 assert!(done);
                 for l in 0..chunk.len() {
@@ -434,10 +445,9 @@ mod tests {
         let c = chain.to_canonical(&x);
         let y0: [f64; 4] = std::array::from_fn(|q| c[q]);
         let (h, every, samples) = (0.05, 2, 1000);
+        let at = Sampling { h, every, samples };
         let mut g = Group::new(1, samples);
-        assert!(group::<1>(&p2, &[y0], h, every, samples, &mut g, &|_| {
-            false
-        }));
+        assert!(group::<1>(&p2, &[y0], at, &mut g, &|_| { false }));
         assert!(g.ok[0]);
         let can = Canonical(&chain);
         let mut flow = Flow::with_layout(&can, false, 0);
