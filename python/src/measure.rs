@@ -298,12 +298,12 @@ pub fn chaotic_fraction<'py>(
         // The library's own checks (conservative chain, energies above the hanging rest)
         // before any work, as the CLI.
         chaotic::check(&chain, &energies).map_err(refused)?;
-        let rows =
-            chaotic::chaotic_fraction_cancellable(&chain, &energies, samples, seed, &o, &cancel)
-                .map_err(|e| match e {
-                    MeasureError::Interrupted => RunError::Interrupted,
-                    e => refused(e),
-                })?;
+        let rows = chaotic::chaotic_fraction_partial(&chain, &energies, samples, seed, &o, &cancel)
+            .and_then(chaotic::whole)
+            .map_err(|e| match e {
+                MeasureError::Interrupted => RunError::Interrupted,
+                e => refused(e),
+            })?;
         let title = format!(
             "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
             chain.links(),

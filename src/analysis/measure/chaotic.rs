@@ -471,21 +471,21 @@ pub fn chaotic_fraction(
     seed: u64,
     opts: &ChaoticOptions,
 ) -> Result<Vec<ShellFraction>, MeasureError> {
-    chaotic_fraction_cancellable(chain, energies, samples, seed, opts, &Cancel::never())
+    whole(chaotic_fraction_partial(
+        chain,
+        energies,
+        samples,
+        seed,
+        opts,
+        &Cancel::never(),
+    )?)
 }
 
-/// [`chaotic_fraction`] that stops once `cancel` is set (polled by the sampler and by every
-/// start's SALI run), with [`MeasureError::Interrupted`]: nothing of it is kept (the shells
-/// finished by then are what [`chaotic_fraction_partial`] gives).
-pub fn chaotic_fraction_cancellable(
-    chain: &Chain,
-    energies: &[f64],
-    samples: usize,
-    seed: u64,
-    opts: &ChaoticOptions,
-    cancel: &Cancel,
+/// What [`chaotic_fraction_partial`] gave, as a run that keeps nothing of a stop: every shell,
+/// or [`MeasureError::Interrupted`].
+pub fn whole(
+    (rows, complete): (Vec<ShellFraction>, bool),
 ) -> Result<Vec<ShellFraction>, MeasureError> {
-    let (rows, complete) = chaotic_fraction_partial(chain, energies, samples, seed, opts, cancel)?;
     if complete {
         Ok(rows)
     } else {
@@ -493,7 +493,8 @@ pub fn chaotic_fraction_cancellable(
     }
 }
 
-/// [`chaotic_fraction_cancellable`] that keeps what a stop leaves: the shells finished before
+/// [`chaotic_fraction`] that stops once `cancel` is set (polled by the sampler and by every
+/// start's SALI run) and keeps what a stop leaves: the shells finished before
 /// `cancel` was set, in order (a shell stopped midway is dropped whole: its fraction would count
 /// only the starts that ended first), and whether every shell was (`true`) or the run stopped
 /// (`false`, the result to store marked incomplete).
