@@ -24,6 +24,9 @@ pub struct Kind {
     /// Reads its table as written ([`read_table`] of its table type): unknown fields and
     /// wrong types are refused here, when the spec is parsed.
     pub read: fn(toml::Table) -> Result<toml::Table, TableError>,
+    /// Its table's fields in the order its type declares them ([`table_fields`]), the order
+    /// in which a spec echoes the table.
+    pub fields: fn() -> &'static [&'static str],
     /// Validates its table (empty when the spec has none) for a run on `chain` from the
     /// spec's integrator ([`MethodFor`]): the run's settings and its integrator.
     pub validate:
@@ -59,6 +62,38 @@ pub fn read_table<T: DeserializeOwned + Serialize>(
         path: String::new(),
         message: e.to_string(),
     })
+}
+
+/// The fields of the table type `T` in the order it declares them: the list serde's derive
+/// hands to a deserializer, caught by one that reads nothing.
+pub fn table_fields<T: DeserializeOwned>() -> &'static [&'static str] {
+    let mut catch = FieldCatcher(&[]);
+    let _ = T::deserialize(&mut catch);
+    catch.0
+}
+
+/// A deserializer that keeps the field list of the struct asked of it and fails every call.
+struct FieldCatcher(&'static [&'static str]);
+
+impl<'de> serde::Deserializer<'de> for &mut FieldCatcher {
+    type Error = serde::de::value::Error;
+    fn deserialize_any<V: serde::de::Visitor<'de>>(self, _: V) -> Result<V::Value, Self::Error> {
+        Err(serde::de::Error::custom("only a struct's fields are read"))
+    }
+    fn deserialize_struct<V: serde::de::Visitor<'de>>(
+        self,
+        _: &'static str,
+        fields: &'static [&'static str],
+        v: V,
+    ) -> Result<V::Value, Self::Error> {
+        self.0 = fields;
+        self.deserialize_any(v)
+    }
+    serde::forward_to_deserialize_any! {
+        bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes byte_buf
+        option unit unit_struct newtype_struct seq tuple tuple_struct map enum identifier
+        ignored_any
+    }
 }
 
 /// The table of kind `kind` as its type `T`, for its validation (read before by

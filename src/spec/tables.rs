@@ -49,11 +49,33 @@ fn fields() -> &'static [&'static str] {
     })
 }
 
+/// Each table with its fields in the order its kind declares them (a spec's echo reads as
+/// the kind's other specs do), any other key after them.
 impl Serialize for KindTables {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for (name, table) in &self.0 {
-            map.serialize_entry(name, table)?;
+            let order = registered(name).map_or(&[][..], |k| (k.fields)());
+            map.serialize_entry(name, &InOrder(table, order))?;
+        }
+        map.end()
+    }
+}
+
+/// A table serialized with the keys of `.1` first, in that order.
+struct InOrder<'a>(&'a toml::Table, &'static [&'static str]);
+
+impl Serialize for InOrder<'_> {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        let InOrder(table, order) = *self;
+        let mut map = s.serialize_map(Some(table.len()))?;
+        for key in order {
+            if let Some(v) = table.get(*key) {
+                map.serialize_entry(key, v)?;
+            }
+        }
+        for (k, v) in table.iter().filter(|(k, _)| !order.contains(&k.as_str())) {
+            map.serialize_entry(k, v)?;
         }
         map.end()
     }
@@ -157,25 +179,34 @@ mod tests {
     #[test]
     fn a_kind_table_is_kept_as_written_and_validated_by_its_kind() {
         let file = parse(
-            &format!("{HEAD}[frequencies]\nt_end = 20.0\nterms = 4\n"),
+            &format!("{HEAD}[frequencies]\nterms = 4\ndt_out = 0.02\nt_end = 20.0\n"),
             "t",
         )
         .unwrap();
         let t = file.registered.get("frequencies").unwrap();
         assert_eq!(t.get("terms").and_then(|v| v.as_integer()), Some(4));
         assert_eq!(file.registered.names().collect::<Vec<_>>(), ["frequencies"]);
-        // Its TOML form reads back the same (what flags are laid over, what a file echoes).
-        let again = parse(&toml::to_string(&file).unwrap(), "t").unwrap();
+        // Its TOML form reads back the same (what flags are laid over, what a file echoes),
+        // the table's fields in the order its type declares them.
+        let text = toml::to_string(&file).unwrap();
+        assert!(
+            text.contains("[frequencies]\nt_end = 20.0\ndt_out = 0.02\nterms = 4\n"),
+            "{text}"
+        );
+        let again = parse(&text, "t").unwrap();
         assert_eq!(again, file);
+        let fields = (registered("frequencies").unwrap().fields)();
+        assert_eq!(fields[..2], ["t_end", "dt_out"]);
+        assert_eq!(fields.len(), 6);
         let spec = file.validate().unwrap();
         let crate::spec::Analysis::Registered(r) = &spec.analysis else {
             panic!("a registered kind")
         };
         assert_eq!(r.kind().name, "frequencies");
-        // An even number of samples at dt_out = 0.01 s: 2000, the last at 19.99 s.
+        // An even number of samples at dt_out = 0.02 s: 1000, the last at 19.98 s.
         let (t, field) = r.time_span().unwrap();
         assert!(
-            (t - 19.99).abs() < 1e-9 && field == "frequencies.t_end",
+            (t - 19.98).abs() < 1e-9 && field == "frequencies.t_end",
             "{t} {field}"
         );
         // No table: the kind names what it misses.
