@@ -29,9 +29,13 @@ pub struct Kind {
     pub fields: fn() -> &'static [&'static str],
     /// Validates its table (empty when the spec has none) for a run on `chain` from the
     /// spec's integrator ([`MethodFor`]): the run's settings and its integrator.
-    pub validate:
-        fn(&toml::Table, &Chain, &MethodFor<'_>) -> Result<(Registered, Method), FieldError>,
+    pub validate: Validate,
 }
+
+/// A kind's validation ([`Kind::validate`]): its table, the chain and the spec's integrator
+/// in; its settings and its integrator out.
+pub type Validate =
+    fn(&toml::Table, &Chain, &MethodFor<'_>) -> Result<(Registered, Method), FieldError>;
 
 /// The spec's integrator (its `[integrator]` table) for a sampling interval, as a kind's
 /// validation asks for it.
