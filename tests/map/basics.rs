@@ -155,7 +155,10 @@ fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
             child.wait().unwrap();
             return true;
         }
-        assert!(t0.elapsed() < Duration::from_secs(120), "no progress");
+        assert!(
+            t0.elapsed() < Duration::from_secs(300),
+            "fewer than {tiles} tiles within 300 s"
+        );
         std::thread::sleep(Duration::from_millis(2));
     }
 }
