@@ -27,3 +27,8 @@ pub use kind::{
 
 /// Every registered kind.
 pub const KINDS: &[Kind] = &[frequencies::KIND];
+
+/// The registered kind called `name` (its spec table, command and result group).
+pub fn named(name: &str) -> Option<&'static Kind> {
+    KINDS.iter().find(|k| k.name == name)
+}

@@ -433,15 +433,10 @@ fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators
 
 fn modes_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::modes::ModesResult) {
     if let Some(e) = result.equilibria.first() {
-        let f: Vec<f64> = e
-            .omega2
-            .iter()
-            .map(|w2| if *w2 >= 0.0 { w2.sqrt() } else { f64::NAN })
-            .collect();
         s.push(Scalar::vector(
             "frequency",
             "mode",
-            f,
+            e.frequencies(),
             "rad s-1",
             "small-oscillation angular frequencies at the first equilibrium (NaN: unstable direction)",
         ));

@@ -1,11 +1,11 @@
 //! The tables of the registered kinds ([`crate::kinds::KINDS`]) in a spec: `[frequencies]` and
 //! any kind added to the registry, without a field of their own in [`SpecFile`]. The spec
-//! keeps each as TOML, read by its kind when the spec is parsed ([`Kind::read`]: unknown
-//! fields and wrong types are refused there), and hands it to the kind's validation.
+//! keeps each as TOML, read by its kind when the spec is parsed (`Kind::read`: unknown fields
+//! and wrong types are refused there), and hands it to the kind's validation.
 
 use super::reading::mark_field;
 use super::SpecFile;
-use crate::kinds::{Kind, KINDS};
+use crate::kinds::{self, KINDS};
 use serde::de::{Error, MapAccess, Visitor};
 use serde::ser::SerializeMap;
 use serde::{Deserialize, Deserializer, Serialize, Serializer};
@@ -26,11 +26,6 @@ impl KindTables {
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
     }
-}
-
-/// The registered kind `name`.
-pub fn registered(name: &str) -> Option<&'static Kind> {
-    KINDS.iter().find(|k| k.name == name)
 }
 
 /// The top-level fields of a spec, in the order an unknown field's message lists them: the
@@ -55,7 +50,7 @@ impl Serialize for KindTables {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for (name, table) in &self.0 {
-            let order = registered(name).map_or(&[][..], |k| (k.fields)());
+            let order = kinds::named(name).map_or(&[][..], |k| (k.fields)());
             map.serialize_entry(name, &InOrder(table, order))?;
         }
         map.end()
@@ -94,7 +89,7 @@ impl<'de> Deserialize<'de> for KindTables {
             fn visit_map<A: MapAccess<'de>>(self, mut a: A) -> Result<KindTables, A::Error> {
                 let mut tables = BTreeMap::new();
                 while let Some(key) = a.next_key::<String>()? {
-                    let Some(kind) = registered(&key) else {
+                    let Some(kind) = kinds::named(&key) else {
                         // serde's own message, marked with its field so that it is placed.
                         let e = serde::de::value::Error::unknown_field(&key, fields());
                         return Err(A::Error::custom(mark_field(&key, &e.to_string())));
@@ -195,7 +190,7 @@ mod tests {
         );
         let again = parse(&text, "t").unwrap();
         assert_eq!(again, file);
-        let fields = (registered("frequencies").unwrap().fields)();
+        let fields = (kinds::named("frequencies").unwrap().fields)();
         assert_eq!(fields[..2], ["t_end", "dt_out"]);
         assert_eq!(fields.len(), 6);
         let spec = file.validate().unwrap();

@@ -202,7 +202,7 @@ impl SpecFile {
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
     /// no table is an empty one, so that the kind names what is missing).
     fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
-        let entry = super::tables::registered(kind).expect("checked by kinds()");
+        let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
         let method = |dt| self.integrator.method(dt);
