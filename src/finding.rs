@@ -1,11 +1,14 @@
 //! What a result says about itself, as plain data: the groups and variables of its file, its
-//! JSON summary, its text report, its figure and its scalars for sweeps.
+//! JSON summary, its text report and its scalars for sweeps; and a line figure as data
+//! ([`Figure`]) for the kinds whose figure is line panels.
 //!
 //! An analysis kind ([`crate::kinds`]) returns a [`Finding`]; the store writes its [`Record`]
-//! ([`crate::store::write_record`]), the plot layer draws its [`Figure`]
-//! ([`crate::plot::draw_figure`]), the CLI prints its summary and report and a sweep keeps its
+//! ([`crate::store::write_record`]), the CLI prints its summary and report and a sweep keeps its
 //! [`Scalar`]s, each without knowing the kind. So this module sits below all of them and knows
-//! none: only numbers, names and units.
+//! none: only numbers, names and units. Its figure is drawn through the kind
+//! ([`crate::kinds::Found::draw`]), which sits above the plot layer: a section, mode shapes or
+//! a 3-D chain are more than line panels, and a kind with line panels hands its [`Figure`] to
+//! [`crate::plot::draw_figure`].
 
 use ndarray::{ArrayD, IxDyn};
 use serde::{Deserialize, Serialize};
@@ -19,13 +22,16 @@ pub trait Finding: Send {
     fn complete(&self) -> bool;
     /// The content of its result group.
     fn record(&self) -> Record;
+    /// The groups it writes beside its result group, after it (a spectrum's covariant
+    /// vectors, an ensemble's statistics); most kinds write none.
+    fn beside(&self) -> Vec<Record> {
+        Vec::new()
+    }
     /// Its fields of the JSON summary (an object; the front end adds the run's wall time and
     /// the paths it wrote).
     fn summary(&self) -> serde_json::Value;
     /// Its text report (what the CLI prints without `--json`).
     fn report(&self) -> String;
-    /// Its figure, drawn by the plot layer.
-    fn figure(&self) -> Figure;
     /// The numbers a sweep keeps of each point.
     fn scalars(&self) -> Vec<Scalar>;
 }

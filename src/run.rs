@@ -29,8 +29,7 @@ use crate::analysis::orbit::{
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
-use crate::finding;
-use crate::kinds::Input;
+use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
 use crate::spec::{Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
@@ -130,10 +129,11 @@ pub enum Output<'a> {
         run: &'a crate::spec::OrbitsRun,
         result: OrbitsResult,
     },
-    /// The result of a registered kind ([`crate::kinds`]), which describes itself.
+    /// A result that describes itself ([`crate::kinds::Found`]), on the planar chain (whose
+    /// run the store writes beside it) or on none (the cart chain: the result writes it all).
     Found {
-        chain: &'a Chain,
-        result: Box<dyn finding::Finding>,
+        chain: Option<&'a Chain>,
+        result: Box<dyn Found>,
     },
     /// Every tile of a map, in memory; each is handed to the file as its band is written.
     Map {
@@ -206,7 +206,7 @@ fn planar<'a>(
                 x0,
             };
             Output::Found {
-                chain,
+                chain: Some(chain),
                 result: r.execute(&input, obs)?,
             }
         }
@@ -232,7 +232,7 @@ fn lyapunov<'a>(
             result: chain_indicators(chain, method, x0, io, obs)?,
         },
         (LyapunovEstimator::Indicator(indicator, io), _) => Output::Found {
-            chain,
+            chain: Some(chain),
             result: Box::new(IndicatorResult {
                 title: spec.title.clone(),
                 links: chain.links(),
@@ -482,7 +482,12 @@ impl Outcome<'_> {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }
             Output::Found { chain, result } => {
-                store::write_record(out, Some(&info(chain)), &result.record())
+                let run = chain.map(info);
+                store::write_record(out, run.as_ref(), &result.record())?;
+                for r in result.beside() {
+                    store::write_record(out, run.as_ref(), &r)?;
+                }
+                Ok(())
             }
             Output::Map { .. } => unreachable!("written above"),
         }

@@ -1,8 +1,8 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
-use pendula::finding::Finding;
 pub use pendula::format::{f64_json, num};
+use pendula::kinds::Found;
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};
 use pendula::spec::{self, Spec, SpecError};
@@ -217,10 +217,10 @@ pub fn report(
 /// The command's part of a registered kind's run (the file is written): its figure, then its
 /// JSON summary (the run's kind, title, model and integrator, the result's own fields, the
 /// wall time and the paths written) or its text report.
-pub fn report_found(ctx: &Run, f: &dyn Finding, wall: f64) -> Result<(), CliError> {
+pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
     let spec = ctx.spec;
     if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_figure(&f.figure(), path)?;
+        f.draw(path)?;
     }
     let mut j = serde_json::json!({
         "kind": spec.analysis.kind(),

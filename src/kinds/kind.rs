@@ -9,9 +9,11 @@ use crate::finding::Finding;
 use crate::integrate::Method;
 use crate::model::Chain;
 use crate::observe::Observer;
+use crate::plot::PlotError;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::any::Any;
+use std::path::Path;
 
 /// A registered analysis kind: what `kind = "…"` names, its spec table `[name]` and its
 /// command offer. The spec keeps the table as TOML; the kind alone knows its fields.
@@ -123,7 +125,23 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
         &self,
         input: &Input<'_>,
         observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Finding>, RunError>;
+    ) -> Result<Box<dyn Found>, RunError>;
+}
+
+/// A kind's result as the front ends hold it: what it says about itself ([`Finding`]) and its
+/// figure, which it draws with the plot layer. The figure is drawn here rather than described
+/// in [`Finding`] because `finding` sits below the plot layer, and a section, mode shapes or a
+/// 3-D chain are more than the line panels [`crate::finding::Figure`] describes.
+pub trait Found: Finding {
+    /// Draws its figure to `path` (PNG or SVG by its extension).
+    fn draw(&self, path: &Path) -> Result<(), PlotError>;
+}
+
+/// SALI's successors on the orbit driver (MEGNO, FLI) describe a line chart.
+impl Found for crate::analysis::orbit::IndicatorResult {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        crate::plot::draw_figure(&self.figure(), path)
+    }
 }
 
 /// What a run of a kind runs on: the validated spec's title, model, integrator and start

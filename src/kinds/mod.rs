@@ -21,8 +21,8 @@ pub mod memory;
 pub mod orbits;
 
 pub use kind::{
-    read_table, table_fields, typed_table, Input, Kind, MethodFor, Registered, Same, Settings,
-    TableError,
+    read_table, table_fields, typed_table, Found, Input, Kind, MethodFor, Registered, Same,
+    Settings, TableError,
 };
 
 /// Every registered kind.

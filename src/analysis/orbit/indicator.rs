@@ -492,7 +492,26 @@ impl Finding for IndicatorResult {
         report(self.found.as_ref())
     }
 
-    fn figure(&self) -> Figure {
+    fn scalars(&self) -> Vec<Scalar> {
+        let mut s = Vec::new();
+        if let serde_json::Value::Object(map) = self.found.summary() {
+            for (k, v) in map {
+                if let Some(x) = v.as_f64() {
+                    s.push(Scalar::one(
+                        &k,
+                        x,
+                        "1",
+                        &format!("{k} (the indicator's summary)"),
+                    ));
+                }
+            }
+        }
+        s
+    }
+}
+
+impl IndicatorResult {
+    pub fn figure(&self) -> Figure {
         let c = self.found.chart();
         Figure {
             title: format!("{} ({})", self.title, c.caption),
@@ -513,22 +532,5 @@ impl Finding for IndicatorResult {
             log_x: false,
             size: (1200, 700),
         }
-    }
-
-    fn scalars(&self) -> Vec<Scalar> {
-        let mut s = Vec::new();
-        if let serde_json::Value::Object(map) = self.found.summary() {
-            for (k, v) in map {
-                if let Some(x) = v.as_f64() {
-                    s.push(Scalar::one(
-                        &k,
-                        x,
-                        "1",
-                        &format!("{k} (the indicator's summary)"),
-                    ));
-                }
-            }
-        }
-        s
     }
 }

@@ -14,9 +14,12 @@ use crate::analysis::frequency::{LineOut, OrbitFrequencies};
 use crate::finding::{Figure, Finding, Line, Panel, Record, RunPart, Scalar};
 use crate::format::{f64_json, format_value};
 use crate::integrate::Stats;
+use crate::kinds::Found;
+use crate::plot::PlotError;
 use ndarray::{Array2, Array3};
 use serde_json::json;
 use std::fmt::Write;
+use std::path::Path;
 
 /// How the threshold `combination_tolerance` is set, as the file states it.
 pub const TOLERANCE_RULE: &str = "1e-7 * omega_ref: a combination sum_i k_i nu_i (sum |k_i| <= combination_order) explains a line when it lies within it; a line no combination comes that close to is unexplained (no label). Far above NAFF's frequency error on a torus (~1e-12..1e-10 relative, times the order), far below the window's resolution 2 pi / T";
@@ -319,10 +322,33 @@ impl Finding for FrequenciesResult {
         s
     }
 
+    fn scalars(&self) -> Vec<Scalar> {
+        // Named as in the single run's file: the dimension `fundamental` indexes the variable
+        // `fundamental_frequency` (a variable of its dimension's name would be taken for its
+        // coordinate, which HDF5 refuses for a 2-d variable).
+        vec![
+            Scalar::vector(
+                "fundamental_frequency",
+                "fundamental",
+                self.orbit.fundamentals.clone(),
+                "rad s-1",
+                "fundamental frequencies of the whole run, ascending",
+            ),
+            Scalar::one(
+                "diffusion_index",
+                self.orbit.diffusion_index,
+                "1",
+                "log10 |nu(first half) - nu(second half)| (rad/s)",
+            ),
+        ]
+    }
+}
+
+impl FrequenciesResult {
     /// Each link's spectrum as stems (amplitude against frequency, log amplitude), one panel
     /// per link, with the fundamental frequencies (and their mirrors at −ν) marked by ticks
     /// above the stems.
-    fn figure(&self) -> Figure {
+    pub fn figure(&self) -> Figure {
         let r = &self.orbit;
         let caption = format!(
             "NAFF, Hann p = {}, {} samples, T = {:.3} s, diffusion index {}{}",
@@ -391,25 +417,10 @@ impl Finding for FrequenciesResult {
             size: (1200, 500 + 250 * r.links.len().min(4) as u32),
         }
     }
+}
 
-    fn scalars(&self) -> Vec<Scalar> {
-        // Named as in the single run's file: the dimension `fundamental` indexes the variable
-        // `fundamental_frequency` (a variable of its dimension's name would be taken for its
-        // coordinate, which HDF5 refuses for a 2-d variable).
-        vec![
-            Scalar::vector(
-                "fundamental_frequency",
-                "fundamental",
-                self.orbit.fundamentals.clone(),
-                "rad s-1",
-                "fundamental frequencies of the whole run, ascending",
-            ),
-            Scalar::one(
-                "diffusion_index",
-                self.orbit.diffusion_index,
-                "1",
-                "log10 |nu(first half) - nu(second half)| (rad/s)",
-            ),
-        ]
+impl Found for FrequenciesResult {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        crate::plot::draw_figure(&self.figure(), path)
     }
 }

@@ -14,10 +14,9 @@ pub use found::{FrequenciesResult, TOLERANCE_RULE};
 pub use run::IDENTIFY_TOLERANCE;
 pub use table::{validate, FrequenciesRun, FrequenciesSpec};
 
-use super::kind::{read_table, table_fields, Input, Kind, Settings};
+use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
 use super::memory::{samples_term, solver_term, Term, F64};
 use crate::error::RunError;
-use crate::finding::Finding;
 use crate::observe::Observer;
 
 /// The registry entry.
@@ -59,7 +58,7 @@ impl Settings for FrequenciesRun {
         &self,
         input: &Input<'_>,
         observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Finding>, RunError> {
+    ) -> Result<Box<dyn Found>, RunError> {
         Ok(Box::new(run::run(input, self, observer)?))
     }
 }
