@@ -53,6 +53,8 @@ pub enum Entry {
     Coord(Var),
     /// A variable over coordinates written before it.
     Var(Var),
+    /// A group inside the group (written where it stands among the entries).
+    Group(Record),
     /// What the store knows of every planar run and writes the same way everywhere: the run's
     /// title and model name as attributes, the integrator's settings, the chain's parameters
     /// (over the coordinate `link`), the initial state.
@@ -200,6 +202,12 @@ impl Record {
     /// Adds an attribute.
     pub fn attr(&mut self, name: impl Into<Name>, value: impl Into<Attr>) -> &mut Self {
         self.entries.push(Entry::Attr(name.into(), value.into()));
+        self
+    }
+
+    /// Adds the group `sub` inside this one.
+    pub fn group(&mut self, sub: Record) -> &mut Self {
+        self.entries.push(Entry::Group(sub));
         self
     }
 

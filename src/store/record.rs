@@ -26,24 +26,33 @@ pub fn write_record(
     run: Option<&RunInfo<'_>>,
     record: &Record,
 ) -> Result<(), StoreError> {
-    let g = out.group(record.name)?;
+    entries(&out.group(record.name)?, run, record)
+}
+
+/// Writes the entries of `record` into its group `g`, a subgroup's into a group of `g`.
+fn entries(
+    g: &GroupWriter<'_>,
+    info: Option<&RunInfo<'_>>,
+    record: &Record,
+) -> Result<(), StoreError> {
     for e in &record.entries {
         let run = || {
-            run.ok_or_else(|| StoreError::Dims {
+            info.ok_or_else(|| StoreError::Dims {
                 var: record.name.into(),
                 what: "a part of its run without the run".into(),
             })
         };
         match e {
             Entry::Attr(name, a) => put!(g, name, a),
-            Entry::Coord(v) => coord(&g, v)?,
-            Entry::Var(v) => var(&g, v)?,
+            Entry::Coord(v) => coord(g, v)?,
+            Entry::Var(v) => var(g, v)?,
+            Entry::Group(sub) => entries(&g.group(sub.name)?, info, sub)?,
             Entry::Run(RunPart::Names) => {
                 g.attr_str("title", run()?.title)?;
                 g.attr_str("model", run()?.model_name)?;
             }
-            Entry::Run(RunPart::Method) => write_method(&g, run()?.method)?,
-            Entry::Run(RunPart::Model) => write_model(&g, run()?.chain)?,
+            Entry::Run(RunPart::Method) => write_method(g, run()?.method)?,
+            Entry::Run(RunPart::Model) => write_model(g, run()?.chain)?,
             Entry::Run(RunPart::InitialState) => g.initial_state(run()?.x0)?,
         }
     }
