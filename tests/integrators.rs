@@ -27,12 +27,7 @@ fn chains_for_tangent() -> Vec<(&'static str, Chain)> {
             forced(vec![
                 Link::rod(0.8, 1.3),
                 Link::point(1.1, 0.6),
-                Link {
-                    length: 0.5,
-                    mass: 0.9,
-                    com: 0.3,
-                    inertia: 0.02,
-                },
+                Link::given(0.5, 0.9, 0.3, 0.02),
             ]),
         ),
     ]

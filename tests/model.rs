@@ -148,12 +148,7 @@ fn test_chains() -> Vec<(&'static str, Chain)> {
     let mixed = vec![
         Link::point(1.0, 1.0),
         Link::rod(0.6, 0.4),
-        Link {
-            length: 0.8,
-            mass: 0.7,
-            com: 0.3,
-            inertia: 0.02,
-        },
+        Link::given(0.8, 0.7, 0.3, 0.02),
         Link::point(0.5, 0.3),
     ];
     vec![
@@ -325,12 +320,7 @@ fn validation_names_link_and_field() {
         ),
         "{e}"
     );
-    let e = bad(vec![Link {
-        length: 1.0,
-        mass: 1.0,
-        com: 0.5,
-        inertia: -0.1,
-    }]);
+    let e = bad(vec![Link::given(1.0, 1.0, 0.5, -0.1)]);
     assert!(
         matches!(
             e,

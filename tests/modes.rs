@@ -128,12 +128,7 @@ fn morse_index_counts_links_pointing_up() {
                 .map(|j| match j % 3 {
                     0 => Link::point(1.0, 0.7),
                     1 => Link::rod(0.8, 1.3),
-                    _ => Link {
-                        length: 0.6,
-                        mass: 0.9,
-                        com: 0.2,
-                        inertia: 0.05,
-                    },
+                    _ => Link::given(0.6, 0.9, 0.2, 0.05),
                 })
                 .collect(),
         );

@@ -19,12 +19,12 @@ fn random_links(rng: &mut StdRng, n: usize, kind: &str) -> Vec<Link> {
                 ("rod", _) | ("mixed", 1) => Link::rod(l, m),
                 // Not near c = J = 0: a link with neither would make M nearly singular, and
                 // the routes agree to about ε·cond(M) (both are backward stable).
-                _ => Link {
-                    length: l,
-                    mass: m,
-                    com: rng.random_range(0.2..0.9) * l,
-                    inertia: rng.random_range(0.02..0.2) * m * l * l,
-                },
+                _ => Link::given(
+                    l,
+                    m,
+                    rng.random_range(0.2..0.9) * l,
+                    rng.random_range(0.02..0.2) * m * l * l,
+                ),
             }
         })
         .collect()
@@ -367,12 +367,7 @@ fn tridiagonal_structure_detection() {
     // c = m₂ l / m, J = m₁ m₂ l² / m = m c (l − c), so a_jj = l_j b_j and T is tridiagonal.
     let (m1, m2, l) = (0.4, 1.1, 0.9);
     let m = m1 + m2;
-    let dumbbell = Link {
-        length: l,
-        mass: m,
-        com: m2 * l / m,
-        inertia: m1 * m2 * l * l / m,
-    };
+    let dumbbell = Link::given(l, m, m2 * l / m, m1 * m2 * l * l / m);
     let chain = Chain::new(ChainParams::new(vec![
         Link::point(1.0, 1.0),
         dumbbell,

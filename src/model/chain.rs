@@ -66,9 +66,43 @@ pub struct Link {
     pub mass: f64,
     pub com: f64,
     pub inertia: f64,
+    /// How the c.o.m. and inertia follow the length and mass when a parameter changes them
+    /// ([`Link::with_length`], [`Link::with_mass`]): those of a point mass or a uniform rod, or
+    /// given (`None`) and kept.
+    #[serde(default)]
+    pub shape: Option<LinkShape>,
 }
 
 impl Link {
+    /// A link with its c.o.m. offset and inertia given: they stay when its length or mass is
+    /// varied.
+    pub fn given(length: f64, mass: f64, com: f64, inertia: f64) -> Link {
+        Link {
+            length,
+            mass,
+            com,
+            inertia,
+            shape: None,
+        }
+    }
+
+    /// The link with length `length`: a point mass or rod keeps its shape, a given c.o.m. and
+    /// inertia stay.
+    pub fn with_length(self, length: f64) -> Link {
+        match self.shape {
+            Some(s) => Link::shaped(length, self.mass, s),
+            None => Link { length, ..self },
+        }
+    }
+
+    /// The link with mass `mass` (a rod's inertia follows it).
+    pub fn with_mass(self, mass: f64) -> Link {
+        match self.shape {
+            Some(s) => Link::shaped(self.length, mass, s),
+            None => Link { mass, ..self },
+        }
+    }
+
     pub fn point(length: f64, mass: f64) -> Link {
         Link::shaped(length, mass, LinkShape::Point)
     }
@@ -82,12 +116,14 @@ impl Link {
                 mass,
                 com: length,
                 inertia: 0.0,
+                shape: Some(shape),
             },
             LinkShape::Rod => Link {
                 length,
                 mass,
                 com: 0.5 * length,
                 inertia: mass * length * length / 12.0,
+                shape: Some(shape),
             },
         }
     }

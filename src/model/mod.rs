@@ -10,6 +10,7 @@ pub mod cart_chain;
 pub mod chain;
 pub mod forcing;
 mod linalg;
+pub mod parameter;
 mod structured;
 pub mod volume;
 
@@ -17,6 +18,7 @@ pub use canonical::{Canonical, CanonicalWorkspace};
 pub use cart_chain::{CartChain, CartChainParams, CartInput};
 pub use chain::{Chain, ChainParams, Link, LinkShape, Route};
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
+pub use parameter::{Parameter, ParameterError, PARAMETERS};
 pub use volume::{PhaseVolume, VolumeSplit};
 
 use thiserror::Error;

@@ -39,7 +39,7 @@ pub struct MeasureSpec {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct SweepSpec {
-    /// A field of [`SWEEP_PARAMETERS`](super::SWEEP_PARAMETERS), named as in a spec (`model.damping.absolute`).
+    /// A field of [`sweep_parameters`](super::sweep_parameters), named as in a spec (`model.damping.absolute`).
     pub parameter: Option<String>,
     pub values: Option<Vec<f64>>,
 }
@@ -73,7 +73,7 @@ fn validate_sweep(
     let super::Axis {
         parameter,
         units,
-        link,
+        model,
         values,
     } = super::sweep::axis(
         &super::AxisSpec {
@@ -95,7 +95,7 @@ fn validate_sweep(
     for (i, &v) in values.iter().enumerate() {
         let field = format!("measure.sweep.values[{}]", i + 1);
         let mut p = base.clone();
-        set_parameter(&mut p, &parameter, link, v)
+        set_parameter(&mut p, &parameter, model, v)
             .map_err(|m| SpecError::new("measure.sweep.parameter", format!("{parameter}: {m}")))?;
         let m = p.measure.as_mut().expect("a sweep is inside [measure]");
         m.map_file = Some(point_path(map_file, i + 1));

@@ -82,7 +82,7 @@ pub use model::{
 };
 pub use modes::{EquilibriaSpec, ModesSpec};
 pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
-pub use parameter::SWEEP_PARAMETERS;
+pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub use poincare::{OneOrMany, PoincareSpec};
 pub(crate) use reading::mark_field;

@@ -247,6 +247,17 @@ impl ModelSpec {
     }
 }
 
+/// A chain a parameter changed ([`crate::model::Parameter::set`]), checked as a spec's chain is
+/// when it is built (its errors name the spec's fields: `model.mass` for a preset).
+pub(super) fn checked_chain(
+    chain: Result<Chain, ModelError>,
+    preset: bool,
+) -> Result<Chain, SpecError> {
+    let chain = chain.map_err(|e| model_error(e, preset))?;
+    check_physical(&chain, preset)?;
+    Ok(chain)
+}
+
 /// Lengths and masses in [`super::SIZE_RANGE`], masses within [`super::MAX_MASS_RATIO`], and a
 /// last link with inertia about its pivot: what keeps the mass matrix numerically SPD.
 fn check_physical(chain: &Chain, preset: bool) -> Result<(), SpecError> {
@@ -333,14 +344,13 @@ impl LinkSpec {
                 )),
             },
             (None, None, None) => Ok(Link::point(length, mass)),
-            (None, com, inertia) => Ok(Link {
+            (None, com, inertia) => Ok(Link::given(
                 length,
                 mass,
-                com: com
-                    .ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
-                inertia: inertia
+                com.ok_or_else(|| SpecError::new(f("com"), "missing (needed with `inertia`)"))?,
+                inertia
                     .ok_or_else(|| SpecError::new(f("inertia"), "missing (needed with `com`)"))?,
-            }),
+            )),
         }
     }
 }

@@ -15,7 +15,7 @@
 //! Every point is the spec with the fields set and no sweep, validated up front, so a bad point
 //! is refused before any work, naming the axis and the value.
 
-use super::parameter::{set_parameter, sweep_parameter, SWEEP_PARAMETERS};
+use super::parameter::{set_parameter, sweep_parameter, sweep_parameters};
 use super::{Budget, Spec, SpecError, SpecFile};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -45,7 +45,7 @@ pub struct SweepTable {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct AxisSpec {
-    /// A field of [`SWEEP_PARAMETERS`], named as in a spec (`model.link[2].mass`).
+    /// A field of [`sweep_parameters`], named as in a spec (`model.link[2].mass`).
     pub parameter: Option<String>,
     pub values: Option<Vec<f64>>,
     /// `[from, to]`: any other length is refused (never cut to two).
@@ -159,8 +159,8 @@ pub struct Axis {
     /// The spec field (`model.drive.torque.amplitude`).
     pub parameter: String,
     pub units: String,
-    /// Its link index from 0, for a `model.link[K]` field.
-    pub link: Option<usize>,
+    /// The model parameter it is (None: an analysis's field, `map.energy`).
+    pub model: Option<crate::model::Parameter>,
     pub values: Vec<f64>,
 }
 
@@ -258,14 +258,14 @@ fn axes(t: &SweepTable) -> Result<Vec<(Axis, String)>, SpecError> {
 /// One axis checked: a known field and its values ([`axis_values`]); errors name `{at}.…`.
 /// `[measure.sweep]` (at = `measure.sweep`) is checked by the same rules.
 pub(super) fn axis(a: &AxisSpec, at: &str) -> Result<Axis, SpecError> {
-    let names: Vec<&str> = SWEEP_PARAMETERS.iter().map(|p| p.0).collect();
+    let names: Vec<&str> = sweep_parameters().map(|p| p.0).collect();
     let parameter = a.parameter.clone().ok_or_else(|| {
         SpecError::new(
             format!("{at}.parameter"),
             format!("missing: the field to vary ({})", names.join(", ")),
         )
     })?;
-    let (units, link) = sweep_parameter(&parameter).ok_or_else(|| {
+    let (units, model) = sweep_parameter(&parameter).ok_or_else(|| {
         SpecError::new(
             format!("{at}.parameter"),
             format!("unknown `{parameter}` (expected {})", names.join(", ")),
@@ -275,7 +275,7 @@ pub(super) fn axis(a: &AxisSpec, at: &str) -> Result<Axis, SpecError> {
         values: axis_values(a, at)?,
         parameter,
         units: units.to_string(),
-        link,
+        model,
     })
 }
 
@@ -506,7 +506,7 @@ pub(super) fn plan(
         };
         let mut p = base.clone();
         for ((a, at), &v) in list.iter().zip(&values) {
-            set_parameter(&mut p, &a.parameter, a.link, v).map_err(|m| {
+            set_parameter(&mut p, &a.parameter, a.model, v).map_err(|m| {
                 SpecError::new(format!("{at}.parameter"), format!("{}: {m}", a.parameter))
             })?;
         }

@@ -29,12 +29,12 @@
 //! `attractor = "period_2"` (its class; the period sets `drive_periods`), the start of the
 //! map's pixel of that class that settled first, after `transient_periods` drive periods.
 
-use super::parameter::{set_parameter, value_of, SWEEP_PARAMETERS};
-use super::{ModelFile, SpecFile};
+use super::model::checked_chain;
 use crate::analysis::periodic::{
     Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
 };
 use crate::model::Chain;
+use crate::model::{Parameter, ParameterError, PARAMETERS};
 use serde::{Deserialize, Serialize};
 
 mod validation;
@@ -168,8 +168,22 @@ pub struct OrbitParameter {
     /// As the spec names it (`model.drive.torque.amplitude`, `orbits.energy`).
     pub name: String,
     pub units: String,
-    /// A link field's link (from 0).
-    link: Option<usize>,
+    pub varied: Varied,
+}
+
+/// What a continuation or diagram varies: the energy of an undriven chain's orbits, or a
+/// parameter of the chain.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Varied {
+    Energy,
+    Model(Parameter),
+}
+
+impl OrbitParameter {
+    /// Whether it is the orbits' energy (`orbits.energy`) rather than a model field.
+    pub fn is_energy(&self) -> bool {
+        self.varied == Varied::Energy
+    }
 }
 
 /// The validated `[orbits]` table.
@@ -188,24 +202,24 @@ pub struct OrbitsRun {
     pub doublings: usize,
     /// The diagram's values, extra starts, transient, samples and steps (diagram).
     pub diagram: Option<DiagramOptions>,
-    /// The model as written, rebuilt at each parameter value.
-    pub model: ModelFile,
+    /// Whether the model is a preset (a varied chain's errors name `model.mass`, not
+    /// `model.link[1].mass`).
+    pub preset: bool,
     /// `start = "map"`: the map file and the attractor.
     pub map_seed: Option<MapSeed>,
 }
 
 /// The fields `parameter` may name.
 pub fn parameters() -> Vec<&'static str> {
-    SWEEP_PARAMETERS
+    PARAMETERS
         .iter()
-        .map(|p| p.0)
-        .filter(|p| !p.starts_with("map."))
+        .map(|p| p.name)
         .chain(["orbits.energy"])
         .collect()
 }
 
-/// The family a run continues or sweeps: the spec's model rebuilt with the parameter set, closed
-/// as the spec says.
+/// The family a run continues or sweeps: the spec's chain with the parameter set, closed as
+/// the spec says.
 pub struct SpecFamily<'a> {
     pub run: &'a OrbitsRun,
     /// The spec's own chain (the energy parameter varies nothing else).
@@ -217,28 +231,21 @@ pub struct SpecFamily<'a> {
 impl Family for SpecFamily<'_> {
     type Sys = Chain;
     fn at(&self, p: f64) -> Result<(Chain, Closure), PeriodicError> {
-        let par = self.run.parameter.as_ref();
-        if par.is_some_and(|q| q.name == "orbits.energy") {
-            return Ok((self.chain.clone(), Closure::Energy(p)));
-        }
-        let chain = match par {
+        let chain = match self.run.parameter.as_ref() {
             None => self.chain.clone(),
-            Some(q) => {
-                let mut file = SpecFile {
-                    model: self.run.model.clone(),
-                    ..SpecFile::default()
-                };
-                let bad = |m: String| PeriodicError::invalid("orbits.parameter", m);
-                set_parameter(&mut file, &q.name, q.link, p).map_err(&bad)?;
-                let (model, _) = file
-                    .model
-                    .build()
-                    .map_err(|e| bad(format!("at {} = {p}: {e}", q.name)))?;
-                model
-                    .planar()
-                    .cloned()
-                    .ok_or_else(|| bad("needs a planar chain".into()))?
-            }
+            Some(q) => match q.varied {
+                Varied::Energy => return Ok((self.chain.clone(), Closure::Energy(p))),
+                Varied::Model(m) => {
+                    let bad = |m: String| PeriodicError::invalid("orbits.parameter", m);
+                    let set = match m.set(self.chain, p) {
+                        Err(ParameterError::Model(e)) => Err(e),
+                        Err(other) => return Err(bad(other.to_string())),
+                        Ok(c) => Ok(c),
+                    };
+                    checked_chain(set, self.run.preset)
+                        .map_err(|e| bad(format!("at {} = {p}: {e}", q.name)))?
+                }
+            },
         };
         let closure = match self.run.closure {
             OrbitClosure::Driven { k } => {
@@ -263,10 +270,9 @@ impl OrbitsRun {
     /// The parameter's value in the spec (the continuation's start); `energy` is the first
     /// orbit's energy, for `orbits.energy`.
     pub fn parameter_start(&self, chain: &Chain, energy: f64) -> Option<f64> {
-        let q = self.parameter.as_ref()?;
-        if q.name == "orbits.energy" {
-            return Some(energy);
+        match self.parameter.as_ref()?.varied {
+            Varied::Energy => Some(energy),
+            Varied::Model(m) => m.get(chain),
         }
-        value_of(chain, &q.name, q.link)
     }
 }

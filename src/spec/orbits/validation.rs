@@ -3,14 +3,14 @@
 
 use super::{
     parameters, MapSeed, OrbitClosure, OrbitParameter, OrbitStart, OrbitsAction, OrbitsRun,
-    OrbitsSpec,
+    OrbitsSpec, Varied,
 };
 use crate::analysis::periodic::{
     ContinuationOptions, DiagramOptions, PeriodicError, ShootingOptions,
 };
 use crate::integrate::Method;
-use crate::model::Chain;
-use crate::spec::parameter::{set_parameter, sweep_parameter, value_of};
+use crate::model::{Chain, Parameter};
+use crate::spec::parameter::set_parameter;
 use crate::spec::{
     positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile, Validated, MAX_ANGLE,
     MAX_RATE,
@@ -101,7 +101,7 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         both_ways,
         doublings: s.doublings.unwrap_or(0),
         diagram,
-        model: file.model.clone(),
+        preset: matches!(&file.model, ModelFile::Planar(m) if m.preset.is_some()),
         map_seed,
     };
     Ok(Validated {
@@ -483,8 +483,11 @@ fn continuation_options(
     continuation.check().map_err(|e| continuation_field(&e))?;
     // The start value, where the spec fixes it (a seed's energy is known only later).
     let start_value = match parameter.as_ref() {
-        Some(q) if q.name == "orbits.energy" => s.energy,
-        Some(q) => value_of(chain, &q.name, q.link),
+        Some(OrbitParameter {
+            varied: Varied::Model(m),
+            ..
+        }) => m.get(chain),
+        Some(_) => s.energy,
         None => None,
     };
     if let Some(v) = start_value.filter(|v| !(a.min(b)..=a.max(b)).contains(v)) {
@@ -532,10 +535,7 @@ fn diagram_options(
             "an orbit diagram starts from [initial] (and orbits.starts), its transient is transient_periods",
         ));
     }
-    if parameter
-        .as_ref()
-        .is_some_and(|p| p.name == "orbits.energy")
-    {
+    if parameter.as_ref().is_some_and(|p| p.is_energy()) {
         return Err(SpecError::new(
             "orbits.parameter",
             "an orbit diagram varies a model field, not the energy",
@@ -644,7 +644,9 @@ fn varied(
     Ok((parameter, range))
 }
 
-/// Checks `name` as a parameter of this chain and reads its units.
+/// Checks `name` as a parameter of this chain and reads its units: a field of the chain that
+/// this spec's model has (a drive amplitude needs the drive; a preset's links vary together)
+/// and that it can be set on.
 fn parameter(
     name: &str,
     chain: &Chain,
@@ -662,33 +664,37 @@ fn parameter(
         return Ok(OrbitParameter {
             name: name.into(),
             units: "J".into(),
-            link: None,
+            varied: Varied::Energy,
         });
     }
-    let (units, link) = sweep_parameter(name)
-        .filter(|_| !name.starts_with("map."))
-        .ok_or_else(|| {
-            SpecError::new(
-                field,
-                format!(
-                    "`{name}` is not a field a run can vary (expected {})",
-                    parameters().join(", ")
-                ),
-            )
-        })?;
-    // The field must exist in this spec's model (a drive amplitude needs the drive).
+    let m = Parameter::parse(name).ok_or_else(|| {
+        SpecError::new(
+            field,
+            format!(
+                "`{name}` is not a field a run can vary (expected {})",
+                parameters().join(", ")
+            ),
+        )
+    })?;
+    let here = m
+        .get(chain)
+        .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
+    // The spec's model must take it as written: a link's own field needs [[model.link]]
+    // tables, the chain-wide mass and length a preset.
     let mut probe = SpecFile {
         model: model.clone(),
         ..SpecFile::default()
     };
-    let here = value_of(chain, name, link)
-        .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
-    set_parameter(&mut probe, name, link, here)
-        .map_err(|m| SpecError::new(field, format!("{name}: {m}")))?;
+    set_parameter(&mut probe, name, Some(m), here)
+        .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
+    probe
+        .model
+        .build()
+        .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
     Ok(OrbitParameter {
         name: name.into(),
-        units: units.into(),
-        link,
+        units: m.units().into(),
+        varied: Varied::Model(m),
     })
 }
 
