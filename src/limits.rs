@@ -25,6 +25,11 @@ pub const MAX_LINKS: usize = 100_000_000;
 
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
+/// The memory budget as a message names it among its fields ([`crate::error::FieldError::name`]):
+/// each front end spells it, the CLI as its flag `--max-memory`, Python as what it is there
+/// (half of this machine's memory), so that no front end rewrites another's text.
+pub const MEMORY_BUDGET: &str = "max_memory";
+
 impl Budget {
     /// [`MACHINE_FRACTION`] of MemTotal in /proc/meminfo, else [`FALLBACK_BUDGET`].
     pub fn machine() -> Budget {

@@ -24,16 +24,19 @@ fn raise(e: RunError) -> PyErr {
         RunError::Input(e) => {
             // A TOML error's field is its place in the text the wrapper made from the keywords
             // (`<python>:6:1`), which the caller never saw; its message names the field.
-            let text = if is_location(&e.field) {
-                e.body(&|field| field.to_string())
-            } else {
-                e.render(&|field| field.to_string())
-            };
             // The budget is the machine's: Python has no `--max-memory`.
-            PyValueError::new_err(text.replace(
-                " budget (--max-memory)",
-                " budget (half of this machine's memory)",
-            ))
+            let name = |field: &str| {
+                if field == pendula::limits::MEMORY_BUDGET {
+                    "half of this machine's memory".to_string()
+                } else {
+                    field.to_string()
+                }
+            };
+            PyValueError::new_err(if is_location(&e.field) {
+                e.body(&name)
+            } else {
+                e.render(&name)
+            })
         }
         RunError::Failed(m) => PyRuntimeError::new_err(m),
         RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),

@@ -546,10 +546,20 @@ pub fn name_flag(e: SpecError, m: &ArgMatches, command: &str, from_file: bool) -
         Some(f) if !from_file || flag_given(f) => format!("--{}", f.long),
         None => match within(field) {
             Some(f) => format!("--{}", f.long),
-            None => field.to_string(),
+            None => spell(field),
         },
-        _ => field.to_string(),
+        _ => spell(field),
     })
+}
+
+/// A field that no command's flag table sets, as the CLI spells it: the memory budget is
+/// `--max-memory`, a spec field its path.
+pub fn spell(field: &str) -> String {
+    if field == pendula::limits::MEMORY_BUDGET {
+        "--max-memory".into()
+    } else {
+        field.to_string()
+    }
 }
 
 /// A table the flags started that misses a field another flag sets (`--torque-amplitude`

@@ -58,7 +58,7 @@ pub fn main() -> ExitCode {
             ExitCode::from(2)
         }
         Err(CliError::Field(e)) => {
-            eprintln!("error: {}", one_line(&e.to_string()));
+            eprintln!("error: {}", one_line(&e.render(&flags::spell)));
             ExitCode::from(2)
         }
         Err(CliError::Run(m)) => {

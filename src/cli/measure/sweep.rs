@@ -149,7 +149,9 @@ fn run_sweep(
             let at = format!("{field} ({} = {})", sweep.parameter, sweep.values[k]);
             match e {
                 CliError::Input(m) => CliError::Input(format!("{at}: {m}")),
-                CliError::Field(f) => CliError::Input(format!("{at}: {f}")),
+                CliError::Field(f) => {
+                    CliError::Input(format!("{at}: {}", f.render(&super::super::flags::spell)))
+                }
                 CliError::Run(m) => CliError::Run(format!("{at}: {m}")),
             }
         })?;

@@ -102,13 +102,15 @@ pub fn over_budget(e: &Estimate, budget: &Budget) -> Result<(), SpecError> {
         return Err(SpecError::new(
             e.field.clone(),
             format!(
-                "{} need ~{} for {}, over the {} budget (--max-memory)",
+                "{} need ~{} for {}, over the {} budget (",
                 e.driver,
                 format_bytes(e.bytes),
                 e.what,
                 format_bytes(budget.bytes)
             ),
-        ));
+        )
+        .name(crate::limits::MEMORY_BUDGET)
+        .text(")"));
     }
     Ok(())
 }
