@@ -53,13 +53,6 @@ impl From<pendula::analysis::AnalysisError> for CliError {
     }
 }
 
-/// Modes that cannot be computed (a singular mass matrix, no convergence): a failed run.
-impl From<pendula::analysis::modes::ModesError> for CliError {
-    fn from(e: pendula::analysis::modes::ModesError) -> Self {
-        CliError::Run(e.to_string())
-    }
-}
-
 /// Drawing or writing a figure failed: the run failed (the path was checked before).
 impl From<pendula::plot::PlotError> for CliError {
     fn from(e: pendula::plot::PlotError) -> Self {
@@ -157,6 +150,17 @@ impl Run<'_> {
         }
         Ok(())
     }
+}
+
+/// Refuses `--plot` for a cart-chain run of the library ([`pendula::run::execute`]) before any
+/// work: input checking, so it stays here (a draw would refuse it only after the run).
+pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
+    if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() {
+        return Err(CliError::Input(
+            "--plot: the cart-chain figure is drawn for simulate and control".into(),
+        ));
+    }
+    Ok(())
 }
 
 /// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any

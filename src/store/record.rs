@@ -29,6 +29,13 @@ pub fn write_record(
     entries(&out.group(&record.name)?, run, record)
 }
 
+/// Writes the entries of `record` into the group `g`, not one of its own (its name unused): a
+/// part that several groups share, such as the cart chain's model
+/// ([`super::cart::write_cart_model`]).
+pub(crate) fn write_into(g: &GroupWriter<'_>, record: &Record) -> Result<(), StoreError> {
+    entries(g, None, record)
+}
+
 /// Writes the entries of `record` into its group `g`, a subgroup's into a group of `g`.
 fn entries(
     g: &GroupWriter<'_>,
