@@ -34,13 +34,38 @@ pub trait Finding: Send {
     fn report(&self) -> String;
     /// The numbers a sweep keeps of each point.
     fn scalars(&self) -> Vec<Scalar>;
+    /// Which fields of the run the front end adds to the summary, of [`RUN_FIELDS`] (all by
+    /// default): a result whose summary never had some (no integrator where nothing is
+    /// integrated) names those it has, so that its JSON keeps its keys.
+    fn run_fields(&self) -> &'static [&'static str] {
+        RUN_FIELDS
+    }
+    /// Why a run that did not complete ([`Finding::complete`]) fails, after its report;
+    /// `written`: whether its result went to a file.
+    fn interrupted(&self, written: bool) -> String {
+        let _ = written;
+        "interrupted: the result so far was written, marked incomplete".into()
+    }
 }
+
+/// The fields of the run that a front end can add to a summary ([`Finding::run_fields`]):
+/// the run's kind, title, model and integrator, its wall time and the paths it wrote.
+pub const RUN_FIELDS: &[&str] = &[
+    "kind",
+    "title",
+    "model",
+    "integrator",
+    "wall_s",
+    "output",
+    "plot",
+];
 
 /// One result group: its entries in the order they are written (a coordinate before the
 /// variables over it).
 #[derive(Debug, Clone, Default)]
 pub struct Record {
-    pub name: &'static str,
+    /// The group's name (a subgroup's may be made for the run: `check_2`).
+    pub name: Name,
     pub entries: Vec<Entry>,
 }
 
@@ -94,6 +119,7 @@ pub type Name = Cow<'static, str>;
 pub enum Data {
     F64(ArrayD<f64>),
     I64(ArrayD<i64>),
+    I8(ArrayD<i8>),
     U8(ArrayD<u8>),
 }
 
@@ -156,6 +182,7 @@ impl Data {
         match self {
             Data::F64(a) => a.shape(),
             Data::I64(a) => a.shape(),
+            Data::I8(a) => a.shape(),
             Data::U8(a) => a.shape(),
         }
     }
@@ -188,13 +215,14 @@ macro_rules! into_data {
 }
 into_data!(f64, F64);
 into_data!(i64, I64);
+into_data!(i8, I8);
 into_data!(u8, U8);
 
 impl Record {
     /// An empty group `name`.
-    pub fn new(name: &'static str) -> Record {
+    pub fn new(name: impl Into<Name>) -> Record {
         Record {
-            name,
+            name: name.into(),
             entries: Vec::new(),
         }
     }

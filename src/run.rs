@@ -16,13 +16,13 @@
 pub mod sweep;
 pub use crate::kinds::orbits::OrbitsResult;
 
-use crate::analysis::cart::{self, CartModes, CartTrajectory};
+use crate::analysis::cart::CartTrajectory;
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
     LyapunovError,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
-use crate::analysis::modes::{self, ModesError, ModesResult};
+use crate::analysis::modes::ModesError;
 use crate::analysis::orbit::{
     chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
 };
@@ -108,16 +108,6 @@ pub enum Output<'a> {
         sys: &'a CartChain,
         result: Lyapunov,
     },
-    Modes {
-        chain: &'a Chain,
-        result: ModesResult,
-    },
-    /// The cart chain's modes at each equilibrium (`signs`: its links' ±1).
-    CartModes {
-        sys: &'a CartChain,
-        signs: Vec<Vec<f64>>,
-        result: Vec<CartModes>,
-    },
     Poincare {
         chain: &'a Chain,
         opts: &'a PoincareOptions,
@@ -168,9 +158,14 @@ fn planar<'a>(
             result: analysis::simulate(chain, method, x0, opts, obs)?,
         },
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
-        Analysis::Modes(opts) => Output::Modes {
-            chain,
-            result: modes::modes_cancellable(chain, opts, &obs.cancel())?,
+        Analysis::Modes(opts) => Output::Found {
+            chain: Some(chain),
+            result: Box::new(crate::kinds::modes::run_planar(
+                &spec.title,
+                chain,
+                opts,
+                obs,
+            )?),
         },
         Analysis::Poincare(opts) => {
             let result = poincare::poincare(chain, opts, obs)?;
@@ -312,26 +307,10 @@ fn cart_chain<'a>(
             sys,
             result: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
         },
-        Analysis::Modes(opts) => {
-            let signs: Vec<Vec<f64>> = opts
-                .equilibria
-                .iter()
-                .map(|e| e.signs.iter().map(|&s| f64::from(s)).collect())
-                .collect();
-            let result = signs
-                .iter()
-                .map(|s| cart::cart_modes(sys, s))
-                .collect::<Result<_, _>>()
-                .map_err(|e| {
-                    // The message names its fields itself.
-                    let field = match e {
-                        cart::CartError::MassMatrix(_) => "model.mass",
-                        _ => "modes.equilibria",
-                    };
-                    FieldError::unled(field).text(e.to_string())
-                })?;
-            Output::CartModes { sys, signs, result }
-        }
+        Analysis::Modes(opts) => Output::Found {
+            chain: None,
+            result: Box::new(crate::kinds::modes::run_cart(sys, opts)?),
+        },
         other => return Err(not_run(other)),
     })
 }
@@ -359,7 +338,6 @@ impl Outcome<'_> {
             }
             Output::Covariant { .. } => "covariant",
             Output::Indicators { .. } => "indicators",
-            Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
             Output::Found { result, .. } => result.group(),
@@ -378,11 +356,10 @@ impl Outcome<'_> {
             Output::Ensemble { result, .. } => result.complete,
             Output::Covariant { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
-            Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
             Output::Found { result, .. } => result.complete(),
-            Output::CartModes { .. } | Output::Map { .. } => true,
+            Output::Map { .. } => true,
         }
     }
 
@@ -467,11 +444,6 @@ impl Outcome<'_> {
                 g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
                 g.attr_str("model", "cart-chain")?;
                 Ok(())
-            }
-            Output::Modes { chain, result } => store::write_modes(out, &info(chain), result),
-            Output::CartModes { sys, signs, result } => {
-                let g = out.group("modes")?;
-                store::cart::write_cart_modes(&g, sys, result, signs)
             }
             Output::Poincare {
                 chain,

@@ -12,7 +12,6 @@ mod flags;
 mod lyapunov;
 mod map;
 mod measure;
-mod modes;
 mod orbits;
 mod output;
 mod poincare;
@@ -652,7 +651,7 @@ fn execute_run(
 /// (figure, report).
 fn run_library(ctx: &Run) -> Result<(), CliError> {
     use pendula::run::Output;
-    modes::refuse_cart_plot(ctx)?;
+    output::refuse_cart_plot(ctx)?;
     let start = std::time::Instant::now();
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
     let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
@@ -666,8 +665,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
         Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
-        Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
-        Output::CartModes { result, .. } => modes::report_cart(ctx, result),
         Output::Poincare {
             chain,
             opts,

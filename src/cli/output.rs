@@ -53,13 +53,6 @@ impl From<pendula::analysis::AnalysisError> for CliError {
     }
 }
 
-/// Modes that cannot be computed (a singular mass matrix, no convergence): a failed run.
-impl From<pendula::analysis::modes::ModesError> for CliError {
-    fn from(e: pendula::analysis::modes::ModesError) -> Self {
-        CliError::Run(e.to_string())
-    }
-}
-
 /// Drawing or writing a figure failed: the run failed (the path was checked before).
 impl From<pendula::plot::PlotError> for CliError {
     fn from(e: pendula::plot::PlotError) -> Self {
@@ -159,6 +152,17 @@ impl Run<'_> {
     }
 }
 
+/// Refuses `--plot` for a cart-chain run of the library ([`pendula::run::execute`]) before any
+/// work: input checking, so it stays here (a draw would refuse it only after the run).
+pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
+    if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() {
+        return Err(CliError::Input(
+            "--plot: the cart-chain figure is drawn for simulate and control".into(),
+        ));
+    }
+    Ok(())
+}
+
 /// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any
 /// work, so the pool cannot exist yet and `build_global` cannot fail. N is at most 4× the cores
 /// this process may use: more threads only share them, and building a pool of 10⁵ threads takes
@@ -215,32 +219,49 @@ pub fn report(
 }
 
 /// The command's part of a registered kind's run (the file is written): its figure, then its
-/// JSON summary (the run's kind, title, model and integrator, the result's own fields, the
-/// wall time and the paths written) or its text report.
+/// JSON summary (the result's own fields, with those of the run's kind, title, model,
+/// integrator, wall time and paths written that it names:
+/// [`pendula::finding::Finding::run_fields`]) or its text report; then, if it did not
+/// complete, its own word why the run fails.
 pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
     let spec = ctx.spec;
     if let Some(path) = &ctx.outputs.plot {
         f.draw(path)?;
     }
-    let mut j = serde_json::json!({
-        "kind": spec.analysis.kind(),
-        "title": spec.title,
-        "model": spec.model_name,
-        "integrator": spec.method,
-    });
-    if let (Some(all), serde_json::Value::Object(own)) = (j.as_object_mut(), f.summary()) {
-        all.extend(own);
-        all.insert("wall_s".into(), serde_json::json!(wall));
-        all.insert(
-            "output".into(),
-            serde_json::json!(ctx.outputs.file.as_ref().map(|p| p.display().to_string())),
-        );
-        all.insert(
-            "plot".into(),
-            serde_json::json!(ctx.outputs.plot.as_ref().map(|p| p.display().to_string())),
-        );
+    let path = |p: &Option<PathBuf>| serde_json::json!(p.as_ref().map(|p| p.display().to_string()));
+    let mut j = serde_json::Map::new();
+    for &key in f.run_fields() {
+        let value = match key {
+            "kind" => serde_json::json!(spec.analysis.kind()),
+            "title" => serde_json::json!(spec.title),
+            "model" => serde_json::json!(spec.model_name),
+            "integrator" => serde_json::json!(spec.method),
+            _ => continue,
+        };
+        j.insert(key.into(), value);
     }
-    report(&j, ctx.common.json, Some(f.report()), f.complete())
+    if let serde_json::Value::Object(own) = f.summary() {
+        j.extend(own);
+        for &key in f.run_fields() {
+            let value = match key {
+                "wall_s" => serde_json::json!(wall),
+                "output" => path(&ctx.outputs.file),
+                "plot" => path(&ctx.outputs.plot),
+                _ => continue,
+            };
+            j.insert(key.into(), value);
+        }
+    }
+    report(
+        &serde_json::Value::Object(j),
+        ctx.common.json,
+        Some(f.report()),
+        true,
+    )?;
+    if !f.complete() {
+        return Err(CliError::Run(f.interrupted(ctx.outputs.file.is_some())));
+    }
+    Ok(())
 }
 
 /// What the store's result writers record about a planar chain's run.

@@ -328,12 +328,11 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
         }
         Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
         Output::Indicators { result } => sali_scalars(&mut s, result),
-        Output::Modes { result, .. } => modes_scalars(&mut s, result),
         Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
-        Output::Orbits { .. } | Output::CartTrajectory { .. } | Output::CartModes { .. } => {}
+        Output::Orbits { .. } | Output::CartTrajectory { .. } => {}
     }
     s
 }
@@ -429,25 +428,6 @@ fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators
         "1",
         "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
     ));
-}
-
-fn modes_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::modes::ModesResult) {
-    if let Some(e) = result.equilibria.first() {
-        s.push(Scalar::vector(
-            "frequency",
-            "mode",
-            e.frequencies(),
-            "rad s-1",
-            "small-oscillation angular frequencies at the first equilibrium (NaN: unstable direction)",
-        ));
-        s.push(Scalar::vector(
-            "omega2",
-            "mode",
-            e.omega2.clone(),
-            "rad2 s-2",
-            "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
-        ));
-    }
 }
 
 fn poincare_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::poincare::PoincareResult) {

@@ -4,12 +4,12 @@
 //! `plane` (1 = e₁, 2 = e₂); variables `q(time, link, axis)`, `omega(time, link, axis)`,
 //! `position(time, link, axis)` (the masses), `cart_position`, `cart_velocity`, `input`,
 //! `momentum(time, plane)`, `energy`, `work`, `angular_momentum_z(time)`.
-//! Modes group: `equilibrium` (index), `mode`, `link`, `eigenvalue` coordinates; `signs`,
-//! `omega2`, `frequency`, `growth_rate`, `eigenvalue_re/_im`, `stable`, `controllable`.
+//! Modes group: `crate::kinds::modes` (its record, with [`cart_model`]).
 //! Control group: `input` (1..2) × `state` (1..4n+4) gain, closed- and open-loop eigenvalues.
 
 use super::{GroupWriter, StoreError};
-use crate::analysis::cart::{CartModes, CartTrajectory, ClosedLoop, Lqr};
+use crate::analysis::cart::{CartTrajectory, ClosedLoop, Lqr};
+use crate::finding::Record;
 use crate::integrate::Method;
 use crate::model::CartChain;
 use ndarray::{Array2, Array3};
@@ -20,37 +20,38 @@ fn index(k: usize) -> Vec<i64> {
 
 /// The model's parameters as variables over `link` and attributes.
 pub fn write_cart_model(g: &GroupWriter<'_>, sys: &CartChain) -> Result<(), StoreError> {
+    let mut model = Record::new("model");
+    cart_model(&mut model, sys);
+    super::record::write_into(g, &model)
+}
+
+/// Adds the model's parameters to the group `g` (over its coordinate `link`): what
+/// [`write_cart_model`] writes, for a result that describes its group ([`Record`]).
+pub fn cart_model(g: &mut Record, sys: &CartChain) {
     let p = sys.params();
-    g.var(
-        "length",
-        &["link"],
-        p.lengths.as_slice(),
-        "m",
-        "link length",
-    )?;
-    g.var(
-        "mass",
-        &["link"],
-        p.masses.as_slice(),
-        "kg",
-        "point mass at the link's outer end",
-    )?;
-    g.attr_bool("cart_fixed", !sys.free())?;
-    g.attr_f64("cart_mass", p.cart_mass.unwrap_or(f64::NAN))?;
-    g.attr_f64("gravity", p.gravity)?;
-    g.attr_f64("cart_damping", p.cart_damping)?;
     // Per link, so a variable (an attribute of 10⁴ links would not fit an object header).
     let joint: Vec<f64> = (0..sys.links())
         .map(|i| p.joint_damping.get(i).copied().unwrap_or(0.0))
         .collect();
-    g.var(
-        "joint_damping",
-        &["link"],
-        joint.as_slice(),
-        "N m s",
-        "damping of the joint above the link",
-    )?;
-    Ok(())
+    g.var("length", &["link"], p.lengths.clone(), "m", "link length")
+        .var(
+            "mass",
+            &["link"],
+            p.masses.clone(),
+            "kg",
+            "point mass at the link's outer end",
+        )
+        .attr("cart_fixed", !sys.free())
+        .attr("cart_mass", p.cart_mass.unwrap_or(f64::NAN))
+        .attr("gravity", p.gravity)
+        .attr("cart_damping", p.cart_damping)
+        .var(
+            "joint_damping",
+            &["link"],
+            joint,
+            "N m s",
+            "damping of the joint above the link",
+        );
 }
 
 /// A sampled trajectory into `g`.
@@ -200,108 +201,6 @@ fn cart_body_series(
         "kg m s-1",
         "horizontal momentum of cart and chain",
     )?;
-    Ok(())
-}
-
-/// Modes of several equilibria into `g`.
-pub fn write_cart_modes(
-    g: &GroupWriter<'_>,
-    sys: &CartChain,
-    modes: &[CartModes],
-    signs: &[Vec<f64>],
-) -> Result<(), StoreError> {
-    let n = sys.links();
-    let e = modes.len();
-    let m = modes.first().map_or(0, |x| x.omega2.len());
-    let ne = 2 * m;
-    g.coord_i64(
-        "equilibrium",
-        &index(e),
-        "1",
-        "equilibrium index (see attribute labels)",
-    )?;
-    g.coord_i64("mode", &index(m), "1", "mode index, ascending omega2")?;
-    g.coord_i64("link", &index(n), "1", "link index, counted from the cart")?;
-    g.coord_i64(
-        "eigenvalue",
-        &index(ne),
-        "1",
-        "eigenvalue index of the state matrix",
-    )?;
-    let fill = |f: &dyn Fn(&CartModes, usize) -> f64, cols: usize| {
-        Array2::from_shape_fn((e, cols), |(i, j)| f(&modes[i], j))
-    };
-    let sg = Array2::from_shape_fn((e, n), |(i, j)| signs[i][j]);
-    g.var(
-        "signs",
-        &["equilibrium", "link"],
-        &sg,
-        "1",
-        "+1: q = e3 (hanging), -1: q = -e3",
-    )?;
-    g.var(
-        "omega2",
-        &["equilibrium", "mode"],
-        &fill(&|c, j| c.omega2[j], m),
-        "s-2",
-        "generalized eigenvalue of (K, M)",
-    )?;
-    g.var(
-        "frequency",
-        &["equilibrium", "mode"],
-        &fill(&|c, j| c.frequencies[j], m),
-        "rad s-1",
-        "mode frequency (NaN if unstable)",
-    )?;
-    g.var(
-        "growth_rate",
-        &["equilibrium", "mode"],
-        &fill(&|c, j| c.growth_rates[j], m),
-        "s-1",
-        "exponential growth rate (0 if not unstable)",
-    )?;
-    g.var(
-        "eigenvalue_re",
-        &["equilibrium", "eigenvalue"],
-        &fill(&|c, j| c.eigenvalues[j].0, ne),
-        "s-1",
-        "real part of the state-matrix eigenvalue",
-    )?;
-    g.var(
-        "eigenvalue_im",
-        &["equilibrium", "eigenvalue"],
-        &fill(&|c, j| c.eigenvalues[j].1, ne),
-        "s-1",
-        "imaginary part of the state-matrix eigenvalue",
-    )?;
-    let flag = |f: &dyn Fn(&CartModes) -> bool| -> Vec<i64> {
-        modes.iter().map(|c| f(c) as i64).collect()
-    };
-    g.var(
-        "stable",
-        &["equilibrium"],
-        flag(&|c| c.stable).as_slice(),
-        "1",
-        "1 if no eigenvalue has a positive real part",
-    )?;
-    g.var(
-        "controllable",
-        &["equilibrium"],
-        flag(&|c| c.controllable).as_slice(),
-        "1",
-        "1 if controllable from the cart force (PBH)",
-    )?;
-    let zeros: Vec<i64> = modes.iter().map(|c| c.zero_modes as i64).collect();
-    g.var(
-        "zero_modes",
-        &["equilibrium"],
-        zeros.as_slice(),
-        "1",
-        "modes with omega2 = 0 (cart translations)",
-    )?;
-    let labels: Vec<String> = modes.iter().map(|c| c.equilibrium.clone()).collect();
-    g.attr_str("labels", &labels.join(","))?;
-    write_cart_model(g, sys)?;
     Ok(())
 }
 

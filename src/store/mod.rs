@@ -44,7 +44,7 @@ pub use lyapunov::{
     chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
 pub(crate) use results::link_coord;
-pub use results::{write_method, write_model, write_modes, write_trajectory};
+pub use results::{write_method, write_model, write_trajectory};
 
 pub mod cart;
 mod poincare;
@@ -64,7 +64,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
-/// `body` adds (the result writers: [`write_trajectory`], [`write_modes`], [`write_poincare`],
+/// `body` adds (the result writers: [`write_trajectory`], [`write_poincare`],
 /// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///

@@ -26,7 +26,14 @@ pub fn write_record(
     run: Option<&RunInfo<'_>>,
     record: &Record,
 ) -> Result<(), StoreError> {
-    entries(&out.group(record.name)?, run, record)
+    entries(&out.group(&record.name)?, run, record)
+}
+
+/// Writes the entries of `record` into the group `g`, not one of its own (its name unused): a
+/// part that several groups share, such as the cart chain's model
+/// ([`super::cart::write_cart_model`]).
+pub(crate) fn write_into(g: &GroupWriter<'_>, record: &Record) -> Result<(), StoreError> {
+    entries(g, None, record)
 }
 
 /// Writes the entries of `record` into its group `g`, a subgroup's into a group of `g`.
@@ -38,7 +45,7 @@ fn entries(
     for e in &record.entries {
         let run = || {
             info.ok_or_else(|| StoreError::Dims {
-                var: record.name.into(),
+                var: record.name.to_string(),
                 what: "a part of its run without the run".into(),
             })
         };
@@ -46,7 +53,7 @@ fn entries(
             Entry::Attr(name, a) => put!(g, name, a),
             Entry::Coord(v) => coord(g, v)?,
             Entry::Var(v) => var(g, v)?,
-            Entry::Group(sub) => entries(&g.group(sub.name)?, info, sub)?,
+            Entry::Group(sub) => entries(&g.group(&sub.name)?, info, sub)?,
             Entry::Run(RunPart::Names) => {
                 g.attr_str("title", run()?.title)?;
                 g.attr_str("model", run()?.model_name)?;
@@ -71,6 +78,7 @@ fn coord(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
     let w = match &v.data {
         Data::F64(a) => g.coord_of(name, values(a), units, long)?,
         Data::I64(a) => g.coord_of(name, values(a), units, long)?,
+        Data::I8(a) => g.coord_of(name, values(a), units, long)?,
         Data::U8(a) => g.coord_of(name, values(a), units, long)?,
     };
     for (name, a) in &v.attrs {
@@ -91,6 +99,7 @@ fn var(g: &GroupWriter<'_>, v: &Var) -> Result<(), StoreError> {
     let w = match &v.data {
         Data::F64(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
         Data::I64(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
+        Data::I8(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
         Data::U8(a) => g.var(&v.name, &dims, a.view(), &v.units, &v.long_name)?,
     };
     for (name, a) in &v.attrs {
