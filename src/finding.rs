@@ -34,13 +34,22 @@ pub trait Finding: Send {
     fn report(&self) -> String;
     /// The numbers a sweep keeps of each point.
     fn scalars(&self) -> Vec<Scalar>;
+    /// Told the wall time of its run (s) before the front end asks for its summary and
+    /// report: a kind that reports a rate (a section's crossings per second) keeps it.
+    fn timed(&mut self, _wall: f64) {}
+    /// What the front end says when a stop ended the run early (the result written, marked
+    /// incomplete), where the kind words it itself; None: the front end's own words.
+    fn interrupted(&self) -> Option<String> {
+        None
+    }
 }
 
 /// One result group: its entries in the order they are written (a coordinate before the
 /// variables over it).
 #[derive(Debug, Clone, Default)]
 pub struct Record {
-    pub name: &'static str,
+    /// Its group's name (made for the run where a kind writes several: `shell_2`).
+    pub name: Name,
     pub entries: Vec<Entry>,
 }
 
@@ -192,9 +201,9 @@ into_data!(u8, U8);
 
 impl Record {
     /// An empty group `name`.
-    pub fn new(name: &'static str) -> Record {
+    pub fn new(name: impl Into<Name>) -> Record {
         Record {
-            name,
+            name: name.into(),
             entries: Vec::new(),
         }
     }

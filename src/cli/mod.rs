@@ -657,6 +657,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
     let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
     let wall = start.elapsed().as_secs_f64();
+    if let Output::Found { result, .. } = &mut outcome.output {
+        result.timed(wall);
+    }
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
         Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),

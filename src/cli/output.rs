@@ -240,7 +240,15 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
             serde_json::json!(ctx.outputs.plot.as_ref().map(|p| p.display().to_string())),
         );
     }
-    report(&j, ctx.common.json, Some(f.report()), f.complete())
+    let (json, complete) = (ctx.common.json, f.complete());
+    match f.interrupted() {
+        // The kind words its own interruption.
+        Some(message) if !complete => {
+            report(&j, json, Some(f.report()), true)?;
+            Err(CliError::Run(message))
+        }
+        _ => report(&j, json, Some(f.report()), complete),
+    }
 }
 
 /// What the store's result writers record about a planar chain's run.

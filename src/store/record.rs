@@ -26,7 +26,7 @@ pub fn write_record(
     run: Option<&RunInfo<'_>>,
     record: &Record,
 ) -> Result<(), StoreError> {
-    entries(&out.group(record.name)?, run, record)
+    entries(&out.group(&record.name)?, run, record)
 }
 
 /// Writes the entries of `record` into its group `g`, a subgroup's into a group of `g`.
@@ -38,7 +38,7 @@ fn entries(
     for e in &record.entries {
         let run = || {
             info.ok_or_else(|| StoreError::Dims {
-                var: record.name.into(),
+                var: record.name.to_string(),
                 what: "a part of its run without the run".into(),
             })
         };
@@ -46,7 +46,7 @@ fn entries(
             Entry::Attr(name, a) => put!(g, name, a),
             Entry::Coord(v) => coord(g, v)?,
             Entry::Var(v) => var(g, v)?,
-            Entry::Group(sub) => entries(&g.group(sub.name)?, info, sub)?,
+            Entry::Group(sub) => entries(&g.group(&sub.name)?, info, sub)?,
             Entry::Run(RunPart::Names) => {
                 g.attr_str("title", run()?.title)?;
                 g.attr_str("model", run()?.model_name)?;
