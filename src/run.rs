@@ -26,7 +26,7 @@ use crate::analysis::modes::{self, ModesError, ModesResult};
 use crate::analysis::orbit::{
     chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
 };
-use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
+use crate::analysis::poincare::PoincareError;
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
 use crate::kinds::{Found, Input};
@@ -118,11 +118,6 @@ pub enum Output<'a> {
         signs: Vec<Vec<f64>>,
         result: Vec<CartModes>,
     },
-    Poincare {
-        chain: &'a Chain,
-        opts: &'a PoincareOptions,
-        result: PoincareResult,
-    },
     /// A periodic orbit, its branches or an orbit diagram.
     Orbits {
         chain: &'a Chain,
@@ -172,25 +167,10 @@ fn planar<'a>(
             chain,
             result: modes::modes_cancellable(chain, opts, &obs.cancel())?,
         },
-        Analysis::Poincare(opts) => {
-            let result = poincare::poincare(chain, opts, obs)?;
-            if result.complete && result.crossings() == 0 {
-                return Err(FieldError::new(
-                    "poincare.t_end",
-                    format!(
-                        "no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
-                        opts.section.describe(chain),
-                        opts.orbit.t_max
-                    ),
-                )
-                .into());
-            }
-            Output::Poincare {
-                chain,
-                opts,
-                result,
-            }
-        }
+        Analysis::Poincare(opts) => Output::Found {
+            chain: Some(chain),
+            result: Box::new(crate::kinds::poincare::run(&input(spec, chain), opts, obs)?),
+        },
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
         Analysis::Orbits(run) => Output::Orbits {
             chain,
@@ -212,6 +192,17 @@ fn planar<'a>(
         }
         other => return Err(not_run(other)),
     })
+}
+
+/// What a kind runs on: the spec's title, model, integrator and start on `chain`.
+fn input<'a>(spec: &'a Spec, chain: &'a Chain) -> Input<'a> {
+    Input {
+        title: &spec.title,
+        model_name: &spec.model_name,
+        chain,
+        method: &spec.method,
+        x0: &spec.x0,
+    }
 }
 
 /// The estimators as the spec names them; SALI, MEGNO and FLI write their own groups, an
@@ -360,7 +351,6 @@ impl Outcome<'_> {
             Output::Covariant { .. } => "covariant",
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
-            Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
             Output::Found { result, .. } => result.group(),
             Output::Map { .. } => "map",
@@ -379,7 +369,6 @@ impl Outcome<'_> {
             Output::Covariant { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
-            Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
             Output::Found { result, .. } => result.complete(),
             Output::CartModes { .. } | Output::Map { .. } => true,
@@ -473,11 +462,6 @@ impl Outcome<'_> {
                 let g = out.group("modes")?;
                 store::cart::write_cart_modes(&g, sys, result, signs)
             }
-            Output::Poincare {
-                chain,
-                opts,
-                result,
-            } => store::write_poincare(out, &info(chain), opts, result),
             Output::Orbits { chain, run, result } => {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }

@@ -15,7 +15,6 @@ mod measure;
 mod modes;
 mod orbits;
 mod output;
-mod poincare;
 mod progress;
 mod serve;
 mod simulate;
@@ -671,11 +670,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
         Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
         Output::CartModes { result, .. } => modes::report_cart(ctx, result),
-        Output::Poincare {
-            chain,
-            opts,
-            result,
-        } => poincare::report(ctx, chain, opts, result, wall),
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }

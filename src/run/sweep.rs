@@ -329,7 +329,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
         Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
         Output::Indicators { result } => sali_scalars(&mut s, result),
         Output::Modes { result, .. } => modes_scalars(&mut s, result),
-        Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
@@ -448,27 +447,6 @@ fn modes_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::modes::ModesResu
             "eigenvalues omega^2 at the first equilibrium (negative: unstable)",
         ));
     }
-}
-
-fn poincare_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::poincare::PoincareResult) {
-    let c: Vec<f64> = result
-        .shells
-        .iter()
-        .map(|sh| sh.orbits.iter().map(|o| o.len()).sum::<usize>() as f64)
-        .collect();
-    s.push(Scalar::vector(
-        "crossings",
-        "shell",
-        c,
-        "1",
-        "section crossings found on each shell",
-    ));
-    s.push(Scalar::one(
-        "energy_error_max",
-        result.max_energy_error(),
-        "1",
-        "largest relative energy error over the orbits",
-    ));
 }
 
 fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileResult>]) {
