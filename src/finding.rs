@@ -40,7 +40,10 @@ pub trait Finding: Send {
     fn run_fields(&self) -> &'static [&'static str] {
         RUN_FIELDS
     }
-    /// Why a run that did not complete ([`Finding::complete`]) fails, after its report;
+    /// Told the wall time of its run (s) before the front end asks for its summary and
+    /// report: a kind that reports a rate (a section's crossings per second) keeps it.
+    fn timed(&mut self, _wall: f64) {}
+    /// Why a run that did not complete ([`Finding::complete`]) fails, said after its report;
     /// `written`: whether its result went to a file.
     fn interrupted(&self, written: bool) -> String {
         let _ = written;
@@ -64,7 +67,7 @@ pub const RUN_FIELDS: &[&str] = &[
 /// variables over it).
 #[derive(Debug, Clone, Default)]
 pub struct Record {
-    /// The group's name (a subgroup's may be made for the run: `check_2`).
+    /// Its group's name (made for the run where a kind writes several: `check_2`, `shell_2`).
     pub name: Name,
     pub entries: Vec<Entry>,
 }

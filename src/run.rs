@@ -26,7 +26,7 @@ use crate::analysis::modes::ModesError;
 use crate::analysis::orbit::{
     chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
 };
-use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
+use crate::analysis::poincare::PoincareError;
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
 use crate::kinds::{Found, Input};
@@ -108,11 +108,6 @@ pub enum Output<'a> {
         sys: &'a CartChain,
         result: Lyapunov,
     },
-    Poincare {
-        chain: &'a Chain,
-        opts: &'a PoincareOptions,
-        result: PoincareResult,
-    },
     /// A periodic orbit, its branches or an orbit diagram.
     Orbits {
         chain: &'a Chain,
@@ -167,25 +162,10 @@ fn planar<'a>(
                 obs,
             )?),
         },
-        Analysis::Poincare(opts) => {
-            let result = poincare::poincare(chain, opts, obs)?;
-            if result.complete && result.crossings() == 0 {
-                return Err(FieldError::new(
-                    "poincare.t_end",
-                    format!(
-                        "no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
-                        opts.section.describe(chain),
-                        opts.orbit.t_max
-                    ),
-                )
-                .into());
-            }
-            Output::Poincare {
-                chain,
-                opts,
-                result,
-            }
-        }
+        Analysis::Poincare(opts) => Output::Found {
+            chain: Some(chain),
+            result: Box::new(crate::kinds::poincare::run(&input(spec, chain), opts, obs)?),
+        },
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
         Analysis::Orbits(run) => Output::Orbits {
             chain,
@@ -207,6 +187,17 @@ fn planar<'a>(
         }
         other => return Err(not_run(other)),
     })
+}
+
+/// What a kind runs on: the spec's title, model, integrator and start on `chain`.
+fn input<'a>(spec: &'a Spec, chain: &'a Chain) -> Input<'a> {
+    Input {
+        title: &spec.title,
+        model_name: &spec.model_name,
+        chain,
+        method: &spec.method,
+        x0: &spec.x0,
+    }
 }
 
 /// The estimators as the spec names them; SALI, MEGNO and FLI write their own groups, an
@@ -338,7 +329,6 @@ impl Outcome<'_> {
             }
             Output::Covariant { .. } => "covariant",
             Output::Indicators { .. } => "indicators",
-            Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
             Output::Found { result, .. } => result.group(),
             Output::Map { .. } => "map",
@@ -356,7 +346,6 @@ impl Outcome<'_> {
             Output::Ensemble { result, .. } => result.complete,
             Output::Covariant { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
-            Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
             Output::Found { result, .. } => result.complete(),
             Output::Map { .. } => true,
@@ -445,11 +434,6 @@ impl Outcome<'_> {
                 g.attr_str("model", "cart-chain")?;
                 Ok(())
             }
-            Output::Poincare {
-                chain,
-                opts,
-                result,
-            } => store::write_poincare(out, &info(chain), opts, result),
             Output::Orbits { chain, run, result } => {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }

@@ -14,7 +14,6 @@ mod map;
 mod measure;
 mod orbits;
 mod output;
-mod poincare;
 mod progress;
 mod serve;
 mod simulate;
@@ -656,6 +655,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
     let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
     let wall = start.elapsed().as_secs_f64();
+    if let Output::Found { result, .. } = &mut outcome.output {
+        result.timed(wall);
+    }
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
         Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
@@ -665,11 +667,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
         Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
-        Output::Poincare {
-            chain,
-            opts,
-            result,
-        } => poincare::report(ctx, chain, opts, result, wall),
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }

@@ -20,6 +20,7 @@ mod kind;
 pub mod memory;
 pub mod modes;
 pub mod orbits;
+pub mod poincare;
 
 pub use kind::{
     read_table, table_fields, typed_table, Found, Input, Kind, MethodFor, Registered, Same,

@@ -328,7 +328,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
         }
         Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
         Output::Indicators { result } => sali_scalars(&mut s, result),
-        Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
@@ -427,27 +426,6 @@ fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators
         f64::from(code),
         "1",
         "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
-    ));
-}
-
-fn poincare_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::poincare::PoincareResult) {
-    let c: Vec<f64> = result
-        .shells
-        .iter()
-        .map(|sh| sh.orbits.iter().map(|o| o.len()).sum::<usize>() as f64)
-        .collect();
-    s.push(Scalar::vector(
-        "crossings",
-        "shell",
-        c,
-        "1",
-        "section crossings found on each shell",
-    ));
-    s.push(Scalar::one(
-        "energy_error_max",
-        result.max_energy_error(),
-        "1",
-        "largest relative energy error over the orbits",
     ));
 }
 

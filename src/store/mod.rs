@@ -47,9 +47,7 @@ pub(crate) use results::link_coord;
 pub use results::{write_method, write_model, write_trajectory};
 
 pub mod cart;
-mod poincare;
 mod record;
-pub use poincare::write_poincare;
 pub use record::write_record;
 mod measure;
 pub use measure::{
@@ -64,7 +62,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
-/// `body` adds (the result writers: [`write_trajectory`], [`write_poincare`],
+/// `body` adds (the result writers: [`write_trajectory`],
 /// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///
