@@ -16,7 +16,7 @@
 pub mod sweep;
 pub use crate::kinds::orbits::OrbitsResult;
 
-use crate::analysis::cart::{self, CartModes, CartTrajectory};
+use crate::analysis::cart::{self, CartModes};
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
     LyapunovError,
@@ -27,8 +27,9 @@ use crate::analysis::orbit::{
     chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
 };
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
-use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
+use crate::analysis::AnalysisError;
 use crate::error::FieldError;
+use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -83,15 +84,6 @@ pub struct Outcome<'a> {
 
 /// What an analysis found, by analysis and model.
 pub enum Output<'a> {
-    Trajectory {
-        chain: &'a Chain,
-        opts: &'a SimulateOptions,
-        result: Trajectory,
-    },
-    CartTrajectory {
-        sys: &'a CartChain,
-        result: CartTrajectory,
-    },
     /// A spectrum, one exponent or a two-trajectory estimate.
     Lyapunov { chain: &'a Chain, result: Lyapunov },
     /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
@@ -162,10 +154,9 @@ fn planar<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Trajectory {
-            chain,
-            opts,
-            result: analysis::simulate(chain, method, x0, opts, obs)?,
+        Analysis::Simulate(opts) => Output::Found {
+            chain: Some(chain),
+            result: Box::new(Simulated::run(spec, chain, opts, obs)?),
         },
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
         Analysis::Modes(opts) => Output::Modes {
@@ -304,9 +295,9 @@ fn cart_chain<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::CartTrajectory {
-            sys,
-            result: analysis::simulate(sys, method, x0, opts, obs)?,
+        Analysis::Simulate(opts) => Output::Found {
+            chain: None,
+            result: Box::new(CartSimulated::run(spec, sys, opts, obs)?),
         },
         Analysis::Lyapunov(run) => Output::CartLyapunov {
             sys,
@@ -353,7 +344,6 @@ impl Outcome<'_> {
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
         match &self.output {
-            Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
             Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
                 "lyapunov"
             }
@@ -370,8 +360,6 @@ impl Outcome<'_> {
     /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
     pub fn complete(&self) -> bool {
         match &self.output {
-            Output::Trajectory { result, .. } => result.complete,
-            Output::CartTrajectory { result, .. } => result.complete,
             Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
                 result.complete
             }
@@ -431,15 +419,6 @@ impl Outcome<'_> {
         }
         out.provenance(prov, &spec.title)?;
         match &self.output {
-            Output::Trajectory {
-                chain,
-                opts,
-                result,
-            } => store::write_trajectory(out, &info(chain), result, Some(opts)),
-            Output::CartTrajectory { sys, result } => {
-                let g = out.group("trajectory")?;
-                store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
             Output::Lyapunov { chain, result } => {
                 store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
             }

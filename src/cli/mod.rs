@@ -18,7 +18,6 @@ mod output;
 mod poincare;
 mod progress;
 mod serve;
-mod simulate;
 mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
@@ -659,8 +658,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     let wall = start.elapsed().as_secs_f64();
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
-        Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
-        Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
         Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
         Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
@@ -676,6 +673,10 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }
+        Output::Found {
+            chain: None,
+            result,
+        } => output::report_found_cart(ctx, result.as_ref(), wall),
         Output::Found { result, .. } => output::report_found(ctx, result.as_ref(), wall),
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }

@@ -214,14 +214,12 @@ pub fn report(
     Ok(())
 }
 
-/// The command's part of a registered kind's run (the file is written): its figure, then its
+/// The command's part of a registered kind's run (the file is written): its figures, then its
 /// JSON summary (the run's kind, title, model and integrator, the result's own fields, the
 /// wall time and the paths written) or its text report.
 pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
     let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        f.draw(path)?;
-    }
+    draw_found(ctx, f)?;
     let mut j = serde_json::json!({
         "kind": spec.analysis.kind(),
         "title": spec.title,
@@ -240,7 +238,41 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
             serde_json::json!(ctx.outputs.plot.as_ref().map(|p| p.display().to_string())),
         );
     }
-    report(&j, ctx.common.json, Some(f.report()), f.complete())
+    report_closing(ctx, f, &j)
+}
+
+/// [`report_found`] for a result on the cart chain (no planar run written beside it): its
+/// summary names its kind, model and title itself, and the command adds the wall time only
+/// (the cart chain's summaries never had the integrator or the paths).
+pub fn report_found_cart(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
+    draw_found(ctx, f)?;
+    let mut j = f.summary();
+    if let Some(all) = j.as_object_mut() {
+        all.insert("wall_s".into(), serde_json::json!(wall));
+    }
+    report_closing(ctx, f, &j)
+}
+
+/// A result's figure (when asked for) and its still figures.
+fn draw_found(ctx: &Run, f: &dyn Found) -> Result<(), CliError> {
+    if let Some(path) = &ctx.outputs.plot {
+        f.draw(path)?;
+    }
+    f.draw_stills()?;
+    Ok(())
+}
+
+/// Prints the summary `j` or the result's text report, then fails a stopped run in the
+/// result's own words where it has them ([`Found::stopped`]), else in [`report`]'s.
+fn report_closing(ctx: &Run, f: &dyn Found, j: &serde_json::Value) -> Result<(), CliError> {
+    let own = f.stopped().filter(|_| !f.complete());
+    report(
+        j,
+        ctx.common.json,
+        Some(f.report()),
+        f.complete() || own.is_some(),
+    )?;
+    own.map_or(Ok(()), |m| Err(CliError::Run(m)))
 }
 
 /// What the store's result writers record about a planar chain's run.

@@ -19,6 +19,7 @@ pub mod frequencies;
 mod kind;
 pub mod memory;
 pub mod orbits;
+pub mod simulate;
 
 pub use kind::{
     read_table, table_fields, typed_table, Found, Input, Kind, MethodFor, Registered, Same,

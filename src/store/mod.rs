@@ -44,13 +44,13 @@ pub use lyapunov::{
     chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
 pub(crate) use results::link_coord;
-pub use results::{write_method, write_model, write_modes, write_trajectory};
+pub use results::{method_attrs, write_method, write_model, write_modes};
 
 pub mod cart;
 mod poincare;
 mod record;
 pub use poincare::write_poincare;
-pub use record::write_record;
+pub use record::{write_entries, write_record};
 mod measure;
 pub use measure::{
     read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
@@ -64,7 +64,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
-/// `body` adds (the result writers: [`write_trajectory`], [`write_modes`], [`write_poincare`],
+/// `body` adds (the result writers: [`write_record`], [`write_modes`], [`write_poincare`],
 /// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///

@@ -29,6 +29,13 @@ pub fn write_record(
     entries(&out.group(record.name)?, run, record)
 }
 
+/// Writes the entries of `record` (not its run's parts) into the existing group `g`: a group
+/// that holds more than one record (`control`'s trajectory and its closed loop) or a shared
+/// part of many groups (the integrator's attributes).
+pub fn write_entries(g: &GroupWriter<'_>, record: &Record) -> Result<(), StoreError> {
+    entries(g, None, record)
+}
+
 /// Writes the entries of `record` into its group `g`, a subgroup's into a group of `g`.
 fn entries(
     g: &GroupWriter<'_>,
