@@ -29,6 +29,7 @@ use crate::analysis::orbit::{
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::AnalysisError;
 use crate::error::FieldError;
+use crate::finding::Record;
 use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
@@ -388,6 +389,29 @@ impl Outcome<'_> {
     /// result groups, with the store's writers. A map's tiles are handed over as their band is
     /// written (each freed then), so a map outcome writes once.
     pub fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
+        let records = self.records();
+        self.write_records(out, prov, &records)
+    }
+
+    /// The groups a self-described result writes (none for the others, whose writers build
+    /// them as they go). Built before the file is created: describing 10⁶ samples takes a
+    /// second or two, and a stop meanwhile must not wait for it with the file open.
+    fn records(&self) -> Vec<Record> {
+        match &self.output {
+            Output::Found { result, .. } => std::iter::once(result.record())
+                .chain(result.beside())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Outcome::write`] with the result's `records` built.
+    fn write_records(
+        &mut self,
+        out: &H5Out,
+        prov: &Provenance,
+        records: &[Record],
+    ) -> Result<(), StoreError> {
         let spec = self.spec;
         let x0 = spec.x0.as_slice();
         let info = |chain| RunInfo {
@@ -460,11 +484,10 @@ impl Outcome<'_> {
             Output::Orbits { chain, run, result } => {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }
-            Output::Found { chain, result } => {
+            Output::Found { chain, .. } => {
                 let run = chain.map(info);
-                store::write_record(out, run.as_ref(), &result.record())?;
-                for r in result.beside() {
-                    store::write_record(out, run.as_ref(), &r)?;
+                for r in records {
+                    store::write_record(out, run.as_ref(), r)?;
                 }
                 Ok(())
             }
@@ -479,8 +502,9 @@ impl Outcome<'_> {
         force: bool,
         prov: &Provenance,
     ) -> Result<PathBuf, StoreError> {
+        let records = self.records();
         let out = H5Out::create(path, force)?;
-        self.write(&out, prov)?;
+        self.write_records(&out, prov, &records)?;
         out.finish()
     }
 
