@@ -196,7 +196,7 @@ impl Finding for Simulated {
         })
     }
 
-    /// None: a trajectory prints no text (its numbers are the file's and the JSON's).
+    /// Empty: a trajectory prints no text (its numbers are in the file and the JSON).
     fn report(&self) -> String {
         String::new()
     }
