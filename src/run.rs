@@ -16,7 +16,6 @@
 pub mod sweep;
 pub use crate::kinds::orbits::OrbitsResult;
 
-use crate::analysis::cart::CartTrajectory;
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
     LyapunovError,
@@ -27,8 +26,10 @@ use crate::analysis::orbit::{
     chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
 };
 use crate::analysis::poincare::PoincareError;
-use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
+use crate::analysis::AnalysisError;
 use crate::error::FieldError;
+use crate::finding::Record;
+use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -83,15 +84,6 @@ pub struct Outcome<'a> {
 
 /// What an analysis found, by analysis and model.
 pub enum Output<'a> {
-    Trajectory {
-        chain: &'a Chain,
-        opts: &'a SimulateOptions,
-        result: Trajectory,
-    },
-    CartTrajectory {
-        sys: &'a CartChain,
-        result: CartTrajectory,
-    },
     /// A spectrum, one exponent or a two-trajectory estimate.
     Lyapunov { chain: &'a Chain, result: Lyapunov },
     /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
@@ -147,10 +139,9 @@ fn planar<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Trajectory {
-            chain,
-            opts,
-            result: analysis::simulate(chain, method, x0, opts, obs)?,
+        Analysis::Simulate(opts) => Output::Found {
+            chain: Some(chain),
+            result: Box::new(Simulated::run(spec, chain, opts, obs)?),
         },
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
         Analysis::Modes(opts) => Output::Found {
@@ -290,9 +281,9 @@ fn cart_chain<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::CartTrajectory {
-            sys,
-            result: analysis::simulate(sys, method, x0, opts, obs)?,
+        Analysis::Simulate(opts) => Output::Found {
+            chain: None,
+            result: Box::new(CartSimulated::run(spec, sys, opts, obs)?),
         },
         Analysis::Lyapunov(run) => Output::CartLyapunov {
             sys,
@@ -323,7 +314,6 @@ impl Outcome<'_> {
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
         match &self.output {
-            Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
             Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
                 "lyapunov"
             }
@@ -338,8 +328,6 @@ impl Outcome<'_> {
     /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
     pub fn complete(&self) -> bool {
         match &self.output {
-            Output::Trajectory { result, .. } => result.complete,
-            Output::CartTrajectory { result, .. } => result.complete,
             Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
                 result.complete
             }
@@ -366,6 +354,29 @@ impl Outcome<'_> {
     /// result groups, with the store's writers. A map's tiles are handed over as their band is
     /// written (each freed then), so a map outcome writes once.
     pub fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
+        let records = self.records();
+        self.write_records(out, prov, &records)
+    }
+
+    /// The groups a self-described result writes (none for the others, whose writers build
+    /// them as they go). Built before the file is created: describing 10⁶ samples takes a
+    /// second or two, and a stop meanwhile must not wait for it with the file open.
+    fn records(&self) -> Vec<Record> {
+        match &self.output {
+            Output::Found { result, .. } => std::iter::once(result.record())
+                .chain(result.beside())
+                .collect(),
+            _ => Vec::new(),
+        }
+    }
+
+    /// [`Outcome::write`] with the result's `records` built.
+    fn write_records(
+        &mut self,
+        out: &H5Out,
+        prov: &Provenance,
+        records: &[Record],
+    ) -> Result<(), StoreError> {
         let spec = self.spec;
         let x0 = spec.x0.as_slice();
         let info = |chain| RunInfo {
@@ -397,15 +408,6 @@ impl Outcome<'_> {
         }
         out.provenance(prov, &spec.title)?;
         match &self.output {
-            Output::Trajectory {
-                chain,
-                opts,
-                result,
-            } => store::write_trajectory(out, &info(chain), result, Some(opts)),
-            Output::CartTrajectory { sys, result } => {
-                let g = out.group("trajectory")?;
-                store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
             Output::Lyapunov { chain, result } => {
                 store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
             }
@@ -437,11 +439,10 @@ impl Outcome<'_> {
             Output::Orbits { chain, run, result } => {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }
-            Output::Found { chain, result } => {
+            Output::Found { chain, .. } => {
                 let run = chain.map(info);
-                store::write_record(out, run.as_ref(), &result.record())?;
-                for r in result.beside() {
-                    store::write_record(out, run.as_ref(), &r)?;
+                for r in records {
+                    store::write_record(out, run.as_ref(), r)?;
                 }
                 Ok(())
             }
@@ -456,8 +457,9 @@ impl Outcome<'_> {
         force: bool,
         prov: &Provenance,
     ) -> Result<PathBuf, StoreError> {
+        let records = self.records();
         let out = H5Out::create(path, force)?;
-        self.write(&out, prov)?;
+        self.write_records(&out, prov, &records)?;
         out.finish()
     }
 

@@ -1,12 +1,12 @@
-//! `pendula animate` and the visual lab's still figures (also drawn by `simulate`).
+//! `pendula animate`, with the visual lab's still figures (drawn as `simulate` draws them).
 
 use super::output::prepare_path;
 use super::output::{planar, CliError, Run};
 use super::progress::Bar;
-use pendula::analysis::animate::{AnimationKinematics, LinkEndPath};
-use pendula::analysis::{self, AnimateOptions, EnergyBudget, Trajectory};
+use pendula::analysis::animate::AnimationKinematics;
+use pendula::analysis::{self, AnimateOptions};
+use pendula::kinds::simulate::{draw_stills, trajectory_record};
 use pendula::plot::animation::{frame_path, write_animation, Animation};
-use pendula::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};
 use pendula::spec::Spec;
 use pendula::store::{self};
 use serde_json::json;
@@ -43,38 +43,6 @@ pub fn prepare_animation(opts: &AnimateOptions, force: bool) -> Result<(), CliEr
     Ok(())
 }
 
-/// Draws the spec's still figures from a trajectory.
-pub fn draw_figures(spec: &Spec, tr: &Trajectory) -> Result<(), CliError> {
-    let f = &spec.figures;
-    let run = |e: pendula::plot::PlotError| CliError::Run(e.to_string());
-    if let Some(p) = &f.spirograph {
-        let path = LinkEndPath::new(planar(spec)?, tr, f.spirograph_link);
-        let fig = Spirograph {
-            path: &path,
-            colour: f.spirograph_colour,
-            title: spec.title.clone(),
-        };
-        lab::draw_spirograph(&fig, p).map_err(run)?;
-    }
-    if let Some(p) = &f.phase {
-        let fig = PhasePortrait {
-            tr,
-            links: f.phase_links.clone(),
-            title: format!("{}: phase portraits", spec.title),
-        };
-        lab::draw_phase_portrait(&fig, p).map_err(run)?;
-    }
-    if let Some(p) = &f.energy {
-        let budget = EnergyBudget::new(planar(spec)?, tr);
-        let fig = EnergyFigure {
-            budget: &budget,
-            title: format!("{}: energy budget", spec.title),
-        };
-        lab::draw_energy_budget(&fig, p).map_err(run)?;
-    }
-    Ok(())
-}
-
 /// Runs an animate spec: integrate, render the frames, write GIF / PNGs / HDF5 / still frame.
 pub fn run(ctx: &Run, opts: &AnimateOptions) -> Result<(), CliError> {
     let (spec, outputs, common) = (ctx.spec, &ctx.outputs, ctx.common);
@@ -98,10 +66,10 @@ pub fn run(ctx: &Run, opts: &AnimateOptions) -> Result<(), CliError> {
         let prov = ctx.provenance();
         let info = super::output::run_info(spec)?;
         store::write_file(p, common.force, &prov, &spec.title, |out| {
-            store::write_trajectory(out, &info, &tr, None)
+            store::write_record(out, Some(&info), &trajectory_record(info.chain, &tr, None))
         })?;
     }
-    draw_figures(spec, &tr)?;
+    draw_stills(&spec.figures, &spec.title, planar(spec)?, &tr)?;
     if common.json {
         println!(
             "{}",

@@ -4,6 +4,7 @@
 use super::output::{report, CliError, Run};
 use super::progress::Bar;
 use pendula::analysis::cart::{self, closed_loop};
+use pendula::kinds::simulate::{cart_record, draw_cart};
 use pendula::spec::{ControlOptions, Model};
 use pendula::store::{self};
 use serde_json::json;
@@ -46,11 +47,11 @@ pub fn run(ctx: &Run, opts: &ControlOptions) -> Result<(), CliError> {
         let g = out.group("lqr")?;
         store::cart::write_lqr(&g, &run.lqr)?;
         let g = out.group("trajectory")?;
-        store::cart::write_cart_trajectory(&g, sys, &run.trajectory, &spec.method)?;
+        store::write_entries(&g, &cart_record(sys, &run.trajectory, &spec.method))?;
         store::cart::write_closed_loop_error(&g, &run)
     })?;
     if let Some(path) = &outputs.plot {
-        super::simulate::draw_cart(spec, sys, &run.trajectory, path)?;
+        draw_cart(&spec.title, sys, &run.trajectory, path)?;
     }
     let slowest = run
         .lqr

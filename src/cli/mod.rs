@@ -16,7 +16,6 @@ mod orbits;
 mod output;
 mod progress;
 mod serve;
-mod simulate;
 mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
@@ -660,8 +659,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     }
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
-        Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
-        Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
         Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
         Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),

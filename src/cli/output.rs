@@ -218,7 +218,7 @@ pub fn report(
     Ok(())
 }
 
-/// The command's part of a registered kind's run (the file is written): its figure, then its
+/// The command's part of a registered kind's run (the file is written): its figures, then its
 /// JSON summary (the result's own fields, with those of the run's kind, title, model,
 /// integrator, wall time and paths written that it names:
 /// [`pendula::finding::Finding::run_fields`]) or its text report; then, if it did not
@@ -228,6 +228,7 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
     if let Some(path) = &ctx.outputs.plot {
         f.draw(path)?;
     }
+    f.draw_stills()?;
     let path = |p: &Option<PathBuf>| serde_json::json!(p.as_ref().map(|p| p.display().to_string()));
     let mut j = serde_json::Map::new();
     for &key in f.run_fields() {

@@ -135,6 +135,11 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
 pub trait Found: Finding {
     /// Draws its figure to `path` (PNG or SVG by its extension).
     fn draw(&self, path: &Path) -> Result<(), PlotError>;
+    /// Draws the still figures its run was asked for besides its figure, with or without it
+    /// (a simulation's `[figures]`); most kinds have none.
+    fn draw_stills(&self) -> Result<(), PlotError> {
+        Ok(())
+    }
 }
 
 /// SALI's successors on the orbit driver (MEGNO, FLI) describe a line chart.

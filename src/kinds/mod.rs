@@ -21,6 +21,7 @@ pub mod memory;
 pub mod modes;
 pub mod orbits;
 pub mod poincare;
+pub mod simulate;
 
 pub use kind::{
     read_table, table_fields, typed_table, Found, Input, Kind, MethodFor, Registered, Same,

@@ -313,7 +313,6 @@ fn run_point(
 pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
-        Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
         Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
             lyapunov_scalars(&mut s, result)
         }
@@ -331,45 +330,9 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
-        Output::Orbits { .. } | Output::CartTrajectory { .. } => {}
+        Output::Orbits { .. } => {}
     }
     s
-}
-
-fn trajectory_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::Trajectory) {
-    let e0 = result.energy.first().copied().unwrap_or(f64::NAN);
-    let err = result
-        .energy
-        .iter()
-        .zip(&result.work)
-        .map(|(e, w)| (e - e0 - w).abs())
-        .fold(0.0, f64::max)
-        / result.energy_scale;
-    s.push(Scalar::one(
-        "energy_error_max",
-        err,
-        "1",
-        "largest |E(t) - E(0) - W(t)| over the run, relative to the energy scale",
-    ));
-    let ends = [
-        (
-            "theta_end",
-            &result.theta,
-            "rad",
-            "angles at the end of the run",
-        ),
-        (
-            "omega_end",
-            &result.omega,
-            "rad s-1",
-            "angular velocities at the end of the run",
-        ),
-    ];
-    for (name, series, units, what) in ends {
-        if let Some(last) = series.rows().into_iter().next_back() {
-            s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
-        }
-    }
 }
 
 fn ensemble_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::lyapunov::Ensemble) {

@@ -44,11 +44,11 @@ pub use lyapunov::{
     chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
 pub(crate) use results::link_coord;
-pub use results::{write_method, write_model, write_trajectory};
+pub use results::{method_attrs, write_method, write_model};
 
 pub mod cart;
 mod record;
-pub use record::write_record;
+pub use record::{write_entries, write_record};
 mod measure;
 pub use measure::{
     read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
@@ -62,7 +62,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
-/// `body` adds (the result writers: [`write_trajectory`],
+/// `body` adds (the result writers: [`write_record`],
 /// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///

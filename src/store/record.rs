@@ -29,10 +29,10 @@ pub fn write_record(
     entries(&out.group(&record.name)?, run, record)
 }
 
-/// Writes the entries of `record` into the group `g`, not one of its own (its name unused): a
-/// part that several groups share, such as the cart chain's model
-/// ([`super::cart::write_cart_model`]).
-pub(crate) fn write_into(g: &GroupWriter<'_>, record: &Record) -> Result<(), StoreError> {
+/// Writes the entries of `record` (not its run's parts) into the existing group `g`: a group
+/// that holds more than one record (`control`'s trajectory and its closed loop) or a shared
+/// part of many groups (the integrator's attributes).
+pub fn write_entries(g: &GroupWriter<'_>, record: &Record) -> Result<(), StoreError> {
     entries(g, None, record)
 }
 

@@ -2,8 +2,8 @@
 //! (`xarray.open_dataset(path, group=..., engine="h5netcdf")` shows the data, its coordinates,
 //! the model's per-link parameters and every run parameter as attributes).
 
-use super::{GroupWriter, H5Out, RunInfo, StoreError};
-use crate::analysis::{SimulateOptions, Trajectory};
+use super::{GroupWriter, StoreError};
+use crate::finding::{Attr, Record};
 use crate::integrate::Method;
 use crate::model::Chain;
 
@@ -80,120 +80,36 @@ pub fn write_model(g: &GroupWriter<'_>, chain: &Chain) -> Result<(), StoreError>
 
 /// The integrator's settings as attributes.
 pub fn write_method(g: &GroupWriter<'_>, m: &Method) -> Result<(), StoreError> {
-    g.attr_str("integrator", m.name())?;
-    match *m {
-        Method::Rk4 { dt } => {
-            g.attr_f64("dt", dt)?;
-        }
-        Method::Dop853 { rtol, atol, h_max } => {
-            g.attr_f64("rtol", rtol)?;
-            g.attr_f64("atol", atol)?;
-            g.attr_f64("h_max", h_max)?;
-        }
-        Method::Gauss { dt, stages } => {
-            g.attr_f64("dt", dt)?;
-            g.attr_i64("stages", stages as i64)?;
-        }
+    let mut r = Record::new("method");
+    for (name, a) in method_attrs(m) {
+        r.attr(name, a);
     }
-    Ok(())
+    super::record::write_entries(g, &r)
 }
 
-/// Variables `energy` (T + V) and `work` (described by `work_meaning`) over `time`.
-pub(super) fn write_energy_and_work(
-    g: &GroupWriter<'_>,
-    energy: &[f64],
-    work: &[f64],
-    work_meaning: &str,
-) -> Result<(), StoreError> {
-    g.var(
-        "energy",
-        &["time"],
-        energy,
-        "J",
-        "total mechanical energy T + V",
-    )?;
-    g.var("work", &["time"], work, "J", work_meaning)?;
-    Ok(())
+/// The integrator's name and settings, as the attributes of a result's group (a record
+/// without its run's parts, such as the cart chain's, adds them itself).
+pub fn method_attrs(m: &Method) -> Vec<(&'static str, Attr)> {
+    let mut a = vec![("integrator", Attr::from(m.name()))];
+    match *m {
+        Method::Rk4 { dt } => a.push(("dt", dt.into())),
+        Method::Dop853 { rtol, atol, h_max } => {
+            a.extend([
+                ("rtol", rtol.into()),
+                ("atol", atol.into()),
+                ("h_max", h_max.into()),
+            ]);
+        }
+        Method::Gauss { dt, stages } => {
+            a.extend([("dt", dt.into()), ("stages", Attr::I64(stages as i64))]);
+        }
+    }
+    a
 }
 
 /// Coordinate `link` (1..=`n`): every result over a chain's links names them alike.
 pub(crate) fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
     let idx: Vec<i64> = (1..=n as i64).collect();
     g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
-}
-
-/// Writes a [`Trajectory`] of `run` as group `trajectory` of `out` (see [`super::write_file`]);
-/// `sampling`, the simulation's options, adds attributes `t_end` and `dt_out`.
-pub fn write_trajectory(
-    out: &H5Out,
-    run: &RunInfo<'_>,
-    tr: &Trajectory,
-    sampling: Option<&SimulateOptions>,
-) -> Result<(), StoreError> {
-    {
-        let g = out.group("trajectory")?;
-        g.coord("time", &tr.t, "s", "time")?;
-        link_coord(&g, run.chain.links())?;
-        g.var(
-            "theta",
-            &["time", "link"],
-            &tr.theta,
-            "rad",
-            "link angle from the downward vertical (not wrapped)",
-        )?;
-        g.var(
-            "omega",
-            &["time", "link"],
-            &tr.omega,
-            "rad s-1",
-            "link angular velocity",
-        )?;
-        write_energy_and_work(
-            &g,
-            &tr.energy,
-            &tr.work,
-            "work of damping and drive since t = 0",
-        )?;
-        g.var(
-            "energy_error",
-            &["time"],
-            tr.energy_error().as_slice(),
-            "1",
-            "|E - E0 - W| / energy_scale",
-        )?;
-        // The energy budget the lab's figure draws, so that it can be redrawn from the file.
-        let budget = crate::analysis::EnergyBudget::new(run.chain, tr);
-        g.var(
-            "kinetic_energy",
-            &["time", "link"],
-            &budget.kinetic,
-            "J",
-            "kinetic energy of each link's own motion (pivot frame); sums to T over links",
-        )?;
-        g.var(
-            "potential_energy",
-            &["time"],
-            budget.potential.as_slice(),
-            "J",
-            "gravitational potential energy V",
-        )?;
-        write_model(&g, run.chain)?;
-        write_method(&g, &tr.method)?;
-        g.attr_str("title", run.title)?;
-        g.attr_str("model", run.model_name)?;
-        if let Some(o) = sampling {
-            g.attr_f64("t_end", o.t_end)?;
-            g.attr_f64("dt_out", o.dt_out)?;
-        }
-        g.initial_state(run.x0)?;
-        g.attr_f64("energy_scale", tr.energy_scale)?;
-        g.attr_f64("relative_energy_drift", tr.relative_energy_drift())?;
-        g.attr_f64("max_relative_energy_error", tr.max_relative_energy_error())?;
-        g.attr_i64("steps", tr.stats.steps as i64)?;
-        g.attr_i64("rejected_steps", tr.stats.rejected as i64)?;
-        g.attr_i64("rhs_evaluations", tr.stats.evals as i64)?;
-        g.attr_bool("complete", tr.complete)?;
-    }
     Ok(())
 }
