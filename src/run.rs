@@ -29,6 +29,7 @@ use crate::analysis::orbit::{
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
+use crate::kinds::lyapunov::SpectrumResult;
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -92,8 +93,6 @@ pub enum Output<'a> {
         sys: &'a CartChain,
         result: CartTrajectory,
     },
-    /// A spectrum, one exponent or a two-trajectory estimate.
-    Lyapunov { chain: &'a Chain, result: Lyapunov },
     /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
     Covariant {
         chain: &'a Chain,
@@ -227,6 +226,10 @@ fn lyapunov<'a>(
     if run.estimator == LyapunovEstimator::Tangent {
         opts.k = Some(1);
     }
+    let found = |result: Box<dyn Found>| Output::Found {
+        chain: Some(chain),
+        result,
+    };
     Ok(match (&run.estimator, &run.ensemble) {
         (LyapunovEstimator::Sali(io), _) => Output::Indicators {
             result: chain_indicators(chain, method, x0, io, obs)?,
@@ -254,14 +257,16 @@ fn lyapunov<'a>(
             chain,
             result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
         },
-        (LyapunovEstimator::TwoTrajectory(two), None) => Output::Lyapunov {
-            chain,
-            result: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
-        },
-        (_, None) => Output::Lyapunov {
-            chain,
-            result: chain_spectrum(chain, method, x0, &opts, obs)?,
-        },
+        (LyapunovEstimator::TwoTrajectory(two), None) => found(Box::new(SpectrumResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            spectrum: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
+        })),
+        (_, None) => found(Box::new(SpectrumResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            spectrum: chain_spectrum(chain, method, x0, &opts, obs)?,
+        })),
     })
 }
 
@@ -354,9 +359,7 @@ impl Outcome<'_> {
     pub fn group(&self) -> &'static str {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
-            Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
-                "lyapunov"
-            }
+            Output::CartLyapunov { .. } | Output::Ensemble { .. } => "lyapunov",
             Output::Covariant { .. } => "covariant",
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
@@ -372,9 +375,7 @@ impl Outcome<'_> {
         match &self.output {
             Output::Trajectory { result, .. } => result.complete,
             Output::CartTrajectory { result, .. } => result.complete,
-            Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
-                result.complete
-            }
+            Output::CartLyapunov { result, .. } => result.complete,
             Output::Ensemble { result, .. } => result.complete,
             Output::Covariant { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
@@ -439,9 +440,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { sys, result } => {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
-            Output::Lyapunov { chain, result } => {
-                store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
             }
             Output::Covariant { chain, result } => {
                 let g = store::chain_group(out, "lyapunov", chain, x0)?;

@@ -9,6 +9,14 @@ use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;
 
+/// Whether a `lyapunov` run's summary is its result's whole JSON object
+/// ([`super::output::report_whole`]): every estimator's but the registered indicators'
+/// (MEGNO, FLI), which get the frame every registered kind's summary gets.
+pub fn whole_summary(spec: &pendula::spec::Spec) -> bool {
+    use pendula::spec::{Analysis, LyapunovEstimator};
+    matches!(&spec.analysis, Analysis::Lyapunov(r) if !matches!(r.estimator, LyapunovEstimator::Indicator(..)))
+}
+
 fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
     let mut j = json!({
         "estimator": r.estimator.name(),
@@ -45,20 +53,6 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         j["deviation"] = json!(d.name());
     }
     j
-}
-
-/// A spectrum, one exponent or a two-trajectory estimate (already written): convergence
-/// figure, JSON or text report.
-pub fn spectrum(ctx: &Run, r: &Lyapunov, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_convergence(r, &spec.title, path)?;
-    }
-    let mut j = lyapunov_json(r);
-    j["kind"] = json!("lyapunov");
-    j["title"] = json!(spec.title);
-    j["wall_s"] = json!(wall);
-    report(&j, ctx.common.json, Some(spectrum_text(r)), r.complete)
 }
 
 /// A spectrum with its covariant vectors (already written): the angle distributions, JSON

@@ -661,7 +661,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     match &outcome.output {
         Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
         Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
-        Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
         Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
         Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
         Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
@@ -675,6 +674,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         } => poincare::report(ctx, chain, opts, result, wall),
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
+        }
+        Output::Found { result, .. } if lyapunov::whole_summary(ctx.spec) => {
+            output::report_whole(ctx, result.as_ref(), wall)
         }
         Output::Found { result, .. } => output::report_found(ctx, result.as_ref(), wall),
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),

@@ -214,6 +214,19 @@ pub fn report(
     Ok(())
 }
 
+/// A result whose summary is its whole JSON object but the wall time (the `lyapunov` kind's
+/// estimates other than the registered indicators keep the keys they had: no `model`, `output`
+/// or `plot`, `integrator` only where they had it): drawn, summarised and reported as
+/// [`report_found`] does.
+pub fn report_whole(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
+    if let Some(path) = &ctx.outputs.plot {
+        f.draw(path)?;
+    }
+    let mut j = f.summary();
+    j["wall_s"] = serde_json::json!(wall);
+    report(&j, ctx.common.json, Some(f.report()), f.complete())
+}
+
 /// The command's part of a registered kind's run (the file is written): its figure, then its
 /// JSON summary (the run's kind, title, model and integrator, the result's own fields, the
 /// wall time and the paths written) or its text report.

@@ -314,9 +314,7 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
         Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
-        Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
-            lyapunov_scalars(&mut s, result)
-        }
+        Output::CartLyapunov { result, .. } => lyapunov_scalars(&mut s, result),
         Output::Covariant { result, .. } => {
             lyapunov_scalars(&mut s, &result.spectrum);
             s.push(Scalar::one(

@@ -44,6 +44,7 @@ pub use lyapunov::{
     chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
 };
 pub(crate) use results::link_coord;
+pub use results::method_attrs;
 pub use results::{write_method, write_model, write_modes, write_trajectory};
 
 pub mod cart;

@@ -5,6 +5,7 @@
 use super::{GroupWriter, H5Out, RunInfo, StoreError};
 use crate::analysis::modes::ModesResult;
 use crate::analysis::{SimulateOptions, Trajectory};
+use crate::finding::Attr;
 use crate::integrate::Method;
 use crate::model::Chain;
 use ndarray::{Array2, Array3};
@@ -82,22 +83,33 @@ pub fn write_model(g: &GroupWriter<'_>, chain: &Chain) -> Result<(), StoreError>
 
 /// The integrator's settings as attributes.
 pub fn write_method(g: &GroupWriter<'_>, m: &Method) -> Result<(), StoreError> {
-    g.attr_str("integrator", m.name())?;
-    match *m {
-        Method::Rk4 { dt } => {
-            g.attr_f64("dt", dt)?;
-        }
-        Method::Dop853 { rtol, atol, h_max } => {
-            g.attr_f64("rtol", rtol)?;
-            g.attr_f64("atol", atol)?;
-            g.attr_f64("h_max", h_max)?;
-        }
-        Method::Gauss { dt, stages } => {
-            g.attr_f64("dt", dt)?;
-            g.attr_i64("stages", stages as i64)?;
-        }
+    for (name, a) in method_attrs(m) {
+        match a {
+            Attr::F64(v) => g.attr_f64(name, v)?,
+            Attr::I64(v) => g.attr_i64(name, v)?,
+            Attr::Str(v) => g.attr_str(name, &v)?,
+            _ => unreachable!("an integrator's settings are numbers and its name"),
+        };
     }
     Ok(())
+}
+
+/// The integrator's settings as the attributes [`write_method`] writes, for a result that
+/// describes itself with the method it ran ([`crate::finding::Record`]).
+pub fn method_attrs(m: &Method) -> Vec<(&'static str, Attr)> {
+    let mut a = vec![("integrator", Attr::from(m.name()))];
+    match *m {
+        Method::Rk4 { dt } => a.push(("dt", dt.into())),
+        Method::Dop853 { rtol, atol, h_max } => a.extend([
+            ("rtol", rtol.into()),
+            ("atol", atol.into()),
+            ("h_max", h_max.into()),
+        ]),
+        Method::Gauss { dt, stages } => {
+            a.extend([("dt", dt.into()), ("stages", Attr::I64(stages as i64))])
+        }
+    }
+    a
 }
 
 /// Variables `energy` (T + V) and `work` (described by `work_meaning`) over `time`.
