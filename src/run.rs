@@ -23,13 +23,11 @@ use crate::analysis::lyapunov::{
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
-use crate::analysis::orbit::{
-    chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
-};
+use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult, Indicators};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
-use crate::kinds::lyapunov::SpectrumResult;
+use crate::kinds::lyapunov::{CovariantResult, SpectrumResult};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -92,11 +90,6 @@ pub enum Output<'a> {
     CartTrajectory {
         sys: &'a CartChain,
         result: CartTrajectory,
-    },
-    /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
-    Covariant {
-        chain: &'a Chain,
-        result: Box<Covariant>,
     },
     /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
     Ensemble { chain: &'a Chain, result: Ensemble },
@@ -242,9 +235,10 @@ fn lyapunov<'a>(
                 found: (indicator.run)(chain, method, x0, io, obs)?,
             }),
         },
-        (_, None) if run.covariant.is_some() => Output::Covariant {
-            chain,
-            result: Box::new(chain_covariant(
+        (_, None) if run.covariant.is_some() => found(Box::new(CovariantResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            covariant: Box::new(chain_covariant(
                 chain,
                 method,
                 x0,
@@ -252,7 +246,7 @@ fn lyapunov<'a>(
                 run.covariant.as_ref().expect("checked"),
                 obs,
             )?),
-        },
+        })),
         (_, Some(ens)) => Output::Ensemble {
             chain,
             result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
@@ -360,7 +354,6 @@ impl Outcome<'_> {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
             Output::CartLyapunov { .. } | Output::Ensemble { .. } => "lyapunov",
-            Output::Covariant { .. } => "covariant",
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
@@ -377,7 +370,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { result, .. } => result.complete,
             Output::CartLyapunov { result, .. } => result.complete,
             Output::Ensemble { result, .. } => result.complete,
-            Output::Covariant { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
@@ -440,12 +432,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { sys, result } => {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
-            Output::Covariant { chain, result } => {
-                let g = store::chain_group(out, "lyapunov", chain, x0)?;
-                store::write_lyapunov(&g, &result.spectrum)?;
-                let g = store::chain_group(out, "covariant", chain, x0)?;
-                store::write_covariant(&g, result)
             }
             Output::Ensemble { chain, result } => {
                 let g = store::chain_group(out, "lyapunov", chain, x0)?;

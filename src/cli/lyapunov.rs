@@ -4,7 +4,7 @@
 
 use super::output::{f64_json, num, report, CliError, Run};
 use pendula::analysis::lyapunov::{Ensemble, Lyapunov};
-use pendula::analysis::orbit::{Covariant, Indicators};
+use pendula::analysis::orbit::Indicators;
 use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;
@@ -53,106 +53,6 @@ fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
         j["deviation"] = json!(d.name());
     }
     j
-}
-
-/// A spectrum with its covariant vectors (already written): the angle distributions, JSON
-/// or text report.
-pub fn covariant(ctx: &Run, r: &Covariant, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_covariant(r, &spec.title, path)?;
-    }
-    let mut j = lyapunov_json(&r.spectrum);
-    j["kind"] = json!("lyapunov");
-    j["title"] = json!(spec.title);
-    j["vectors"] = json!("covariant");
-    let angles = |a: &[f64]| {
-        let mut v: Vec<f64> = a.iter().copied().filter(|x| x.is_finite()).collect();
-        v.sort_by(f64::total_cmp);
-        let q = |p: f64| {
-            v.get(((v.len() as f64 - 1.0) * p).round() as usize)
-                .copied()
-        };
-        json!({"min": q(0.0), "median": q(0.5), "max": q(1.0)})
-    };
-    j["covariant"] = json!({
-        "samples": r.time.len(),
-        "window": r.window,
-        "forward_transient": r.spectrum.transient,
-        "backward_transient": r.backward_transient,
-        "growth_rate_mean": r.growth_mean.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
-        "growth_rate_standard_error": r.growth_standard_error.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
-        "unstable": r.unstable.iter().map(|i| i + 1).collect::<Vec<_>>(),
-        "neutral": r.neutral.iter().map(|i| i + 1).collect::<Vec<_>>(),
-        "stable": r.stable.iter().map(|i| i + 1).collect::<Vec<_>>(),
-        "min_angle": r.min_angle.as_deref().map(angles),
-        "tangency_angle": r.tangency_angle,
-        "tangency_fraction": r.tangency_fraction,
-        "pairs": r.pairs.iter().enumerate().map(|(p, &(a, b))| json!({
-            "vectors": [a + 1, b + 1],
-            "angle": angles(&r.pair_angles.column(p).to_vec()),
-        })).collect::<Vec<_>>(),
-        "coordinates": r.coordinates,
-        "complete": r.complete,
-    });
-    j["complete"] = json!(r.complete);
-    j["wall_s"] = json!(wall);
-    let mut text = spectrum_text(&r.spectrum);
-    covariant_text(&mut text, r);
-    report(&j, ctx.common.json, Some(text), r.complete)
-}
-
-/// The covariant vectors' lines of the text report.
-fn covariant_text(s: &mut String, r: &Covariant) {
-    let _ = writeln!(
-        s,
-        "Covariant vectors: {} samples over t = {}..{} s ({} s forward, {} s backward transient)",
-        r.time.len(),
-        r.window[0],
-        r.window[1],
-        r.spectrum.transient,
-        r.backward_transient
-    );
-    let _ = writeln!(
-        s,
-        "  {:>3}  {:>18}  {:>12}  {:>10}",
-        "i", "<growth rate>", "std. error", "class"
-    );
-    for i in 0..r.growth_mean.len() {
-        let class = if r.unstable.contains(&i) {
-            "expanding"
-        } else if r.stable.contains(&i) {
-            "contracting"
-        } else {
-            "neutral"
-        };
-        let _ = writeln!(
-            s,
-            "  {:>3}  {:>18}  {:>12}  {:>10}",
-            i + 1,
-            num(r.growth_mean[i]),
-            num(r.growth_standard_error[i]),
-            class
-        );
-    }
-    match (&r.min_angle, r.tangency_fraction) {
-        (Some(a), Some(f)) => {
-            let min = a.iter().copied().fold(f64::INFINITY, f64::min);
-            let _ = writeln!(
-                s,
-                "  unstable-stable angle: min {} rad; {:.1} % of samples below {} rad (near-tangencies)",
-                num(min),
-                100.0 * f,
-                r.tangency_angle
-            );
-        }
-        _ => {
-            let _ = writeln!(
-                s,
-                "  no unstable-stable angle: the spectrum has no expanding or no contracting exponent"
-            );
-        }
-    }
 }
 
 /// An ensemble (already written): its first member's convergence figure, the statistics.

@@ -315,15 +315,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     match &outcome.output {
         Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
         Output::CartLyapunov { result, .. } => lyapunov_scalars(&mut s, result),
-        Output::Covariant { result, .. } => {
-            lyapunov_scalars(&mut s, &result.spectrum);
-            s.push(Scalar::one(
-                "tangency_fraction",
-                result.tangency_fraction.unwrap_or(f64::NAN),
-                "1",
-                "fraction of samples with a near-tangency of the unstable and stable subspaces",
-            ));
-        }
         Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
         Output::Indicators { result } => sali_scalars(&mut s, result),
         Output::Modes { result, .. } => modes_scalars(&mut s, result),
