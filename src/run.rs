@@ -18,7 +18,7 @@ pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
 use crate::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Lyapunov,
     LyapunovError,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
@@ -27,7 +27,7 @@ use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult,
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
-use crate::kinds::lyapunov::{CovariantResult, SpectrumResult};
+use crate::kinds::lyapunov::{CovariantResult, EnsembleResult, SpectrumResult};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -91,8 +91,6 @@ pub enum Output<'a> {
         sys: &'a CartChain,
         result: CartTrajectory,
     },
-    /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
-    Ensemble { chain: &'a Chain, result: Ensemble },
     /// SALI/GALI.
     Indicators { result: Indicators },
     /// The cart chain's spectrum on its constraint manifold.
@@ -247,10 +245,12 @@ fn lyapunov<'a>(
                 obs,
             )?),
         })),
-        (_, Some(ens)) => Output::Ensemble {
-            chain,
-            result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
-        },
+        (_, Some(ens)) => found(Box::new(EnsembleResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            estimator: run.estimator.name(),
+            ensemble: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
+        })),
         (LyapunovEstimator::TwoTrajectory(two), None) => found(Box::new(SpectrumResult {
             title: spec.title.clone(),
             links: chain.links(),
@@ -353,7 +353,7 @@ impl Outcome<'_> {
     pub fn group(&self) -> &'static str {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
-            Output::CartLyapunov { .. } | Output::Ensemble { .. } => "lyapunov",
+            Output::CartLyapunov { .. } => "lyapunov",
             Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
@@ -369,7 +369,6 @@ impl Outcome<'_> {
             Output::Trajectory { result, .. } => result.complete,
             Output::CartTrajectory { result, .. } => result.complete,
             Output::CartLyapunov { result, .. } => result.complete,
-            Output::Ensemble { result, .. } => result.complete,
             Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
@@ -432,12 +431,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { sys, result } => {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
-            Output::Ensemble { chain, result } => {
-                let g = store::chain_group(out, "lyapunov", chain, x0)?;
-                store::write_lyapunov(&g, &result.members[0])?;
-                let g = out.group("ensemble")?;
-                store::write_ensemble(&g, result)
             }
             Output::Indicators { result } => {
                 let g = out.group("indicators")?;

@@ -584,8 +584,10 @@ fn invalid_options_are_named() {
 #[test]
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
+    use pendula::finding::Finding;
+    use pendula::kinds::lyapunov::EnsembleResult;
     use pendula::plot::{draw_convergence, draw_indicators};
-    use pendula::store::{chain_group, write_ensemble, write_indicators, write_lyapunov, H5Out};
+    use pendula::store::{chain_group, write_indicators, write_lyapunov, write_record, H5Out};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
@@ -635,7 +637,13 @@ fn store_and_plot() {
     let path = tmp.path().join("lyap.h5");
     let out = H5Out::create(&path, false).unwrap();
     write_lyapunov(&chain_group(&out, "lyapunov", &c, &x0).unwrap(), &r).unwrap();
-    write_ensemble(&out.group("ensemble").unwrap(), &ens).unwrap();
+    let ens = EnsembleResult {
+        title: String::new(),
+        links: 2,
+        estimator: "spectrum",
+        ensemble: ens,
+    };
+    write_record(&out, None, &ens.beside()[0]).unwrap();
     write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
     // A run stopped inside its transient has an empty history and NaN exponents; it still stores.
     let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();

@@ -3,7 +3,7 @@
 //! convergence figures, the JSON summary and the text report.
 
 use super::output::{f64_json, num, report, CliError, Run};
-use pendula::analysis::lyapunov::{Ensemble, Lyapunov};
+use pendula::analysis::lyapunov::Lyapunov;
 use pendula::analysis::orbit::Indicators;
 use pendula::model::{CartChain, System};
 use serde_json::json;
@@ -15,62 +15,6 @@ use std::fmt::Write;
 pub fn whole_summary(spec: &pendula::spec::Spec) -> bool {
     use pendula::spec::{Analysis, LyapunovEstimator};
     matches!(&spec.analysis, Analysis::Lyapunov(r) if !matches!(r.estimator, LyapunovEstimator::Indicator(..)))
-}
-
-fn lyapunov_json(r: &Lyapunov) -> serde_json::Value {
-    let mut j = json!({
-        "estimator": r.estimator.name(),
-        "exponents": r.exponents,
-        "standard_error": r.standard_error,
-        "sum_exponents": r.sum,
-        "sum_standard_error": r.sum_standard_error,
-        "pair_sums": r.pair_sums,
-        "pair_sums_standard_error": r.pair_sums_standard_error,
-        "closest_to_zero": r.closest_to_zero,
-        "trace_average": r.volume.map(|v| v.trace_average),
-        "dissipation_average": r.volume.and_then(|v| v.dissipation_average),
-        "energy_initial": r.energy.initial,
-        "energy_end": r.energy.last,
-        "energy_work": r.energy.work,
-        "energy_scale": r.energy.scale,
-        "abs_energy_drift": r.energy.abs_drift,
-        "relative_energy_drift": r.energy.relative_drift,
-        "averaged_time": r.averaged_time,
-        "transient": r.transient,
-        "tau": r.tau,
-        "t_end": r.t_end,
-        "counts": r.counts,
-        "integrator": r.method,
-        "complete": r.complete,
-        "converged": r.converged,
-    });
-    // Only where it means something: none for a conservative chain (see `Lyapunov::kaplan_yorke`).
-    if let Some(d) = r.kaplan_yorke {
-        j["kaplan_yorke_dimension"] = json!(d);
-    }
-    // The one vector's start, as run (default diagonal); none for a spectrum's basis.
-    if let Some(d) = r.options.deviation {
-        j["deviation"] = json!(d.name());
-    }
-    j
-}
-
-/// An ensemble (already written): its first member's convergence figure, the statistics.
-pub fn ensemble(ctx: &Run, e: &Ensemble, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_convergence(&e.members[0], &spec.title, path)?;
-    }
-    let estimator = match &spec.analysis {
-        pendula::spec::Analysis::Lyapunov(run) => run.estimator.name(),
-        _ => "spectrum",
-    };
-    let j = json!({
-        "kind": "lyapunov", "estimator": estimator, "title": spec.title,
-        "members": e.members.len(), "mean": e.mean, "std": e.std, "standard_error": e.standard_error,
-        "member0": lyapunov_json(&e.members[0]), "complete": e.complete, "wall_s": wall,
-    });
-    report(&j, ctx.common.json, Some(ensemble_text(e)), e.complete)
 }
 
 /// SALI/GALI (already written): figure, verdict.
@@ -184,30 +128,6 @@ fn sali_text(r: &Indicators) -> String {
     );
     if let Some(t) = r.chaos_time {
         let _ = writeln!(s, "  SALI fell below the chaos threshold at t = {t} s");
-    }
-    s
-}
-
-/// The text report of an ensemble: the mean and scatter of each exponent.
-fn ensemble_text(e: &Ensemble) -> String {
-    let mut s = format!(
-        "Lyapunov exponents over an ensemble of {} initial conditions\n",
-        e.members.len()
-    );
-    let _ = writeln!(
-        s,
-        "  {:>3}  {:>18}  {:>12}  {:>12}",
-        "i", "mean / (1/s)", "std", "std. error"
-    );
-    for i in 0..e.mean.len() {
-        let _ = writeln!(
-            s,
-            "  {:>3}  {:>18}  {:>12}  {:>12}",
-            i + 1,
-            num(e.mean[i]),
-            num(e.std[i]),
-            num(e.standard_error[i])
-        );
     }
     s
 }

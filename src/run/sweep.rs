@@ -315,7 +315,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     match &outcome.output {
         Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
         Output::CartLyapunov { result, .. } => lyapunov_scalars(&mut s, result),
-        Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
         Output::Indicators { result } => sali_scalars(&mut s, result),
         Output::Modes { result, .. } => modes_scalars(&mut s, result),
         Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
@@ -360,37 +359,6 @@ fn trajectory_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::Trajectory)
         if let Some(last) = series.rows().into_iter().next_back() {
             s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
         }
-    }
-}
-
-fn ensemble_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::lyapunov::Ensemble) {
-    s.push(
-        Scalar::vector(
-            "lambda_mean",
-            "exponent",
-            result.mean.clone(),
-            "s-1",
-            "ensemble mean of each exponent",
-        )
-        .with_errors(result.standard_error.clone()),
-    );
-    s.push(Scalar::vector(
-        "lambda_std",
-        "exponent",
-        result.std.clone(),
-        "s-1",
-        "spread (sample standard deviation) of each exponent over the members",
-    ));
-    if let (Some(m), Some(e)) = (result.mean.first(), result.standard_error.first()) {
-        s.push(
-            Scalar::one(
-                "lambda_max",
-                *m,
-                "s-1",
-                "largest Lyapunov exponent (ensemble mean)",
-            )
-            .with_error(*e),
-        );
     }
 }
 

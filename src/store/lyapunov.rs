@@ -13,10 +13,9 @@
 
 use super::results::{link_coord, write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
-use crate::analysis::lyapunov::{EnergyCheck, Ensemble, Estimator, Lyapunov};
+use crate::analysis::lyapunov::{EnergyCheck, Estimator, Lyapunov};
 use crate::analysis::orbit::Indicators;
 use crate::model::Chain;
-use ndarray::Array2;
 
 fn nan_if_none(v: Option<f64>) -> f64 {
     v.unwrap_or(f64::NAN)
@@ -192,98 +191,6 @@ pub fn chain_group<'a>(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     Ok(g)
-}
-
-/// Writes an ensemble into `g`: coordinates `member`, `exponent`, `component`; variables
-/// `mean`, `std`, `standard_error` over `exponent`, `member_exponents` and
-/// `member_standard_error` over (member, exponent), `initial_conditions(member, component)`;
-/// attributes epsilon, seed, complete.
-pub fn write_ensemble(g: &GroupWriter<'_>, e: &Ensemble) -> Result<(), StoreError> {
-    let m = e.members.len();
-    let k = e.mean.len();
-    let dim = e.initial_conditions.first().map_or(0, |x| x.len());
-    g.coord_i64(
-        "member",
-        &(0..m as i64).collect::<Vec<_>>(),
-        "1",
-        "ensemble member (0: unperturbed)",
-    )?;
-    g.coord_i64(
-        "exponent",
-        &(1..=k as i64).collect::<Vec<_>>(),
-        "1",
-        "exponent index i",
-    )?;
-    g.coord_i64(
-        "component",
-        &(0..dim as i64).collect::<Vec<_>>(),
-        "1",
-        "state component",
-    )?;
-    g.var(
-        "mean",
-        &["exponent"],
-        e.mean.as_slice(),
-        "s-1",
-        "ensemble mean exponent",
-    )?;
-    g.var(
-        "std",
-        &["exponent"],
-        e.std.as_slice(),
-        "s-1",
-        "standard deviation across members",
-    )?;
-    g.var(
-        "standard_error",
-        &["exponent"],
-        e.standard_error.as_slice(),
-        "s-1",
-        "standard error of the ensemble mean (std / sqrt(M))",
-    )?;
-    let ex = Array2::from_shape_fn((m, k), |(i, j)| {
-        e.members[i].exponents.get(j).copied().unwrap_or(f64::NAN)
-    });
-    let se = Array2::from_shape_fn((m, k), |(i, j)| {
-        e.members[i]
-            .standard_error
-            .get(j)
-            .copied()
-            .unwrap_or(f64::NAN)
-    });
-    let ic = Array2::from_shape_fn((m, dim), |(i, j)| e.initial_conditions[i][j]);
-    g.var(
-        "member_exponents",
-        &["member", "exponent"],
-        &ex,
-        "s-1",
-        "each member's exponents",
-    )?;
-    g.var(
-        "member_standard_error",
-        &["member", "exponent"],
-        &se,
-        "s-1",
-        "each member's batch-means standard error",
-    )?;
-    g.var(
-        "initial_conditions",
-        &["member", "component"],
-        &ic,
-        "1",
-        "each member's initial state (SI units of the state components)",
-    )?;
-    g.attr_f64("epsilon", e.options.epsilon)?;
-    g.attr_i64("seed", e.options.seed as i64)?;
-    g.attr_i64("members_requested", e.options.members as i64)?;
-    g.attr_bool("complete", e.complete)?;
-    if let Some(first) = e.members.first() {
-        write_method(g, &first.method)?;
-        g.attr_f64("tau", first.tau)?;
-        g.attr_f64("transient", first.transient)?;
-        g.attr_f64("time_requested", first.options.time)?;
-    }
-    Ok(())
 }
 
 /// Writes SALI/GALI histories into `g`: coordinates `time` and `gali_order`, variables
