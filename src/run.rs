@@ -23,11 +23,11 @@ use crate::analysis::lyapunov::{
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
-use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult, Indicators};
+use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult};
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
-use crate::kinds::lyapunov::{CovariantResult, EnsembleResult, SpectrumResult};
+use crate::kinds::lyapunov::{CovariantResult, EnsembleResult, SaliResult, SpectrumResult};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -91,8 +91,6 @@ pub enum Output<'a> {
         sys: &'a CartChain,
         result: CartTrajectory,
     },
-    /// SALI/GALI.
-    Indicators { result: Indicators },
     /// The cart chain's spectrum on its constraint manifold.
     CartLyapunov {
         sys: &'a CartChain,
@@ -222,9 +220,10 @@ fn lyapunov<'a>(
         result,
     };
     Ok(match (&run.estimator, &run.ensemble) {
-        (LyapunovEstimator::Sali(io), _) => Output::Indicators {
-            result: chain_indicators(chain, method, x0, io, obs)?,
-        },
+        (LyapunovEstimator::Sali(io), _) => found(Box::new(SaliResult {
+            title: spec.title.clone(),
+            indicators: chain_indicators(chain, method, x0, io, obs)?,
+        })),
         (LyapunovEstimator::Indicator(indicator, io), _) => Output::Found {
             chain: Some(chain),
             result: Box::new(IndicatorResult {
@@ -354,7 +353,6 @@ impl Outcome<'_> {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
             Output::CartLyapunov { .. } => "lyapunov",
-            Output::Indicators { .. } => "indicators",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
@@ -369,7 +367,6 @@ impl Outcome<'_> {
             Output::Trajectory { result, .. } => result.complete,
             Output::CartTrajectory { result, .. } => result.complete,
             Output::CartLyapunov { result, .. } => result.complete,
-            Output::Indicators { result } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
@@ -431,11 +428,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { sys, result } => {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
-            Output::Indicators { result } => {
-                let g = out.group("indicators")?;
-                store::write_indicators(&g, result)?;
-                g.initial_state(x0)
             }
             Output::CartLyapunov { sys, result } => {
                 let g = out.group("lyapunov")?;

@@ -585,9 +585,9 @@ fn invalid_options_are_named() {
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
     use pendula::finding::Finding;
-    use pendula::kinds::lyapunov::EnsembleResult;
+    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult};
     use pendula::plot::{draw_convergence, draw_indicators};
-    use pendula::store::{chain_group, write_indicators, write_lyapunov, write_record, H5Out};
+    use pendula::store::{chain_group, write_lyapunov, write_record, H5Out};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
@@ -644,7 +644,14 @@ fn store_and_plot() {
         ensemble: ens,
     };
     write_record(&out, None, &ens.beside()[0]).unwrap();
-    write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
+    let sali = SaliResult {
+        title: String::new(),
+        indicators: ind,
+    };
+    let mut g = sali.record();
+    // The initial state is the run's part (no run here).
+    g.entries.pop();
+    write_record(&out, None, &g).unwrap();
     // A run stopped inside its transient has an empty history and NaN exponents; it still stores.
     let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();
     assert!(!stopped.complete && stopped.history.time.is_empty());
@@ -665,7 +672,10 @@ fn store_and_plot() {
     let e = f.group("ensemble").unwrap();
     assert_eq!(e.dataset("member_exponents").unwrap().shape(), vec![3, 4]);
     let s = f.group("indicators").unwrap();
-    assert_eq!(s.dataset("gali").unwrap().shape(), vec![ind.time.len(), 3]);
+    assert_eq!(
+        s.dataset("gali").unwrap().shape(),
+        vec![sali.indicators.time.len(), 3]
+    );
 }
 
 /// Issue 48: "Kaplan–Yorke dimension 4.000000" was printed for the conservative double

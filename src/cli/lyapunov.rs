@@ -2,9 +2,8 @@
 //! groups): for spectra, two-trajectory estimates, ensembles and the chaos indicators, the
 //! convergence figures, the JSON summary and the text report.
 
-use super::output::{f64_json, num, report, CliError, Run};
+use super::output::{num, report, CliError, Run};
 use pendula::analysis::lyapunov::Lyapunov;
-use pendula::analysis::orbit::Indicators;
 use pendula::model::{CartChain, System};
 use serde_json::json;
 use std::fmt::Write;
@@ -15,23 +14,6 @@ use std::fmt::Write;
 pub fn whole_summary(spec: &pendula::spec::Spec) -> bool {
     use pendula::spec::{Analysis, LyapunovEstimator};
     matches!(&spec.analysis, Analysis::Lyapunov(r) if !matches!(r.estimator, LyapunovEstimator::Indicator(..)))
-}
-
-/// SALI/GALI (already written): figure, verdict.
-pub fn sali(ctx: &Run, r: &Indicators, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
-        pendula::plot::draw_indicators(r, &spec.title, path)?;
-    }
-    let j = json!({
-        "kind": "lyapunov", "estimator": "sali", "title": spec.title,
-        "regularity": r.regularity.name(), "chaos_time": r.chaos_time,
-        "min_sali": f64_json(r.min_sali), "min_sali_second_half": f64_json(r.min_sali_second_half),
-        "final_sali": r.sali.last().copied().map(f64_json),
-        "t_end": r.t_end, "steps": r.steps, "rhs_evaluations": r.rhs_evaluations,
-        "complete": r.complete, "wall_s": wall,
-    });
-    report(&j, ctx.common.json, Some(sali_text(r)), r.complete)
 }
 
 /// The cart chain's spectrum on its constraint manifold (already written).
@@ -113,21 +95,6 @@ fn spectrum_text(r: &Lyapunov) -> String {
     }
     if !r.complete {
         let _ = writeln!(s, "  (interrupted at t = {} s)", r.t_end);
-    }
-    s
-}
-
-/// The text report of SALI/GALI.
-fn sali_text(r: &Indicators) -> String {
-    let mut s = format!(
-        "SALI over 0..{} s: {}\n  min SALI {} (second half {})\n",
-        r.t_end,
-        r.regularity.name(),
-        num(r.min_sali),
-        num(r.min_sali_second_half)
-    );
-    if let Some(t) = r.chaos_time {
-        let _ = writeln!(s, "  SALI fell below the chaos threshold at t = {t} s");
     }
     s
 }

@@ -661,7 +661,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     match &outcome.output {
         Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
         Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
-        Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
         Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
         Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
         Output::CartModes { result, .. } => modes::report_cart(ctx, result),

@@ -8,7 +8,6 @@
 
 use super::{execute, Outcome, Output, RunError};
 use crate::analysis::convergence::Trend;
-use crate::analysis::map::class;
 use crate::error::FieldError;
 use crate::finding::Record as Group;
 use crate::observe::{Cancellable, Control, Observer};
@@ -315,7 +314,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     match &outcome.output {
         Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
         Output::CartLyapunov { result, .. } => lyapunov_scalars(&mut s, result),
-        Output::Indicators { result } => sali_scalars(&mut s, result),
         Output::Modes { result, .. } => modes_scalars(&mut s, result),
         Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
@@ -360,32 +358,6 @@ fn trajectory_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::Trajectory)
             s.push(Scalar::vector(name, "link", last.to_vec(), units, what));
         }
     }
-}
-
-fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators) {
-    s.push(Scalar::one(
-        "sali_min",
-        result.min_sali,
-        "1",
-        "smallest SALI over the run",
-    ));
-    s.push(Scalar::one(
-        "chaos_time",
-        result.chaos_time.unwrap_or(f64::NAN),
-        "s",
-        "first time SALI < 1e-8 (NaN: never)",
-    ));
-    let code = match result.regularity {
-        crate::analysis::Regularity::Chaotic => class::CHAOTIC,
-        crate::analysis::Regularity::Regular => class::REGULAR,
-        crate::analysis::Regularity::Undecided => class::UNDECIDED,
-    };
-    s.push(Scalar::one(
-        "regularity",
-        f64::from(code),
-        "1",
-        "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
-    ));
 }
 
 fn modes_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::modes::ModesResult) {

@@ -14,7 +14,6 @@
 use super::results::{link_coord, write_method, write_model};
 use super::{GroupWriter, H5Out, StoreError};
 use crate::analysis::lyapunov::{EnergyCheck, Estimator, Lyapunov};
-use crate::analysis::orbit::Indicators;
 use crate::model::Chain;
 
 fn nan_if_none(v: Option<f64>) -> f64 {
@@ -191,49 +190,4 @@ pub fn chain_group<'a>(
     write_model(&g, chain)?;
     g.initial_state(x0)?;
     Ok(g)
-}
-
-/// Writes SALI/GALI histories into `g`: coordinates `time` and `gali_order`, variables
-/// `sali(time)` and `gali(time, gali_order)`, the verdict and thresholds as attributes.
-pub fn write_indicators(g: &GroupWriter<'_>, r: &Indicators) -> Result<(), StoreError> {
-    use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
-    g.coord("time", &r.time, "s", "time")?;
-    let orders: Vec<i64> = r.orders.iter().map(|&o| o as i64).collect();
-    g.coord_i64(
-        "gali_order",
-        &orders,
-        "1",
-        "number k of deviation vectors in GALI_k",
-    )?;
-    g.var(
-        "sali",
-        &["time"],
-        r.sali.as_slice(),
-        "1",
-        "smaller alignment index min(|u1+u2|, |u1-u2|)",
-    )?;
-    g.var(
-        "gali",
-        &["time", "gali_order"],
-        &r.gali,
-        "1",
-        "generalized alignment index (volume of the k unit deviation vectors)",
-    )?;
-    g.attr_str("regularity", r.regularity.name())?;
-    g.attr_f64("chaos_time", nan_if_none(r.chaos_time))?;
-    g.attr_f64("min_sali", r.min_sali)?;
-    g.attr_f64("min_sali_second_half", r.min_sali_second_half)?;
-    g.attr_f64("sali_chaotic_threshold", SALI_CHAOTIC)?;
-    g.attr_f64("sali_regular_threshold", SALI_REGULAR)?;
-    g.attr_f64("tau", r.options.tau)?;
-    g.attr_f64("time_requested", r.options.time)?;
-    g.attr_f64("t_end", r.t_end)?;
-    g.attr_i64("seed", r.options.seed as i64)?;
-    g.attr_bool("stopped_below", r.stopped_below)?;
-    g.attr_f64("stop_below", nan_if_none(r.options.stop_below))?;
-    g.attr_bool("complete", r.complete)?;
-    g.attr_i64("steps", r.steps as i64)?;
-    g.attr_i64("rhs_evaluations", r.rhs_evaluations as i64)?;
-    write_method(g, &r.method)?;
-    Ok(())
 }

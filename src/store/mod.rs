@@ -40,7 +40,7 @@ pub use h5::{open_input, stop_writes_with, GroupWriter, H5Out, Tile, Var};
 mod lyapunov;
 pub mod map;
 mod results;
-pub use lyapunov::{chain_group, write_indicators, write_lyapunov};
+pub use lyapunov::{chain_group, write_lyapunov};
 pub(crate) use results::link_coord;
 pub use results::method_attrs;
 pub use results::{write_method, write_model, write_modes, write_trajectory};

@@ -2,7 +2,7 @@
 //! [`crate::kinds::Found`]): a planar chain's spectrum, one exponent or two-trajectory
 //! estimate ([`SpectrumResult`]),
 //! that spectrum with its covariant vectors ([`CovariantResult`]), an ensemble of spectra
-//! ([`EnsembleResult`]). Each writes the group it wrote before it described itself
+//! ([`EnsembleResult`]), SALI/GALI ([`SaliResult`]). Each writes the group it wrote before it described itself
 //! (the spectrum's `lyapunov` group, the vectors' `covariant` group or the
 //! ensemble's `ensemble` group beside it), reports what the CLI reported and keeps a sweep's numbers.
 //!
@@ -12,8 +12,10 @@
 
 mod covariant;
 mod ensemble;
+mod sali;
 mod spectrum;
 
 pub use covariant::CovariantResult;
 pub use ensemble::EnsembleResult;
+pub use sali::SaliResult;
 pub use spectrum::SpectrumResult;
