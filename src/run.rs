@@ -18,8 +18,7 @@ pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::cart::{self, CartModes, CartTrajectory};
 use crate::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Lyapunov,
-    LyapunovError,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, LyapunovError,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::{self, ModesError, ModesResult};
@@ -27,7 +26,9 @@ use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult}
 use crate::analysis::poincare::{self, PoincareError, PoincareOptions, PoincareResult};
 use crate::analysis::{self, AnalysisError, SimulateOptions, Trajectory};
 use crate::error::FieldError;
-use crate::kinds::lyapunov::{CovariantResult, EnsembleResult, SaliResult, SpectrumResult};
+use crate::kinds::lyapunov::{
+    CartSpectrumResult, CovariantResult, EnsembleResult, SaliResult, SpectrumResult,
+};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -90,11 +91,6 @@ pub enum Output<'a> {
     CartTrajectory {
         sys: &'a CartChain,
         result: CartTrajectory,
-    },
-    /// The cart chain's spectrum on its constraint manifold.
-    CartLyapunov {
-        sys: &'a CartChain,
-        result: Lyapunov,
     },
     Modes {
         chain: &'a Chain,
@@ -306,9 +302,14 @@ fn cart_chain<'a>(
             sys,
             result: analysis::simulate(sys, method, x0, opts, obs)?,
         },
-        Analysis::Lyapunov(run) => Output::CartLyapunov {
-            sys,
-            result: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
+        Analysis::Lyapunov(run) => Output::Found {
+            chain: None,
+            result: Box::new(CartSpectrumResult {
+                title: spec.title.clone(),
+                phase_space_dimension: sys.manifold_dim(),
+                initial_state: x0.to_vec(),
+                spectrum: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
+            }),
         },
         Analysis::Modes(opts) => {
             let signs: Vec<Vec<f64>> = opts
@@ -352,7 +353,6 @@ impl Outcome<'_> {
     pub fn group(&self) -> &'static str {
         match &self.output {
             Output::Trajectory { .. } | Output::CartTrajectory { .. } => "trajectory",
-            Output::CartLyapunov { .. } => "lyapunov",
             Output::Modes { .. } | Output::CartModes { .. } => "modes",
             Output::Poincare { .. } => "poincare",
             Output::Orbits { .. } => "orbits",
@@ -366,7 +366,6 @@ impl Outcome<'_> {
         match &self.output {
             Output::Trajectory { result, .. } => result.complete,
             Output::CartTrajectory { result, .. } => result.complete,
-            Output::CartLyapunov { result, .. } => result.complete,
             Output::Modes { result, .. } => result.complete,
             Output::Poincare { result, .. } => result.complete,
             Output::Orbits { result, .. } => result.complete,
@@ -428,14 +427,6 @@ impl Outcome<'_> {
             Output::CartTrajectory { sys, result } => {
                 let g = out.group("trajectory")?;
                 store::cart::write_cart_trajectory(&g, sys, result, &spec.method)
-            }
-            Output::CartLyapunov { sys, result } => {
-                let g = out.group("lyapunov")?;
-                store::write_lyapunov(&g, result)?;
-                g.initial_state(x0)?;
-                g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
-                g.attr_str("model", "cart-chain")?;
-                Ok(())
             }
             Output::Modes { chain, result } => store::write_modes(out, &info(chain), result),
             Output::CartModes { sys, signs, result } => {

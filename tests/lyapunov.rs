@@ -585,9 +585,9 @@ fn invalid_options_are_named() {
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
     use pendula::finding::Finding;
-    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult};
+    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult, SpectrumResult};
     use pendula::plot::{draw_convergence, draw_indicators};
-    use pendula::store::{chain_group, write_lyapunov, write_record, H5Out};
+    use pendula::store::{write_record, H5Out, RunInfo};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
@@ -636,7 +636,19 @@ fn store_and_plot() {
 
     let path = tmp.path().join("lyap.h5");
     let out = H5Out::create(&path, false).unwrap();
-    write_lyapunov(&chain_group(&out, "lyapunov", &c, &x0).unwrap(), &r).unwrap();
+    let run = RunInfo {
+        title: "",
+        model_name: "",
+        chain: &c,
+        method: &m,
+        x0: &x0,
+    };
+    let spectrum = |r: &Lyapunov| SpectrumResult {
+        title: String::new(),
+        links: 3,
+        spectrum: r.clone(),
+    };
+    write_record(&out, Some(&run), &spectrum(&r).record()).unwrap();
     let ens = EnsembleResult {
         title: String::new(),
         links: 2,
@@ -656,7 +668,9 @@ fn store_and_plot() {
     let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();
     assert!(!stopped.complete && stopped.history.time.is_empty());
     assert!(stopped.exponents.iter().all(|v| v.is_nan()));
-    write_lyapunov(&chain_group(&out, "stopped", &c, &x0).unwrap(), &stopped).unwrap();
+    let mut g = spectrum(&stopped).record();
+    g.name = "stopped";
+    write_record(&out, Some(&run), &g).unwrap();
     out.finish().unwrap();
 
     let f = hdf5::File::open(&path).unwrap();

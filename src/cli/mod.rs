@@ -9,7 +9,6 @@ mod bench;
 mod bench_visual;
 mod control;
 mod flags;
-mod lyapunov;
 mod map;
 mod measure;
 mod modes;
@@ -661,7 +660,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     match &outcome.output {
         Output::Trajectory { result, .. } => simulate::report_planar(ctx, result, wall),
         Output::CartTrajectory { sys, result } => simulate::report_cart(ctx, sys, result, wall),
-        Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
         Output::Modes { chain, result } => modes::report_planar(ctx, chain, result, wall),
         Output::CartModes { result, .. } => modes::report_cart(ctx, result),
         Output::Poincare {
@@ -672,7 +670,7 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }
-        Output::Found { result, .. } if lyapunov::whole_summary(ctx.spec) => {
+        Output::Found { result, .. } if output::whole_summary(ctx.spec) => {
             output::report_whole(ctx, result.as_ref(), wall)
         }
         Output::Found { result, .. } => output::report_found(ctx, result.as_ref(), wall),

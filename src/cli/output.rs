@@ -214,6 +214,14 @@ pub fn report(
     Ok(())
 }
 
+/// Whether a run's summary is its result's whole JSON object ([`report_whole`]): every
+/// `lyapunov` estimator's but the registered indicators' (MEGNO, FLI), which get the frame
+/// every registered kind's summary gets ([`report_found`]).
+pub fn whole_summary(spec: &Spec) -> bool {
+    use pendula::spec::{Analysis, LyapunovEstimator};
+    matches!(&spec.analysis, Analysis::Lyapunov(r) if !matches!(r.estimator, LyapunovEstimator::Indicator(..)))
+}
+
 /// A result whose summary is its whole JSON object but the wall time (the `lyapunov` kind's
 /// estimates other than the registered indicators keep the keys they had: no `model`, `output`
 /// or `plot`, `integrator` only where they had it): drawn, summarised and reported as

@@ -313,7 +313,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
         Output::Trajectory { result, .. } => trajectory_scalars(&mut s, result),
-        Output::CartLyapunov { result, .. } => lyapunov_scalars(&mut s, result),
         Output::Modes { result, .. } => modes_scalars(&mut s, result),
         Output::Poincare { result, .. } => poincare_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
@@ -446,39 +445,6 @@ fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileRe
         "1",
         "fraction of the pixels with a finite value",
     ));
-}
-
-fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
-    s.push(
-        Scalar::vector(
-            "lambda",
-            "exponent",
-            r.exponents.clone(),
-            "s-1",
-            "Lyapunov exponents, in QR order",
-        )
-        .with_errors(r.standard_error.clone()),
-    );
-    if let (Some(m), Some(e)) = (r.exponents.first(), r.standard_error.first()) {
-        s.push(Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e));
-        let (half, trend) = r.trend(0);
-        s.push(Scalar::one(
-            "lambda_max_half",
-            half,
-            "s-1",
-            "the running estimate of lambda_max at half the averaging time",
-        ));
-        s.push(Scalar::one(
-            "lambda_max_trend",
-            f64::from(trend.code()),
-            "1",
-            "lambda_max's running estimate over the last doubling of time: 0 unknown, 1 settled, 2 still rising, 3 still falling",
-        ));
-    }
-    s.push(
-        Scalar::one("lambda_sum", r.sum, "s-1", "sum of the exponents")
-            .with_error(r.sum_standard_error),
-    );
 }
 
 /// The trend code of a `lambda_max_trend` scalar back as a [`Trend`].
