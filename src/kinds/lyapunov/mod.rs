@@ -1,15 +1,17 @@
 //! `kind = "lyapunov"`'s results, each describing itself ([`crate::finding::Finding`] and
-//! [`crate::kinds::Found`]): a planar chain's spectrum, one exponent or two-trajectory
-//! estimate ([`SpectrumResult`]),
-//! that spectrum with its covariant vectors ([`CovariantResult`]), an ensemble of spectra
-//! ([`EnsembleResult`]), SALI/GALI ([`SaliResult`]) and the cart chain's
-//! spectrum ([`CartSpectrumResult`]). Each writes the group it wrote before it described itself
-//! (the spectrum's `lyapunov` group, the vectors' `covariant` group or the
-//! ensemble's `ensemble` group beside it), reports what the CLI reported and keeps a sweep's numbers.
+//! [`crate::kinds::Found`]): a planar chain's spectrum, one exponent or two-trajectory estimate
+//! ([`SpectrumResult`]), that spectrum with its covariant vectors ([`CovariantResult`]), an
+//! ensemble of spectra ([`EnsembleResult`]), SALI/GALI ([`SaliResult`]), the cart chain's
+//! spectrum ([`CartSpectrumResult`]) and the registered indicators MEGNO and FLI
+//! ([`crate::analysis::orbit::IndicatorResult`], whose figure is drawn here). Each writes the
+//! groups it wrote before it described itself (the `lyapunov` group; the vectors' `covariant`
+//! or the ensemble's `ensemble` group beside it; SALI's `indicators`), reports what the CLI
+//! reported and keeps the numbers a sweep kept.
 //!
-//! Their JSON summary is the whole object the CLI printed (with `kind` and `title`) but the
-//! wall time: it has none of the keys the CLI adds to other results' summaries (`model`,
-//! `output`, `plot`), so the CLI prints it as it stands ([`SpectrumResult`]'s keys unchanged).
+//! Their JSON summary (all but MEGNO's and FLI's) is the whole object the CLI printed, with
+//! `kind` and `title`, but the wall time: it has none of the keys the CLI adds to a registered
+//! kind's summary (`model`, `output`, `plot`, and `integrator` where it had none), so the CLI
+//! prints it as it stands (`report_whole` in `cli/output.rs`) and its keys stay as they were.
 
 mod cart;
 mod covariant;
@@ -22,3 +24,12 @@ pub use covariant::CovariantResult;
 pub use ensemble::EnsembleResult;
 pub use sali::SaliResult;
 pub use spectrum::SpectrumResult;
+
+use super::Found;
+
+/// SALI's successors on the orbit driver (MEGNO, FLI) describe a line chart.
+impl Found for crate::analysis::orbit::IndicatorResult {
+    fn draw(&self, path: &std::path::Path) -> Result<(), crate::plot::PlotError> {
+        crate::plot::draw_figure(&self.figure(), path)
+    }
+}
