@@ -198,8 +198,9 @@ fn planar<'a>(
     })
 }
 
-/// The estimators as the spec names them; SALI, MEGNO and FLI write their own groups, an
-/// ensemble the `lyapunov` group of its first member and the `ensemble` group.
+/// The estimators as the spec names them, each result describing itself
+/// ([`crate::kinds::lyapunov`]); SALI, MEGNO and FLI write their own groups, an ensemble the
+/// `lyapunov` group of its first member and the `ensemble` group.
 fn lyapunov<'a>(
     spec: &'a Spec,
     chain: &'a Chain,
@@ -220,14 +221,11 @@ fn lyapunov<'a>(
             title: spec.title.clone(),
             indicators: chain_indicators(chain, method, x0, io, obs)?,
         })),
-        (LyapunovEstimator::Indicator(indicator, io), _) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(IndicatorResult {
-                title: spec.title.clone(),
-                links: chain.links(),
-                found: (indicator.run)(chain, method, x0, io, obs)?,
-            }),
-        },
+        (LyapunovEstimator::Indicator(indicator, io), _) => found(Box::new(IndicatorResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            found: (indicator.run)(chain, method, x0, io, obs)?,
+        })),
         (_, None) if run.covariant.is_some() => found(Box::new(CovariantResult {
             title: spec.title.clone(),
             links: chain.links(),
