@@ -17,18 +17,18 @@ pub mod sweep;
 pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, Ensemble, Lyapunov,
-    LyapunovError,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, LyapunovError,
 };
 use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
 use crate::analysis::modes::ModesError;
-use crate::analysis::orbit::{
-    chain_covariant, chain_indicators, Covariant, IndicatorResult, Indicators,
-};
+use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult};
 use crate::analysis::poincare::PoincareError;
 use crate::analysis::AnalysisError;
 use crate::error::FieldError;
 use crate::finding::Record;
+use crate::kinds::lyapunov::{
+    CartSpectrumResult, CovariantResult, EnsembleResult, SaliResult, SpectrumResult,
+};
 use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
@@ -84,22 +84,6 @@ pub struct Outcome<'a> {
 
 /// What an analysis found, by analysis and model.
 pub enum Output<'a> {
-    /// A spectrum, one exponent or a two-trajectory estimate.
-    Lyapunov { chain: &'a Chain, result: Lyapunov },
-    /// A spectrum with its covariant vectors (the `lyapunov` and `covariant` groups).
-    Covariant {
-        chain: &'a Chain,
-        result: Box<Covariant>,
-    },
-    /// An ensemble's members (the first written as the `lyapunov` group) and statistics.
-    Ensemble { chain: &'a Chain, result: Ensemble },
-    /// SALI/GALI.
-    Indicators { result: Indicators },
-    /// The cart chain's spectrum on its constraint manifold.
-    CartLyapunov {
-        sys: &'a CartChain,
-        result: Lyapunov,
-    },
     /// A periodic orbit, its branches or an orbit diagram.
     Orbits {
         chain: &'a Chain,
@@ -191,8 +175,9 @@ fn input<'a>(spec: &'a Spec, chain: &'a Chain) -> Input<'a> {
     }
 }
 
-/// The estimators as the spec names them; SALI, MEGNO and FLI write their own groups, an
-/// ensemble the `lyapunov` group of its first member and the `ensemble` group.
+/// The estimators as the spec names them, each result describing itself
+/// ([`crate::kinds::lyapunov`]); SALI, MEGNO and FLI write their own groups, an ensemble the
+/// `lyapunov` group of its first member and the `ensemble` group.
 fn lyapunov<'a>(
     spec: &'a Spec,
     chain: &'a Chain,
@@ -204,21 +189,24 @@ fn lyapunov<'a>(
     if run.estimator == LyapunovEstimator::Tangent {
         opts.k = Some(1);
     }
+    let found = |result: Box<dyn Found>| Output::Found {
+        chain: Some(chain),
+        result,
+    };
     Ok(match (&run.estimator, &run.ensemble) {
-        (LyapunovEstimator::Sali(io), _) => Output::Indicators {
-            result: chain_indicators(chain, method, x0, io, obs)?,
-        },
-        (LyapunovEstimator::Indicator(indicator, io), _) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(IndicatorResult {
-                title: spec.title.clone(),
-                links: chain.links(),
-                found: (indicator.run)(chain, method, x0, io, obs)?,
-            }),
-        },
-        (_, None) if run.covariant.is_some() => Output::Covariant {
-            chain,
-            result: Box::new(chain_covariant(
+        (LyapunovEstimator::Sali(io), _) => found(Box::new(SaliResult {
+            title: spec.title.clone(),
+            indicators: chain_indicators(chain, method, x0, io, obs)?,
+        })),
+        (LyapunovEstimator::Indicator(indicator, io), _) => found(Box::new(IndicatorResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            found: (indicator.run)(chain, method, x0, io, obs)?,
+        })),
+        (_, None) if run.covariant.is_some() => found(Box::new(CovariantResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            covariant: Box::new(chain_covariant(
                 chain,
                 method,
                 x0,
@@ -226,19 +214,23 @@ fn lyapunov<'a>(
                 run.covariant.as_ref().expect("checked"),
                 obs,
             )?),
-        },
-        (_, Some(ens)) => Output::Ensemble {
-            chain,
-            result: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
-        },
-        (LyapunovEstimator::TwoTrajectory(two), None) => Output::Lyapunov {
-            chain,
-            result: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
-        },
-        (_, None) => Output::Lyapunov {
-            chain,
-            result: chain_spectrum(chain, method, x0, &opts, obs)?,
-        },
+        })),
+        (_, Some(ens)) => found(Box::new(EnsembleResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            estimator: run.estimator.name(),
+            ensemble: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
+        })),
+        (LyapunovEstimator::TwoTrajectory(two), None) => found(Box::new(SpectrumResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            spectrum: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
+        })),
+        (_, None) => found(Box::new(SpectrumResult {
+            title: spec.title.clone(),
+            links: chain.links(),
+            spectrum: chain_spectrum(chain, method, x0, &opts, obs)?,
+        })),
     })
 }
 
@@ -285,9 +277,14 @@ fn cart_chain<'a>(
             chain: None,
             result: Box::new(CartSimulated::run(spec, sys, opts, obs)?),
         },
-        Analysis::Lyapunov(run) => Output::CartLyapunov {
-            sys,
-            result: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
+        Analysis::Lyapunov(run) => Output::Found {
+            chain: None,
+            result: Box::new(CartSpectrumResult {
+                title: spec.title.clone(),
+                phase_space_dimension: sys.manifold_dim(),
+                initial_state: x0.to_vec(),
+                spectrum: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
+            }),
         },
         Analysis::Modes(opts) => Output::Found {
             chain: None,
@@ -314,11 +311,6 @@ impl Outcome<'_> {
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
         match &self.output {
-            Output::Lyapunov { .. } | Output::CartLyapunov { .. } | Output::Ensemble { .. } => {
-                "lyapunov"
-            }
-            Output::Covariant { .. } => "covariant",
-            Output::Indicators { .. } => "indicators",
             Output::Orbits { .. } => "orbits",
             Output::Found { result, .. } => result.group(),
             Output::Map { .. } => "map",
@@ -328,12 +320,6 @@ impl Outcome<'_> {
     /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
     pub fn complete(&self) -> bool {
         match &self.output {
-            Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
-                result.complete
-            }
-            Output::Ensemble { result, .. } => result.complete,
-            Output::Covariant { result, .. } => result.complete,
-            Output::Indicators { result } => result.complete,
             Output::Orbits { result, .. } => result.complete,
             Output::Found { result, .. } => result.complete(),
             Output::Map { .. } => true,
@@ -408,34 +394,6 @@ impl Outcome<'_> {
         }
         out.provenance(prov, &spec.title)?;
         match &self.output {
-            Output::Lyapunov { chain, result } => {
-                store::write_lyapunov(&store::chain_group(out, "lyapunov", chain, x0)?, result)
-            }
-            Output::Covariant { chain, result } => {
-                let g = store::chain_group(out, "lyapunov", chain, x0)?;
-                store::write_lyapunov(&g, &result.spectrum)?;
-                let g = store::chain_group(out, "covariant", chain, x0)?;
-                store::write_covariant(&g, result)
-            }
-            Output::Ensemble { chain, result } => {
-                let g = store::chain_group(out, "lyapunov", chain, x0)?;
-                store::write_lyapunov(&g, &result.members[0])?;
-                let g = out.group("ensemble")?;
-                store::write_ensemble(&g, result)
-            }
-            Output::Indicators { result } => {
-                let g = out.group("indicators")?;
-                store::write_indicators(&g, result)?;
-                g.initial_state(x0)
-            }
-            Output::CartLyapunov { sys, result } => {
-                let g = out.group("lyapunov")?;
-                store::write_lyapunov(&g, result)?;
-                g.initial_state(x0)?;
-                g.attr_i64("phase_space_dimension", sys.manifold_dim() as i64)?;
-                g.attr_str("model", "cart-chain")?;
-                Ok(())
-            }
             Output::Orbits { chain, run, result } => {
                 crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
             }

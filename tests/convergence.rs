@@ -91,7 +91,8 @@ fn lambda_max_running_estimate_flag() {
 /// 0.09 s⁻¹ at half the averaging time, −0.008 at its end, far outside the end's error bar.
 #[test]
 fn lambda_max_still_falling_after_transient_chaos() {
-    use pendula::run::{execute, Output};
+    use pendula::run::execute;
+    use pendula::run::sweep::{scalars, trend_of};
     let amplitude = 0.9 + 58.0 * (0.6 / 99.0);
     let text = format!(
         "kind = \"lyapunov\"\n[model]\npreset = \"simple\"\ngravity = 1.0\nlength = 1.0\nmass = 1.0\n\
@@ -104,14 +105,20 @@ fn lambda_max_still_falling_after_transient_chaos() {
         .validate()
         .unwrap();
     let out = execute(&spec, &mut Silent).unwrap();
-    let Output::Lyapunov { result, .. } = &out.output else {
-        panic!("a Lyapunov estimate")
+    // The numbers a sweep keeps of the run: λ_max at half the time, its trend, the exponents.
+    let s = scalars(&out);
+    let one = |name: &str| {
+        s.iter()
+            .find(|x| x.name == name)
+            .unwrap_or_else(|| panic!("scalar {name}"))
+            .values
+            .clone()
     };
-    let (half, trend) = result.trend(0);
-    assert_eq!(trend, Trend::Falling, "{half} → {:?}", result.exponents);
-    assert!(
-        half > 0.05 && result.exponents[0] < 0.0,
-        "{half} → {:?}",
-        result.exponents
+    let (half, trend, exponents) = (
+        one("lambda_max_half")[0],
+        trend_of(one("lambda_max_trend")[0]),
+        one("lambda"),
     );
+    assert_eq!(trend, Trend::Falling, "{half} → {exponents:?}");
+    assert!(half > 0.05 && exponents[0] < 0.0, "{half} → {exponents:?}");
 }

@@ -584,8 +584,10 @@ fn invalid_options_are_named() {
 #[test]
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
+    use pendula::finding::Finding;
+    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult, SpectrumResult};
     use pendula::plot::{draw_convergence, draw_indicators};
-    use pendula::store::{chain_group, write_ensemble, write_indicators, write_lyapunov, H5Out};
+    use pendula::store::{write_record, H5Out, RunInfo};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
     let tmp = tempfile::tempdir().unwrap();
     let dir = std::env::var_os("PENDULA_PLOT_DIR")
@@ -634,14 +636,41 @@ fn store_and_plot() {
 
     let path = tmp.path().join("lyap.h5");
     let out = H5Out::create(&path, false).unwrap();
-    write_lyapunov(&chain_group(&out, "lyapunov", &c, &x0).unwrap(), &r).unwrap();
-    write_ensemble(&out.group("ensemble").unwrap(), &ens).unwrap();
-    write_indicators(&out.group("indicators").unwrap(), &ind).unwrap();
+    let run = RunInfo {
+        title: "",
+        model_name: "",
+        chain: &c,
+        method: &m,
+        x0: &x0,
+    };
+    let spectrum = |r: &Lyapunov| SpectrumResult {
+        title: String::new(),
+        links: 3,
+        spectrum: r.clone(),
+    };
+    write_record(&out, Some(&run), &spectrum(&r).record()).unwrap();
+    let ens = EnsembleResult {
+        title: String::new(),
+        links: 2,
+        estimator: "spectrum",
+        ensemble: ens,
+    };
+    write_record(&out, None, &ens.beside()[0]).unwrap();
+    let sali = SaliResult {
+        title: String::new(),
+        indicators: ind,
+    };
+    let mut g = sali.record();
+    // The initial state is the run's part (no run here).
+    g.entries.pop();
+    write_record(&out, None, &g).unwrap();
     // A run stopped inside its transient has an empty history and NaN exponents; it still stores.
     let stopped = chain_spectrum(&c, &m, &x0, &opts, &mut StopAfter(5)).unwrap();
     assert!(!stopped.complete && stopped.history.time.is_empty());
     assert!(stopped.exponents.iter().all(|v| v.is_nan()));
-    write_lyapunov(&chain_group(&out, "stopped", &c, &x0).unwrap(), &stopped).unwrap();
+    let mut g = spectrum(&stopped).record();
+    g.name = "stopped".into();
+    write_record(&out, Some(&run), &g).unwrap();
     out.finish().unwrap();
 
     let f = hdf5::File::open(&path).unwrap();
@@ -657,7 +686,10 @@ fn store_and_plot() {
     let e = f.group("ensemble").unwrap();
     assert_eq!(e.dataset("member_exponents").unwrap().shape(), vec![3, 4]);
     let s = f.group("indicators").unwrap();
-    assert_eq!(s.dataset("gali").unwrap().shape(), vec![ind.time.len(), 3]);
+    assert_eq!(
+        s.dataset("gali").unwrap().shape(),
+        vec![sali.indicators.time.len(), 3]
+    );
 }
 
 /// Issue 48: "Kaplan–Yorke dimension 4.000000" was printed for the conservative double

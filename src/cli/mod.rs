@@ -9,7 +9,6 @@ mod bench;
 mod bench_visual;
 mod control;
 mod flags;
-mod lyapunov;
 mod map;
 mod measure;
 mod orbits;
@@ -659,11 +658,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     }
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
-        Output::Lyapunov { result, .. } => lyapunov::spectrum(ctx, result, wall),
-        Output::Ensemble { result, .. } => lyapunov::ensemble(ctx, result, wall),
-        Output::Covariant { result, .. } => lyapunov::covariant(ctx, result, wall),
-        Output::Indicators { result } => lyapunov::sali(ctx, result, wall),
-        Output::CartLyapunov { sys, result } => lyapunov::cart(ctx, sys, result, wall),
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }

@@ -1,7 +1,7 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
-pub use pendula::format::{f64_json, num};
+pub use pendula::format::f64_json;
 use pendula::kinds::Found;
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};

@@ -142,13 +142,6 @@ pub trait Found: Finding {
     }
 }
 
-/// SALI's successors on the orbit driver (MEGNO, FLI) describe a line chart.
-impl Found for crate::analysis::orbit::IndicatorResult {
-    fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        crate::plot::draw_figure(&self.figure(), path)
-    }
-}
-
 /// What a run of a kind runs on: the validated spec's title, model, integrator and start
 /// (the same record of a run the store writes beside every result).
 pub use crate::store::RunInfo as Input;

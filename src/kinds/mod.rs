@@ -17,6 +17,7 @@
 
 pub mod frequencies;
 mod kind;
+pub mod lyapunov;
 pub mod memory;
 pub mod modes;
 pub mod orbits;

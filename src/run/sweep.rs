@@ -8,7 +8,6 @@
 
 use super::{execute, Outcome, Output, RunError};
 use crate::analysis::convergence::Trend;
-use crate::analysis::map::class;
 use crate::error::FieldError;
 use crate::finding::Record as Group;
 use crate::observe::{Cancellable, Control, Observer};
@@ -313,83 +312,12 @@ fn run_point(
 pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
-        Output::Lyapunov { result, .. } | Output::CartLyapunov { result, .. } => {
-            lyapunov_scalars(&mut s, result)
-        }
-        Output::Covariant { result, .. } => {
-            lyapunov_scalars(&mut s, &result.spectrum);
-            s.push(Scalar::one(
-                "tangency_fraction",
-                result.tangency_fraction.unwrap_or(f64::NAN),
-                "1",
-                "fraction of samples with a near-tangency of the unstable and stable subspaces",
-            ));
-        }
-        Output::Ensemble { result, .. } => ensemble_scalars(&mut s, result),
-        Output::Indicators { result } => sali_scalars(&mut s, result),
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
         // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
         Output::Orbits { .. } => {}
     }
     s
-}
-
-fn ensemble_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::lyapunov::Ensemble) {
-    s.push(
-        Scalar::vector(
-            "lambda_mean",
-            "exponent",
-            result.mean.clone(),
-            "s-1",
-            "ensemble mean of each exponent",
-        )
-        .with_errors(result.standard_error.clone()),
-    );
-    s.push(Scalar::vector(
-        "lambda_std",
-        "exponent",
-        result.std.clone(),
-        "s-1",
-        "spread (sample standard deviation) of each exponent over the members",
-    ));
-    if let (Some(m), Some(e)) = (result.mean.first(), result.standard_error.first()) {
-        s.push(
-            Scalar::one(
-                "lambda_max",
-                *m,
-                "s-1",
-                "largest Lyapunov exponent (ensemble mean)",
-            )
-            .with_error(*e),
-        );
-    }
-}
-
-fn sali_scalars(s: &mut Vec<Scalar>, result: &crate::analysis::orbit::Indicators) {
-    s.push(Scalar::one(
-        "sali_min",
-        result.min_sali,
-        "1",
-        "smallest SALI over the run",
-    ));
-    s.push(Scalar::one(
-        "chaos_time",
-        result.chaos_time.unwrap_or(f64::NAN),
-        "s",
-        "first time SALI < 1e-8 (NaN: never)",
-    ));
-    let code = match result.regularity {
-        crate::analysis::Regularity::Chaotic => class::CHAOTIC,
-        crate::analysis::Regularity::Regular => class::REGULAR,
-        crate::analysis::Regularity::Undecided => class::UNDECIDED,
-    };
-    s.push(Scalar::one(
-        "regularity",
-        f64::from(code),
-        "1",
-        "SALI verdict: 0 undecided, 1 chaotic, 4 regular (the sali map's class codes)",
-    ));
 }
 
 fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileResult>]) {
@@ -438,39 +366,6 @@ fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileRe
         "1",
         "fraction of the pixels with a finite value",
     ));
-}
-
-fn lyapunov_scalars(s: &mut Vec<Scalar>, r: &crate::analysis::Lyapunov) {
-    s.push(
-        Scalar::vector(
-            "lambda",
-            "exponent",
-            r.exponents.clone(),
-            "s-1",
-            "Lyapunov exponents, in QR order",
-        )
-        .with_errors(r.standard_error.clone()),
-    );
-    if let (Some(m), Some(e)) = (r.exponents.first(), r.standard_error.first()) {
-        s.push(Scalar::one("lambda_max", *m, "s-1", "largest Lyapunov exponent").with_error(*e));
-        let (half, trend) = r.trend(0);
-        s.push(Scalar::one(
-            "lambda_max_half",
-            half,
-            "s-1",
-            "the running estimate of lambda_max at half the averaging time",
-        ));
-        s.push(Scalar::one(
-            "lambda_max_trend",
-            f64::from(trend.code()),
-            "1",
-            "lambda_max's running estimate over the last doubling of time: 0 unknown, 1 settled, 2 still rising, 3 still falling",
-        ));
-    }
-    s.push(
-        Scalar::one("lambda_sum", r.sum, "s-1", "sum of the exponents")
-            .with_error(r.sum_standard_error),
-    );
 }
 
 /// The trend code of a `lambda_max_trend` scalar back as a [`Trend`].

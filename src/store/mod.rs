@@ -37,12 +37,8 @@ pub mod memory;
 
 pub use h5::{open_input, stop_writes_with, GroupWriter, H5Out, Tile, Var};
 
-mod lyapunov;
 pub mod map;
 mod results;
-pub use lyapunov::{
-    chain_group, write_covariant, write_ensemble, write_indicators, write_lyapunov,
-};
 pub(crate) use results::link_coord;
 pub use results::{method_attrs, write_method, write_model};
 
@@ -62,8 +58,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Writes a new result file at `path`: provenance and `title` at the root, then whatever
-/// `body` adds (the result writers: [`write_record`],
-/// [`write_lyapunov`] into a [`chain_group`], …). Atomic: written as `PATH.partial` and renamed when `body`
+/// `body` adds (the result writers: [`write_record`], …). Atomic: written as `PATH.partial` and renamed when `body`
 /// succeeds; on an error the `.partial` is removed and nothing is left at `path`.
 ///
 /// Errors: [`StoreError::Exists`] when `path` exists and not `force`, and any error of `body`
