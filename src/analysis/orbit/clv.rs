@@ -94,10 +94,24 @@ impl CovariantOptions {
 pub fn covariant_bytes(n: usize, k: usize, tau: f64, time: f64, opts: &CovariantOptions) -> f64 {
     let n_avg = (time / tau).round().max(1.0);
     let back = (opts.backward_transient / tau).round().max(0.0);
+    let kf = k as f64;
+    8.0 * (n_avg + back) * kf * (kf + 1.0) / 2.0 + covariant_sample_bytes(n, k, tau, time, opts)
+}
+
+/// Of [`covariant_bytes`], what the samples hold (Q, the state and the results at each):
+/// what a result file's record copies of them while it is written.
+pub fn covariant_sample_bytes(
+    n: usize,
+    k: usize,
+    tau: f64,
+    time: f64,
+    opts: &CovariantOptions,
+) -> f64 {
+    let n_avg = (time / tau).round().max(1.0);
     let samples = n_avg.min(opts.samples as f64);
     let (n, k) = (n as f64, k as f64);
     let per_sample = n * k + n + 2.0 * k + 2.0 + opts.pairs.len() as f64 + n * k;
-    8.0 * ((n_avg + back) * k * (k + 1.0) / 2.0 + samples * per_sample)
+    8.0 * samples * per_sample
 }
 
 /// Covariant Lyapunov vectors along an orbit, with the spectrum of the same run.

@@ -23,10 +23,13 @@ pub(super) fn simulate_terms(
 ) {
     let nf = n as f64;
     let samples = (o.t_end / o.dt_out).floor() + 2.0;
-    // The samples as integrated, the trajectory's arrays and the figures' positions.
+    // The samples as integrated, the trajectory's arrays and the figures' positions, and the
+    // copy of its arrays the file's record holds while it is written (planar: time, θ, θ̇, the
+    // energies, the energy error and each link's kinetic energy; the cart chain's: as many
+    // as its trajectory).
     let per = match model {
-        Model::Planar(_) => (3.0 * dim + 8.0) * F64,
-        Model::Cart(_) => (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64,
+        Model::Planar(_) => (3.0 * dim + 8.0 + 1.5 * dim + 5.0) * F64,
+        Model::Cart(_) => 2.0 * (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64,
     };
     terms.push(samples_term(
         samples,
@@ -146,19 +149,18 @@ pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Ve
         LyapunovEstimator::Sali(ref s) => s.k as f64,
         LyapunovEstimator::Indicator(i, _) => i.vectors as f64,
     };
+    // The convergence history, and its copy in the file's record while it is written.
     let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
+    let written = history;
     // State and k tangent vectors through the solver, and the QR's copies.
     let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
     if let Some(cov) = &r.covariant {
         let o = &r.options;
+        let (d, k) = (dim as usize, k as usize);
         terms.push(Term {
-            bytes: crate::analysis::orbit::covariant_bytes(
-                dim as usize,
-                k as usize,
-                o.tau,
-                o.time,
-                cov,
-            ),
+            // What the run keeps, and the record's copy of the samples while it is written.
+            bytes: crate::analysis::orbit::covariant_bytes(d, k, o.tau, o.time, cov)
+                + crate::analysis::orbit::covariant_sample_bytes(d, k, o.tau, o.time, cov),
             field: "lyapunov.t_end",
             driver: format!(
                 "{:.0} s window and {} s backward transient at tau = {} s",
@@ -169,7 +171,7 @@ pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Ve
     }
     match &r.ensemble {
         None => terms.push(Term {
-            bytes: run + history,
+            bytes: run + history + written,
             field: "model.links",
             driver: links_driver(n),
             what: "the tangent vectors",
@@ -184,7 +186,7 @@ pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Ve
                 what: "the tangent vectors",
             });
             terms.push(Term {
-                bytes: m * (history + dim * F64 + 4096.0),
+                bytes: m * (history + dim * F64 + 4096.0) + written,
                 field: "lyapunov.ensemble",
                 driver: format!("{} members", e.members),
                 what: "the ensemble's results",
@@ -205,8 +207,9 @@ pub(super) fn poincare_terms(o: &PoincareOptions, n: usize, dim: f64, terms: &mu
         }
     };
     let crossings = o.orbit.crossings as f64;
-    // Each crossing keeps its state (a Vec), time and energy error.
-    let per = dim * F64 + 24.0 + 16.0;
+    // Each crossing keeps its state (a Vec), time and energy error, and the file's record
+    // copies the state, time and error while it is written.
+    let per = dim * F64 + 24.0 + 16.0 + (dim + 2.0) * F64;
     let (field, driver) = if crossings >= points * shells {
         (
             "poincare.crossings",
