@@ -60,7 +60,11 @@ pub enum LinkShape {
 }
 
 /// One rigid link, fully resolved: length, mass, centre-of-mass offset, inertia about the c.o.m.
-#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+/// Its `Debug` and `==` see these four alone: they determine the dynamics (a map's fingerprint
+/// is taken over the chain's `Debug` text, `analysis::map::spec_hash`, and an orbit seeded from
+/// a map checks the map's chain with `==`), while [`Link::shape`] says only how they follow a
+/// varied length or mass.
+#[derive(Clone, Copy, Serialize, Deserialize)]
 pub struct Link {
     pub length: f64,
     pub mass: f64,
@@ -71,6 +75,23 @@ pub struct Link {
     /// given (`None`) and kept.
     #[serde(default)]
     pub shape: Option<LinkShape>,
+}
+
+impl PartialEq for Link {
+    fn eq(&self, o: &Link) -> bool {
+        (self.length, self.mass, self.com, self.inertia) == (o.length, o.mass, o.com, o.inertia)
+    }
+}
+
+impl std::fmt::Debug for Link {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Link")
+            .field("length", &self.length)
+            .field("mass", &self.mass)
+            .field("com", &self.com)
+            .field("inertia", &self.inertia)
+            .finish()
+    }
 }
 
 impl Link {

@@ -247,7 +247,7 @@ impl Parameter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::model::{Harmonic, Link};
+    use crate::model::{Harmonic, Link, LinkShape};
 
     fn driven_rods() -> Chain {
         let mut p = ChainParams::new(vec![Link::rod(1.0, 2.0), Link::point(0.5, 1.0)]);
@@ -294,6 +294,7 @@ mod tests {
         let c2 = Parameter::LinkLength(0).set(&c, 3.0).expect("set");
         // A uniform rod of 3 m: c.o.m. at 1.5 m, J = m l² / 12, bit for bit as built.
         assert_eq!(c2.params().links[0], Link::rod(3.0, 2.0));
+        assert_eq!(c2.params().links[0].shape, Some(LinkShape::Rod));
         let c3 = Parameter::Mass.set(&c, 4.0).expect("set");
         assert_eq!(c3.params().links[0], Link::rod(1.0, 4.0));
         assert_eq!(c3.params().links[1], Link::point(0.5, 4.0));
@@ -301,6 +302,7 @@ mod tests {
             Chain::new(ChainParams::new(vec![Link::given(1.0, 1.0, 0.3, 0.02)])).expect("a chain");
         let g2 = Parameter::LinkLength(0).set(&given, 2.0).expect("set");
         assert_eq!(g2.params().links[0], Link::given(2.0, 1.0, 0.3, 0.02));
+        assert_eq!(g2.params().links[0].shape, None);
     }
 
     #[test]
