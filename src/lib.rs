@@ -15,8 +15,10 @@
 //! - [`spec`]: the validated analysis specification shared by the CLI and `analyses/*.toml`.
 //! - [`run`]: one call that runs a validated spec and returns the outcome the store writes;
 //!   the CLI and the Python package are front ends over it.
+//! - [`bench`]: the workloads of `pendula bench`, one call each.
 
 pub mod analysis;
+pub mod bench;
 pub mod error;
 pub mod finding;
 pub mod format;

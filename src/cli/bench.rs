@@ -3,10 +3,7 @@
 use super::output::set_threads;
 use super::output::CliError;
 use clap::{Args, Subcommand};
-use pendula::analysis::lyapunov::bench_lyapunov;
-use pendula::analysis::map::bench::{bench_flip, bench_map};
-use pendula::analysis::map::{Kernel, Kind, MapKind};
-use pendula::analysis::modes::structured::benchmark_m;
+use pendula::bench;
 use pendula::spec::{format_bytes, Budget};
 
 /// Most repeats of a benchmark: the best of a thousand is as good as it gets.
@@ -167,7 +164,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             within("--repeats", *repeats, 1, MAX_REPEATS)?;
             time("--t-end", *t_max, MAX_BENCH_TIME)?;
             set_threads(*threads)?;
-            let b = bench_flip(*width, *t_max, *repeats, *energy_skip);
+            let b = bench::flip(*width, *t_max, *repeats, *energy_skip);
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
             Ok(())
         }
@@ -186,19 +183,12 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             within("--tau-steps", *tau_steps as usize, 1, 1_000_000)?;
             time("--t-max", *t_max, MAX_BENCH_TIME)?;
             within("--gali-order", *gali_order, 2, 4)?;
-            let kind = indicator_kind(kind, *t_max, *tau_steps, *gali_order)?;
-            let kernel = match kernel.as_str() {
-                "auto" => Kernel::Auto,
-                "lanes" => Kernel::Lanes,
-                "scalar" => Kernel::Scalar,
-                k => {
-                    return Err(CliError::Input(format!(
-                        "--kernel: expected auto, lanes or scalar (got `{k}`)"
-                    )))
-                }
-            };
+            let kind = bench::indicator_kind(kind, *t_max, *tau_steps, *gali_order)
+                .map_err(|e| CliError::Input(format!("--kind: {e}")))?;
+            let kernel =
+                bench::kernel(kernel).map_err(|e| CliError::Input(format!("--kernel: {e}")))?;
             set_threads(*threads)?;
-            let b = bench_map(kind, *width, *t_max, kernel, *repeats);
+            let b = bench::map(kind, *width, *t_max, kernel, *repeats);
             println!("{}", serde_json::to_string(&b).unwrap_or_default());
             Ok(())
         }
@@ -220,7 +210,7 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 )));
             }
             set_threads(*threads)?;
-            let r = benchmark_m(*links, *repeats);
+            let r = bench::modes(*links, *repeats);
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
         }
@@ -247,15 +237,13 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
                 )));
             }
             time("--t-end", t + t_trans, MAX_BENCH_TIME + 200.0)?;
-            let r = bench_lyapunov(links, t_trans, t, repeats)?;
+            let r = bench::lyapunov(links, t_trans, t, repeats)?;
             println!("{}", serde_json::to_string(&r).unwrap_or_default());
             Ok(())
         }
         BenchWhich::Orbits { threads } => {
             super::output::set_threads(*threads)?;
-            let lines = pendula::analysis::periodic::bench::bench_orbits()
-                .map_err(|e| CliError::Run(e.to_string()))?;
-            for l in lines {
+            for l in bench::orbits()? {
                 println!("{l}");
             }
             Ok(())
@@ -267,53 +255,4 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             seconds,
         } => super::bench_visual::viewer(*links, *substeps, *seconds),
     }
-}
-
-/// The map kind `bench map --kind` names: one of the indicator kinds the tangent lanes serve,
-/// with `tau_steps` (and for Lyapunov maps the default 10 blocks where the run holds that many
-/// intervals).
-fn indicator_kind(
-    name: &str,
-    t_max: f64,
-    tau_steps: u32,
-    gali_order: usize,
-) -> Result<MapKind, CliError> {
-    let served = [
-        Kind::Lyapunov,
-        Kind::Ftle,
-        Kind::Megno,
-        Kind::Sali,
-        Kind::Gali,
-        Kind::Fli,
-        Kind::LagrangianDescriptor,
-    ];
-    let id = Kind::parse(name)
-        .filter(|k| served.contains(k))
-        .ok_or_else(|| {
-            CliError::Input(format!(
-                "--kind: expected {} (got `{name}`)",
-                Kind::expected(&served)
-            ))
-        })?;
-    Ok(match id {
-        Kind::Lyapunov => MapKind::Lyapunov {
-            renorm_steps: tau_steps,
-            blocks: pendula::analysis::map::blocks::max_blocks(
-                (t_max / 0.01).round() as u32,
-                tau_steps,
-            )
-            .clamp(1, 10),
-            tolerance: None,
-        },
-        Kind::Ftle => MapKind::Ftle,
-        Kind::Megno => MapKind::Megno { tau_steps },
-        Kind::Sali => MapKind::Sali { tau_steps },
-        Kind::Fli => MapKind::Fli { tau_steps },
-        Kind::LagrangianDescriptor => MapKind::LagrangianDescriptor { p: 0.5 },
-        // Kind::Gali, the last one served.
-        _ => MapKind::Gali {
-            k: gali_order,
-            tau_steps,
-        },
-    })
 }

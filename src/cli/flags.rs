@@ -133,7 +133,7 @@ flags! {
     "periods" => "modes.periods", Float, "N", "Linear periods integrated per measurement (default 20)", &[MODES];
     "amplitudes" => "modes.amplitudes", Floats, "RAD,…", "Amplitudes (rad) for the lowest mode's amplitude dependence", &[MODES];
     // lyapunov
-    "estimator" => "lyapunov.estimator", Word, pendula::analysis::orbit::ESTIMATORS, "Estimator (default spectrum)", &[LYAP];
+    "estimator" => "lyapunov.estimator", Word, pendula::spec::ESTIMATORS, "Estimator (default spectrum)", &[LYAP];
     "exponents" => "lyapunov.exponents", IntOrWord, "k|all", "Number of exponents k, or all (default)", &[LYAP];
     "tau" => "@.tau", Float, "S", "Re-orthonormalization interval τ (s); lyapunov default 0.01, maps 0.1", &[LYAP, MAP];
     "transient" => "@.transient", Float, "S|N", "Transient discarded: lyapunov, seconds whose logs are dropped (default 10); poincare --stroboscopic, whole drive periods before the first sample (default 0)", &[LYAP, POIN];
@@ -171,7 +171,7 @@ flags! {
     "lyapunov" => "poincare.lyapunov", Switch(true), "", "Finite-time Lyapunov exponent per orbit (colours regular/chaotic)", &[POIN];
     "chaos-threshold" => "poincare.chaos_threshold", Float, "1/S", "Exponent above which an orbit counts as chaotic (default 0.05)", &[POIN];
     // map
-    "kind" => "map.kind", Word, pendula::analysis::map::kinds::NAMES, "What each pixel shows (default flip-time)", &[MAP];
+    "kind" => "map.kind", Word, pendula::spec::MAP_KINDS, "What each pixel shows (default flip-time)", &[MAP];
     "resolution" => "map.resolution", Resolution, "W[xH]", "Pixels: W (square) or WxH (default 256)", &[MAP];
     "window" => "map.window", Floats, "XLO,XHI,YLO,YHI", "Zoom window (default −π,π,−π,π for angles)", &[MAP];
     "x" => "map.x", Word, "theta1|…|omegaN", "Horizontal coordinate (default theta1)", &[MAP];

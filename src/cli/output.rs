@@ -39,13 +39,6 @@ impl From<RunError> for CliError {
     }
 }
 
-/// The estimator's refusals as the library names them ([`RunError`]'s `From`).
-impl From<pendula::analysis::lyapunov::LyapunovError> for CliError {
-    fn from(e: pendula::analysis::lyapunov::LyapunovError) -> Self {
-        RunError::from(e).into()
-    }
-}
-
 /// A run that failed (blow-up, step size collapse): exit 1 with the reason.
 impl From<pendula::analysis::AnalysisError> for CliError {
     fn from(e: pendula::analysis::AnalysisError) -> Self {

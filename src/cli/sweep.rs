@@ -4,9 +4,8 @@
 
 use super::output::{f64_json, CliError, Common};
 use super::progress;
-use pendula::analysis::convergence::Trend;
 use pendula::plot::measure::{PanelSpec, SeriesSpec};
-use pendula::run::sweep::{run_sweep, trend_of, SweepOutcome};
+use pendula::run::sweep::{run_sweep, trend_of, SweepOutcome, Trend};
 use pendula::run::RunError;
 use pendula::spec::Spec;
 use pendula::store::Provenance;

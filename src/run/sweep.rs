@@ -7,7 +7,8 @@
 //! with the swept fields as coordinates.
 
 use super::{execute, Outcome, Output, RunError};
-use crate::analysis::convergence::Trend;
+/// The running estimate's trend, as a `lambda_max_trend` scalar codes it ([`trend_of`]).
+pub use crate::analysis::convergence::Trend;
 use crate::error::FieldError;
 use crate::finding::Record as Group;
 use crate::observe::{Cancellable, Control, Observer};

@@ -66,6 +66,10 @@ mod title;
 mod validate;
 mod visual;
 
+/// The names `map.kind` takes (`--kind`'s value list).
+pub use crate::analysis::map::kinds::NAMES as MAP_KINDS;
+/// The names `lyapunov.estimator` takes (`--estimator`'s value list).
+pub use crate::analysis::orbit::ESTIMATORS;
 use bounds::{bounded, in_size_range, mass_ratio, refuse_given};
 pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
 pub use budget::{
