@@ -27,7 +27,7 @@ use crate::analysis::AnalysisError;
 use crate::error::FieldError;
 use crate::finding::Record;
 use crate::kinds::lyapunov::{
-    CartSpectrumResult, CovariantResult, EnsembleResult, SaliResult, SpectrumResult,
+    CovariantResult, EnsembleResult, SaliResult, SpectrumOf, SpectrumResult,
 };
 use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
@@ -223,12 +223,16 @@ fn lyapunov<'a>(
         })),
         (LyapunovEstimator::TwoTrajectory(two), None) => found(Box::new(SpectrumResult {
             title: spec.title.clone(),
-            links: chain.links(),
+            of: SpectrumOf::Planar {
+                links: chain.links(),
+            },
             spectrum: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
         })),
         (_, None) => found(Box::new(SpectrumResult {
             title: spec.title.clone(),
-            links: chain.links(),
+            of: SpectrumOf::Planar {
+                links: chain.links(),
+            },
             spectrum: chain_spectrum(chain, method, x0, &opts, obs)?,
         })),
     })
@@ -279,10 +283,12 @@ fn cart_chain<'a>(
         },
         Analysis::Lyapunov(run) => Output::Found {
             chain: None,
-            result: Box::new(CartSpectrumResult {
+            result: Box::new(SpectrumResult {
                 title: spec.title.clone(),
-                phase_space_dimension: sys.manifold_dim(),
-                initial_state: x0.to_vec(),
+                of: SpectrumOf::Cart {
+                    phase_space_dimension: sys.manifold_dim(),
+                    initial_state: x0.to_vec(),
+                },
                 spectrum: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
             }),
         },

@@ -585,7 +585,7 @@ fn invalid_options_are_named() {
 fn store_and_plot() {
     use pendula::analysis::orbit::*;
     use pendula::finding::Finding;
-    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult, SpectrumResult};
+    use pendula::kinds::lyapunov::{EnsembleResult, SaliResult, SpectrumOf, SpectrumResult};
     use pendula::plot::{draw_convergence, draw_indicators};
     use pendula::store::{write_record, H5Out, RunInfo};
     // Set PENDULA_PLOT_DIR to keep the figures for a look.
@@ -645,7 +645,7 @@ fn store_and_plot() {
     };
     let spectrum = |r: &Lyapunov| SpectrumResult {
         title: String::new(),
-        links: 3,
+        of: SpectrumOf::Planar { links: 3 },
         spectrum: r.clone(),
     };
     write_record(&out, Some(&run), &spectrum(&r).record()).unwrap();

@@ -3,84 +3,53 @@
 //! model's name. The cart chain has no planar run for the store to write beside it, so the
 //! record holds its initial state itself.
 
-use super::spectrum::{spectrum_entries, spectrum_scalars, spectrum_text};
+use super::spectrum::spectrum_entries;
 use crate::analysis::lyapunov::Lyapunov;
-use crate::finding::{Finding, Record, Scalar};
-use crate::kinds::Found;
-use crate::plot::PlotError;
+use crate::finding::Record;
 use serde_json::json;
-use std::path::Path;
 
-/// The cart chain's spectrum.
-#[derive(Debug, Clone)]
-pub struct CartSpectrumResult {
-    /// The run's title (the figure's and the summary's).
-    pub title: String,
-    /// The dimension of the constraint manifold the spectrum is of.
-    pub phase_space_dimension: usize,
-    pub initial_state: Vec<f64>,
-    pub spectrum: Lyapunov,
+/// The group `lyapunov` of the cart chain's spectrum `spectrum` from `initial_state`, on a
+/// constraint manifold of dimension `phase_space_dimension`.
+pub(super) fn cart_record(
+    spectrum: &Lyapunov,
+    phase_space_dimension: usize,
+    initial_state: &[f64],
+) -> Record {
+    let mut g = Record::new("lyapunov");
+    spectrum_entries(&mut g, spectrum);
+    // As `GroupWriter::initial_state` writes a planar run's.
+    g.index(
+        "state_component",
+        initial_state.len(),
+        "component of the state vector, in the model's coordinates (planar chain: theta_1..theta_N, then omega_1..omega_N)",
+    )
+    .var(
+        "initial_state",
+        &["state_component"],
+        initial_state,
+        "1",
+        "initial state in the model's coordinates (rad and rad/s for a planar chain)",
+    )
+    .attr("phase_space_dimension", phase_space_dimension as i64)
+    .attr("model", "cart-chain");
+    g
 }
 
-impl Finding for CartSpectrumResult {
-    fn group(&self) -> &'static str {
-        "lyapunov"
-    }
-
-    fn complete(&self) -> bool {
-        self.spectrum.complete
-    }
-
-    fn record(&self) -> Record {
-        let mut g = Record::new("lyapunov");
-        spectrum_entries(&mut g, &self.spectrum);
-        // As `GroupWriter::initial_state` writes a planar run's.
-        g.index(
-            "state_component",
-            self.initial_state.len(),
-            "component of the state vector, in the model's coordinates (planar chain: theta_1..theta_N, then omega_1..omega_N)",
-        )
-        .var(
-            "initial_state",
-            &["state_component"],
-            self.initial_state.as_slice(),
-            "1",
-            "initial state in the model's coordinates (rad and rad/s for a planar chain)",
-        )
-        .attr("phase_space_dimension", self.phase_space_dimension as i64)
-        .attr("model", "cart-chain");
-        g
-    }
-
-    fn summary(&self) -> serde_json::Value {
-        let r = &self.spectrum;
-        json!({
-            "kind": "lyapunov", "model": "cart-chain", "title": self.title,
-            "phase_space_dimension": self.phase_space_dimension,
-            "exponents": r.exponents, "standard_error": r.standard_error,
-            "sum_exponents": r.sum, "pair_sums": r.pair_sums,
-            "closest_to_zero": r.closest_to_zero,
-            "relative_energy_drift": r.energy.relative_drift,
-            "averaged_time": r.averaged_time, "counts": r.counts,
-            "complete": r.complete,
-        })
-    }
-
-    fn report(&self) -> String {
-        spectrum_text(&self.spectrum)
-    }
-
-    fn scalars(&self) -> Vec<Scalar> {
-        spectrum_scalars(&self.spectrum)
-    }
-
-    fn run_fields(&self) -> &'static [&'static str] {
-        super::RUN_FIELDS
-    }
-}
-
-impl Found for CartSpectrumResult {
-    fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        crate::plot::draw_convergence(&self.spectrum, &self.title, path)
-    }
+/// The cart chain's spectrum's JSON summary (with its kind, model and title).
+pub(super) fn cart_summary(
+    spectrum: &Lyapunov,
+    phase_space_dimension: usize,
+    title: &str,
+) -> serde_json::Value {
+    let r = spectrum;
+    json!({
+        "kind": "lyapunov", "model": "cart-chain", "title": title,
+        "phase_space_dimension": phase_space_dimension,
+        "exponents": r.exponents, "standard_error": r.standard_error,
+        "sum_exponents": r.sum, "pair_sums": r.pair_sums,
+        "closest_to_zero": r.closest_to_zero,
+        "relative_energy_drift": r.energy.relative_drift,
+        "averaged_time": r.averaged_time, "counts": r.counts,
+        "complete": r.complete,
+    })
 }

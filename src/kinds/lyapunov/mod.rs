@@ -2,7 +2,7 @@
 //! [`crate::kinds::Found`]): a planar chain's spectrum, one exponent or two-trajectory estimate
 //! ([`SpectrumResult`]), that spectrum with its covariant vectors ([`CovariantResult`]), an
 //! ensemble of spectra ([`EnsembleResult`]), SALI/GALI ([`SaliResult`]), the cart chain's
-//! spectrum ([`CartSpectrumResult`]) and the registered indicators MEGNO and FLI
+//! spectrum (a [`SpectrumResult`] of [`SpectrumOf::Cart`]) and the registered indicators MEGNO and FLI
 //! ([`crate::analysis::orbit::IndicatorResult`], whose figure is drawn here). Each writes the
 //! groups it wrote before it described itself (the `lyapunov` group; the vectors' `covariant`
 //! or the ensemble's `ensemble` group beside it; SALI's `indicators`), reports what the CLI
@@ -19,11 +19,10 @@ mod ensemble;
 mod sali;
 mod spectrum;
 
-pub use cart::CartSpectrumResult;
 pub use covariant::CovariantResult;
 pub use ensemble::EnsembleResult;
 pub use sali::SaliResult;
-pub use spectrum::SpectrumResult;
+pub use spectrum::{SpectrumOf, SpectrumResult};
 
 use super::Found;
 

@@ -18,14 +18,26 @@ use serde_json::json;
 use std::fmt::Write;
 use std::path::Path;
 
-/// A planar chain's spectrum, one exponent or two-trajectory estimate: the group `lyapunov`
-/// with the chain's links, parameters and initial state.
+/// A spectrum, one exponent or two-trajectory estimate: the group `lyapunov` with the planar
+/// chain's links, parameters and initial state, or the cart chain's ([`super::cart`]).
 #[derive(Debug, Clone)]
 pub struct SpectrumResult {
     /// The run's title (the figure's and the summary's).
     pub title: String,
-    pub links: usize,
+    pub of: SpectrumOf,
     pub spectrum: Lyapunov,
+}
+
+/// What a spectrum is of.
+#[derive(Debug, Clone)]
+pub enum SpectrumOf {
+    /// A planar chain of `links` links (the store writes its run beside the spectrum).
+    Planar { links: usize },
+    /// The cart chain, on its constraint manifold of that dimension, from that state.
+    Cart {
+        phase_space_dimension: usize,
+        initial_state: Vec<f64>,
+    },
 }
 
 impl Finding for SpectrumResult {
@@ -38,12 +50,27 @@ impl Finding for SpectrumResult {
     }
 
     fn record(&self) -> Record {
-        let mut g = chain_group("lyapunov", self.links);
-        spectrum_entries(&mut g, &self.spectrum);
-        g
+        match &self.of {
+            SpectrumOf::Planar { links } => {
+                let mut g = chain_group("lyapunov", *links);
+                spectrum_entries(&mut g, &self.spectrum);
+                g
+            }
+            SpectrumOf::Cart {
+                phase_space_dimension,
+                initial_state,
+            } => super::cart::cart_record(&self.spectrum, *phase_space_dimension, initial_state),
+        }
     }
 
     fn summary(&self) -> serde_json::Value {
+        if let SpectrumOf::Cart {
+            phase_space_dimension,
+            ..
+        } = self.of
+        {
+            return super::cart::cart_summary(&self.spectrum, phase_space_dimension, &self.title);
+        }
         let mut j = spectrum_json(&self.spectrum);
         j["kind"] = json!("lyapunov");
         j["title"] = json!(self.title);
