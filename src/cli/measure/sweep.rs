@@ -2,9 +2,9 @@
 //! `measure.map_file`, then measured; a `[measure.sweep]` measures one map per value.
 
 use super::label::{measure_sets, run_job, Job};
-use super::report::{set_json, table};
 use super::{Input, Source};
 use crate::cli::output::{CliError, Common};
+use pendula::kinds::measure::report::{set_json, table};
 use pendula::store::{self, Provenance};
 use serde_json::json;
 use std::path::PathBuf;
