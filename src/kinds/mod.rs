@@ -18,6 +18,7 @@
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
+pub mod measure;
 pub mod memory;
 pub mod modes;
 pub mod orbits;

@@ -1,16 +1,12 @@
 //! `pendula measure --chaotic-fraction`: the chaotic fraction of energy shells of a chain (SALI
 //! on Liouville-uniform starts), no label grid but a model and a run instead.
 
-use super::report::pair;
 use super::{as_input, MeasureArgs};
-use crate::cli::output::{f64_json, CliError};
+use crate::cli::output::CliError;
 use clap::Args;
-use pendula::analysis::measure::chaotic::{self, ShellFraction};
-use pendula::analysis::measure::{ChaoticChoices, MeasureError};
-use pendula::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
-use pendula::store::{self, ChaoticRun, Provenance};
-use serde_json::json;
-use std::path::{Path, PathBuf};
+use pendula::kinds::measure::{chaotic, ChaoticChoices};
+use pendula::store::{self, Provenance};
+use std::path::PathBuf;
 use std::time::Instant;
 
 /// The chaotic fraction of energy shells (issue 16, item 5): no label grid, a model instead.
@@ -168,11 +164,6 @@ fn chain(
     }
 }
 
-/// A library refusal as bad input naming the flag of its field.
-fn refused(e: MeasureError) -> CliError {
-    as_input(chaotic::refusal(&e))
-}
-
 /// `pendula measure --chaotic-fraction …`: samples, classifies, then writes the HDF5 group
 /// `measure/chaotic_fraction`, the figure and the JSON line or text table. Every check runs
 /// before any output is touched.
@@ -188,7 +179,7 @@ pub(super) fn command(
     let opts = choices.options().map_err(as_input)?;
     // The library's own checks (conservative chain, energies above the hanging rest) on no
     // work at all, so a refusal comes before any output path is prepared.
-    chaotic::check(&chain, &c.energies).map_err(refused)?;
+    chaotic::check(&chain, &c.energies).map_err(as_input)?;
     let (file, plot) = (&a.common.output, &a.common.plot);
     if let Some(p) = file {
         crate::cli::output::check_result_path(p, "-o")?;
@@ -205,148 +196,17 @@ pub(super) fn command(
     let start = Instant::now();
     // A stop keeps the shells finished before it: written marked incomplete (`complete = 0`),
     // then the run fails as every interrupted run does.
-    let (rows, complete) =
-        chaotic::chaotic_fraction_partial(&chain, &c.energies, samples, a.seed, &opts, cancel)
-            .map_err(|e| match e {
-                MeasureError::Interrupted => super::label::interrupted(),
-                e => refused(e),
-            })?;
+    let f = chaotic::run(&chain, name, &c.energies, samples, a.seed, opts, cancel)
+        .map_err(super::label::cli_error)?;
     let wall = start.elapsed().as_secs_f64();
-    let title = format!(
-        "Chaotic fraction of the energy shells, model {name}, {} links (t_end = {} s)",
-        chain.links(),
-        opts.indicators.time
-    );
-    let run = ChaoticRun {
-        model: name,
-        links: chain.links(),
-        samples,
-        seed: a.seed,
-        options: opts,
-        complete,
-    };
     if let Some(path) = file {
         let prov = Provenance::now(command_line, "");
-        store::write_file(path, a.common.force, &prov, &title, |out| {
-            store::write_chaotic_fraction(out, &run, &rows)
-        })?;
+        store::write_file(path, a.common.force, &prov, &f.title, |out| f.write(out))?;
     }
-    // A figure of no shell has nothing to draw.
-    if let (Some(path), false) = (plot, rows.is_empty()) {
-        let fig = pendula::plot::MeasureFigure::chaotic_fraction(&title, &rows);
-        pendula::plot::draw_measure(&fig, path)?;
+    if let (Some(path), true) = (plot, f.has_figure()) {
+        f.draw(path)?;
     }
-    let summary = chaotic_json(&title, &run, &rows, file.as_deref(), plot.as_deref(), wall);
-    let text = (!a.common.json).then(|| chaotic_table(&run, &rows, wall));
-    crate::cli::output::report(&summary, a.common.json, text, complete)
-}
-
-fn chaotic_json(
-    title: &str,
-    run: &ChaoticRun,
-    rows: &[ShellFraction],
-    file: Option<&Path>,
-    plot: Option<&Path>,
-    wall: f64,
-) -> serde_json::Value {
-    let o = &run.options;
-    json!({
-        "kind": "measure",
-        "what": "chaotic-fraction",
-        "title": title,
-        "model": run.model,
-        "links": run.links,
-        "samples": run.samples,
-        "seed": run.seed,
-        "complete": run.complete,
-        "t_end": o.indicators.time,
-        "dt": run.dt(),
-        "tau": o.indicators.tau,
-        "integrator": o.method.name(),
-        "deviation_vectors": o.indicators.k,
-        "sali_chaotic": SALI_CHAOTIC,
-        "sali_regular": SALI_REGULAR,
-        "sampling": store::CHAOTIC_SAMPLING,
-        "rows": rows.iter().map(|r| json!({
-            "energy": r.energy,
-            "chaotic": r.chaotic,
-            "regular": r.regular,
-            "undecided": r.undecided,
-            "failed": r.failed,
-            "fraction": f64_json(r.fraction),
-            "wilson": pair(r.wilson),
-            "proposals": r.proposals,
-            "trend": r.trend.words(),
-            "converged": r.trend.converged(),
-            "ladder": r.ladder.iter().map(|l| json!({
-                "time": l.time,
-                "chaotic": l.chaotic,
-                "regular": l.regular,
-                "undecided": l.undecided,
-                "fraction": f64_json(l.fraction),
-                "wilson": pair(l.wilson),
-            })).collect::<Vec<_>>(),
-        })).collect::<Vec<_>>(),
-        "convergence_rule": pendula::analysis::convergence::FRACTION_RULE,
-        "wall_s": wall,
-        "threads": rayon::current_num_threads(),
-        "output": file.map(|p| p.display().to_string()),
-        "plot": plot.map(|p| p.display().to_string()),
-    })
-}
-
-fn chaotic_table(run: &ChaoticRun, rows: &[ShellFraction], wall: f64) -> String {
-    use std::fmt::Write;
-    let o = &run.options;
-    let mut s = String::new();
-    let _ = writeln!(
-        s,
-        "chaotic fraction of the energy shells, model {} ({} links): {} Liouville-uniform starts per shell, SALI to t_end = {} s (rk4 dt = {} s, tau = {} s), seed {}",
-        run.model, run.links, run.samples, o.indicators.time, run.dt(), o.indicators.tau, run.seed
-    );
-    let _ = writeln!(
-        s,
-        "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8}  {:>17}  {:>13}  trend",
-        "E / J",
-        "chaotic",
-        "regular",
-        "undecided",
-        "failed",
-        "fraction",
-        "Wilson 95 %",
-        "at t_end/2",
-    );
-    for r in rows {
-        let half = match r.ladder.as_slice() {
-            [.., h, _] => format!("{:.3}", h.fraction),
-            _ => "-".into(),
-        };
-        let _ = writeln!(
-            s,
-            "  {:>10}  {:>7}  {:>7}  {:>9}  {:>6}  {:>8.3}  [{:.3}, {:.3}]  {:>13}  {}",
-            r.energy,
-            r.chaotic,
-            r.regular,
-            r.undecided,
-            r.failed,
-            r.fraction,
-            r.wilson.0,
-            r.wilson.1,
-            half,
-            r.trend.words()
-        );
-    }
-    let _ = writeln!(
-        s,
-        "trend: {}",
-        pendula::analysis::convergence::FRACTION_RULE
-    );
-    if rows.iter().any(|r| !r.trend.converged()) {
-        let _ = writeln!(
-            s,
-            "not converged: a longer --t-end would move the fraction of the shells not marked settled"
-        );
-    }
-    let _ = writeln!(s, "measured in {wall:.2} s");
-    s
+    let summary = f.summary(wall, file.as_deref(), plot.as_deref());
+    let text = (!a.common.json).then(|| f.report(wall));
+    crate::cli::output::report(&summary, a.common.json, text, f.complete())
 }

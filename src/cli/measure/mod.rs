@@ -2,26 +2,29 @@
 //! test of a label grid: a pendula map file (flip maps thresholded at flip times, or classes)
 //! or any 2-D integer dataset of any HDF5 file (`--labels FILE.h5:/path`).
 //!
-//! The flags only translate into the library's [`MeasureChoices`] and [`ChaoticChoices`],
-//! whose defaults and checks are the library's; an error names its field as data, spelt here
-//! as a flag by [`flag`]. Files: the label grids and their measures ([`label`]), the JSON and
-//! text report ([`report`]), a `kind = "measure"` spec and its sweep ([`sweep`]), and the
-//! chaotic fraction of energy shells ([`chaotic`]).
+//! The flags only translate into the kind's [`MeasureChoices`] and
+//! [`pendula::kinds::measure::ChaoticChoices`], whose defaults and checks are the library's; an
+//! error names its field as data, spelt here as a flag by [`flag`]. The kind
+//! ([`pendula::kinds::measure`]) reads, measures, writes, draws and reports; here: the label
+//! grids' run ([`label`]), a `kind = "measure"` spec and its sweep ([`sweep`]), and the chaotic
+//! fraction of energy shells ([`chaotic`]).
 
 mod chaotic;
 mod label;
-mod report;
 mod sweep;
 
 use super::output::{CliError, Common};
 use clap::Args;
-use pendula::analysis::measure::options::{self, DEFAULT_MAX_EPS, DEFAULT_SEED, DEFAULT_SHIFTS};
-use pendula::analysis::measure::{MeasureChoices, MeasureOptions, What};
 use pendula::error::FieldError;
+use pendula::kinds::measure::{
+    parse_extent, MeasureChoices, MeasureOptions, What, DEFAULT_MAX_EPS, DEFAULT_SEED,
+    DEFAULT_SHIFTS,
+};
 use std::path::{Path, PathBuf};
 
 pub use chaotic::ChaoticArgs;
 pub use label::{run_job, Job};
+pub use pendula::kinds::measure::{Input, Source};
 pub use sweep::run_spec;
 
 #[derive(Debug, Args)]
@@ -80,22 +83,6 @@ fn parse_what(s: &str) -> Result<What, String> {
     What::parse(s).ok_or_else(|| format!("expected one of {}", What::NAMES.join(", ")))
 }
 
-/// Where the labels come from, after the flags are checked.
-#[derive(Debug, Clone)]
-pub enum Input {
-    Map(PathBuf),
-    Labels { file: PathBuf, dataset: String },
-}
-
-/// The labels' source and how to read them.
-#[derive(Debug, Clone)]
-pub struct Source {
-    pub input: Input,
-    pub variable: Option<String>,
-    pub flip_before: Vec<f64>,
-    pub extent: Option<[f64; 4]>,
-}
-
 impl MeasureArgs {
     fn source(&self) -> Result<Source, CliError> {
         let input = match (&self.input, &self.labels) {
@@ -122,7 +109,7 @@ impl MeasureArgs {
         let extent = self
             .extent
             .as_deref()
-            .map(options::parse_extent)
+            .map(parse_extent)
             .transpose()
             .map_err(as_input)?;
         Ok(Source {

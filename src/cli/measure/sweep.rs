@@ -2,11 +2,10 @@
 //! `measure.map_file`, then measured; a `[measure.sweep]` measures one map per value.
 
 use super::label::{measure_sets, run_job, Job};
-use super::report::{set_json, table};
 use super::{Input, Source};
 use crate::cli::output::{CliError, Common};
+use pendula::kinds::measure::MeasureSweep;
 use pendula::store::{self, Provenance};
-use serde_json::json;
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -159,64 +158,20 @@ fn run_sweep(
         points.push(sets);
     }
     let wall = start.elapsed().as_secs_f64();
-    let fig = pendula::plot::MeasureFigure::sweep(
-        &spec.title,
-        &sweep.parameter,
-        &sweep.units,
-        &sweep.values,
-        &points,
-        &names,
-    );
-    if plot.is_some() && fig.is_empty() {
+    let m = MeasureSweep::new(&spec.title, &r.options, sweep, points, names);
+    if plot.is_some() && !m.has_figure() {
         return Err(CliError::Input(
             "output.plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)".into(),
         ));
     }
-    let run = store::SweepRun {
-        parameter: &sweep.parameter,
-        units: &sweep.units,
-        values: &sweep.values,
-        points: &points,
-    };
     if let Some(path) = &file {
         let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| {
-            store::write_measure_sweep(out, &r.options, &run)
-        })?;
+        store::write_file(path, common.force, &prov, &spec.title, |out| m.write(out))?;
     }
     if let Some(path) = &plot {
-        pendula::plot::draw_measure(&fig, path)?;
+        m.draw(path)?;
     }
-    if common.json {
-        let v = json!({
-            "kind": "measure",
-            "title": spec.title,
-            "what": r.options.what.name(),
-            "seed": r.options.boxes.seed,
-            "sweep": {
-                "parameter": sweep.parameter,
-                "units": sweep.units,
-                "values": sweep.values,
-                "map_files": sweep.points.iter().map(|p| p.measure.as_ref().and_then(|m| m.map_file.as_ref()).map(|f| f.display().to_string())).collect::<Vec<_>>(),
-            },
-            "points": points.iter().zip(&sweep.values).map(|(sets, v)| json!({
-                "value": v,
-                "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
-            })).collect::<Vec<_>>(),
-            "wall_s": wall,
-            "threads": rayon::current_num_threads(),
-            "output": file.as_ref().map(|p| p.display().to_string()),
-            "plot": plot.as_ref().map(|p| p.display().to_string()),
-        });
-        println!("{v}");
-    } else {
-        use std::fmt::Write;
-        let mut s = String::new();
-        for (sets, v) in points.iter().zip(&sweep.values) {
-            let _ = writeln!(s, "{} = {v} {}:", sweep.parameter, sweep.units);
-            s.push_str(&table(sets, wall));
-        }
-        print!("{s}");
-    }
-    Ok(())
+    let summary = m.summary(wall, file.as_deref(), plot.as_deref());
+    let text = (!common.json).then(|| m.report(wall));
+    crate::cli::output::report(&summary, common.json, text, true)
 }

@@ -1,20 +1,23 @@
-//! What `pendula measure` prints of the measured label grids: one JSON line or a text table.
+//! What the measures of label grids say in the JSON summary and the text report (the
+//! command's and a measure sweep's).
 
-use super::{Input, Job, Source};
-use crate::cli::output::f64_json;
-use pendula::analysis::measure::{MeasureOptions, MeasuredSet};
+use crate::analysis::measure::{self, MeasuredSet};
+use crate::format::f64_json;
 use serde_json::json;
 
-pub(super) fn no_curve(s: &MeasuredSet) -> bool {
+/// Whether a set has nothing to draw (no measure with a curve; a skipped Wada test).
+pub fn no_curve(s: &MeasuredSet) -> bool {
     let m = &s.measures;
     m.boundary.is_none() && m.uncertainty.is_none() && m.entropy.is_empty() && m.wada.is_none()
 }
 
-pub(super) fn pair(p: (f64, f64)) -> serde_json::Value {
+/// An interval as a JSON pair (non-finite ends as null).
+pub fn pair(p: (f64, f64)) -> serde_json::Value {
     json!([f64_json(p.0), f64_json(p.1)])
 }
 
-pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
+/// One measured grid's part of the JSON summary (also a sweep point's).
+pub fn set_json(s: &MeasuredSet) -> serde_json::Value {
     let m = &s.measures;
     let mut v = json!({
         "source": s.source,
@@ -33,8 +36,8 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
             "range_sensitivity": f64_json(b.range_sensitivity),
             "intercept": f64_json(b.fit.intercept),
             "scaling_range_px": [b.sizes.first(), b.sizes.last()],
-            "scaling_rule": pendula::analysis::measure::BOX_RULE,
-            "ci_method": pendula::analysis::measure::BOX_CI,
+            "scaling_rule": measure::BOX_RULE,
+            "ci_method": measure::BOX_CI,
             "shifts": b.shift_counts.len(),
             "shift_slopes": b.shift_slopes,
         });
@@ -50,7 +53,7 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
             "tested_pixels": u.tested,
             "slope_se": f64_json(u.fit.slope_se),
             "range_sensitivity": f64_json(u.range_sensitivity),
-            "scaling_rule": pendula::analysis::measure::UNCERTAINTY_RULE,
+            "scaling_rule": measure::UNCERTAINTY_RULE,
         });
     }
     if !m.entropy.is_empty() {
@@ -80,32 +83,8 @@ pub(super) fn set_json(s: &MeasuredSet) -> serde_json::Value {
     v
 }
 
-pub(super) fn summary(
-    src: &Source,
-    opts: &MeasureOptions,
-    sets: &[MeasuredSet],
-    job: &Job,
-    wall: f64,
-) -> serde_json::Value {
-    let input = match &src.input {
-        Input::Map(p) => p.display().to_string(),
-        Input::Labels { file, dataset } => format!("{}:{dataset}", file.display()),
-    };
-    json!({
-        "kind": "measure",
-        "title": job.title,
-        "input": input,
-        "what": opts.what.name(),
-        "seed": opts.boxes.seed,
-        "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
-        "wall_s": wall,
-        "threads": rayon::current_num_threads(),
-        "output": job.file.as_ref().map(|p| p.display().to_string()),
-        "plot": job.plot.as_ref().map(|p| p.display().to_string()),
-    })
-}
-
-pub(super) fn table(sets: &[MeasuredSet], wall: f64) -> String {
+/// The text report of measured grids, one block per grid, then the wall time.
+pub fn table(sets: &[MeasuredSet], wall: f64) -> String {
     use std::fmt::Write;
     let mut s = String::new();
     for (k, set) in sets.iter().enumerate() {

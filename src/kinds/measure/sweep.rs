@@ -1,0 +1,130 @@
+//! A measure sweep's result ([`MeasureSweep`]): every point's label grids measured, written as
+//! one group `measure` over the dimension `sweep`, drawn as each measure against the swept
+//! parameter, summarised as one JSON line or one text block per point.
+
+use super::report::{set_json, table};
+use crate::analysis::measure::{MeasureOptions, MeasuredSet};
+use crate::plot::{self, MeasureFigure, PlotError};
+use crate::spec::Sweep;
+use crate::store::{self, H5Out, StoreError, SweepRun};
+use serde_json::json;
+use std::path::Path;
+
+/// The measures of a `[measure.sweep]`: one list of sets per swept value.
+#[derive(Debug, Clone)]
+pub struct MeasureSweep {
+    pub title: String,
+    pub opts: MeasureOptions,
+    /// The spec field varied and its units.
+    pub parameter: String,
+    pub units: String,
+    pub values: Vec<f64>,
+    /// Each point's map file, as its spec names it.
+    pub map_files: Vec<Option<String>>,
+    pub points: Vec<Vec<MeasuredSet>>,
+    /// The sets' names (a flip time, a variable), the figure's legend.
+    pub names: Vec<String>,
+}
+
+impl MeasureSweep {
+    /// The sweep `sweep` of a spec titled `title`, measured with `opts` into `points`.
+    pub fn new(
+        title: &str,
+        opts: &MeasureOptions,
+        sweep: &Sweep,
+        points: Vec<Vec<MeasuredSet>>,
+        names: Vec<String>,
+    ) -> MeasureSweep {
+        MeasureSweep {
+            title: title.to_string(),
+            opts: opts.clone(),
+            parameter: sweep.parameter.clone(),
+            units: sweep.units.clone(),
+            values: sweep.values.clone(),
+            map_files: sweep
+                .points
+                .iter()
+                .map(|p| {
+                    p.measure
+                        .as_ref()
+                        .and_then(|m| m.map_file.as_ref())
+                        .map(|f| f.display().to_string())
+                })
+                .collect(),
+            points,
+            names,
+        }
+    }
+
+    fn figure(&self) -> MeasureFigure {
+        MeasureFigure::sweep(
+            &self.title,
+            &self.parameter,
+            &self.units,
+            &self.values,
+            &self.points,
+            &self.names,
+        )
+    }
+
+    /// Whether anything measured has a curve to draw (a skipped Wada test has none).
+    pub fn has_figure(&self) -> bool {
+        !self.figure().is_empty()
+    }
+
+    /// Writes its group `measure` (the store's measure-sweep writer).
+    pub fn write(&self, out: &H5Out) -> Result<(), StoreError> {
+        let run = SweepRun {
+            parameter: &self.parameter,
+            units: &self.units,
+            values: &self.values,
+            points: &self.points,
+        };
+        store::write_measure_sweep(out, &self.opts, &run)
+    }
+
+    /// Draws its figure to `path`.
+    pub fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        plot::draw_measure(&self.figure(), path)
+    }
+
+    /// The JSON summary of a run that took `wall` seconds and wrote `file` and `plot`.
+    pub fn summary(
+        &self,
+        wall: f64,
+        file: Option<&Path>,
+        plot: Option<&Path>,
+    ) -> serde_json::Value {
+        json!({
+            "kind": "measure",
+            "title": self.title,
+            "what": self.opts.what.name(),
+            "seed": self.opts.boxes.seed,
+            "sweep": {
+                "parameter": self.parameter,
+                "units": self.units,
+                "values": self.values,
+                "map_files": self.map_files,
+            },
+            "points": self.points.iter().zip(&self.values).map(|(sets, v)| json!({
+                "value": v,
+                "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
+            })).collect::<Vec<_>>(),
+            "wall_s": wall,
+            "threads": rayon::current_num_threads(),
+            "output": file.map(|p| p.display().to_string()),
+            "plot": plot.map(|p| p.display().to_string()),
+        })
+    }
+
+    /// The text report of a run that took `wall` seconds: each point's table under its value.
+    pub fn report(&self, wall: f64) -> String {
+        use std::fmt::Write;
+        let mut s = String::new();
+        for (sets, v) in self.points.iter().zip(&self.values) {
+            let _ = writeln!(s, "{} = {v} {}:", self.parameter, self.units);
+            s.push_str(&table(sets, wall));
+        }
+        s
+    }
+}
