@@ -12,8 +12,11 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! The kinds not moved here yet (simulate, modes, lyapunov, poincare, map, animate, control,
-//! measure, orbits) keep their slices in `spec/`, `run/`, `store/`, `plot/` and `cli/`.
+//! Registered so far: frequencies. The results of simulate, modes, poincare and lyapunov are
+//! [`Found`]s in their folders here (their tables and validation still in `spec/`); measure's
+//! runs and results are here (written by the store's measure writers, reported by `cli/measure/`);
+//! orbits has its run, group, figure and report here (its table in `spec/orbits/`); map keeps
+//! its slices in `spec/`, `store/`, `plot/` and `cli/`.
 
 pub mod frequencies;
 mod kind;
