@@ -15,6 +15,8 @@
 //! The kinds not moved here yet (simulate, modes, lyapunov, poincare, map, animate, control,
 //! measure, orbits) keep their slices in `spec/`, `run/`, `store/`, `plot/` and `cli/`.
 
+pub mod animate;
+pub mod control;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
