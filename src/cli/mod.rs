@@ -621,7 +621,7 @@ fn execute_run(
     }
     animate::prepare_figures(spec, common.force)?;
     if let Some(o) = animation {
-        animate::prepare_animation(o, common.force)?;
+        animate::prepare_animation(o.gif.as_deref(), o.frames.as_deref(), common.force)?;
     }
     set_threads(common.threads)?;
     let ctx = Run {
@@ -631,8 +631,8 @@ fn execute_run(
         command_line,
     };
     match &spec.analysis {
-        Analysis::Animate(o) => animate::run(&ctx, o),
-        Analysis::Control(o) => control::run(&ctx, o),
+        Analysis::Animate(_) => animate::run(&ctx),
+        Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Simulate(_)
         | Analysis::Lyapunov(_)

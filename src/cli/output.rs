@@ -130,19 +130,6 @@ impl Run<'_> {
         }
         Ok(())
     }
-
-    /// Writes the result file through [`store::write_file`] when the run has one (`-o` or
-    /// `[output] file`).
-    pub fn write(
-        &self,
-        body: impl FnOnce(&store::H5Out) -> Result<(), store::StoreError>,
-    ) -> Result<(), CliError> {
-        if let Some(path) = &self.outputs.file {
-            let prov = self.provenance();
-            store::write_file(path, self.common.force, &prov, &self.spec.title, body)?;
-        }
-        Ok(())
-    }
 }
 
 /// Refuses `--plot` for a cart-chain run of the library ([`pendula::run::execute`]) before any
@@ -258,15 +245,27 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
     Ok(())
 }
 
-/// What the store's result writers record about a planar chain's run.
-pub fn run_info(spec: &Spec) -> Result<store::RunInfo<'_>, CliError> {
-    Ok(store::RunInfo {
-        title: &spec.title,
-        model_name: &spec.model_name,
-        chain: planar(spec)?,
-        method: &spec.method,
-        x0: &spec.x0,
-    })
+/// The rest of a run whose command ran its kind itself (`animate`, `control`: the library's
+/// [`pendula::run::execute`] does not offer them): its file written as the library's outcome,
+/// then [`report_found`]; `start`, when the run began (its wall time until now).
+pub fn finish_found(
+    ctx: &Run,
+    chain: Option<&Chain>,
+    mut result: Box<dyn Found>,
+    start: std::time::Instant,
+) -> Result<(), CliError> {
+    use pendula::run::Output;
+    let wall = start.elapsed().as_secs_f64();
+    result.timed(wall);
+    let mut outcome = Outcome {
+        spec: ctx.spec,
+        output: Output::Found { chain, result },
+    };
+    ctx.write_outcome(&mut outcome)?;
+    let Output::Found { result, .. } = &outcome.output else {
+        unreachable!("built above")
+    };
+    report_found(ctx, result.as_ref(), wall)
 }
 
 /// The planar chain of a spec whose analysis only the planar chain offers (poincare, map,

@@ -18,6 +18,8 @@
 //! orbits has its run, group, figure and report here (its table in `spec/orbits/`); map keeps
 //! its slices in `spec/`, `store/`, `plot/` and `cli/`.
 
+pub mod animate;
+pub mod control;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;

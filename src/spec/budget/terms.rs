@@ -50,7 +50,9 @@ pub(super) fn simulate_terms(
 pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let nf = n as f64;
     let samples = (o.t_end / o.dt_out).floor() + 2.0;
-    let per = (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64;
+    // The samples, their error ‖z‖, and the copy of both the file's record holds while it is
+    // written (as a cart chain's simulation counts it).
+    let per = 2.0 * (2.0 * dim + 3.0 * (nf + 1.0) + 4.0 + 1.0) * F64;
     terms.push(samples_term(
         samples,
         per,
