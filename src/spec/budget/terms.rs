@@ -484,8 +484,9 @@ pub fn chaotic_estimate(links: usize, samples: usize, energies: usize) -> Estima
 pub(super) fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let nf = n as f64;
     let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
-    // The trajectory, the joints' positions and the kinetic energy per link.
-    let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64;
+    // The trajectory, the joints' positions and the kinetic energy per link, and the copy of
+    // the trajectory's arrays its file's record holds while it is written (as a simulation's).
+    let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64 + (1.5 * dim + 5.0) * F64;
     let mut t = samples_term(
         samples,
         per,
