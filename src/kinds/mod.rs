@@ -12,8 +12,8 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! The kinds not moved here yet (simulate, modes, lyapunov, poincare, map, animate, control,
-//! measure, orbits) keep their slices in `spec/`, `run/`, `store/`, `plot/` and `cli/`.
+//! The kinds not registered yet (simulate, modes, lyapunov, map, animate, control, measure,
+//! orbits) keep their slices in `spec/`, `run/`, `store/`, `plot/` and `cli/`.
 
 pub mod frequencies;
 mod kind;
@@ -25,12 +25,12 @@ pub mod poincare;
 pub mod simulate;
 
 pub use kind::{
-    read_table, table_fields, typed_table, Found, Input, Kind, MethodFor, Registered, Same,
-    Settings, TableError,
+    read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same, Settings,
+    SpecParts, TableError,
 };
 
 /// Every registered kind.
-pub const KINDS: &[Kind] = &[frequencies::KIND];
+pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND];
 
 /// The registered kind called `name` (its spec table, command and result group).
 pub fn named(name: &str) -> Option<&'static Kind> {
