@@ -535,3 +535,48 @@ pub fn validate_table(
         initial.unwrap_or_default(),
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    const HEAD: &str = "kind = \"poincare\"\n[model]\npreset = \"double\"\n";
+
+    #[test]
+    fn poincare_is_validated_through_the_registry() {
+        let file = parse(
+            &format!("{HEAD}[poincare]\nenergy = 0.0\ngrid = [2, 2]\n"),
+            "t",
+        )
+        .unwrap();
+        let spec = file.validate().unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        assert_eq!(r.kind().name, "poincare");
+        assert_eq!(r.time_span(), Some((5000.0, "poincare.t_end")));
+        // Energy shells: no start of the spec's, and dop853 at 1e-12 by default.
+        assert!(spec.x0.is_empty());
+        assert_eq!(
+            spec.method,
+            crate::integrate::Method::Dop853 {
+                rtol: 1e-12,
+                atol: 1e-12,
+                h_max: f64::INFINITY
+            }
+        );
+        // Another integrator is refused before the table is looked at.
+        let e = parse(&format!("{HEAD}[integrator]\nmethod = \"rk4\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "integrator.method: Poincaré sections are located on DOP853's dense output: use dop853"
+        );
+        // Its table keeps its place among a spec's fields.
+        let e = parse("bogus = 1\n", "t").unwrap_err().to_string();
+        assert!(e.contains("`lyapunov`, `poincare`, `map`"), "{e}");
+        assert!(e.contains("`orbits`, `frequencies`, `figures`"), "{e}");
+    }
+}
