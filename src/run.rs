@@ -121,7 +121,6 @@ fn planar<'a>(
     chain: &'a Chain,
     obs: &mut dyn Observer,
 ) -> Result<Output<'a>, RunError> {
-    let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
         Analysis::Simulate(opts) => Output::Found {
             chain: Some(chain),
@@ -137,29 +136,16 @@ fn planar<'a>(
                 obs,
             )?),
         },
-        Analysis::Poincare(opts) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(crate::kinds::poincare::run(&input(spec, chain), opts, obs)?),
-        },
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
         Analysis::Orbits(run) => Output::Orbits {
             chain,
             run,
             result: crate::kinds::orbits::run(spec, chain, run, obs)?,
         },
-        Analysis::Registered(r) => {
-            let input = Input {
-                title: &spec.title,
-                model_name: &spec.model_name,
-                chain,
-                method,
-                x0,
-            };
-            Output::Found {
-                chain: Some(chain),
-                result: r.execute(&input, obs)?,
-            }
-        }
+        Analysis::Registered(r) => Output::Found {
+            chain: Some(chain),
+            result: r.execute(&input(spec, chain), obs)?,
+        },
         other => return Err(not_run(other)),
     })
 }

@@ -114,9 +114,9 @@ fn one_line(text: &str) -> String {
     out
 }
 
-/// The commands that run a spec, with their one-line help (then every registered kind's,
-/// [`pendula::kinds::KINDS`]).
-const SPEC_COMMANDS: [(&str, &str); 8] = [
+/// The commands that run a spec, with their one-line help (and every registered kind's,
+/// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
+const SPEC_COMMANDS: [(&str, &str); 7] = [
     (
         "simulate",
         "Integrate a model from an initial state and write the sampled trajectory.",
@@ -128,10 +128,6 @@ const SPEC_COMMANDS: [(&str, &str); 8] = [
     (
         "lyapunov",
         "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
-    ),
-    (
-        "poincare",
-        "Poincaré sections on energy shells (or stroboscopic sections of a driven chain).",
     ),
     (
         "map",
@@ -169,7 +165,10 @@ fn cli() -> Command {
         .disable_help_subcommand(true)
         .arg_required_else_help(true);
     let registered = pendula::kinds::KINDS.iter().map(|k| (k.name, k.about));
-    for (name, about) in SPEC_COMMANDS.into_iter().chain(registered) {
+    let mut commands: Vec<_> = SPEC_COMMANDS.into_iter().chain(registered).collect();
+    let order = pendula::spec::kinds();
+    commands.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
+    for (name, about) in commands {
         let mut sub = Command::new(name)
             .allow_negative_numbers(true)
             .arg(
@@ -577,11 +576,7 @@ fn execute_run(
     }
     let prints_report = matches!(
         spec.analysis,
-        Analysis::Modes(_)
-            | Analysis::Lyapunov(_)
-            | Analysis::Poincare(_)
-            | Analysis::Orbits(_)
-            | Analysis::Registered(_)
+        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Orbits(_) | Analysis::Registered(_)
     );
 
     let animation = match &spec.analysis {
@@ -636,7 +631,6 @@ fn execute_run(
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Simulate(_)
         | Analysis::Lyapunov(_)
-        | Analysis::Poincare(_)
         | Analysis::Modes(_)
         | Analysis::Orbits(_)
         | Analysis::Registered(_) => run_library(&ctx),

@@ -29,19 +29,29 @@ pub struct Kind {
     /// Its table's fields in the order its type declares them ([`table_fields`]), the order
     /// in which a spec echoes the table.
     pub fields: fn() -> &'static [&'static str],
-    /// Validates its table (empty when the spec has none) for a run on `chain` from the
-    /// spec's integrator ([`MethodFor`]): the run's settings and its integrator.
+    /// Validates its table (empty when the spec has none) for a run on `chain` from the rest
+    /// of the spec ([`SpecParts`]): the run's settings, its integrator and its start.
     pub validate: Validate,
 }
 
-/// A kind's validation ([`Kind::validate`]): its table, the chain and the spec's integrator
-/// in; its settings and its integrator out.
+/// A kind's validation ([`Kind::validate`]): its table, the chain and the rest of the spec
+/// in; its settings, its integrator and its initial state out.
 pub type Validate =
-    fn(&toml::Table, &Chain, &MethodFor<'_>) -> Result<(Registered, Method), FieldError>;
+    fn(&toml::Table, &Chain, &dyn SpecParts) -> Result<(Registered, Method, Vec<f64>), FieldError>;
 
-/// The spec's integrator (its `[integrator]` table) for a sampling interval, as a kind's
-/// validation asks for it.
-pub type MethodFor<'a> = dyn Fn(Option<f64>) -> Result<Method, FieldError> + 'a;
+/// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
+/// its `[initial]` (the spec's tables, which the kind does not parse itself).
+pub trait SpecParts {
+    /// `[integrator] method` as written (None: not given).
+    fn method_name(&self) -> Option<&str>;
+    /// The spec's integrator for a sampling interval; where its table gives no tolerances,
+    /// `tolerance` is both rtol and atol (None: the integrator's defaults).
+    fn method(&self, dt_out: Option<f64>, tolerance: Option<f64>) -> Result<Method, FieldError>;
+    /// Whether the spec gives an `[initial]` state.
+    fn has_start(&self) -> bool;
+    /// The `[initial]` state of the chain (a missing one refused as every kind refuses it).
+    fn start(&self) -> Result<Vec<f64>, FieldError>;
+}
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the
 /// table itself) and the reader's message.

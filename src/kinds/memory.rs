@@ -18,6 +18,11 @@ pub const SOLVER_COPIES: f64 = 24.0;
 /// Bytes a planar link costs: its parameters, the precomputed tables and a workspace.
 pub const PLANAR_LINK_BYTES: f64 = 512.0;
 
+/// Threads that run members, orbits or tiles at once.
+pub fn threads() -> f64 {
+    std::thread::available_parallelism().map_or(1, |n| n.get()) as f64
+}
+
 pub fn links_driver(n: usize) -> String {
     format!("{n} links")
 }

@@ -71,7 +71,7 @@ pub(super) fn bounded(field: &str, values: &[f64], max: f64, unit: &str) -> Resu
 
 /// Refuses the first of `fields` (`(name, given)` in `table`) that was given: it does not
 /// apply, and `why` says so.
-pub(super) fn refuse_given(
+pub(crate) fn refuse_given(
     table: &str,
     fields: &[(&str, bool)],
     why: &str,

@@ -37,7 +37,6 @@
 
 use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::poincare::PoincareOptions;
 use crate::analysis::{AnimateOptions, SimulateOptions};
 use crate::integrate::Method;
 use crate::model::{CartChain, Chain};
@@ -56,9 +55,9 @@ mod modes;
 pub mod orbits;
 mod parameter;
 mod paths;
-mod poincare;
 mod reading;
-mod retired;
+/// Renamed fields, refused by name (a registered kind's table refuses its own with them).
+pub(crate) mod retired;
 mod simulate;
 mod sweep;
 mod tables;
@@ -70,7 +69,8 @@ mod visual;
 pub use crate::analysis::map::kinds::NAMES as MAP_KINDS;
 /// The names `lyapunov.estimator` takes (`--estimator`'s value list).
 pub use crate::analysis::orbit::ESTIMATORS;
-use bounds::{bounded, in_size_range, mass_ratio, refuse_given};
+pub(crate) use bounds::refuse_given;
+use bounds::{bounded, in_size_range, mass_ratio};
 pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
 pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
@@ -88,7 +88,6 @@ pub use modes::{EquilibriaSpec, ModesSpec};
 pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
-pub use poincare::{OneOrMany, PoincareSpec};
 pub(crate) use reading::mark_field;
 pub use reading::{name_field, parse, parse_model};
 pub use simulate::SimulateSpec;
@@ -122,7 +121,6 @@ pub struct SpecFile {
     pub simulate: Option<SimulateSpec>,
     pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
-    pub poincare: Option<PoincareSpec>,
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
     pub control: Option<ControlSpec>,
@@ -142,7 +140,8 @@ pub struct SpecFile {
 }
 
 impl SpecFile {
-    /// Its fields as a spec names them, in order (for the message about an unknown one).
+    /// Its fields as a spec names them, in order (for the message about an unknown one);
+    /// `poincare`, a registered kind's table since, keeps the place it had as a field.
     const FIELDS: &'static [&'static str] = &[
         "kind",
         "title",
@@ -193,15 +192,17 @@ impl Model {
             Model::Cart(_) => "cart-chain",
         }
     }
-    /// The analysis kinds this model supports (the registered kinds run on the planar chain).
+    /// The analysis kinds this model supports (the registered kinds run on the planar chain),
+    /// in [`KIND_ORDER`].
     pub fn kinds(&self) -> Vec<&'static str> {
         match self {
-            Model::Planar(_) => [
-                "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure", "orbits",
-            ]
-            .into_iter()
-            .chain(registered())
-            .collect(),
+            Model::Planar(_) => {
+                const PLANAR: &[&str] = &[
+                    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure",
+                    "orbits",
+                ];
+                PLANAR.iter().copied().chain(registered(PLANAR)).collect()
+            }
             Model::Cart(_) => vec!["simulate", "modes", "lyapunov", "control"],
         }
     }
@@ -249,7 +250,6 @@ pub enum Analysis {
     Simulate(SimulateOptions),
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
-    Poincare(PoincareOptions),
     Map(MapOptions),
     Animate(AnimateOptions),
     Control(ControlOptions),
@@ -265,7 +265,6 @@ impl Analysis {
             Analysis::Simulate(_) => "simulate",
             Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
-            Analysis::Poincare(_) => "poincare",
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",
             Analysis::Control(_) => "control",
@@ -297,7 +296,7 @@ pub const ALTERNATIVES: &[&[&str]] = &[
 
 /// `theta1` / `omega2` → state index for a chain of `n` links: a map's axes, an energy
 /// shell's solved velocity, a Poincaré section's coordinate.
-fn state_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
+pub(crate) fn state_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecError> {
     let parse = |rest: &str| rest.parse::<usize>().ok().filter(|&i| i >= 1 && i <= n);
     let idx = if let Some(r) = name.strip_prefix("theta") {
         parse(r).map(|i| i - 1)
@@ -314,21 +313,28 @@ fn state_coordinate(field: &str, name: &str, n: usize) -> Result<usize, SpecErro
     })
 }
 
-/// The names of the registered kinds ([`crate::kinds::KINDS`]).
-fn registered() -> impl Iterator<Item = &'static str> {
-    crate::kinds::KINDS.iter().map(|k| k.name)
+/// The names of the registered kinds ([`crate::kinds::KINDS`]) that `listed` does not name.
+fn registered(listed: &'static [&'static str]) -> impl Iterator<Item = &'static str> {
+    crate::kinds::KINDS
+        .iter()
+        .map(|k| k.name)
+        .filter(|k| !listed.contains(k))
 }
 
-/// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]): the
-/// kinds whose slices are still here, then the registered ones.
+/// The kinds in the order every list of them has always shown (messages, commands): a
+/// registered kind that was here before the registry keeps its place, a new one comes after.
+pub const KIND_ORDER: &[&str] = &[
+    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure", "orbits",
+];
+
+/// The analysis kinds a spec can ask for (each model supports some: [`Model::kinds`]), in
+/// [`KIND_ORDER`], then the registered kinds it does not name.
 pub fn kinds() -> Vec<&'static str> {
-    [
-        "simulate", "modes", "lyapunov", "poincare", "map", "animate", "control", "measure",
-        "orbits",
-    ]
-    .into_iter()
-    .chain(registered())
-    .collect()
+    KIND_ORDER
+        .iter()
+        .copied()
+        .chain(registered(KIND_ORDER))
+        .collect()
 }
 
 #[cfg(test)]

@@ -47,9 +47,9 @@ pub(super) fn set_parameter(
         if name == "map.energy" {
             file.map.get_or_insert_with(Default::default).energy = Some(v);
         } else {
-            let p = file.poincare.get_or_insert_with(Default::default);
-            p.energy = Some(super::OneOrMany::One(v));
-            p.energy_fraction = None;
+            let p = file.registered.table_mut("poincare");
+            p.insert("energy".into(), toml::Value::Float(v));
+            p.remove("energy_fraction");
         }
         return Ok(());
     };

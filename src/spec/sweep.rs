@@ -374,9 +374,11 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
 /// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
 /// scalars, [`crate::finding::Finding::scalars`]).
 pub fn swept_kinds() -> Vec<&'static str> {
-    ["simulate", "modes", "lyapunov", "poincare", "map"]
-        .into_iter()
-        .chain(crate::kinds::KINDS.iter().map(|k| k.name))
+    const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
+    LISTED
+        .iter()
+        .copied()
+        .chain(super::registered(LISTED))
         .chain(["measure"])
         .collect()
 }

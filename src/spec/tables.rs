@@ -22,6 +22,12 @@ impl KindTables {
         self.0.get(name)
     }
 
+    /// The table of kind `name`, an empty one added if the spec has none (a sweep sets a
+    /// field of it).
+    pub fn table_mut(&mut self, name: &str) -> &mut toml::Table {
+        self.0.entry(name.to_string()).or_default()
+    }
+
     /// The kinds whose tables the spec has.
     pub fn names(&self) -> impl Iterator<Item = &str> {
         self.0.keys().map(String::as_str)
@@ -34,7 +40,11 @@ fn fields() -> &'static [&'static str] {
     static FIELDS: OnceLock<Vec<&'static str>> = OnceLock::new();
     FIELDS.get_or_init(|| {
         let (before, after) = SpecFile::FIELDS.split_at(SpecFile::REGISTERED_AT);
-        let kinds = KINDS.iter().map(|k| k.name);
+        // A kind registered since it had a field of its own keeps its place in the list.
+        let kinds = KINDS
+            .iter()
+            .map(|k| k.name)
+            .filter(|k| !SpecFile::FIELDS.contains(k));
         before
             .iter()
             .copied()

@@ -5,23 +5,22 @@
 
 use super::{
     cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
-    poincare, result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec,
-    SpecError, SpecFile, Validated,
+    result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
+    SpecFile, Validated,
 };
 use crate::model::Chain;
 
 impl SpecFile {
-    /// Which analysis tables are present, by kind: the kinds with a field here, then the
-    /// registered ones ([`KindTables`](super::KindTables)).
+    /// Which analysis tables are present, by kind (the kinds with a field here and the
+    /// registered ones, [`KindTables`](super::KindTables)), in the order of [`kinds`].
     fn sections(&self) -> Vec<(&'static str, bool)> {
         let registered = crate::kinds::KINDS
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
-        [
+        let mut sections: Vec<_> = [
             ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
-            ("poincare", self.poincare.is_some()),
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
             ("control", self.control.is_some()),
@@ -30,7 +29,11 @@ impl SpecFile {
         ]
         .into_iter()
         .chain(registered)
-        .collect()
+        .collect();
+        // In the kinds' order, so that the first foreign table named is the one it always was.
+        let order = kinds();
+        sections.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
+        sections
     }
 
     /// Checks every value and builds the analysis: the one validator of files and flags. The
@@ -138,7 +141,6 @@ impl SpecFile {
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
-                    "poincare" => poincare::validate(self, chain)?,
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
@@ -205,11 +207,14 @@ impl SpecFile {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
-        let method = |dt| self.integrator.method(dt);
-        let (run, method) = (entry.validate)(table, chain, &method)?;
+        let parts = Parts {
+            file: self,
+            links: chain.links(),
+        };
+        let (run, method, x0) = (entry.validate)(table, chain, &parts)?;
         Ok(Validated {
             analysis: Analysis::Registered(run),
-            x0: self.initial.state(chain.links())?,
+            x0,
             method,
         })
     }
@@ -263,4 +268,37 @@ fn offered(model: &Model, kind: &str) -> Result<(), SpecError> {
         ));
     }
     Ok(())
+}
+
+/// The integrator and start of a spec as a registered kind's validation reads them.
+struct Parts<'a> {
+    file: &'a SpecFile,
+    links: usize,
+}
+
+impl crate::kinds::SpecParts for Parts<'_> {
+    fn method_name(&self) -> Option<&str> {
+        self.file.integrator.method.as_deref()
+    }
+
+    fn method(
+        &self,
+        dt_out: Option<f64>,
+        tolerance: Option<f64>,
+    ) -> Result<crate::integrate::Method, SpecError> {
+        let mut integ = self.file.integrator.clone();
+        if tolerance.is_some() {
+            integ.rtol = integ.rtol.or(tolerance);
+            integ.atol = integ.atol.or(tolerance);
+        }
+        integ.method(dt_out)
+    }
+
+    fn has_start(&self) -> bool {
+        !self.file.initial.is_empty()
+    }
+
+    fn start(&self) -> Result<Vec<f64>, SpecError> {
+        self.file.initial.state(self.links)
+    }
 }

@@ -3,7 +3,7 @@
 use crate::analysis::frequency::{NaffOptions, MAX_FUNDAMENTALS, MAX_WINDOW_ORDER, MIN_SAMPLES};
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, MethodFor, Registered};
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
 use crate::model::Chain;
 use serde::{Deserialize, Serialize};
 
@@ -60,15 +60,16 @@ pub struct FrequenciesRun {
     pub omega_ref: Option<f64>,
 }
 
-/// [`validate`] of the table as the spec holds it, for the registry ([`super::KIND`]).
+/// [`validate`] of the table as the spec holds it, for the registry ([`super::KIND`]); the
+/// run starts from the spec's `[initial]` state.
 pub fn validate_table(
     table: &toml::Table,
     chain: &Chain,
-    method: &MethodFor<'_>,
-) -> Result<(Registered, Method), SpecError> {
+    spec: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
     let s: FrequenciesSpec = typed_table(super::KIND.name, table)?;
-    let (run, method) = validate(&s, chain, method)?;
-    Ok((Registered(Box::new(run)), method))
+    let (run, method) = validate(&s, chain, &|dt| spec.method(dt, None))?;
+    Ok((Registered(Box::new(run)), method, spec.start()?))
 }
 
 /// Checks the table `s` of a run on `chain`; `method` is the spec's integrator for a sampling

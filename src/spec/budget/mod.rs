@@ -7,7 +7,7 @@
 //! analysis has one function here saying what it allocates; [`Spec::memory_estimate`] picks it.
 
 use super::{Analysis, Model, ModelFile, Spec, SpecError, SpecFile};
-use crate::kinds::memory::{links_driver, Term, F64, PLANAR_LINK_BYTES};
+use crate::kinds::memory::{links_driver, threads, Term, F64, PLANAR_LINK_BYTES};
 use crate::model::System;
 
 mod steps;
@@ -15,7 +15,7 @@ mod terms;
 
 use terms::{
     animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms,
-    orbits_terms, poincare_terms, simulate_terms,
+    orbits_terms, simulate_terms,
 };
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
@@ -141,11 +141,6 @@ impl ModelFile {
     }
 }
 
-/// Threads that run members, orbits or tiles at once.
-fn threads() -> f64 {
-    std::thread::available_parallelism().map_or(1, |n| n.get()) as f64
-}
-
 impl Spec {
     /// The model time one trajectory of the run integrates (None: no time integration to
     /// speak of, as in modes).
@@ -153,7 +148,6 @@ impl Spec {
         match &self.analysis {
             Analysis::Simulate(o) => Some(o.t_end),
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
-            Analysis::Poincare(o) => Some(o.orbit.t_max),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
@@ -168,7 +162,6 @@ impl Spec {
         match &self.analysis {
             Analysis::Simulate(_) => "simulate.t_end",
             Analysis::Lyapunov(_) => "lyapunov.t_end",
-            Analysis::Poincare(_) => "poincare.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
@@ -203,7 +196,6 @@ impl Spec {
             Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
             Analysis::Modes(o) => modes_terms(o, &self.model, n, &mut terms),
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
-            Analysis::Poincare(o) => poincare_terms(o, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
                 map_terms(&r.map, true, None, n, dim, &mut terms);

@@ -6,7 +6,6 @@ use super::{estimate, threads, Estimate};
 use crate::analysis::map::{MapKind, MapOptions};
 use crate::analysis::measure::{MeasureOptions, What};
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::poincare::{PoincareOptions, Sampling};
 use crate::analysis::{AnimateOptions, SimulateOptions};
 use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
 use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun, Model};
@@ -195,43 +194,6 @@ pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Ve
             });
         }
     }
-}
-
-/// A Poincaré run's points on the section and its integrators.
-pub(super) fn poincare_terms(o: &PoincareOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let shells = o.energies.len().max(1) as f64;
-    let points = if o.energies.is_empty() {
-        o.initial.len().max(1) as f64
-    } else {
-        match o.sampling.sampling {
-            Sampling::Grid { angles, speeds } => angles as f64 * speeds as f64,
-            Sampling::Random { count, .. } => count as f64,
-        }
-    };
-    let crossings = o.orbit.crossings as f64;
-    // Each crossing keeps its state (a Vec), time and energy error, and the file's record
-    // copies the state, time and error while it is written.
-    let per = dim * F64 + 24.0 + 16.0 + (dim + 2.0) * F64;
-    let (field, driver) = if crossings >= points * shells {
-        (
-            "poincare.crossings",
-            format!("{} crossings", o.orbit.crossings),
-        )
-    } else {
-        ("poincare.grid", format!("{:.0} orbits", points * shells))
-    };
-    terms.push(Term {
-        bytes: shells * points * crossings * per,
-        field,
-        driver: format!("{driver} of {n} links"),
-        what: "the section's points",
-    });
-    terms.push(Term {
-        bytes: threads() * solver(dim * 2.0),
-        field: "model.links",
-        driver: links_driver(n),
-        what: "the integrators",
-    });
 }
 
 /// A map run (or shard `shard`, `(i, n)`): its tiles in flight, the band of tiles the

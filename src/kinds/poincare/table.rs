@@ -1,9 +1,13 @@
-//! The `[poincare]` table.
+//! The `[poincare]` table of a spec and its validation into the section's options
+//! ([`PoincareOptions`]).
 
-use super::retired::{self, Retired};
-use super::{positive, refuse_given, state_coordinate, Analysis, SpecError, SpecFile, Validated};
+use crate::analysis::poincare::PoincareOptions;
+use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
 use crate::model::Chain;
+use crate::spec::retired::{self, Retired};
+use crate::spec::{refuse_given, state_coordinate};
 use serde::{Deserialize, Serialize};
 
 /// One number or a list (energies).
@@ -86,12 +90,12 @@ fn range2(field: &str, v: &Option<Vec<f64>>) -> Result<Option<(f64, f64)>, SpecE
 
 impl PoincareSpec {
     /// Validates against the chain; `initial` is the explicit start used without energies.
-    pub(super) fn options(
+    pub fn options(
         &self,
         chain: &Chain,
         initial: Option<Vec<f64>>,
-    ) -> Result<crate::analysis::poincare::PoincareOptions, SpecError> {
-        use crate::analysis::poincare::{OrbitOptions, PoincareOptions, Section};
+    ) -> Result<PoincareOptions, SpecError> {
+        use crate::analysis::poincare::{OrbitOptions, Section};
         let n = chain.links();
         let f = |name: &str| format!("poincare.{name}");
         let (section, strobe) = self.section(chain)?;
@@ -498,36 +502,81 @@ impl PoincareSpec {
     }
 }
 
-/// `kind = "poincare"`: sections located on DOP853's dense output.
-pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
-    let initial = if file.initial.is_empty() {
-        None
+/// The table as the spec holds it validated for the registry ([`super::KIND`]): sections are
+/// located on DOP853's dense output, at tolerances 1e-12 where the spec gives none; the orbit
+/// starts from the spec's `[initial]` state when it gives one (else from the energy shells').
+pub fn validate_table(
+    table: &toml::Table,
+    chain: &Chain,
+    spec: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let initial = if spec.has_start() {
+        Some(spec.start()?)
     } else {
-        Some(file.initial.state(chain.links())?)
+        None
     };
-    if !matches!(file.integrator.method.as_deref(), None | Some("dop853")) {
+    if !matches!(spec.method_name(), None | Some("dop853")) {
         return Err(SpecError::new(
             "integrator.method",
             "Poincaré sections are located on DOP853's dense output: use dop853",
         ));
     }
-    let mut integ = file.integrator.clone();
-    integ.rtol = integ.rtol.or(Some(1e-12));
-    integ.atol = integ.atol.or(Some(1e-12));
-    let method = integ.method(None)?;
-    let mut opts = file
-        .poincare
-        .clone()
-        .unwrap_or_default()
-        .options(chain, initial.clone())?;
+    let method = spec.method(None, Some(1e-12))?;
+    let s: PoincareSpec = typed_table(super::KIND.name, table)?;
+    let mut opts = s.options(chain, initial.clone())?;
     if let Method::Dop853 { rtol, atol, h_max } = method {
         opts.orbit.rtol = rtol;
         opts.orbit.atol = atol;
         opts.orbit.h_max = h_max;
     }
-    Ok(Validated {
-        analysis: Analysis::Poincare(opts),
-        x0: initial.unwrap_or_default(),
+    Ok((
+        Registered(Box::new(opts)),
         method,
-    })
+        initial.unwrap_or_default(),
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    const HEAD: &str = "kind = \"poincare\"\n[model]\npreset = \"double\"\n";
+
+    #[test]
+    fn poincare_is_validated_through_the_registry() {
+        let file = parse(
+            &format!("{HEAD}[poincare]\nenergy = 0.0\ngrid = [2, 2]\n"),
+            "t",
+        )
+        .unwrap();
+        let spec = file.validate().unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        assert_eq!(r.kind().name, "poincare");
+        assert_eq!(r.time_span(), Some((5000.0, "poincare.t_end")));
+        // Energy shells: no start of the spec's, and dop853 at 1e-12 by default.
+        assert!(spec.x0.is_empty());
+        assert_eq!(
+            spec.method,
+            crate::integrate::Method::Dop853 {
+                rtol: 1e-12,
+                atol: 1e-12,
+                h_max: f64::INFINITY
+            }
+        );
+        // Another integrator is refused before the table is looked at.
+        let e = parse(&format!("{HEAD}[integrator]\nmethod = \"rk4\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "integrator.method: Poincaré sections are located on DOP853's dense output: use dop853"
+        );
+        // Its table keeps its place among a spec's fields.
+        let e = parse("bogus = 1\n", "t").unwrap_err().to_string();
+        assert!(e.contains("`lyapunov`, `poincare`, `map`"), "{e}");
+        assert!(e.contains("`orbits`, `frequencies`, `figures`"), "{e}");
+    }
 }
