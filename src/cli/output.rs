@@ -39,13 +39,6 @@ impl From<RunError> for CliError {
     }
 }
 
-/// A run that failed (blow-up, step size collapse): exit 1 with the reason.
-impl From<pendula::analysis::AnalysisError> for CliError {
-    fn from(e: pendula::analysis::AnalysisError) -> Self {
-        CliError::Run(e.to_string())
-    }
-}
-
 /// Drawing or writing a figure failed: the run failed (the path was checked before).
 impl From<pendula::plot::PlotError> for CliError {
     fn from(e: pendula::plot::PlotError) -> Self {
