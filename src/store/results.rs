@@ -3,7 +3,7 @@
 //! the model's per-link parameters and every run parameter as attributes).
 
 use super::{GroupWriter, StoreError};
-use crate::finding::{Attr, Record};
+use crate::finding::Attr;
 use crate::integrate::Method;
 use crate::model::Chain;
 
@@ -80,11 +80,15 @@ pub fn write_model(g: &GroupWriter<'_>, chain: &Chain) -> Result<(), StoreError>
 
 /// The integrator's settings as attributes.
 pub fn write_method(g: &GroupWriter<'_>, m: &Method) -> Result<(), StoreError> {
-    let mut r = Record::new("method");
     for (name, a) in method_attrs(m) {
-        r.attr(name, a);
+        match a {
+            Attr::F64(v) => g.attr_f64(name, v)?,
+            Attr::I64(v) => g.attr_i64(name, v)?,
+            Attr::Str(v) => g.attr_str(name, &v)?,
+            _ => unreachable!("an integrator's settings are numbers and its name"),
+        };
     }
-    super::record::write_entries(g, &r)
+    Ok(())
 }
 
 /// The integrator's name and settings, as the attributes of a result's group (a record

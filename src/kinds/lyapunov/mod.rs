@@ -13,7 +13,6 @@
 //! summary (`model`, `output`, `plot`, and `integrator` where it had none), so it names the wall
 //! time alone as its run's field ([`RUN_FIELDS`]) and its keys stay as they were.
 
-mod cart;
 mod covariant;
 mod ensemble;
 mod sali;

@@ -19,7 +19,10 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// A spectrum, one exponent or two-trajectory estimate: the group `lyapunov` with the planar
-/// chain's links, parameters and initial state, or the cart chain's ([`super::cart`]).
+/// chain's links, parameters and initial state, or the cart chain's: the spectrum (the planar
+/// chain's layout), the initial state, the manifold's dimension and the model's name (the cart
+/// chain has no planar run for the store to write beside it, so the record holds its initial
+/// state itself).
 #[derive(Debug, Clone)]
 pub struct SpectrumResult {
     /// The run's title (the figure's and the summary's).
@@ -59,7 +62,7 @@ impl Finding for SpectrumResult {
             SpectrumOf::Cart {
                 phase_space_dimension,
                 initial_state,
-            } => super::cart::cart_record(&self.spectrum, *phase_space_dimension, initial_state),
+            } => cart_record(&self.spectrum, *phase_space_dimension, initial_state),
         }
     }
 
@@ -69,7 +72,7 @@ impl Finding for SpectrumResult {
             ..
         } = self.of
         {
-            return super::cart::cart_summary(&self.spectrum, phase_space_dimension, &self.title);
+            return cart_summary(&self.spectrum, phase_space_dimension, &self.title);
         }
         let mut j = spectrum_json(&self.spectrum);
         j["kind"] = json!("lyapunov");
@@ -391,4 +394,46 @@ pub(super) fn spectrum_scalars(r: &Lyapunov) -> Vec<Scalar> {
             .with_error(r.sum_standard_error),
     );
     s
+}
+
+/// The group `lyapunov` of the cart chain's spectrum `spectrum` from `initial_state`, on a
+/// constraint manifold of dimension `phase_space_dimension`.
+fn cart_record(spectrum: &Lyapunov, phase_space_dimension: usize, initial_state: &[f64]) -> Record {
+    let mut g = Record::new("lyapunov");
+    spectrum_entries(&mut g, spectrum);
+    // As `GroupWriter::initial_state` writes a planar run's.
+    g.index(
+        "state_component",
+        initial_state.len(),
+        "component of the state vector, in the model's coordinates (planar chain: theta_1..theta_N, then omega_1..omega_N)",
+    )
+    .var(
+        "initial_state",
+        &["state_component"],
+        initial_state,
+        "1",
+        "initial state in the model's coordinates (rad and rad/s for a planar chain)",
+    )
+    .attr("phase_space_dimension", phase_space_dimension as i64)
+    .attr("model", "cart-chain");
+    g
+}
+
+/// The cart chain's spectrum's JSON summary (with its kind, model and title).
+fn cart_summary(
+    spectrum: &Lyapunov,
+    phase_space_dimension: usize,
+    title: &str,
+) -> serde_json::Value {
+    let r = spectrum;
+    json!({
+        "kind": "lyapunov", "model": "cart-chain", "title": title,
+        "phase_space_dimension": phase_space_dimension,
+        "exponents": r.exponents, "standard_error": r.standard_error,
+        "sum_exponents": r.sum, "pair_sums": r.pair_sums,
+        "closest_to_zero": r.closest_to_zero,
+        "relative_energy_drift": r.energy.relative_drift,
+        "averaged_time": r.averaged_time, "counts": r.counts,
+        "complete": r.complete,
+    })
 }
