@@ -30,10 +30,16 @@ pub trait Finding: Send {
     /// Its fields of the JSON summary (an object; the front end adds the run's wall time and
     /// the paths it wrote).
     fn summary(&self) -> serde_json::Value;
-    /// Its text report (what the CLI prints without `--json`).
-    fn report(&self) -> String;
-    /// The numbers a sweep keeps of each point.
-    fn scalars(&self) -> Vec<Scalar>;
+    /// Its text report (what the CLI prints without `--json`); none by default, for a result
+    /// that prints its summary with `--json` only (a trajectory, the cart chain's runs).
+    fn report(&self) -> String {
+        String::new()
+    }
+    /// The numbers a sweep keeps of each point; none by default, for a result a sweep does not
+    /// run (the cart chain's, whose fields are not a planar chain's; an animation).
+    fn scalars(&self) -> Vec<Scalar> {
+        Vec::new()
+    }
     /// Which fields of the run the front end adds to the summary, of [`RUN_FIELDS`] (all by
     /// default): a result whose summary never had some (no integrator where nothing is
     /// integrated) names those it has, so that its JSON keeps its keys.

@@ -4,6 +4,7 @@
 use super::{as_input, MeasureArgs};
 use crate::cli::output::CliError;
 use clap::Args;
+use pendula::kinds::measure::Measured;
 use pendula::kinds::measure::{chaotic, ChaoticChoices};
 use pendula::store::{self, Provenance};
 use std::path::PathBuf;

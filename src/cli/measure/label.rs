@@ -4,6 +4,7 @@
 use super::{flag, Source};
 use crate::cli::output::CliError;
 use pendula::error::RunError;
+use pendula::kinds::measure::Measured;
 use pendula::kinds::measure::{labels, MeasureOptions, MeasuredSet};
 use pendula::observe::Cancel;
 use pendula::spec::Budget;

@@ -5,6 +5,7 @@ use super::label::{measure_sets, run_job, Job};
 use super::{Input, Source};
 use crate::cli::output::{CliError, Common};
 use pendula::kinds::measure::MeasureSweep;
+use pendula::kinds::measure::Measured;
 use pendula::store::{self, Provenance};
 use std::path::PathBuf;
 use std::time::Instant;

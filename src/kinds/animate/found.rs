@@ -3,7 +3,7 @@
 use crate::analysis::animate::AnimationKinematics;
 use crate::analysis::{animation_trajectory, AnimateOptions, Trajectory};
 use crate::error::RunError;
-use crate::finding::{Finding, Record, Scalar};
+use crate::finding::{Finding, Record};
 use crate::kinds::simulate::{draw_stills, trajectory_record};
 use crate::kinds::Found;
 use crate::model::Chain;
@@ -107,16 +107,6 @@ impl Finding for Animated {
             "frames_dir": opts.frames,
             "complete": stats.complete,
         })
-    }
-
-    /// None: it prints its summary with `--json` only.
-    fn report(&self) -> String {
-        String::new()
-    }
-
-    /// None: a sweep does not run it.
-    fn scalars(&self) -> Vec<Scalar> {
-        Vec::new()
     }
 
     /// None: its summary never had the run's fields besides its kind, which it names itself.

@@ -4,7 +4,7 @@ use crate::analysis::cart::{
     closed_loop, weight_text, CartError, ClosedLoop, ClosedLoopError, Lqr,
 };
 use crate::error::{FieldError, RunError};
-use crate::finding::{Attr, Finding, Record, Scalar};
+use crate::finding::{Attr, Finding, Record};
 use crate::integrate::Method;
 use crate::kinds::simulate::{cart_record, draw_cart};
 use crate::kinds::Found;
@@ -181,16 +181,6 @@ impl Finding for Controlled {
             "constraint_drift": run.trajectory.constraint_drift,
             "complete": run.trajectory.complete,
         })
-    }
-
-    /// None: it prints its summary with `--json` only.
-    fn report(&self) -> String {
-        String::new()
-    }
-
-    /// None: a sweep refuses the cart chain (its fields are a planar chain's).
-    fn scalars(&self) -> Vec<Scalar> {
-        Vec::new()
     }
 
     /// Its summary names its kind, model and title itself; the run adds its wall time only.

@@ -3,6 +3,7 @@
 //! `measure/chaotic_fraction`, the figure, the JSON summary and the text report.
 
 use super::report::pair;
+use super::Measured;
 use crate::analysis::measure::chaotic::{self, ChaoticOptions, ShellFraction};
 use crate::analysis::measure::MeasureError;
 use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
@@ -76,35 +77,27 @@ impl ChaoticFraction {
     pub fn complete(&self) -> bool {
         self.run.complete
     }
+}
 
-    /// Whether it has a figure (a figure of no shell has nothing to draw).
-    pub fn has_figure(&self) -> bool {
+impl Measured for ChaoticFraction {
+    fn has_figure(&self) -> bool {
         !self.rows.is_empty()
     }
 
-    /// Writes its group `measure/chaotic_fraction` (the store's chaotic-fraction writer).
-    pub fn write(&self, out: &H5Out) -> Result<(), StoreError> {
+    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
         store::write_chaotic_fraction(out, &self.run, &self.rows)
     }
 
-    /// Draws its figure to `path`.
-    pub fn draw(&self, path: &Path) -> Result<(), PlotError> {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
         let fig = plot::MeasureFigure::chaotic_fraction(&self.title, &self.rows);
         plot::draw_measure(&fig, path)
     }
 
-    /// The JSON summary of a run that took `wall` seconds and wrote `file` and `plot`.
-    pub fn summary(
-        &self,
-        wall: f64,
-        file: Option<&Path>,
-        plot: Option<&Path>,
-    ) -> serde_json::Value {
+    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
         chaotic_json(&self.title, &self.run, &self.rows, file, plot, wall)
     }
 
-    /// The text report of a run that took `wall` seconds.
-    pub fn report(&self, wall: f64) -> String {
+    fn report(&self, wall: f64) -> String {
         chaotic_table(&self.run, &self.rows, wall)
     }
 }

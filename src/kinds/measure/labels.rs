@@ -3,6 +3,7 @@
 //! JSON summary and the text report.
 
 use super::report::{no_curve, set_json, table};
+use super::Measured;
 use crate::analysis::measure::labels::{self, map_labels, refusal, Labelled};
 use crate::analysis::measure::{
     label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
@@ -180,30 +181,21 @@ pub struct GridMeasures {
     pub names: Vec<String>,
 }
 
-impl GridMeasures {
-    /// Whether anything measured has a curve to draw (a skipped Wada test has none).
-    pub fn has_figure(&self) -> bool {
+impl Measured for GridMeasures {
+    fn has_figure(&self) -> bool {
         !self.sets.iter().all(no_curve)
     }
 
-    /// Writes its group `measure` (the store's measure writer).
-    pub fn write(&self, out: &H5Out) -> Result<(), StoreError> {
+    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
         store::write_measure(out, &self.opts, &self.sets)
     }
 
-    /// Draws its figure to `path`.
-    pub fn draw(&self, path: &Path) -> Result<(), PlotError> {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
         let fig = plot::MeasureFigure::new(&self.title, &self.sets, &self.names);
         plot::draw_measure(&fig, path)
     }
 
-    /// The JSON summary of a run that took `wall` seconds and wrote `file` and `plot`.
-    pub fn summary(
-        &self,
-        wall: f64,
-        file: Option<&Path>,
-        plot: Option<&Path>,
-    ) -> serde_json::Value {
+    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
         json!({
             "kind": "measure",
             "title": self.title,
@@ -218,8 +210,7 @@ impl GridMeasures {
         })
     }
 
-    /// The text report of a run that took `wall` seconds.
-    pub fn report(&self, wall: f64) -> String {
+    fn report(&self, wall: f64) -> String {
         table(&self.sets, wall)
     }
 }

@@ -3,6 +3,7 @@
 //! parameter, summarised as one JSON line or one text block per point.
 
 use super::report::{set_json, table};
+use super::Measured;
 use crate::analysis::measure::{MeasureOptions, MeasuredSet};
 use crate::plot::{self, MeasureFigure, PlotError};
 use crate::spec::Sweep;
@@ -66,14 +67,14 @@ impl MeasureSweep {
             &self.names,
         )
     }
+}
 
-    /// Whether anything measured has a curve to draw (a skipped Wada test has none).
-    pub fn has_figure(&self) -> bool {
+impl Measured for MeasureSweep {
+    fn has_figure(&self) -> bool {
         !self.figure().is_empty()
     }
 
-    /// Writes its group `measure` (the store's measure-sweep writer).
-    pub fn write(&self, out: &H5Out) -> Result<(), StoreError> {
+    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
         let run = SweepRun {
             parameter: &self.parameter,
             units: &self.units,
@@ -83,18 +84,11 @@ impl MeasureSweep {
         store::write_measure_sweep(out, &self.opts, &run)
     }
 
-    /// Draws its figure to `path`.
-    pub fn draw(&self, path: &Path) -> Result<(), PlotError> {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
         plot::draw_measure(&self.figure(), path)
     }
 
-    /// The JSON summary of a run that took `wall` seconds and wrote `file` and `plot`.
-    pub fn summary(
-        &self,
-        wall: f64,
-        file: Option<&Path>,
-        plot: Option<&Path>,
-    ) -> serde_json::Value {
+    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
         json!({
             "kind": "measure",
             "title": self.title,
@@ -117,8 +111,7 @@ impl MeasureSweep {
         })
     }
 
-    /// The text report of a run that took `wall` seconds: each point's table under its value.
-    pub fn report(&self, wall: f64) -> String {
+    fn report(&self, wall: f64) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         for (sets, v) in self.points.iter().zip(&self.values) {

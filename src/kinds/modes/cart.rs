@@ -7,7 +7,7 @@
 //! `zero_modes`, the attribute `labels` and the model's parameters.
 
 use crate::analysis::cart::CartModes;
-use crate::finding::{Finding, Record, Scalar};
+use crate::finding::{Finding, Record};
 use crate::format::{f64_json, num};
 use crate::kinds::Found;
 use crate::model::CartChain;
@@ -164,11 +164,6 @@ impl Finding for CartChainModes {
             }
         }
         s
-    }
-
-    /// None: a sweep runs the planar chain only.
-    fn scalars(&self) -> Vec<Scalar> {
-        Vec::new()
     }
 
     /// The kind, title and model (`cart-chain`) only, as the cart chain's modes always said.

@@ -5,7 +5,7 @@ use super::energy_and_work;
 use crate::analysis::cart::CartTrajectory;
 use crate::analysis::{self, SimulateOptions};
 use crate::error::RunError;
-use crate::finding::{Finding, Record, Scalar};
+use crate::finding::{Finding, Record};
 use crate::integrate::Method;
 use crate::kinds::Found;
 use crate::model::CartChain;
@@ -194,15 +194,6 @@ impl Finding for CartSimulated {
             "steps": tr.stats.steps, "rhs_evaluations": tr.stats.evals,
             "complete": tr.complete,
         })
-    }
-
-    fn report(&self) -> String {
-        String::new()
-    }
-
-    /// None: a sweep refuses the cart chain (its fields are a planar chain's).
-    fn scalars(&self) -> Vec<Scalar> {
-        Vec::new()
     }
 
     /// The cart chain's summary names its kind, model and title itself; the run adds its wall

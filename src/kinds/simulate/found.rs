@@ -196,11 +196,6 @@ impl Finding for Simulated {
         })
     }
 
-    /// Empty: a trajectory prints no text (its numbers are in the file and the JSON).
-    fn report(&self) -> String {
-        String::new()
-    }
-
     fn scalars(&self) -> Vec<Scalar> {
         let tr = &self.trajectory;
         let e0 = tr.energy.first().copied().unwrap_or(f64::NAN);
