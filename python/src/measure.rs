@@ -11,13 +11,9 @@ use numpy::{
 };
 use pendula::analysis::map::Kind;
 use pendula::analysis::measure::chaotic;
-use pendula::analysis::measure::labels::{
-    self, map_labels, refusal, Labelled, MapGrids, ValueType,
-};
+use pendula::analysis::measure::labels::{self, map_labels, Labelled, MapGrids, ValueType};
 use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
-use pendula::analysis::measure::{
-    label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
-};
+use pendula::analysis::measure::{MeasureError, MeasureOptions};
 use pendula::error::FieldError;
 use pendula::model::Chain;
 use pendula::run::RunError;
@@ -62,22 +58,7 @@ fn measure_all(
     title: String,
 ) -> PyResult<Bound<'_, PyDict>> {
     let tree = watched(py, move |cancel| {
-        let mut sets = Vec::new();
-        for l in grids {
-            let m = measure_cancellable(&l.grid, &opts, &cancel).map_err(|(s, e)| match e {
-                MeasureError::Interrupted => RunError::Interrupted,
-                e => RunError::Input(refusal(s, &e, &l.name)),
-            })?;
-            sets.push(MeasuredSet {
-                source: l.source,
-                nx: l.grid.nx,
-                ny: l.grid.ny,
-                extent: l.extent,
-                axes: l.axes,
-                labels: label_counts(&l.grid),
-                measures: m,
-            });
-        }
+        let (sets, _) = pendula::kinds::measure::labels::measure_grids(grids, &opts, &cancel)?;
         let prov = Provenance::now("pendula (python)", "");
         Ok(store::write_memory(&prov, &title, |out| {
             store::write_measure(out, &opts, &sets)

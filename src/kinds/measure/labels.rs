@@ -124,7 +124,17 @@ pub fn measure_sets(
     cancel: &Cancel,
     warn: &dyn Fn(&str),
 ) -> Result<(Vec<MeasuredSet>, Vec<String>), RunError> {
-    let grids = load(src, opts, budget, warn)?;
+    measure_grids(load(src, opts, budget, warn)?, opts, cancel)
+}
+
+/// Measures the label grids `grids` (read by [`measure_sets`], or handed over by the Python
+/// package): bad input (a field of the measure) when any is refused,
+/// [`RunError::Interrupted`] once `cancel` is set; the sets and their names.
+pub fn measure_grids(
+    grids: Vec<Labelled>,
+    opts: &MeasureOptions,
+    cancel: &Cancel,
+) -> Result<(Vec<MeasuredSet>, Vec<String>), RunError> {
     let mut sets = Vec::new();
     let mut names = Vec::new();
     for l in grids {
