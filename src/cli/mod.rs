@@ -646,16 +646,16 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     let start = std::time::Instant::now();
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
     let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
-    let wall = start.elapsed().as_secs_f64();
-    if let Output::Found { result, .. } = &mut outcome.output {
-        result.timed(wall);
+    if let Output::Found { chain, result } = outcome.output {
+        return output::finish_found(ctx, chain, result, start);
     }
+    let wall = start.elapsed().as_secs_f64();
     ctx.write_outcome(&mut outcome)?;
     match &outcome.output {
         Output::Orbits { chain, run, result } => {
             orbits::report_orbits(ctx, chain, run, result, wall)
         }
-        Output::Found { result, .. } => output::report_found(ctx, result.as_ref(), wall),
+        Output::Found { .. } => unreachable!("finished above"),
         Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
     }
 }

@@ -238,9 +238,10 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
     Ok(())
 }
 
-/// The rest of a run whose command ran its kind itself (`animate`, `control`: the library's
-/// [`pendula::run::execute`] does not offer them): its file written as the library's outcome,
-/// then [`report_found`]; `start`, when the run began (its wall time until now).
+/// The rest of a run whose result describes itself, after [`pendula::run::execute`] or a
+/// command that runs its kind itself (`animate`, `control`, which `execute` does not offer):
+/// told its wall time, its file written as the library's outcome, then [`report_found`];
+/// `start`, when the run began.
 pub fn finish_found(
     ctx: &Run,
     chain: Option<&Chain>,
