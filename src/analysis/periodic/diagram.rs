@@ -5,21 +5,16 @@
 //! attractors is followed as the parameter moves, not re-found from scratch), for each of
 //! several starts (so coexisting attractors show); the starts run in parallel, each sweeping
 //! the parameters in order, so the result does not depend on the thread count. One run per
-//! value is a plain RK4 loop ([`Rk4Solver::rk4_step`] on a [`Flow`], without the single-orbit
-//! driver's per-interval reducer, energy watch and progress): the state alone through most of
-//! the transient, then with one tangent vector over the last `ALIGN_PERIODS` transient
-//! periods and the sampled ones, renormalised every drive period, its log-growth summed over
-//! the sampled periods. Every period runs on the same time grid from t = 0 with the angles
-//! wrapped at its end (see `sweep_value`), so the model runs on a workspace for repeated times
-//! ([`crate::model::System::workspace_for_repeated_times`]): the drive's cosines of that grid
-//! are computed in the first period and recalled, bit for bit, in the others.
+//! value iterates the chain's stroboscopic map ([`super::stroboscopic`]: one drive period on
+//! one fixed RK4 grid, without the single-orbit driver's per-interval reducer, energy watch
+//! and progress): the state alone through most of the transient, then with one tangent vector
+//! over the last `ALIGN_PERIODS` transient periods and the sampled ones, renormalised every
+//! drive period, its log-growth summed over the sampled periods.
 
 use super::continuation::Family;
 use super::shooting::Closure;
+use super::stroboscopic::{Solvers, Stroboscopic};
 use super::PeriodicError;
-use crate::analysis::AnalysisError;
-use crate::integrate::rk4::Rk4Solver;
-use crate::integrate::{check_finite, check_progress, Flow, Layout, Rk4};
 use crate::model::System;
 use crate::observe::Cancel;
 use rayon::prelude::*;
@@ -119,24 +114,11 @@ type StartSweep = (Vec<f64>, Vec<f64>);
 /// whole transient.
 const ALIGN_PERIODS: u64 = 16;
 
-/// The RK4 solvers of one start, allocated once and reused for every step of every parameter
-/// value (the hot loop allocates nothing): one for the state alone, one for `[x | v]`.
-struct Solvers {
-    state: Rk4Solver,
-    tangent: Rk4Solver,
-}
-
-/// One start's run at one parameter value: `transient + samples` drive periods of `steps`
-/// RK4 steps from the state `y[..n]` (left at the end), the tangent vector in `y[n..]` over the
-/// last [`ALIGN_PERIODS`] transient periods and the sampled ones, renormalised at every period
-/// end. Appends the samples to `points` and returns λ_max. Errors: a blow-up (named, at its
-/// time), a step too small to advance t, a stop request.
-///
-/// A driven family member is `drive_period`-periodic in t (what its stroboscopic map and the
-/// shooting assume), so every period is integrated on the same grid `t = s·dt`, s = 0..q, and
-/// the angles are wrapped into (−π, π] at every period end: the stroboscopic map is then one
-/// and the same function at every period, and the arguments of the model's sin/cos stay
-/// small (unwrapped angles and times grow without bound, and cost more to reduce).
+/// One start's run at one parameter value: `transient + samples` iterates of the stroboscopic
+/// map ([`Stroboscopic`]) from the state `y[..n]` (left at the end), the tangent vector in
+/// `y[n..]` over the last [`ALIGN_PERIODS`] transient periods and the sampled ones,
+/// renormalised at every period end. Appends the samples to `points` and returns λ_max.
+/// Errors: a blow-up (named, at its time), a step too small to advance t, a stop request.
 fn sweep_value<S: System>(
     sys: &S,
     drive_period: f64,
@@ -147,22 +129,7 @@ fn sweep_value<S: System>(
     cancel: &Cancel,
 ) -> Result<f64, PeriodicError> {
     let n = sys.dim();
-    let angles = sys.angles().min(n);
-    let q = opts.steps_per_period;
-    let dt = drive_period / q as f64;
-    if !(dt.is_finite() && dt > 0.0) {
-        return Err(PeriodicError::invalid(
-            "drive_period",
-            "must be finite and > 0",
-        ));
-    }
-    let layout = |k| Layout { n, work: false, k };
-    check_progress(0.0, dt, q as f64 * dt)
-        .map_err(|e| PeriodicError::Run(AnalysisError::naming(sys, layout(0))(e)))?;
-    // The state alone, and the state with one tangent vector (a model evaluates the state part
-    // of `rhs_tangent` as `rhs` does).
-    let mut state = Flow::repeating(sys, false, 0);
-    let mut with_tangent = Flow::repeating(sys, false, 1);
+    let mut map = Stroboscopic::new(sys, drive_period, opts.steps_per_period)?;
     let total = opts.transient + opts.samples;
     let free = opts.transient.saturating_sub(ALIGN_PERIODS);
     let mut log_growth = 0.0;
@@ -175,26 +142,7 @@ fn sweep_value<S: System>(
             sys.tangent_basis(x, 1, v);
         }
         let y = if tangent { &mut y[..] } else { &mut y[..n] };
-        for s in 0..q {
-            steps += 1;
-            if cancel.poll(steps) {
-                return Err(PeriodicError::Interrupted);
-            }
-            let t = s as f64 * dt;
-            if tangent {
-                solvers.tangent.rk4_step(&mut with_tangent, t, dt, y);
-            } else {
-                solvers.state.rk4_step(&mut state, t, dt, y);
-            }
-        }
-        check_finite((e * q) as f64 * dt, y).map_err(|err| {
-            PeriodicError::Run(AnalysisError::naming(sys, layout(usize::from(tangent)))(
-                err,
-            ))
-        })?;
-        for a in &mut y[..angles] {
-            *a = crate::model::angle::wrap_nearest_open_closed(*a);
-        }
+        map.iterate(y, solvers, e, &mut steps, cancel)?;
         if tangent {
             let v = &mut y[n..];
             let norm = v.iter().map(|a| a * a).sum::<f64>().sqrt();
@@ -207,7 +155,7 @@ fn sweep_value<S: System>(
             points.extend_from_slice(&y[..n]);
         }
     }
-    Ok(log_growth / (opts.samples as f64 * drive_period))
+    Ok(log_growth / (opts.samples as f64 * map.period()))
 }
 
 /// The orbit diagram of the driven `family` (see the module docs). Errors: bad options, a
@@ -229,11 +177,7 @@ pub fn orbit_diagram<F: Family>(
             // [x | v]: the state carried from value to value, and one tangent vector.
             let mut y = vec![0.0; 2 * dim];
             y[..dim].copy_from_slice(x0);
-            // (rk4_step takes its step at each call: the solvers' own dt is not used.)
-            let mut solvers = Solvers {
-                state: Rk4::new(1.0).solver(dim),
-                tangent: Rk4::new(1.0).solver(2 * dim),
-            };
+            let mut solvers = Solvers::new(dim);
             let mut points =
                 Vec::with_capacity(opts.parameters.len() * opts.samples as usize * dim);
             let mut lyap = Vec::with_capacity(opts.parameters.len());

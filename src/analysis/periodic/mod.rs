@@ -8,6 +8,7 @@
 //! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
 //!   folds, period doublings, Neimark–Sacker points and stability changes;
+//! * [`stroboscopic`]: the stroboscopic map of a driven system, one drive period as a map;
 //! * [`diagram`]: orbit diagrams (stroboscopic samples against a parameter) with λ_max.
 
 pub mod bench;
@@ -16,6 +17,7 @@ pub mod diagram;
 pub mod floquet;
 pub mod flow;
 pub mod shooting;
+pub mod stroboscopic;
 
 pub use continuation::{
     continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
@@ -25,6 +27,7 @@ pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
 pub use flow::{propagate, Propagated};
 pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};
+pub use stroboscopic::Stroboscopic;
 
 use crate::analysis::orbit::LyapunovError;
 use crate::analysis::AnalysisError;

@@ -4,7 +4,7 @@
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
-    continue_branch, find, orbit_diagram, propagate, switch_period_doubling, BifurcationKind,
+    continue_branch, find, orbit_diagram, stroboscopic, switch_period_doubling, BifurcationKind,
     Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
 };
 use crate::error::{FieldError, RunError};
@@ -331,8 +331,7 @@ fn section_return(
 }
 
 /// The state after `periods` drive periods (`t` each) from `x0`, handing each period's end to
-/// `each`: one period at a time, so that the tangent flow the integration carries along never
-/// grows beyond one period's stretching (over a chaotic stretch it overflows).
+/// `each` ([`stroboscopic::iterates`] with the spec's integrator).
 fn strobe(
     chain: &Chain,
     spec: &Spec,
@@ -340,19 +339,9 @@ fn strobe(
     t: f64,
     periods: u64,
     obs: &mut dyn Observer,
-    mut each: impl FnMut(&[f64]),
+    each: impl FnMut(&[f64]),
 ) -> Result<Vec<f64>, RunError> {
-    let mut x = x0.to_vec();
-    for _ in 0..periods {
-        x = propagate(chain, &spec.method, 0.0, &x, t, 1, obs)
-            .map_err(spec_error)?
-            .x;
-        if obs.cancel().is_set() {
-            return Err(RunError::Interrupted);
-        }
-        each(&x);
-    }
-    Ok(x)
+    stroboscopic::iterates(chain, &spec.method, x0, t, periods, obs, each).map_err(spec_error)
 }
 
 /// The stroboscopic sample `i` (of `samples`, rows of `dim`, the first `angles` of each
