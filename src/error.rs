@@ -104,38 +104,6 @@ impl fmt::Display for FieldError {
 
 impl std::error::Error for FieldError {}
 
-/// Why a run gave no outcome.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Bad input, found before or by the run: the field it is about is data
-    /// ([`RunError::field`]). The CLI's exit 2, Python's `ValueError`.
-    #[error(transparent)]
-    Input(FieldError),
-    /// The run failed (a blow-up, a step size collapse, a singular matrix, the store): the
-    /// CLI's exit 1, Python's `RuntimeError`.
-    #[error("{0}")]
-    Failed(String),
-    /// A stop was asked for and the run keeps nothing (`run::Outcome::finished`, an in-memory map).
-    #[error("interrupted")]
-    Interrupted,
-}
-
-impl RunError {
-    /// The field of a bad input, as a spec names it (`lyapunov.tau`, `poincare.t_end`).
-    pub fn field(&self) -> Option<&str> {
-        match self {
-            RunError::Input(e) => Some(e.field()),
-            _ => None,
-        }
-    }
-}
-
-impl From<FieldError> for RunError {
-    fn from(e: FieldError) -> Self {
-        RunError::Input(e)
-    }
-}
-
 /// `v` when finite and > 0, else the error naming `field`.
 pub fn positive(field: &str, v: f64) -> Result<f64, FieldError> {
     if v.is_finite() && v > 0.0 {

@@ -38,8 +38,8 @@ fn raise(e: RunError) -> PyErr {
                 e.render(&name)
             })
         }
-        RunError::Failed(m) => PyRuntimeError::new_err(m),
         RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+        e => PyRuntimeError::new_err(e.to_string()),
     }
 }
 

@@ -33,8 +33,7 @@ impl From<RunError> for CliError {
     fn from(e: RunError) -> Self {
         match e {
             RunError::Input(e) => CliError::Field(e),
-            RunError::Failed(m) => CliError::Run(m),
-            RunError::Interrupted => CliError::Run(e.to_string()),
+            e => CliError::Run(e.to_string()),
         }
     }
 }

@@ -8,7 +8,8 @@ use crate::analysis::measure::labels::{self, map_labels, refusal, Labelled};
 use crate::analysis::measure::{
     label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
 };
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::observe::Cancel;
 use crate::plot::{self, PlotError};
 use crate::spec::{measure_estimate, over_budget, Budget, LabelGrids};
@@ -102,7 +103,7 @@ fn load(
                 field: "measure",
             };
             fits(&g, opts, budget)?;
-            let d = r.read_all().map_err(|e| RunError::Failed(e.to_string()))?;
+            let d = r.read_all()?;
             let grids = r.grids(&d);
             Ok(map_labels(
                 &grids,

@@ -7,7 +7,8 @@ use crate::analysis::periodic::{
     continue_branch, find, orbit_diagram, propagate, switch_period_doubling, BifurcationKind,
     Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
 };
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::model::{Chain, System};
 use crate::observe::Observer;
 use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
@@ -220,7 +221,7 @@ fn spec_error(e: PeriodicError) -> RunError {
             RunError::Failed(format!("orbits: Newton converged on no orbit: {m}"))
         }
         PeriodicError::Interrupted => RunError::Interrupted,
-        PeriodicError::Run(a) => RunError::Failed(a.to_string()),
+        PeriodicError::Run(a) => RunError::Analysis(a),
     }
 }
 
@@ -238,8 +239,7 @@ fn seed(
     match run.start {
         OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
-            let m = modes_at(chain, &Equilibrium::hanging(n))
-                .map_err(|e| RunError::Failed(e.to_string()))?;
+            let m = modes_at(chain, &Equilibrium::hanging(n))?;
             let shape = m.shapes.column(mode);
             let scale = amplitude / shape.amax();
             let mut x = vec![0.0; 2 * n];
