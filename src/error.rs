@@ -20,6 +20,22 @@ pub struct FieldError {
     /// Whether the line starts with the field (`field: message`, the usual form) or the
     /// message places it itself (`names` then says where).
     lead: bool,
+    /// What the reader found, for a front end that words some refusals itself.
+    cause: Cause,
+}
+
+/// What a spec reader found wrong with a table, as data ([`FieldError::cause`]): a field the
+/// table needs and lacks, or one its type does not have. A front end that made the table
+/// (the CLI from its flags) names its own words for it from these, never from the text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Cause {
+    /// `table` lacks the field `name` it needs (`model.drive.torque`, `frequency`).
+    Missing { table: String, name: String },
+    /// `table` has a field `name` its type does not know (`model`, `preset` on a cart chain).
+    Unknown { table: String, name: String },
+    /// Anything else: the message says it.
+    #[default]
+    Other,
 }
 
 impl FieldError {
@@ -30,6 +46,7 @@ impl FieldError {
             message: message.into(),
             names: Vec::new(),
             lead: true,
+            cause: Cause::Other,
         }
     }
 
@@ -59,11 +76,25 @@ impl FieldError {
         &self.field
     }
 
+    /// The same error, saying what was found as data ([`Cause`]).
+    pub fn because(mut self, cause: Cause) -> FieldError {
+        self.cause = cause;
+        self
+    }
+
+    /// What the reader found ([`Cause::Other`] unless it said).
+    pub fn cause(&self) -> &Cause {
+        &self.cause
+    }
+
     /// The same error about fields of the table `table` (`shifts` → `measure.shifts`).
     pub fn within(mut self, table: &str) -> FieldError {
         self.field = format!("{table}.{}", self.field);
         for (_, f) in &mut self.names {
             *f = format!("{table}.{f}");
+        }
+        if let Cause::Missing { table: t, .. } | Cause::Unknown { table: t, .. } = &mut self.cause {
+            *t = format!("{table}.{t}");
         }
         self
     }
