@@ -76,6 +76,15 @@ impl FieldError {
         &self.field
     }
 
+    /// Appends the message of `other` (without its field), the fields it names kept as data.
+    pub fn then(mut self, other: &FieldError) -> FieldError {
+        let at = self.message.len();
+        self.names
+            .extend(other.names.iter().map(|(i, f)| (at + i, f.clone())));
+        self.message.push_str(&other.message);
+        self
+    }
+
     /// The same error, saying what was found as data ([`Cause`]).
     pub fn because(mut self, cause: Cause) -> FieldError {
         self.cause = cause;

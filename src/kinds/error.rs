@@ -89,6 +89,19 @@ impl RunError {
     }
 }
 
+impl RunError {
+    /// A failed run's message, the fields it names spelt by `name` (a front end's spelling:
+    /// a map read over the memory budget names the budget, [`StoreError::render`]). Bad input
+    /// is its [`FieldError`]'s to render.
+    pub fn render(&self, name: &dyn Fn(&str) -> String) -> String {
+        match self {
+            RunError::Store(e) => e.render(name),
+            RunError::AtPoint { at, error } => format!("{at}: {}", error.render(name)),
+            e => e.to_string(),
+        }
+    }
+}
+
 impl From<FieldError> for RunError {
     fn from(e: FieldError) -> Self {
         RunError::Input(e)

@@ -18,7 +18,7 @@ pub fn cli_error(e: RunError) -> CliError {
     match e {
         RunError::Input(f) => CliError::Input(f.render(&flag)),
         RunError::Interrupted => interrupted(),
-        e => CliError::Run(e.to_string()),
+        e => CliError::Run(e.render(&flag)),
     }
 }
 

@@ -84,10 +84,8 @@ fn load(
         }
         Input::Map(path) => {
             let r = MapReader::open(path).map_err(|e| {
-                FieldError::new(
-                    "measure",
-                    format!("{e} (for a dataset of another file use --labels FILE.h5:/path)"),
-                )
+                e.refusal("measure")
+                    .text(" (for a dataset of another file use --labels FILE.h5:/path)")
             })?;
             if let Some(w) = r.warning() {
                 warn(&w);

@@ -61,7 +61,8 @@ pub struct MapPixel {
 /// chain seeds nothing meaningful.
 fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, RunError> {
     let bad = |m: String| RunError::Input(FieldError::new("orbits.map_file", m));
-    let reader = MapReader::open(std::path::Path::new(file)).map_err(|e| bad(e.to_string()))?;
+    let refused = |e: crate::store::StoreError| RunError::Input(e.refusal("orbits.map_file"));
+    let reader = MapReader::open(std::path::Path::new(file)).map_err(refused)?;
     let text = reader.spec_text();
     if text.is_empty() {
         return Err(bad(format!(
@@ -106,7 +107,7 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
             ),
         )));
     };
-    let data = reader.read_all().map_err(|e| bad(e.to_string()))?;
+    let data = reader.read_all().map_err(refused)?;
     let best = (0..data.class.len())
         .filter(|&p| data.class[p] == class && data.value[p].is_finite())
         .min_by(|&a, &b| data.value[a].total_cmp(&data.value[b]));
