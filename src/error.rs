@@ -186,4 +186,22 @@ mod tests {
             .text(" class");
         assert_eq!(u.render(&flag), "f.h5 --variable class");
     }
+
+    #[test]
+    fn an_appended_message_keeps_the_fields_it_names() {
+        let why = FieldError::unled("max_memory")
+            .text("needs 2 GB (")
+            .name("max_memory")
+            .text(")");
+        let e = FieldError::new("orbits.map_file", "m.h5: ").then(&why);
+        assert_eq!(
+            e.to_string(),
+            "orbits.map_file: m.h5: needs 2 GB (max_memory)"
+        );
+        let flag = |f: &str| format!("--{}", f.replace(['_', '.'], "-"));
+        assert_eq!(
+            e.render(&flag),
+            "--orbits-map-file: m.h5: needs 2 GB (--max-memory)"
+        );
+    }
 }

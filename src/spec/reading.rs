@@ -221,3 +221,46 @@ fn value_key(text: &str, at: usize) -> Option<String> {
         _ => key.to_string(),
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_table_says_a_missing_or_unknown_field_as_data() {
+        let base = "kind = \"simulate\"\n[initial]\ntheta = [1.0, 1.0]\n";
+        let e = parse_table(table(&format!(
+            "{base}[model]\npreset = \"double\"\n[model.drive.torque]\namplitude = 1.0\n"
+        )))
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "model.drive.torque: missing field `frequency`"
+        );
+        assert_eq!(
+            e.cause(),
+            &Cause::Missing {
+                table: "model.drive.torque".into(),
+                name: "frequency".into()
+            }
+        );
+        let e = parse_table(table(&format!(
+            "{base}[model]\nkind = \"cart-chain\"\nlinks = 2\npreset = \"double\"\n"
+        )))
+        .unwrap_err();
+        assert!(
+            matches!(e.cause(), Cause::Unknown { name, .. } if name == "preset"),
+            "{e}"
+        );
+        let e = parse_table(table("kind = \"simulate\"\n[initial]\ntheta = \"x\"\n")).unwrap_err();
+        assert_eq!(e.cause(), &Cause::Other, "{e}");
+        assert!(
+            e.to_string().starts_with("initial.theta: invalid type"),
+            "{e}"
+        );
+    }
+}
