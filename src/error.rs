@@ -20,8 +20,9 @@ pub struct FieldError {
     /// Whether the line starts with the field (`field: message`, the usual form) or the
     /// message places it itself (`names` then says where).
     lead: bool,
-    /// What the reader found, for a front end that words some refusals itself.
-    cause: Cause,
+    /// What the reader found, for a front end that words some refusals itself (boxed, rare:
+    /// a field error stays small enough to return by value everywhere).
+    cause: Option<Box<Cause>>,
 }
 
 /// What a spec reader found wrong with a table, as data ([`FieldError::cause`]): a field the
@@ -46,7 +47,7 @@ impl FieldError {
             message: message.into(),
             names: Vec::new(),
             lead: true,
-            cause: Cause::Other,
+            cause: None,
         }
     }
 
@@ -87,13 +88,16 @@ impl FieldError {
 
     /// The same error, saying what was found as data ([`Cause`]).
     pub fn because(mut self, cause: Cause) -> FieldError {
-        self.cause = cause;
+        self.cause = match cause {
+            Cause::Other => None,
+            c => Some(Box::new(c)),
+        };
         self
     }
 
     /// What the reader found ([`Cause::Other`] unless it said).
     pub fn cause(&self) -> &Cause {
-        &self.cause
+        self.cause.as_deref().unwrap_or(&Cause::Other)
     }
 
     /// The same error about fields of the table `table` (`shifts` → `measure.shifts`).
@@ -102,7 +106,9 @@ impl FieldError {
         for (_, f) in &mut self.names {
             *f = format!("{table}.{f}");
         }
-        if let Cause::Missing { table: t, .. } | Cause::Unknown { table: t, .. } = &mut self.cause {
+        if let Some(Cause::Missing { table: t, .. } | Cause::Unknown { table: t, .. }) =
+            self.cause.as_deref_mut()
+        {
             *t = format!("{table}.{t}");
         }
         self
