@@ -20,6 +20,23 @@ pub struct FieldError {
     /// Whether the line starts with the field (`field: message`, the usual form) or the
     /// message places it itself (`names` then says where).
     lead: bool,
+    /// What the reader found, for a front end that words some refusals itself (boxed, rare:
+    /// a field error stays small enough to return by value everywhere).
+    cause: Option<Box<Cause>>,
+}
+
+/// What a spec reader found wrong with a table, as data ([`FieldError::cause`]): a field the
+/// table needs and lacks, or one its type does not have. A front end that made the table
+/// (the CLI from its flags) names its own words for it from these, never from the text.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum Cause {
+    /// `table` lacks the field `name` it needs (`model.drive.torque`, `frequency`).
+    Missing { table: String, name: String },
+    /// `table` has a field `name` its type does not know (`model`, `preset` on a cart chain).
+    Unknown { table: String, name: String },
+    /// Anything else: the message says it.
+    #[default]
+    Other,
 }
 
 impl FieldError {
@@ -30,6 +47,7 @@ impl FieldError {
             message: message.into(),
             names: Vec::new(),
             lead: true,
+            cause: None,
         }
     }
 
@@ -59,11 +77,39 @@ impl FieldError {
         &self.field
     }
 
+    /// Appends the message of `other` (without its field), the fields it names kept as data.
+    pub fn then(mut self, other: &FieldError) -> FieldError {
+        let at = self.message.len();
+        self.names
+            .extend(other.names.iter().map(|(i, f)| (at + i, f.clone())));
+        self.message.push_str(&other.message);
+        self
+    }
+
+    /// The same error, saying what was found as data ([`Cause`]).
+    pub fn because(mut self, cause: Cause) -> FieldError {
+        self.cause = match cause {
+            Cause::Other => None,
+            c => Some(Box::new(c)),
+        };
+        self
+    }
+
+    /// What the reader found ([`Cause::Other`] unless it said).
+    pub fn cause(&self) -> &Cause {
+        self.cause.as_deref().unwrap_or(&Cause::Other)
+    }
+
     /// The same error about fields of the table `table` (`shifts` → `measure.shifts`).
     pub fn within(mut self, table: &str) -> FieldError {
         self.field = format!("{table}.{}", self.field);
         for (_, f) in &mut self.names {
             *f = format!("{table}.{f}");
+        }
+        if let Some(Cause::Missing { table: t, .. } | Cause::Unknown { table: t, .. }) =
+            self.cause.as_deref_mut()
+        {
+            *t = format!("{table}.{t}");
         }
         self
     }
@@ -103,38 +149,6 @@ impl fmt::Display for FieldError {
 }
 
 impl std::error::Error for FieldError {}
-
-/// Why a run gave no outcome.
-#[derive(Debug, thiserror::Error)]
-pub enum RunError {
-    /// Bad input, found before or by the run: the field it is about is data
-    /// ([`RunError::field`]). The CLI's exit 2, Python's `ValueError`.
-    #[error(transparent)]
-    Input(FieldError),
-    /// The run failed (a blow-up, a step size collapse, a singular matrix, the store): the
-    /// CLI's exit 1, Python's `RuntimeError`.
-    #[error("{0}")]
-    Failed(String),
-    /// A stop was asked for and the run keeps nothing (`run::Outcome::finished`, an in-memory map).
-    #[error("interrupted")]
-    Interrupted,
-}
-
-impl RunError {
-    /// The field of a bad input, as a spec names it (`lyapunov.tau`, `poincare.t_end`).
-    pub fn field(&self) -> Option<&str> {
-        match self {
-            RunError::Input(e) => Some(e.field()),
-            _ => None,
-        }
-    }
-}
-
-impl From<FieldError> for RunError {
-    fn from(e: FieldError) -> Self {
-        RunError::Input(e)
-    }
-}
 
 /// `v` when finite and > 0, else the error naming `field`.
 pub fn positive(field: &str, v: f64) -> Result<f64, FieldError> {
@@ -177,5 +191,23 @@ mod tests {
             .name("variable")
             .text(" class");
         assert_eq!(u.render(&flag), "f.h5 --variable class");
+    }
+
+    #[test]
+    fn an_appended_message_keeps_the_fields_it_names() {
+        let why = FieldError::unled("max_memory")
+            .text("needs 2 GB (")
+            .name("max_memory")
+            .text(")");
+        let e = FieldError::new("orbits.map_file", "m.h5: ").then(&why);
+        assert_eq!(
+            e.to_string(),
+            "orbits.map_file: m.h5: needs 2 GB (max_memory)"
+        );
+        let flag = |f: &str| format!("--{}", f.replace(['_', '.'], "-"));
+        assert_eq!(
+            e.render(&flag),
+            "--orbits-map-file: m.h5: needs 2 GB (--max-memory)"
+        );
     }
 }

@@ -17,13 +17,10 @@ pub mod sweep;
 pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum, LyapunovError,
+    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum,
 };
-use crate::analysis::map::{self as amap, MapError, MapOptions, TileResult};
-use crate::analysis::modes::ModesError;
+use crate::analysis::map::{self as amap, MapOptions, TileResult};
 use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult};
-use crate::analysis::poincare::PoincareError;
-use crate::analysis::AnalysisError;
 use crate::error::FieldError;
 use crate::finding::Record;
 use crate::kinds::lyapunov::{
@@ -39,42 +36,7 @@ use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
 
-pub use crate::error::RunError;
-
-/// An option the estimator refuses is bad input naming its field; anything else, a failed run.
-impl From<LyapunovError> for RunError {
-    fn from(e: LyapunovError) -> Self {
-        match e {
-            LyapunovError::Invalid { field, value, why } => RunError::Input(FieldError::new(
-                format!("lyapunov.{field}"),
-                format!("{why} (got {value})"),
-            )),
-            other => RunError::Failed(other.to_string()),
-        }
-    }
-}
-
-macro_rules! failed_from {
-    ($($t:ty),*) => {$(
-        impl From<$t> for RunError {
-            fn from(e: $t) -> Self {
-                RunError::Failed(e.to_string())
-            }
-        }
-    )*};
-}
-/// Modes that cannot be computed are a failed run; a stop during their eigen-solutions keeps
-/// nothing.
-impl From<ModesError> for RunError {
-    fn from(e: ModesError) -> Self {
-        match e {
-            ModesError::Interrupted => RunError::Interrupted,
-            e => RunError::Failed(e.to_string()),
-        }
-    }
-}
-
-failed_from!(AnalysisError, PoincareError, MapError, StoreError);
+pub use crate::kinds::RunError;
 
 /// The result of one run, with the parts of the spec its writer needs.
 pub struct Outcome<'a> {

@@ -20,26 +20,26 @@ mod measure;
 /// spec spells it, which is what the keywords are: `lyapunov.tau`), a failed run
 /// `RuntimeError`, a stop `KeyboardInterrupt`.
 fn raise(e: RunError) -> PyErr {
+    // The budget is the machine's: Python has no `--max-memory`.
+    let name = |field: &str| {
+        if field == pendula::limits::MEMORY_BUDGET {
+            "half of this machine's memory".to_string()
+        } else {
+            field.to_string()
+        }
+    };
     match e {
         RunError::Input(e) => {
             // A TOML error's field is its place in the text the wrapper made from the keywords
             // (`<python>:6:1`), which the caller never saw; its message names the field.
-            // The budget is the machine's: Python has no `--max-memory`.
-            let name = |field: &str| {
-                if field == pendula::limits::MEMORY_BUDGET {
-                    "half of this machine's memory".to_string()
-                } else {
-                    field.to_string()
-                }
-            };
             PyValueError::new_err(if is_location(&e.field) {
                 e.body(&name)
             } else {
                 e.render(&name)
             })
         }
-        RunError::Failed(m) => PyRuntimeError::new_err(m),
         RunError::Interrupted => PyKeyboardInterrupt::new_err("interrupted"),
+        e => PyRuntimeError::new_err(e.render(&name)),
     }
 }
 

@@ -11,7 +11,7 @@ pub use visual::{animate, viewer};
 
 use crate::analysis::lyapunov::{bench_lyapunov, BenchLyapunov};
 use crate::analysis::map::{Kernel, Kind, MapKind};
-use crate::error::RunError;
+use crate::kinds::RunError;
 use serde_json::Value;
 
 /// The map kind `bench map --kind` names: one of the indicator kinds the tangent lanes serve,
@@ -82,5 +82,9 @@ pub fn lyapunov(
 /// The periodic-orbit workloads, one JSON line each
 /// ([`crate::analysis::periodic::bench::bench_orbits`]); a failure is a failed run.
 pub fn orbits() -> Result<Vec<Value>, RunError> {
-    crate::analysis::periodic::bench::bench_orbits().map_err(|e| RunError::Failed(e.to_string()))
+    use crate::analysis::periodic::PeriodicError;
+    crate::analysis::periodic::bench::bench_orbits().map_err(|e| match e {
+        PeriodicError::Run(a) => RunError::Analysis(a),
+        e => RunError::Failed(e.to_string()),
+    })
 }

@@ -2,8 +2,8 @@
 
 use crate::analysis::animate::AnimationKinematics;
 use crate::analysis::{animation_trajectory, AnimateOptions, AnimateStyle};
-use crate::error::RunError;
 use crate::integrate::Method;
+use crate::kinds::RunError;
 use crate::model::{Chain, ChainParams};
 use crate::observe::Silent;
 use crate::plot::animation::{write_animation, Animation};
@@ -11,7 +11,8 @@ use crate::serve::engine::{Engine, Settings};
 use serde_json::{json, Value};
 use std::time::Instant;
 
-/// A failure of the workload: a failed run, in its own words.
+/// A failure of the workload that has no [`RunError`] of its own (a frame's drawing, the
+/// scratch folder): a failed run, in its own words.
 fn failed(e: impl std::fmt::Display) -> RunError {
     RunError::Failed(e.to_string())
 }
@@ -38,7 +39,7 @@ pub fn animate(frames: usize, size: u32) -> Result<Value, RunError> {
         dt: opts.sample_dt(),
     };
     let start = Instant::now();
-    let tr = animation_trajectory(&chain, &method, &x0, &opts, &mut Silent).map_err(failed)?;
+    let tr = animation_trajectory(&chain, &method, &x0, &opts, &mut Silent)?;
     let integrate = start.elapsed().as_secs_f64();
     let kin = AnimationKinematics::new(&chain, &tr, &opts);
     let anim = Animation::new(&kin, &opts);
@@ -51,7 +52,7 @@ pub fn animate(frames: usize, size: u32) -> Result<Value, RunError> {
     let dir = std::env::temp_dir().join(format!("pendula-bench-{}", std::process::id()));
     std::fs::create_dir_all(&dir).map_err(failed)?;
     let gif = dir.join("bench.gif");
-    let stats = write_animation(&anim, Some(&gif), None, &mut Silent).map_err(failed)?;
+    let stats = write_animation(&anim, Some(&gif), None, &mut Silent)?;
     let bytes = std::fs::metadata(&gif).map(|m| m.len()).unwrap_or(0);
     let _ = std::fs::remove_dir_all(&dir);
     Ok(json!({

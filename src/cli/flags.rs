@@ -8,6 +8,7 @@
 
 use clap::parser::ValueSource;
 use clap::{Arg, ArgAction, ArgMatches};
+use pendula::error::Cause;
 use pendula::spec::SpecError;
 use toml::Value;
 
@@ -565,9 +566,10 @@ pub fn spell(field: &str) -> String {
 /// A table the flags started that misses a field another flag sets (`--torque-amplitude`
 /// without `--torque-frequency`: `model.drive.torque: missing field \`frequency\``): the missing
 /// flag is named, with the one that was given.
-pub fn refuse_missing(message: &str, m: &ArgMatches, command: &str) -> Option<String> {
-    let (table, rest) = message.split_once(": missing field `")?;
-    let name = rest.split('`').next()?;
+pub fn refuse_missing(e: &SpecError, m: &ArgMatches, command: &str) -> Option<String> {
+    let Cause::Missing { table, name } = e.cause() else {
+        return None;
+    };
     let needed = flag_of(&format!("{table}.{name}"), command)?;
     let prefix = format!("{table}.");
     let by = given(m, command).find(|f| path_of(f, command).starts_with(&prefix))?;
@@ -579,8 +581,11 @@ pub fn refuse_missing(message: &str, m: &ArgMatches, command: &str) -> Option<St
 
 /// A field unknown to the spec's model (`unknown field \`preset\`` in a cart chain's
 /// `[model]`) that a flag set: the flag is refused, by name. `model` is the model's kind.
-pub fn refuse_unknown(message: &str, m: &ArgMatches, command: &str, model: &str) -> Option<String> {
-    let name = message.split("unknown field `").nth(1)?.split('`').next()?;
+pub fn refuse_unknown(e: &SpecError, m: &ArgMatches, command: &str, model: &str) -> Option<String> {
+    let Cause::Unknown { name, .. } = e.cause() else {
+        return None;
+    };
+    let name = name.as_str();
     // `--damping` sets model.damping.absolute: a model without `damping` refuses it by name.
     let f =
         given(m, command).find(|f| path_of(f, command).split('.').skip(1).any(|p| p == name))?;

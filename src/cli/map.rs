@@ -347,13 +347,14 @@ impl MapPaths {
     ) -> Result<MapPlan, CliError> {
         let out = &self.out;
         store::map::prepare_run(out, info, tiles, run.resume, common.force).map_err(|e| {
+            let text = e.render(&super::flags::spell);
             match e.flag() {
                 Some("-o") if self.derived => CliError::Input(format!(
-                    "--plot (map file {} derived from it): {e}",
+                    "--plot (map file {} derived from it): {text}",
                     out.display()
                 )),
-                Some(flag) => CliError::Input(format!("{flag}: {e}")),
-                None => CliError::Run(e.to_string()),
+                Some(flag) => CliError::Input(format!("{flag}: {text}")),
+                None => CliError::Run(text),
             }
         })
     }
@@ -423,7 +424,7 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
     let mut readers = Vec::new();
     for p in &a.inputs {
         let r = MapReader::open_within(p, a.common.budget().bytes)
-            .map_err(|e| CliError::Input(format!("merge: {e}")))?;
+            .map_err(|e| CliError::Input(format!("merge: {}", e.render(&super::flags::spell))))?;
         readers.push(r);
     }
     for r in &readers {
@@ -536,7 +537,8 @@ pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
             })
         })
         .transpose()?;
-    let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
+    let r = MapReader::open(&a.input)
+        .map_err(|e| CliError::Input(format!("render: {}", e.render(&super::flags::spell))))?;
     if let Some(w) = r.warning() {
         eprintln!("{w}");
     }

@@ -424,13 +424,11 @@ fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile,
         .and_then(|k| k.as_str())
         .unwrap_or("planar-chain")
         .to_string();
-    serde_path_to_error::deserialize(table).map_err(|e| {
-        let text = e.inner().message().split_whitespace().collect::<Vec<_>>();
-        let message = spec::name_field(&e.path().to_string(), &text.join(" "));
+    spec::parse_table(table).map_err(|e| {
         CliError::Input(
-            flags::refuse_unknown(&message, m, command, &model)
-                .or_else(|| flags::refuse_missing(&message, m, command))
-                .unwrap_or(message),
+            flags::refuse_unknown(&e, m, command, &model)
+                .or_else(|| flags::refuse_missing(&e, m, command))
+                .unwrap_or_else(|| e.to_string()),
         )
     })
 }

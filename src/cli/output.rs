@@ -33,8 +33,7 @@ impl From<RunError> for CliError {
     fn from(e: RunError) -> Self {
         match e {
             RunError::Input(e) => CliError::Field(e),
-            RunError::Failed(m) => CliError::Run(m),
-            RunError::Interrupted => CliError::Run(e.to_string()),
+            e => CliError::Run(e.render(&super::flags::spell)),
         }
     }
 }
@@ -50,7 +49,7 @@ impl From<pendula::plot::PlotError> for CliError {
 /// --force is refused before any work, by [`prepare_path`].)
 impl From<store::StoreError> for CliError {
     fn from(e: store::StoreError) -> Self {
-        CliError::Run(e.to_string())
+        CliError::Run(e.render(&super::flags::spell))
     }
 }
 

@@ -4,9 +4,10 @@
 //! kind's folder implements these; `kinds/mod.rs` lists the kinds.
 
 use super::memory::Term;
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
 use crate::finding::Finding;
 use crate::integrate::Method;
+use crate::kinds::RunError;
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::PlotError;

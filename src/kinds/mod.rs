@@ -21,6 +21,7 @@
 
 pub mod animate;
 pub mod control;
+mod error;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
@@ -31,6 +32,7 @@ pub mod orbits;
 pub mod poincare;
 pub mod simulate;
 
+pub use error::RunError;
 pub use kind::{
     read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same, Settings,
     SpecParts, TableError,

@@ -160,8 +160,11 @@ fn reuse(file: &Path, text: &str) -> Earlier {
 }
 
 fn write_record(file: &Path, text: &str, scalars: &[Scalar]) -> Result<(), RunError> {
-    let sum = file_sum(file)
-        .map_err(|e| RunError::Failed(format!("reading back {}: {e}", file.display())))?;
+    let sum = file_sum(file).map_err(|source| RunError::SweepRecord {
+        what: "reading back",
+        path: file.to_path_buf(),
+        source,
+    })?;
     let r = Record {
         file: Some(sum),
         spec: text.into(),
@@ -179,7 +182,11 @@ fn write_record(file: &Path, text: &str, scalars: &[Scalar]) -> Result<(), RunEr
     };
     let path = record_path(file);
     let tmp = path.with_extension("json.partial");
-    let io = |e: std::io::Error| RunError::Failed(format!("writing {}: {e}", path.display()));
+    let io = |source| RunError::SweepRecord {
+        what: "writing",
+        path: path.clone(),
+        source,
+    };
     std::fs::write(&tmp, serde_json::to_vec(&r).expect("a record serializes")).map_err(io)?;
     std::fs::rename(&tmp, &path).map_err(io)
 }
@@ -257,8 +264,11 @@ fn at_point(plan: &SweepPlan, k: usize, e: RunError) -> RunError {
             "sweep",
             format!("{at}: {}: {}", f.field(), f.message),
         )),
-        RunError::Failed(m) => RunError::Failed(format!("{at}: {m}")),
         RunError::Interrupted => RunError::Interrupted,
+        e => RunError::AtPoint {
+            at,
+            error: Box::new(e),
+        },
     }
 }
 

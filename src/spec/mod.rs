@@ -89,7 +89,7 @@ pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub(crate) use reading::mark_field;
-pub use reading::{name_field, parse, parse_model};
+pub use reading::{parse, parse_model, parse_table};
 pub use simulate::SimulateSpec;
 pub use sweep::{
     point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,

@@ -2,10 +2,44 @@
 //! field it is about beside its line and column.
 
 use super::{ModelFile, SpecError, SpecFile};
+use crate::error::Cause;
 
 /// Parses TOML text; the error is one line with the line:column of the problem.
 pub fn parse(text: &str, origin: &str) -> Result<SpecFile, SpecError> {
     from_toml(text, origin)
+}
+
+/// Reads a spec from its TOML table (a front end's, the CLI's flags laid over a file): the
+/// error is about the field it names (`model.drive.torque: missing field \`frequency\``),
+/// with no place in a text, and says as data ([`Cause`]) when serde found a field of a table
+/// missing or unknown, so the front end that made the table can name its own words for it.
+pub fn parse_table(table: toml::Table) -> Result<SpecFile, SpecError> {
+    serde_path_to_error::deserialize(table).map_err(|e| {
+        let text = e.inner().message().split_whitespace().collect::<Vec<_>>();
+        let (field, message) = split_field(&e.path().to_string(), &text.join(" "));
+        // serde's own words for the two refusals (`de::Error::missing_field`,
+        // `de::Error::unknown_field`), read here once, where its error is caught.
+        let quoted = |s: &str| s.split('`').next().unwrap_or_default().to_string();
+        let cause = match message.strip_prefix("missing field `") {
+            Some(name) if !field.is_empty() => Cause::Missing {
+                table: field.clone(),
+                name: quoted(name),
+            },
+            _ => match message.split("unknown field `").nth(1) {
+                Some(name) => Cause::Unknown {
+                    table: field.clone(),
+                    name: quoted(name),
+                },
+                None => Cause::Other,
+            },
+        };
+        if field.is_empty() {
+            SpecError::unled(field).text(message)
+        } else {
+            SpecError::new(field, message)
+        }
+        .because(cause)
+    })
 }
 
 /// Deserializes `text`, naming in an error the field it is about (`initial.theta[1]`) beside
@@ -34,7 +68,15 @@ pub(crate) fn mark_field(path: &str, message: &str) -> String {
 
 /// A deserialization message naming its field: `model.gravity: invalid type …` from the outer
 /// path `model` and a message marked by [`mark_field`] (or unmarked, naming `path` alone).
-pub fn name_field(path: &str, message: &str) -> String {
+fn name_field(path: &str, message: &str) -> String {
+    match split_field(path, message) {
+        (field, message) if field.is_empty() => message,
+        (field, message) => format!("{field}: {message}"),
+    }
+}
+
+/// [`name_field`]'s field (empty when none is known) and message apart.
+fn split_field(path: &str, message: &str) -> (String, String) {
     let path = one_based(if path == "." { "" } else { path });
     let path = path.as_str();
     let (inner, rest) = match message
@@ -59,15 +101,10 @@ pub fn name_field(path: &str, message: &str) -> String {
                 None | Some('[') | Some('.')
             );
         if !full.is_empty() && coarser {
-            return format!("{full}: {tail}");
+            return (full, tail.to_string());
         }
     }
-    match (path.is_empty(), inner.is_empty()) {
-        (true, true) => rest.to_string(),
-        (false, true) => format!("{path}: {rest}"),
-        (true, false) => format!("{inner}: {rest}"),
-        (false, false) => format!("{path}.{inner}: {rest}"),
-    }
+    (full, rest.to_string())
 }
 
 /// A serde path's list indices counted from 1 (`theta[0]` → `theta[1]`), as every validation
@@ -183,4 +220,47 @@ fn value_key(text: &str, at: usize) -> Option<String> {
         Some(t) if !t.is_empty() => format!("{t}.{key}"),
         _ => key.to_string(),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table(text: &str) -> toml::Table {
+        text.parse().unwrap()
+    }
+
+    #[test]
+    fn a_table_says_a_missing_or_unknown_field_as_data() {
+        let base = "kind = \"simulate\"\n[initial]\ntheta = [1.0, 1.0]\n";
+        let e = parse_table(table(&format!(
+            "{base}[model]\npreset = \"double\"\n[model.drive.torque]\namplitude = 1.0\n"
+        )))
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "model.drive.torque: missing field `frequency`"
+        );
+        assert_eq!(
+            e.cause(),
+            &Cause::Missing {
+                table: "model.drive.torque".into(),
+                name: "frequency".into()
+            }
+        );
+        let e = parse_table(table(&format!(
+            "{base}[model]\nkind = \"cart-chain\"\nlinks = 2\npreset = \"double\"\n"
+        )))
+        .unwrap_err();
+        assert!(
+            matches!(e.cause(), Cause::Unknown { name, .. } if name == "preset"),
+            "{e}"
+        );
+        let e = parse_table(table("kind = \"simulate\"\n[initial]\ntheta = \"x\"\n")).unwrap_err();
+        assert_eq!(e.cause(), &Cause::Other, "{e}");
+        assert!(
+            e.to_string().starts_with("initial.theta: invalid type"),
+            "{e}"
+        );
+    }
 }

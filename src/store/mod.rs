@@ -51,6 +51,7 @@ pub use measure::{
     SweepRun, CHAOTIC_SAMPLING,
 };
 
+use crate::error::FieldError;
 use crate::integrate::Method;
 use crate::model::Chain;
 use std::fs;
@@ -161,6 +162,34 @@ pub enum StoreError {
     /// A group, variable or attribute name that cannot be used.
     #[error("invalid name {name:?}: {what}")]
     Name { name: String, what: String },
+    /// A file read as input needs more memory than the budget it is read within: `what` names
+    /// the budget as a field ([`crate::limits::MEMORY_BUDGET`]), which each front end spells
+    /// its own way ([`StoreError::render`]; the CLI `--max-memory`).
+    #[error("{}: {what}", path.display())]
+    OverBudget { path: PathBuf, what: FieldError },
+}
+
+impl StoreError {
+    /// The message, the fields it names spelt by `name` (a front end's spelling).
+    pub fn render(&self, name: &dyn Fn(&str) -> String) -> String {
+        match self {
+            StoreError::OverBudget { path, what } => {
+                format!("{}: {}", path.display(), what.render(name))
+            }
+            e => e.to_string(),
+        }
+    }
+
+    /// This error as bad input about `field` (a file given as input), the fields its message
+    /// names kept as data.
+    pub fn refusal(&self, field: &str) -> FieldError {
+        match self {
+            StoreError::OverBudget { path, what } => {
+                FieldError::new(field, format!("{}: ", path.display())).then(what)
+            }
+            e => FieldError::new(field, e.to_string()),
+        }
+    }
 }
 
 impl From<hdf5::Error> for StoreError {

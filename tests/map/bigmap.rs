@@ -5,6 +5,7 @@
 
 use crate::spawn::{json, run};
 use pendula::store::map::{decimate, MapReader};
+use pendula::store::StoreError;
 use std::path::Path;
 
 fn ok(dir: &Path, args: &[&str]) -> String {
@@ -105,10 +106,25 @@ fn merge_streams_within_a_budget_below_the_whole_map() {
     assert_eq!(a.flip_step, b.flip_step);
     assert_eq!(a.class, b.class);
     assert_eq!(a.flip_link, b.flip_link);
-    // read_all itself is refused under that budget, naming --max-memory.
+    // read_all itself is refused under that budget, naming the budget as a field, which the
+    // CLI spells --max-memory.
     let small = MapReader::open_within(&d.join("merged.h5"), 4.0 * 1024.0 * 1024.0).unwrap();
-    let e = small.read_all().unwrap_err().to_string();
-    assert!(e.contains("--max-memory"), "{e}");
+    let e = small.read_all().unwrap_err();
+    let StoreError::OverBudget { what, .. } = &e else {
+        panic!("{e}")
+    };
+    assert_eq!(what.field(), pendula::limits::MEMORY_BUDGET);
+    let spelt = e.render(&|f| {
+        if f == pendula::limits::MEMORY_BUDGET {
+            "--max-memory".into()
+        } else {
+            f.into()
+        }
+    });
+    assert!(
+        spelt.ends_with("more than the memory budget of 4.0 MB (--max-memory)"),
+        "{spelt}"
+    );
 }
 
 #[test]

@@ -3,10 +3,10 @@
 
 use super::{flag, Source};
 use crate::cli::output::CliError;
-use pendula::error::RunError;
 use pendula::kinds::measure::Measured;
 use pendula::kinds::measure::{labels, MeasureOptions, MeasuredSet};
 use pendula::observe::Cancel;
+use pendula::run::RunError;
 use pendula::spec::Budget;
 use pendula::store::{self, Provenance};
 use std::path::PathBuf;
@@ -17,8 +17,8 @@ use std::time::Instant;
 pub fn cli_error(e: RunError) -> CliError {
     match e {
         RunError::Input(f) => CliError::Input(f.render(&flag)),
-        RunError::Failed(m) => CliError::Run(m),
         RunError::Interrupted => interrupted(),
+        e => CliError::Run(e.render(&flag)),
     }
 }
 

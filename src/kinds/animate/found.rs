@@ -2,10 +2,10 @@
 
 use crate::analysis::animate::AnimationKinematics;
 use crate::analysis::{animation_trajectory, AnimateOptions, Trajectory};
-use crate::error::RunError;
 use crate::finding::{Finding, Record};
 use crate::kinds::simulate::{draw_stills, trajectory_record};
 use crate::kinds::Found;
+use crate::kinds::RunError;
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::animation::{write_animation, Animation, AnimationStats};
@@ -53,8 +53,7 @@ pub fn run(
     }
     let kinematics = AnimationKinematics::new(chain, &tr, opts);
     let anim = Animation::new(&kinematics, opts);
-    let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), render)
-        .map_err(|e| RunError::Failed(e.to_string()))?;
+    let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), render)?;
     let t_end = anim.time(anim.frames() - 1);
     Ok(Animated {
         title: spec.title.clone(),

@@ -3,11 +3,12 @@
 use crate::analysis::cart::{
     closed_loop, weight_text, CartError, ClosedLoop, ClosedLoopError, Lqr,
 };
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
 use crate::finding::{Attr, Finding, Record};
 use crate::integrate::Method;
 use crate::kinds::simulate::{cart_record, draw_cart};
 use crate::kinds::Found;
+use crate::kinds::RunError;
 use crate::model::CartChain;
 use crate::observe::Observer;
 use crate::plot::PlotError;
@@ -62,7 +63,7 @@ pub fn run(
         ClosedLoopError::Design(d) => {
             RunError::Input(FieldError::unled("control").text(d.to_string()))
         }
-        ClosedLoopError::Run(r) => RunError::Failed(r.to_string()),
+        ClosedLoopError::Run(r) => RunError::Analysis(r),
     })?;
     Ok(Controlled {
         title: spec.title.clone(),

@@ -46,7 +46,7 @@ pub struct FrequenciesResult {
     pub max_relative_energy_error: f64,
     pub stats: Stats,
     /// Whether the integration reached t_end. A stop during the integration or the analysis
-    /// ends the run with [`crate::error::RunError::Interrupted`] instead (the analysis of the
+    /// ends the run with [`crate::kinds::RunError::Interrupted`] instead (the analysis of the
     /// samples so far would take seconds after the stop), so a result has it true.
     pub complete: bool,
 }

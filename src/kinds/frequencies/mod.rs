@@ -16,7 +16,7 @@ pub use table::{validate, FrequenciesRun, FrequenciesSpec};
 
 use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
 use super::memory::{samples_term, solver_term, Term, F64};
-use crate::error::RunError;
+use crate::kinds::RunError;
 use crate::observe::Observer;
 
 /// The registry entry.

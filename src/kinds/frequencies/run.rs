@@ -5,8 +5,9 @@ use super::{FrequenciesResult, FrequenciesRun};
 use crate::analysis::frequency::{FrequencyOptions, FrequencyWorkspace};
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::{self, SimulateOptions};
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
 use crate::kinds::kind::Input;
+use crate::kinds::RunError;
 use crate::model::Chain;
 use crate::observe::Observer;
 use ndarray::s;
@@ -81,8 +82,7 @@ pub fn run(
         order: run.combination_order,
         tolerance,
     };
-    let mut ws = FrequencyWorkspace::new(n, run.dt_out, opts)
-        .map_err(|e| RunError::Failed(e.to_string()))?;
+    let mut ws = FrequencyWorkspace::new(n, run.dt_out, opts)?;
     let orbit = ws
         .analyse_observed(
             tr.theta.slice(s![..n, ..]),

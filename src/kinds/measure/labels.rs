@@ -8,7 +8,8 @@ use crate::analysis::measure::labels::{self, map_labels, refusal, Labelled};
 use crate::analysis::measure::{
     label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
 };
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::observe::Cancel;
 use crate::plot::{self, PlotError};
 use crate::spec::{measure_estimate, over_budget, Budget, LabelGrids};
@@ -83,10 +84,8 @@ fn load(
         }
         Input::Map(path) => {
             let r = MapReader::open(path).map_err(|e| {
-                FieldError::new(
-                    "measure",
-                    format!("{e} (for a dataset of another file use --labels FILE.h5:/path)"),
-                )
+                e.refusal("measure")
+                    .text(" (for a dataset of another file use --labels FILE.h5:/path)")
             })?;
             if let Some(w) = r.warning() {
                 warn(&w);
@@ -102,7 +101,7 @@ fn load(
                 field: "measure",
             };
             fits(&g, opts, budget)?;
-            let d = r.read_all().map_err(|e| RunError::Failed(e.to_string()))?;
+            let d = r.read_all()?;
             let grids = r.grids(&d);
             Ok(map_labels(
                 &grids,

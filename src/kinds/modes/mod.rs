@@ -15,7 +15,8 @@ pub use found::PlanarModes;
 
 use crate::analysis::cart::{cart_modes, CartError};
 use crate::analysis::modes::{modes_cancellable, ModesOptions};
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::model::{CartChain, Chain};
 use crate::observe::Observer;
 

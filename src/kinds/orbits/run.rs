@@ -7,7 +7,8 @@ use crate::analysis::periodic::{
     continue_branch, find, orbit_diagram, stroboscopic, switch_period_doubling, BifurcationKind,
     Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
 };
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::model::{Chain, System};
 use crate::observe::Observer;
 use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
@@ -60,7 +61,8 @@ pub struct MapPixel {
 /// chain seeds nothing meaningful.
 fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, RunError> {
     let bad = |m: String| RunError::Input(FieldError::new("orbits.map_file", m));
-    let reader = MapReader::open(std::path::Path::new(file)).map_err(|e| bad(e.to_string()))?;
+    let refused = |e: crate::store::StoreError| RunError::Input(e.refusal("orbits.map_file"));
+    let reader = MapReader::open(std::path::Path::new(file)).map_err(refused)?;
     let text = reader.spec_text();
     if text.is_empty() {
         return Err(bad(format!(
@@ -105,7 +107,7 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
             ),
         )));
     };
-    let data = reader.read_all().map_err(|e| bad(e.to_string()))?;
+    let data = reader.read_all().map_err(refused)?;
     let best = (0..data.class.len())
         .filter(|&p| data.class[p] == class && data.value[p].is_finite())
         .min_by(|&a, &b| data.value[a].total_cmp(&data.value[b]));
@@ -220,7 +222,7 @@ fn spec_error(e: PeriodicError) -> RunError {
             RunError::Failed(format!("orbits: Newton converged on no orbit: {m}"))
         }
         PeriodicError::Interrupted => RunError::Interrupted,
-        PeriodicError::Run(a) => RunError::Failed(a.to_string()),
+        PeriodicError::Run(a) => RunError::Analysis(a),
     }
 }
 
@@ -238,8 +240,7 @@ fn seed(
     match run.start {
         OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
-            let m = modes_at(chain, &Equilibrium::hanging(n))
-                .map_err(|e| RunError::Failed(e.to_string()))?;
+            let m = modes_at(chain, &Equilibrium::hanging(n))?;
             let shape = m.shapes.column(mode);
             let scale = amplitude / shape.amax();
             let mut x = vec![0.0; 2 * n];

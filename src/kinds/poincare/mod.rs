@@ -18,7 +18,8 @@ pub use table::{validate_table, OneOrMany, PoincareSpec};
 use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
 use super::memory::{links_driver, solver, threads, Term, F64};
 use crate::analysis::poincare::{self, PoincareOptions, Sampling};
-use crate::error::{FieldError, RunError};
+use crate::error::FieldError;
+use crate::kinds::RunError;
 use crate::observe::Observer;
 
 /// The registry entry.

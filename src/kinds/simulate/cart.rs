@@ -4,10 +4,10 @@
 use super::energy_and_work;
 use crate::analysis::cart::CartTrajectory;
 use crate::analysis::{self, SimulateOptions};
-use crate::error::RunError;
 use crate::finding::{Finding, Record};
 use crate::integrate::Method;
 use crate::kinds::Found;
+use crate::kinds::RunError;
 use crate::model::CartChain;
 use crate::observe::Observer;
 use crate::plot::{CartFigure, PlotError};

@@ -5,9 +5,9 @@
 use super::energy_and_work;
 use crate::analysis::animate::LinkEndPath;
 use crate::analysis::{self, EnergyBudget, SimulateOptions, Trajectory};
-use crate::error::RunError;
 use crate::finding::{Finding, Record, RunPart, Scalar};
 use crate::kinds::Found;
+use crate::kinds::RunError;
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};

@@ -94,6 +94,19 @@ fn h5_err(what: impl Into<String>) -> impl FnOnce(hdf5::Error) -> StoreError {
 
 /// A refusal of the input file `path`, in one line (a hostile name or HDF5 message may hold
 /// line breaks).
+/// `path` needs more memory than the budget allows: `why`, then the budget, named as its field.
+fn over_budget(path: &Path, why: String) -> StoreError {
+    let budget = crate::limits::MEMORY_BUDGET;
+    StoreError::OverBudget {
+        path: path.to_path_buf(),
+        what: crate::error::FieldError::unled(budget)
+            .text(why)
+            .text(" (")
+            .name(budget)
+            .text(")"),
+    }
+}
+
 fn bad(path: &Path, what: impl Into<String>) -> StoreError {
     StoreError::BadFile {
         path: path.to_path_buf(),

@@ -130,6 +130,17 @@ pub enum PlanError {
 }
 
 impl PlanError {
+    /// The message, the fields it names spelt by `name` (a front end's spelling: an output
+    /// read over the memory budget, [`StoreError::render`]).
+    pub fn render(&self, name: &dyn Fn(&str) -> String) -> String {
+        match self {
+            PlanError::Unreadable(e) | PlanError::Output(e) | PlanError::Checkpoint(e) => {
+                e.render(name)
+            }
+            e => e.to_string(),
+        }
+    }
+
     /// The flag whose value is wrong (`-o` or `--resume`); `None` for a failure while running.
     pub fn flag(&self) -> Option<&'static str> {
         match self {

@@ -160,10 +160,10 @@ fn check_band(header: &MapHeader, path: &Path, budget: f64) -> Result<(), StoreE
     let band = (2 * header.tile.min(height) * width) as f64
         * bytes_per_pixel(header.kind, header.kind.aux_columns(links));
     if band > budget {
-        return Err(bad(
+        return Err(over_budget(
             path,
             format!(
-                "reading its {width}x{height} pixels a band of {}-pixel tiles at a time needs {}, more than the memory budget of {} (--max-memory)",
+                "reading its {width}x{height} pixels a band of {}-pixel tiles at a time needs {}, more than the memory budget of {}",
                 header.tile,
                 format_bytes(band),
                 format_bytes(budget)

@@ -299,10 +299,10 @@ impl MapReader {
         let (width, height) = (h.width, h.height);
         let need = (width * height) as f64 * bytes_per_pixel(h.kind, h.kind.aux_columns(links));
         if need > self.budget {
-            return Err(bad(
+            return Err(over_budget(
                 &self.path,
                 format!(
-                    "reading its {width}x{height} pixels whole needs {}, more than the memory budget of {} (--max-memory)",
+                    "reading its {width}x{height} pixels whole needs {}, more than the memory budget of {}",
                     format_bytes(need),
                     format_bytes(self.budget)
                 ),
