@@ -1,20 +1,20 @@
 //! Validating the `[orbits]` table: the action, the seed and its fields, how the orbits close,
-//! the shooting, and the varied parameter with the continuation's or diagram's options.
+//! the shooting, and the varied parameter with the continuation's or diagram's options; the
+//! rest of the spec (its `[initial]`, `[integrator]` and model) read through [`SpecParts`].
 
-use super::{
+use super::steps::check_orbit_segments;
+use super::table::{
     parameters, MapSeed, OrbitClosure, OrbitParameter, OrbitStart, OrbitsAction, OrbitsRun,
     OrbitsSpec, Varied,
 };
 use crate::analysis::periodic::{
     ContinuationOptions, DiagramOptions, PeriodicError, ShootingOptions,
 };
+use crate::error::positive;
 use crate::integrate::Method;
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
 use crate::model::{Chain, Parameter};
-use crate::spec::parameter::set_parameter;
-use crate::spec::{
-    positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile, Validated, MAX_ANGLE,
-    MAX_RATE,
-};
+use crate::spec::{refuse_given, SpecError, MAX_ANGLE, MAX_RATE};
 
 fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
     let w = v.unwrap_or(allowed[0]);
@@ -28,9 +28,27 @@ fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a 
     }
 }
 
-/// `kind = "orbits"` (planar chains).
-pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
-    let s = file.orbits.clone().unwrap_or_default();
+/// The table as the spec holds it validated for the registry ([`super::KIND`], planar
+/// chains): the run's settings, the integrator the orbits are shot with and the seed state
+/// (zeros where the run computes it); a shooting segment the integrator cannot cross is
+/// refused here.
+pub fn validate_table(
+    table: &toml::Table,
+    chain: &Chain,
+    spec: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let s: OrbitsSpec = typed_table(super::KIND.name, table)?;
+    let (run, method, x0) = validate(&s, chain, spec)?;
+    check_orbit_segments(&run, chain)?;
+    Ok((Registered(Box::new(run)), method, x0))
+}
+
+/// `kind = "orbits"` (planar chains): the table `s` checked field by field.
+fn validate(
+    s: &OrbitsSpec,
+    chain: &Chain,
+    file: &dyn SpecParts,
+) -> Result<(OrbitsRun, Method, Vec<f64>), SpecError> {
     let n = chain.links();
     let action = match word(
         "orbits.action",
@@ -49,8 +67,8 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
             "an undriven damped chain has no periodic orbits, only equilibria: add a drive or remove the damping",
         ));
     }
-    let start = start(&s, file, n, driven, action)?;
-    let map_seed = map_seed(&s, &start)?;
+    let start = start(s, file, n, driven, action)?;
+    let map_seed = map_seed(s, &start)?;
     if !matches!(start, OrbitStart::Mode { .. }) {
         refuse_given(
             "orbits",
@@ -62,12 +80,12 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         )?;
     }
     let x0 = seed_state(file, &start, n)?;
-    let closure = closure(&s, driven, &start, map_seed.as_ref())?;
-    let period_guess = period_guess(&s, driven, &start)?;
-    let (shooting, method) = shooting(&s, file)?;
+    let closure = closure(s, driven, &start, map_seed.as_ref())?;
+    let period_guess = period_guess(s, driven, &start)?;
+    let (shooting, method) = shooting(s, file)?;
 
-    let (parameter, range) = varied(&s, chain, driven, &file.model, action != OrbitsAction::Find)?;
-    refuse_other_actions(&s, action)?;
+    let (parameter, range) = varied(s, chain, driven, file, action != OrbitsAction::Find)?;
+    refuse_other_actions(s, action)?;
     let mut continuation = ContinuationOptions::default();
     let mut diagram = None;
     let mut both_ways = false;
@@ -75,11 +93,11 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         OrbitsAction::Find => {}
         OrbitsAction::Continue => {
             (continuation, both_ways) =
-                continuation_options(&s, chain, driven, parameter.as_ref(), range)?;
+                continuation_options(s, chain, driven, parameter.as_ref(), range)?;
         }
         OrbitsAction::Diagram => {
             diagram = Some(diagram_options(
-                &s,
+                s,
                 n,
                 driven,
                 &start,
@@ -89,7 +107,7 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
             )?);
         }
     }
-    check_transient(&s, action, &start)?;
+    check_transient(s, action, &start)?;
     let run = OrbitsRun {
         action,
         start,
@@ -101,30 +119,26 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         both_ways,
         doublings: s.doublings.unwrap_or(0),
         diagram,
-        preset: matches!(&file.model, ModelFile::Planar(m) if m.preset.is_some()),
+        preset: file.preset(),
         map_seed,
     };
-    Ok(Validated {
-        analysis: Analysis::Orbits(Box::new(run)),
-        x0,
-        method,
-    })
+    Ok((run, method, x0))
 }
 
 /// The state the search starts from: `[initial]`, which must be given, unless the seed
 /// replaces it (a mode or a map's attractor, which the run computes).
-fn seed_state(file: &SpecFile, start: &OrbitStart, n: usize) -> Result<Vec<f64>, SpecError> {
+fn seed_state(file: &dyn SpecParts, start: &OrbitStart, n: usize) -> Result<Vec<f64>, SpecError> {
     Ok(match start {
         // Seeds that replace [initial] (the run computes them).
         OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
         _ => {
-            if file.initial.is_empty() {
+            if !file.has_start() {
                 return Err(SpecError::new(
                     "initial.theta",
                     "missing: the seed state of the search (or start = \"mode\")",
                 ));
             }
-            file.initial.state(n)?
+            file.start()?
         }
     })
 }
@@ -207,7 +221,7 @@ fn check_transient(
 /// The seed of the search (`orbits.start`) and its own fields, checked.
 fn start(
     s: &OrbitsSpec,
-    file: &SpecFile,
+    file: &dyn SpecParts,
     n: usize,
     driven: bool,
     action: OrbitsAction,
@@ -219,7 +233,7 @@ fn start(
     )? {
         "initial" => OrbitStart::Initial,
         "mode" => {
-            if !file.initial.is_empty() {
+            if file.has_start() {
                 return Err(SpecError::new(
                     "initial",
                     "start = \"mode\" seeds the orbit from a normal mode: remove [initial]",
@@ -277,7 +291,7 @@ fn start(
             if other == "settle" {
                 OrbitStart::Settle { periods: transient }
             } else if other == "map" {
-                if !file.initial.is_empty() {
+                if file.has_start() {
                     return Err(SpecError::new(
                         "initial",
                         "start = \"map\" seeds the orbit from the map file: remove [initial]",
@@ -412,8 +426,8 @@ fn closure(
 }
 
 /// The shooting options and the integrator the orbits are shot with.
-fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method), SpecError> {
-    if file.integrator.h_max.is_some() {
+fn shooting(s: &OrbitsSpec, file: &dyn SpecParts) -> Result<(ShootingOptions, Method), SpecError> {
+    if file.integrator_gives("h_max") {
         return Err(SpecError::new(
             "integrator.h_max",
             "orbits are shot with dop853's tolerances alone (rtol, atol)",
@@ -421,7 +435,7 @@ fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method)
     }
     // The tolerances given, else the shooting defaults (1e-12): the written method is the
     // one the orbits were shot with.
-    let Method::Dop853 { rtol, atol, .. } = file.integrator.method(None)? else {
+    let Method::Dop853 { rtol, atol, .. } = file.method(None, None)? else {
         return Err(SpecError::new(
             "integrator.method",
             "orbits are shot with dop853 (the monodromy's accuracy is its tolerance)",
@@ -432,12 +446,12 @@ fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method)
         segments: s.segments.unwrap_or(d.segments),
         tolerance: s.newton_tolerance.unwrap_or(d.tolerance),
         max_iterations: s.max_iterations.unwrap_or(d.max_iterations),
-        rtol: if file.integrator.rtol.is_some() {
+        rtol: if file.integrator_gives("rtol") {
             rtol
         } else {
             d.rtol
         },
-        atol: if file.integrator.atol.is_some() {
+        atol: if file.integrator_gives("atol") {
             atol
         } else {
             d.atol
@@ -595,7 +609,7 @@ fn varied(
     s: &OrbitsSpec,
     chain: &Chain,
     driven: bool,
-    model: &ModelFile,
+    model: &dyn SpecParts,
     needs_parameter: bool,
 ) -> Result<(Option<OrbitParameter>, Option<[f64; 2]>), SpecError> {
     let parameter = match (&s.parameter, needs_parameter) {
@@ -651,7 +665,7 @@ fn parameter(
     name: &str,
     chain: &Chain,
     driven: bool,
-    model: &ModelFile,
+    model: &dyn SpecParts,
 ) -> Result<OrbitParameter, SpecError> {
     let field = "orbits.parameter";
     if name == "orbits.energy" {
@@ -681,15 +695,8 @@ fn parameter(
         .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
     // The spec's model must take it as written: a link's own field needs [[model.link]]
     // tables, the chain-wide mass and length a preset.
-    let mut probe = SpecFile {
-        model: model.clone(),
-        ..SpecFile::default()
-    };
-    set_parameter(&mut probe, name, Some(m), here)
-        .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
-    probe
-        .model
-        .build()
+    model
+        .model_takes(name, m, here)
         .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
     Ok(OrbitParameter {
         name: name.into(),
