@@ -82,6 +82,8 @@ pub struct Outcome<'a> {
 }
 
 /// What an analysis found, by analysis and model.
+// One per run, moved a few times: a map's header kept inline costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Output<'a> {
     /// A result that describes itself ([`crate::kinds::Found`]), on the planar chain (whose
     /// run the store writes beside it) or on none (the cart chain: the result writes it all).

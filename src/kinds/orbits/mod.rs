@@ -1,11 +1,12 @@
 //! `kind = "orbits"`: periodic orbits and their Floquet stability (`find`), branches with
 //! located bifurcations (`continue`), orbit diagrams with λ_max (`diagram`).
 //!
-//! The whole kind: its table and validation ([`table`], [`validation`], and the bounds on its
-//! integrations, [`steps`]), its run ([`mod@run`]) and its result, which describes itself
-//! ([`PeriodicOrbits`]: the group `orbits` ([`mod@record`]), the JSON summary and the text
-//! report ([`mod@report`]) and the figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is
-//! its registry entry and its validated settings are the table's [`OrbitsRun`].
+//! The whole kind: its table and validation ([`table`], [`validation`] with what a branch or
+//! a diagram varies (`varied`), and the bounds on its integrations, [`steps`]), its run
+//! ([`mod@run`]) and its result, which describes itself ([`PeriodicOrbits`]: the group
+//! `orbits` ([`mod@record`]), the JSON summary and the text report ([`mod@report`]) and the
+//! figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is its registry entry and its
+//! validated settings are the table's [`OrbitsRun`].
 
 pub mod figure;
 mod found;
@@ -15,6 +16,7 @@ pub mod run;
 pub mod steps;
 pub mod table;
 pub mod validation;
+mod varied;
 
 pub use found::PeriodicOrbits;
 pub use run::{MapPixel, OrbitsResult};
