@@ -497,3 +497,54 @@ pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
         other => SpecError::new("orbits", other.to_string()),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    const HEAD: &str = "kind = \"orbits\"\n[model]\npreset = \"double\"\n";
+
+    #[test]
+    fn orbits_are_validated_through_the_registry() {
+        let spec = parse(&format!("{HEAD}[orbits]\nstart = \"mode\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        assert_eq!(r.kind().name, "orbits");
+        assert_eq!(r.time_span(), None);
+        // A mode seed: the run computes the start; dop853 at the shooting's 1e-12.
+        assert_eq!(spec.x0, vec![0.0; 4]);
+        assert_eq!(
+            spec.method,
+            crate::integrate::Method::Dop853 {
+                rtol: 1e-12,
+                atol: 1e-12,
+                h_max: f64::INFINITY
+            }
+        );
+        // The spec's integrator fields are read through the registry's view of the spec.
+        let e = parse(
+            &format!("{HEAD}[integrator]\nh_max = 0.1\n[orbits]\nstart = \"mode\"\n"),
+            "t",
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "integrator.h_max: orbits are shot with dop853's tolerances alone (rtol, atol)"
+        );
+        // A sweep still refuses orbits (a branch varies its own parameter).
+        let e = parse(
+            &format!("{HEAD}[orbits]\nstart = \"mode\"\n[sweep]\nparameter = \"model.gravity\"\nvalues = [9.0, 9.8]\n"),
+            "t",
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().ends_with(", not orbits"), "{e}");
+    }
+}
