@@ -192,7 +192,7 @@ fn cli() -> Command {
                 clap::Arg::new("action")
                     .index(1)
                     .value_name("ACTION")
-                    .value_parser(["find", "continue", "diagram"])
+                    .value_parser(pendula::kinds::orbits::OrbitsAction::NAMES)
                     .help("find (default): one orbit; continue: its branch in --parameter; diagram: the orbit diagram in --parameter"),
             );
         }

@@ -109,6 +109,20 @@ pub enum OrbitsAction {
 }
 
 impl OrbitsAction {
+    /// Every action's name, the default first: `orbits.action`'s words and the values of the
+    /// command's ACTION.
+    pub const NAMES: [&'static str; 3] = ["find", "continue", "diagram"];
+
+    /// The action called `name` (one of [`OrbitsAction::NAMES`]).
+    pub fn named(name: &str) -> Option<OrbitsAction> {
+        match name {
+            "find" => Some(OrbitsAction::Find),
+            "continue" => Some(OrbitsAction::Continue),
+            "diagram" => Some(OrbitsAction::Diagram),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             OrbitsAction::Find => "find",

@@ -52,15 +52,8 @@ fn validate(
     file: &dyn SpecParts,
 ) -> Result<(OrbitsRun, Method, Vec<f64>), SpecError> {
     let n = chain.links();
-    let action = match word(
-        "orbits.action",
-        s.action.as_deref(),
-        &["find", "continue", "diagram"],
-    )? {
-        "find" => OrbitsAction::Find,
-        "continue" => OrbitsAction::Continue,
-        _ => OrbitsAction::Diagram,
-    };
+    let action = word("orbits.action", s.action.as_deref(), &OrbitsAction::NAMES)?;
+    let action = OrbitsAction::named(action).expect("one of the names");
     let driven = chain.params().drive.period_of_fields()?.is_some();
     let damped = !chain.params().damping.is_zero();
     if !driven && damped {
