@@ -14,7 +14,6 @@
 //! ([`crate::store::map::assemble`]) with this one.
 
 pub mod sweep;
-pub use crate::kinds::orbits::OrbitsResult;
 
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum,
@@ -45,13 +44,9 @@ pub struct Outcome<'a> {
 }
 
 /// What an analysis found, by analysis and model.
+// One per run, moved a few times: a map's header kept inline costs nothing worth a box.
+#[allow(clippy::large_enum_variant)]
 pub enum Output<'a> {
-    /// A periodic orbit, its branches or an orbit diagram.
-    Orbits {
-        chain: &'a Chain,
-        run: &'a crate::spec::OrbitsRun,
-        result: OrbitsResult,
-    },
     /// A result that describes itself ([`crate::kinds::Found`]), on the planar chain (whose
     /// run the store writes beside it) or on none (the cart chain: the result writes it all).
     Found {
@@ -99,11 +94,6 @@ fn planar<'a>(
             )?),
         },
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
-        Analysis::Orbits(run) => Output::Orbits {
-            chain,
-            run,
-            result: crate::kinds::orbits::run(spec, chain, run, obs)?,
-        },
         Analysis::Registered(r) => Output::Found {
             chain: Some(chain),
             result: r.execute(&input(spec, chain), obs)?,
@@ -265,7 +255,6 @@ impl Outcome<'_> {
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
         match &self.output {
-            Output::Orbits { .. } => "orbits",
             Output::Found { result, .. } => result.group(),
             Output::Map { .. } => "map",
         }
@@ -274,7 +263,6 @@ impl Outcome<'_> {
     /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
     pub fn complete(&self) -> bool {
         match &self.output {
-            Output::Orbits { result, .. } => result.complete,
             Output::Found { result, .. } => result.complete(),
             Output::Map { .. } => true,
         }
@@ -348,9 +336,6 @@ impl Outcome<'_> {
         }
         out.provenance(prov, &spec.title)?;
         match &self.output {
-            Output::Orbits { chain, run, result } => {
-                crate::kinds::orbits::write_orbits(out, &info(chain), run, result)
-            }
             Output::Found { chain, .. } => {
                 let run = chain.map(info);
                 for r in records {

@@ -11,7 +11,6 @@ mod control;
 mod flags;
 mod map;
 mod measure;
-mod orbits;
 mod output;
 mod progress;
 mod serve;
@@ -116,7 +115,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 7] = [
+const SPEC_COMMANDS: [(&str, &str); 6] = [
     (
         "simulate",
         "Integrate a model from an initial state and write the sampled trajectory.",
@@ -140,10 +139,6 @@ const SPEC_COMMANDS: [(&str, &str); 7] = [
     (
         "control",
         "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
-    ),
-    (
-        "orbits",
-        "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
     ),
 ];
 
@@ -197,7 +192,7 @@ fn cli() -> Command {
                 clap::Arg::new("action")
                     .index(1)
                     .value_name("ACTION")
-                    .value_parser(["find", "continue", "diagram"])
+                    .value_parser(pendula::kinds::orbits::OrbitsAction::NAMES)
                     .help("find (default): one orbit; continue: its branch in --parameter; diagram: the orbit diagram in --parameter"),
             );
         }
@@ -386,7 +381,8 @@ fn load_spec(
     if command != "run" {
         file = with_flags(file, m, command)?;
         if let Some(a) = m.try_get_one::<String>("action").ok().flatten() {
-            file.orbits.get_or_insert_with(Default::default).action = Some(a.clone());
+            let orbits = file.registered.table_mut("orbits");
+            orbits.insert("action".into(), toml::Value::String(a.clone()));
         }
         // The commands' documented default model; a spec run as it is must name its model.
         if let spec::ModelFile::Planar(model) = &mut file.model {
@@ -574,7 +570,7 @@ fn execute_run(
     }
     let prints_report = matches!(
         spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Orbits(_) | Analysis::Registered(_)
+        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Registered(_)
     );
 
     let animation = match &spec.analysis {
@@ -630,7 +626,6 @@ fn execute_run(
         Analysis::Simulate(_)
         | Analysis::Lyapunov(_)
         | Analysis::Modes(_)
-        | Analysis::Orbits(_)
         | Analysis::Registered(_) => run_library(&ctx),
     }
 }
@@ -643,17 +638,9 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     output::refuse_cart_plot(ctx)?;
     let start = std::time::Instant::now();
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
-    let mut outcome = pendula::run::execute(ctx.spec, &mut bar)?;
-    if let Output::Found { chain, result } = outcome.output {
-        return output::finish_found(ctx, chain, result, start);
-    }
-    let wall = start.elapsed().as_secs_f64();
-    ctx.write_outcome(&mut outcome)?;
-    match &outcome.output {
-        Output::Orbits { chain, run, result } => {
-            orbits::report_orbits(ctx, chain, run, result, wall)
-        }
-        Output::Found { .. } => unreachable!("finished above"),
-        Output::Map { .. } => unreachable!("pendula map streams its tiles (map::run_map)"),
-    }
+    let outcome = pendula::run::execute(ctx.spec, &mut bar)?;
+    let Output::Found { chain, result } = outcome.output else {
+        unreachable!("pendula map streams its tiles (map::run_map)")
+    };
+    output::finish_found(ctx, chain, result, start)
 }

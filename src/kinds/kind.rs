@@ -8,7 +8,7 @@ use crate::error::FieldError;
 use crate::finding::Finding;
 use crate::integrate::Method;
 use crate::kinds::RunError;
-use crate::model::Chain;
+use crate::model::{Chain, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
 use serde::de::DeserializeOwned;
@@ -52,6 +52,16 @@ pub trait SpecParts {
     fn has_start(&self) -> bool;
     /// The `[initial]` state of the chain (a missing one refused as every kind refuses it).
     fn start(&self) -> Result<Vec<f64>, FieldError>;
+    /// Whether `[integrator]` writes `field` (`rtol`, `h_max`, …): for a kind whose defaults
+    /// differ from the integrator's, or that refuses a field.
+    fn integrator_gives(&self, field: &str) -> bool;
+    /// Whether the model is a preset (a varied chain's errors then name `model.mass`, not
+    /// `model.link[1].mass`).
+    fn preset(&self) -> bool;
+    /// Whether the spec's model as written takes the field `name` (`parameter`) at `value`:
+    /// set in its tables and built (a link's own field needs `[[model.link]]` tables, the
+    /// chain-wide mass and length a preset); else why not.
+    fn model_takes(&self, name: &str, parameter: Parameter, value: f64) -> Result<(), String>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -325,8 +325,6 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     match &outcome.output {
         Output::Found { result, .. } => s.extend(result.scalars()),
         Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
-        // A sweep refuses non-planar models (its fields are a planar chain's) and orbits.
-        Output::Orbits { .. } => {}
     }
     s
 }

@@ -52,7 +52,6 @@ mod map;
 mod measure;
 mod model;
 mod modes;
-pub mod orbits;
 mod parameter;
 mod paths;
 mod reading;
@@ -72,6 +71,7 @@ pub use crate::analysis::orbit::ESTIMATORS;
 pub(crate) use bounds::refuse_given;
 use bounds::{bounded, in_size_range, mass_ratio};
 pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
+pub(crate) use budget::check_adaptive;
 pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
@@ -81,11 +81,11 @@ pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
+pub(crate) use model::checked_chain;
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
 pub use modes::{EquilibriaSpec, ModesSpec};
-pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub(crate) use reading::mark_field;
@@ -126,8 +126,6 @@ pub struct SpecFile {
     pub control: Option<ControlSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
-    /// Periodic orbits, their branches and orbit diagrams.
-    pub orbits: Option<OrbitsSpec>,
     /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
     #[serde(flatten)]
     pub registered: KindTables,
@@ -141,7 +139,8 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `poincare`, a registered kind's table since, keeps the place it had as a field.
+    /// `poincare` and `orbits`, registered kinds' tables since, keep the places they had as
+    /// fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
         "title",
@@ -254,7 +253,6 @@ pub enum Analysis {
     Animate(AnimateOptions),
     Control(ControlOptions),
     Measure(MeasureRun),
-    Orbits(Box<OrbitsRun>),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
     Registered(crate::kinds::Registered),
 }
@@ -269,7 +267,6 @@ impl Analysis {
             Analysis::Animate(_) => "animate",
             Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
-            Analysis::Orbits(_) => "orbits",
             Analysis::Registered(r) => r.kind().name,
         }
     }

@@ -249,7 +249,7 @@ impl ModelSpec {
 
 /// A chain a parameter changed ([`crate::model::Parameter::set`]), checked as a spec's chain is
 /// when it is built (its errors name the spec's fields: `model.mass` for a preset).
-pub(super) fn checked_chain(
+pub(crate) fn checked_chain(
     chain: Result<Chain, ModelError>,
     preset: bool,
 ) -> Result<Chain, SpecError> {

@@ -371,14 +371,16 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
     Ok(values)
 }
 
-/// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
-/// scalars, [`crate::finding::Finding::scalars`]).
+/// The kinds a `[sweep]` runs: these, and every registered kind but orbits (its result gives
+/// its scalars, [`crate::finding::Finding::scalars`]).
 pub fn swept_kinds() -> Vec<&'static str> {
     const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
+    // An orbits run varies its own parameter (its branch, its diagram) and keeps no scalars.
+    const NOT_SWEPT: &[&str] = &["orbits"];
     LISTED
         .iter()
         .copied()
-        .chain(super::registered(LISTED))
+        .chain(super::registered(LISTED).filter(|k| !NOT_SWEPT.contains(k)))
         .chain(["measure"])
         .collect()
 }

@@ -4,7 +4,7 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
+    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes,
     result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
     SpecFile, Validated,
 };
@@ -25,7 +25,6 @@ impl SpecFile {
             ("animate", self.animate.is_some()),
             ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
-            ("orbits", self.orbits.is_some()),
         ]
         .into_iter()
         .chain(registered)
@@ -143,7 +142,6 @@ impl SpecFile {
                 match planar_only {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
-                    "orbits" => orbits::validate(self, chain)?,
                     "animate" => visual::validate_animate(self, chain)?,
                     registered => self.validate_registered(registered, chain)?,
                 }
@@ -300,5 +298,28 @@ impl crate::kinds::SpecParts for Parts<'_> {
 
     fn start(&self) -> Result<Vec<f64>, SpecError> {
         self.file.initial.state(self.links)
+    }
+
+    fn integrator_gives(&self, field: &str) -> bool {
+        toml::Table::try_from(&self.file.integrator).is_ok_and(|t| t.contains_key(field))
+    }
+
+    fn preset(&self) -> bool {
+        matches!(&self.file.model, super::ModelFile::Planar(m) if m.preset.is_some())
+    }
+
+    fn model_takes(
+        &self,
+        name: &str,
+        parameter: crate::model::Parameter,
+        value: f64,
+    ) -> Result<(), String> {
+        let mut probe = SpecFile {
+            model: self.file.model.clone(),
+            ..SpecFile::default()
+        };
+        super::parameter::set_parameter(&mut probe, name, Some(parameter), value)?;
+        probe.model.build().map_err(|e| e.to_string())?;
+        Ok(())
     }
 }

@@ -39,7 +39,6 @@ pub use h5::{open_input, stop_writes_with, GroupWriter, H5Out, Tile, Var};
 
 pub mod map;
 mod results;
-pub(crate) use results::link_coord;
 pub use results::{method_attrs, write_method, write_model};
 
 pub mod cart;

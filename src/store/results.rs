@@ -110,10 +110,3 @@ pub fn method_attrs(m: &Method) -> Vec<(&'static str, Attr)> {
     }
     a
 }
-
-/// Coordinate `link` (1..=`n`): every result over a chain's links names them alike.
-pub(crate) fn link_coord(g: &GroupWriter<'_>, n: usize) -> Result<(), StoreError> {
-    let idx: Vec<i64> = (1..=n as i64).collect();
-    g.coord_i64("link", &idx, "1", "link index, counted from the pivot")?;
-    Ok(())
-}

@@ -3,6 +3,7 @@
 //! with their stability and located bifurcations.
 
 use super::run::OrbitsResult;
+use super::table::OrbitsRun;
 use crate::analysis::periodic::shooting::wrap_angle;
 use crate::analysis::periodic::{OrbitDiagram, PeriodicOrbit};
 use crate::model::Chain;
@@ -10,7 +11,6 @@ use crate::plot::{
     draw_bifurcation, draw_orbit_diagram, draw_orbit_shape, BifurcationFigure, BifurcationMark,
     BranchCurve, OrbitDiagramFigure, OrbitShapeFigure, PlotError,
 };
-use crate::spec::OrbitsRun;
 use std::path::Path;
 
 /// Draws the figure of `r` (a run of `run` on `chain`) titled `title` to `path`.

@@ -1,15 +1,109 @@
 //! `kind = "orbits"`: periodic orbits and their Floquet stability (`find`), branches with
 //! located bifurcations (`continue`), orbit diagrams with λ_max (`diagram`).
 //!
-//! Its run ([`mod@run`]), its file's group ([`mod@store`]), its figure ([`figure`], drawn by
-//! `plot/orbits/`) and its report ([`mod@report`]: JSON summary and text table) live here; its
-//! table and validation are still `spec/orbits/` (the kind is not on the registry's self-describing
-//! [`crate::finding::Finding`] yet).
+//! The whole kind: its table and validation ([`table`], [`validation`] with what a branch or
+//! a diagram varies (`varied`), and the bounds on its integrations, [`steps`]), its run
+//! ([`mod@run`]) and its result, which describes itself ([`PeriodicOrbits`]: the group
+//! `orbits` ([`mod@record`]), the JSON summary and the text report ([`mod@report`]) and the
+//! figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is its registry entry and its
+//! validated settings are the table's [`OrbitsRun`].
 
 pub mod figure;
+mod found;
+pub mod record;
 pub mod report;
 pub mod run;
-pub mod store;
+pub mod steps;
+pub mod table;
+pub mod validation;
+mod varied;
 
-pub use run::{run, MapPixel, OrbitsResult};
-pub use store::write_orbits;
+pub use found::PeriodicOrbits;
+pub use run::{MapPixel, OrbitsResult};
+pub use steps::MAX_ORBIT_TURNS;
+pub use table::{OrbitsAction, OrbitsRun, OrbitsSpec};
+pub use validation::validate_table;
+
+use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::memory::{Term, F64};
+use crate::kinds::RunError;
+use crate::observe::Observer;
+
+/// The registry entry.
+pub const KIND: Kind = Kind {
+    name: "orbits",
+    about: "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
+    read: read_table::<OrbitsSpec>,
+    fields: table_fields::<OrbitsSpec>,
+    validate: validation::validate_table,
+};
+
+impl Settings for OrbitsRun {
+    fn kind(&self) -> &'static Kind {
+        &KIND
+    }
+
+    /// None: the shooting's integrations are bounded by their own checks ([`steps`]).
+    fn time_span(&self) -> Option<(f64, &'static str)> {
+        None
+    }
+
+    /// The shooting equations' Jacobian and its solve, and each kept orbit (its shape and
+    /// monodromy) along the branches; or the orbit diagram's samples. The kept orbits and the
+    /// samples count twice: the result and the copy its file's record holds while it is
+    /// written.
+    fn memory(&self, _links: usize, dim: f64) -> Vec<Term> {
+        let s = &self.shooting;
+        let unknowns = s.segments as f64 * dim + 1.0;
+        let mut terms = vec![Term {
+            bytes: 4.0 * F64 * unknowns * unknowns,
+            field: "orbits.segments",
+            driver: format!("{} segments of {dim} states", s.segments),
+            what: "the shooting equations",
+        }];
+        let orbit = F64 * (dim * dim + dim * (s.segments * s.samples + 1) as f64);
+        match &self.diagram {
+            Some(d) => {
+                let values = d.parameters.len() as f64 * d.starts.len() as f64;
+                terms.push(Term {
+                    bytes: F64 * values * (d.samples as f64 * dim + 1.0) * 2.0,
+                    field: "orbits.sampled_periods",
+                    driver: format!(
+                        "{} parameter values × {} starts × {} periods",
+                        d.parameters.len(),
+                        d.starts.len(),
+                        d.samples
+                    ),
+                    what: "the orbit diagram's samples",
+                });
+            }
+            None => {
+                let branches = 1.0 + self.doublings as f64;
+                let points = match self.action {
+                    OrbitsAction::Continue => self.continuation.points as f64,
+                    _ => 1.0,
+                };
+                terms.push(Term {
+                    bytes: orbit * points * branches * 2.0,
+                    field: "orbits.points",
+                    driver: format!("{points} points × {branches} branches"),
+                    what: "the orbits kept",
+                });
+            }
+        }
+        terms
+    }
+
+    fn execute(
+        &self,
+        input: &Input<'_>,
+        observer: &mut dyn Observer,
+    ) -> Result<Box<dyn Found>, RunError> {
+        Ok(Box::new(PeriodicOrbits {
+            title: input.title.to_string(),
+            chain: input.chain.clone(),
+            result: run::run(input, self, observer)?,
+            run: self.clone(),
+        }))
+    }
+}

@@ -1,9 +1,9 @@
 //! What an orbits run reports: its JSON summary and its text table (the front end adds its wall
 //! time and the paths it wrote, and prints one or the other).
 
+use super::table::{OrbitsAction, OrbitsRun};
 use super::OrbitsResult;
 use crate::analysis::periodic::{BifurcationKind, Branch, PeriodicOrbit};
-use crate::spec::{OrbitsAction, OrbitsRun};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
@@ -79,14 +79,11 @@ fn doublings(r: &OrbitsResult) -> (Vec<f64>, Vec<f64>) {
     (pds, ratios)
 }
 
-/// The JSON summary of a run (`title`, `model`: the spec's; `links`: the chain's), without the
-/// front end's wall time and paths.
-pub fn summary(title: &str, model: &str, links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
+/// The JSON summary of a run (`links`: the chain's), without the run's fields the front end
+/// adds (its kind, title and model, its wall time and the paths it wrote).
+pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
     let mut v = json!({
-        "kind": "orbits",
         "action": r.action.name(),
-        "title": title,
-        "model": model,
         "links": links,
         "drive_period": r.drive_period,
         "parameter": run.parameter.as_ref().map(|p| &p.name),

@@ -1,6 +1,8 @@
-//! An orbits spec's run: the seed, the first orbit, its branches or the orbit diagram, on the
-//! family the spec's parameter defines ([`SpecFamily`]).
+//! An orbits run: the seed, the first orbit, its branches or the orbit diagram, on the family
+//! the spec's parameter defines ([`SpecFamily`]).
 
+use super::table::{OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, SpecFamily};
+use super::validation::renamed;
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
@@ -8,11 +10,10 @@ use crate::analysis::periodic::{
     Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
 };
 use crate::error::FieldError;
-use crate::kinds::RunError;
+use crate::kinds::{Input, RunError};
 use crate::model::{Chain, System};
 use crate::observe::Observer;
-use crate::spec::orbits::{renamed, OrbitClosure, OrbitStart, SpecFamily};
-use crate::spec::{Analysis, OrbitsAction, OrbitsRun, Spec};
+use crate::spec::Analysis;
 use crate::store::map::MapReader;
 use std::f64::consts::TAU;
 
@@ -228,7 +229,7 @@ fn spec_error(e: PeriodicError) -> RunError {
 
 /// The seed state and period guess (`drive`: the chain's drive period, if it is driven).
 fn seed(
-    spec: &Spec,
+    spec: &Input<'_>,
     chain: &Chain,
     run: &OrbitsRun,
     obs: &mut dyn Observer,
@@ -238,7 +239,7 @@ fn seed(
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
     let n = chain.links();
     match run.start {
-        OrbitStart::Initial => Ok((spec.x0.clone(), run.period_guess)),
+        OrbitStart::Initial => Ok((spec.x0.to_vec(), run.period_guess)),
         OrbitStart::Mode { mode, amplitude } => {
             let m = modes_at(chain, &Equilibrium::hanging(n))?;
             let shape = m.shapes.column(mode);
@@ -252,7 +253,7 @@ fn seed(
         }
         OrbitStart::Settle { periods } => {
             let t = drive.expect("settle is refused for an undriven chain");
-            let x = strobe(chain, spec, &spec.x0, t, periods, obs, |_| {})?;
+            let x = strobe(chain, spec, spec.x0, t, periods, obs, |_| {})?;
             Ok((x, None))
         }
         OrbitStart::Map { periods } => {
@@ -272,7 +273,7 @@ fn seed(
                 OrbitClosure::Driven { k } => k,
                 _ => unreachable!("return is refused for an undriven chain"),
             };
-            let x = strobe(chain, spec, &spec.x0, t, transient, obs, |_| {})?;
+            let x = strobe(chain, spec, spec.x0, t, transient, obs, |_| {})?;
             let mut samples = x.clone();
             strobe(chain, spec, &x, t, scan, obs, |y| {
                 samples.extend_from_slice(y)
@@ -289,7 +290,7 @@ fn seed(
 /// on DOP853's dense output; the crossing whose next one lands nearest (max norm, angles modulo
 /// 2π), and the time to it as the period guess.
 fn section_return(
-    spec: &Spec,
+    spec: &Input<'_>,
     chain: &Chain,
     run: &OrbitsRun,
     scan: u64,
@@ -306,8 +307,7 @@ fn section_return(
         ..OrbitOptions::default()
     };
     let section = Section::angle(0, 0.0, crate::integrate::Direction::Rising);
-    let (mut orbits, finished) =
-        section_orbits(chain, &section, std::slice::from_ref(&spec.x0), &opts, obs);
+    let (mut orbits, finished) = section_orbits(chain, &section, &[spec.x0.to_vec()], &opts, obs);
     if !finished {
         return Err(RunError::Interrupted);
     }
@@ -335,14 +335,14 @@ fn section_return(
 /// `each` ([`stroboscopic::iterates`] with the spec's integrator).
 fn strobe(
     chain: &Chain,
-    spec: &Spec,
+    spec: &Input<'_>,
     x0: &[f64],
     t: f64,
     periods: u64,
     obs: &mut dyn Observer,
     each: impl FnMut(&[f64]),
 ) -> Result<Vec<f64>, RunError> {
-    stroboscopic::iterates(chain, &spec.method, x0, t, periods, obs, each).map_err(spec_error)
+    stroboscopic::iterates(chain, spec.method, x0, t, periods, obs, each).map_err(spec_error)
 }
 
 /// The stroboscopic sample `i` (of `samples`, rows of `dim`, the first `angles` of each
@@ -373,13 +373,13 @@ fn nearest_return(samples: &[f64], dim: usize, angles: usize, k: usize) -> (usiz
     best
 }
 
-/// Runs an orbits spec on its chain.
+/// Runs the orbits of `run` on `spec`'s chain, from its start and with its integrator.
 pub fn run(
-    spec: &Spec,
-    chain: &Chain,
+    spec: &Input<'_>,
     run: &OrbitsRun,
     obs: &mut dyn Observer,
 ) -> Result<OrbitsResult, RunError> {
+    let chain = spec.chain;
     let drive = chain.params().drive.period_of_fields()?;
     let mut return_distance = None;
     let mut map_pixel = None;

@@ -13,9 +13,11 @@ use crate::model::System;
 mod steps;
 mod terms;
 
+pub(crate) use steps::check_adaptive;
+
 use terms::{
     animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms,
-    orbits_terms, simulate_terms,
+    simulate_terms,
 };
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
@@ -153,7 +155,7 @@ impl Spec {
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
-            Analysis::Modes(_) | Analysis::Orbits(_) => None,
+            Analysis::Modes(_) => None,
         }
     }
 
@@ -167,7 +169,6 @@ impl Spec {
             Analysis::Control(_) => "control.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
             Analysis::Modes(_) => "modes",
-            Analysis::Orbits(_) => "orbits",
         }
     }
 
@@ -202,7 +203,6 @@ impl Spec {
                 measure_spec_terms(r, &mut terms);
             }
             Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
-            Analysis::Orbits(r) => orbits_terms(r, dim, &mut terms),
             Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
         }
         estimate(terms)

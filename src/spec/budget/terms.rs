@@ -98,49 +98,6 @@ pub(super) fn modes_terms(o: &ModesOptions, model: &Model, n: usize, terms: &mut
     });
 }
 
-/// An orbits run: the shooting equations' Jacobian and its solve, and each kept orbit (its
-/// shape and monodromy) along the branches; or the orbit diagram's samples.
-pub(super) fn orbits_terms(r: &crate::spec::OrbitsRun, dim: f64, terms: &mut Vec<Term>) {
-    let s = &r.shooting;
-    let unknowns = s.segments as f64 * dim + 1.0;
-    terms.push(Term {
-        bytes: 4.0 * F64 * unknowns * unknowns,
-        field: "orbits.segments",
-        driver: format!("{} segments of {dim} states", s.segments),
-        what: "the shooting equations",
-    });
-    let orbit = F64 * (dim * dim + dim * (s.segments * s.samples + 1) as f64);
-    match &r.diagram {
-        Some(d) => {
-            let values = d.parameters.len() as f64 * d.starts.len() as f64;
-            terms.push(Term {
-                bytes: F64 * values * (d.samples as f64 * dim + 1.0) * 2.0,
-                field: "orbits.sampled_periods",
-                driver: format!(
-                    "{} parameter values × {} starts × {} periods",
-                    d.parameters.len(),
-                    d.starts.len(),
-                    d.samples
-                ),
-                what: "the orbit diagram's samples",
-            });
-        }
-        None => {
-            let branches = 1.0 + r.doublings as f64;
-            let points = match r.action {
-                crate::spec::OrbitsAction::Continue => r.continuation.points as f64,
-                _ => 1.0,
-            };
-            terms.push(Term {
-                bytes: orbit * points * branches * 2.0,
-                field: "orbits.points",
-                driver: format!("{points} points × {branches} branches"),
-                what: "the orbits kept",
-            });
-        }
-    }
-}
-
 /// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
 pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let k = match r.estimator {

@@ -1,4 +1,5 @@
-//! The `[orbits]` table: a periodic orbit (`action = "find"`), its branch against one spec
+//! The `[orbits]` table and what it validates into ([`OrbitsRun`], the kind's settings): a
+//! periodic orbit (`action = "find"`), its branch against one spec
 //! field with the located bifurcations (`"continue"`), or the orbit diagram of a driven chain
 //! against one spec field (`"diagram"`).
 //!
@@ -29,19 +30,15 @@
 //! `attractor = "period_2"` (its class; the period sets `drive_periods`), the start of the
 //! map's pixel of that class that settled first, after `transient_periods` drive periods.
 
-use super::model::checked_chain;
 use crate::analysis::periodic::{
     Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
 };
 use crate::model::Chain;
 use crate::model::{Parameter, ParameterError, PARAMETERS};
+use crate::spec::checked_chain;
 use serde::{Deserialize, Serialize};
 
-mod validation;
-
-pub(crate) use validation::renamed;
-pub(super) use validation::validate;
-
+/// The `[orbits]` table as written.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct OrbitsSpec {
@@ -112,6 +109,20 @@ pub enum OrbitsAction {
 }
 
 impl OrbitsAction {
+    /// Every action's name, the default first: `orbits.action`'s words and the values of the
+    /// command's ACTION.
+    pub const NAMES: [&'static str; 3] = ["find", "continue", "diagram"];
+
+    /// The action called `name` (one of [`OrbitsAction::NAMES`]).
+    pub fn named(name: &str) -> Option<OrbitsAction> {
+        match name {
+            "find" => Some(OrbitsAction::Find),
+            "continue" => Some(OrbitsAction::Continue),
+            "diagram" => Some(OrbitsAction::Diagram),
+            _ => None,
+        }
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             OrbitsAction::Find => "find",
@@ -186,7 +197,7 @@ impl OrbitParameter {
     }
 }
 
-/// The validated `[orbits]` table.
+/// The validated `[orbits]` table: the kind's settings ([`crate::kinds::Settings`]).
 #[derive(Debug, Clone, PartialEq)]
 pub struct OrbitsRun {
     pub action: OrbitsAction,

@@ -1,22 +1,24 @@
-//! Validating the `[orbits]` table: the action, the seed and its fields, how the orbits close,
-//! the shooting, and the varied parameter with the continuation's or diagram's options.
+//! Validating the `[orbits]` table: the action, the seed and its fields, how the orbits close
+//! and the shooting (the varied parameter with the continuation's or diagram's options:
+//! [`super::varied`]); the rest of the spec (its `[initial]`, `[integrator]` and model) read
+//! through [`SpecParts`].
 
-use super::{
-    parameters, MapSeed, OrbitClosure, OrbitParameter, OrbitStart, OrbitsAction, OrbitsRun,
-    OrbitsSpec, Varied,
-};
-use crate::analysis::periodic::{
-    ContinuationOptions, DiagramOptions, PeriodicError, ShootingOptions,
-};
+use super::steps::check_orbit_segments;
+use super::table::{MapSeed, OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, OrbitsSpec};
+use super::varied::{continuation_options, diagram_options, varied};
+use crate::analysis::periodic::{ContinuationOptions, PeriodicError, ShootingOptions};
+use crate::error::positive;
 use crate::integrate::Method;
-use crate::model::{Chain, Parameter};
-use crate::spec::parameter::set_parameter;
-use crate::spec::{
-    positive, refuse_given, Analysis, ModelFile, SpecError, SpecFile, Validated, MAX_ANGLE,
-    MAX_RATE,
-};
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::model::Chain;
+use crate::spec::{refuse_given, SpecError};
 
-fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
+/// `v` (default the first allowed word), which must be one of `allowed`.
+pub(super) fn word<'a>(
+    field: &str,
+    v: Option<&'a str>,
+    allowed: &[&'a str],
+) -> Result<&'a str, SpecError> {
     let w = v.unwrap_or(allowed[0]);
     if allowed.contains(&w) {
         Ok(w)
@@ -28,19 +30,30 @@ fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a 
     }
 }
 
-/// `kind = "orbits"` (planar chains).
-pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
-    let s = file.orbits.clone().unwrap_or_default();
+/// The table as the spec holds it validated for the registry ([`super::KIND`], planar
+/// chains): the run's settings, the integrator the orbits are shot with and the seed state
+/// (zeros where the run computes it); a shooting segment the integrator cannot cross is
+/// refused here.
+pub fn validate_table(
+    table: &toml::Table,
+    chain: &Chain,
+    spec: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let s: OrbitsSpec = typed_table(super::KIND.name, table)?;
+    let (run, method, x0) = validate(&s, chain, spec)?;
+    check_orbit_segments(&run, chain)?;
+    Ok((Registered(Box::new(run)), method, x0))
+}
+
+/// `kind = "orbits"` (planar chains): the table `s` checked field by field.
+fn validate(
+    s: &OrbitsSpec,
+    chain: &Chain,
+    file: &dyn SpecParts,
+) -> Result<(OrbitsRun, Method, Vec<f64>), SpecError> {
     let n = chain.links();
-    let action = match word(
-        "orbits.action",
-        s.action.as_deref(),
-        &["find", "continue", "diagram"],
-    )? {
-        "find" => OrbitsAction::Find,
-        "continue" => OrbitsAction::Continue,
-        _ => OrbitsAction::Diagram,
-    };
+    let action = word("orbits.action", s.action.as_deref(), &OrbitsAction::NAMES)?;
+    let action = OrbitsAction::named(action).expect("one of the names");
     let driven = chain.params().drive.period_of_fields()?.is_some();
     let damped = !chain.params().damping.is_zero();
     if !driven && damped {
@@ -49,8 +62,8 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
             "an undriven damped chain has no periodic orbits, only equilibria: add a drive or remove the damping",
         ));
     }
-    let start = start(&s, file, n, driven, action)?;
-    let map_seed = map_seed(&s, &start)?;
+    let start = start(s, file, n, driven, action)?;
+    let map_seed = map_seed(s, &start)?;
     if !matches!(start, OrbitStart::Mode { .. }) {
         refuse_given(
             "orbits",
@@ -62,12 +75,12 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         )?;
     }
     let x0 = seed_state(file, &start, n)?;
-    let closure = closure(&s, driven, &start, map_seed.as_ref())?;
-    let period_guess = period_guess(&s, driven, &start)?;
-    let (shooting, method) = shooting(&s, file)?;
+    let closure = closure(s, driven, &start, map_seed.as_ref())?;
+    let period_guess = period_guess(s, driven, &start)?;
+    let (shooting, method) = shooting(s, file)?;
 
-    let (parameter, range) = varied(&s, chain, driven, &file.model, action != OrbitsAction::Find)?;
-    refuse_other_actions(&s, action)?;
+    let (parameter, range) = varied(s, chain, driven, file, action != OrbitsAction::Find)?;
+    refuse_other_actions(s, action)?;
     let mut continuation = ContinuationOptions::default();
     let mut diagram = None;
     let mut both_ways = false;
@@ -75,11 +88,11 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         OrbitsAction::Find => {}
         OrbitsAction::Continue => {
             (continuation, both_ways) =
-                continuation_options(&s, chain, driven, parameter.as_ref(), range)?;
+                continuation_options(s, chain, driven, parameter.as_ref(), range)?;
         }
         OrbitsAction::Diagram => {
             diagram = Some(diagram_options(
-                &s,
+                s,
                 n,
                 driven,
                 &start,
@@ -89,7 +102,7 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
             )?);
         }
     }
-    check_transient(&s, action, &start)?;
+    check_transient(s, action, &start)?;
     let run = OrbitsRun {
         action,
         start,
@@ -101,30 +114,26 @@ pub(in crate::spec) fn validate(file: &SpecFile, chain: &Chain) -> Result<Valida
         both_ways,
         doublings: s.doublings.unwrap_or(0),
         diagram,
-        preset: matches!(&file.model, ModelFile::Planar(m) if m.preset.is_some()),
+        preset: file.preset(),
         map_seed,
     };
-    Ok(Validated {
-        analysis: Analysis::Orbits(Box::new(run)),
-        x0,
-        method,
-    })
+    Ok((run, method, x0))
 }
 
 /// The state the search starts from: `[initial]`, which must be given, unless the seed
 /// replaces it (a mode or a map's attractor, which the run computes).
-fn seed_state(file: &SpecFile, start: &OrbitStart, n: usize) -> Result<Vec<f64>, SpecError> {
+fn seed_state(file: &dyn SpecParts, start: &OrbitStart, n: usize) -> Result<Vec<f64>, SpecError> {
     Ok(match start {
         // Seeds that replace [initial] (the run computes them).
         OrbitStart::Mode { .. } | OrbitStart::Map { .. } => vec![0.0; 2 * n],
         _ => {
-            if file.initial.is_empty() {
+            if !file.has_start() {
                 return Err(SpecError::new(
                     "initial.theta",
                     "missing: the seed state of the search (or start = \"mode\")",
                 ));
             }
-            file.initial.state(n)?
+            file.start()?
         }
     })
 }
@@ -207,7 +216,7 @@ fn check_transient(
 /// The seed of the search (`orbits.start`) and its own fields, checked.
 fn start(
     s: &OrbitsSpec,
-    file: &SpecFile,
+    file: &dyn SpecParts,
     n: usize,
     driven: bool,
     action: OrbitsAction,
@@ -219,7 +228,7 @@ fn start(
     )? {
         "initial" => OrbitStart::Initial,
         "mode" => {
-            if !file.initial.is_empty() {
+            if file.has_start() {
                 return Err(SpecError::new(
                     "initial",
                     "start = \"mode\" seeds the orbit from a normal mode: remove [initial]",
@@ -277,7 +286,7 @@ fn start(
             if other == "settle" {
                 OrbitStart::Settle { periods: transient }
             } else if other == "map" {
-                if !file.initial.is_empty() {
+                if file.has_start() {
                     return Err(SpecError::new(
                         "initial",
                         "start = \"map\" seeds the orbit from the map file: remove [initial]",
@@ -412,8 +421,8 @@ fn closure(
 }
 
 /// The shooting options and the integrator the orbits are shot with.
-fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method), SpecError> {
-    if file.integrator.h_max.is_some() {
+fn shooting(s: &OrbitsSpec, file: &dyn SpecParts) -> Result<(ShootingOptions, Method), SpecError> {
+    if file.integrator_gives("h_max") {
         return Err(SpecError::new(
             "integrator.h_max",
             "orbits are shot with dop853's tolerances alone (rtol, atol)",
@@ -421,7 +430,7 @@ fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method)
     }
     // The tolerances given, else the shooting defaults (1e-12): the written method is the
     // one the orbits were shot with.
-    let Method::Dop853 { rtol, atol, .. } = file.integrator.method(None)? else {
+    let Method::Dop853 { rtol, atol, .. } = file.method(None, None)? else {
         return Err(SpecError::new(
             "integrator.method",
             "orbits are shot with dop853 (the monodromy's accuracy is its tolerance)",
@@ -432,12 +441,12 @@ fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method)
         segments: s.segments.unwrap_or(d.segments),
         tolerance: s.newton_tolerance.unwrap_or(d.tolerance),
         max_iterations: s.max_iterations.unwrap_or(d.max_iterations),
-        rtol: if file.integrator.rtol.is_some() {
+        rtol: if file.integrator_gives("rtol") {
             rtol
         } else {
             d.rtol
         },
-        atol: if file.integrator.atol.is_some() {
+        atol: if file.integrator_gives("atol") {
             atol
         } else {
             d.atol
@@ -451,251 +460,6 @@ fn shooting(s: &OrbitsSpec, file: &SpecFile) -> Result<(ShootingOptions, Method)
         h_max: f64::INFINITY,
     };
     Ok((shooting, method))
-}
-
-/// The continuation of a `continue` run over `range`, and whether it goes both ways.
-fn continuation_options(
-    s: &OrbitsSpec,
-    chain: &Chain,
-    driven: bool,
-    parameter: Option<&OrbitParameter>,
-    range: Option<[f64; 2]>,
-) -> Result<(ContinuationOptions, bool), SpecError> {
-    let dc = ContinuationOptions::default();
-    let [a, b] = range.expect("checked above");
-    let direction = word(
-        "orbits.direction",
-        s.direction.as_deref(),
-        &["up", "down", "both"],
-    )?;
-    let increasing = direction != "down";
-    let continuation = ContinuationOptions {
-        min: a.min(b),
-        max: a.max(b),
-        points: s.points.unwrap_or(dc.points),
-        step: s.step.unwrap_or(dc.step),
-        min_step: s.min_step.unwrap_or(dc.min_step),
-        max_step: s.max_step.unwrap_or(dc.max_step),
-        increasing,
-        locate_tolerance: s.locate_tolerance.unwrap_or(dc.locate_tolerance),
-        locate: true,
-    };
-    continuation.check().map_err(|e| continuation_field(&e))?;
-    // The start value, where the spec fixes it (a seed's energy is known only later).
-    let start_value = match parameter.as_ref() {
-        Some(OrbitParameter {
-            varied: Varied::Model(m),
-            ..
-        }) => m.get(chain),
-        Some(_) => s.energy,
-        None => None,
-    };
-    if let Some(v) = start_value.filter(|v| !(a.min(b)..=a.max(b)).contains(v)) {
-        return Err(SpecError::new(
-            "orbits.range",
-            format!(
-                "the start value {} = {v} lies outside [{}, {}]",
-                parameter.as_ref().map_or("", |q| q.name.as_str()),
-                a.min(b),
-                a.max(b)
-            ),
-        ));
-    }
-    if s.doublings.is_some_and(|d| d > 0) && !driven {
-        return Err(SpecError::new(
-            "orbits.doublings",
-            "follows period doublings of a driven chain's branch (the model has no drive)",
-        ));
-    }
-    if s.doublings.is_some_and(|d| d > 10) {
-        return Err(SpecError::new("orbits.doublings", "must be 0 ..= 10"));
-    }
-    Ok((continuation, direction == "both"))
-}
-
-/// The options of an orbit diagram over `range`, from `x0` and `orbits.starts`.
-fn diagram_options(
-    s: &OrbitsSpec,
-    n: usize,
-    driven: bool,
-    start: &OrbitStart,
-    parameter: Option<&OrbitParameter>,
-    range: Option<[f64; 2]>,
-    x0: &[f64],
-) -> Result<DiagramOptions, SpecError> {
-    if !driven {
-        return Err(SpecError::new(
-            "model.drive",
-            "an orbit diagram samples a driven chain once per drive period: add a drive",
-        ));
-    }
-    if *start != OrbitStart::Initial {
-        return Err(SpecError::new(
-            "orbits.start",
-            "an orbit diagram starts from [initial] (and orbits.starts), its transient is transient_periods",
-        ));
-    }
-    if parameter.as_ref().is_some_and(|p| p.is_energy()) {
-        return Err(SpecError::new(
-            "orbits.parameter",
-            "an orbit diagram varies a model field, not the energy",
-        ));
-    }
-    let [from, to] = range.expect("checked above");
-    let count = s.points.unwrap_or(200);
-    if !(2..=100_000).contains(&count) {
-        return Err(SpecError::new(
-            "orbits.points",
-            format!("must be 2 ..= 100000 parameter values (got {count})"),
-        ));
-    }
-    let values = (0..count)
-        .map(|i| from + (to - from) * i as f64 / (count - 1) as f64)
-        .collect();
-    let mut starts = vec![x0.to_vec()];
-    for (i, st) in s.starts.iter().flatten().enumerate() {
-        let field = format!("orbits.starts[{}]", i + 1);
-        if st.len() != 2 * n {
-            return Err(SpecError::new(
-                field,
-                format!(
-                    "must be a whole state of {} values (θ…, θ̇…; got {})",
-                    2 * n,
-                    st.len()
-                ),
-            ));
-        }
-        if let Some(v) = st[..n].iter().find(|v| v.is_nan() || v.abs() > MAX_ANGLE) {
-            return Err(SpecError::new(
-                field,
-                format!("angle {v} is not finite or beyond {MAX_ANGLE:e} rad"),
-            ));
-        }
-        if let Some(v) = st[n..].iter().find(|v| v.is_nan() || v.abs() > MAX_RATE) {
-            return Err(SpecError::new(
-                field,
-                format!("rate {v} is not finite or beyond {MAX_RATE:e} rad/s"),
-            ));
-        }
-        starts.push(st.clone());
-    }
-    let opts = DiagramOptions {
-        parameters: values,
-        starts,
-        transient: s.transient_periods.unwrap_or(200),
-        samples: s.sampled_periods.unwrap_or(100),
-        steps_per_period: s.steps_per_period.unwrap_or(200),
-    };
-    opts.check(2 * n).map_err(|e| diagram_field(&e))?;
-    Ok(opts)
-}
-
-/// The field a `continue` or `diagram` run varies, and its range (neither for `find`).
-fn varied(
-    s: &OrbitsSpec,
-    chain: &Chain,
-    driven: bool,
-    model: &ModelFile,
-    needs_parameter: bool,
-) -> Result<(Option<OrbitParameter>, Option<[f64; 2]>), SpecError> {
-    let parameter = match (&s.parameter, needs_parameter) {
-        (None, true) => {
-            return Err(SpecError::new(
-                "orbits.parameter",
-                format!(
-                    "missing: the spec field to vary ({})",
-                    parameters().join(", ")
-                ),
-            ))
-        }
-        (Some(_), false) => {
-            return Err(SpecError::new(
-                "orbits.parameter",
-                "applies to action = \"continue\" or \"diagram\"",
-            ))
-        }
-        (None, false) => None,
-        (Some(name), true) => Some(parameter(name, chain, driven, model)?),
-    };
-    let range = match (&s.range, needs_parameter) {
-        (None, true) => {
-            return Err(SpecError::new(
-                "orbits.range",
-                "missing: the parameter's [min, max] (continue) or [from, to] (diagram)",
-            ))
-        }
-        (Some(_), false) => {
-            return Err(SpecError::new(
-                "orbits.range",
-                "applies to action = \"continue\" or \"diagram\"",
-            ))
-        }
-        (None, false) => None,
-        (Some(r), true) => {
-            if r.len() != 2 || r.iter().any(|v| !v.is_finite()) || r[0] == r[1] {
-                return Err(SpecError::new(
-                    "orbits.range",
-                    format!("must be two different finite values (got {r:?})"),
-                ));
-            }
-            Some([r[0], r[1]])
-        }
-    };
-    Ok((parameter, range))
-}
-
-/// Checks `name` as a parameter of this chain and reads its units: a field of the chain that
-/// this spec's model has (a drive amplitude needs the drive; a preset's links vary together)
-/// and that it can be set on.
-fn parameter(
-    name: &str,
-    chain: &Chain,
-    driven: bool,
-    model: &ModelFile,
-) -> Result<OrbitParameter, SpecError> {
-    let field = "orbits.parameter";
-    if name == "orbits.energy" {
-        if driven {
-            return Err(SpecError::new(
-                field,
-                "orbits.energy varies an undriven chain's energy; a driven chain's orbits have no fixed energy",
-            ));
-        }
-        return Ok(OrbitParameter {
-            name: name.into(),
-            units: "J".into(),
-            varied: Varied::Energy,
-        });
-    }
-    let m = Parameter::parse(name).ok_or_else(|| {
-        SpecError::new(
-            field,
-            format!(
-                "`{name}` is not a field a run can vary (expected {})",
-                parameters().join(", ")
-            ),
-        )
-    })?;
-    let here = m
-        .get(chain)
-        .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
-    // The spec's model must take it as written: a link's own field needs [[model.link]]
-    // tables, the chain-wide mass and length a preset.
-    let mut probe = SpecFile {
-        model: model.clone(),
-        ..SpecFile::default()
-    };
-    set_parameter(&mut probe, name, Some(m), here)
-        .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
-    probe
-        .model
-        .build()
-        .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
-    Ok(OrbitParameter {
-        name: name.into(),
-        units: m.units().into(),
-        varied: Varied::Model(m),
-    })
 }
 
 /// Shooting options' field names as the spec writes them.
@@ -713,33 +477,6 @@ fn shooting_field(e: &PeriodicError) -> SpecError {
     )
 }
 
-fn continuation_field(e: &PeriodicError) -> SpecError {
-    renamed(
-        e,
-        &[
-            ("max", "orbits.range"),
-            ("points", "orbits.points"),
-            ("step", "orbits.step"),
-            ("min_step", "orbits.min_step"),
-            ("max_step", "orbits.max_step"),
-            ("locate_tolerance", "orbits.locate_tolerance"),
-        ],
-    )
-}
-
-fn diagram_field(e: &PeriodicError) -> SpecError {
-    renamed(
-        e,
-        &[
-            ("parameters", "orbits.range"),
-            ("starts", "orbits.starts"),
-            ("samples", "orbits.sampled_periods"),
-            ("transient", "orbits.transient_periods"),
-            ("steps_per_period", "orbits.steps_per_period"),
-        ],
-    )
-}
-
 /// The library's field name replaced by the spec's.
 pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
     match e {
@@ -751,5 +488,56 @@ pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
             SpecError::new(field, f.message.clone())
         }
         other => SpecError::new("orbits", other.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    const HEAD: &str = "kind = \"orbits\"\n[model]\npreset = \"double\"\n";
+
+    #[test]
+    fn orbits_are_validated_through_the_registry() {
+        let spec = parse(&format!("{HEAD}[orbits]\nstart = \"mode\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        assert_eq!(r.kind().name, "orbits");
+        assert_eq!(r.time_span(), None);
+        // A mode seed: the run computes the start; dop853 at the shooting's 1e-12.
+        assert_eq!(spec.x0, vec![0.0; 4]);
+        assert_eq!(
+            spec.method,
+            crate::integrate::Method::Dop853 {
+                rtol: 1e-12,
+                atol: 1e-12,
+                h_max: f64::INFINITY
+            }
+        );
+        // The spec's integrator fields are read through the registry's view of the spec.
+        let e = parse(
+            &format!("{HEAD}[integrator]\nh_max = 0.1\n[orbits]\nstart = \"mode\"\n"),
+            "t",
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "integrator.h_max: orbits are shot with dop853's tolerances alone (rtol, atol)"
+        );
+        // A sweep still refuses orbits (a branch varies its own parameter).
+        let e = parse(
+            &format!("{HEAD}[orbits]\nstart = \"mode\"\n[sweep]\nparameter = \"model.gravity\"\nvalues = [9.0, 9.8]\n"),
+            "t",
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert!(e.to_string().ends_with(", not orbits"), "{e}");
     }
 }
