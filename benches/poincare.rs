@@ -4,7 +4,7 @@
 
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use pendula::analysis::poincare::{
-    section_orbits, shell_initial_conditions, OrbitOptions, Sampling, Section, ShellSampling,
+    section_orbits, shell_initial_conditions, Sampling, Section, SectionOptions, ShellSampling,
     Variables,
 };
 use pendula::integrate::Direction;
@@ -27,7 +27,7 @@ fn poincare_double(c: &mut Criterion) {
     };
     let start = shell_initial_conditions(&chain, &section, 9.81, &sampling).unwrap();
     let states: Vec<Vec<f64>> = start.states.iter().cycle().take(100).cloned().collect();
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: 1000,
         rtol: 1e-10,
         atol: 1e-10,

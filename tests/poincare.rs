@@ -5,8 +5,8 @@
 use assert_cmd::Command;
 use pendula::analysis::modes::elliptic_k;
 use pendula::analysis::poincare::{
-    orbit, section_orbits, shell_initial_conditions, wrap_angle, Orbit, OrbitOptions, Sampling,
-    Section, ShellSampling, Variables,
+    orbit, section_orbits, shell_initial_conditions, wrap_angle, Orbit, Sampling, Section,
+    SectionOptions, ShellSampling, Variables,
 };
 use pendula::integrate::{Direction, Dop853, Flow, Solver};
 use pendula::model::{Chain, ChainParams, Harmonic, System};
@@ -18,7 +18,7 @@ fn double() -> Chain {
     Chain::new(ChainParams::equal_points(2)).unwrap()
 }
 
-fn run(chain: &Chain, section: &Section, x0: &[f64], opts: &OrbitOptions) -> Orbit {
+fn run(chain: &Chain, section: &Section, x0: &[f64], opts: &SectionOptions) -> Orbit {
     orbit(
         chain,
         section,
@@ -52,7 +52,7 @@ fn scale(chain: &Chain, e0: f64) -> f64 {
 #[test]
 fn crossings_lie_on_the_section_and_the_energy_shell() {
     let chain = double();
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: 150,
         ..Default::default()
     };
@@ -98,7 +98,7 @@ fn crossings_lie_on_the_section_and_the_energy_shell() {
         &chain,
         &sec,
         &x0,
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 40,
             ..Default::default()
         },
@@ -120,7 +120,7 @@ fn crossings_lie_on_the_section_and_the_energy_shell() {
         &chain,
         &sec,
         &x0,
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 40,
             ..Default::default()
         },
@@ -168,7 +168,7 @@ fn crossing_times_match_a_brute_force_reference() {
         &chain,
         &theta1_up(),
         &x0,
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 25,
             ..Default::default()
         },
@@ -223,9 +223,9 @@ fn the_pi_cut_makes_no_false_crossings() {
     let t_max = 20.0;
     for (value, tol) in [(0.0, 1e-12), (PI, 1e-12), (0.0, 1e-5), (PI, 1e-5)] {
         let sec = Section::angle(0, value, Direction::Either);
-        let opts = OrbitOptions {
+        let opts = SectionOptions {
             crossings: 10_000,
-            t_max,
+            t_end: t_max,
             rtol: tol,
             atol: tol,
             ..Default::default()
@@ -263,7 +263,7 @@ fn a_graze_inside_one_step_gives_both_crossings() {
     let amp = 1.0;
     let c = amp - 1e-6;
     let sec = Section::angle(0, c, Direction::Either);
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: 21,
         rtol: 1e-10,
         atol: 1e-10,
@@ -361,7 +361,7 @@ fn low_energy_orbits_trace_closed_curves_and_a_chaotic_orbit_fills_an_area() {
     // neighbours lie along a line (local PCA: the minor/major variance ratio is tiny), and the
     // box-counting dimension is about 1.
     let start = shell_initial_conditions(&chain, &theta1_up(), -27.0, &grid(3, 3)).unwrap();
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: 400,
         ..Default::default()
     };
@@ -382,7 +382,7 @@ fn low_energy_orbits_trace_closed_curves_and_a_chaotic_orbit_fills_an_area() {
         &chain,
         &theta1_up(),
         &start.states[0],
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 4000,
             ..Default::default()
         },
@@ -409,7 +409,7 @@ fn stroboscopic_map_of_an_undriven_chain_is_the_flow_at_fixed_period() {
         &chain,
         &sec,
         &x0,
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 30,
             ..Default::default()
         },
@@ -448,7 +448,7 @@ fn stroboscopic_map_of_an_undriven_chain_is_the_flow_at_fixed_period() {
         &driven,
         &sec,
         &[0.2, 0.0],
-        &OrbitOptions {
+        &SectionOptions {
             crossings: 50,
             ..Default::default()
         },
@@ -476,9 +476,9 @@ fn a_stroboscopic_transient_drops_whole_drive_periods_and_nothing_else() {
         period: 10.0,
         transient,
     };
-    let opts = |crossings| OrbitOptions {
+    let opts = |crossings| SectionOptions {
         crossings,
-        t_max: 1e4,
+        t_end: 1e4,
         ..Default::default()
     };
     let plain = run(&driven, &strobe(0), &[0.2, 0.0], &opts(40));
@@ -532,7 +532,7 @@ fn parallel_results_equal_sequential_ones_and_unreachable_points_are_skipped() {
         "the box corners lie outside the shell"
     );
     assert_eq!(start.states.len() + start.skipped.len(), 16);
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: 30,
         lyapunov: true,
         ..Default::default()
@@ -842,7 +842,7 @@ fn chaos_legend_says_not_shown_chaotic_within_t() {
         energies: vec![-15.0],
         sampling: grid(2, 2),
         initial: vec![],
-        orbit: OrbitOptions {
+        orbit: SectionOptions {
             crossings: 30,
             lyapunov: true,
             ..Default::default()

@@ -69,7 +69,7 @@ pub enum RunError {
     },
     /// A failure whose cause is only text: the words a kind gives to a search that found no
     /// orbit (the analysis layer's `PeriodicError::NotConverged`/`Unverified` and an orbit's
-    /// `OrbitEnd::Failed` carry text, which the kind turns into advice), a stop that keeps
+    /// `SectionEnd::Failed` carry text, which the kind turns into advice), a stop that keeps
     /// nothing and says so in its own words (animate's integration), a panicked run
     /// (its payload has no type) and an I/O failure of a benchmark's scratch files.
     #[error("{0}")]

@@ -156,11 +156,11 @@ pub enum PoincareError {
 
 /// Options of [`section_orbits`].
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct OrbitOptions {
+pub struct SectionOptions {
     /// Crossings recorded per orbit (the start does not count); default 500.
     pub crossings: usize,
     /// Time limit per orbit (s); an orbit stops there with what it has. Default 10⁴.
-    pub t_max: f64,
+    pub t_end: f64,
     /// DOP853 tolerances; default 1e-12 both.
     pub rtol: f64,
     pub atol: f64,
@@ -173,11 +173,11 @@ pub struct OrbitOptions {
     pub lyapunov: bool,
 }
 
-impl Default for OrbitOptions {
+impl Default for SectionOptions {
     fn default() -> Self {
-        OrbitOptions {
+        SectionOptions {
             crossings: 500,
-            t_max: 1e4,
+            t_end: 1e4,
             rtol: 1e-12,
             atol: 1e-12,
             h_max: Dop853::default().h_max,
@@ -190,10 +190,10 @@ impl Default for OrbitOptions {
 /// Why an orbit stopped.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(rename_all = "snake_case")]
-pub enum OrbitEnd {
+pub enum SectionEnd {
     /// All requested crossings found.
     Complete,
-    /// `t_max` reached first.
+    /// `t_end` reached first.
     TimeLimit,
     /// The observer asked to stop.
     Stopped,
@@ -212,7 +212,7 @@ pub struct Orbit {
     pub energy_error: Vec<f64>,
     /// Finite-time maximal Lyapunov exponent over the orbit (1/s), if asked for.
     pub lyapunov: Option<f64>,
-    pub end: OrbitEnd,
+    pub end: SectionEnd,
     /// Time integrated.
     pub t_end: f64,
     pub stats: Stats,
@@ -248,14 +248,14 @@ impl Orbit {
     }
 }
 
-/// Runs one orbit from `x0` until `opts.crossings` crossings of `section` or `opts.t_max`.
+/// Runs one orbit from `x0` until `opts.crossings` crossings of `section` or `opts.t_end`.
 ///
 /// `stop` is polled once per step; `progress` counts crossings for the caller's observer.
 pub fn orbit(
     chain: &Chain,
     section: &Section,
     x0: &[f64],
-    opts: &OrbitOptions,
+    opts: &SectionOptions,
     stop: &AtomicBool,
     progress: &AtomicU64,
 ) -> Orbit {
@@ -271,7 +271,7 @@ pub fn section_orbits(
     chain: &Chain,
     section: &Section,
     initial: &[Vec<f64>],
-    opts: &OrbitOptions,
+    opts: &SectionOptions,
     observer: &mut dyn Observer,
 ) -> (Vec<Orbit>, bool) {
     let stop = AtomicBool::new(false);
@@ -313,7 +313,7 @@ pub struct PoincareOptions {
     pub sampling: ShellSampling,
     /// Explicit initial states (used when `energies` is empty).
     pub initial: Vec<Vec<f64>>,
-    pub orbit: OrbitOptions,
+    pub orbit: SectionOptions,
     /// Orbits with a finite-time exponent above this (1/s) count as chaotic; the others are
     /// *not shown chaotic* within their integration time, not "regular" ([`chaos_criterion`]).
     pub chaos_threshold: f64,
@@ -447,7 +447,7 @@ pub fn poincare(
         shell.orbits = rest;
     }
     for (i, o) in shells.iter().flat_map(|s| &s.orbits).enumerate() {
-        if let OrbitEnd::Failed(m) = &o.end {
+        if let SectionEnd::Failed(m) = &o.end {
             return Err(PoincareError::Failed {
                 orbit: i + 1,
                 message: m.clone(),

@@ -2,7 +2,7 @@
 //! the step loop, the crossings found in each step (stroboscopic, or bracketed and located on
 //! the dense output), the deviation vector's renormalisation, and the finished [`Orbit`].
 
-use super::{Orbit, OrbitEnd, OrbitOptions, Section};
+use super::{Orbit, Section, SectionEnd, SectionOptions};
 use crate::analysis::energy::EnergyBalance;
 use crate::analysis::AnalysisError;
 use crate::integrate::{locate, Direction, Dop853, Dop853Solver, Flow, Ode, Solver, Stats};
@@ -146,7 +146,7 @@ fn section_slope(
 pub(super) struct OrbitRun<'a> {
     chain: &'a Chain,
     section: &'a Section,
-    opts: &'a OrbitOptions,
+    opts: &'a SectionOptions,
     progress: &'a AtomicU64,
     n: usize,
     work: bool,
@@ -179,7 +179,7 @@ impl<'a> OrbitRun<'a> {
         chain: &'a Chain,
         section: &'a Section,
         x0: &[f64],
-        opts: &'a OrbitOptions,
+        opts: &'a SectionOptions,
         progress: &'a AtomicU64,
     ) -> Self {
         let n = chain.dim();
@@ -208,7 +208,7 @@ impl<'a> OrbitRun<'a> {
             states: Vec::with_capacity(opts.crossings),
             energy_error: Vec::with_capacity(opts.crossings),
             lyapunov: None,
-            end: OrbitEnd::TimeLimit,
+            end: SectionEnd::TimeLimit,
             t_end: 0.0,
             stats: Stats::default(),
         };
@@ -265,25 +265,25 @@ impl<'a> OrbitRun<'a> {
         self.progress.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Steps until enough crossings, `t_max`, a failed step or `stop` (polled once per step).
+    /// Steps until enough crossings, `t_end`, a failed step or `stop` (polled once per step).
     pub(super) fn steps(&mut self, stop: &AtomicBool) {
         while self.out.t.len() < self.opts.crossings {
             if stop.load(Ordering::Relaxed) {
-                self.out.end = OrbitEnd::Stopped;
+                self.out.end = SectionEnd::Stopped;
                 break;
             }
-            if self.t >= self.opts.t_max {
-                self.out.end = OrbitEnd::TimeLimit;
+            if self.t >= self.opts.t_end {
+                self.out.end = SectionEnd::TimeLimit;
                 break;
             }
             let t1 = match self
                 .solver
-                .step(&mut self.flow, self.t, &mut self.y, self.opts.t_max)
+                .step(&mut self.flow, self.t, &mut self.y, self.opts.t_end)
             {
                 Ok(t1) => t1,
                 Err(e) => {
                     let msg = AnalysisError::naming(self.chain, self.flow.layout)(e).to_string();
-                    self.out.end = OrbitEnd::Failed(msg);
+                    self.out.end = SectionEnd::Failed(msg);
                     break;
                 }
             };
@@ -446,13 +446,13 @@ impl<'a> OrbitRun<'a> {
     pub(super) fn finish(self) -> Orbit {
         let mut out = self.out;
         if out.t.len() >= self.opts.crossings {
-            out.end = OrbitEnd::Complete;
+            out.end = SectionEnd::Complete;
         }
         let t = self.t;
         out.t_end = t;
         if self.k > 0 && t > 0.0 {
             // At the last crossing when the loop ended there, else at the last step.
-            let src = if out.end == OrbitEnd::Complete {
+            let src = if out.end == SectionEnd::Complete {
                 &self.buf
             } else {
                 &self.y

@@ -297,14 +297,14 @@ fn section_return(
     obs: &mut dyn Observer,
     return_distance: &mut Option<f64>,
 ) -> Result<(Vec<f64>, Option<f64>), RunError> {
-    use crate::analysis::poincare::{section_orbits, OrbitEnd, OrbitOptions, Section};
+    use crate::analysis::poincare::{section_orbits, Section, SectionEnd, SectionOptions};
     let n = chain.links();
-    let opts = OrbitOptions {
+    let opts = SectionOptions {
         crossings: scan as usize,
-        t_max: f64::INFINITY,
+        t_end: f64::INFINITY,
         rtol: run.shooting.rtol,
         atol: run.shooting.atol,
-        ..OrbitOptions::default()
+        ..SectionOptions::default()
     };
     let section = Section::angle(0, 0.0, crate::integrate::Direction::Rising);
     let (mut orbits, finished) = section_orbits(chain, &section, &[spec.x0.to_vec()], &opts, obs);
@@ -312,7 +312,7 @@ fn section_return(
         return Err(RunError::Interrupted);
     }
     let o = orbits.pop().expect("one orbit");
-    if let OrbitEnd::Failed(m) = &o.end {
+    if let SectionEnd::Failed(m) = &o.end {
         return Err(RunError::Failed(m.clone()));
     }
     if o.states.len() < 2 {

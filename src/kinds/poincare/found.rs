@@ -2,7 +2,7 @@
 //! text report, the section figure and a sweep's scalars (its group: [`super::record`]).
 
 use crate::analysis::poincare::{
-    self, chaos_criterion, OrbitEnd, PoincareOptions, PoincareResult, Section, Shell,
+    self, chaos_criterion, PoincareOptions, PoincareResult, Section, SectionEnd, Shell,
 };
 use crate::finding::{Finding, Record, Scalar};
 use crate::kinds::Found;
@@ -64,7 +64,7 @@ fn shell_stats(s: &Shell, threshold: f64) -> (usize, usize, usize, Option<(usize
     let short = s
         .orbits
         .iter()
-        .filter(|o| o.end != OrbitEnd::Complete)
+        .filter(|o| o.end != SectionEnd::Complete)
         .count();
     (crossings, short, s.skipped.len(), s.chaos_counts(threshold))
 }

@@ -37,7 +37,7 @@ impl Settings for PoincareOptions {
     }
 
     fn time_span(&self) -> Option<(f64, &'static str)> {
-        Some((self.orbit.t_max, "poincare.t_end"))
+        Some((self.orbit.t_end, "poincare.t_end"))
     }
 
     /// The points on the section and the integrators.
@@ -103,7 +103,7 @@ pub fn run(
             format!(
                 "no orbit crossed the section {} within t_end = {} s (raise --t-end or check the section)",
                 opts.section.describe(chain),
-                opts.orbit.t_max
+                opts.orbit.t_end
             ),
         )
         .into());

@@ -8,7 +8,7 @@
 //! Crossing angles are wrapped into (−π, π]; the section's own angle is ≈ 0 mod 2π there.
 
 use super::PoincareSection;
-use crate::analysis::poincare::{chaos_criterion, wrap_angle, OrbitEnd, Shell, Variables};
+use crate::analysis::poincare::{chaos_criterion, wrap_angle, SectionEnd, Shell, Variables};
 use crate::finding::{Attr, Record, RunPart};
 use crate::model::Chain;
 use ndarray::{Array2, Array3};
@@ -36,7 +36,7 @@ pub fn section(s: &PoincareSection) -> Record {
         )
         .attr("energies", Attr::F64s(opts.energies.clone()))
         .attr("crossings", opts.orbit.crossings as i64)
-        .attr("t_max", opts.orbit.t_max)
+        .attr("t_max", opts.orbit.t_end)
         .attr("chaos_threshold", opts.chaos_threshold);
     if opts.orbit.lyapunov {
         g.attr("chaos_criterion", chaos_criterion(opts.chaos_threshold));
@@ -149,7 +149,7 @@ fn orbit_summary(g: &mut Record, shell: &Shell, threshold: f64, n: usize) {
     let t_end: Vec<f64> = orbits.iter().map(|o| o.t_end).collect();
     let complete: Vec<i64> = orbits
         .iter()
-        .map(|o| i64::from(o.end == OrbitEnd::Complete))
+        .map(|o| i64::from(o.end == SectionEnd::Complete))
         .collect();
     let init = |off: usize| Array2::from_shape_fn((no, n), |(i, j)| orbits[i].initial[off + j]);
     let lyapunov: Vec<f64> = orbits

@@ -95,7 +95,7 @@ impl PoincareSpec {
         chain: &Chain,
         initial: Option<Vec<f64>>,
     ) -> Result<PoincareOptions, SpecError> {
-        use crate::analysis::poincare::{OrbitOptions, Section};
+        use crate::analysis::poincare::{Section, SectionOptions};
         let n = chain.links();
         let f = |name: &str| format!("poincare.{name}");
         let (section, strobe) = self.section(chain)?;
@@ -127,7 +127,7 @@ impl PoincareSpec {
                 format!("must be 1..1e7 (got {crossings})"),
             ));
         }
-        let t_max = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
+        let t_end = positive(&f("t_end"), self.t_end.unwrap_or(5000.0))?;
         if let Section::Stroboscopic {
             t0,
             period,
@@ -135,12 +135,12 @@ impl PoincareSpec {
         } = section
         {
             let first = t0 + (transient + 1) as f64 * period;
-            if first >= t_max {
+            if first >= t_end {
                 let field = if transient > 0 { "transient" } else { "t0" };
                 return Err(SpecError::new(
                     f(field),
                     format!(
-                        "the first sample at t = {first} s lies beyond t_end = {t_max} s (raise t_end)"
+                        "the first sample at t = {first} s lies beyond t_end = {t_end} s (raise t_end)"
                     ),
                 ));
             }
@@ -157,11 +157,11 @@ impl PoincareSpec {
             energies,
             sampling,
             initial: initial_states,
-            orbit: OrbitOptions {
+            orbit: SectionOptions {
                 crossings,
-                t_max,
+                t_end,
                 lyapunov: self.lyapunov.unwrap_or(false),
-                ..OrbitOptions::default()
+                ..SectionOptions::default()
             },
             chaos_threshold,
         })
