@@ -109,9 +109,10 @@ pub enum Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate`, `control` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let output = match &spec.model {
-        Model::Planar(chain) => planar(spec, chain, observer)?,
-        Model::Cart(sys) => cart_chain(spec, sys, observer)?,
+    let output = match (&spec.analysis, &spec.model) {
+        (Analysis::Registered(r), _) => registered(spec, r, observer)?,
+        (_, Model::Planar(chain)) => planar(spec, chain, observer)?,
+        (_, Model::Cart(sys)) => cart_chain(spec, sys, observer)?,
     };
     Ok(Outcome { spec, output })
 }
@@ -142,23 +143,28 @@ fn planar<'a>(
             run,
             result: crate::kinds::orbits::run(spec, chain, run, obs)?,
         },
-        Analysis::Registered(r) => Output::Found {
-            chain: Some(chain),
-            result: r.execute(&input(spec, chain), obs)?,
-        },
         other => return Err(not_run(other)),
     })
 }
 
-/// What a kind runs on: the spec's title, model, integrator and start on `chain`.
-fn input<'a>(spec: &'a Spec, chain: &'a Chain) -> Input<'a> {
-    Input {
+/// A registered kind's run on the spec's model: its result, beside the run's record on the
+/// planar chain (a cart-chain result writes it all).
+fn registered<'a>(
+    spec: &'a Spec,
+    r: &crate::kinds::Registered,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    let input = Input {
         title: &spec.title,
         model_name: &spec.model_name,
-        chain,
+        model: &spec.model,
         method: &spec.method,
         x0: &spec.x0,
-    }
+    };
+    Ok(Output::Found {
+        chain: spec.model.planar(),
+        result: r.execute(&input, obs)?,
+    })
 }
 
 /// The estimators as the spec names them, each result describing itself

@@ -32,8 +32,8 @@ pub mod poincare;
 pub mod simulate;
 
 pub use kind::{
-    read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same, Settings,
-    SpecParts, TableError,
+    planar_chain, read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same,
+    Settings, SpecParts, TableError, PLANAR_ONLY,
 };
 
 /// Every registered kind.

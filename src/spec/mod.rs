@@ -39,7 +39,6 @@ use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
 use crate::analysis::{AnimateOptions, SimulateOptions};
 use crate::integrate::Method;
-use crate::model::{CartChain, Chain};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -174,50 +173,27 @@ pub struct OutputSpec {
     pub plot: Option<PathBuf>,
 }
 
-/// The validated model: what evolves. A third model is a third variant here and in
-/// [`ModelFile`]; the CLI does not change.
-#[derive(Debug, Clone)]
-pub enum Model {
-    /// Planar chain of general links (angles from the downward vertical).
-    Planar(Chain),
-    /// Chain of spherical pendulums on a cart, on (S²)ⁿ × R².
-    Cart(CartChain),
-}
+/// The validated model (the model layer's, named here as the spec has always named it).
+pub use crate::model::Model;
 
 impl Model {
-    /// The model's name in specs (`[model] kind`) and files.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Model::Planar(_) => "planar-chain",
-            Model::Cart(_) => "cart-chain",
-        }
-    }
-    /// The analysis kinds this model supports (the registered kinds run on the planar chain),
-    /// in [`KIND_ORDER`].
+    /// The analysis kinds this model supports, in the order of [`kinds`]: the registered
+    /// kinds that run on it ([`crate::kinds::Kind::runs_on`]) and those not registered yet
+    /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
-        match self {
-            Model::Planar(_) => {
-                const PLANAR: &[&str] = &[
-                    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure",
-                    "orbits",
-                ];
-                PLANAR.iter().copied().chain(registered(PLANAR)).collect()
-            }
-            Model::Cart(_) => vec!["simulate", "modes", "lyapunov", "control"],
-        }
-    }
-    /// The planar chain, for the analyses only it supports.
-    pub fn planar(&self) -> Option<&Chain> {
-        match self {
-            Model::Planar(c) => Some(c),
-            Model::Cart(_) => None,
-        }
-    }
-    pub fn links(&self) -> usize {
-        match self {
-            Model::Planar(c) => c.links(),
-            Model::Cart(c) => c.links(),
-        }
+        let unregistered: &[&str] = match self {
+            Model::Planar(_) => &[
+                "simulate", "modes", "lyapunov", "map", "animate", "measure", "orbits",
+            ],
+            Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
+        };
+        kinds()
+            .into_iter()
+            .filter(|k| match crate::kinds::named(k) {
+                Some(kind) => kind.runs_on(self),
+                None => unregistered.contains(k),
+            })
+            .collect()
     }
 }
 

@@ -8,7 +8,6 @@ use super::{
     result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
     SpecFile, Validated,
 };
-use crate::model::Chain;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
@@ -138,6 +137,9 @@ impl SpecFile {
             "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
             "control" => cart::validate_control(self, model)?,
+            registered if crate::kinds::named(registered).is_some() => {
+                self.validate_registered(registered, model)?
+            }
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
@@ -145,7 +147,7 @@ impl SpecFile {
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
                     "animate" => visual::validate_animate(self, chain)?,
-                    registered => self.validate_registered(registered, chain)?,
+                    other => unreachable!("{other} is checked by kinds()"),
                 }
             }
         })
@@ -203,15 +205,12 @@ impl SpecFile {
 
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
     /// no table is an empty one, so that the kind names what is missing).
-    fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
+    fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
-        let parts = Parts {
-            file: self,
-            links: chain.links(),
-        };
-        let (run, method, x0) = (entry.validate)(table, chain, &parts)?;
+        let parts = Parts { file: self, model };
+        let (run, method, x0) = (entry.validate)(table, model, &parts)?;
         Ok(Validated {
             analysis: Analysis::Registered(run),
             x0,
@@ -273,7 +272,7 @@ fn offered(model: &Model, kind: &str) -> Result<(), SpecError> {
 /// The integrator and start of a spec as a registered kind's validation reads them.
 struct Parts<'a> {
     file: &'a SpecFile,
-    links: usize,
+    model: &'a Model,
 }
 
 impl crate::kinds::SpecParts for Parts<'_> {
@@ -299,6 +298,9 @@ impl crate::kinds::SpecParts for Parts<'_> {
     }
 
     fn start(&self) -> Result<Vec<f64>, SpecError> {
-        self.file.initial.state(self.links)
+        match self.model {
+            Model::Planar(chain) => self.file.initial.state(chain.links()),
+            Model::Cart(chain) => self.file.initial.cart_state(chain),
+        }
     }
 }
