@@ -29,7 +29,6 @@ use crate::finding::Record;
 use crate::kinds::lyapunov::{
     CovariantResult, EnsembleResult, SaliResult, SpectrumOf, SpectrumResult,
 };
-use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -123,10 +122,6 @@ fn planar<'a>(
     obs: &mut dyn Observer,
 ) -> Result<Output<'a>, RunError> {
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(Simulated::run(spec, chain, opts, obs)?),
-        },
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
         Analysis::Modes(opts) => Output::Found {
             chain: Some(chain),
@@ -160,6 +155,7 @@ fn registered<'a>(
         model: &spec.model,
         method: &spec.method,
         x0: &spec.x0,
+        figures: &spec.figures,
     };
     Ok(Output::Found {
         chain: spec.model.planar(),
@@ -269,10 +265,6 @@ fn cart_chain<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Found {
-            chain: None,
-            result: Box::new(CartSimulated::run(spec, sys, opts, obs)?),
-        },
         Analysis::Lyapunov(run) => Output::Found {
             chain: None,
             result: Box::new(SpectrumResult {

@@ -11,6 +11,7 @@ use crate::integrate::Method;
 use crate::model::{Chain, Model};
 use crate::observe::Observer;
 use crate::plot::PlotError;
+use crate::spec::Figures;
 use crate::store::RunInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -26,14 +27,18 @@ pub struct Kind {
     /// The one-line help of its command.
     pub about: &'static str,
     /// Reads its table as written ([`read_table`] of its table type): unknown fields and
-    /// wrong types are refused here, when the spec is parsed.
-    pub read: fn(toml::Table) -> Result<toml::Table, TableError>,
+    /// wrong types, the table's own included (`simulate = 3`), are refused here, when the
+    /// spec is parsed.
+    pub read: fn(toml::Value) -> Result<toml::Table, TableError>,
     /// Its table's fields in the order its type declares them ([`table_fields`]), the order
     /// in which a spec echoes the table.
     pub fields: fn() -> &'static [&'static str],
     /// The models it runs on, by their names in specs ([`Model::kind`]): the spec refuses it
     /// on any other.
     pub models: &'static [&'static str],
+    /// Whether its run prints a text report: a run that does not, with no file, figure or
+    /// JSON to write, has nothing to show and is refused.
+    pub reports: bool,
     /// Validates its table (empty when the spec has none) for a run on `model` (one of
     /// [`Kind::models`]) from the rest of the spec ([`SpecParts`]): the run's settings, its
     /// integrator and its start.
@@ -90,9 +95,9 @@ pub struct TableError {
 /// checked field by field, and given back as `T` writes it, so that a spec echoes its tables
 /// the same way whether they came from a file, flags or Python.
 pub fn read_table<T: DeserializeOwned + Serialize>(
-    table: toml::Table,
+    table: toml::Value,
 ) -> Result<toml::Table, TableError> {
-    let typed: T = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+    let typed: T = serde_path_to_error::deserialize(table).map_err(|e| {
         let path = e.path().to_string();
         TableError {
             path: if path == "." { String::new() } else { path },
@@ -187,6 +192,8 @@ pub struct Input<'a> {
     pub method: &'a Method,
     /// Initial state in the model's coordinates (planar: (θ, θ̇)).
     pub x0: &'a [f64],
+    /// The spec's still figures (`[figures]`), which a simulation draws besides its figure.
+    pub figures: &'a Figures,
 }
 
 impl<'a> Input<'a> {

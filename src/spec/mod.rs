@@ -37,7 +37,7 @@
 
 use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::{AnimateOptions, SimulateOptions};
+use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -57,7 +57,6 @@ mod paths;
 mod reading;
 /// Renamed fields, refused by name (a registered kind's table refuses its own with them).
 pub(crate) mod retired;
-mod simulate;
 mod sweep;
 mod tables;
 mod title;
@@ -89,7 +88,6 @@ pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub(crate) use reading::mark_field;
 pub use reading::{name_field, parse, parse_model};
-pub use simulate::SimulateSpec;
 pub use sweep::{
     point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,
     SweepTable, MAX_SWEEP_POINTS,
@@ -117,7 +115,6 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub simulate: Option<SimulateSpec>,
     pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
@@ -182,10 +179,8 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &[
-                "simulate", "modes", "lyapunov", "map", "animate", "measure", "orbits",
-            ],
-            Model::Cart(_) => &["simulate", "modes", "lyapunov", "control"],
+            Model::Planar(_) => &["modes", "lyapunov", "map", "animate", "measure", "orbits"],
+            Model::Cart(_) => &["modes", "lyapunov", "control"],
         };
         kinds()
             .into_iter()
@@ -223,7 +218,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Simulate(SimulateOptions),
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
     Map(MapOptions),
@@ -238,7 +232,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Simulate(_) => "simulate",
             Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",

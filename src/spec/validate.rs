@@ -5,8 +5,8 @@
 
 use super::{
     cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
-    result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
-    SpecFile, Validated,
+    result_format, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile,
+    Validated,
 };
 
 impl SpecFile {
@@ -17,7 +17,6 @@ impl SpecFile {
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
-            ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
@@ -133,7 +132,6 @@ impl SpecFile {
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
-            "simulate" => simulate::validate(self, model)?,
             "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
             "control" => cart::validate_control(self, model)?,

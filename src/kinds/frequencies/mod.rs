@@ -26,6 +26,7 @@ pub const KIND: Kind = Kind {
     read: read_table::<FrequenciesSpec>,
     fields: table_fields::<FrequenciesSpec>,
     models: PLANAR_ONLY,
+    reports: true,
     validate: table::validate_table,
 };
 

@@ -28,6 +28,7 @@ pub const KIND: Kind = Kind {
     read: read_table::<PoincareSpec>,
     fields: table_fields::<PoincareSpec>,
     models: PLANAR_ONLY,
+    reports: true,
     validate: table::validate_table,
 };
 
