@@ -123,15 +123,6 @@ fn planar<'a>(
 ) -> Result<Output<'a>, RunError> {
     Ok(match &spec.analysis {
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
-        Analysis::Modes(opts) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(crate::kinds::modes::run_planar(
-                &spec.title,
-                chain,
-                opts,
-                obs,
-            )?),
-        },
         Analysis::Map(opts) => map(spec, chain, opts, obs)?,
         Analysis::Orbits(run) => Output::Orbits {
             chain,
@@ -275,10 +266,6 @@ fn cart_chain<'a>(
                 },
                 spectrum: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
             }),
-        },
-        Analysis::Modes(opts) => Output::Found {
-            chain: None,
-            result: Box::new(crate::kinds::modes::run_cart(sys, opts)?),
         },
         other => return Err(not_run(other)),
     })

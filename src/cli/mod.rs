@@ -116,11 +116,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 6] = [
-    (
-        "modes",
-        "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
-    ),
+const SPEC_COMMANDS: [(&str, &str); 5] = [
     (
         "lyapunov",
         "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
@@ -570,10 +566,8 @@ fn execute_run(
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
-    let prints_report = matches!(
-        spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Orbits(_)
-    ) || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
+    let prints_report = matches!(spec.analysis, Analysis::Lyapunov(_) | Analysis::Orbits(_))
+        || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
@@ -625,10 +619,7 @@ fn execute_run(
         Analysis::Animate(_) => animate::run(&ctx),
         Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
-        Analysis::Lyapunov(_)
-        | Analysis::Modes(_)
-        | Analysis::Orbits(_)
-        | Analysis::Registered(_) => run_library(&ctx),
+        Analysis::Lyapunov(_) | Analysis::Orbits(_) | Analysis::Registered(_) => run_library(&ctx),
     }
 }
 

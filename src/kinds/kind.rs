@@ -78,6 +78,9 @@ pub trait SpecParts {
     fn method(&self, dt_out: Option<f64>, tolerance: Option<f64>) -> Result<Method, FieldError>;
     /// Whether the spec gives an `[initial]` state.
     fn has_start(&self) -> bool;
+    /// Whether the spec's `[integrator]` table sets anything (a kind with an integrator of
+    /// its own refuses one).
+    fn has_integrator(&self) -> bool;
     /// The `[initial]` state in the model's coordinates (a missing one refused as every kind
     /// refuses it).
     fn start(&self) -> Result<Vec<f64>, FieldError>;

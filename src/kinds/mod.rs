@@ -12,8 +12,8 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare (planar chain) and simulate (either model). The
-//! results of modes and lyapunov are [`Found`]s in their folders here (their tables and
+//! Registered so far: frequencies, poincare (planar chain), simulate and modes (either
+//! model). The results of lyapunov are [`Found`]s in its folder here (its table and
 //! validation still in `spec/`), and so are
 //! animate's and control's (run by their commands); measure's runs and results are here
 //! (written by the store's measure writers, reported by `cli/measure/`); orbits has its run,
@@ -38,7 +38,12 @@ pub use kind::{
 };
 
 /// Every registered kind.
-pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND, simulate::KIND];
+pub const KINDS: &[Kind] = &[
+    frequencies::KIND,
+    poincare::KIND,
+    simulate::KIND,
+    modes::KIND,
+];
 
 /// The registered kind called `name` (its spec table, command and result group).
 pub fn named(name: &str) -> Option<&'static Kind> {

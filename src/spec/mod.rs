@@ -36,7 +36,6 @@
 //! ```
 
 use crate::analysis::map::MapOptions;
-use crate::analysis::modes::ModesOptions;
 use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
@@ -50,7 +49,6 @@ mod lyapunov;
 mod map;
 mod measure;
 mod model;
-mod modes;
 pub mod orbits;
 mod parameter;
 mod paths;
@@ -82,7 +80,6 @@ pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
-pub use modes::{EquilibriaSpec, ModesSpec};
 pub use orbits::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
@@ -115,7 +112,6 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
@@ -179,8 +175,8 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["modes", "lyapunov", "map", "animate", "measure", "orbits"],
-            Model::Cart(_) => &["modes", "lyapunov", "control"],
+            Model::Planar(_) => &["lyapunov", "map", "animate", "measure", "orbits"],
+            Model::Cart(_) => &["lyapunov", "control"],
         };
         kinds()
             .into_iter()
@@ -218,7 +214,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Modes(ModesOptions),
     Lyapunov(LyapunovRun),
     Map(MapOptions),
     Animate(AnimateOptions),
@@ -232,7 +227,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",

@@ -4,7 +4,7 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
+    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, orbits,
     result_format, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile,
     Validated,
 };
@@ -17,7 +17,6 @@ impl SpecFile {
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
-            ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
@@ -132,7 +131,6 @@ impl SpecFile {
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
-            "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
             "control" => cart::validate_control(self, model)?,
             registered if crate::kinds::named(registered).is_some() => {
@@ -293,6 +291,10 @@ impl crate::kinds::SpecParts for Parts<'_> {
 
     fn has_start(&self) -> bool {
         !self.file.initial.is_empty()
+    }
+
+    fn has_integrator(&self) -> bool {
+        self.file.integrator != super::IntegratorSpec::default()
     }
 
     fn start(&self) -> Result<Vec<f64>, SpecError> {
