@@ -115,15 +115,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 6] = [
-    (
-        "simulate",
-        "Integrate a model from an initial state and write the sampled trajectory.",
-    ),
-    (
-        "modes",
-        "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
-    ),
+const SPEC_COMMANDS: [(&str, &str); 4] = [
     (
         "lyapunov",
         "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
@@ -568,10 +560,8 @@ fn execute_run(
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
-    let prints_report = matches!(
-        spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Registered(_)
-    );
+    let prints_report = matches!(spec.analysis, Analysis::Lyapunov(_))
+        || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
@@ -623,10 +613,7 @@ fn execute_run(
         Analysis::Animate(_) => animate::run(&ctx),
         Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
-        Analysis::Simulate(_)
-        | Analysis::Lyapunov(_)
-        | Analysis::Modes(_)
-        | Analysis::Registered(_) => run_library(&ctx),
+        Analysis::Lyapunov(_) | Analysis::Registered(_) => run_library(&ctx),
     }
 }
 

@@ -12,11 +12,11 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare and orbits. The results of simulate, modes and
-//! lyapunov are [`Found`]s in their folders here (their tables and validation still in
-//! `spec/`), and so are animate's and control's (run by their commands); measure's runs and
-//! results are here (written by the store's measure writers, reported by `cli/measure/`); map
-//! keeps its slices in `spec/`, `store/`, `plot/` and `cli/`.
+//! Registered so far: frequencies, poincare and orbits (planar chain), simulate and modes
+//! (either model). The results of lyapunov are [`Found`]s in its folder here (its table and
+//! validation still in `spec/`), and so are animate's and control's (run by their commands);
+//! measure's runs and results are here (written by the store's measure writers, reported by
+//! `cli/measure/`); map keeps its slices in `spec/`, `store/`, `plot/` and `cli/`.
 
 pub mod animate;
 pub mod control;
@@ -33,12 +33,18 @@ pub mod simulate;
 
 pub use error::RunError;
 pub use kind::{
-    read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same, Settings,
-    SpecParts, TableError,
+    planar_chain, read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same,
+    Settings, SpecParts, TableError, PLANAR_ONLY,
 };
 
 /// Every registered kind.
-pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND, orbits::KIND];
+pub const KINDS: &[Kind] = &[
+    frequencies::KIND,
+    poincare::KIND,
+    orbits::KIND,
+    simulate::KIND,
+    modes::KIND,
+];
 
 /// The registered kind called `name` (its spec table, command and result group).
 pub fn named(name: &str) -> Option<&'static Kind> {

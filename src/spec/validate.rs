@@ -4,11 +4,9 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes,
-    result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
-    SpecFile, Validated,
+    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, result_format,
+    sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
-use crate::model::Chain;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
@@ -18,8 +16,6 @@ impl SpecFile {
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
-            ("simulate", self.simulate.is_some()),
-            ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
@@ -133,17 +129,18 @@ impl SpecFile {
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
-            "simulate" => simulate::validate(self, model)?,
-            "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
             "control" => cart::validate_control(self, model)?,
+            registered if crate::kinds::named(registered).is_some() => {
+                self.validate_registered(registered, model)?
+            }
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "animate" => visual::validate_animate(self, chain)?,
-                    registered => self.validate_registered(registered, chain)?,
+                    other => unreachable!("{other} is checked by kinds()"),
                 }
             }
         })
@@ -201,15 +198,12 @@ impl SpecFile {
 
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
     /// no table is an empty one, so that the kind names what is missing).
-    fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
+    fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
-        let parts = Parts {
-            file: self,
-            links: chain.links(),
-        };
-        let (run, method, x0) = (entry.validate)(table, chain, &parts)?;
+        let parts = Parts { file: self, model };
+        let (run, method, x0) = (entry.validate)(table, model, &parts)?;
         Ok(Validated {
             analysis: Analysis::Registered(run),
             x0,
@@ -271,7 +265,7 @@ fn offered(model: &Model, kind: &str) -> Result<(), SpecError> {
 /// The integrator and start of a spec as a registered kind's validation reads them.
 struct Parts<'a> {
     file: &'a SpecFile,
-    links: usize,
+    model: &'a Model,
 }
 
 impl crate::kinds::SpecParts for Parts<'_> {
@@ -296,8 +290,15 @@ impl crate::kinds::SpecParts for Parts<'_> {
         !self.file.initial.is_empty()
     }
 
+    fn has_integrator(&self) -> bool {
+        self.file.integrator != super::IntegratorSpec::default()
+    }
+
     fn start(&self) -> Result<Vec<f64>, SpecError> {
-        self.file.initial.state(self.links)
+        match self.model {
+            Model::Planar(chain) => self.file.initial.state(chain.links()),
+            Model::Cart(chain) => self.file.initial.cart_state(chain),
+        }
     }
 
     fn integrator_gives(&self, field: &str) -> bool {

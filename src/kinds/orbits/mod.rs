@@ -24,7 +24,7 @@ pub use steps::MAX_ORBIT_TURNS;
 pub use table::{OrbitsAction, OrbitsRun, OrbitsSpec};
 pub use validation::validate_table;
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{Term, F64};
 use crate::kinds::RunError;
 use crate::observe::Observer;
@@ -35,6 +35,8 @@ pub const KIND: Kind = Kind {
     about: "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
     read: read_table::<OrbitsSpec>,
     fields: table_fields::<OrbitsSpec>,
+    models: PLANAR_ONLY,
+    reports: true,
     validate: validation::validate_table,
 };
 
@@ -101,7 +103,7 @@ impl Settings for OrbitsRun {
     ) -> Result<Box<dyn Found>, RunError> {
         Ok(Box::new(PeriodicOrbits {
             title: input.title.to_string(),
-            chain: input.chain.clone(),
+            chain: input.planar(KIND.name)?.clone(),
             result: run::run(input, self, observer)?,
             run: self.clone(),
         }))

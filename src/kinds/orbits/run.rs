@@ -379,7 +379,7 @@ pub fn run(
     run: &OrbitsRun,
     obs: &mut dyn Observer,
 ) -> Result<OrbitsResult, RunError> {
-    let chain = spec.chain;
+    let chain = spec.planar(super::KIND.name)?;
     let drive = chain.params().drive.period_of_fields()?;
     let mut return_distance = None;
     let mut map_pixel = None;

@@ -9,8 +9,8 @@ use super::varied::{continuation_options, diagram_options, varied};
 use crate::analysis::periodic::{ContinuationOptions, PeriodicError, ShootingOptions};
 use crate::error::positive;
 use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
-use crate::model::Chain;
+use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::model::{Chain, Model};
 use crate::spec::{refuse_given, SpecError};
 
 /// `v` (default the first allowed word), which must be one of `allowed`.
@@ -36,9 +36,10 @@ pub(super) fn word<'a>(
 /// refused here.
 pub fn validate_table(
     table: &toml::Table,
-    chain: &Chain,
+    model: &Model,
     spec: &dyn SpecParts,
 ) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let chain = planar_chain(super::KIND.name, model)?;
     let s: OrbitsSpec = typed_table(super::KIND.name, table)?;
     let (run, method, x0) = validate(&s, chain, spec)?;
     check_orbit_segments(&run, chain)?;

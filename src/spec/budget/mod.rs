@@ -15,10 +15,7 @@ mod terms;
 
 pub(crate) use steps::check_adaptive;
 
-use terms::{
-    animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms,
-    simulate_terms,
-};
+use terms::{animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms};
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
 #[cfg(test)]
@@ -148,27 +145,23 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Simulate(o) => Some(o.t_end),
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Control(o) => Some(o.t_end),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
-            Analysis::Modes(_) => None,
         }
     }
 
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Simulate(_) => "simulate.t_end",
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
-            Analysis::Modes(_) => "modes",
         }
     }
 
@@ -193,9 +186,7 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Simulate(o) => simulate_terms(o, &self.model, n, dim, &mut terms),
             Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
-            Analysis::Modes(o) => modes_terms(o, &self.model, n, &mut terms),
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {

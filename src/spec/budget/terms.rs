@@ -5,45 +5,10 @@
 use super::{estimate, threads, Estimate};
 use crate::analysis::map::{MapKind, MapOptions};
 use crate::analysis::measure::{MeasureOptions, What};
-use crate::analysis::modes::ModesOptions;
-use crate::analysis::{AnimateOptions, SimulateOptions};
+use crate::analysis::AnimateOptions;
 use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
-use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun, Model};
+use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun};
 use crate::store::map::FIGURE_EDGE;
-
-/// A simulation: its samples as integrated, the trajectory's arrays and the figures'
-/// positions, and the integrator.
-pub(super) fn simulate_terms(
-    o: &SimulateOptions,
-    model: &Model,
-    n: usize,
-    dim: f64,
-    terms: &mut Vec<Term>,
-) {
-    let nf = n as f64;
-    let samples = (o.t_end / o.dt_out).floor() + 2.0;
-    // The samples as integrated, the trajectory's arrays and the figures' positions, and the
-    // copy of its arrays the file's record holds while it is written (planar: time, θ, θ̇, the
-    // energies, the energy error and each link's kinetic energy; the cart chain's: as many
-    // as its trajectory).
-    let per = match model {
-        Model::Planar(_) => (3.0 * dim + 8.0 + 1.5 * dim + 5.0) * F64,
-        Model::Cart(_) => 2.0 * (2.0 * dim + 3.0 * (nf + 1.0) + 4.0) * F64,
-    };
-    terms.push(samples_term(
-        samples,
-        per,
-        n,
-        "simulate.t_end",
-        "the trajectory",
-    ));
-    terms.push(Term {
-        bytes: solver(dim),
-        field: "model.links",
-        driver: links_driver(n),
-        what: "the integrator",
-    });
-}
 
 /// A controlled cart chain: the closed loop's samples and the LQR's matrices.
 pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
@@ -67,34 +32,6 @@ pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut 
         field: "model.links",
         driver: links_driver(n),
         what: "the LQR's matrices",
-    });
-}
-
-/// The modes: the dense matrices of every equilibrium (a damped chain's and the check's
-/// besides).
-pub(super) fn modes_terms(o: &ModesOptions, model: &Model, n: usize, terms: &mut Vec<Term>) {
-    let nf = n as f64;
-    let eqs = o.equilibria.len().max(1) as f64;
-    let bytes = match model {
-        Model::Planar(c) => {
-            let damped = if c.params().damping.is_zero() {
-                0.0
-            } else {
-                16.0
-            };
-            let check = if o.check { 3.0 } else { 0.0 };
-            F64 * nf * nf * (3.0 * eqs + 6.0 + damped + check)
-        }
-        Model::Cart(_) => {
-            let m = 2.0 * (nf + 1.0);
-            F64 * m * m * (3.0 + 40.0) * eqs
-        }
-    };
-    terms.push(Term {
-        bytes,
-        field: "model.links",
-        driver: links_driver(n),
-        what: "the modes' matrices",
     });
 }
 

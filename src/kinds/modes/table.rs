@@ -1,12 +1,12 @@
-//! The `[modes]` table.
+//! The `[modes]` table of a spec and its validation into the run's settings ([`ModesRun`]).
 
-use super::{
-    positive, refuse_given, Analysis, IntegratorSpec, Model, SpecError, SpecFile, Validated,
-};
 use crate::analysis::cart::parse_signs;
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
+use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::model::Chain;
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::model::{Chain, Model};
+use crate::spec::refuse_given;
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -35,7 +35,7 @@ pub enum EquilibriaSpec {
 }
 
 impl ModesSpec {
-    pub(super) fn options(&self, chain: &Chain) -> Result<ModesOptions, SpecError> {
+    fn options(&self, chain: &Chain) -> Result<ModesOptions, SpecError> {
         let n = chain.links();
         let bad = |e: ModesError| SpecError::new("modes.equilibria", e.to_string());
         let equilibria = match &self.equilibria {
@@ -107,22 +107,37 @@ impl ModesSpec {
     }
 }
 
-/// `kind = "modes"`: equilibria and small oscillations of either model.
-pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
-    if !file.initial.is_empty() {
+/// A validated modes run: its equilibria and checks, and what its matrices cost on the model
+/// it runs on (the cart chain's, or a planar chain's, damped or not).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ModesRun {
+    pub options: ModesOptions,
+    pub cart: bool,
+    pub damped: bool,
+}
+
+/// Validates the table as the spec holds it, for the registry ([`super::KIND`]): equilibria
+/// and small oscillations of either model, with no start and DOP853 at 1e-12 for the
+/// nonlinear check.
+pub fn validate_table(
+    table: &toml::Table,
+    model: &Model,
+    file: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    if file.has_start() {
         return Err(SpecError::new(
             "initial",
             "a modes analysis starts from the equilibria, not an initial state",
         ));
     }
-    if file.integrator != IntegratorSpec::default() {
+    if file.has_integrator() {
         return Err(SpecError::new(
             "integrator",
             "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
         ));
     }
-    let spec = file.modes.clone().unwrap_or_default();
-    let opts = match model {
+    let spec: ModesSpec = typed_table(super::KIND.name, table)?;
+    let (options, damped) = match model {
         Model::Planar(chain) => {
             if !chain.params().drive.is_none() {
                 return Err(SpecError::new(
@@ -130,20 +145,25 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
                     "modes are computed for the unforced chain: remove the drive",
                 ));
             }
-            spec.options(chain)?
+            (spec.options(chain)?, !chain.params().damping.is_zero())
         }
-        Model::Cart(chain) => spec.cart_options(chain.links())?,
+        Model::Cart(chain) => (spec.cart_options(chain.links())?, false),
+    };
+    let run = ModesRun {
+        options,
+        cart: matches!(model, Model::Cart(_)),
+        damped,
     };
     let tol = 1e-12;
-    Ok(Validated {
-        analysis: Analysis::Modes(opts),
-        x0: vec![],
-        method: Method::Dop853 {
+    Ok((
+        Registered(Box::new(run)),
+        Method::Dop853 {
             rtol: tol,
             atol: tol,
             h_max: f64::INFINITY,
         },
-    })
+        vec![],
+    ))
 }
 
 impl ModesSpec {
