@@ -133,7 +133,8 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `poincare`, a registered kind's table since, keeps the place it had as a field.
+    /// `simulate`, `modes` and `poincare`, registered kinds' tables since, keep the places
+    /// they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
         "title",
