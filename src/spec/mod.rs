@@ -131,8 +131,8 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `poincare` and `orbits`, registered kinds' tables since, keep the places they had as
-    /// fields.
+    /// `simulate`, `modes`, `poincare` and `orbits`, registered kinds' tables since, keep the
+    /// places they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
         "title",

@@ -215,3 +215,39 @@ impl ModesSpec {
         })
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    #[test]
+    fn modes_run_on_either_model_through_the_registry() {
+        let cart = "kind = \"modes\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n";
+        let damped =
+            "kind = \"modes\"\n[model]\npreset = \"double\"\n[model.damping]\nabsolute = 0.1\n";
+        for (text, is_cart, damped) in [(cart, true, false), (damped, false, true)] {
+            let spec = parse(text, "t").unwrap().validate().unwrap();
+            let Analysis::Registered(r) = &spec.analysis else {
+                panic!("a registered kind")
+            };
+            let run = r.as_any().downcast_ref::<super::ModesRun>().unwrap();
+            assert_eq!((run.cart, run.damped), (is_cart, damped));
+            assert_eq!(r.time_span(), None);
+            assert!(spec.x0.is_empty());
+        }
+        // No start and no integrator of the spec's.
+        let e = parse(&format!("{cart}[integrator]\nrtol = 1e-9\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.field, "integrator");
+        let e = parse(
+            &format!("{cart}[initial]\nequilibrium = \"hanging\"\n"),
+            "t",
+        )
+        .unwrap()
+        .validate()
+        .unwrap_err();
+        assert_eq!(e.field, "initial");
+    }
+}

@@ -65,3 +65,43 @@ pub fn validate_table(
     };
     Ok((Registered(Box::new(run)), method, x0))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::kinds::named;
+    use crate::spec::{parse, Analysis};
+
+    const CART: &str = "[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n[initial]\nequilibrium = \"hanging\"\n";
+
+    #[test]
+    fn simulate_runs_on_either_model_through_the_registry() {
+        let kind = named("simulate").expect("registered");
+        let planar = "kind = \"simulate\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 0.5]\n[simulate]\nt_end = 2.0\n";
+        for (text, cart, t_end) in [
+            (planar.to_string(), false, 2.0),
+            (format!("kind = \"simulate\"\n{CART}"), true, 10.0),
+        ] {
+            let spec = parse(&text, "t").unwrap().validate().unwrap();
+            assert!(kind.runs_on(&spec.model));
+            let Analysis::Registered(r) = &spec.analysis else {
+                panic!("a registered kind")
+            };
+            let run = r.as_any().downcast_ref::<super::SimulateRun>().unwrap();
+            assert_eq!((run.cart, run.options.t_end), (cart, t_end));
+            assert_eq!(r.time_span(), Some((t_end, "simulate.t_end")));
+        }
+        // A planar chain needs its end time; its table keeps its place among a spec's fields.
+        let e = parse(&planar.replace("t_end = 2.0\n", ""), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.to_string(), "simulate.t_end: missing");
+        let e = parse("kind = \"simulate\"\nsimulate = 3\n", "t").unwrap_err();
+        assert!(
+            e.to_string().ends_with("expected struct SimulateSpec"),
+            "{e}"
+        );
+        let e = parse("bogus = 1\n", "t").unwrap_err().to_string();
+        assert!(e.contains("`integrator`, `simulate`, `modes`"), "{e}");
+    }
+}
