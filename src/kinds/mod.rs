@@ -16,14 +16,15 @@
 //! [`Found`]s in their folders here (their tables and validation still in `spec/`), and so are
 //! animate's and control's (run by their commands); measure's runs and results are here
 //! (written by the store's measure writers, reported by `cli/measure/`); orbits has its run,
-//! group, figure and report here (its table in `spec/orbits/`); map keeps its slices in `spec/`,
-//! `store/`, `plot/` and `cli/`.
+//! group, figure and report here (its table in `spec/orbits/`); map has its runs here (streamed
+//! and in memory; its table in `spec/map.rs`, its file in `store/map/`, its figure in `plot/map/`).
 
 pub mod animate;
 pub mod control;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
+pub mod map;
 pub mod measure;
 pub mod memory;
 pub mod modes;
