@@ -2,22 +2,18 @@
 //!
 //! A map run keeps finished tiles in the checkpoint `OUT.h5.tiles/` and assembles `OUT.h5`
 //! at the end (see `store::map` for why); `--resume` continues a killed or interrupted run,
-//! `--shard i/n` computes every n-th tile into its own file, `merge` joins shard files. The run
-//! is the map kind's ([`pendula::kinds::map::stream`]); this file translates the flags.
+//! `--shard i/n` computes every n-th tile into its own file, `merge` joins shard files. The runs
+//! are the map kind's ([`pendula::kinds::map`]); this file translates the flags into them.
 
 use super::output::{planar, CliError, Common};
 use super::progress::Bar;
 use clap::Args;
 use pendula::kinds::{
     self,
-    map::{Stream, StreamError, Target},
+    map::{Merge, Stream, StreamError, Target},
 };
-use pendula::plot::map::{draw_map_data, ColourMap, Show, COLOUR_MAPS};
-use pendula::spec::{self, Spec};
-use pendula::store::map::{write_map, Assembly, MapReader};
-use pendula::store::Provenance;
-use serde_json::json;
-use std::path::{Path, PathBuf};
+use pendula::spec::Spec;
+use std::path::PathBuf;
 
 #[derive(Debug, Args)]
 pub struct MergeArgs {
@@ -96,6 +92,7 @@ impl From<StreamError> for CliError {
     fn from(e: StreamError) -> Self {
         match e {
             StreamError::Refused(m) => CliError::Input(m),
+            StreamError::Field(e) => CliError::Field(e),
             StreamError::Failed(m) => CliError::Run(m),
         }
     }
@@ -183,18 +180,6 @@ impl MapPaths {
     }
 }
 
-/// Rebuilds the validated spec stored in a map file (root attribute `spec`).
-fn spec_of_file(path: &Path) -> Result<Spec, CliError> {
-    let file = hdf5::File::open(path)
-        .map_err(|e| CliError::Input(format!("cannot open {}: {e}", path.display())))?;
-    let text = file
-        .attr("spec")
-        .and_then(|a| a.read_scalar::<hdf5::types::VarLenUnicode>())
-        .map_err(|e| CliError::Input(format!("{}: no spec attribute ({e})", path.display())))?;
-    let sf = spec::parse(text.as_str(), &path.display().to_string())?;
-    Ok(sf.validate()?)
-}
-
 pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> {
     let out = a
         .common
@@ -204,102 +189,15 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
     check_plot_path(&a.common.plot, a.common.force, "--plot")?;
     // merge takes the common flags: --threads is bounded here as everywhere.
     super::output::set_threads(a.common.threads)?;
-    let mut readers = Vec::new();
-    for p in &a.inputs {
-        let r = MapReader::open_within(p, a.common.budget().bytes)
-            .map_err(|e| CliError::Input(format!("merge: {e}")))?;
-        readers.push(r);
-    }
-    for r in &readers {
-        if let Some(w) = r.warning() {
-            eprintln!("{w}");
-        }
-    }
-    let first = &readers[0].header;
-    for (r, p) in readers.iter().zip(&a.inputs).skip(1) {
-        if r.header.spec_hash != first.spec_hash {
-            return Err(CliError::Input(format!(
-                "merge: {} (spec hash {}) is not a shard of the same map as {} (spec hash {})",
-                p.display(),
-                r.header.spec_hash,
-                a.inputs[0].display(),
-                first.spec_hash
-            )));
-        }
-    }
-    let count = first.tile_done.len();
-    let mut owner: Vec<Option<usize>> = vec![None; count];
-    for (f, r) in readers.iter().enumerate() {
-        for (t, &d) in r.header.tile_done.iter().enumerate() {
-            if !d {
-                continue;
-            }
-            if let Some(g) = owner[t] {
-                return Err(CliError::Input(format!(
-                    "merge: tile {t} is in both {} and {} (duplicate or overlapping shards)",
-                    a.inputs[g].display(),
-                    a.inputs[f].display()
-                )));
-            }
-            owner[t] = Some(f);
-        }
-    }
-    let missing: Vec<usize> = (0..count).filter(|&t| owner[t].is_none()).collect();
-    if let Some(&t) = missing.first() {
-        let shards: Vec<String> = readers
-            .iter()
-            .map(|r| {
-                r.header
-                    .shard
-                    .map(|(i, n)| format!("{i}/{n}"))
-                    .unwrap_or_else(|| "whole".into())
-            })
-            .collect();
-        return Err(CliError::Input(format!(
-            "merge: incomplete: {} of {count} tiles missing (first: tile {t}); shards given: {}",
-            missing.len(),
-            shards.join(", ")
-        )));
-    }
-    let spec = spec_of_file(&a.inputs[0])?;
-    let mut info = kinds::map::info(&spec, planar(&spec)?, None);
-    if info.spec_hash != first.spec_hash {
-        return Err(CliError::Input(format!(
-            "merge: {} was written by another pendula version (spec hash {} here, {} in the file)",
-            a.inputs[0].display(),
-            info.spec_hash,
-            first.spec_hash
-        )));
-    }
-    info.title = first.title.clone();
-    super::output::prepare_path(&out, a.common.force)
-        .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let prov = Provenance::now(command_line, &spec.text);
-    let have = vec![true; count];
-    let mut source = |t: usize| readers[owner[t].expect("checked complete")].read_tile(t);
-    let assembly = Assembly {
-        chain: planar(&spec)?,
-        info: &info,
-        have: &have,
-        source: &mut source,
-        prov: &prov,
+    let merge = Merge {
+        inputs: &a.inputs,
+        out: &out,
+        plot: a.common.plot.as_deref(),
+        budget: a.common.budget().bytes,
+        force: a.common.force,
+        json: a.common.json,
     };
-    let written = write_map(&out, a.common.force, assembly)?;
-    if let Some(p) = &a.common.plot {
-        kinds::map::draw(&out, p)?;
-    }
-    if a.common.json {
-        let mut v = json!({
-            "kind": "merge", "inputs": a.inputs.iter().map(|p| p.display().to_string()).collect::<Vec<_>>(),
-            "output": out.display().to_string(), "tiles": count, "complete": written.complete,
-            "steps_total": written.steps, "spec_hash": info.spec_hash,
-        });
-        if let Some(f) = &written.flip {
-            v["checksum"] = json!({"n_flipped": f.n_flipped, "sum_flip_steps": f.sum_flip_steps,
-                "sum_flip_time": f.sum_flip_time, "fnv1a64": f.fnv1a64});
-            v["n_forbidden"] = json!(f.n_forbidden);
-            v["n_forbidden_flipped"] = json!(f.n_forbidden_flipped);
-        }
+    if let Some(v) = kinds::map::merge(&merge, command_line, &mut |w| eprintln!("{w}"))? {
         println!("{v}");
     }
     Ok(())
@@ -307,26 +205,9 @@ pub fn merge_command(a: &MergeArgs, command_line: &str) -> Result<(), CliError> 
 
 pub fn render_command(a: &RenderArgs) -> Result<(), CliError> {
     super::output::check_figure_path(&a.output, "-o")?;
-    let cmap = a
-        .cmap
-        .as_deref()
-        .map(|c| {
-            ColourMap::parse(c).ok_or_else(|| {
-                CliError::Input(format!(
-                    "--cmap: unknown colour map `{c}` (expected {})",
-                    COLOUR_MAPS.join(", ")
-                ))
-            })
-        })
-        .transpose()?;
-    let r = MapReader::open(&a.input).map_err(|e| CliError::Input(format!("render: {e}")))?;
-    if let Some(w) = r.warning() {
-        eprintln!("{w}");
-    }
-    let show = Show::parse(a.show.as_deref(), &r.header)
-        .map_err(|e| CliError::Input(format!("--show: {e}")))?;
-    super::output::prepare_path(&a.output, a.force)
-        .map_err(|m| CliError::Input(format!("-o: {m}")))?;
-    let data = r.read_for_figure()?;
-    Ok(draw_map_data(&r.header, &data, show, cmap, &a.output)?)
+    let (show, cmap) = (a.show.as_deref(), a.cmap.as_deref());
+    let warn = &mut |w: &str| eprintln!("{w}");
+    Ok(kinds::map::render(
+        &a.input, &a.output, show, cmap, a.force, warn,
+    )?)
 }

@@ -6,15 +6,18 @@
 //! - [`stream`]: `pendula map` (and `pendula run` on a map spec) keeps each finished tile in
 //!   the checkpoint beside the map file as it finishes, so that it can resume, shard and exceed
 //!   the in-memory size limit in bounded memory; then it assembles the file and draws its
-//!   figure. `pendula merge` joins shard files and `pendula render` draws a map file.
+//!   figure. `pendula merge` joins shard files and `pendula render` draws a map file
+//!   ([`files`]).
 //! - [`memory`]: [`crate::run::execute`] (the Python package, a sweep's points) keeps every
 //!   tile in memory and hands them to the file as it is written.
 //!
 //! Its table and validation are still `spec/map.rs`, its memory `spec/budget/`.
 
+pub mod files;
 pub mod memory;
 pub mod stream;
 
+pub use files::{merge, render, Merge};
 pub use memory::InMemory;
 pub use stream::{draw, Stream, StreamError, Target};
 

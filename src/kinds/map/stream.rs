@@ -5,6 +5,7 @@
 //! [`Target`], makes the progress observer and prints what the run returns.
 
 use crate::analysis::map::{estimate, point_symmetric, run_tiles, MapOptions, RunSummary};
+use crate::error::FieldError;
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::map::{draw_map_data, Show};
@@ -21,6 +22,8 @@ use std::time::Instant;
 pub enum StreamError {
     /// Refused before any work, in the words of the flag that fixes it (bad input).
     Refused(String),
+    /// Bad input about a field of a spec (the one a map file holds), spelled by the front end.
+    Field(FieldError),
     /// Failed or interrupted while running; the finished tiles stay in the checkpoint.
     Failed(String),
 }
@@ -29,7 +32,14 @@ impl std::fmt::Display for StreamError {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         match self {
             StreamError::Refused(m) | StreamError::Failed(m) => f.write_str(m),
+            StreamError::Field(e) => e.fmt(f),
         }
+    }
+}
+
+impl From<FieldError> for StreamError {
+    fn from(e: FieldError) -> Self {
+        StreamError::Field(e)
     }
 }
 
