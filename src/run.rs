@@ -5,20 +5,15 @@
 //! [`Spec`] and a [`RunError`] into their own words (the CLI a flag and an exit code, Python a
 //! keyword and an exception), from the same data ([`RunError::field`]).
 //!
-//! A map run here keeps every tile in memory and assembles the file's image at the end (what
-//! the Python package returns), so it is refused above the size limit
-//! ([`crate::store::map::check_size`]). `pendula map` does not come here: it streams each tile
-//! to its checkpoint on disk as it finishes, so that it can resume, shard and exceed that limit
-//! in bounded memory
-//! (`cli/map.rs`), and shares the tile loop ([`amap::run_tiles`]) and the assembly
-//! ([`crate::store::map::assemble`]) with this one.
+//! A map run here keeps every tile in memory ([`crate::kinds::map::memory`]); `pendula map`
+//! does not come here: it streams each tile to its checkpoint on disk
+//! ([`crate::kinds::map::stream`]).
 
 pub mod sweep;
 
 use crate::analysis::lyapunov::{
     chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum,
 };
-use crate::analysis::map::{self as amap, MapOptions, TileResult};
 use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult};
 use crate::error::FieldError;
 use crate::finding::Record;
@@ -29,7 +24,6 @@ use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
 use crate::spec::{Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
-use crate::store::map::{assemble, check_size, Assembly, MapInfo};
 use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
@@ -55,8 +49,7 @@ pub enum Output<'a> {
     /// Every tile of a map, in memory; each is handed to the file as its band is written.
     Map {
         chain: &'a Chain,
-        info: MapInfo,
-        tiles: Vec<Option<TileResult>>,
+        map: crate::kinds::map::InMemory,
     },
 }
 
@@ -80,7 +73,10 @@ fn planar<'a>(
 ) -> Result<Output<'a>, RunError> {
     Ok(match &spec.analysis {
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
-        Analysis::Map(opts) => map(spec, chain, opts, obs)?,
+        Analysis::Map(opts) => Output::Map {
+            chain,
+            map: crate::kinds::map::memory::run(spec, chain, opts, obs)?,
+        },
         other => return Err(not_run(other)),
     })
 }
@@ -167,38 +163,6 @@ fn lyapunov<'a>(
             spectrum: chain_spectrum(chain, method, x0, &opts, obs)?,
         })),
     })
-}
-
-/// Every tile on rayon's pool, kept in memory (see the module doc).
-fn map<'a>(
-    spec: &'a Spec,
-    chain: &'a Chain,
-    opts: &MapOptions,
-    obs: &mut dyn Observer,
-) -> Result<Output<'a>, RunError> {
-    // It holds the whole map in memory twice (tiles, then the image).
-    check_size(opts.grid.width, opts.grid.height).map_err(|e| {
-        let message = format!(
-            "{}; run it with `pendula map`, which streams its tiles to disk",
-            e.message
-        );
-        FieldError::new(e.field, message)
-    })?;
-    let title = crate::spec::map_title(spec, chain, opts);
-    let info = MapInfo::of(title, &spec.model_name, &spec.text, chain, opts, None);
-    let count = opts.tiling().count();
-    let todo: Vec<usize> = (0..count).collect();
-    let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
-    let cancel = obs.cancel();
-    let summary = amap::run_tiles(chain, opts, &todo, obs, &mut |t| {
-        let i = t.index;
-        tiles[i] = Some(t);
-        Ok(())
-    })?;
-    if summary.stopped || cancel.is_set() {
-        return Err(RunError::Interrupted);
-    }
-    Ok(Output::Map { chain, info, tiles })
 }
 
 fn cart_chain<'a>(
@@ -299,25 +263,8 @@ impl Outcome<'_> {
             method: &spec.method,
             x0,
         };
-        if let Output::Map { chain, info, tiles } = &mut self.output {
-            let have: Vec<bool> = tiles.iter().map(Option::is_some).collect();
-            let mut source = |t: usize| {
-                tiles[t].take().ok_or_else(|| StoreError::Dims {
-                    var: "map".into(),
-                    what: format!("tile {t} was not computed"),
-                })
-            };
-            assemble(
-                out,
-                Assembly {
-                    chain,
-                    info,
-                    have: &have,
-                    source: &mut source,
-                    prov,
-                },
-            )?;
-            return Ok(());
+        if let Output::Map { chain, map } = &mut self.output {
+            return map.write(chain, out, prov);
         }
         out.provenance(prov, &spec.title)?;
         match &self.output {

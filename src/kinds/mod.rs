@@ -16,7 +16,8 @@
 //! (either model). The results of lyapunov are [`Found`]s in its folder here (its table and
 //! validation still in `spec/`), and so are animate's and control's (run by their commands);
 //! measure's runs and results are here (written by the store's measure writers, reported by
-//! `cli/measure/`); map keeps its slices in `spec/`, `store/`, `plot/` and `cli/`.
+//! `cli/measure/`); map has its runs here (streamed and in memory; its table in `spec/map.rs`,
+//! its file in `store/map/`, its figure in `plot/map/`).
 
 pub mod animate;
 pub mod control;
@@ -24,6 +25,7 @@ mod error;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
+pub mod map;
 pub mod measure;
 pub mod memory;
 pub mod modes;

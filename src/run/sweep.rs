@@ -324,57 +324,9 @@ pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
     let mut s = Vec::new();
     match &outcome.output {
         Output::Found { result, .. } => s.extend(result.scalars()),
-        Output::Map { tiles, .. } => map_scalars(&mut s, tiles),
+        Output::Map { map, .. } => s.extend(map.scalars()),
     }
     s
-}
-
-fn map_scalars(s: &mut Vec<Scalar>, tiles: &[Option<crate::analysis::map::TileResult>]) {
-    let (mut count, mut classes) = (0usize, [0usize; 5]);
-    let mut values = Vec::new();
-    for t in tiles.iter().flatten() {
-        for &c in &t.class {
-            if let Some(slot) = classes.get_mut(usize::from(c)) {
-                *slot += 1;
-            }
-            count += 1;
-        }
-        values.extend(t.value.iter().copied().filter(|v| v.is_finite()));
-    }
-    let n = count.max(1) as f64;
-    s.push(Scalar {
-        name: "class_fraction".into(),
-        dim: Some(("class".into(), (0..5).collect())),
-        values: classes.iter().map(|&c| c as f64 / n).collect(),
-        errors: None,
-        units: "1".into(),
-        long_name: "fraction of the pixels in each class code (the map's class variable)".into(),
-    });
-    values.sort_by(f64::total_cmp);
-    let mean = if values.is_empty() {
-        f64::NAN
-    } else {
-        values.iter().sum::<f64>() / values.len() as f64
-    };
-    let median = values.get(values.len() / 2).copied().unwrap_or(f64::NAN);
-    s.push(Scalar::one(
-        "value_mean",
-        mean,
-        "1",
-        "mean of the map's value over its finite pixels",
-    ));
-    s.push(Scalar::one(
-        "value_median",
-        median,
-        "1",
-        "median of the map's value over its finite pixels",
-    ));
-    s.push(Scalar::one(
-        "value_finite_fraction",
-        values.len() as f64 / n,
-        "1",
-        "fraction of the pixels with a finite value",
-    ));
 }
 
 /// The trend code of a `lambda_max_trend` scalar back as a [`Trend`].
