@@ -1,7 +1,6 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
-pub use pendula::format::f64_json;
 use pendula::kinds::Found;
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};
