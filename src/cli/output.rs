@@ -1,7 +1,6 @@
 //! What every command's run shares: its error type, the flags every command takes, output
 //! paths, run descriptions, the JSON summary.
 
-pub use pendula::format::f64_json;
 use pendula::kinds::Found;
 use pendula::model::Chain;
 use pendula::run::{Outcome, RunError};
@@ -196,14 +195,27 @@ pub fn report(
 /// [`pendula::finding::Finding::run_fields`]) or its text report; then, if it did not
 /// complete, its own word why the run fails.
 pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError> {
-    let spec = ctx.spec;
-    if let Some(path) = &ctx.outputs.plot {
+    report_result(Some(ctx.spec), &ctx.outputs, ctx.common.json, f, wall)
+}
+
+/// [`report_found`] of a run with its spec, or of a command's run without one (`pendula
+/// measure`, whose result names its kind and title itself: its
+/// [`pendula::finding::Finding::run_fields`] name none of the spec's fields).
+pub fn report_result(
+    spec: Option<&Spec>,
+    outputs: &Outputs,
+    json: bool,
+    f: &dyn Found,
+    wall: f64,
+) -> Result<(), CliError> {
+    if let Some(path) = &outputs.plot {
         f.draw(path)?;
     }
     f.draw_stills()?;
     let path = |p: &Option<PathBuf>| serde_json::json!(p.as_ref().map(|p| p.display().to_string()));
     let mut j = serde_json::Map::new();
     for &key in f.run_fields() {
+        let Some(spec) = spec else { break };
         let value = match key {
             "kind" => serde_json::json!(spec.analysis.kind()),
             "title" => serde_json::json!(spec.title),
@@ -218,21 +230,16 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
         for &key in f.run_fields() {
             let value = match key {
                 "wall_s" => serde_json::json!(wall),
-                "output" => path(&ctx.outputs.file),
-                "plot" => path(&ctx.outputs.plot),
+                "output" => path(&outputs.file),
+                "plot" => path(&outputs.plot),
                 _ => continue,
             };
             j.insert(key.into(), value);
         }
     }
-    report(
-        &serde_json::Value::Object(j),
-        ctx.common.json,
-        Some(f.report()),
-        true,
-    )?;
+    report(&serde_json::Value::Object(j), json, Some(f.report()), true)?;
     if !f.complete() {
-        return Err(CliError::Run(f.interrupted(ctx.outputs.file.is_some())));
+        return Err(CliError::Run(f.interrupted(outputs.file.is_some())));
     }
     Ok(())
 }
@@ -259,6 +266,33 @@ pub fn finish_found(
         unreachable!("built above")
     };
     report_found(ctx, result.as_ref(), wall)
+}
+
+/// The rest of a command's run whose result describes itself but that runs without a spec
+/// (`pendula measure`), `wall` seconds long: told its wall time, its file written when
+/// `outputs.file` (provenance of `command_line` and `spec_text`, and `title`, at the root, then
+/// its groups by [`store::write_record`]), then [`report_result`].
+pub fn finish_command(
+    outputs: &Outputs,
+    (force, json): (bool, bool),
+    (command_line, spec_text): (&str, &str),
+    title: &str,
+    mut result: Box<dyn Found>,
+    wall: f64,
+) -> Result<(), CliError> {
+    result.timed(wall);
+    if let Some(path) = &outputs.file {
+        let records: Vec<_> = std::iter::once(result.record())
+            .chain(result.beside())
+            .collect();
+        let prov = store::Provenance::now(command_line, spec_text);
+        store::write_file(path, force, &prov, title, |out| {
+            records
+                .iter()
+                .try_for_each(|r| store::write_record(out, None, r))
+        })?;
+    }
+    report_result(None, outputs, json, result.as_ref(), wall)
 }
 
 /// The planar chain of a spec whose analysis only the planar chain offers (poincare, map,

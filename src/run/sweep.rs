@@ -20,6 +20,9 @@ use std::path::{Path, PathBuf};
 
 pub use crate::finding::Scalar;
 
+/// Its figure, JSON summary and text table.
+mod report;
+
 /// What one point gave.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PointRecord {

@@ -46,8 +46,8 @@ mod record;
 pub use record::{write_entries, write_record};
 mod measure;
 pub use measure::{
-    read_labels, write_chaotic_fraction, write_measure, write_measure_sweep, ChaoticRun, LabelData,
-    SweepRun, CHAOTIC_SAMPLING,
+    chaotic_record, measure_record, read_labels, sweep_record, write_chaotic_fraction,
+    write_measure, write_measure_sweep, ChaoticRun, LabelData, SweepRun, CHAOTIC_SAMPLING,
 };
 
 use crate::error::FieldError;

@@ -4,9 +4,7 @@
 use super::{as_input, MeasureArgs};
 use crate::cli::output::CliError;
 use clap::Args;
-use pendula::kinds::measure::Measured;
 use pendula::kinds::measure::{chaotic, ChaoticChoices};
-use pendula::store::{self, Provenance};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -200,14 +198,17 @@ pub(super) fn command(
     let f = chaotic::run(&chain, name, &c.energies, samples, a.seed, opts, cancel)
         .map_err(super::label::cli_error)?;
     let wall = start.elapsed().as_secs_f64();
-    if let Some(path) = file {
-        let prov = Provenance::now(command_line, "");
-        store::write_file(path, a.common.force, &prov, &f.title, |out| f.write(out))?;
-    }
-    if let (Some(path), true) = (plot, f.has_figure()) {
-        f.draw(path)?;
-    }
-    let summary = f.summary(wall, file.as_deref(), plot.as_deref());
-    let text = (!a.common.json).then(|| f.report(wall));
-    crate::cli::output::report(&summary, a.common.json, text, f.complete())
+    let outputs = crate::cli::output::Outputs {
+        file: file.clone(),
+        plot: plot.clone(),
+    };
+    let title = f.title.clone();
+    crate::cli::output::finish_command(
+        &outputs,
+        (a.common.force, a.common.json),
+        (command_line, ""),
+        &title,
+        Box::new(f),
+        wall,
+    )
 }

@@ -1,14 +1,13 @@
 //! The label grids of `pendula measure` and of a measure spec, measured by the kind
-//! ([`pendula::kinds::measure::labels`]), then written, drawn and reported.
+//! ([`pendula::kinds::measure::labels`]), then written, drawn and reported as every result
+//! ([`crate::cli::output::finish_command`]).
 
 use super::{flag, Source};
-use crate::cli::output::CliError;
-use pendula::kinds::measure::Measured;
+use crate::cli::output::{finish_command, CliError, Outputs};
 use pendula::kinds::measure::{labels, MeasureOptions, MeasuredSet};
 use pendula::observe::Cancel;
 use pendula::run::RunError;
 use pendula::spec::Budget;
-use pendula::store::{self, Provenance};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -85,14 +84,16 @@ pub fn run_job(src: &Source, opts: &MeasureOptions, job: &Job) -> Result<(), Cli
                 .map_err(|m| CliError::Input(format!("{flag}: {m}")))?;
         }
     }
-    if let Some(path) = &job.file {
-        let prov = Provenance::now(job.command_line, &job.spec_text);
-        store::write_file(path, job.force, &prov, &job.title, |out| m.write(out))?;
-    }
-    if let Some(path) = &job.plot {
-        m.draw(path)?;
-    }
-    let summary = m.summary(wall, job.file.as_deref(), job.plot.as_deref());
-    let text = (!job.json).then(|| m.report(wall));
-    crate::cli::output::report(&summary, job.json, text, true)
+    let outputs = Outputs {
+        file: job.file.clone(),
+        plot: job.plot.clone(),
+    };
+    finish_command(
+        &outputs,
+        (job.force, job.json),
+        (job.command_line, &job.spec_text),
+        &job.title,
+        Box::new(m),
+        wall,
+    )
 }

@@ -3,10 +3,8 @@
 
 use super::label::{measure_sets, run_job, Job};
 use super::{Input, Source};
-use crate::cli::output::{CliError, Common};
+use crate::cli::output::{finish_command, CliError, Common, Outputs};
 use pendula::kinds::measure::MeasureSweep;
-use pendula::kinds::measure::Measured;
-use pendula::store::{self, Provenance};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -165,14 +163,12 @@ fn run_sweep(
             "output.plot: nothing measured has a figure (the Wada test of a two-label grid is skipped)".into(),
         ));
     }
-    if let Some(path) = &file {
-        let prov = Provenance::now(command_line, &spec.text);
-        store::write_file(path, common.force, &prov, &spec.title, |out| m.write(out))?;
-    }
-    if let Some(path) = &plot {
-        m.draw(path)?;
-    }
-    let summary = m.summary(wall, file.as_deref(), plot.as_deref());
-    let text = (!common.json).then(|| m.report(wall));
-    crate::cli::output::report(&summary, common.json, text, true)
+    finish_command(
+        &Outputs { file, plot },
+        (common.force, common.json),
+        (command_line, &spec.text),
+        &spec.title,
+        Box::new(m),
+        wall,
+    )
 }

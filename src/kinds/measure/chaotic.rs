@@ -3,17 +3,17 @@
 //! `measure/chaotic_fraction`, the figure, the JSON summary and the text report.
 
 use super::report::pair;
-use super::Measured;
 use crate::analysis::measure::chaotic::{self, ChaoticOptions, ShellFraction};
 use crate::analysis::measure::MeasureError;
 use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
 use crate::error::FieldError;
+use crate::finding::{Finding, Record};
 use crate::format::f64_json;
-use crate::kinds::RunError;
+use crate::kinds::{Found, RunError};
 use crate::model::Chain;
 use crate::observe::Cancel;
 use crate::plot::{self, PlotError};
-use crate::store::{self, ChaoticRun, H5Out, StoreError};
+use crate::store::{self, ChaoticRun};
 use serde_json::json;
 use std::path::Path;
 
@@ -62,6 +62,7 @@ pub fn run(
             complete,
         },
         rows,
+        wall: 0.0,
     })
 }
 
@@ -71,46 +72,55 @@ pub struct ChaoticFraction {
     pub title: String,
     pub run: ChaoticRun,
     pub rows: Vec<ShellFraction>,
+    /// The run's wall time (s), for the report ([`Finding::timed`]; 0 until told).
+    pub wall: f64,
 }
 
-impl ChaoticFraction {
+impl Finding for ChaoticFraction {
+    fn group(&self) -> &'static str {
+        "measure"
+    }
+
     /// False when a stop left shells unmeasured.
-    pub fn complete(&self) -> bool {
+    fn complete(&self) -> bool {
         self.run.complete
     }
+
+    fn record(&self) -> Record {
+        store::chaotic_record(&self.run, &self.rows)
+    }
+
+    fn summary(&self) -> serde_json::Value {
+        chaotic_json(&self.title, &self.run, &self.rows)
+    }
+
+    fn report(&self) -> String {
+        chaotic_table(&self.run, &self.rows, self.wall)
+    }
+
+    /// Its summary names its kind, title and integrator itself.
+    fn run_fields(&self) -> &'static [&'static str] {
+        super::RUN_FIELDS
+    }
+
+    fn timed(&mut self, wall: f64) {
+        self.wall = wall;
+    }
 }
 
-impl Measured for ChaoticFraction {
-    fn has_figure(&self) -> bool {
-        !self.rows.is_empty()
-    }
-
-    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
-        store::write_chaotic_fraction(out, &self.run, &self.rows)
-    }
-
+impl Found for ChaoticFraction {
+    /// The fraction against the shell's energy; nothing when no shell was measured.
     fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        if self.rows.is_empty() {
+            return Ok(());
+        }
         let fig = plot::MeasureFigure::chaotic_fraction(&self.title, &self.rows);
         plot::draw_measure(&fig, path)
     }
-
-    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
-        chaotic_json(&self.title, &self.run, &self.rows, file, plot, wall)
-    }
-
-    fn report(&self, wall: f64) -> String {
-        chaotic_table(&self.run, &self.rows, wall)
-    }
 }
 
-fn chaotic_json(
-    title: &str,
-    run: &ChaoticRun,
-    rows: &[ShellFraction],
-    file: Option<&Path>,
-    plot: Option<&Path>,
-    wall: f64,
-) -> serde_json::Value {
+/// Its fields of the JSON summary (the front end adds the wall time and the paths written).
+fn chaotic_json(title: &str, run: &ChaoticRun, rows: &[ShellFraction]) -> serde_json::Value {
     let o = &run.options;
     json!({
         "kind": "measure",
@@ -150,10 +160,7 @@ fn chaotic_json(
             })).collect::<Vec<_>>(),
         })).collect::<Vec<_>>(),
         "convergence_rule": crate::analysis::convergence::FRACTION_RULE,
-        "wall_s": wall,
         "threads": rayon::current_num_threads(),
-        "output": file.map(|p| p.display().to_string()),
-        "plot": plot.map(|p| p.display().to_string()),
     })
 }
 

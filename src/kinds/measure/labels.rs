@@ -3,18 +3,18 @@
 //! JSON summary and the text report.
 
 use super::report::{no_curve, set_json, table};
-use super::Measured;
 use crate::analysis::measure::labels::{self, map_labels, refusal, Labelled};
 use crate::analysis::measure::{
     label_counts, measure_cancellable, MeasureError, MeasureOptions, MeasuredSet,
 };
 use crate::error::FieldError;
-use crate::kinds::RunError;
+use crate::finding::{Finding, Record};
+use crate::kinds::{Found, RunError};
 use crate::observe::Cancel;
 use crate::plot::{self, PlotError};
 use crate::spec::{measure_estimate, over_budget, Budget, LabelGrids};
+use crate::store;
 use crate::store::map::MapReader;
-use crate::store::{self, H5Out, StoreError};
 use serde_json::json;
 use std::path::{Path, PathBuf};
 
@@ -174,6 +174,7 @@ pub fn measure(
         opts: opts.clone(),
         sets,
         names,
+        wall: 0.0,
     })
 }
 
@@ -188,23 +189,32 @@ pub struct GridMeasures {
     pub sets: Vec<MeasuredSet>,
     /// The grids' names (a dataset, a flip time), the figure's legend.
     pub names: Vec<String>,
+    /// The run's wall time (s), for the report ([`Finding::timed`]; 0 until told).
+    pub wall: f64,
 }
 
-impl Measured for GridMeasures {
-    fn has_figure(&self) -> bool {
+impl GridMeasures {
+    /// Whether it has a figure to draw (not when nothing measured has a curve: a two-label
+    /// grid's skipped Wada test alone).
+    pub fn has_figure(&self) -> bool {
         !self.sets.iter().all(no_curve)
     }
+}
 
-    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
-        store::write_measure(out, &self.opts, &self.sets)
+impl Finding for GridMeasures {
+    fn group(&self) -> &'static str {
+        "measure"
     }
 
-    fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        let fig = plot::MeasureFigure::new(&self.title, &self.sets, &self.names);
-        plot::draw_measure(&fig, path)
+    fn complete(&self) -> bool {
+        true
     }
 
-    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
+    fn record(&self) -> Record {
+        store::measure_record(&self.opts, &self.sets)
+    }
+
+    fn summary(&self) -> serde_json::Value {
         json!({
             "kind": "measure",
             "title": self.title,
@@ -212,14 +222,27 @@ impl Measured for GridMeasures {
             "what": self.opts.what.name(),
             "seed": self.opts.boxes.seed,
             "sets": self.sets.iter().map(set_json).collect::<Vec<_>>(),
-            "wall_s": wall,
             "threads": rayon::current_num_threads(),
-            "output": file.map(|p| p.display().to_string()),
-            "plot": plot.map(|p| p.display().to_string()),
         })
     }
 
-    fn report(&self, wall: f64) -> String {
-        table(&self.sets, wall)
+    fn report(&self) -> String {
+        table(&self.sets, self.wall)
+    }
+
+    /// Its summary names its kind and title itself.
+    fn run_fields(&self) -> &'static [&'static str] {
+        super::RUN_FIELDS
+    }
+
+    fn timed(&mut self, wall: f64) {
+        self.wall = wall;
+    }
+}
+
+impl Found for GridMeasures {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        let fig = plot::MeasureFigure::new(&self.title, &self.sets, &self.names);
+        plot::draw_measure(&fig, path)
     }
 }

@@ -3,11 +3,12 @@
 //! parameter, summarised as one JSON line or one text block per point.
 
 use super::report::{set_json, table};
-use super::Measured;
 use crate::analysis::measure::{MeasureOptions, MeasuredSet};
+use crate::finding::{Finding, Record};
+use crate::kinds::Found;
 use crate::plot::{self, MeasureFigure, PlotError};
 use crate::spec::Sweep;
-use crate::store::{self, H5Out, StoreError, SweepRun};
+use crate::store::{self, SweepRun};
 use serde_json::json;
 use std::path::Path;
 
@@ -25,6 +26,8 @@ pub struct MeasureSweep {
     pub points: Vec<Vec<MeasuredSet>>,
     /// The sets' names (a flip time, a variable), the figure's legend.
     pub names: Vec<String>,
+    /// The run's wall time (s), for the report ([`Finding::timed`]; 0 until told).
+    pub wall: f64,
 }
 
 impl MeasureSweep {
@@ -54,6 +57,7 @@ impl MeasureSweep {
                 .collect(),
             points,
             names,
+            wall: 0.0,
         }
     }
 
@@ -69,26 +73,33 @@ impl MeasureSweep {
     }
 }
 
-impl Measured for MeasureSweep {
-    fn has_figure(&self) -> bool {
+impl MeasureSweep {
+    /// Whether it has a figure to draw (not when no point measured anything with a curve).
+    pub fn has_figure(&self) -> bool {
         !self.figure().is_empty()
     }
+}
 
-    fn write(&self, out: &H5Out) -> Result<(), StoreError> {
+impl Finding for MeasureSweep {
+    fn group(&self) -> &'static str {
+        "measure"
+    }
+
+    fn complete(&self) -> bool {
+        true
+    }
+
+    fn record(&self) -> Record {
         let run = SweepRun {
             parameter: &self.parameter,
             units: &self.units,
             values: &self.values,
             points: &self.points,
         };
-        store::write_measure_sweep(out, &self.opts, &run)
+        store::sweep_record(&self.opts, &run)
     }
 
-    fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        plot::draw_measure(&self.figure(), path)
-    }
-
-    fn summary(&self, wall: f64, file: Option<&Path>, plot: Option<&Path>) -> serde_json::Value {
+    fn summary(&self) -> serde_json::Value {
         json!({
             "kind": "measure",
             "title": self.title,
@@ -104,20 +115,32 @@ impl Measured for MeasureSweep {
                 "value": v,
                 "sets": sets.iter().map(set_json).collect::<Vec<_>>(),
             })).collect::<Vec<_>>(),
-            "wall_s": wall,
             "threads": rayon::current_num_threads(),
-            "output": file.map(|p| p.display().to_string()),
-            "plot": plot.map(|p| p.display().to_string()),
         })
     }
 
-    fn report(&self, wall: f64) -> String {
+    fn report(&self) -> String {
         use std::fmt::Write;
         let mut s = String::new();
         for (sets, v) in self.points.iter().zip(&self.values) {
             let _ = writeln!(s, "{} = {v} {}:", self.parameter, self.units);
-            s.push_str(&table(sets, wall));
+            s.push_str(&table(sets, self.wall));
         }
         s
+    }
+
+    /// Its summary names its kind and title itself.
+    fn run_fields(&self) -> &'static [&'static str] {
+        super::RUN_FIELDS
+    }
+
+    fn timed(&mut self, wall: f64) {
+        self.wall = wall;
+    }
+}
+
+impl Found for MeasureSweep {
+    fn draw(&self, path: &Path) -> Result<(), PlotError> {
+        plot::draw_measure(&self.figure(), path)
     }
 }

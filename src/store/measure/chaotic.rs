@@ -1,10 +1,11 @@
 //! Group `measure/chaotic_fraction`: the chaotic fraction of energy shells, its counts, bounds,
 //! convergence and ladder.
 
-use super::{GroupWriter, H5Out, StoreError};
+use super::{write_record, H5Out, StoreError};
 use crate::analysis::convergence::Trend;
 use crate::analysis::measure::chaotic::{ChaoticOptions, ShellFraction};
 use crate::analysis::orbit::{SALI_CHAOTIC, SALI_REGULAR};
+use crate::finding::{Attr, Record};
 use crate::integrate::Method;
 
 /// How `pendula measure --chaotic-fraction` draws its starts (the attribute `sampling`).
@@ -35,51 +36,57 @@ impl ChaoticRun {
     }
 }
 
-/// Writes group `measure/chaotic_fraction`: over the dimension `energy` (J) the counts of
-/// chaotic, regular, undecided and failed starts, the fraction chaotic/(chaotic + regular) with
-/// its Wilson 95 % bounds and the rejection sampler's proposals; the run as attributes.
+/// Writes group `measure/chaotic_fraction` ([`chaotic_record`]).
 pub fn write_chaotic_fraction(
     out: &H5Out,
     run: &ChaoticRun,
     rows: &[ShellFraction],
 ) -> Result<(), StoreError> {
-    let m = out.group("measure")?;
-    m.attr_str("what", "chaotic-fraction")?;
-    let g = m.group("chaotic_fraction")?;
-    run_attrs(&g, run)?;
+    write_record(out, None, &chaotic_record(run, rows))
+}
+
+/// Group `measure` holding `chaotic_fraction`: over the dimension `energy` (J) the counts of
+/// chaotic, regular, undecided and failed starts, the fraction chaotic/(chaotic + regular) with
+/// its Wilson 95 % bounds and the rejection sampler's proposals; the run as attributes.
+pub fn chaotic_record(run: &ChaoticRun, rows: &[ShellFraction]) -> Record {
+    let mut m = Record::new("measure");
+    m.attr("what", "chaotic-fraction");
+    let mut g = Record::new("chaotic_fraction");
+    run_attrs(&mut g, run);
     let e: Vec<f64> = rows.iter().map(|r| r.energy).collect();
-    g.coord("energy", &e, "J", "energy of the shell H(θ, p) = E")?;
-    shell_counts(&g, rows)?;
-    shell_fraction(&g, rows)?;
-    ladder(&g, rows)
+    g.coord("energy", e, "J", "energy of the shell H(θ, p) = E");
+    shell_counts(&mut g, rows);
+    shell_fraction(&mut g, rows);
+    ladder(&mut g, rows);
+    m.group(g);
+    m
 }
 
 /// The run as attributes of the group: the model, the sampling, the integration and the
 /// SALI thresholds that classify a start.
-fn run_attrs(g: &GroupWriter<'_>, run: &ChaoticRun) -> Result<(), StoreError> {
+fn run_attrs(g: &mut Record, run: &ChaoticRun) {
     let o = &run.options;
-    g.attr_bool("complete", run.complete)?;
-    g.attr_str("model", &run.model)?
-        .attr_i64("links", run.links as i64)?
-        .attr_i64("samples", run.samples as i64)?
-        .attr_i64("seed", run.seed as i64)?
-        .attr_f64("t_end", o.indicators.time)?
-        .attr_f64("dt", run.dt())?
-        .attr_f64("tau", o.indicators.tau)?
-        .attr_str("integrator", o.method.name())?
-        .attr_i64("deviation_vectors", o.indicators.k as i64)?
-        .attr_f64("sali_chaotic", SALI_CHAOTIC)?
-        .attr_f64("sali_regular", SALI_REGULAR)?
-        .attr_str("sampling", CHAOTIC_SAMPLING)?
-        .attr_str(
+    g.attr("complete", run.complete);
+    g.attr("model", run.model.as_str())
+        .attr("links", run.links as i64)
+        .attr("samples", run.samples as i64)
+        .attr("seed", run.seed as i64)
+        .attr("t_end", o.indicators.time)
+        .attr("dt", run.dt())
+        .attr("tau", o.indicators.tau)
+        .attr("integrator", o.method.name())
+        .attr("deviation_vectors", o.indicators.k as i64)
+        .attr("sali_chaotic", SALI_CHAOTIC)
+        .attr("sali_regular", SALI_REGULAR)
+        .attr("sampling", CHAOTIC_SAMPLING)
+        .attr(
             "fraction_rule",
             "chaotic / (chaotic + regular): SALI < sali_chaotic by t_end is chaotic, SALI > sali_regular over the run's second half regular, else undecided (not in the fraction)",
-        )?;
-    Ok(())
+        );
 }
 
 /// The starts of each shell by verdict, and the sampler's proposals, over `energy`.
-fn shell_counts(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), StoreError> {
+fn shell_counts(g: &mut Record, rows: &[ShellFraction]) {
     type Count = fn(&ShellFraction) -> i64;
     let counts: [(&str, Count, &str); 5] = [
         ("chaotic", |r| r.chaotic as i64, "starts classified chaotic"),
@@ -102,13 +109,12 @@ fn shell_counts(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), Store
     ];
     for (name, f, what) in counts {
         let v: Vec<i64> = rows.iter().map(f).collect();
-        g.var(name, &["energy"], v.as_slice(), "1", what)?;
+        g.var(name, &["energy"], v.as_slice(), "1", what);
     }
-    Ok(())
 }
 
 /// The chaotic fraction of each shell with its Wilson bounds and its convergence verdict.
-fn shell_fraction(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), StoreError> {
+fn shell_fraction(g: &mut Record, rows: &[ShellFraction]) {
     type Real = fn(&ShellFraction) -> f64;
     let reals: [(&str, Real, &str); 3] = [
         (
@@ -129,7 +135,7 @@ fn shell_fraction(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), Sto
     ];
     for (name, f, what) in reals {
         let v: Vec<f64> = rows.iter().map(f).collect();
-        g.var(name, &["energy"], v.as_slice(), "1", what)?;
+        g.var(name, &["energy"], v.as_slice(), "1", what);
     }
     g.var(
         "trend",
@@ -140,19 +146,18 @@ fn shell_fraction(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), Sto
             .as_slice(),
         "1",
         "the fraction's convergence: the fraction at t_end/2 against the Wilson interval at t_end",
-    )?
-    .attr_u8s("flag_values", &[0, 1, 2, 3])?
-    .attr_str("flag_meanings", Trend::MEANINGS)?;
-    g.attr_str(
+    )
+    .var_attr("flag_values", Attr::U8s(vec![0, 1, 2, 3]))
+    .var_attr("flag_meanings", Trend::MEANINGS);
+    g.attr(
         "convergence_rule",
         crate::analysis::convergence::FRACTION_RULE,
-    )?;
-    Ok(())
+    );
 }
 
 /// The ladder: the same starts judged on the prefixes t_end/2^j of their runs (nothing when
 /// no shell has one).
-fn ladder(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), StoreError> {
+fn ladder(g: &mut Record, rows: &[ShellFraction]) {
     let levels = rows.iter().map(|r| r.ladder.len()).max().unwrap_or(0);
     if levels > 0 {
         let times: Vec<f64> = (0..levels)
@@ -164,10 +169,10 @@ fn ladder(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), StoreError>
             .collect();
         g.coord(
             "ladder_time",
-            &times,
+            times,
             "s",
             "end of the prefix of every start's run that the ladder judges (t_end/2^j)",
-        )?;
+        );
         let table = |f: &dyn Fn(&crate::analysis::measure::chaotic::Rung) -> f64| {
             ndarray::Array2::from_shape_fn((rows.len(), levels), |(i, j)| {
                 rows[i].ladder.get(j).map_or(f64::NAN, f)
@@ -198,8 +203,7 @@ fn ladder(g: &GroupWriter<'_>, rows: &[ShellFraction]) -> Result<(), StoreError>
             }),
         ];
         for (name, what, f) in ladder {
-            g.var(name, &["energy", "ladder_time"], &table(f), "1", what)?;
+            g.var(name, &["energy", "ladder_time"], table(f), "1", what);
         }
     }
-    Ok(())
 }

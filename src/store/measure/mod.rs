@@ -12,20 +12,21 @@
 //! per-shift values and intervals, the log 2 verdict) and `wada` (W(r) per radius). Sizes are
 //! in pixels; `*_physical` variables give them in the axes' units when the extent is known.
 
-use super::{GroupWriter, H5Out, StoreError};
+use super::{write_record, H5Out, StoreError};
 use crate::analysis::measure::{
     BasinEntropy, BoxDimension, MeasureOptions, MeasuredSet, UncertaintyExponent, WadaTest, BOX_CI,
     BOX_RULE, ENTROPY_CI, UNCERTAINTY_RULE,
 };
+use crate::finding::{Attr, Record};
 use ndarray::Array2;
 
 mod chaotic;
 mod labels;
 mod sweep;
 
-pub use chaotic::{write_chaotic_fraction, ChaoticRun, CHAOTIC_SAMPLING};
+pub use chaotic::{chaotic_record, write_chaotic_fraction, ChaoticRun, CHAOTIC_SAMPLING};
 pub use labels::{read_labels, LabelData};
-pub use sweep::{write_measure_sweep, SweepRun};
+pub use sweep::{sweep_record, write_measure_sweep, SweepRun};
 
 /// Writes group `measure` with one `set_<k>` subgroup per entry of `sets` (k from 1).
 pub fn write_measure(
@@ -33,31 +34,32 @@ pub fn write_measure(
     opts: &MeasureOptions,
     sets: &[MeasuredSet],
 ) -> Result<(), StoreError> {
-    let g = out.group("measure")?;
-    options_attrs(&g, opts, sets.len())?;
+    write_record(out, None, &measure_record(opts, sets))
+}
+
+/// Group `measure` with one `set_<k>` subgroup per entry of `sets` (k from 1), as a record
+/// (the measure kind's result writes it through [`write_record`]).
+pub fn measure_record(opts: &MeasureOptions, sets: &[MeasuredSet]) -> Record {
+    let mut g = Record::new("measure");
+    options_attrs(&mut g, opts, sets.len());
     for (k, s) in sets.iter().enumerate() {
-        write_set(&g.group(&format!("set_{}", k + 1))?, s)?;
+        g.group(set_record(format!("set_{}", k + 1), s));
     }
-    Ok(())
+    g
 }
 
 /// The measure options as attributes of `g`.
-fn options_attrs(
-    g: &GroupWriter<'_>,
-    opts: &MeasureOptions,
-    sets: usize,
-) -> Result<(), StoreError> {
-    g.attr_str("what", opts.what.name())?
-        .attr_i64("sets", sets as i64)?
-        .attr_i64("box_min_px", opts.boxes.min_box as i64)?
-        .attr_i64("box_min_fraction_inv", opts.boxes.min_fraction_inv as i64)?
-        .attr_i64("box_max_fraction_inv", opts.boxes.max_fraction_inv as i64)?
-        .attr_i64("box_shifts", opts.boxes.shifts as i64)?
-        .attr_i64("seed", opts.boxes.seed as i64)?
-        .attr_i64("uncertainty_max_eps_px", opts.uncertainty.max_eps as i64)?
-        .attr_i64("entropy_shifts", opts.entropy_shifts as i64)?
-        .attr_f64("wada_threshold", opts.wada.threshold)?;
-    Ok(())
+fn options_attrs(g: &mut Record, opts: &MeasureOptions, sets: usize) {
+    g.attr("what", opts.what.name())
+        .attr("sets", sets as i64)
+        .attr("box_min_px", opts.boxes.min_box as i64)
+        .attr("box_min_fraction_inv", opts.boxes.min_fraction_inv as i64)
+        .attr("box_max_fraction_inv", opts.boxes.max_fraction_inv as i64)
+        .attr("box_shifts", opts.boxes.shifts as i64)
+        .attr("seed", opts.boxes.seed as i64)
+        .attr("uncertainty_max_eps_px", opts.uncertainty.max_eps as i64)
+        .attr("entropy_shifts", opts.entropy_shifts as i64)
+        .attr("wada_threshold", opts.wada.threshold);
 }
 
 /// A measure and its 95 % interval.
@@ -78,89 +80,86 @@ fn bounded_vars(name: &str, what: &str, bound: impl Fn(&str) -> (String, String)
     ]
 }
 
-fn write_set(g: &GroupWriter<'_>, s: &MeasuredSet) -> Result<(), StoreError> {
-    g.attr_str("source", &s.source)?
-        .attr_i64("width", s.nx as i64)?
-        .attr_i64("height", s.ny as i64)?;
+/// The group `name` of one measured set.
+fn set_record(name: String, s: &MeasuredSet) -> Record {
+    let mut g = Record::new(name);
+    g.attr("source", s.source.as_str())
+        .attr("width", s.nx as i64)
+        .attr("height", s.ny as i64);
     if let Some(e) = s.extent {
-        g.attr_f64s("extent", &e)?;
+        g.attr("extent", Attr::F64s(e.to_vec()));
     }
     if let Some([(xn, xu), (yn, yu)]) = &s.axes {
-        g.attr_str("x_coordinate", xn)?
-            .attr_str("x_units", xu)?
-            .attr_str("y_coordinate", yn)?
-            .attr_str("y_units", yu)?;
+        g.attr("x_coordinate", xn.as_str())
+            .attr("x_units", xu.as_str())
+            .attr("y_coordinate", yn.as_str())
+            .attr("y_units", yu.as_str());
     }
     let values: Vec<i64> = s.labels.iter().map(|l| i64::from(l.0)).collect();
     let counts: Vec<i64> = s.labels.iter().map(|l| l.1 as i64).collect();
-    g.coord_i64("label", &values, "1", "label value in the grid")?;
+    g.coord("label", values, "1", "label value in the grid");
     g.var(
         "label_pixels",
         &["label"],
-        counts.as_slice(),
+        counts,
         "1",
         "pixels holding the label",
-    )?;
+    );
     let m = &s.measures;
     if let Some(b) = &m.boundary {
-        write_boxes(&g.group("boundary_dimension")?, b, s)?;
+        g.group(boxes(b, s));
     }
     if let Some(u) = &m.uncertainty {
-        write_uncertainty(&g.group("uncertainty_exponent")?, u, s)?;
+        g.group(uncertainty(u, s));
     }
     if !m.entropy.is_empty() {
-        write_entropy(&g.group("basin_entropy")?, &m.entropy)?;
+        g.group(entropy(&m.entropy));
     }
     if let Some(w) = &m.wada {
-        write_wada(&g.group("wada")?, w)?;
+        g.group(wada(w));
     } else if let Some(why) = &m.wada_skipped {
-        g.attr_str("wada_skipped", why)?;
+        g.attr("wada_skipped", why.as_str());
     }
-    Ok(())
+    g
 }
 
 /// Physical sizes `px · pixel side` along x, when the extent is known.
-fn physical(
-    g: &GroupWriter<'_>,
-    dim: &str,
-    px: &[usize],
-    s: &MeasuredSet,
-) -> Result<(), StoreError> {
+fn physical(g: &mut Record, dim: &'static str, px: &[usize], s: &MeasuredSet) {
     if let Some((dx, dy)) = s.pixel() {
         let units = |i: usize| s.axes.as_ref().map_or("1".to_string(), |a| a[i].1.clone());
         let x: Vec<f64> = px.iter().map(|&p| p as f64 * dx.abs()).collect();
         let y: Vec<f64> = px.iter().map(|&p| p as f64 * dy.abs()).collect();
         g.var(
-            &format!("{dim}_physical_x"),
+            format!("{dim}_physical_x"),
             &[dim],
-            x.as_slice(),
-            &units(0),
-            &format!("{dim} along x in the axis' units"),
-        )?;
+            x,
+            units(0),
+            format!("{dim} along x in the axis' units"),
+        );
         g.var(
-            &format!("{dim}_physical_y"),
+            format!("{dim}_physical_y"),
             &[dim],
-            y.as_slice(),
-            &units(1),
-            &format!("{dim} along y in the axis' units"),
-        )?;
+            y,
+            units(1),
+            format!("{dim} along y in the axis' units"),
+        );
     }
-    Ok(())
 }
 
-fn write_boxes(g: &GroupWriter<'_>, b: &BoxDimension, s: &MeasuredSet) -> Result<(), StoreError> {
+fn boxes(b: &BoxDimension, s: &MeasuredSet) -> Record {
+    let mut g = Record::new("boundary_dimension");
     let sizes: Vec<i64> = b.sizes.iter().map(|&v| v as i64).collect();
-    g.coord_i64("box_size", &sizes, "1", "box side in pixels")?;
-    physical(g, "box_size", &b.sizes, s)?;
+    g.coord("box_size", sizes, "1", "box side in pixels");
+    physical(&mut g, "box_size", &b.sizes, s);
     let shifts: Vec<i64> = (0..b.shift_counts.len() as i64).collect();
-    g.coord_i64("shift", &shifts, "1", "box-grid shift (0: no shift)")?;
+    g.coord("shift", shifts, "1", "box-grid shift (0: no shift)");
     g.var(
         "box_count",
         &["box_size"],
         b.counts.as_slice(),
         "1",
         "boxes the boundary passes through, mean over shifts (whole boxes, scaled to the grid's area)",
-    )?;
+    );
     let fitted: Vec<f64> = b
         .sizes
         .iter()
@@ -169,10 +168,10 @@ fn write_boxes(g: &GroupWriter<'_>, b: &BoxDimension, s: &MeasuredSet) -> Result
     g.var(
         "fitted_box_count",
         &["box_size"],
-        fitted.as_slice(),
+        fitted,
         "1",
         "the fitted power law exp(intercept) · box_size^-D",
-    )?;
+    );
     let mut per = Array2::<f64>::zeros((b.shift_counts.len(), b.sizes.len()));
     for (i, c) in b.shift_counts.iter().enumerate() {
         for (k, v) in c.iter().enumerate() {
@@ -182,68 +181,64 @@ fn write_boxes(g: &GroupWriter<'_>, b: &BoxDimension, s: &MeasuredSet) -> Result
     g.var(
         "shift_box_count",
         &["shift", "box_size"],
-        &per,
+        per,
         "1",
         "boundary boxes per shift",
-    )?;
-    offsets(g, &b.shift_offsets)?;
+    );
+    offsets(&mut g, &b.shift_offsets);
     g.var(
         "shift_slope",
         &["shift"],
         b.shift_slopes.as_slice(),
         "1",
         "slope of log N against log(1/s) for this shift alone",
-    )?;
-    g.attr_f64("dimension", b.dimension)?
-        .attr_f64("ci_low", b.ci.0)?
-        .attr_f64("ci_high", b.ci.1)?
-        .attr_str("ci_method", BOX_CI)?
-        .attr_f64("range_sensitivity", b.range_sensitivity)?
-        .attr_f64("slope_se", b.fit.slope_se)?
-        .attr_f64("intercept", b.fit.intercept)?
-        .attr_f64("residual_se", b.fit.residual_se)?
-        .attr_i64("fit_points", b.fit.points as i64)?
-        .attr_i64("scaling_min_px", *b.sizes.first().unwrap_or(&0) as i64)?
-        .attr_i64("scaling_max_px", *b.sizes.last().unwrap_or(&0) as i64)?
-        .attr_str("scaling_rule", BOX_RULE)?;
-    Ok(())
+    );
+    g.attr("dimension", b.dimension)
+        .attr("ci_low", b.ci.0)
+        .attr("ci_high", b.ci.1)
+        .attr("ci_method", BOX_CI)
+        .attr("range_sensitivity", b.range_sensitivity)
+        .attr("slope_se", b.fit.slope_se)
+        .attr("intercept", b.fit.intercept)
+        .attr("residual_se", b.fit.residual_se)
+        .attr("fit_points", b.fit.points as i64)
+        .attr("scaling_min_px", *b.sizes.first().unwrap_or(&0) as i64)
+        .attr("scaling_max_px", *b.sizes.last().unwrap_or(&0) as i64)
+        .attr("scaling_rule", BOX_RULE);
+    g
 }
 
-fn offsets(g: &GroupWriter<'_>, o: &[(usize, usize)]) -> Result<(), StoreError> {
+fn offsets(g: &mut Record, o: &[(usize, usize)]) {
     let ox: Vec<i64> = o.iter().map(|p| p.0 as i64).collect();
     let oy: Vec<i64> = o.iter().map(|p| p.1 as i64).collect();
     g.var(
         "shift_offset_x",
         &["shift"],
-        ox.as_slice(),
+        ox,
         "1",
         "box-grid offset along x in pixels",
-    )?;
+    );
     g.var(
         "shift_offset_y",
         &["shift"],
-        oy.as_slice(),
+        oy,
         "1",
         "box-grid offset along y in pixels",
-    )?;
-    Ok(())
+    );
 }
 
-fn write_uncertainty(
-    g: &GroupWriter<'_>,
-    u: &UncertaintyExponent,
-    s: &MeasuredSet,
-) -> Result<(), StoreError> {
+fn uncertainty(u: &UncertaintyExponent, s: &MeasuredSet) -> Record {
+    let mut g = Record::new("uncertainty_exponent");
     let eps: Vec<i64> = u.eps.iter().map(|&v| v as i64).collect();
-    g.coord_i64("eps", &eps, "1", "uncertainty distance ε in pixels")?;
-    physical(g, "eps", &u.eps, s)?;
+    g.coord("eps", eps, "1", "uncertainty distance ε in pixels");
+    physical(&mut g, "eps", &u.eps, s);
     g.var(
         "uncertain_fraction",
         &["eps"],
         u.fraction.as_slice(),
         "1",
         "fraction f(ε) of tested pixels with another label ε away along ±x or ±y",
-    )?;
+    );
     let fitted: Vec<f64> = u
         .eps
         .iter()
@@ -252,40 +247,41 @@ fn write_uncertainty(
     g.var(
         "fitted_fraction",
         &["eps"],
-        fitted.as_slice(),
+        fitted,
         "1",
         "the fitted power law exp(intercept) · ε^α",
-    )?;
-    g.attr_f64("alpha", u.alpha)?
-        .attr_f64("ci_low", u.ci.0)?
-        .attr_f64("ci_high", u.ci.1)?
-        .attr_str(
+    );
+    g.attr("alpha", u.alpha)
+        .attr("ci_low", u.ci.0)
+        .attr("ci_high", u.ci.1)
+        .attr(
             "ci_method",
             "95 %: half-width sqrt((t_0.975 se of the fitted slope)^2 + r^2), r the larger change of alpha when eps = 1 or eps = K is dropped",
-        )?
-        .attr_f64("range_sensitivity", u.range_sensitivity)?
-        .attr_f64("dimension", u.dimension)?
-        .attr_f64("dimension_ci_low", u.dimension_ci.0)?
-        .attr_f64("dimension_ci_high", u.dimension_ci.1)?
-        .attr_f64("slope_se", u.fit.slope_se)?
-        .attr_f64("intercept", u.fit.intercept)?
-        .attr_i64("tested_pixels", u.tested as i64)?
-        .attr_i64("scaling_min_px", 1)?
-        .attr_i64("scaling_max_px", *u.eps.last().unwrap_or(&0) as i64)?
-        .attr_str("scaling_rule", UNCERTAINTY_RULE)?;
-    Ok(())
+        )
+        .attr("range_sensitivity", u.range_sensitivity)
+        .attr("dimension", u.dimension)
+        .attr("dimension_ci_low", u.dimension_ci.0)
+        .attr("dimension_ci_high", u.dimension_ci.1)
+        .attr("slope_se", u.fit.slope_se)
+        .attr("intercept", u.fit.intercept)
+        .attr("tested_pixels", u.tested as i64)
+        .attr("scaling_min_px", 1i64)
+        .attr("scaling_max_px", *u.eps.last().unwrap_or(&0) as i64)
+        .attr("scaling_rule", UNCERTAINTY_RULE);
+    g
 }
 
-fn write_entropy(g: &GroupWriter<'_>, es: &[BasinEntropy]) -> Result<(), StoreError> {
+fn entropy(es: &[BasinEntropy]) -> Record {
+    let mut g = Record::new("basin_entropy");
     let eps: Vec<i64> = es.iter().map(|e| e.eps as i64).collect();
-    g.coord_i64("eps", &eps, "1", "box side ε in pixels")?;
+    g.coord("eps", eps, "1", "box side ε in pixels");
     let ns = es.iter().map(|e| e.shift_values.len()).max().unwrap_or(0);
-    g.coord_i64(
+    g.coord(
         "shift",
-        &(0..ns as i64).collect::<Vec<_>>(),
+        (0..ns as i64).collect::<Vec<_>>(),
         "1",
         "box-grid shift (0: no shift)",
-    )?;
+    );
     // S_b and S_bb with the ends of their 95 % intervals: value, `_ci_low`, `_ci_high`.
     type GetE = fn(&BasinEntropy) -> Bounded;
     let cols: [(&str, &str, &str, GetE); 2] = [
@@ -312,17 +308,17 @@ fn write_entropy(g: &GroupWriter<'_>, es: &[BasinEntropy]) -> Result<(), StoreEr
         });
         for (name, what, part) in parts {
             let v: Vec<f64> = es.iter().map(|e| part(f(e))).collect();
-            g.var(&name, &["eps"], v.as_slice(), "1", &what)?;
+            g.var(name, &["eps"], v, "1", what);
         }
     }
     let log2: Vec<i8> = es.iter().map(|e| i8::from(e.fractal_by_log2)).collect();
     g.var(
         "fractal_by_log2",
         &["eps"],
-        log2.as_slice(),
+        log2,
         "1",
         "1 when the whole 95 % interval of S_bb lies above ln 2 (sufficient for a fractal boundary)",
-    )?;
+    );
     let grid = |f: &dyn Fn(&BasinEntropy, usize) -> f64| {
         Array2::from_shape_fn((es.len(), ns), |(i, j)| {
             if j < es[i].shift_values.len() {
@@ -335,86 +331,85 @@ fn write_entropy(g: &GroupWriter<'_>, es: &[BasinEntropy]) -> Result<(), StoreEr
     g.var(
         "shift_sb",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_values[j].0),
+        grid(&|e, j| e.shift_values[j].0),
         "1",
         "S_b for one shift",
-    )?;
+    );
     g.var(
         "shift_sbb",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_values[j].1),
+        grid(&|e, j| e.shift_values[j].1),
         "1",
         "S_bb for one shift",
-    )?;
+    );
     g.var(
         "boxes",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_values[j].2 as f64),
+        grid(&|e, j| e.shift_values[j].2 as f64),
         "1",
         "whole boxes counted for one shift",
-    )?;
+    );
     g.var(
         "boundary_boxes",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_values[j].3 as f64),
+        grid(&|e, j| e.shift_values[j].3 as f64),
         "1",
         "boxes holding two or more labels for one shift",
-    )?;
+    );
     g.var(
         "shift_offset_x",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_offsets[j].0 as f64),
+        grid(&|e, j| e.shift_offsets[j].0 as f64),
         "1",
         "box-grid offset along x in pixels",
-    )?;
+    );
     g.var(
         "shift_offset_y",
         &["eps", "shift"],
-        &grid(&|e, j| e.shift_offsets[j].1 as f64),
+        grid(&|e, j| e.shift_offsets[j].1 as f64),
         "1",
         "box-grid offset along y in pixels",
-    )?;
-    g.attr_f64("log2", std::f64::consts::LN_2)?
-        .attr_str("ci_method", ENTROPY_CI)?;
-    Ok(())
+    );
+    g.attr("log2", std::f64::consts::LN_2)
+        .attr("ci_method", ENTROPY_CI);
+    g
 }
 
-fn write_wada(g: &GroupWriter<'_>, w: &WadaTest) -> Result<(), StoreError> {
+fn wada(w: &WadaTest) -> Record {
+    let mut g = Record::new("wada");
     let r: Vec<i64> = w.radii.iter().map(|&v| v as i64).collect();
-    g.coord_i64(
+    g.coord(
         "radius",
-        &r,
+        r,
         "1",
         "neighbourhood radius r in pixels (refinement steps, coarse to fine read backwards)",
-    )?;
+    );
     let bp: Vec<i64> = w.boundary_points.iter().map(|&v| v as i64).collect();
     let wp: Vec<i64> = w.wada_points.iter().map(|&v| v as i64).collect();
     g.var(
         "boundary_points",
         &["radius"],
-        bp.as_slice(),
+        bp,
         "1",
         "pixels whose (2r+1)² neighbourhood holds two or more labels",
-    )?;
+    );
     g.var(
         "wada_points",
         &["radius"],
-        wp.as_slice(),
+        wp,
         "1",
         "pixels whose neighbourhood holds every label",
-    )?;
+    );
     g.var(
         "wada_fraction",
         &["radius"],
         w.fraction.as_slice(),
         "1",
         "W(r) = wada_points / boundary_points",
-    )?;
-    g.attr_bool("wada", w.wada)?
-        .attr_i64("labels", w.labels as i64)?
-        .attr_str(
-            "rule",
-            "Wada when W(r_max) >= threshold (measure/wada_threshold)",
-        )?;
-    Ok(())
+    );
+    g.attr("wada", w.wada).attr("labels", w.labels as i64).attr(
+        "rule",
+        "Wada when W(r_max) >= threshold (measure/wada_threshold)",
+    );
+    g
 }

@@ -2,9 +2,10 @@
 //! each point's full sets laid out as a single map's.
 
 use super::{
-    bounded_vars, options_attrs, write_set, Bounded, GroupWriter, H5Out, Part, StoreError,
+    bounded_vars, options_attrs, set_record, write_record, Bounded, H5Out, Part, StoreError,
 };
 use crate::analysis::measure::{BasinEntropy, MeasureOptions, MeasuredSet};
+use crate::finding::Record;
 use ndarray::Array2;
 
 /// A measure sweep: the spec field varied, its units and values, and every point's sets (each
@@ -17,43 +18,49 @@ pub struct SweepRun<'a> {
     pub points: &'a [Vec<MeasuredSet>],
 }
 
-/// Writes group `measure` of a sweep: the options and `sweep_parameter` as attributes, the
-/// coordinates `sweep` (the parameter's values, in its units) and `set`, and over
-/// (sweep, set) every measure with its 95 % bounds (`*_lo`, `*_hi`; NaN where not measured),
-/// S_b and S_bb also over `eps`; each point's full sets in `point_<k>/set_<j>` (k, j from 1).
+/// Writes group `measure` of a sweep ([`sweep_record`]).
 pub fn write_measure_sweep(
     out: &H5Out,
     opts: &MeasureOptions,
     run: &SweepRun<'_>,
 ) -> Result<(), StoreError> {
-    let g = out.group("measure")?;
+    write_record(out, None, &sweep_record(opts, run))
+}
+
+/// Group `measure` of a sweep: the options and `sweep_parameter` as attributes, the
+/// coordinates `sweep` (the parameter's values, in its units) and `set`, and over
+/// (sweep, set) every measure with its 95 % bounds (`*_lo`, `*_hi`; NaN where not measured),
+/// S_b and S_bb also over `eps`; each point's full sets in `point_<k>/set_<j>` (k, j from 1).
+pub fn sweep_record(opts: &MeasureOptions, run: &SweepRun<'_>) -> Record {
+    let mut g = Record::new("measure");
     let sets = run.points.first().map_or(0, Vec::len);
-    options_attrs(&g, opts, sets)?;
-    g.attr_str("sweep_parameter", run.parameter)?
-        .attr_i64("points", run.points.len() as i64)?;
+    options_attrs(&mut g, opts, sets);
+    g.attr("sweep_parameter", run.parameter)
+        .attr("points", run.points.len() as i64);
     g.coord(
         "sweep",
         run.values,
-        run.units,
-        &format!("{} of each sweep point", run.parameter),
-    )?;
+        run.units.to_string(),
+        format!("{} of each sweep point", run.parameter),
+    );
     let set_index: Vec<i64> = (1..=sets as i64).collect();
-    g.coord_i64("set", &set_index, "1", "label set (point_<k>/set_<j>)")?;
-    sweep_tables(&g, run, sets)?;
-    sweep_entropy(&g, run, sets)?;
+    g.coord("set", set_index, "1", "label set (point_<k>/set_<j>)");
+    sweep_tables(&mut g, run, sets);
+    sweep_entropy(&mut g, run, sets);
     for (k, p) in run.points.iter().enumerate() {
-        let pg = g.group(&format!("point_{}", k + 1))?;
-        pg.attr_f64("sweep_value", run.values[k])?;
+        let mut pg = Record::new(format!("point_{}", k + 1));
+        pg.attr("sweep_value", run.values[k]);
         for (j, s) in p.iter().enumerate() {
-            write_set(&pg.group(&format!("set_{}", j + 1))?, s)?;
+            pg.group(set_record(format!("set_{}", j + 1), s));
         }
+        g.group(pg);
     }
-    Ok(())
+    g
 }
 
 /// The (sweep, set) tables of the measures taken once per set: D and α with their 95 %
 /// bounds, then the derived and Wada columns and the label count.
-fn sweep_tables(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<(), StoreError> {
+fn sweep_tables(g: &mut Record, run: &SweepRun<'_>, sets: usize) {
     let np = run.points.len();
     let table = |f: &dyn Fn(&MeasuredSet) -> Option<f64>| {
         Array2::from_shape_fn((np, sets), |(i, j)| {
@@ -76,12 +83,12 @@ fn sweep_tables(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<
     for (name, symbol, what, f) in bounded {
         for (name, what, part) in with_bounds(name, symbol, what) {
             g.var(
-                &name,
+                name,
                 &["sweep", "set"],
-                &table(&|s| f(s).map(part)),
+                table(&|s| f(s).map(part)),
                 "1",
-                &what,
-            )?;
+                what,
+            );
         }
     }
     type Get = fn(&MeasuredSet) -> Option<f64>;
@@ -118,14 +125,13 @@ fn sweep_tables(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<
         ),
     ];
     for (name, f, what) in rows {
-        g.var(name, &["sweep", "set"], &table(&f), "1", what)?;
+        g.var(name, &["sweep", "set"], table(&f), "1", what);
     }
-    Ok(())
 }
 
 /// S_b and S_bb with their bounds over (sweep, set, eps), and the `eps` coordinate (the first
 /// set's box sides; every point measures the same); nothing when no entropy was measured.
-fn sweep_entropy(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result<(), StoreError> {
+fn sweep_entropy(g: &mut Record, run: &SweepRun<'_>, sets: usize) {
     let np = run.points.len();
     let eps: Vec<usize> = run
         .points
@@ -135,7 +141,7 @@ fn sweep_entropy(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result
         .unwrap_or_default();
     if !eps.is_empty() {
         let e: Vec<i64> = eps.iter().map(|&v| v as i64).collect();
-        g.coord_i64("eps", &e, "1", "box side of the basin entropy in pixels")?;
+        g.coord("eps", e, "1", "box side of the basin entropy in pixels");
         type GetE = fn(&BasinEntropy) -> Bounded;
         let cols: [(&str, &str, &str, GetE); 2] = [
             ("sb", "S_b", "basin entropy S_b", |e| (e.sb, e.sb_ci)),
@@ -151,11 +157,10 @@ fn sweep_entropy(g: &GroupWriter<'_>, run: &SweepRun<'_>, sets: usize) -> Result
                         .and_then(|s| s.measures.entropy.get(k))
                         .map_or(f64::NAN, |e| part(f(e)))
                 });
-                g.var(&name, &["sweep", "set", "eps"], &a, "1", &what)?;
+                g.var(name, &["sweep", "set", "eps"], a, "1", what);
             }
         }
     }
-    Ok(())
 }
 
 /// The sweep table's three variables of a measure `name` (`symbol` in the bounds' long
