@@ -26,7 +26,6 @@ use crate::finding::Record;
 use crate::kinds::lyapunov::{
     CovariantResult, EnsembleResult, SaliResult, SpectrumOf, SpectrumResult,
 };
-use crate::kinds::simulate::{CartSimulated, Simulated};
 use crate::kinds::{Found, Input};
 use crate::model::{CartChain, Chain, System};
 use crate::observe::Observer;
@@ -71,9 +70,10 @@ pub enum Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate`, `control` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let output = match &spec.model {
-        Model::Planar(chain) => planar(spec, chain, observer)?,
-        Model::Cart(sys) => cart_chain(spec, sys, observer)?,
+    let output = match (&spec.analysis, &spec.model) {
+        (Analysis::Registered(r), _) => registered(spec, r, observer)?,
+        (_, Model::Planar(chain)) => planar(spec, chain, observer)?,
+        (_, Model::Cart(sys)) => cart_chain(spec, sys, observer)?,
     };
     Ok(Outcome { spec, output })
 }
@@ -84,10 +84,6 @@ fn planar<'a>(
     obs: &mut dyn Observer,
 ) -> Result<Output<'a>, RunError> {
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Found {
-            chain: Some(chain),
-            result: Box::new(Simulated::run(spec, chain, opts, obs)?),
-        },
         Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
         Analysis::Modes(opts) => Output::Found {
             chain: Some(chain),
@@ -104,23 +100,29 @@ fn planar<'a>(
             run,
             result: crate::kinds::orbits::run(spec, chain, run, obs)?,
         },
-        Analysis::Registered(r) => Output::Found {
-            chain: Some(chain),
-            result: r.execute(&input(spec, chain), obs)?,
-        },
         other => return Err(not_run(other)),
     })
 }
 
-/// What a kind runs on: the spec's title, model, integrator and start on `chain`.
-fn input<'a>(spec: &'a Spec, chain: &'a Chain) -> Input<'a> {
-    Input {
+/// A registered kind's run on the spec's model: its result, beside the run's record on the
+/// planar chain (a cart-chain result writes it all).
+fn registered<'a>(
+    spec: &'a Spec,
+    r: &crate::kinds::Registered,
+    obs: &mut dyn Observer,
+) -> Result<Output<'a>, RunError> {
+    let input = Input {
         title: &spec.title,
         model_name: &spec.model_name,
-        chain,
+        model: &spec.model,
         method: &spec.method,
         x0: &spec.x0,
-    }
+        figures: &spec.figures,
+    };
+    Ok(Output::Found {
+        chain: spec.model.planar(),
+        result: r.execute(&input, obs)?,
+    })
 }
 
 /// The estimators as the spec names them, each result describing itself
@@ -225,10 +227,6 @@ fn cart_chain<'a>(
 ) -> Result<Output<'a>, RunError> {
     let (method, x0) = (&spec.method, spec.x0.as_slice());
     Ok(match &spec.analysis {
-        Analysis::Simulate(opts) => Output::Found {
-            chain: None,
-            result: Box::new(CartSimulated::run(spec, sys, opts, obs)?),
-        },
         Analysis::Lyapunov(run) => Output::Found {
             chain: None,
             result: Box::new(SpectrumResult {

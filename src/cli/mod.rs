@@ -116,11 +116,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 7] = [
-    (
-        "simulate",
-        "Integrate a model from an initial state and write the sampled trajectory.",
-    ),
+const SPEC_COMMANDS: [(&str, &str); 6] = [
     (
         "modes",
         "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
@@ -574,8 +570,8 @@ fn execute_run(
     }
     let prints_report = matches!(
         spec.analysis,
-        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Orbits(_) | Analysis::Registered(_)
-    );
+        Analysis::Modes(_) | Analysis::Lyapunov(_) | Analysis::Orbits(_)
+    ) || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
@@ -627,8 +623,7 @@ fn execute_run(
         Analysis::Animate(_) => animate::run(&ctx),
         Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
-        Analysis::Simulate(_)
-        | Analysis::Lyapunov(_)
+        Analysis::Lyapunov(_)
         | Analysis::Modes(_)
         | Analysis::Orbits(_)
         | Analysis::Registered(_) => run_library(&ctx),

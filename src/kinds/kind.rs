@@ -1,16 +1,19 @@
 //! What a kind is to the layers around it: its registry entry ([`Kind`]), its spec table as
 //! the spec holds it (plain TOML, read by the kind: [`read_table`]), its validated settings
-//! ([`Settings`], held by the spec as [`Registered`]) and what a run runs on ([`Input`]). Each
-//! kind's folder implements these; `kinds/mod.rs` lists the kinds.
+//! ([`Settings`], held by the spec as [`Registered`]) and what a run runs on ([`Input`]: the
+//! model, planar or cart chain, that the entry says it runs on). Each kind's folder implements
+//! these; `kinds/mod.rs` lists the kinds.
 
 use super::memory::Term;
 use crate::error::FieldError;
 use crate::finding::Finding;
 use crate::integrate::Method;
 use crate::kinds::RunError;
-use crate::model::Chain;
+use crate::model::{Chain, Model};
 use crate::observe::Observer;
 use crate::plot::PlotError;
+use crate::spec::Figures;
+use crate::store::RunInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::any::Any;
@@ -25,20 +28,46 @@ pub struct Kind {
     /// The one-line help of its command.
     pub about: &'static str,
     /// Reads its table as written ([`read_table`] of its table type): unknown fields and
-    /// wrong types are refused here, when the spec is parsed.
-    pub read: fn(toml::Table) -> Result<toml::Table, TableError>,
+    /// wrong types, the table's own included (`simulate = 3`), are refused here, when the
+    /// spec is parsed.
+    pub read: fn(toml::Value) -> Result<toml::Table, TableError>,
     /// Its table's fields in the order its type declares them ([`table_fields`]), the order
     /// in which a spec echoes the table.
     pub fields: fn() -> &'static [&'static str],
-    /// Validates its table (empty when the spec has none) for a run on `chain` from the rest
-    /// of the spec ([`SpecParts`]): the run's settings, its integrator and its start.
+    /// The models it runs on, by their names in specs ([`Model::kind`]): the spec refuses it
+    /// on any other.
+    pub models: &'static [&'static str],
+    /// Whether its run prints a text report: a run that does not, with no file, figure or
+    /// JSON to write, has nothing to show and is refused.
+    pub reports: bool,
+    /// Validates its table (empty when the spec has none) for a run on `model` (one of
+    /// [`Kind::models`]) from the rest of the spec ([`SpecParts`]): the run's settings, its
+    /// integrator and its start.
     pub validate: Validate,
 }
 
-/// A kind's validation ([`Kind::validate`]): its table, the chain and the rest of the spec
+impl Kind {
+    /// Whether it runs on `model` ([`Kind::models`]).
+    pub fn runs_on(&self, model: &Model) -> bool {
+        self.models.contains(&model.kind())
+    }
+}
+
+/// The models of a kind that runs on the planar chain only ([`Kind::models`]).
+pub const PLANAR_ONLY: &[&str] = &["planar-chain"];
+
+/// The planar chain of `model` for kind `kind`, which runs on it only; on another model the
+/// refusal a run of it has always met.
+pub fn planar_chain<'m>(kind: &str, model: &'m Model) -> Result<&'m Chain, FieldError> {
+    model.planar().ok_or_else(|| {
+        FieldError::unled("kind").text(format!("{kind} is offered for the planar chain only"))
+    })
+}
+
+/// A kind's validation ([`Kind::validate`]): its table, the model and the rest of the spec
 /// in; its settings, its integrator and its initial state out.
 pub type Validate =
-    fn(&toml::Table, &Chain, &dyn SpecParts) -> Result<(Registered, Method, Vec<f64>), FieldError>;
+    fn(&toml::Table, &Model, &dyn SpecParts) -> Result<(Registered, Method, Vec<f64>), FieldError>;
 
 /// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
 /// its `[initial]` (the spec's tables, which the kind does not parse itself).
@@ -50,7 +79,8 @@ pub trait SpecParts {
     fn method(&self, dt_out: Option<f64>, tolerance: Option<f64>) -> Result<Method, FieldError>;
     /// Whether the spec gives an `[initial]` state.
     fn has_start(&self) -> bool;
-    /// The `[initial]` state of the chain (a missing one refused as every kind refuses it).
+    /// The `[initial]` state in the model's coordinates (a missing one refused as every kind
+    /// refuses it).
     fn start(&self) -> Result<Vec<f64>, FieldError>;
 }
 
@@ -66,9 +96,9 @@ pub struct TableError {
 /// checked field by field, and given back as `T` writes it, so that a spec echoes its tables
 /// the same way whether they came from a file, flags or Python.
 pub fn read_table<T: DeserializeOwned + Serialize>(
-    table: toml::Table,
+    table: toml::Value,
 ) -> Result<toml::Table, TableError> {
-    let typed: T = serde_path_to_error::deserialize(toml::Value::Table(table)).map_err(|e| {
+    let typed: T = serde_path_to_error::deserialize(table).map_err(|e| {
         let path = e.path().to_string();
         TableError {
             path: if path == "." { String::new() } else { path },
@@ -153,9 +183,38 @@ pub trait Found: Finding {
     }
 }
 
-/// What a run of a kind runs on: the validated spec's title, model, integrator and start
-/// (the same record of a run the store writes beside every result).
-pub use crate::store::RunInfo as Input;
+/// What a run of a kind runs on: the validated spec's title, model, integrator and start.
+#[derive(Debug, Clone, Copy)]
+pub struct Input<'a> {
+    pub title: &'a str,
+    /// Preset name, "custom" or "cart-chain".
+    pub model_name: &'a str,
+    pub model: &'a Model,
+    pub method: &'a Method,
+    /// Initial state in the model's coordinates (planar: (θ, θ̇)).
+    pub x0: &'a [f64],
+    /// The spec's still figures (`[figures]`), which a simulation draws besides its figure.
+    pub figures: &'a Figures,
+}
+
+impl<'a> Input<'a> {
+    /// The planar chain, for kind `kind` that runs on it only ([`planar_chain`]).
+    pub fn planar(&self, kind: &str) -> Result<&'a Chain, FieldError> {
+        planar_chain(kind, self.model)
+    }
+
+    /// The record of the run the store writes beside a result on the planar chain (None on
+    /// the cart chain, whose results write their run themselves).
+    pub fn run_info(&self) -> Option<RunInfo<'a>> {
+        Some(RunInfo {
+            title: self.title,
+            model_name: self.model_name,
+            chain: self.model.planar()?,
+            method: self.method,
+            x0: self.x0,
+        })
+    }
+}
 
 /// Cloning and comparing a [`Settings`] behind a box (what a spec, which is cloned and
 /// compared, needs of it); every `Clone + PartialEq` settings type has it.

@@ -12,8 +12,9 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies and poincare. The results of simulate, modes and lyapunov are
-//! [`Found`]s in their folders here (their tables and validation still in `spec/`), and so are
+//! Registered so far: frequencies, poincare (planar chain) and simulate (either model). The
+//! results of modes and lyapunov are [`Found`]s in their folders here (their tables and
+//! validation still in `spec/`), and so are
 //! animate's and control's (run by their commands); measure's runs and results are here
 //! (written by the store's measure writers, reported by `cli/measure/`); orbits has its run,
 //! group, figure and report here (its table in `spec/orbits/`); map keeps its slices in `spec/`,
@@ -34,12 +35,12 @@ pub mod simulate;
 
 pub use error::RunError;
 pub use kind::{
-    read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same, Settings,
-    SpecParts, TableError,
+    planar_chain, read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same,
+    Settings, SpecParts, TableError, PLANAR_ONLY,
 };
 
 /// Every registered kind.
-pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND];
+pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND, simulate::KIND];
 
 /// The registered kind called `name` (its spec table, command and result group).
 pub fn named(name: &str) -> Option<&'static Kind> {

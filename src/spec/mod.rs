@@ -37,9 +37,8 @@
 
 use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::{AnimateOptions, SimulateOptions};
+use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
-use crate::model::{CartChain, Chain};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -58,7 +57,6 @@ mod paths;
 mod reading;
 /// Renamed fields, refused by name (a registered kind's table refuses its own with them).
 pub(crate) mod retired;
-mod simulate;
 mod sweep;
 mod tables;
 mod title;
@@ -90,7 +88,6 @@ pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub(crate) use reading::mark_field;
 pub use reading::{parse, parse_model, parse_table};
-pub use simulate::SimulateSpec;
 pub use sweep::{
     point_file, points_beside, swept_kinds, Axis, AxisSpec, Combine, Count, SweepPlan, SweepPoint,
     SweepTable, MAX_SWEEP_POINTS,
@@ -118,7 +115,6 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub simulate: Option<SimulateSpec>,
     pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
@@ -174,50 +170,25 @@ pub struct OutputSpec {
     pub plot: Option<PathBuf>,
 }
 
-/// The validated model: what evolves. A third model is a third variant here and in
-/// [`ModelFile`]; the CLI does not change.
-#[derive(Debug, Clone)]
-pub enum Model {
-    /// Planar chain of general links (angles from the downward vertical).
-    Planar(Chain),
-    /// Chain of spherical pendulums on a cart, on (S²)ⁿ × R².
-    Cart(CartChain),
-}
+/// The validated model (the model layer's, named here as the spec has always named it).
+pub use crate::model::Model;
 
 impl Model {
-    /// The model's name in specs (`[model] kind`) and files.
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Model::Planar(_) => "planar-chain",
-            Model::Cart(_) => "cart-chain",
-        }
-    }
-    /// The analysis kinds this model supports (the registered kinds run on the planar chain),
-    /// in [`KIND_ORDER`].
+    /// The analysis kinds this model supports, in the order of [`kinds`]: the registered
+    /// kinds that run on it ([`crate::kinds::Kind::runs_on`]) and those not registered yet
+    /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
-        match self {
-            Model::Planar(_) => {
-                const PLANAR: &[&str] = &[
-                    "simulate", "modes", "lyapunov", "poincare", "map", "animate", "measure",
-                    "orbits",
-                ];
-                PLANAR.iter().copied().chain(registered(PLANAR)).collect()
-            }
-            Model::Cart(_) => vec!["simulate", "modes", "lyapunov", "control"],
-        }
-    }
-    /// The planar chain, for the analyses only it supports.
-    pub fn planar(&self) -> Option<&Chain> {
-        match self {
-            Model::Planar(c) => Some(c),
-            Model::Cart(_) => None,
-        }
-    }
-    pub fn links(&self) -> usize {
-        match self {
-            Model::Planar(c) => c.links(),
-            Model::Cart(c) => c.links(),
-        }
+        let unregistered: &[&str] = match self {
+            Model::Planar(_) => &["modes", "lyapunov", "map", "animate", "measure", "orbits"],
+            Model::Cart(_) => &["modes", "lyapunov", "control"],
+        };
+        kinds()
+            .into_iter()
+            .filter(|k| match crate::kinds::named(k) {
+                Some(kind) => kind.runs_on(self),
+                None => unregistered.contains(k),
+            })
+            .collect()
     }
 }
 
@@ -247,7 +218,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Simulate(SimulateOptions),
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
     Map(MapOptions),
@@ -262,7 +232,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Simulate(_) => "simulate",
             Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",

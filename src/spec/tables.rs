@@ -104,8 +104,10 @@ impl<'de> Deserialize<'de> for KindTables {
                         let e = serde::de::value::Error::unknown_field(&key, fields());
                         return Err(A::Error::custom(mark_field(&key, &e.to_string())));
                     };
+                    // Any value: the kind's table type refuses one that is not a table, in its
+                    // own words (`expected struct SimulateSpec`).
                     let table = a
-                        .next_value::<toml::Table>()
+                        .next_value::<toml::Value>()
                         .map_err(|e| A::Error::custom(mark_field(&key, &e.to_string())))?;
                     let read = (kind.read)(table).map_err(|e| {
                         let path = match e.path.as_str() {

@@ -5,10 +5,9 @@
 
 use super::{
     cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
-    result_format, simulate, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError,
-    SpecFile, Validated,
+    result_format, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile,
+    Validated,
 };
-use crate::model::Chain;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
@@ -18,7 +17,6 @@ impl SpecFile {
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
-            ("simulate", self.simulate.is_some()),
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
@@ -134,10 +132,12 @@ impl SpecFile {
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
-            "simulate" => simulate::validate(self, model)?,
             "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
             "control" => cart::validate_control(self, model)?,
+            registered if crate::kinds::named(registered).is_some() => {
+                self.validate_registered(registered, model)?
+            }
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
@@ -145,7 +145,7 @@ impl SpecFile {
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
                     "animate" => visual::validate_animate(self, chain)?,
-                    registered => self.validate_registered(registered, chain)?,
+                    other => unreachable!("{other} is checked by kinds()"),
                 }
             }
         })
@@ -203,15 +203,12 @@ impl SpecFile {
 
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
     /// no table is an empty one, so that the kind names what is missing).
-    fn validate_registered(&self, kind: &str, chain: &Chain) -> Result<Validated, SpecError> {
+    fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
-        let parts = Parts {
-            file: self,
-            links: chain.links(),
-        };
-        let (run, method, x0) = (entry.validate)(table, chain, &parts)?;
+        let parts = Parts { file: self, model };
+        let (run, method, x0) = (entry.validate)(table, model, &parts)?;
         Ok(Validated {
             analysis: Analysis::Registered(run),
             x0,
@@ -273,7 +270,7 @@ fn offered(model: &Model, kind: &str) -> Result<(), SpecError> {
 /// The integrator and start of a spec as a registered kind's validation reads them.
 struct Parts<'a> {
     file: &'a SpecFile,
-    links: usize,
+    model: &'a Model,
 }
 
 impl crate::kinds::SpecParts for Parts<'_> {
@@ -299,6 +296,9 @@ impl crate::kinds::SpecParts for Parts<'_> {
     }
 
     fn start(&self) -> Result<Vec<f64>, SpecError> {
-        self.file.initial.state(self.links)
+        match self.model {
+            Model::Planar(chain) => self.file.initial.state(chain.links()),
+            Model::Cart(chain) => self.file.initial.cart_state(chain),
+        }
     }
 }

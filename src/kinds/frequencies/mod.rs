@@ -14,7 +14,7 @@ pub use found::{FrequenciesResult, TOLERANCE_RULE};
 pub use run::IDENTIFY_TOLERANCE;
 pub use table::{validate, FrequenciesRun, FrequenciesSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{samples_term, solver_term, Term, F64};
 use crate::kinds::RunError;
 use crate::observe::Observer;
@@ -25,6 +25,8 @@ pub const KIND: Kind = Kind {
     about: "Frequency analysis (NAFF) of one orbit: each link's lines, the fundamental frequencies, their combinations and the diffusion index.",
     read: read_table::<FrequenciesSpec>,
     fields: table_fields::<FrequenciesSpec>,
+    models: PLANAR_ONLY,
+    reports: true,
     validate: table::validate_table,
 };
 

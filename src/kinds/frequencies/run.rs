@@ -59,7 +59,7 @@ pub fn run(
     run: &FrequenciesRun,
     obs: &mut dyn Observer,
 ) -> Result<FrequenciesResult, RunError> {
-    let chain = input.chain;
+    let chain = input.planar(super::KIND.name)?;
     let (w_ref, derived) = omega_ref(chain, run)?;
     let sim = SimulateOptions {
         t_end: run.t_end,

@@ -3,8 +3,8 @@
 use crate::analysis::frequency::{NaffOptions, MAX_FUNDAMENTALS, MAX_WINDOW_ORDER, MIN_SAMPLES};
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
-use crate::model::Chain;
+use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::model::{Chain, Model};
 use serde::{Deserialize, Serialize};
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -64,9 +64,10 @@ pub struct FrequenciesRun {
 /// run starts from the spec's `[initial]` state.
 pub fn validate_table(
     table: &toml::Table,
-    chain: &Chain,
+    model: &Model,
     spec: &dyn SpecParts,
 ) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let chain = planar_chain(super::KIND.name, model)?;
     let s: FrequenciesSpec = typed_table(super::KIND.name, table)?;
     let (run, method) = validate(&s, chain, &|dt| spec.method(dt, None))?;
     Ok((Registered(Box::new(run)), method, spec.start()?))

@@ -15,7 +15,7 @@ pub mod table;
 pub use found::PoincareSection;
 pub use table::{validate_table, OneOrMany, PoincareSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{links_driver, solver, threads, Term, F64};
 use crate::analysis::poincare::{self, PoincareOptions, Sampling};
 use crate::error::FieldError;
@@ -28,6 +28,8 @@ pub const KIND: Kind = Kind {
     about: "Poincaré sections on energy shells (or stroboscopic sections of a driven chain).",
     read: read_table::<PoincareSpec>,
     fields: table_fields::<PoincareSpec>,
+    models: PLANAR_ONLY,
+    reports: true,
     validate: table::validate_table,
 };
 
@@ -95,7 +97,7 @@ pub fn run(
     opts: &PoincareOptions,
     obs: &mut dyn Observer,
 ) -> Result<PoincareSection, RunError> {
-    let chain = input.chain;
+    let chain = input.planar(KIND.name)?;
     let result = poincare::poincare(chain, opts, obs)?;
     if result.complete && result.crossings() == 0 {
         return Err(FieldError::new(

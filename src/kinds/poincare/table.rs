@@ -4,8 +4,8 @@
 use crate::analysis::poincare::PoincareOptions;
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
-use crate::model::Chain;
+use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::model::{Chain, Model};
 use crate::spec::retired::{self, Retired};
 use crate::spec::{refuse_given, state_coordinate};
 use serde::{Deserialize, Serialize};
@@ -507,9 +507,10 @@ impl PoincareSpec {
 /// starts from the spec's `[initial]` state when it gives one (else from the energy shells').
 pub fn validate_table(
     table: &toml::Table,
-    chain: &Chain,
+    model: &Model,
     spec: &dyn SpecParts,
 ) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let chain = planar_chain(super::KIND.name, model)?;
     let initial = if spec.has_start() {
         Some(spec.start()?)
     } else {

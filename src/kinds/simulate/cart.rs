@@ -6,12 +6,10 @@ use crate::analysis::cart::CartTrajectory;
 use crate::analysis::{self, SimulateOptions};
 use crate::finding::{Finding, Record};
 use crate::integrate::Method;
-use crate::kinds::Found;
-use crate::kinds::RunError;
+use crate::kinds::{Found, Input, RunError};
 use crate::model::CartChain;
 use crate::observe::Observer;
 use crate::plot::{CartFigure, PlotError};
-use crate::spec::Spec;
 use crate::store;
 use ndarray::{Array2, Array3};
 use serde_json::json;
@@ -28,18 +26,18 @@ pub struct CartSimulated {
 }
 
 impl CartSimulated {
-    /// Integrates `spec`'s start on `sys` as `opts` asks, reporting to `observer`.
+    /// Integrates `input`'s start on `sys` as `opts` asks, reporting to `observer`.
     pub fn run(
-        spec: &Spec,
+        input: &Input<'_>,
         sys: &CartChain,
         opts: &SimulateOptions,
         observer: &mut dyn Observer,
     ) -> Result<CartSimulated, RunError> {
-        let trajectory = analysis::simulate(sys, &spec.method, &spec.x0, opts, observer)?;
+        let trajectory = analysis::simulate(sys, input.method, input.x0, opts, observer)?;
         Ok(CartSimulated {
-            title: spec.title.clone(),
+            title: input.title.to_string(),
             sys: sys.clone(),
-            method: spec.method,
+            method: *input.method,
             trajectory,
         })
     }

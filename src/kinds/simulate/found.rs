@@ -6,13 +6,12 @@ use super::energy_and_work;
 use crate::analysis::animate::LinkEndPath;
 use crate::analysis::{self, EnergyBudget, SimulateOptions, Trajectory};
 use crate::finding::{Finding, Record, RunPart, Scalar};
-use crate::kinds::Found;
-use crate::kinds::RunError;
+use crate::kinds::{Found, Input, RunError};
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::lab::{self, EnergyFigure, PhasePortrait, Spirograph};
 use crate::plot::PlotError;
-use crate::spec::{Figures, Spec};
+use crate::spec::Figures;
 use serde_json::json;
 use std::path::Path;
 
@@ -31,19 +30,19 @@ pub struct Simulated {
 }
 
 impl Simulated {
-    /// Integrates `spec`'s start on `chain` as `opts` asks, reporting to `observer`.
+    /// Integrates `input`'s start on `chain` as `opts` asks, reporting to `observer`.
     pub fn run(
-        spec: &Spec,
+        input: &Input<'_>,
         chain: &Chain,
         opts: &SimulateOptions,
         observer: &mut dyn Observer,
     ) -> Result<Simulated, RunError> {
-        let trajectory = analysis::simulate(chain, &spec.method, &spec.x0, opts, observer)?;
+        let trajectory = analysis::simulate(chain, input.method, input.x0, opts, observer)?;
         Ok(Simulated {
-            title: spec.title.clone(),
+            title: input.title.to_string(),
             chain: chain.clone(),
             opts: *opts,
-            figures: spec.figures.clone(),
+            figures: input.figures.clone(),
             trajectory,
         })
     }

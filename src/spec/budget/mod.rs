@@ -15,7 +15,7 @@ mod terms;
 
 use terms::{
     animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms,
-    orbits_terms, simulate_terms,
+    orbits_terms,
 };
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
@@ -146,7 +146,6 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Simulate(o) => Some(o.t_end),
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
@@ -160,7 +159,6 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Simulate(_) => "simulate.t_end",
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
@@ -192,7 +190,6 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Simulate(o) => simulate_terms(o, &self.model, n, dim, &mut terms),
             Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
             Analysis::Modes(o) => modes_terms(o, &self.model, n, &mut terms),
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
