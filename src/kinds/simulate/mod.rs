@@ -17,8 +17,8 @@ pub use table::{SimulateRun, SimulateSpec};
 
 use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
 use super::memory::{links_driver, samples_term, solver, Term, F64};
-use crate::kinds::RunError;
 use crate::finding::Record;
+use crate::kinds::RunError;
 use crate::model::Model;
 use crate::observe::Observer;
 
