@@ -249,7 +249,7 @@ fn cart_chain<'a>(
 /// An analysis [`execute`] does not run on this model (the spec's validation refuses most).
 fn not_run(a: &Analysis) -> RunError {
     match a {
-        Analysis::Animate(_) | Analysis::Control(_) | Analysis::Measure(_) => {
+        Analysis::Animate(_) | Analysis::Measure(_) => {
             FieldError::new("kind", format!("{} is run by its front end", a.kind()))
         }
         _ => FieldError::unled("kind")

@@ -7,7 +7,6 @@
 mod animate;
 mod bench;
 mod bench_visual;
-mod control;
 mod flags;
 mod map;
 mod measure;
@@ -116,7 +115,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 6] = [
+const SPEC_COMMANDS: [(&str, &str); 5] = [
     (
         "modes",
         "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
@@ -132,10 +131,6 @@ const SPEC_COMMANDS: [(&str, &str); 6] = [
     (
         "animate",
         "Animated GIF / PNG frames of a chain with fading traces and kinetic-energy bars.",
-    ),
-    (
-        "control",
-        "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
     ),
     (
         "orbits",
@@ -621,7 +616,6 @@ fn execute_run(
     };
     match &spec.analysis {
         Analysis::Animate(_) => animate::run(&ctx),
-        Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Lyapunov(_)
         | Analysis::Modes(_)

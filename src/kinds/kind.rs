@@ -82,6 +82,10 @@ pub trait SpecParts {
     /// The `[initial]` state in the model's coordinates (a missing one refused as every kind
     /// refuses it).
     fn start(&self) -> Result<Vec<f64>, FieldError>;
+    /// [`SpecParts::start`] of a cart chain that, where `[initial]` gives no `q`, starts at
+    /// `equilibrium` tilted by `tilt` rad unless it names its own (a start near the
+    /// equilibrium a run steers to); a planar chain's is its [`SpecParts::start`].
+    fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, FieldError>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

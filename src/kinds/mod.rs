@@ -12,10 +12,11 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare (planar chain) and simulate (either model). The
+//! Registered so far: frequencies, poincare (planar chain), simulate (either model) and
+//! control (cart chain). The
 //! results of modes and lyapunov are [`Found`]s in their folders here (their tables and
 //! validation still in `spec/`), and so are
-//! animate's and control's (run by their commands); measure's runs and results are here
+//! animate's (run by its command); measure's runs and results are here
 //! (written by the store's measure writers, reported by `cli/measure/`); orbits has its run,
 //! group, figure and report here (its table in `spec/orbits/`); map keeps its slices in `spec/`,
 //! `store/`, `plot/` and `cli/`.
@@ -40,7 +41,12 @@ pub use kind::{
 };
 
 /// Every registered kind.
-pub const KINDS: &[Kind] = &[frequencies::KIND, poincare::KIND, simulate::KIND];
+pub const KINDS: &[Kind] = &[
+    frequencies::KIND,
+    poincare::KIND,
+    simulate::KIND,
+    control::KIND,
+];
 
 /// The registered kind called `name` (its spec table, command and result group).
 pub fn named(name: &str) -> Option<&'static Kind> {

@@ -74,7 +74,7 @@ pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
 };
-pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
+pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
@@ -119,7 +119,6 @@ pub struct SpecFile {
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
-    pub control: Option<ControlSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
     /// Periodic orbits, their branches and orbit diagrams.
@@ -180,7 +179,7 @@ impl Model {
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
             Model::Planar(_) => &["modes", "lyapunov", "map", "animate", "measure", "orbits"],
-            Model::Cart(_) => &["modes", "lyapunov", "control"],
+            Model::Cart(_) => &["modes", "lyapunov"],
         };
         kinds()
             .into_iter()
@@ -222,7 +221,6 @@ pub enum Analysis {
     Lyapunov(LyapunovRun),
     Map(MapOptions),
     Animate(AnimateOptions),
-    Control(ControlOptions),
     Measure(MeasureRun),
     Orbits(Box<OrbitsRun>),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
@@ -236,7 +234,6 @@ impl Analysis {
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",
-            Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
             Analysis::Orbits(_) => "orbits",
             Analysis::Registered(r) => r.kind().name,
@@ -440,9 +437,13 @@ mod tests {
         assert!(e.message.contains("unknown model kind `rope`"), "{e}");
         // A control spec without a start begins at its target, tilted by 0.05 rad.
         let s = spec(&format!("kind = \"control\"\n{CART}")).unwrap();
-        let Analysis::Control(c) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a control spec")
         };
+        let c = r
+            .as_any()
+            .downcast_ref::<crate::kinds::control::ControlOptions>();
+        let c = c.expect("control's settings");
         assert_eq!(c.signs, vec![-1.0, -1.0]);
     }
 }

@@ -372,13 +372,15 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
 }
 
 /// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
-/// scalars, [`crate::finding::Finding::scalars`]).
+/// scalars, [`crate::finding::Finding::scalars`]) but those a sweep has never run.
 pub fn swept_kinds() -> Vec<&'static str> {
     const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
+    /// A closed loop has no sweep scalars.
+    const NOT_SWEPT: &[&str] = &["control"];
     LISTED
         .iter()
         .copied()
-        .chain(super::registered(LISTED))
+        .chain(super::registered(LISTED).filter(|k| !NOT_SWEPT.contains(k)))
         .chain(["measure"])
         .collect()
 }

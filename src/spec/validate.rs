@@ -21,7 +21,6 @@ impl SpecFile {
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
             ("animate", self.animate.is_some()),
-            ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
             ("orbits", self.orbits.is_some()),
         ]
@@ -134,7 +133,6 @@ impl SpecFile {
         Ok(match kind {
             "modes" => modes::validate(self, model)?,
             "lyapunov" => lyapunov::validate(self, model)?,
-            "control" => cart::validate_control(self, model)?,
             registered if crate::kinds::named(registered).is_some() => {
                 self.validate_registered(registered, model)?
             }
@@ -300,5 +298,19 @@ impl crate::kinds::SpecParts for Parts<'_> {
             Model::Planar(chain) => self.file.initial.state(chain.links()),
             Model::Cart(chain) => self.file.initial.cart_state(chain),
         }
+    }
+
+    fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, SpecError> {
+        let Model::Cart(chain) = self.model else {
+            return self.start();
+        };
+        let mut start = self.file.initial.clone();
+        if start.q.is_none() {
+            start
+                .equilibrium
+                .get_or_insert_with(|| equilibrium.to_string());
+            start.tilt.get_or_insert(tilt);
+        }
+        start.cart_state(chain)
     }
 }

@@ -14,8 +14,7 @@ mod steps;
 mod terms;
 
 use terms::{
-    animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms,
-    orbits_terms,
+    animate_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms, orbits_terms,
 };
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
@@ -150,7 +149,6 @@ impl Spec {
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
-            Analysis::Control(o) => Some(o.t_end),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
             Analysis::Modes(_) | Analysis::Orbits(_) => None,
         }
@@ -162,7 +160,6 @@ impl Spec {
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
-            Analysis::Control(_) => "control.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
             Analysis::Modes(_) => "modes",
             Analysis::Orbits(_) => "orbits",
@@ -190,7 +187,6 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
             Analysis::Modes(o) => modes_terms(o, &self.model, n, &mut terms),
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),

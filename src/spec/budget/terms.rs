@@ -8,33 +8,8 @@ use crate::analysis::measure::{MeasureOptions, What};
 use crate::analysis::modes::ModesOptions;
 use crate::analysis::AnimateOptions;
 use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
-use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun, Model};
+use crate::spec::{LyapunovEstimator, LyapunovRun, Model};
 use crate::store::map::FIGURE_EDGE;
-
-/// A controlled cart chain: the closed loop's samples and the LQR's matrices.
-pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let nf = n as f64;
-    let samples = (o.t_end / o.dt_out).floor() + 2.0;
-    // The samples, their error ‖z‖, and the copy of both the file's record holds while it is
-    // written (as a cart chain's simulation counts it).
-    let per = 2.0 * (2.0 * dim + 3.0 * (nf + 1.0) + 4.0 + 1.0) * F64;
-    terms.push(samples_term(
-        samples,
-        per,
-        n,
-        "control.t_end",
-        "the closed loop",
-    ));
-    // The LQR: the Hamiltonian matrix of the 2(2N + 2) linear states, its Schur
-    // form and the PBH test's copies.
-    let m = 2.0 * (2.0 * nf + 2.0);
-    terms.push(Term {
-        bytes: 40.0 * F64 * m * m,
-        field: "model.links",
-        driver: links_driver(n),
-        what: "the LQR's matrices",
-    });
-}
 
 /// The modes: the dense matrices of every equilibrium (a damped chain's and the check's
 /// besides).
