@@ -240,7 +240,7 @@ pub fn report_found(ctx: &Run, f: &dyn Found, wall: f64) -> Result<(), CliError>
 }
 
 /// The rest of a run whose result describes itself, after [`pendula::run::execute`] or a
-/// command that runs its kind itself (`animate`, `control`, which `execute` does not offer):
+/// command that runs its kind itself (`animate`, which `execute` does not offer):
 /// told its wall time, its file written as the library's outcome, then [`report_found`];
 /// `start`, when the run began.
 pub fn finish_found(

@@ -12,11 +12,11 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare (planar chain), simulate (either model) and
-//! control (cart chain). The
+//! Registered so far: frequencies, poincare, animate (planar chain), simulate (either model)
+//! and control (cart chain); animate's run is its command's, which checks the files it
+//! writes ([`crate::run::execute`] refuses it). The
 //! results of modes and lyapunov are [`Found`]s in their folders here (their tables and
-//! validation still in `spec/`), and so are
-//! animate's (run by its command); measure's runs and results are here
+//! validation still in `spec/`); measure's runs and results are here
 //! (written by the store's measure writers, reported by `cli/measure/`); orbits has its run,
 //! group, figure and report here (its table in `spec/orbits/`); map keeps its slices in `spec/`,
 //! `store/`, `plot/` and `cli/`.
@@ -46,6 +46,7 @@ pub const KINDS: &[Kind] = &[
     poincare::KIND,
     simulate::KIND,
     control::KIND,
+    animate::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

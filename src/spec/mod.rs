@@ -37,7 +37,6 @@
 
 use crate::analysis::map::MapOptions;
 use crate::analysis::modes::ModesOptions;
-use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -118,7 +117,6 @@ pub struct SpecFile {
     pub modes: Option<ModesSpec>,
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
-    pub animate: Option<AnimateSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
     /// Periodic orbits, their branches and orbit diagrams.
@@ -178,7 +176,7 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["modes", "lyapunov", "map", "animate", "measure", "orbits"],
+            Model::Planar(_) => &["modes", "lyapunov", "map", "measure", "orbits"],
             Model::Cart(_) => &["modes", "lyapunov"],
         };
         kinds()
@@ -220,7 +218,6 @@ pub enum Analysis {
     Modes(ModesOptions),
     Lyapunov(LyapunovRun),
     Map(MapOptions),
-    Animate(AnimateOptions),
     Measure(MeasureRun),
     Orbits(Box<OrbitsRun>),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
@@ -233,7 +230,6 @@ impl Analysis {
             Analysis::Modes(_) => "modes",
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
-            Analysis::Animate(_) => "animate",
             Analysis::Measure(_) => "measure",
             Analysis::Orbits(_) => "orbits",
             Analysis::Registered(r) => r.kind().name,

@@ -375,8 +375,8 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
 /// scalars, [`crate::finding::Finding::scalars`]) but those a sweep has never run.
 pub fn swept_kinds() -> Vec<&'static str> {
     const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
-    /// A closed loop has no sweep scalars.
-    const NOT_SWEPT: &[&str] = &["control"];
+    /// A closed loop and an animation have no sweep scalars.
+    const NOT_SWEPT: &[&str] = &["control", "animate"];
     LISTED
         .iter()
         .copied()

@@ -5,8 +5,7 @@
 
 use super::{
     cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, modes, orbits,
-    result_format, sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile,
-    Validated,
+    result_format, sweep, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 
 impl SpecFile {
@@ -20,7 +19,6 @@ impl SpecFile {
             ("modes", self.modes.is_some()),
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
-            ("animate", self.animate.is_some()),
             ("measure", self.measure.is_some()),
             ("orbits", self.orbits.is_some()),
         ]
@@ -142,7 +140,6 @@ impl SpecFile {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
                     "orbits" => orbits::validate(self, chain)?,
-                    "animate" => visual::validate_animate(self, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
             }
@@ -312,5 +309,16 @@ impl crate::kinds::SpecParts for Parts<'_> {
             start.tilt.get_or_insert(tilt);
         }
         start.cart_state(chain)
+    }
+
+    fn step_given(&self) -> bool {
+        self.file.integrator.dt.is_some() || self.file.integrator.substeps.is_some()
+    }
+
+    fn fixed_method(&self, name: &str, dt: f64) -> Result<crate::integrate::Method, SpecError> {
+        let mut integ = self.file.integrator.clone();
+        integ.method = Some(name.into());
+        integ.dt = Some(dt);
+        integ.method(None)
     }
 }

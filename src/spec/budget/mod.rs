@@ -13,10 +13,8 @@ use crate::model::System;
 mod steps;
 mod terms;
 
-use terms::{
-    animate_terms, lyapunov_terms, map_terms, measure_spec_terms, modes_terms, orbits_terms,
-};
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
+use terms::{lyapunov_terms, map_terms, measure_spec_terms, modes_terms, orbits_terms};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -148,7 +146,6 @@ impl Spec {
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
-            Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
             Analysis::Modes(_) | Analysis::Orbits(_) => None,
         }
@@ -159,7 +156,6 @@ impl Spec {
         match &self.analysis {
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
-            Analysis::Animate(_) => "animate.duration",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
             Analysis::Modes(_) => "modes",
             Analysis::Orbits(_) => "orbits",
@@ -194,7 +190,6 @@ impl Spec {
                 map_terms(&r.map, true, None, n, dim, &mut terms);
                 measure_spec_terms(r, &mut terms);
             }
-            Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
             Analysis::Orbits(r) => orbits_terms(r, dim, &mut terms),
             Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
         }
