@@ -56,7 +56,7 @@ pub enum Output<'a> {
 /// Runs the analysis of `spec` on its model, reporting to `observer` and stopping when its
 /// token is set ([`Observer::cancel`]). A stopped run returns what it has, marked incomplete
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
-/// `animate`, `control` and `measure` are their front ends' (they draw or read files).
+/// `animate` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
     let output = match (&spec.analysis, &spec.model) {
         (Analysis::Registered(r), _) => registered(spec, r, observer)?,
@@ -190,7 +190,7 @@ fn cart_chain<'a>(
 /// An analysis [`execute`] does not run on this model (the spec's validation refuses most).
 fn not_run(a: &Analysis) -> RunError {
     match a {
-        Analysis::Animate(_) | Analysis::Control(_) | Analysis::Measure(_) => {
+        Analysis::Measure(_) => {
             FieldError::new("kind", format!("{} is run by its front end", a.kind()))
         }
         _ => FieldError::unled("kind")

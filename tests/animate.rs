@@ -528,9 +528,10 @@ fn the_analysis_spec_is_seed_002s_engine() {
         .unwrap()
         .validate()
         .unwrap();
-    let pendula::spec::Analysis::Animate(o) = &spec.analysis else {
+    let pendula::spec::Analysis::Registered(r) = &spec.analysis else {
         panic!("kind")
     };
+    let o = pendula::kinds::animate::options(&**r).expect("an animation");
     assert_eq!(o.frame_count(), 300);
     // δt = α / (fps · S) = 1 / (25 · 10).
     assert_eq!(spec.method, Method::Rk4 { dt: 0.004 });

@@ -4,9 +4,18 @@
 use super::output::prepare_path;
 use super::output::{finish_found, planar, CliError, Run};
 use super::progress::Bar;
+use pendula::kinds::animate::AnimateOptions;
 use pendula::plot::animation::frame_path;
 use pendula::spec::{Analysis, Spec};
 use std::path::Path;
+
+/// The animation's settings of an animate spec (None: another kind).
+pub fn options(spec: &Spec) -> Option<&AnimateOptions> {
+    match &spec.analysis {
+        Analysis::Registered(r) => pendula::kinds::animate::options(&**r),
+        _ => None,
+    }
+}
 
 /// Checks that every still-figure path may be written (before any work).
 pub fn prepare_figures(spec: &Spec, force: bool) -> Result<(), CliError> {
@@ -48,12 +57,20 @@ pub fn prepare_animation(
 /// frames), then writes the HDF5 file, the still frame and the still figures and prints the
 /// summary as for every result ([`super::output::finish_found`]).
 pub fn run(ctx: &Run) -> Result<(), CliError> {
-    let Analysis::Animate(opts) = &ctx.spec.analysis else {
+    let Some(opts) = options(ctx.spec) else {
         unreachable!("called for an animate spec")
     };
     let chain = planar(ctx.spec)?;
     let start = std::time::Instant::now();
     let (mut integrate, mut render) = (Bar::new("integrate"), Bar::new("render"));
-    let result = pendula::kinds::animate::run(ctx.spec, chain, opts, &mut integrate, &mut render)?;
+    let input = pendula::kinds::Input {
+        title: &ctx.spec.title,
+        model_name: &ctx.spec.model_name,
+        model: &ctx.spec.model,
+        method: &ctx.spec.method,
+        x0: &ctx.spec.x0,
+        figures: &ctx.spec.figures,
+    };
+    let result = pendula::kinds::animate::run(&input, chain, opts, &mut integrate, &mut render)?;
     finish_found(ctx, Some(chain), Box::new(result), start)
 }

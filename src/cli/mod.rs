@@ -7,7 +7,6 @@
 mod animate;
 mod bench;
 mod bench_visual;
-mod control;
 mod flags;
 mod map;
 mod measure;
@@ -115,7 +114,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 4] = [
+const SPEC_COMMANDS: [(&str, &str); 2] = [
     (
         "lyapunov",
         "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
@@ -123,14 +122,6 @@ const SPEC_COMMANDS: [(&str, &str); 4] = [
     (
         "map",
         "Initial-condition map (flip time, energy error, Lyapunov, basins): tiled, resumable, shardable.",
-    ),
-    (
-        "animate",
-        "Animated GIF / PNG frames of a chain with fading traces and kinetic-energy bars.",
-    ),
-    (
-        "control",
-        "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
     ),
 ];
 
@@ -471,7 +462,7 @@ fn execute(
     if let Some(d) = sweep::sweep_directory(spec, &outputs) {
         closing.may_fill(&d, "point files", Some("h5"));
     }
-    if let Analysis::Animate(o) = &spec.analysis {
+    if let Some(o) = animate::options(spec) {
         if let Some(g) = &o.gif {
             closing.may_write(g);
         }
@@ -563,10 +554,7 @@ fn execute_run(
     let prints_report = matches!(spec.analysis, Analysis::Lyapunov(_))
         || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
-    let animation = match &spec.analysis {
-        Analysis::Animate(o) => Some(o),
-        _ => None,
-    };
+    let animation = animate::options(spec);
     let visual = !spec.figures.paths().is_empty()
         || animation.is_some_and(|o| o.gif.is_some() || o.frames.is_some());
     if outputs.file.is_none() && outputs.plot.is_none() && !common.json && !prints_report && !visual
@@ -610,8 +598,7 @@ fn execute_run(
         command_line,
     };
     match &spec.analysis {
-        Analysis::Animate(_) => animate::run(&ctx),
-        Analysis::Control(_) => control::run(&ctx),
+        Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Lyapunov(_) | Analysis::Registered(_) => run_library(&ctx),
     }

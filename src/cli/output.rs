@@ -126,7 +126,9 @@ impl Run<'_> {
 /// Refuses `--plot` for a cart-chain run of the library ([`pendula::run::execute`]) before any
 /// work: input checking, so it stays here (a draw would refuse it only after the run).
 pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
-    if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() {
+    // Control draws its cart chain in 3-D.
+    let draws = ctx.spec.analysis.kind() == "control";
+    if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() && !draws {
         return Err(CliError::Input(
             "--plot: the cart-chain figure is drawn for simulate and control".into(),
         ));
@@ -245,7 +247,7 @@ pub fn report_result(
 }
 
 /// The rest of a run whose result describes itself, after [`pendula::run::execute`] or a
-/// command that runs its kind itself (`animate`, `control`, which `execute` does not offer):
+/// command that runs its kind itself (`animate`, which `execute` does not offer):
 /// told its wall time, its file written as the library's outcome, then [`report_found`];
 /// `start`, when the run began.
 pub fn finish_found(

@@ -95,6 +95,14 @@ pub trait SpecParts {
     /// set in its tables and built (a link's own field needs `[[model.link]]` tables, the
     /// chain-wide mass and length a preset); else why not.
     fn model_takes(&self, name: &str, parameter: Parameter, value: f64) -> Result<(), String>;
+    /// [`SpecParts::start`] of a cart chain that, where `[initial]` gives no `q`, starts at
+    /// `equilibrium` tilted by `tilt` rad unless it names its own (a start near the
+    /// equilibrium a run steers to); a planar chain's is its [`SpecParts::start`].
+    fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, FieldError>;
+    /// Whether `[integrator]` gives a step (`dt` or `substeps`).
+    fn step_given(&self) -> bool;
+    /// The spec's integrator run as method `name` with the fixed step `dt` the kind sets.
+    fn fixed_method(&self, name: &str, dt: f64) -> Result<Method, FieldError>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -12,12 +12,12 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare and orbits (planar chain), simulate and modes
-//! (either model). The results of lyapunov are [`Found`]s in its folder here (its table and
-//! validation still in `spec/`), and so are animate's and control's (run by their commands);
-//! measure's runs and results are here (written by the store's measure writers, reported by
-//! `cli/measure/`); map has its runs here (streamed and in memory; its table in `spec/map.rs`,
-//! its file in `store/map/`, its figure in `plot/map/`).
+//! Registered so far: frequencies, poincare, orbits and animate (planar chain), simulate and
+//! modes (either model) and control (cart chain); animate's run is its command's, which checks
+//! the files it writes ([`crate::run::execute`] refuses it). The results of lyapunov are
+//! [`Found`]s in its folder here (its table and validation still in `spec/`), and so are
+//! measure's (its table in `spec/`); map has its runs here (streamed and in memory; its table
+//! in `spec/map.rs`, its file in `store/map/`, its figure in `plot/map/`).
 
 pub mod animate;
 pub mod control;
@@ -46,6 +46,8 @@ pub const KINDS: &[Kind] = &[
     orbits::KIND,
     simulate::KIND,
     modes::KIND,
+    control::KIND,
+    animate::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

@@ -23,10 +23,8 @@
 //!
 //! Initial directions that are not unit vectors, or ω not ⊥ q, are rejected (not normalized).
 
-use super::{
-    positive, Analysis, InitialSpec, Model, Omega, PerLink, SpecError, SpecFile, Validated,
-};
-use crate::analysis::cart::{parse_signs, LqrWeights};
+use super::{InitialSpec, Omega, PerLink, SpecError};
+use crate::analysis::cart::parse_signs;
 use crate::model::{CartChain, CartChainParams, CartInput, ModelError};
 use serde::{Deserialize, Serialize};
 
@@ -54,86 +52,6 @@ pub struct InputSpec {
     pub amplitude: Option<[f64; 2]>,
     pub omega: Option<f64>,
     pub phase: Option<f64>,
-}
-
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ControlSpec {
-    /// The equilibrium to stabilize (default "inverted").
-    pub equilibrium: Option<String>,
-    pub q_cart: Option<f64>,
-    pub q_angle: Option<f64>,
-    pub q_rate: Option<f64>,
-    pub r: Option<f64>,
-    /// Where the cart should come to rest (default [0, 0]).
-    pub x_ref: Option<[f64; 2]>,
-    pub t_end: Option<f64>,
-    pub dt_out: Option<f64>,
-}
-
-/// The validated `[control]` table.
-#[derive(Debug, Clone, PartialEq)]
-pub struct ControlOptions {
-    /// The equilibrium to stabilize, s_j = ±1.
-    pub signs: Vec<f64>,
-    pub weights: LqrWeights,
-    /// Where the cart should come to rest.
-    pub x_ref: [f64; 2],
-    pub t_end: f64,
-    pub dt_out: f64,
-}
-
-/// `kind = "control"`: LQR about a vertical equilibrium of a cart chain.
-pub(super) fn validate_control(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
-    let Model::Cart(chain) = model else {
-        unreachable!("control is offered for the cart chain only (Model::kinds)")
-    };
-    let c = file.control.clone().unwrap_or_default();
-    let target = c.equilibrium.as_deref().unwrap_or("inverted");
-    // Without an explicit start, the closed loop starts at the target tilted by 0.05 rad.
-    let mut start = file.initial.clone();
-    if start.q.is_none() {
-        start.equilibrium.get_or_insert_with(|| target.to_string());
-        start.tilt.get_or_insert(0.05);
-    }
-    let signs = parse_signs(target, chain.links())
-        .map_err(|e| SpecError::new("control.equilibrium", e.to_string()))?;
-    if !chain.free() {
-        return Err(SpecError::new(
-            "model.fixed",
-            "control needs a moving cart (give cart_mass, not fixed = true)",
-        ));
-    }
-    if !matches!(chain.params().input, CartInput::Zero) {
-        return Err(SpecError::new(
-            "model.input",
-            "control computes the input; leave model.input out",
-        ));
-    }
-    let d = LqrWeights::default();
-    let weights = LqrWeights {
-        q_cart: positive("control.q_cart", c.q_cart.unwrap_or(d.q_cart))?,
-        q_angle: positive("control.q_angle", c.q_angle.unwrap_or(d.q_angle))?,
-        q_rate: positive("control.q_rate", c.q_rate.unwrap_or(d.q_rate))?,
-        r: positive("control.r", c.r.unwrap_or(d.r))?,
-    };
-    let t_end = positive("control.t_end", c.t_end.unwrap_or(20.0))?;
-    let dt_out = positive("control.dt_out", c.dt_out.unwrap_or(0.01))?;
-    let x_ref = c.x_ref.unwrap_or([0.0; 2]);
-    if !x_ref.iter().all(|v| v.is_finite()) {
-        return Err(SpecError::new("control.x_ref", "must be finite"));
-    }
-    Ok(Validated {
-        analysis: Analysis::Control(ControlOptions {
-            signs,
-            weights,
-            x_ref,
-            t_end,
-            dt_out,
-        }),
-        x0: start.cart_state(chain)?,
-        method: file.integrator.method(Some(dt_out))?,
-    })
 }
 
 /// The title of a cart-chain spec that gives none.

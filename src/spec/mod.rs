@@ -36,7 +36,6 @@
 //! ```
 
 use crate::analysis::map::MapOptions;
-use crate::analysis::AnimateOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -72,7 +71,7 @@ pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
 };
-pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
+pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
 pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
@@ -114,8 +113,6 @@ pub struct SpecFile {
     pub integrator: IntegratorSpec,
     pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
-    pub animate: Option<AnimateSpec>,
-    pub control: Option<ControlSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
     /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
@@ -174,8 +171,8 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["lyapunov", "map", "animate", "measure", "orbits"],
-            Model::Cart(_) => &["lyapunov", "control"],
+            Model::Planar(_) => &["lyapunov", "map", "measure"],
+            Model::Cart(_) => &["lyapunov"],
         };
         kinds()
             .into_iter()
@@ -215,8 +212,6 @@ pub struct Spec {
 pub enum Analysis {
     Lyapunov(LyapunovRun),
     Map(MapOptions),
-    Animate(AnimateOptions),
-    Control(ControlOptions),
     Measure(MeasureRun),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
     Registered(crate::kinds::Registered),
@@ -227,8 +222,6 @@ impl Analysis {
         match self {
             Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
-            Analysis::Animate(_) => "animate",
-            Analysis::Control(_) => "control",
             Analysis::Measure(_) => "measure",
             Analysis::Registered(r) => r.kind().name,
         }
@@ -431,9 +424,13 @@ mod tests {
         assert!(e.message.contains("unknown model kind `rope`"), "{e}");
         // A control spec without a start begins at its target, tilted by 0.05 rad.
         let s = spec(&format!("kind = \"control\"\n{CART}")).unwrap();
-        let Analysis::Control(c) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a control spec")
         };
+        let c = r
+            .as_any()
+            .downcast_ref::<crate::kinds::control::ControlOptions>();
+        let c = c.expect("control's settings");
         assert_eq!(c.signs, vec![-1.0, -1.0]);
     }
 }

@@ -371,12 +371,13 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
     Ok(values)
 }
 
-/// The kinds a `[sweep]` runs: these, and every registered kind but orbits (its result gives
-/// its scalars, [`crate::finding::Finding::scalars`]).
+/// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
+/// scalars, [`crate::finding::Finding::scalars`]) but those a sweep has never run.
 pub fn swept_kinds() -> Vec<&'static str> {
     const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
-    // An orbits run varies its own parameter (its branch, its diagram) and keeps no scalars.
-    const NOT_SWEPT: &[&str] = &["orbits"];
+    /// An orbits run varies its own parameter (its branch, its diagram) and keeps no scalars;
+    /// a closed loop and an animation have none.
+    const NOT_SWEPT: &[&str] = &["orbits", "control", "animate"];
     LISTED
         .iter()
         .copied()

@@ -5,7 +5,7 @@
 
 use super::{
     cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, result_format,
-    sweep, visual, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
+    sweep, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 
 impl SpecFile {
@@ -18,8 +18,6 @@ impl SpecFile {
         let mut sections: Vec<_> = [
             ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
-            ("animate", self.animate.is_some()),
-            ("control", self.control.is_some()),
             ("measure", self.measure.is_some()),
         ]
         .into_iter()
@@ -130,7 +128,6 @@ impl SpecFile {
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
             "lyapunov" => lyapunov::validate(self, model)?,
-            "control" => cart::validate_control(self, model)?,
             registered if crate::kinds::named(registered).is_some() => {
                 self.validate_registered(registered, model)?
             }
@@ -139,7 +136,6 @@ impl SpecFile {
                 match planar_only {
                     "map" => map::validate(self, chain)?,
                     "measure" => measure::validate(self, chain)?,
-                    "animate" => visual::validate_animate(self, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
             }
@@ -322,5 +318,30 @@ impl crate::kinds::SpecParts for Parts<'_> {
         super::parameter::set_parameter(&mut probe, name, Some(parameter), value)?;
         probe.model.build().map_err(|e| e.to_string())?;
         Ok(())
+    }
+
+    fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, SpecError> {
+        let Model::Cart(chain) = self.model else {
+            return self.start();
+        };
+        let mut start = self.file.initial.clone();
+        if start.q.is_none() {
+            start
+                .equilibrium
+                .get_or_insert_with(|| equilibrium.to_string());
+            start.tilt.get_or_insert(tilt);
+        }
+        start.cart_state(chain)
+    }
+
+    fn step_given(&self) -> bool {
+        self.file.integrator.dt.is_some() || self.file.integrator.substeps.is_some()
+    }
+
+    fn fixed_method(&self, name: &str, dt: f64) -> Result<crate::integrate::Method, SpecError> {
+        let mut integ = self.file.integrator.clone();
+        integ.method = Some(name.into());
+        integ.dt = Some(dt);
+        integ.method(None)
     }
 }

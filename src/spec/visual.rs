@@ -1,9 +1,8 @@
 //! The visual lab's spec tables: `[animate]` (kind = "animate") and `[figures]` (the still
 //! figures a `simulate` or `animate` run can draw besides its own).
 
-use super::{positive, Analysis, SpecError, SpecFile, Validated};
+use super::{positive, SpecError};
 use crate::analysis::{AnimateOptions, AnimateStyle};
-use crate::model::Chain;
 use crate::plot::lab::TraceColour;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -291,41 +290,4 @@ impl FiguresSpec {
             energy: self.energy_plot.clone(),
         })
     }
-}
-
-/// `kind = "animate"`. Seed 002's engine: RK4 with S sub-steps per frame unless the spec asks
-/// for the adaptive method; the step comes from `[animate]`, not from `[integrator]`.
-pub(super) fn validate_animate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
-    let x0 = file.initial.state(chain.links())?;
-    let opts = file
-        .animate
-        .clone()
-        .unwrap_or_default()
-        .options(chain.links())?;
-    let mut integ = file.integrator.clone();
-    if integ.dt.is_some() || integ.substeps.is_some() {
-        return Err(SpecError::new(
-            "integrator.dt",
-            "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
-        ));
-    }
-    let method = match integ.method.as_deref() {
-        None | Some("rk4") => {
-            integ.method = Some("rk4".into());
-            integ.dt = Some(opts.sample_dt());
-            integ.method(None)?
-        }
-        Some("dop853") => integ.method(None)?,
-        Some(other) => {
-            return Err(SpecError::new(
-                "integrator.method",
-                format!("an animation uses rk4 or dop853 (got `{other}`)"),
-            ))
-        }
-    };
-    Ok(Validated {
-        analysis: Analysis::Animate(opts),
-        x0,
-        method,
-    })
 }

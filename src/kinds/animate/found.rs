@@ -4,13 +4,13 @@ use crate::analysis::animate::AnimationKinematics;
 use crate::analysis::{animation_trajectory, AnimateOptions, Trajectory};
 use crate::finding::{Finding, Record};
 use crate::kinds::simulate::{draw_stills, trajectory_record};
-use crate::kinds::Found;
 use crate::kinds::RunError;
+use crate::kinds::{Found, Input};
 use crate::model::Chain;
 use crate::observe::Observer;
 use crate::plot::animation::{write_animation, Animation, AnimationStats};
 use crate::plot::PlotError;
-use crate::spec::{Figures, Spec};
+use crate::spec::Figures;
 use serde_json::json;
 use std::path::Path;
 use std::time::Instant;
@@ -33,19 +33,19 @@ pub struct Animated {
     pub started: Instant,
 }
 
-/// Integrates `spec`'s start on `chain` as `opts` asks (reporting to `integrate`), then
+/// Integrates `input`'s start on `chain` as `opts` asks (reporting to `integrate`), then
 /// renders the frames to the GIF and/or the frame folder `opts` names (reporting to
 /// `render`). A stop during the integration keeps nothing; one during the rendering keeps
 /// the trajectory, marked incomplete ([`Finding::complete`]), and no GIF.
 pub fn run(
-    spec: &Spec,
+    input: &Input<'_>,
     chain: &Chain,
     opts: &AnimateOptions,
     integrate: &mut dyn Observer,
     render: &mut dyn Observer,
 ) -> Result<Animated, RunError> {
     let started = Instant::now();
-    let tr = animation_trajectory(chain, &spec.method, &spec.x0, opts, integrate)?;
+    let tr = animation_trajectory(chain, input.method, input.x0, opts, integrate)?;
     if !tr.complete {
         return Err(RunError::Failed(
             "interrupted while integrating; nothing written".into(),
@@ -56,10 +56,10 @@ pub fn run(
     let stats = write_animation(&anim, opts.gif.as_deref(), opts.frames.as_deref(), render)?;
     let t_end = anim.time(anim.frames() - 1);
     Ok(Animated {
-        title: spec.title.clone(),
+        title: input.title.to_string(),
         chain: chain.clone(),
         opts: opts.clone(),
-        figures: spec.figures.clone(),
+        figures: input.figures.clone(),
         trajectory: tr,
         kinematics,
         stats,

@@ -1,5 +1,6 @@
 //! The closed loop of a cart chain, described for the front ends.
 
+use super::ControlOptions;
 use crate::analysis::cart::{
     closed_loop, weight_text, CartError, ClosedLoop, ClosedLoopError, Lqr,
 };
@@ -7,12 +8,11 @@ use crate::error::FieldError;
 use crate::finding::{Attr, Finding, Record};
 use crate::integrate::Method;
 use crate::kinds::simulate::{cart_record, draw_cart};
-use crate::kinds::Found;
 use crate::kinds::RunError;
+use crate::kinds::{Found, Input};
 use crate::model::CartChain;
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::{ControlOptions, Spec};
 use ndarray::Array2;
 use serde_json::json;
 use std::path::Path;
@@ -28,12 +28,12 @@ pub struct Controlled {
     pub run: ClosedLoop,
 }
 
-/// Designs the LQR `opts` asks for on `sys` and runs the closed loop from `spec`'s start,
+/// Designs the LQR `opts` asks for on `sys` and runs the closed loop from `input`'s start,
 /// reporting to `observer`. A weight that makes the Riccati solver fail is bad input naming
 /// its field (`control.q_cart`); any other design error is bad input as the design says it;
 /// a failed integration is a failed run.
 pub fn run(
-    spec: &Spec,
+    input: &Input<'_>,
     sys: &CartChain,
     opts: &ControlOptions,
     observer: &mut dyn Observer,
@@ -43,8 +43,8 @@ pub fn run(
         &opts.signs,
         &opts.weights,
         opts.x_ref,
-        &spec.method,
-        &spec.x0,
+        input.method,
+        input.x0,
         opts.t_end,
         opts.dt_out,
         observer,
@@ -66,9 +66,9 @@ pub fn run(
         ClosedLoopError::Run(r) => RunError::Analysis(r),
     })?;
     Ok(Controlled {
-        title: spec.title.clone(),
+        title: input.title.to_string(),
         sys: sys.clone(),
-        method: spec.method,
+        method: *input.method,
         run,
     })
 }

@@ -14,9 +14,8 @@ mod steps;
 mod terms;
 
 pub(crate) use steps::check_adaptive;
-
-use terms::{animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms};
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
+use terms::{lyapunov_terms, map_terms, measure_spec_terms};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -148,8 +147,6 @@ impl Spec {
             Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
-            Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
-            Analysis::Control(o) => Some(o.t_end),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
         }
     }
@@ -159,8 +156,6 @@ impl Spec {
         match &self.analysis {
             Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
-            Analysis::Animate(_) => "animate.duration",
-            Analysis::Control(_) => "control.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
         }
     }
@@ -186,14 +181,12 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
             Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
                 map_terms(&r.map, true, None, n, dim, &mut terms);
                 measure_spec_terms(r, &mut terms);
             }
-            Analysis::Animate(o) => animate_terms(o, n, dim, &mut terms),
             Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
         }
         estimate(terms)

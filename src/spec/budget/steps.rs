@@ -16,7 +16,7 @@ impl SpecFile {
         let (step, field) = match spec.method {
             Method::Rk4 { dt } | Method::Gauss { dt, .. } => {
                 let field = match &spec.analysis {
-                    Analysis::Animate(_) => "animate.substeps",
+                    Analysis::Registered(r) if r.kind().name == "animate" => "animate.substeps",
                     _ if self.integrator.substeps.is_some() => "integrator.substeps",
                     _ if self.integrator.dt.is_some() => "integrator.dt",
                     _ => spec.span_field(),

@@ -5,36 +5,9 @@
 use super::{estimate, threads, Estimate};
 use crate::analysis::map::{MapKind, MapOptions};
 use crate::analysis::measure::{MeasureOptions, What};
-use crate::analysis::AnimateOptions;
-use crate::kinds::memory::{links_driver, samples_term, solver, Term, F64, PLANAR_LINK_BYTES};
-use crate::spec::{ControlOptions, LyapunovEstimator, LyapunovRun};
+use crate::kinds::memory::{links_driver, solver, Term, F64, PLANAR_LINK_BYTES};
+use crate::spec::{LyapunovEstimator, LyapunovRun};
 use crate::store::map::FIGURE_EDGE;
-
-/// A controlled cart chain: the closed loop's samples and the LQR's matrices.
-pub(super) fn control_terms(o: &ControlOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let nf = n as f64;
-    let samples = (o.t_end / o.dt_out).floor() + 2.0;
-    // The samples, their error ‖z‖, and the copy of both the file's record holds while it is
-    // written (as a cart chain's simulation counts it).
-    let per = 2.0 * (2.0 * dim + 3.0 * (nf + 1.0) + 4.0 + 1.0) * F64;
-    terms.push(samples_term(
-        samples,
-        per,
-        n,
-        "control.t_end",
-        "the closed loop",
-    ));
-    // The LQR: the Hamiltonian matrix of the 2(2N + 2) linear states, its Schur
-    // form and the PBH test's copies.
-    let m = 2.0 * (2.0 * nf + 2.0);
-    terms.push(Term {
-        bytes: 40.0 * F64 * m * m,
-        field: "model.links",
-        driver: links_driver(n),
-        what: "the LQR's matrices",
-    });
-}
-
 /// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
 pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
     let k = match r.estimator {
@@ -334,35 +307,4 @@ pub fn chaotic_estimate(links: usize, samples: usize, energies: usize) -> Estima
         what: "the shells' rows",
     });
     estimate(terms)
-}
-
-/// An animation's samples and frame buffers.
-pub(super) fn animate_terms(o: &AnimateOptions, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let nf = n as f64;
-    let samples = o.frame_count() as f64 * o.substeps as f64 + 1.0;
-    // The trajectory, the joints' positions and the kinetic energy per link, and the copy of
-    // the trajectory's arrays its file's record holds while it is written (as a simulation's).
-    let per = (3.0 * dim + 8.0) * F64 + (nf + 1.0) * 16.0 + nf * F64 + (1.5 * dim + 5.0) * F64;
-    let mut t = samples_term(
-        samples,
-        per,
-        n,
-        "animate.duration",
-        "the animation's samples",
-    );
-    if t.field == "animate.duration" {
-        t.driver = format!(
-            "{} frames × {} substeps of {n} links",
-            o.frame_count(),
-            o.substeps
-        );
-    }
-    terms.push(t);
-    let (w, h) = (f64::from(o.size.0), f64::from(o.size.1));
-    terms.push(Term {
-        bytes: 8.0 * w * h,
-        field: "animate.width",
-        driver: format!("{}×{} pixel frames", o.size.0, o.size.1),
-        what: "the frame buffers",
-    });
 }
