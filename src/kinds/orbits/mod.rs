@@ -8,6 +8,7 @@
 //! figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is its registry entry and its
 //! validated settings are the table's [`OrbitsRun`].
 
+mod fields;
 pub mod figure;
 mod found;
 pub mod record;

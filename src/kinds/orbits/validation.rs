@@ -3,6 +3,7 @@
 //! [`super::varied`]); the rest of the spec (its `[initial]`, `[integrator]` and model) read
 //! through [`SpecParts`].
 
+use super::fields::{renamed, word};
 use super::steps::check_orbit_segments;
 use super::table::{MapSeed, OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, OrbitsSpec};
 use super::varied::{continuation_options, diagram_options, varied};
@@ -12,23 +13,6 @@ use crate::integrate::Method;
 use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
 use crate::model::{Chain, Model};
 use crate::spec::{refuse_given, SpecError};
-
-/// `v` (default the first allowed word), which must be one of `allowed`.
-pub(super) fn word<'a>(
-    field: &str,
-    v: Option<&'a str>,
-    allowed: &[&'a str],
-) -> Result<&'a str, SpecError> {
-    let w = v.unwrap_or(allowed[0]);
-    if allowed.contains(&w) {
-        Ok(w)
-    } else {
-        Err(SpecError::new(
-            field,
-            format!("unknown `{w}` (expected {})", allowed.join(", ")),
-        ))
-    }
-}
 
 /// The table as the spec holds it validated for the registry ([`super::KIND`], planar
 /// chains): the run's settings, the integrator the orbits are shot with and the seed state
@@ -476,20 +460,6 @@ fn shooting_field(e: &PeriodicError) -> SpecError {
             ("samples", "orbits.shape_samples"),
         ],
     )
-}
-
-/// The library's field name replaced by the spec's.
-pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
-    match e {
-        PeriodicError::Invalid(f) => {
-            let field = names
-                .iter()
-                .find(|(lib, _)| *lib == f.field())
-                .map_or_else(|| f.field().to_string(), |(_, spec)| spec.to_string());
-            SpecError::new(field, f.message.clone())
-        }
-        other => SpecError::new("orbits", other.to_string()),
-    }
 }
 
 #[cfg(test)]
