@@ -10,24 +10,22 @@ use super::varied::{continuation_options, diagram_options, varied};
 use crate::analysis::periodic::{ContinuationOptions, PeriodicError, ShootingOptions};
 use crate::error::positive;
 use crate::integrate::Method;
-use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::kinds::kind::{planar_chain, Registered, SpecParts, Table, Validation};
 use crate::model::{Chain, Model};
 use crate::spec::{refuse_given, SpecError};
 
-/// The table as the spec holds it validated for the registry ([`super::KIND`], planar
-/// chains): the run's settings, the integrator the orbits are shot with and the seed state
-/// (zeros where the run computes it); a shooting segment the integrator cannot cross is
-/// refused here.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let chain = planar_chain(super::KIND.name, model)?;
-    let s: OrbitsSpec = typed_table(super::KIND.name, table)?;
-    let (run, method, x0) = validate(&s, chain, spec)?;
-    check_orbit_segments(&run, chain)?;
-    Ok((Registered(Box::new(run)), method, x0))
+impl Table for OrbitsSpec {
+    /// The table as the spec holds it validated for the registry ([`super::KIND`], planar
+    /// chains): the run's settings, the integrator the orbits are shot with and the seed state
+    /// (zeros where the run computes it); a shooting segment the integrator cannot cross is
+    /// refused here.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let chain = planar_chain(super::KIND.name, model)?;
+        let s = self;
+        let (run, method, x0) = validate(&s, chain, spec)?;
+        check_orbit_segments(&run, chain)?;
+        Ok((Registered(Box::new(run)), method, x0))
+    }
 }
 
 /// `kind = "orbits"` (planar chains): the table `s` checked field by field.
