@@ -27,26 +27,24 @@ pub struct Kind {
     pub name: &'static str,
     /// The one-line help of its command.
     pub about: &'static str,
-    /// Reads its table as written ([`read_table`] of its table type): unknown fields and
-    /// wrong types, the table's own included (`simulate = 3`), are refused here, when the
-    /// spec is parsed.
-    pub read: fn(toml::Value) -> Result<toml::Table, TableError>,
-    /// Its table's fields in the order its type declares them ([`table_fields`]), the order
-    /// in which a spec echoes the table.
-    pub fields: fn() -> &'static [&'static str],
+    /// Its spec table: how it is read, echoed and validated ([`table_of`] its table type).
+    pub table: TableOf,
     /// The models it runs on, by their names in specs ([`Model::kind`]): the spec refuses it
     /// on any other.
     pub models: &'static [&'static str],
     /// Whether its run prints a text report: a run that does not, with no file, figure or
     /// JSON to write, has nothing to show and is refused.
     pub reports: bool,
-    /// Validates its table (empty when the spec has none) for a run on `model` (one of
-    /// [`Kind::models`]) from the rest of the spec ([`SpecParts`]): the run's settings, its
-    /// integrator and its start.
-    pub validate: Validate,
 }
 
 impl Kind {
+    /// Validates its table (empty when the spec has none) for a run on `model` (one of
+    /// [`Kind::models`]) from the rest of the spec ([`SpecParts`]): the run's settings, its
+    /// integrator and its start.
+    pub fn validate(&self, table: &toml::Table, model: &Model, spec: &dyn SpecParts) -> Validation {
+        (self.table.validate)(self.name, table, model, spec)
+    }
+
     /// Whether it runs on `model` ([`Kind::models`]).
     pub fn runs_on(&self, model: &Model) -> bool {
         self.models.contains(&model.kind())
@@ -64,10 +62,51 @@ pub fn planar_chain<'m>(kind: &str, model: &'m Model) -> Result<&'m Chain, Field
     })
 }
 
-/// A kind's validation ([`Kind::validate`]): its table, the model and the rest of the spec
-/// in; its settings, its integrator and its initial state out.
-pub type Validate =
-    fn(&toml::Table, &Model, &dyn SpecParts) -> Result<(Registered, Method, Vec<f64>), FieldError>;
+/// What a kind's validation gives: its settings, its integrator and its initial state.
+pub type Validation = Result<(Registered, Method, Vec<f64>), FieldError>;
+
+/// A kind's spec table type: read and echoed by serde, validated for a run on a model.
+pub trait Table: DeserializeOwned + Serialize {
+    /// Validates the table for a run on `model` (one the kind runs on), reading the rest of
+    /// the spec through `spec`.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation;
+}
+
+/// How the registry reads, echoes and validates a kind's table ([`table_of`]).
+#[derive(Debug, Clone, Copy)]
+pub struct TableOf {
+    /// Reads its table as written ([`read_table`] of its table type): unknown fields and
+    /// wrong types, the table's own included (`simulate = 3`), are refused here, when the
+    /// spec is parsed.
+    pub read: fn(toml::Value) -> Result<toml::Table, TableError>,
+    /// Its table's fields in the order its type declares them ([`table_fields`]), the order
+    /// in which a spec echoes the table.
+    pub fields: fn() -> &'static [&'static str],
+    /// Its validation ([`Kind::validate`]), given the kind's name.
+    validate: fn(&'static str, &toml::Table, &Model, &dyn SpecParts) -> Validation,
+}
+
+/// The registry's handling of the table type `T`.
+pub const fn table_of<T: Table>() -> TableOf {
+    TableOf {
+        read: read_table::<T>,
+        fields: table_fields::<T>,
+        validate: validate_as::<T>,
+    }
+}
+
+/// The table of kind `kind` as its type `T`, validated ([`Table::validate`]).
+fn validate_as<T: Table>(
+    kind: &'static str,
+    table: &toml::Table,
+    model: &Model,
+    spec: &dyn SpecParts,
+) -> Validation {
+    typed_table::<T>(kind, table)?.validate(model, spec)
+}
+
+/// The models of a kind that runs on either model ([`Kind::models`]).
+pub const EITHER_MODEL: &[&str] = &["planar-chain", "cart-chain"];
 
 /// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
 /// its `[initial]` (the spec's tables, which the kind does not parse itself).
@@ -183,12 +222,11 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
     /// links and `dim` states.
     fn memory(&self, links: usize, dim: f64) -> Vec<Term>;
     /// Runs it on `input`, reporting to `observer` and stopping when its token is set.
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError>;
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed;
 }
+
+/// What a kind's run gives: its result, or why there is none.
+pub type Executed = Result<Box<dyn Found>, RunError>;
 
 /// A kind's result as the front ends hold it: what it says about itself ([`Finding`]) and its
 /// figure, which it draws with the plot layer. The figure is drawn here rather than described

@@ -35,8 +35,9 @@ pub mod simulate;
 
 pub use error::RunError;
 pub use kind::{
-    planar_chain, read_table, table_fields, typed_table, Found, Input, Kind, Registered, Same,
-    Settings, SpecParts, TableError, PLANAR_ONLY,
+    planar_chain, read_table, table_fields, table_of, typed_table, Executed, Found, Input, Kind,
+    Registered, Same, Settings, SpecParts, Table, TableError, TableOf, Validation, EITHER_MODEL,
+    PLANAR_ONLY,
 };
 
 /// Every registered kind.

@@ -60,7 +60,7 @@ impl Serialize for KindTables {
     fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         let mut map = s.serialize_map(Some(self.0.len()))?;
         for (name, table) in &self.0 {
-            let order = kinds::named(name).map_or(&[][..], |k| (k.fields)());
+            let order = kinds::named(name).map_or(&[][..], |k| (k.table.fields)());
             map.serialize_entry(name, &InOrder(table, order))?;
         }
         map.end()
@@ -109,7 +109,7 @@ impl<'de> Deserialize<'de> for KindTables {
                     let table = a
                         .next_value::<toml::Value>()
                         .map_err(|e| A::Error::custom(mark_field(&key, &e.to_string())))?;
-                    let read = (kind.read)(table).map_err(|e| {
+                    let read = (kind.table.read)(table).map_err(|e| {
                         let path = match e.path.as_str() {
                             "" => key.clone(),
                             p => format!("{key}.{p}"),
@@ -202,7 +202,7 @@ mod tests {
         );
         let again = parse(&text, "t").unwrap();
         assert_eq!(again, file);
-        let fields = (kinds::named("frequencies").unwrap().fields)();
+        let fields = (kinds::named("frequencies").unwrap().table.fields)();
         assert_eq!(fields[..2], ["t_end", "dt_out"]);
         assert_eq!(fields.len(), 6);
         let spec = file.validate().unwrap();

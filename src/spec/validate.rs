@@ -199,7 +199,7 @@ impl SpecFile {
         let empty = toml::Table::new();
         let table = self.registered.get(kind).unwrap_or(&empty);
         let parts = Parts { file: self, model };
-        let (run, method, x0) = (entry.validate)(table, model, &parts)?;
+        let (run, method, x0) = entry.validate(table, model, &parts)?;
         Ok(Validated {
             analysis: Analysis::Registered(run),
             x0,

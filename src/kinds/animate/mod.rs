@@ -16,10 +16,9 @@ pub mod table;
 pub use crate::analysis::AnimateOptions;
 pub use found::{run, Animated};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
+use super::kind::{table_of, Executed, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{samples_term, Term, F64};
 use crate::error::FieldError;
-use crate::kinds::RunError;
 use crate::observe::Observer;
 use crate::spec::AnimateSpec;
 
@@ -27,11 +26,9 @@ use crate::spec::AnimateSpec;
 pub const KIND: Kind = Kind {
     name: "animate",
     about: "Animated GIF / PNG frames of a chain with fading traces and kinetic-energy bars.",
-    read: read_table::<AnimateSpec>,
-    fields: table_fields::<AnimateSpec>,
+    table: table_of::<AnimateSpec>(),
     models: PLANAR_ONLY,
     reports: false,
-    validate: table::validate_table,
 };
 
 /// The animation's settings of a validated run (None: not an animation).
@@ -88,7 +85,7 @@ impl Settings for AnimateOptions {
     /// Refused, as [`crate::run::execute`] always refused it: its run writes the GIF and the
     /// frames, which only a front end that has checked them may overwrite (the CLI runs
     /// [`run`] itself).
-    fn execute(&self, _: &Input<'_>, _: &mut dyn Observer) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, _: &Input<'_>, _: &mut dyn Observer) -> Executed {
         Err(FieldError::new("kind", "animate is run by its front end").into())
     }
 }

@@ -4,39 +4,36 @@
 //! ([`AnimateSpec`]) stay in `spec/visual.rs` beside `[figures]`, whose checks they share.
 
 use crate::error::FieldError as SpecError;
-use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::kinds::kind::{Registered, SpecParts, Table, Validation};
 use crate::model::Model;
 use crate::spec::AnimateSpec;
 
-/// Validates the table as the spec holds it, for the registry ([`super::KIND`]): the
-/// animation on the planar chain `model`, its start and its integrator.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let Model::Planar(chain) = model else {
-        unreachable!("animate is offered for the planar chain only (KIND.models)")
-    };
-    let x0 = spec.start()?;
-    let a: AnimateSpec = typed_table(super::KIND.name, table)?;
-    let opts = a.options(chain.links())?;
-    if spec.step_given() {
-        return Err(SpecError::new(
-            "integrator.dt",
-            "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
-        ));
-    }
-    let method = match spec.method_name() {
-        None | Some("rk4") => spec.fixed_method("rk4", opts.sample_dt())?,
-        Some("dop853") => spec.method(None, None)?,
-        Some(other) => {
+impl Table for AnimateSpec {
+    /// Validates the table as the spec holds it, for the registry ([`super::KIND`]): the
+    /// animation on the planar chain `model`, its start and its integrator.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let Model::Planar(chain) = model else {
+            unreachable!("animate is offered for the planar chain only (KIND.models)")
+        };
+        let x0 = spec.start()?;
+        let a = self;
+        let opts = a.options(chain.links())?;
+        if spec.step_given() {
             return Err(SpecError::new(
-                "integrator.method",
-                format!("an animation uses rk4 or dop853 (got `{other}`)"),
-            ))
+                "integrator.dt",
+                "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
+            ));
         }
-    };
-    Ok((Registered(Box::new(opts)), method, x0))
+        let method = match spec.method_name() {
+            None | Some("rk4") => spec.fixed_method("rk4", opts.sample_dt())?,
+            Some("dop853") => spec.method(None, None)?,
+            Some(other) => {
+                return Err(SpecError::new(
+                    "integrator.method",
+                    format!("an animation uses rk4 or dop853 (got `{other}`)"),
+                ))
+            }
+        };
+        Ok((Registered(Box::new(opts)), method, x0))
+    }
 }

@@ -12,9 +12,8 @@ pub mod table;
 pub use found::{run, Controlled};
 pub use table::{ControlOptions, ControlSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{table_of, Executed, Input, Kind, Settings};
 use super::memory::{links_driver, samples_term, Term, F64};
-use crate::kinds::RunError;
 use crate::model::Model;
 use crate::observe::Observer;
 
@@ -22,11 +21,9 @@ use crate::observe::Observer;
 pub const KIND: Kind = Kind {
     name: "control",
     about: "LQR about a vertical equilibrium of a cart chain and the nonlinear closed loop from a tilted start.",
-    read: read_table::<ControlSpec>,
-    fields: table_fields::<ControlSpec>,
+    table: table_of::<ControlSpec>(),
     models: &["cart-chain"],
     reports: false,
-    validate: table::validate_table,
 };
 
 impl Settings for ControlOptions {
@@ -59,11 +56,7 @@ impl Settings for ControlOptions {
         ]
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         let Model::Cart(sys) = input.model else {
             unreachable!("control is validated for the cart chain only")
         };

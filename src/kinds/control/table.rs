@@ -3,8 +3,7 @@
 
 use crate::analysis::cart::{parse_signs, LqrWeights};
 use crate::error::{positive, FieldError as SpecError};
-use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::kinds::kind::{Registered, SpecParts, Table, Validation};
 use crate::model::{CartInput, Model};
 use serde::{Deserialize, Serialize};
 
@@ -35,55 +34,53 @@ pub struct ControlOptions {
     pub dt_out: f64,
 }
 
-/// Validates the table as the spec holds it, for the registry ([`super::KIND`]): the design
-/// on the cart chain `model`, its start (without an explicit one, the target tilted by
-/// 0.05 rad) and the spec's integrator.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let Model::Cart(chain) = model else {
-        unreachable!("control is offered for the cart chain only (KIND.models)")
-    };
-    let c: ControlSpec = typed_table(super::KIND.name, table)?;
-    let target = c.equilibrium.as_deref().unwrap_or("inverted");
-    let signs = parse_signs(target, chain.links())
-        .map_err(|e| SpecError::new("control.equilibrium", e.to_string()))?;
-    if !chain.free() {
-        return Err(SpecError::new(
-            "model.fixed",
-            "control needs a moving cart (give cart_mass, not fixed = true)",
-        ));
+impl Table for ControlSpec {
+    /// Validates the table as the spec holds it, for the registry ([`super::KIND`]): the design
+    /// on the cart chain `model`, its start (without an explicit one, the target tilted by
+    /// 0.05 rad) and the spec's integrator.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let Model::Cart(chain) = model else {
+            unreachable!("control is offered for the cart chain only (KIND.models)")
+        };
+        let c = self;
+        let target = c.equilibrium.as_deref().unwrap_or("inverted");
+        let signs = parse_signs(target, chain.links())
+            .map_err(|e| SpecError::new("control.equilibrium", e.to_string()))?;
+        if !chain.free() {
+            return Err(SpecError::new(
+                "model.fixed",
+                "control needs a moving cart (give cart_mass, not fixed = true)",
+            ));
+        }
+        if !matches!(chain.params().input, CartInput::Zero) {
+            return Err(SpecError::new(
+                "model.input",
+                "control computes the input; leave model.input out",
+            ));
+        }
+        let d = LqrWeights::default();
+        let weights = LqrWeights {
+            q_cart: positive("control.q_cart", c.q_cart.unwrap_or(d.q_cart))?,
+            q_angle: positive("control.q_angle", c.q_angle.unwrap_or(d.q_angle))?,
+            q_rate: positive("control.q_rate", c.q_rate.unwrap_or(d.q_rate))?,
+            r: positive("control.r", c.r.unwrap_or(d.r))?,
+        };
+        let t_end = positive("control.t_end", c.t_end.unwrap_or(20.0))?;
+        let dt_out = positive("control.dt_out", c.dt_out.unwrap_or(0.01))?;
+        let x_ref = c.x_ref.unwrap_or([0.0; 2]);
+        if !x_ref.iter().all(|v| v.is_finite()) {
+            return Err(SpecError::new("control.x_ref", "must be finite"));
+        }
+        // Without an explicit start, the closed loop starts at the target tilted by 0.05 rad.
+        let x0 = spec.start_near(target, 0.05)?;
+        let method = spec.method(Some(dt_out), None)?;
+        let run = ControlOptions {
+            signs,
+            weights,
+            x_ref,
+            t_end,
+            dt_out,
+        };
+        Ok((Registered(Box::new(run)), method, x0))
     }
-    if !matches!(chain.params().input, CartInput::Zero) {
-        return Err(SpecError::new(
-            "model.input",
-            "control computes the input; leave model.input out",
-        ));
-    }
-    let d = LqrWeights::default();
-    let weights = LqrWeights {
-        q_cart: positive("control.q_cart", c.q_cart.unwrap_or(d.q_cart))?,
-        q_angle: positive("control.q_angle", c.q_angle.unwrap_or(d.q_angle))?,
-        q_rate: positive("control.q_rate", c.q_rate.unwrap_or(d.q_rate))?,
-        r: positive("control.r", c.r.unwrap_or(d.r))?,
-    };
-    let t_end = positive("control.t_end", c.t_end.unwrap_or(20.0))?;
-    let dt_out = positive("control.dt_out", c.dt_out.unwrap_or(0.01))?;
-    let x_ref = c.x_ref.unwrap_or([0.0; 2]);
-    if !x_ref.iter().all(|v| v.is_finite()) {
-        return Err(SpecError::new("control.x_ref", "must be finite"));
-    }
-    // Without an explicit start, the closed loop starts at the target tilted by 0.05 rad.
-    let x0 = spec.start_near(target, 0.05)?;
-    let method = spec.method(Some(dt_out), None)?;
-    let run = ControlOptions {
-        signs,
-        weights,
-        x_ref,
-        t_end,
-        dt_out,
-    };
-    Ok((Registered(Box::new(run)), method, x0))
 }

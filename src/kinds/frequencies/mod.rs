@@ -14,20 +14,17 @@ pub use found::{FrequenciesResult, TOLERANCE_RULE};
 pub use run::IDENTIFY_TOLERANCE;
 pub use table::{validate, FrequenciesRun, FrequenciesSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
+use super::kind::{table_of, Executed, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{samples_term, solver_term, Term, F64};
-use crate::kinds::RunError;
 use crate::observe::Observer;
 
 /// The registry entry.
 pub const KIND: Kind = Kind {
     name: "frequencies",
     about: "Frequency analysis (NAFF) of one orbit: each link's lines, the fundamental frequencies, their combinations and the diffusion index.",
-    read: read_table::<FrequenciesSpec>,
-    fields: table_fields::<FrequenciesSpec>,
+    table: table_of::<FrequenciesSpec>(),
     models: PLANAR_ONLY,
     reports: true,
-    validate: table::validate_table,
 };
 
 impl Settings for FrequenciesRun {
@@ -56,11 +53,7 @@ impl Settings for FrequenciesRun {
         ]
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(Box::new(run::run(input, self, observer)?))
     }
 }

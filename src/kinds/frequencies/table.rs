@@ -3,7 +3,7 @@
 use crate::analysis::frequency::{NaffOptions, MAX_FUNDAMENTALS, MAX_WINDOW_ORDER, MIN_SAMPLES};
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::kinds::kind::{planar_chain, Registered, SpecParts, Table, Validation};
 use crate::model::{Chain, Model};
 use serde::{Deserialize, Serialize};
 
@@ -60,17 +60,15 @@ pub struct FrequenciesRun {
     pub omega_ref: Option<f64>,
 }
 
-/// [`validate`] of the table as the spec holds it, for the registry ([`super::KIND`]); the
-/// run starts from the spec's `[initial]` state.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let chain = planar_chain(super::KIND.name, model)?;
-    let s: FrequenciesSpec = typed_table(super::KIND.name, table)?;
-    let (run, method) = validate(&s, chain, &|dt| spec.method(dt, None))?;
-    Ok((Registered(Box::new(run)), method, spec.start()?))
+impl Table for FrequenciesSpec {
+    /// [`validate`] of the table as the spec holds it, for the registry ([`super::KIND`]); the
+    /// run starts from the spec's `[initial]` state.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let chain = planar_chain(super::KIND.name, model)?;
+        let s = self;
+        let (run, method) = validate(&s, chain, &|dt| spec.method(dt, None))?;
+        Ok((Registered(Box::new(run)), method, spec.start()?))
+    }
 }
 
 /// Checks the table `s` of a run on `chain`; `method` is the spec's integrator for a sampling

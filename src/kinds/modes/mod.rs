@@ -16,7 +16,7 @@ pub use cart::CartChainModes;
 pub use found::PlanarModes;
 pub use table::{EquilibriaSpec, ModesRun, ModesSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{table_of, Executed, Input, Kind, Settings, EITHER_MODEL};
 use super::memory::{links_driver, Term, F64};
 use crate::analysis::cart::{cart_modes, CartError};
 use crate::analysis::modes::{modes_cancellable, ModesOptions};
@@ -29,11 +29,9 @@ use crate::observe::Observer;
 pub const KIND: Kind = Kind {
     name: "modes",
     about: "Equilibria, small-oscillation normal modes and the small-angle formula checks.",
-    read: read_table::<ModesSpec>,
-    fields: table_fields::<ModesSpec>,
-    models: &["planar-chain", "cart-chain"],
+    table: table_of::<ModesSpec>(),
+    models: EITHER_MODEL,
     reports: true,
-    validate: table::validate_table,
 };
 
 impl Settings for ModesRun {
@@ -66,11 +64,7 @@ impl Settings for ModesRun {
         }]
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(match input.model {
             Model::Planar(chain) => {
                 Box::new(run_planar(input.title, chain, &self.options, observer)?)

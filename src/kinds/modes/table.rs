@@ -4,7 +4,7 @@ use crate::analysis::cart::parse_signs;
 use crate::analysis::modes::{Equilibrium, ModesError, ModesOptions, NonlinearOptions};
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::kinds::kind::{Registered, SpecParts, Table, Validation};
 use crate::model::{Chain, Model};
 use crate::spec::refuse_given;
 use serde::{Deserialize, Serialize};
@@ -116,54 +116,52 @@ pub struct ModesRun {
     pub damped: bool,
 }
 
-/// Validates the table as the spec holds it, for the registry ([`super::KIND`]): equilibria
-/// and small oscillations of either model, with no start and DOP853 at 1e-12 for the
-/// nonlinear check.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    file: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    if file.has_start() {
-        return Err(SpecError::new(
-            "initial",
-            "a modes analysis starts from the equilibria, not an initial state",
-        ));
-    }
-    if file.has_integrator() {
-        return Err(SpecError::new(
-            "integrator",
-            "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
-        ));
-    }
-    let spec: ModesSpec = typed_table(super::KIND.name, table)?;
-    let (options, damped) = match model {
-        Model::Planar(chain) => {
-            if !chain.params().drive.is_none() {
-                return Err(SpecError::new(
-                    "model.drive",
-                    "modes are computed for the unforced chain: remove the drive",
-                ));
-            }
-            (spec.options(chain)?, !chain.params().damping.is_zero())
+impl Table for ModesSpec {
+    /// Validates the table as the spec holds it, for the registry ([`super::KIND`]): equilibria
+    /// and small oscillations of either model, with no start and DOP853 at 1e-12 for the
+    /// nonlinear check.
+    fn validate(self, model: &Model, file: &dyn SpecParts) -> Validation {
+        if file.has_start() {
+            return Err(SpecError::new(
+                "initial",
+                "a modes analysis starts from the equilibria, not an initial state",
+            ));
         }
-        Model::Cart(chain) => (spec.cart_options(chain.links())?, false),
-    };
-    let run = ModesRun {
-        options,
-        cart: matches!(model, Model::Cart(_)),
-        damped,
-    };
-    let tol = 1e-12;
-    Ok((
-        Registered(Box::new(run)),
-        Method::Dop853 {
-            rtol: tol,
-            atol: tol,
-            h_max: f64::INFINITY,
-        },
-        vec![],
-    ))
+        if file.has_integrator() {
+            return Err(SpecError::new(
+                "integrator",
+                "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",
+            ));
+        }
+        let spec = self;
+        let (options, damped) = match model {
+            Model::Planar(chain) => {
+                if !chain.params().drive.is_none() {
+                    return Err(SpecError::new(
+                        "model.drive",
+                        "modes are computed for the unforced chain: remove the drive",
+                    ));
+                }
+                (spec.options(chain)?, !chain.params().damping.is_zero())
+            }
+            Model::Cart(chain) => (spec.cart_options(chain.links())?, false),
+        };
+        let run = ModesRun {
+            options,
+            cart: matches!(model, Model::Cart(_)),
+            damped,
+        };
+        let tol = 1e-12;
+        Ok((
+            Registered(Box::new(run)),
+            Method::Dop853 {
+                rtol: tol,
+                atol: tol,
+                h_max: f64::INFINITY,
+            },
+            vec![],
+        ))
+    }
 }
 
 impl ModesSpec {

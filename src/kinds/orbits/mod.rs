@@ -8,6 +8,7 @@
 //! figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is its registry entry and its
 //! validated settings are the table's [`OrbitsRun`].
 
+mod fields;
 pub mod figure;
 mod found;
 pub mod record;
@@ -22,22 +23,18 @@ pub use found::PeriodicOrbits;
 pub use run::{MapPixel, OrbitsResult};
 pub use steps::MAX_ORBIT_TURNS;
 pub use table::{OrbitsAction, OrbitsRun, OrbitsSpec};
-pub use validation::validate_table;
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
+use super::kind::{table_of, Executed, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{Term, F64};
-use crate::kinds::RunError;
 use crate::observe::Observer;
 
 /// The registry entry.
 pub const KIND: Kind = Kind {
     name: "orbits",
     about: "Periodic orbits and their Floquet stability (find), branches with located bifurcations (continue), orbit diagrams with λ_max (diagram).",
-    read: read_table::<OrbitsSpec>,
-    fields: table_fields::<OrbitsSpec>,
+    table: table_of::<OrbitsSpec>(),
     models: PLANAR_ONLY,
     reports: true,
-    validate: validation::validate_table,
 };
 
 impl Settings for OrbitsRun {
@@ -96,11 +93,7 @@ impl Settings for OrbitsRun {
         terms
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(Box::new(PeriodicOrbits {
             title: input.title.to_string(),
             chain: input.planar(KIND.name)?.clone(),

@@ -1,8 +1,8 @@
 //! An orbits run: the seed, the first orbit, its branches or the orbit diagram, on the family
 //! the spec's parameter defines ([`SpecFamily`]).
 
+use super::fields::renamed;
 use super::table::{OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, SpecFamily};
-use super::validation::renamed;
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{

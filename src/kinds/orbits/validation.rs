@@ -3,47 +3,29 @@
 //! [`super::varied`]); the rest of the spec (its `[initial]`, `[integrator]` and model) read
 //! through [`SpecParts`].
 
+use super::fields::{renamed, word};
 use super::steps::check_orbit_segments;
 use super::table::{MapSeed, OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, OrbitsSpec};
 use super::varied::{continuation_options, diagram_options, varied};
 use crate::analysis::periodic::{ContinuationOptions, PeriodicError, ShootingOptions};
 use crate::error::positive;
 use crate::integrate::Method;
-use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::kinds::kind::{planar_chain, Registered, SpecParts, Table, Validation};
 use crate::model::{Chain, Model};
 use crate::spec::{refuse_given, SpecError};
 
-/// `v` (default the first allowed word), which must be one of `allowed`.
-pub(super) fn word<'a>(
-    field: &str,
-    v: Option<&'a str>,
-    allowed: &[&'a str],
-) -> Result<&'a str, SpecError> {
-    let w = v.unwrap_or(allowed[0]);
-    if allowed.contains(&w) {
-        Ok(w)
-    } else {
-        Err(SpecError::new(
-            field,
-            format!("unknown `{w}` (expected {})", allowed.join(", ")),
-        ))
+impl Table for OrbitsSpec {
+    /// The table as the spec holds it validated for the registry ([`super::KIND`], planar
+    /// chains): the run's settings, the integrator the orbits are shot with and the seed state
+    /// (zeros where the run computes it); a shooting segment the integrator cannot cross is
+    /// refused here.
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let chain = planar_chain(super::KIND.name, model)?;
+        let s = self;
+        let (run, method, x0) = validate(&s, chain, spec)?;
+        check_orbit_segments(&run, chain)?;
+        Ok((Registered(Box::new(run)), method, x0))
     }
-}
-
-/// The table as the spec holds it validated for the registry ([`super::KIND`], planar
-/// chains): the run's settings, the integrator the orbits are shot with and the seed state
-/// (zeros where the run computes it); a shooting segment the integrator cannot cross is
-/// refused here.
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let chain = planar_chain(super::KIND.name, model)?;
-    let s: OrbitsSpec = typed_table(super::KIND.name, table)?;
-    let (run, method, x0) = validate(&s, chain, spec)?;
-    check_orbit_segments(&run, chain)?;
-    Ok((Registered(Box::new(run)), method, x0))
 }
 
 /// `kind = "orbits"` (planar chains): the table `s` checked field by field.
@@ -476,20 +458,6 @@ fn shooting_field(e: &PeriodicError) -> SpecError {
             ("samples", "orbits.shape_samples"),
         ],
     )
-}
-
-/// The library's field name replaced by the spec's.
-pub(crate) fn renamed(e: &PeriodicError, names: &[(&str, &str)]) -> SpecError {
-    match e {
-        PeriodicError::Invalid(f) => {
-            let field = names
-                .iter()
-                .find(|(lib, _)| *lib == f.field())
-                .map_or_else(|| f.field().to_string(), |(_, spec)| spec.to_string());
-            SpecError::new(field, f.message.clone())
-        }
-        other => SpecError::new("orbits", other.to_string()),
-    }
 }
 
 #[cfg(test)]

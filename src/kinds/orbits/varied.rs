@@ -2,8 +2,8 @@
 //! parameter (a field of the spec's model, or the orbits' energy) and its range, with the
 //! continuation's or the orbit diagram's options.
 
+use super::fields::{renamed, word};
 use super::table::{parameters, OrbitParameter, OrbitStart, OrbitsSpec, Varied};
-use super::validation::{renamed, word};
 use crate::analysis::periodic::{ContinuationOptions, DiagramOptions, PeriodicError};
 use crate::kinds::kind::SpecParts;
 use crate::model::{Chain, Parameter};

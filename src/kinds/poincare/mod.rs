@@ -13,9 +13,9 @@ pub mod record;
 pub mod table;
 
 pub use found::PoincareSection;
-pub use table::{validate_table, OneOrMany, PoincareSpec};
+pub use table::{OneOrMany, PoincareSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings, PLANAR_ONLY};
+use super::kind::{table_of, Executed, Input, Kind, Settings, PLANAR_ONLY};
 use super::memory::{links_driver, solver, threads, Term, F64};
 use crate::analysis::poincare::{self, PoincareOptions, Sampling};
 use crate::error::FieldError;
@@ -26,11 +26,9 @@ use crate::observe::Observer;
 pub const KIND: Kind = Kind {
     name: "poincare",
     about: "Poincaré sections on energy shells (or stroboscopic sections of a driven chain).",
-    read: read_table::<PoincareSpec>,
-    fields: table_fields::<PoincareSpec>,
+    table: table_of::<PoincareSpec>(),
     models: PLANAR_ONLY,
     reports: true,
-    validate: table::validate_table,
 };
 
 impl Settings for PoincareOptions {
@@ -81,11 +79,7 @@ impl Settings for PoincareOptions {
         ]
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(Box::new(run(input, self, observer)?))
     }
 }

@@ -4,7 +4,7 @@
 use crate::analysis::poincare::PoincareOptions;
 use crate::error::{positive, FieldError as SpecError};
 use crate::integrate::Method;
-use crate::kinds::kind::{planar_chain, typed_table, Registered, SpecParts};
+use crate::kinds::kind::{planar_chain, Registered, SpecParts, Table, Validation};
 use crate::model::{Chain, Model};
 use crate::spec::retired::{self, Retired};
 use crate::spec::{refuse_given, state_coordinate};
@@ -502,39 +502,37 @@ impl PoincareSpec {
     }
 }
 
-/// The table as the spec holds it validated for the registry ([`super::KIND`]): sections are
-/// located on DOP853's dense output, at tolerances 1e-12 where the spec gives none; the orbit
-/// starts from the spec's `[initial]` state when it gives one (else from the energy shells').
-pub fn validate_table(
-    table: &toml::Table,
-    model: &Model,
-    spec: &dyn SpecParts,
-) -> Result<(Registered, Method, Vec<f64>), SpecError> {
-    let chain = planar_chain(super::KIND.name, model)?;
-    let initial = if spec.has_start() {
-        Some(spec.start()?)
-    } else {
-        None
-    };
-    if !matches!(spec.method_name(), None | Some("dop853")) {
-        return Err(SpecError::new(
-            "integrator.method",
-            "Poincaré sections are located on DOP853's dense output: use dop853",
-        ));
+impl Table for PoincareSpec {
+    /// The table as the spec holds it validated for the registry ([`super::KIND`]): sections are
+    /// located on DOP853's dense output, at tolerances 1e-12 where the spec gives none; the orbit
+    /// starts from the spec's `[initial]` state when it gives one (else from the energy shells').
+    fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
+        let chain = planar_chain(super::KIND.name, model)?;
+        let initial = if spec.has_start() {
+            Some(spec.start()?)
+        } else {
+            None
+        };
+        if !matches!(spec.method_name(), None | Some("dop853")) {
+            return Err(SpecError::new(
+                "integrator.method",
+                "Poincaré sections are located on DOP853's dense output: use dop853",
+            ));
+        }
+        let method = spec.method(None, Some(1e-12))?;
+        let s = self;
+        let mut opts = s.options(chain, initial.clone())?;
+        if let Method::Dop853 { rtol, atol, h_max } = method {
+            opts.orbit.rtol = rtol;
+            opts.orbit.atol = atol;
+            opts.orbit.h_max = h_max;
+        }
+        Ok((
+            Registered(Box::new(opts)),
+            method,
+            initial.unwrap_or_default(),
+        ))
     }
-    let method = spec.method(None, Some(1e-12))?;
-    let s: PoincareSpec = typed_table(super::KIND.name, table)?;
-    let mut opts = s.options(chain, initial.clone())?;
-    if let Method::Dop853 { rtol, atol, h_max } = method {
-        opts.orbit.rtol = rtol;
-        opts.orbit.atol = atol;
-        opts.orbit.h_max = h_max;
-    }
-    Ok((
-        Registered(Box::new(opts)),
-        method,
-        initial.unwrap_or_default(),
-    ))
 }
 
 #[cfg(test)]

@@ -15,10 +15,9 @@ pub use cart::{cart_record, draw_cart, CartSimulated};
 pub use found::{draw_stills, trajectory_record, Simulated};
 pub use table::{SimulateRun, SimulateSpec};
 
-use super::kind::{read_table, table_fields, Found, Input, Kind, Settings};
+use super::kind::{table_of, Executed, Input, Kind, Settings, EITHER_MODEL};
 use super::memory::{links_driver, samples_term, solver, Term, F64};
 use crate::finding::Record;
-use crate::kinds::RunError;
 use crate::model::Model;
 use crate::observe::Observer;
 
@@ -26,11 +25,9 @@ use crate::observe::Observer;
 pub const KIND: Kind = Kind {
     name: "simulate",
     about: "Integrate a model from an initial state and write the sampled trajectory.",
-    read: read_table::<SimulateSpec>,
-    fields: table_fields::<SimulateSpec>,
-    models: &["planar-chain", "cart-chain"],
+    table: table_of::<SimulateSpec>(),
+    models: EITHER_MODEL,
     reports: false,
-    validate: table::validate_table,
 };
 
 impl Settings for SimulateRun {
@@ -68,11 +65,7 @@ impl Settings for SimulateRun {
         ]
     }
 
-    fn execute(
-        &self,
-        input: &Input<'_>,
-        observer: &mut dyn Observer,
-    ) -> Result<Box<dyn Found>, RunError> {
+    fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(match input.model {
             Model::Planar(chain) => {
                 Box::new(Simulated::run(input, chain, &self.options, observer)?)
