@@ -18,6 +18,7 @@ mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use output::{set_threads, CliError, Common, Outputs, Run};
+use pendula::kinds::lyapunov::LyapunovRun;
 use pendula::spec::{self, Analysis, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -115,11 +116,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 4] = [
-    (
-        "lyapunov",
-        "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
-    ),
+const SPEC_COMMANDS: [(&str, &str); 3] = [
     (
         "map",
         "Initial-condition map (flip time, energy error, Lyapunov, basins): tiled, resumable, shardable.",
@@ -515,7 +512,10 @@ fn describe_analysis(spec: &Spec) -> String {
             };
             format!("{} map {size}", o.kind.name())
         }
-        Analysis::Lyapunov(r) => format!("lyapunov {}", r.estimator.name()),
+        Analysis::Registered(r) => match r.as_any().downcast_ref::<LyapunovRun>() {
+            Some(l) => format!("lyapunov {}", l.estimator.name()),
+            None => r.kind().name.to_string(),
+        },
         other => other.kind().to_string(),
     }
 }
@@ -560,8 +560,7 @@ fn execute_run(
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
-    let prints_report = matches!(spec.analysis, Analysis::Lyapunov(_))
-        || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
+    let prints_report = matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
     let animation = match &spec.analysis {
         Analysis::Animate(o) => Some(o),
@@ -613,7 +612,7 @@ fn execute_run(
         Analysis::Animate(_) => animate::run(&ctx),
         Analysis::Control(_) => control::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
-        Analysis::Lyapunov(_) | Analysis::Registered(_) => run_library(&ctx),
+        Analysis::Registered(_) => run_library(&ctx),
     }
 }
 

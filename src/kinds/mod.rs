@@ -12,9 +12,9 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare and orbits (planar chain), simulate and modes
-//! (either model). The results of lyapunov are [`Found`]s in its folder here (its table and
-//! validation still in `spec/`), and so are animate's and control's (run by their commands);
+//! Registered so far: frequencies, poincare and orbits (planar chain), simulate, modes and
+//! lyapunov (either model). The results of animate and control are [`Found`]s in their folders
+//! here (run by their commands);
 //! measure's runs and results are here (written by the store's measure writers, reported by
 //! `cli/measure/`); map keeps its slices in `spec/`, `store/`, `plot/` and `cli/`.
 
@@ -44,6 +44,7 @@ pub const KINDS: &[Kind] = &[
     orbits::KIND,
     simulate::KIND,
     modes::KIND,
+    lyapunov::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

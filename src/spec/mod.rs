@@ -45,7 +45,6 @@ mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
-mod lyapunov;
 mod map;
 mod measure;
 mod model;
@@ -74,7 +73,6 @@ pub use budget::{
 };
 pub use cart::{CartModelSpec, ControlOptions, ControlSpec, InputSpec};
 pub use integrator::IntegratorSpec;
-pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub(crate) use model::checked_chain;
@@ -112,7 +110,6 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
     pub animate: Option<AnimateSpec>,
     pub control: Option<ControlSpec>,
@@ -131,7 +128,7 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `simulate`, `modes`, `poincare` and `orbits`, registered kinds' tables since, keep the
+    /// `simulate`, `modes`, `lyapunov`, `poincare` and `orbits`, registered kinds' tables since, keep the
     /// places they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
@@ -174,8 +171,8 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["lyapunov", "map", "animate", "measure", "orbits"],
-            Model::Cart(_) => &["lyapunov", "control"],
+            Model::Planar(_) => &["map", "animate", "measure", "orbits"],
+            Model::Cart(_) => &["control"],
         };
         kinds()
             .into_iter()
@@ -213,7 +210,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Lyapunov(LyapunovRun),
     Map(MapOptions),
     Animate(AnimateOptions),
     Control(ControlOptions),
@@ -225,7 +221,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
             Analysis::Animate(_) => "animate",
             Analysis::Control(_) => "control",
@@ -383,9 +378,13 @@ mod tests {
     #[test]
     fn the_new_names_carry_the_old_values() {
         let s = spec("kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntransient = 10.0\nt_end = 210.0\n").unwrap();
-        let Analysis::Lyapunov(run) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a lyapunov spec")
         };
+        let run = r
+            .as_any()
+            .downcast_ref::<crate::kinds::lyapunov::LyapunovRun>()
+            .unwrap();
         assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
         let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
         let Analysis::Map(m) = &s.analysis else {

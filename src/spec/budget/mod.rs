@@ -15,7 +15,7 @@ mod terms;
 
 pub(crate) use steps::check_adaptive;
 
-use terms::{animate_terms, control_terms, lyapunov_terms, map_terms, measure_spec_terms};
+use terms::{animate_terms, control_terms, map_terms, measure_spec_terms};
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
 #[cfg(test)]
@@ -145,7 +145,6 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Animate(o) => Some(o.frame_count() as f64 * o.frame_dt()),
@@ -157,7 +156,6 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Animate(_) => "animate.duration",
             Analysis::Control(_) => "control.t_end",
@@ -187,7 +185,6 @@ impl Spec {
         let mut terms = vec![model];
         match &self.analysis {
             Analysis::Control(o) => control_terms(o, n, dim, &mut terms),
-            Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
                 map_terms(&r.map, true, None, n, dim, &mut terms);

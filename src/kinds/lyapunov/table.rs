@@ -1,15 +1,21 @@
-//! The `[lyapunov]` table.
+//! The `[lyapunov]` table of a spec and its validation into the run's settings
+//! ([`LyapunovRun`]): an estimator on the planar chain, or the QR spectrum on the cart chain.
 
-use super::retired::{self, Retired};
-use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::orbit::{
     indicator_by_name, CovariantOptions, Deviation, Indicator, IndicatorOptions, OrbitOptions,
     SlopeSamples, ESTIMATORS,
 };
+use crate::error::{positive, FieldError as SpecError};
 use crate::format::one_of;
+use crate::integrate::Method;
+use crate::kinds::kind::{typed_table, Registered, SpecParts};
+use crate::model::{Model, System};
+use crate::spec::retired::{self, Retired};
 use serde::{Deserialize, Serialize};
 
+/// A validated Lyapunov run: its estimator and options, and the ensemble or covariant vectors
+/// it computes besides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LyapunovRun {
     pub estimator: LyapunovEstimator,
@@ -113,7 +119,7 @@ pub enum ExponentsSpec {
 }
 
 impl LyapunovSpec {
-    pub(super) fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
+    fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
         let d = LyapunovOptions::default();
         let k = self.exponents(dim)?;
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
@@ -504,16 +510,20 @@ impl LyapunovSpec {
     }
 }
 
-/// `kind = "lyapunov"` for either model (the cart chain: the QR spectrum on its manifold).
-pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
-    let (dim, x0) = match model {
-        Model::Planar(chain) => (2 * chain.links(), file.initial.state(chain.links())?),
-        Model::Cart(chain) => {
-            use crate::model::System;
-            (chain.manifold_dim(), file.initial.cart_state(chain)?)
-        }
+/// Validates the table as the spec holds it, for the registry ([`super::KIND`]): either model
+/// (the cart chain: the QR spectrum on its manifold), from the spec's start, on the spec's
+/// integrator or benchmark L's (RK4, dt = 1e-3) where it names none.
+pub fn validate_table(
+    table: &toml::Table,
+    model: &Model,
+    parts: &dyn SpecParts,
+) -> Result<(Registered, Method, Vec<f64>), SpecError> {
+    let x0 = parts.start()?;
+    let dim = match model {
+        Model::Planar(chain) => 2 * chain.links(),
+        Model::Cart(chain) => chain.manifold_dim(),
     };
-    let spec = file.lyapunov.clone().unwrap_or_default();
+    let spec: LyapunovSpec = typed_table(super::KIND.name, table)?;
     let run = spec.run(dim)?;
     if let Model::Cart(_) = model {
         if run.estimator != LyapunovEstimator::Spectrum {
@@ -536,11 +546,7 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
         }
     }
     // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
-    let mut integrator = file.integrator.clone();
-    if integrator.method.is_none() {
-        integrator.method = Some("rk4".into());
-    }
-    let method = integrator.method(None)?;
+    let method = parts.method_or("rk4", None)?;
     if let Some(dt) = method.fixed_dt() {
         let q = run.options.tau / dt;
         if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
@@ -551,9 +557,5 @@ pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, Spec
             );
         }
     }
-    Ok(Validated {
-        analysis: Analysis::Lyapunov(run),
-        x0,
-        method,
-    })
+    Ok((Registered(Box::new(run)), method, x0))
 }
