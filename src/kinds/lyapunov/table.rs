@@ -559,3 +559,32 @@ pub fn validate_table(
     }
     Ok((Registered(Box::new(run)), method, x0))
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::integrate::Method;
+    use crate::spec::{parse, Analysis};
+
+    #[test]
+    fn lyapunov_runs_on_either_model_through_the_registry() {
+        let planar = "kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n[lyapunov]\ntransient = 2.0\nt_end = 12.0\n";
+        let cart = "kind = \"lyapunov\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n[initial]\nequilibrium = \"hanging\"\ntilt = 0.3\n";
+        for text in [planar, cart] {
+            let spec = parse(text, "t").unwrap().validate().unwrap();
+            let Analysis::Registered(r) = &spec.analysis else {
+                panic!("a registered kind")
+            };
+            assert!(r.as_any().downcast_ref::<super::LyapunovRun>().is_some());
+            // Benchmark L's integrator where the spec names none.
+            assert_eq!(spec.method, Method::Rk4 { dt: 1e-3 });
+            let span = r.time_span().unwrap();
+            assert_eq!(span.1, "lyapunov.t_end");
+        }
+        // The cart chain offers the QR spectrum alone.
+        let e = parse(&format!("{cart}[lyapunov]\nestimator = \"tangent\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.field, "lyapunov.estimator");
+    }
+}
