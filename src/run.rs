@@ -11,19 +11,12 @@
 
 pub mod sweep;
 
-use crate::analysis::lyapunov::{
-    chain_ensemble, chain_spectrum, chain_two_trajectory, lyapunov_spectrum,
-};
-use crate::analysis::orbit::{chain_covariant, chain_indicators, IndicatorResult};
 use crate::error::FieldError;
 use crate::finding::Record;
-use crate::kinds::lyapunov::{
-    CovariantResult, EnsembleResult, SaliResult, SpectrumOf, SpectrumResult,
-};
 use crate::kinds::{Found, Input};
-use crate::model::{CartChain, Chain, System};
+use crate::model::Chain;
 use crate::observe::Observer;
-use crate::spec::{Analysis, LyapunovEstimator, LyapunovRun, Model, Spec};
+use crate::spec::{Analysis, Model, Spec};
 use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
@@ -61,7 +54,7 @@ pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcom
     let output = match (&spec.analysis, &spec.model) {
         (Analysis::Registered(r), _) => registered(spec, r, observer)?,
         (_, Model::Planar(chain)) => planar(spec, chain, observer)?,
-        (_, Model::Cart(sys)) => cart_chain(spec, sys, observer)?,
+        (other, Model::Cart(_)) => return Err(not_run(other)),
     };
     Ok(Outcome { spec, output })
 }
@@ -72,7 +65,6 @@ fn planar<'a>(
     obs: &mut dyn Observer,
 ) -> Result<Output<'a>, RunError> {
     Ok(match &spec.analysis {
-        Analysis::Lyapunov(run) => lyapunov(spec, chain, run, obs)?,
         Analysis::Map(opts) => Output::Map {
             chain,
             map: crate::kinds::map::memory::run(spec, chain, opts, obs)?,
@@ -99,91 +91,6 @@ fn registered<'a>(
     Ok(Output::Found {
         chain: spec.model.planar(),
         result: r.execute(&input, obs)?,
-    })
-}
-
-/// The estimators as the spec names them, each result describing itself
-/// ([`crate::kinds::lyapunov`]); SALI, MEGNO and FLI write their own groups, an ensemble the
-/// `lyapunov` group of its first member and the `ensemble` group.
-fn lyapunov<'a>(
-    spec: &'a Spec,
-    chain: &'a Chain,
-    run: &LyapunovRun,
-    obs: &mut dyn Observer,
-) -> Result<Output<'a>, RunError> {
-    let (method, x0) = (&spec.method, spec.x0.as_slice());
-    let mut opts = run.options;
-    if run.estimator == LyapunovEstimator::Tangent {
-        opts.k = Some(1);
-    }
-    let found = |result: Box<dyn Found>| Output::Found {
-        chain: Some(chain),
-        result,
-    };
-    Ok(match (&run.estimator, &run.ensemble) {
-        (LyapunovEstimator::Sali(io), _) => found(Box::new(SaliResult {
-            title: spec.title.clone(),
-            indicators: chain_indicators(chain, method, x0, io, obs)?,
-        })),
-        (LyapunovEstimator::Indicator(indicator, io), _) => found(Box::new(IndicatorResult {
-            title: spec.title.clone(),
-            links: chain.links(),
-            found: (indicator.run)(chain, method, x0, io, obs)?,
-        })),
-        (_, None) if run.covariant.is_some() => found(Box::new(CovariantResult {
-            title: spec.title.clone(),
-            links: chain.links(),
-            covariant: Box::new(chain_covariant(
-                chain,
-                method,
-                x0,
-                &opts,
-                run.covariant.as_ref().expect("checked"),
-                obs,
-            )?),
-        })),
-        (_, Some(ens)) => found(Box::new(EnsembleResult {
-            title: spec.title.clone(),
-            links: chain.links(),
-            estimator: run.estimator.name(),
-            ensemble: chain_ensemble(chain, method, x0, &opts, ens, obs)?,
-        })),
-        (LyapunovEstimator::TwoTrajectory(two), None) => found(Box::new(SpectrumResult {
-            title: spec.title.clone(),
-            of: SpectrumOf::Planar {
-                links: chain.links(),
-            },
-            spectrum: chain_two_trajectory(chain, method, x0, &opts, two, obs)?,
-        })),
-        (_, None) => found(Box::new(SpectrumResult {
-            title: spec.title.clone(),
-            of: SpectrumOf::Planar {
-                links: chain.links(),
-            },
-            spectrum: chain_spectrum(chain, method, x0, &opts, obs)?,
-        })),
-    })
-}
-
-fn cart_chain<'a>(
-    spec: &'a Spec,
-    sys: &'a CartChain,
-    obs: &mut dyn Observer,
-) -> Result<Output<'a>, RunError> {
-    let (method, x0) = (&spec.method, spec.x0.as_slice());
-    Ok(match &spec.analysis {
-        Analysis::Lyapunov(run) => Output::Found {
-            chain: None,
-            result: Box::new(SpectrumResult {
-                title: spec.title.clone(),
-                of: SpectrumOf::Cart {
-                    phase_space_dimension: sys.manifold_dim(),
-                    initial_state: x0.to_vec(),
-                },
-                spectrum: lyapunov_spectrum(sys, method, x0, &run.options, obs)?,
-            }),
-        },
-        other => return Err(not_run(other)),
     })
 }
 

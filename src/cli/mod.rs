@@ -17,6 +17,7 @@ mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use output::{set_threads, CliError, Common, Outputs, Run};
+use pendula::kinds::lyapunov::LyapunovRun;
 use pendula::spec::{self, Analysis, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -114,11 +115,7 @@ fn one_line(text: &str) -> String {
 
 /// The commands that run a spec, with their one-line help (and every registered kind's,
 /// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 2] = [
-    (
-        "lyapunov",
-        "Lyapunov exponents (spectrum, maximal exponent, SALI/GALI) with convergence diagnostics.",
-    ),
+const SPEC_COMMANDS: [(&str, &str); 1] = [
     (
         "map",
         "Initial-condition map (flip time, energy error, Lyapunov, basins): tiled, resumable, shardable.",
@@ -506,7 +503,10 @@ fn describe_analysis(spec: &Spec) -> String {
             };
             format!("{} map {size}", o.kind.name())
         }
-        Analysis::Lyapunov(r) => format!("lyapunov {}", r.estimator.name()),
+        Analysis::Registered(r) => match r.as_any().downcast_ref::<LyapunovRun>() {
+            Some(l) => format!("lyapunov {}", l.estimator.name()),
+            None => r.kind().name.to_string(),
+        },
         other => other.kind().to_string(),
     }
 }
@@ -551,8 +551,7 @@ fn execute_run(
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
-    let prints_report = matches!(spec.analysis, Analysis::Lyapunov(_))
-        || matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
+    let prints_report = matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
 
     let animation = animate::options(spec);
     let visual = !spec.figures.paths().is_empty()
@@ -600,7 +599,7 @@ fn execute_run(
     match &spec.analysis {
         Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
         Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
-        Analysis::Lyapunov(_) | Analysis::Registered(_) => run_library(&ctx),
+        Analysis::Registered(_) => run_library(&ctx),
     }
 }
 

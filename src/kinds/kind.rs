@@ -116,6 +116,9 @@ pub trait SpecParts {
     /// The spec's integrator for a sampling interval; where its table gives no tolerances,
     /// `tolerance` is both rtol and atol (None: the integrator's defaults).
     fn method(&self, dt_out: Option<f64>, tolerance: Option<f64>) -> Result<Method, FieldError>;
+    /// The spec's integrator (no sampling interval), the method `name` where its table names
+    /// none: for a kind whose default integrator is not the spec's (lyapunov's RK4).
+    fn method_or(&self, name: &str, dt_out: Option<f64>) -> Result<Method, FieldError>;
     /// Whether the spec gives an `[initial]` state.
     fn has_start(&self) -> bool;
     /// Whether the spec's `[integrator]` table sets anything (a kind with an integrator of

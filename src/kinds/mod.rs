@@ -12,12 +12,12 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered so far: frequencies, poincare, orbits and animate (planar chain), simulate and
-//! modes (either model) and control (cart chain); animate's run is its command's, which checks
-//! the files it writes ([`crate::run::execute`] refuses it). The results of lyapunov are
-//! [`Found`]s in its folder here (its table and validation still in `spec/`), and so are
-//! measure's (its table in `spec/`); map has its runs here (streamed and in memory; its table
-//! in `spec/map.rs`, its file in `store/map/`, its figure in `plot/map/`).
+//! Registered: frequencies, poincare, orbits and animate (planar chain), simulate, modes and
+//! lyapunov (either model) and control (cart chain); animate's run is its command's, which
+//! checks the files it writes ([`crate::run::execute`] refuses it). Not registered yet: measure
+//! (its runs and self-describing results here, its table in `spec/`) and map (its runs here,
+//! streamed and in memory; its table in `spec/map.rs`, its file in `store/map/`, its figure in
+//! `plot/map/`).
 
 pub mod animate;
 pub mod control;
@@ -49,6 +49,7 @@ pub const KINDS: &[Kind] = &[
     modes::KIND,
     control::KIND,
     animate::KIND,
+    lyapunov::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

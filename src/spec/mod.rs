@@ -44,7 +44,6 @@ mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
-mod lyapunov;
 mod map;
 mod measure;
 mod model;
@@ -73,7 +72,6 @@ pub use budget::{
 };
 pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
-pub use lyapunov::{ExponentsSpec, LyapunovEstimator, LyapunovRun, LyapunovSpec};
 pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub(crate) use model::checked_chain;
@@ -111,7 +109,6 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub lyapunov: Option<LyapunovSpec>,
     pub map: Option<MapSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
@@ -128,7 +125,7 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `simulate`, `modes`, `poincare` and `orbits`, registered kinds' tables since, keep the
+    /// `simulate`, `modes`, `lyapunov`, `poincare` and `orbits`, registered kinds' tables since, keep the
     /// places they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
@@ -171,8 +168,8 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["lyapunov", "map", "measure"],
-            Model::Cart(_) => &["lyapunov"],
+            Model::Planar(_) => &["map", "measure"],
+            Model::Cart(_) => &[],
         };
         kinds()
             .into_iter()
@@ -210,7 +207,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Lyapunov(LyapunovRun),
     Map(MapOptions),
     Measure(MeasureRun),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
@@ -220,7 +216,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Lyapunov(_) => "lyapunov",
             Analysis::Map(_) => "map",
             Analysis::Measure(_) => "measure",
             Analysis::Registered(r) => r.kind().name,
@@ -376,9 +371,13 @@ mod tests {
     #[test]
     fn the_new_names_carry_the_old_values() {
         let s = spec("kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntransient = 10.0\nt_end = 210.0\n").unwrap();
-        let Analysis::Lyapunov(run) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a lyapunov spec")
         };
+        let run = r
+            .as_any()
+            .downcast_ref::<crate::kinds::lyapunov::LyapunovRun>()
+            .unwrap();
         assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
         let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
         let Analysis::Map(m) = &s.analysis else {

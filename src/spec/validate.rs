@@ -4,8 +4,8 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, lyapunov, map, measure, result_format,
-    sweep, Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
+    cart, chain_words, default_title, figure_format, kinds, map, measure, result_format, sweep,
+    Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 
 impl SpecFile {
@@ -16,7 +16,6 @@ impl SpecFile {
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
-            ("lyapunov", self.lyapunov.is_some()),
             ("map", self.map.is_some()),
             ("measure", self.measure.is_some()),
         ]
@@ -127,7 +126,6 @@ impl SpecFile {
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         Ok(match kind {
-            "lyapunov" => lyapunov::validate(self, model)?,
             registered if crate::kinds::named(registered).is_some() => {
                 self.validate_registered(registered, model)?
             }
@@ -278,6 +276,18 @@ impl crate::kinds::SpecParts for Parts<'_> {
         if tolerance.is_some() {
             integ.rtol = integ.rtol.or(tolerance);
             integ.atol = integ.atol.or(tolerance);
+        }
+        integ.method(dt_out)
+    }
+
+    fn method_or(
+        &self,
+        name: &str,
+        dt_out: Option<f64>,
+    ) -> Result<crate::integrate::Method, SpecError> {
+        let mut integ = self.file.integrator.clone();
+        if integ.method.is_none() {
+            integ.method = Some(name.into());
         }
         integ.method(dt_out)
     }

@@ -15,7 +15,7 @@ mod terms;
 
 pub(crate) use steps::check_adaptive;
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
-use terms::{lyapunov_terms, map_terms, measure_spec_terms};
+use terms::{map_terms, measure_spec_terms};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -144,7 +144,6 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Lyapunov(r) => Some(r.options.transient + r.options.time),
             Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
@@ -154,7 +153,6 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Lyapunov(_) => "lyapunov.t_end",
             Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
         }
@@ -181,7 +179,6 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Lyapunov(r) => lyapunov_terms(r, n, dim, &mut terms),
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
                 map_terms(&r.map, true, None, n, dim, &mut terms);

@@ -6,62 +6,7 @@ use super::{estimate, threads, Estimate};
 use crate::analysis::map::{MapKind, MapOptions};
 use crate::analysis::measure::{MeasureOptions, What};
 use crate::kinds::memory::{links_driver, solver, Term, F64, PLANAR_LINK_BYTES};
-use crate::spec::{LyapunovEstimator, LyapunovRun};
 use crate::store::map::FIGURE_EDGE;
-/// The tangent vectors of a Lyapunov run (and of an ensemble's members, and their results).
-pub(super) fn lyapunov_terms(r: &LyapunovRun, n: usize, dim: f64, terms: &mut Vec<Term>) {
-    let k = match r.estimator {
-        LyapunovEstimator::Spectrum => r.options.k.unwrap_or(dim as usize) as f64,
-        LyapunovEstimator::Tangent => 1.0,
-        LyapunovEstimator::TwoTrajectory(_) => 1.0,
-        LyapunovEstimator::Sali(ref s) => s.k as f64,
-        LyapunovEstimator::Indicator(i, _) => i.vectors as f64,
-    };
-    // The convergence history, and its copy in the file's record while it is written.
-    let history = r.options.max_history as f64 * (2.0 * k + 6.0) * F64;
-    let written = history;
-    // State and k tangent vectors through the solver, and the QR's copies.
-    let run = solver(dim * (1.0 + k)) + 3.0 * F64 * dim * k;
-    if let Some(cov) = &r.covariant {
-        let o = &r.options;
-        let (d, k) = (dim as usize, k as usize);
-        terms.push(Term {
-            // What the run keeps, and the record's copy of the samples while it is written.
-            bytes: crate::analysis::orbit::covariant_bytes(d, k, o.tau, o.time, cov)
-                + crate::analysis::orbit::covariant_sample_bytes(d, k, o.tau, o.time, cov),
-            field: "lyapunov.t_end",
-            driver: format!(
-                "{:.0} s window and {} s backward transient at tau = {} s",
-                o.time, cov.backward_transient, o.tau
-            ),
-            what: "the covariant vectors' R factors and samples",
-        });
-    }
-    match &r.ensemble {
-        None => terms.push(Term {
-            bytes: run + history + written,
-            field: "model.links",
-            driver: links_driver(n),
-            what: "the tangent vectors",
-        }),
-        Some(e) => {
-            let m = e.members as f64;
-            let at_once = threads().min(m);
-            terms.push(Term {
-                bytes: at_once * run,
-                field: "model.links",
-                driver: links_driver(n),
-                what: "the tangent vectors",
-            });
-            terms.push(Term {
-                bytes: m * (history + dim * F64 + 4096.0) + written,
-                field: "lyapunov.ensemble",
-                driver: format!("{} members", e.members),
-                what: "the ensemble's results",
-            });
-        }
-    }
-}
 
 /// A map run (or shard `shard`, `(i, n)`): its tiles in flight, the band of tiles the
 /// assembly holds, the per-tile bookkeeping and the figure; a measure's label grids besides.

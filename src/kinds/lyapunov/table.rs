@@ -1,15 +1,20 @@
-//! The `[lyapunov]` table.
+//! The `[lyapunov]` table of a spec and its validation into the run's settings
+//! ([`LyapunovRun`]): an estimator on the planar chain, or the QR spectrum on the cart chain.
 
-use super::retired::{self, Retired};
-use super::{positive, Analysis, Model, SpecError, SpecFile, Validated};
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::orbit::{
     indicator_by_name, CovariantOptions, Deviation, Indicator, IndicatorOptions, OrbitOptions,
     SlopeSamples, ESTIMATORS,
 };
+use crate::error::{positive, FieldError as SpecError};
 use crate::format::one_of;
+use crate::kinds::kind::{Registered, SpecParts, Table, Validation};
+use crate::model::{Model, System};
+use crate::spec::retired::{self, Retired};
 use serde::{Deserialize, Serialize};
 
+/// A validated Lyapunov run: its estimator and options, and the ensemble or covariant vectors
+/// it computes besides.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LyapunovRun {
     pub estimator: LyapunovEstimator,
@@ -113,7 +118,7 @@ pub enum ExponentsSpec {
 }
 
 impl LyapunovSpec {
-    pub(super) fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
+    fn run(&self, dim: usize) -> Result<LyapunovRun, SpecError> {
         let d = LyapunovOptions::default();
         let k = self.exponents(dim)?;
         let tau = positive("lyapunov.tau", self.tau.unwrap_or(d.tau))?;
@@ -504,56 +509,79 @@ impl LyapunovSpec {
     }
 }
 
-/// `kind = "lyapunov"` for either model (the cart chain: the QR spectrum on its manifold).
-pub(super) fn validate(file: &SpecFile, model: &Model) -> Result<Validated, SpecError> {
-    let (dim, x0) = match model {
-        Model::Planar(chain) => (2 * chain.links(), file.initial.state(chain.links())?),
-        Model::Cart(chain) => {
-            use crate::model::System;
-            (chain.manifold_dim(), file.initial.cart_state(chain)?)
+impl Table for LyapunovSpec {
+    /// Validates the table as the spec holds it, for the registry ([`super::KIND`]): either model
+    /// (the cart chain: the QR spectrum on its manifold), from the spec's start, on the spec's
+    /// integrator or benchmark L's (RK4, dt = 1e-3) where it names none.
+    fn validate(self, model: &Model, parts: &dyn SpecParts) -> Validation {
+        let x0 = parts.start()?;
+        let dim = match model {
+            Model::Planar(chain) => 2 * chain.links(),
+            Model::Cart(chain) => chain.manifold_dim(),
+        };
+        let spec = self;
+        let run = spec.run(dim)?;
+        if let Model::Cart(_) = model {
+            if run.estimator != LyapunovEstimator::Spectrum {
+                return Err(SpecError::new(
+                    "lyapunov.estimator",
+                    "the cart chain offers the QR spectrum (estimator = \"spectrum\")",
+                ));
+            }
+            if run.ensemble.is_some() {
+                return Err(SpecError::new(
+                    "lyapunov.ensemble",
+                    "is offered for the planar chain only",
+                ));
+            }
+            if run.covariant.is_some() {
+                return Err(SpecError::new(
+                    "lyapunov.vectors",
+                    "covariant vectors are offered for the planar chain only",
+                ));
+            }
         }
-    };
-    let spec = file.lyapunov.clone().unwrap_or_default();
-    let run = spec.run(dim)?;
-    if let Model::Cart(_) = model {
-        if run.estimator != LyapunovEstimator::Spectrum {
-            return Err(SpecError::new(
-                "lyapunov.estimator",
-                "the cart chain offers the QR spectrum (estimator = \"spectrum\")",
-            ));
+        // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
+        let method = parts.method_or("rk4", None)?;
+        if let Some(dt) = method.fixed_dt() {
+            let q = run.options.tau / dt;
+            if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
+                return Err(
+                    SpecError::new("lyapunov.tau", "must be a whole multiple of ")
+                        .name("integrator.dt")
+                        .text(format!(" = {dt} (got {})", run.options.tau)),
+                );
+            }
         }
-        if run.ensemble.is_some() {
-            return Err(SpecError::new(
-                "lyapunov.ensemble",
-                "is offered for the planar chain only",
-            ));
-        }
-        if run.covariant.is_some() {
-            return Err(SpecError::new(
-                "lyapunov.vectors",
-                "covariant vectors are offered for the planar chain only",
-            ));
-        }
+        Ok((Registered(Box::new(run)), method, x0))
     }
-    // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
-    let mut integrator = file.integrator.clone();
-    if integrator.method.is_none() {
-        integrator.method = Some("rk4".into());
-    }
-    let method = integrator.method(None)?;
-    if let Some(dt) = method.fixed_dt() {
-        let q = run.options.tau / dt;
-        if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {
-            return Err(
-                SpecError::new("lyapunov.tau", "must be a whole multiple of ")
-                    .name("integrator.dt")
-                    .text(format!(" = {dt} (got {})", run.options.tau)),
-            );
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::integrate::Method;
+    use crate::spec::{parse, Analysis};
+
+    #[test]
+    fn lyapunov_runs_on_either_model_through_the_registry() {
+        let planar = "kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [1.0, 1.0]\n[lyapunov]\ntransient = 2.0\nt_end = 12.0\n";
+        let cart = "kind = \"lyapunov\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n[initial]\nequilibrium = \"hanging\"\ntilt = 0.3\n";
+        for text in [planar, cart] {
+            let spec = parse(text, "t").unwrap().validate().unwrap();
+            let Analysis::Registered(r) = &spec.analysis else {
+                panic!("a registered kind")
+            };
+            assert!(r.as_any().downcast_ref::<super::LyapunovRun>().is_some());
+            // Benchmark L's integrator where the spec names none.
+            assert_eq!(spec.method, Method::Rk4 { dt: 1e-3 });
+            let span = r.time_span().unwrap();
+            assert_eq!(span.1, "lyapunov.t_end");
         }
+        // The cart chain offers the QR spectrum alone.
+        let e = parse(&format!("{cart}[lyapunov]\nestimator = \"tangent\"\n"), "t")
+            .unwrap()
+            .validate()
+            .unwrap_err();
+        assert_eq!(e.field, "lyapunov.estimator");
     }
-    Ok(Validated {
-        analysis: Analysis::Lyapunov(run),
-        x0,
-        method,
-    })
 }
