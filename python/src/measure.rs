@@ -9,7 +9,7 @@ use numpy::{
     PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArray,
     PyUntypedArrayMethods,
 };
-use pendula::analysis::map::Kind;
+use pendula::analysis::map::MapKindId;
 use pendula::analysis::measure::chaotic;
 use pendula::analysis::measure::labels::{self, map_labels, Labelled, MapGrids, ValueType};
 use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
@@ -230,7 +230,7 @@ pub fn measure_map<'py>(
 /// of their columns: `(name, per_link)` (the Python side stacks them for `measure_map`).
 #[pyfunction]
 pub fn aux_vars(kind: &str) -> Vec<(&'static str, bool)> {
-    Kind::parse(kind).map_or(vec![], |k| {
+    MapKindId::parse(kind).map_or(vec![], |k| {
         k.aux().iter().map(|v| (v.name, v.per_link)).collect()
     })
 }

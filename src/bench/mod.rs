@@ -10,7 +10,7 @@ pub use crate::analysis::modes::structured::benchmark_m as modes;
 pub use visual::{animate, viewer};
 
 use crate::analysis::lyapunov::{bench_lyapunov, BenchLyapunov};
-use crate::analysis::map::{Kernel, Kind, MapKind};
+use crate::analysis::map::{Kernel, MapKind, MapKindId};
 use crate::kinds::RunError;
 use serde_json::Value;
 
@@ -24,19 +24,19 @@ pub fn indicator_kind(
     gali_order: usize,
 ) -> Result<MapKind, String> {
     let served = [
-        Kind::Lyapunov,
-        Kind::Ftle,
-        Kind::Megno,
-        Kind::Sali,
-        Kind::Gali,
-        Kind::Fli,
-        Kind::LagrangianDescriptor,
+        MapKindId::Lyapunov,
+        MapKindId::Ftle,
+        MapKindId::Megno,
+        MapKindId::Sali,
+        MapKindId::Gali,
+        MapKindId::Fli,
+        MapKindId::LagrangianDescriptor,
     ];
-    let id = Kind::parse(name)
+    let id = MapKindId::parse(name)
         .filter(|k| served.contains(k))
-        .ok_or_else(|| format!("expected {} (got `{name}`)", Kind::expected(&served)))?;
+        .ok_or_else(|| format!("expected {} (got `{name}`)", MapKindId::expected(&served)))?;
     Ok(match id {
-        Kind::Lyapunov => MapKind::Lyapunov {
+        MapKindId::Lyapunov => MapKind::Lyapunov {
             renorm_steps: tau_steps,
             blocks: crate::analysis::map::blocks::max_blocks(
                 (t_max / 0.01).round() as u32,
@@ -45,12 +45,12 @@ pub fn indicator_kind(
             .clamp(1, 10),
             tolerance: None,
         },
-        Kind::Ftle => MapKind::Ftle,
-        Kind::Megno => MapKind::Megno { tau_steps },
-        Kind::Sali => MapKind::Sali { tau_steps },
-        Kind::Fli => MapKind::Fli { tau_steps },
-        Kind::LagrangianDescriptor => MapKind::LagrangianDescriptor { p: 0.5 },
-        // Kind::Gali, the last one served.
+        MapKindId::Ftle => MapKind::Ftle,
+        MapKindId::Megno => MapKind::Megno { tau_steps },
+        MapKindId::Sali => MapKind::Sali { tau_steps },
+        MapKindId::Fli => MapKind::Fli { tau_steps },
+        MapKindId::LagrangianDescriptor => MapKind::LagrangianDescriptor { p: 0.5 },
+        // MapKindId::Gali, the last one served.
         _ => MapKind::Gali {
             k: gali_order,
             tau_steps,

@@ -14,7 +14,7 @@ use toml::Value;
 
 /// How a flag's text becomes a spec value.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub enum Kind {
+pub enum ValueKind {
     /// A number (f64).
     Float,
     /// Comma-separated numbers.
@@ -51,7 +51,7 @@ pub enum Kind {
 pub struct Flag {
     pub long: &'static str,
     pub path: &'static str,
-    pub kind: Kind,
+    pub kind: ValueKind,
     pub value_name: &'static str,
     pub help: &'static str,
     pub commands: &'static [&'static str],
@@ -88,7 +88,7 @@ macro_rules! flags {
     };
 }
 
-use Kind::*;
+use ValueKind::*;
 
 flags! {
     // The model.
@@ -290,7 +290,7 @@ pub fn args_for(command: &'static str) -> Vec<Arg> {
 }
 
 /// Parses one comma-separated element (or the whole value) into a TOML value.
-fn element_parser(kind: Kind) -> impl Fn(&str) -> Result<Value, String> + Clone + Send + Sync {
+fn element_parser(kind: ValueKind) -> impl Fn(&str) -> Result<Value, String> + Clone + Send + Sync {
     move |s: &str| -> Result<Value, String> {
         let s = s.trim();
         let float = || {

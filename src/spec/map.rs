@@ -3,7 +3,7 @@
 use super::retired::{self, Retired};
 use super::{positive, state_coordinate, Analysis, InitialSpec, SpecError, SpecFile, Validated};
 use crate::analysis::map::{
-    FlipTarget, Grid, GridAxis, Kernel, Kind, MapKind, MapOptions, Shell, Tiling,
+    FlipTarget, Grid, GridAxis, Kernel, MapKind, MapKindId, MapOptions, Shell, Tiling,
 };
 use crate::integrate::Method;
 use crate::model::Chain;
@@ -276,7 +276,8 @@ impl MapSpec {
     fn span(&self, dt: Option<f64>) -> Result<(f64, f64, f64), SpecError> {
         // A frequency map samples every 0.1 s by default (Gauss steps of 0.05 s, see
         // kinds/frequency.rs): t_end = 0.1 s per sample, 204.8 s for the default 2048.
-        let frequency = self.kind.as_deref().and_then(Kind::parse) == Some(Kind::Frequency);
+        let frequency =
+            self.kind.as_deref().and_then(MapKindId::parse) == Some(MapKindId::Frequency);
         let t_default = if frequency {
             0.1 * f64::from(self.samples.unwrap_or(DEFAULT_SAMPLES))
         } else {
@@ -370,27 +371,29 @@ impl MapSpec {
     /// The kind and its parameters, with the fields it does not take refused.
     fn kind(&self, chain: &Chain, dt: f64, steps: f64) -> Result<MapKind, SpecError> {
         let n = chain.links();
-        let name = self.kind.as_deref().unwrap_or(Kind::FlipTime.name());
-        let id = Kind::parse(name).ok_or_else(|| {
+        let name = self.kind.as_deref().unwrap_or(MapKindId::FlipTime.name());
+        let id = MapKindId::parse(name).ok_or_else(|| {
             SpecError::new(
                 "map.kind",
                 format!(
                     "unknown map kind `{name}` (expected {})",
-                    Kind::expected(&Kind::ALL)
+                    MapKindId::expected(&MapKindId::ALL)
                 ),
             )
         })?;
         let kind = match id {
-            Kind::FlipTime => MapKind::FlipTime {
+            MapKindId::FlipTime => MapKind::FlipTime {
                 target: self.flip_target(n)?,
             },
-            Kind::EnergyError => MapKind::EnergyError,
-            Kind::LagrangianDescriptor => self.descriptor()?,
-            Kind::Ftle => MapKind::Ftle,
-            Kind::Frequency => self.frequency(steps)?,
-            Kind::FinalState => self.final_state(chain, dt)?,
-            Kind::Sali | Kind::Gali | Kind::Megno | Kind::Fli => self.renormalised(id, n, dt)?,
-            Kind::Lyapunov => self.lyapunov(dt, steps)?,
+            MapKindId::EnergyError => MapKind::EnergyError,
+            MapKindId::LagrangianDescriptor => self.descriptor()?,
+            MapKindId::Ftle => MapKind::Ftle,
+            MapKindId::Frequency => self.frequency(steps)?,
+            MapKindId::FinalState => self.final_state(chain, dt)?,
+            MapKindId::Sali | MapKindId::Gali | MapKindId::Megno | MapKindId::Fli => {
+                self.renormalised(id, n, dt)?
+            }
+            MapKindId::Lyapunov => self.lyapunov(dt, steps)?,
         };
         self.refuse_foreign_fields(id, &kind)?;
         Ok(kind)
@@ -466,13 +469,13 @@ impl MapSpec {
 
     /// The kinds that renormalise deviation vectors every τ: SALI, GALI (with its order k),
     /// MEGNO and FLI.
-    fn renormalised(&self, id: Kind, n: usize, dt: f64) -> Result<MapKind, SpecError> {
+    fn renormalised(&self, id: MapKindId, n: usize, dt: f64) -> Result<MapKind, SpecError> {
         let tau_steps = self.tau_steps(dt)?;
-        Ok(if id == Kind::Sali {
+        Ok(if id == MapKindId::Sali {
             MapKind::Sali { tau_steps }
-        } else if id == Kind::Megno {
+        } else if id == MapKindId::Megno {
             MapKind::Megno { tau_steps }
-        } else if id == Kind::Fli {
+        } else if id == MapKindId::Fli {
             MapKind::Fli { tau_steps }
         } else {
             let dim = 2 * n;
@@ -514,7 +517,7 @@ impl MapSpec {
     }
 
     /// Refuses a field the catalogue does not list for the map's kind.
-    fn refuse_foreign_fields(&self, id: Kind, kind: &MapKind) -> Result<(), SpecError> {
+    fn refuse_foreign_fields(&self, id: MapKindId, kind: &MapKind) -> Result<(), SpecError> {
         // Each kind takes the fields the catalogue lists for it and refuses the others.
         for (field, set) in [
             ("map.flip", self.flip.is_some()),

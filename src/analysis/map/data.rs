@@ -9,7 +9,7 @@ use super::*;
 pub struct MapHeader {
     pub title: String,
     pub model_name: String,
-    pub kind: Kind,
+    pub kind: MapKindId,
     pub spec_hash: String,
     pub width: usize,
     pub height: usize,

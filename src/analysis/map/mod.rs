@@ -24,7 +24,7 @@ use per_kind::Work;
 
 pub use data::{point_symmetric, symmetry_mismatches, FlipStats, Fnv, MapData, MapHeader};
 pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
-pub use kinds::{Kind, MapKind};
+pub use kinds::{MapKind, MapKindId};
 pub use lanes::{ThreeLink, TwoLink};
 
 use crate::analysis::orbit::{IndicatorOptions, Regularity};

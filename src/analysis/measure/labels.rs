@@ -6,14 +6,14 @@
 
 use super::{LabelGrid, MeasureError, Stage};
 use crate::analysis::map::basins::label;
-use crate::analysis::map::Kind;
+use crate::analysis::map::MapKindId;
 use crate::error::FieldError;
 use std::collections::BTreeMap;
 
 /// What a map holds for labelling, however it was read (a file, a Dataset).
 #[derive(Debug, Clone, Copy)]
 pub struct MapGrids<'a> {
-    pub kind: Kind,
+    pub kind: MapKindId,
     pub complete: bool,
     pub t_max: f64,
     pub dt: f64,
@@ -184,13 +184,13 @@ pub fn grid_takes_no_map_options(variable: bool, flip_before: bool) -> Result<()
 }
 
 /// The map kind named `name` (a map's `kind` attribute), as the `kind` option.
-pub fn map_kind(name: &str) -> Result<Kind, FieldError> {
-    Kind::parse(name).ok_or_else(|| {
+pub fn map_kind(name: &str) -> Result<MapKindId, FieldError> {
+    MapKindId::parse(name).ok_or_else(|| {
         FieldError::new(
             "kind",
             format!(
                 "unknown map kind `{name}` (expected {})",
-                Kind::expected(&Kind::ALL)
+                MapKindId::expected(&MapKindId::ALL)
             ),
         )
     })
@@ -474,7 +474,7 @@ mod tests {
     /// (1 s, link 1), 6 (3 s, link 2) and 8 (4 s, both links: 3).
     fn flip_map<'a>(class: &'a [u8], steps: &'a [i32], links: &'a [u8]) -> MapGrids<'a> {
         MapGrids {
-            kind: Kind::FlipTime,
+            kind: MapKindId::FlipTime,
             complete: true,
             t_max: 4.0,
             dt: 0.5,
@@ -625,7 +625,7 @@ mod tests {
             "flip_before: thresholds a flip-time map, not a grid given as labels"
         );
         assert!(grid_takes_no_map_options(false, false).is_ok());
-        assert_eq!(map_kind("final-state"), Ok(Kind::FinalState));
+        assert_eq!(map_kind("final-state"), Ok(MapKindId::FinalState));
         assert!(map_kind("x")
             .unwrap_err()
             .to_string()
@@ -672,7 +672,7 @@ mod tests {
             "{names:?}"
         );
         let m = MapGrids {
-            kind: Kind::FinalState,
+            kind: MapKindId::FinalState,
             class: &class,
             width: 3,
             height: 2,

@@ -15,7 +15,7 @@ use super::{
 use crate::analysis::map::basins::{describe, label};
 use crate::analysis::map::class::{self, NOT_COMPUTED};
 use crate::analysis::map::kinds::{Figure, Scale};
-use crate::analysis::map::{Kind, MapData, MapHeader};
+use crate::analysis::map::{MapData, MapHeader, MapKindId};
 use crate::plot::frequency_map::{draw_frequency_map, FrequencyMapFigure};
 use crate::plot::{nice_range, subscript, PlotError};
 
@@ -58,8 +58,8 @@ impl Show {
     /// main variable.
     pub fn parse(name: Option<&str>, h: &MapHeader) -> Result<Show, ShowError> {
         let final_state = h.kind.facts().figure == Figure::Basins;
-        let lyapunov = h.kind == Kind::Lyapunov;
-        let frequency = h.kind == Kind::Frequency;
+        let lyapunov = h.kind == MapKindId::Lyapunov;
+        let frequency = h.kind == MapKindId::Frequency;
         Ok(match name {
             None => Show::Default,
             Some("frequency_map") if frequency => Show::FrequencyMap,
@@ -158,7 +158,7 @@ pub fn compose_panels(
     show: Show,
     cmap: Option<ColourMap>,
 ) -> Vec<ComposedMap> {
-    let has_error = h.kind == Kind::Lyapunov
+    let has_error = h.kind == MapKindId::Lyapunov
         && data.aux_width > 0
         && (0..data.class.len()).any(|p| data.aux[p * data.aux_width].is_finite());
     if show == Show::Default && has_error {
@@ -397,7 +397,7 @@ fn value_layers(h: &MapHeader, data: &MapData, scale: Scale) -> Layers {
     let values = data.value.clone();
     let mut class = data.class.clone();
     let finite = values.iter().copied().filter(|v| v.is_finite());
-    let label = |l: &str| Kind::figure_label(l, h.t_max);
+    let label = |l: &str| MapKindId::figure_label(l, h.t_max);
     let scale = match scale {
         Scale::LogPositive { label: l } => {
             let pos: Vec<f64> = finite.filter(|v| *v > 0.0).collect();
@@ -661,7 +661,7 @@ fn subtitle(h: &MapHeader) -> String {
         h.gravity,
         forcing(h),
         if at_rest { ", released from rest" } else { shell.as_str() },
-        if h.kind == Kind::Frequency {
+        if h.kind == MapKindId::Frequency {
             "Gauss–Legendre (order 6)"
         } else {
             "RK4"

@@ -1,8 +1,8 @@
 //! The catalogue's table: every map kind's [`Facts`] (names, variables, fields, lanes, labels,
-//! figure), one static each, and [`Kind::facts`], the one lookup. The types they are written
+//! figure), one static each, and [`MapKindId::facts`], the one lookup. The types they are written
 //! in, and what is derived from them, live in the parent module.
 
-use super::{var, Facts, Figure, Kind, Lanes, Legend, Scale, Var};
+use super::{var, Facts, Figure, Lanes, Legend, MapKindId, Scale, Var};
 
 const TAU: &str = "map.tau";
 /// The lanes of the tangent and indicator kinds: two-link chains, damped and driven too.
@@ -20,21 +20,21 @@ const CONSERVATIVE_TWO_LINK: Lanes = Lanes {
 /// The one label variable of most kinds.
 const CLASS: &[&str] = &["class"];
 
-impl Kind {
+impl MapKindId {
     /// The facts of this kind.
     pub fn facts(self) -> &'static Facts {
         match self {
-            Kind::FlipTime => &FLIP_TIME,
-            Kind::EnergyError => &ENERGY_ERROR,
-            Kind::Lyapunov => &LYAPUNOV,
-            Kind::Ftle => &FTLE,
-            Kind::FinalState => &FINAL_STATE,
-            Kind::Sali => &SALI,
-            Kind::Gali => &GALI,
-            Kind::Megno => &MEGNO,
-            Kind::LagrangianDescriptor => &LAGRANGIAN_DESCRIPTOR,
-            Kind::Fli => &FLI,
-            Kind::Frequency => &FREQUENCY,
+            MapKindId::FlipTime => &FLIP_TIME,
+            MapKindId::EnergyError => &ENERGY_ERROR,
+            MapKindId::Lyapunov => &LYAPUNOV,
+            MapKindId::Ftle => &FTLE,
+            MapKindId::FinalState => &FINAL_STATE,
+            MapKindId::Sali => &SALI,
+            MapKindId::Gali => &GALI,
+            MapKindId::Megno => &MEGNO,
+            MapKindId::LagrangianDescriptor => &LAGRANGIAN_DESCRIPTOR,
+            MapKindId::Fli => &FLI,
+            MapKindId::Frequency => &FREQUENCY,
         }
     }
 }

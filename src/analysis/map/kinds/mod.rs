@@ -1,9 +1,9 @@
 //! The catalogue of map kinds: what each pixel is reduced to ([`MapKind`], with its parameters)
-//! and, per kind ([`Kind`]), every fact the rest of pendula needs about it: its name, title,
+//! and, per kind ([`MapKindId`]), every fact the rest of pendula needs about it: its name, title,
 //! value and auxiliary variables with units, `class` legend, the spec fields it takes, which
 //! lanes serve it, which label variables `measure` may take from it and how its figure scales
 //! the value. Spec, store, plot, measure, bench and the Python package ask this catalogue and
-//! never compare kind names, so a new kind is one [`Kind`] arm here, its [`Facts`] in
+//! never compare kind names, so a new kind is one [`MapKindId`] arm here, its [`Facts`] in
 //! `facts.rs` (the table of every kind's facts), its per-pixel reduction, and its parameters in
 //! `spec/map.rs`.
 
@@ -76,7 +76,7 @@ pub enum Attr {
 /// A map kind without its parameters: the key of the catalogue, and what a map file's `kind`
 /// attribute names.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Kind {
+pub enum MapKindId {
     FlipTime,
     EnergyError,
     Lyapunov,
@@ -164,7 +164,7 @@ pub enum Scale {
     Linear { label: &'static str },
 }
 
-/// The facts of one kind (see [`Kind::facts`]).
+/// The facts of one kind (see [`MapKindId::facts`]).
 #[derive(Debug, Clone, Copy)]
 pub struct Facts {
     /// The spec's and the file's name (`kind = "flip-time"`).
@@ -184,24 +184,24 @@ pub struct Facts {
     pub figure: Figure,
 }
 
-/// Every kind's name, as `--help` lists them (a test holds it to [`Kind::ALL`]).
+/// Every kind's name, as `--help` lists them (a test holds it to [`MapKindId::ALL`]).
 pub const NAMES: &str =
     "flip-time|energy-error|lyapunov|ftle|sali|gali|megno|final-state|lagrangian-descriptor|fli|frequency";
 
-impl Kind {
+impl MapKindId {
     /// Every kind, in the order the documentation lists them.
-    pub const ALL: [Kind; 11] = [
-        Kind::FlipTime,
-        Kind::EnergyError,
-        Kind::Lyapunov,
-        Kind::Ftle,
-        Kind::Sali,
-        Kind::Gali,
-        Kind::Megno,
-        Kind::FinalState,
-        Kind::LagrangianDescriptor,
-        Kind::Fli,
-        Kind::Frequency,
+    pub const ALL: [MapKindId; 11] = [
+        MapKindId::FlipTime,
+        MapKindId::EnergyError,
+        MapKindId::Lyapunov,
+        MapKindId::Ftle,
+        MapKindId::Sali,
+        MapKindId::Gali,
+        MapKindId::Megno,
+        MapKindId::FinalState,
+        MapKindId::LagrangianDescriptor,
+        MapKindId::Fli,
+        MapKindId::Frequency,
     ];
 
     pub fn name(self) -> &'static str {
@@ -212,18 +212,18 @@ impl Kind {
     /// for the Lagrangian descriptor, whose integral runs over [−τ, τ].
     pub fn span(self, t_max: f64) -> String {
         match self {
-            Kind::LagrangianDescriptor => format!("|t| ≤ {t_max} s"),
+            MapKindId::LagrangianDescriptor => format!("|t| ≤ {t_max} s"),
             _ => format!("t ≤ {t_max} s"),
         }
     }
 
     /// The kind named `name` (a spec's `kind`, a file's `kind` attribute, a bench's `--kind`).
-    pub fn parse(name: &str) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.name() == name)
+    pub fn parse(name: &str) -> Option<MapKindId> {
+        MapKindId::ALL.into_iter().find(|k| k.name() == name)
     }
 
     /// The kinds' names for a message: "flip-time, energy-error, … or final-state".
-    pub fn expected(kinds: &[Kind]) -> String {
+    pub fn expected(kinds: &[MapKindId]) -> String {
         let names: Vec<&str> = kinds.iter().map(|k| k.name()).collect();
         crate::format::one_of(&names)
     }
@@ -245,7 +245,7 @@ impl Kind {
     }
 
     pub fn is_flip(self) -> bool {
-        self == Kind::FlipTime
+        self == MapKindId::FlipTime
     }
 
     /// The figure's label with `{t}` replaced by t_max.
@@ -256,19 +256,19 @@ impl Kind {
 
 impl MapKind {
     /// The kind without its parameters (the catalogue's key).
-    pub fn id(&self) -> Kind {
+    pub fn id(&self) -> MapKindId {
         match self {
-            MapKind::FlipTime { .. } => Kind::FlipTime,
-            MapKind::EnergyError => Kind::EnergyError,
-            MapKind::Lyapunov { .. } => Kind::Lyapunov,
-            MapKind::Ftle => Kind::Ftle,
-            MapKind::FinalState { .. } => Kind::FinalState,
-            MapKind::Sali { .. } => Kind::Sali,
-            MapKind::Gali { .. } => Kind::Gali,
-            MapKind::Megno { .. } => Kind::Megno,
-            MapKind::LagrangianDescriptor { .. } => Kind::LagrangianDescriptor,
-            MapKind::Fli { .. } => Kind::Fli,
-            MapKind::Frequency { .. } => Kind::Frequency,
+            MapKind::FlipTime { .. } => MapKindId::FlipTime,
+            MapKind::EnergyError => MapKindId::EnergyError,
+            MapKind::Lyapunov { .. } => MapKindId::Lyapunov,
+            MapKind::Ftle => MapKindId::Ftle,
+            MapKind::FinalState { .. } => MapKindId::FinalState,
+            MapKind::Sali { .. } => MapKindId::Sali,
+            MapKind::Gali { .. } => MapKindId::Gali,
+            MapKind::Megno { .. } => MapKindId::Megno,
+            MapKind::LagrangianDescriptor { .. } => MapKindId::LagrangianDescriptor,
+            MapKind::Fli { .. } => MapKindId::Fli,
+            MapKind::Frequency { .. } => MapKindId::Frequency,
         }
     }
 
@@ -390,7 +390,7 @@ impl MapKind {
     }
 
     /// Extra f64 columns per pixel beside `value` (see [`super::TileResult::aux`]): the
-    /// catalogue's aux variables ([`Kind::aux_columns`]).
+    /// catalogue's aux variables ([`MapKindId::aux_columns`]).
     pub fn aux_columns(&self, n_links: usize) -> usize {
         self.id().aux_columns(n_links)
     }
@@ -437,21 +437,21 @@ mod tests {
 
     #[test]
     fn names_parse_back_and_are_unique() {
-        for k in Kind::ALL {
-            assert_eq!(Kind::parse(k.name()), Some(k));
+        for k in MapKindId::ALL {
+            assert_eq!(MapKindId::parse(k.name()), Some(k));
         }
-        assert_eq!(Kind::parse("lyapunov-map"), None);
-        let names: Vec<&str> = Kind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(MapKindId::parse("lyapunov-map"), None);
+        let names: Vec<&str> = MapKindId::ALL.iter().map(|k| k.name()).collect();
         assert_eq!(NAMES, names.join("|"));
         assert_eq!(
-            Kind::expected(&Kind::ALL),
+            MapKindId::expected(&MapKindId::ALL),
             "flip-time, energy-error, lyapunov, ftle, sali, gali, megno, final-state, lagrangian-descriptor, fli or frequency"
         );
     }
 
     #[test]
     fn variable_names_are_unique_within_a_file() {
-        for k in Kind::ALL {
+        for k in MapKindId::ALL {
             let mut names: Vec<&str> = k.aux().iter().map(|v| v.name).collect();
             names.extend(k.value().map(|v| v.name));
             let n = names.len();
@@ -463,10 +463,10 @@ mod tests {
 
     #[test]
     fn aux_columns_follow_the_variables() {
-        assert_eq!(Kind::FinalState.aux_columns(3), 9);
-        assert_eq!(Kind::Lyapunov.aux_columns(2), 3);
-        assert_eq!(Kind::FlipTime.aux_columns(2), 1);
-        assert_eq!(Kind::Ftle.aux_columns(2), 0);
-        assert_eq!(Kind::Megno.aux_columns(4), 1);
+        assert_eq!(MapKindId::FinalState.aux_columns(3), 9);
+        assert_eq!(MapKindId::Lyapunov.aux_columns(2), 3);
+        assert_eq!(MapKindId::FlipTime.aux_columns(2), 1);
+        assert_eq!(MapKindId::Ftle.aux_columns(2), 0);
+        assert_eq!(MapKindId::Megno.aux_columns(4), 1);
     }
 }

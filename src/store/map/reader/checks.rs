@@ -96,7 +96,7 @@ pub(super) fn checked<T: H5Type>(
 
 /// Bytes per pixel of reading a whole map (class, flip or value arrays, the aux columns),
 /// with the flip times the verification reads.
-pub(super) fn bytes_per_pixel(kind: Kind, aux_columns: usize) -> f64 {
+pub(super) fn bytes_per_pixel(kind: MapKindId, aux_columns: usize) -> f64 {
     let main = if kind.is_flip() { 4.0 + 1.0 + 8.0 } else { 8.0 };
     1.0 + main + 8.0 * aux_columns as f64
 }

@@ -281,7 +281,7 @@ pub(super) fn read_header(g: &Group, path: &Path) -> Result<MapHeader, StoreErro
         model_name: a.s("model")?,
         kind: {
             let k = a.s("kind")?;
-            Kind::parse(&k).ok_or_else(|| bad(path, format!("unknown map kind {k:?}")))?
+            MapKindId::parse(&k).ok_or_else(|| bad(path, format!("unknown map kind {k:?}")))?
         },
         spec_hash: a.s("spec_hash")?,
         width,

@@ -15,7 +15,7 @@
 //! (tiles not done) is never read: those pixels read as not computed.
 
 use super::*;
-use crate::analysis::map::Kind;
+use crate::analysis::map::MapKindId;
 use crate::limits::{format_bytes, Budget};
 use crate::store::h5::{one_line, open_input};
 use checks::{bytes_per_pixel, check_links, check_vars};

@@ -85,7 +85,7 @@ impl MapReader {
                     .ds("class")?
                     .read_slice_2d::<u8, _>(s![r0..r1, ..])
                     .map_err(err)?;
-                let t = if h.kind == Kind::FinalState {
+                let t = if h.kind == MapKindId::FinalState {
                     self.read_aux(r0, r1, 0, w)?
                 } else {
                     vec![]
@@ -94,7 +94,7 @@ impl MapReader {
             }
         };
         // Only final-state maps have turns to compare (other kinds compare their class).
-        let m = if h.kind == Kind::FinalState {
+        let m = if h.kind == MapKindId::FinalState {
             h.kind.aux_columns(h.link_length.len())
         } else {
             0
