@@ -428,7 +428,7 @@ fn benchmark_l_default_run() {
 fn sali_separates_chaos_from_order() {
     use pendula::analysis::orbit::*;
     let c = chain(2);
-    let io = IndicatorOptions {
+    let io = AlignmentOptions {
         time: 50.0,
         k: 3,
         ..Default::default()
@@ -608,7 +608,7 @@ fn store_and_plot() {
         &c,
         &m,
         &x0,
-        &IndicatorOptions {
+        &AlignmentOptions {
             time: 30.0,
             k: 4,
             ..Default::default()

@@ -5,7 +5,7 @@
 //! independence, and both limits of a mixed system (standard map at K = 0 and K = 10).
 
 use pendula::analysis::measure::chaotic::*;
-use pendula::analysis::orbit::{IndicatorOptions, Regularity, SALI_CHAOTIC, SALI_REGULAR};
+use pendula::analysis::orbit::{AlignmentOptions, Regularity, SALI_CHAOTIC, SALI_REGULAR};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use std::f64::consts::PI;
@@ -18,11 +18,11 @@ fn chain(n: usize) -> Chain {
 fn opts() -> ChaoticOptions {
     ChaoticOptions {
         method: Method::Rk4 { dt: 0.01 },
-        indicators: IndicatorOptions {
+        indicators: AlignmentOptions {
             tau: 0.1,
             time: 100.0,
             max_history: 16,
-            ..IndicatorOptions::default()
+            ..AlignmentOptions::default()
         },
     }
 }

@@ -3,7 +3,7 @@
 //! count, and bad input exits 2 with one line naming the flag, writing nothing.
 
 use pendula::analysis::measure::chaotic::{chaotic_fraction, ChaoticOptions, ShellFraction};
-use pendula::analysis::orbit::IndicatorOptions;
+use pendula::analysis::orbit::AlignmentOptions;
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use serde_json::Value;
@@ -40,11 +40,11 @@ fn library() -> Vec<ShellFraction> {
     let chain = Chain::new(ChainParams::equal_points(2)).unwrap();
     let opts = ChaoticOptions {
         method: Method::Rk4 { dt: 0.01 },
-        indicators: IndicatorOptions {
+        indicators: AlignmentOptions {
             tau: 0.1,
             time: 30.0,
             max_history: 16,
-            ..IndicatorOptions::default()
+            ..AlignmentOptions::default()
         },
     };
     chaotic_fraction(&chain, &[-27.0, -10.0, 5.0, 35.0], 24, 11, &opts).unwrap()

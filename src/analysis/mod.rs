@@ -25,7 +25,7 @@ pub use lyapunov::{
     max_exponent_tangent, max_exponent_two_trajectory, Ensemble, EnsembleOptions, Lyapunov,
     LyapunovError, LyapunovOptions, TwoTrajectoryOptions,
 };
-pub use orbit::{chain_indicators, indicators, IndicatorOptions, Indicators, Regularity};
+pub use orbit::{chain_indicators, indicators, AlignmentIndices, AlignmentOptions, Regularity};
 pub use route::{Routed, Task, View};
 pub use simulate::{simulate, SimulateOptions, Trajectory};
 

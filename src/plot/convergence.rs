@@ -5,7 +5,7 @@
 use super::timeseries::{draw_timeseries, Figure, Panel, Series};
 use super::{format_sci, format_value, PlotError};
 use crate::analysis::lyapunov::Lyapunov;
-use crate::analysis::orbit::Indicators;
+use crate::analysis::orbit::AlignmentIndices;
 use std::path::Path;
 
 /// History points whose averaging time is below this many intervals τ are not drawn: the first
@@ -132,7 +132,7 @@ pub fn draw_convergence(r: &Lyapunov, title: &str, path: &Path) -> Result<(), Pl
 
 /// Draws SALI and GALI_2..GALI_k against time on a log y axis, with the verdict in the title
 /// (values below ~1e-16 are round-off; see [`crate::analysis::orbit::sali`]).
-pub fn draw_indicators(r: &Indicators, title: &str, path: &Path) -> Result<(), PlotError> {
+pub fn draw_indicators(r: &AlignmentIndices, title: &str, path: &Path) -> Result<(), PlotError> {
     let gali: Vec<Vec<f64>> = (0..r.orders.len())
         .map(|c| r.gali.column(c).to_vec())
         .collect();

@@ -10,7 +10,7 @@
 use pendula::analysis::map::lanes::indicators::{indicator_run, IndicatorGrid};
 use pendula::analysis::map::lanes::{Fixed, Widest};
 use pendula::analysis::map::{self, class, MapKind, MapOptions};
-use pendula::analysis::orbit::{indicators, IndicatorOptions};
+use pendula::analysis::orbit::{indicators, AlignmentOptions};
 use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams};
 use pendula::observe::Silent;
@@ -58,12 +58,12 @@ fn lanes_match_single_orbits_through_the_early_stop() {
         })
         .collect();
     let h = 0.01;
-    let io = IndicatorOptions {
+    let io = AlignmentOptions {
         tau: 0.1,
         time: 30.0,
         k: 3,
         max_history: 16,
-        ..IndicatorOptions::default()
+        ..AlignmentOptions::default()
     };
     for gali in [false, true] {
         let g = IndicatorGrid::new(&io, h, gali).unwrap();
@@ -134,12 +134,12 @@ fn lane_widths_agree() {
     let np = y0.len();
     let h = 0.01;
     for (k, gali) in [(2, false), (2, true), (3, true), (4, true)] {
-        let io = IndicatorOptions {
+        let io = AlignmentOptions {
             tau: 0.05,
             time: 4.0,
             k,
             max_history: 16,
-            ..IndicatorOptions::default()
+            ..AlignmentOptions::default()
         };
         let g = IndicatorGrid::new(&io, h, gali).unwrap();
         let run = |lanes: usize| {

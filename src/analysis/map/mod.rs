@@ -27,7 +27,7 @@ pub use grid::{Grid, GridAxis, Shell, TileRect, Tiling};
 pub use kinds::{MapKind, MapKindId};
 pub use lanes::{ThreeLink, TwoLink};
 
-use crate::analysis::orbit::{IndicatorOptions, Regularity};
+use crate::analysis::orbit::{AlignmentOptions, Regularity};
 use crate::integrate::{Flow, Rk4};
 use crate::model::{Chain, System};
 use crate::observe::{Cancel, Control, Observer, POLL_STEPS};
@@ -416,18 +416,18 @@ fn compute_starts(
 
 /// The single-orbit indicator options a SALI/GALI map runs each pixel with: τ = tau_steps·dt,
 /// time = t_max, the default seed and stop at SALI < 1e-14, the shortest history.
-pub fn indicator_options(opts: &MapOptions) -> Option<IndicatorOptions> {
+pub fn indicator_options(opts: &MapOptions) -> Option<AlignmentOptions> {
     let (k, tau_steps) = match opts.kind {
         MapKind::Sali { tau_steps } => (2, tau_steps),
         MapKind::Gali { k, tau_steps } => (k, tau_steps),
         _ => return None,
     };
-    Some(IndicatorOptions {
+    Some(AlignmentOptions {
         tau: f64::from(tau_steps) * opts.dt,
         time: opts.t_max,
         k,
         max_history: 16,
-        ..IndicatorOptions::default()
+        ..AlignmentOptions::default()
     })
 }
 

@@ -39,7 +39,7 @@
 use super::MeasureError;
 use crate::analysis::convergence::{trend, Trend};
 use crate::analysis::lyapunov::LyapunovError;
-use crate::analysis::orbit::{chain_indicators, IndicatorOptions, Regularity};
+use crate::analysis::orbit::{chain_indicators, AlignmentOptions, Regularity};
 use crate::analysis::random::SplitMix64;
 use crate::error::FieldError;
 use crate::integrate::Method;
@@ -73,16 +73,16 @@ pub struct ChaoticOptions {
     /// Integrator of every orbit and its tangent vectors.
     pub method: Method,
     /// SALI run of every orbit: `time` is t_max, `tau` the renormalisation interval.
-    pub indicators: IndicatorOptions,
+    pub indicators: AlignmentOptions,
 }
 
 impl Default for ChaoticOptions {
     fn default() -> Self {
         ChaoticOptions {
             method: Method::Rk4 { dt: 0.005 },
-            indicators: IndicatorOptions {
+            indicators: AlignmentOptions {
                 max_history: 16,
-                ..IndicatorOptions::default()
+                ..AlignmentOptions::default()
             },
         }
     }

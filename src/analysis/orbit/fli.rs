@@ -16,8 +16,8 @@
 //! along the flow, stays bounded on a periodic orbit. The sup is taken over the interval ends.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Line, OrbitEnd, OrbitFinding, OrbitRecord, Registered};
-use super::{LyapunovError, OrbitOptions};
+use super::indicator::{status, Chart, IndicatorEnd, Line, OrbitFinding, OrbitRecord, Registered};
+use super::{IndicatorOptions, LyapunovError};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
 use crate::model::System;
@@ -26,7 +26,7 @@ use serde_json::json;
 
 /// Options of [`fli_orbit`]: τ is the renormalisation and sampling interval; the run starts
 /// at 0.
-pub type FliOptions = OrbitOptions;
+pub type FliOptions = IndicatorOptions;
 
 /// FLI(t) and OFLI(t) at evenly spaced interval ends (thinned), starting at t = 0.
 #[derive(Debug, Clone, Default)]
@@ -49,7 +49,7 @@ pub struct FliOrbit {
     pub log_norm: f64,
     pub history: FliHistory,
     /// The run's end, energy balance, work and options.
-    pub end: OrbitEnd,
+    pub end: IndicatorEnd,
 }
 
 /// FLI and OFLI along the orbit of `sys` from `x0` (see the module docs). Errors:
@@ -169,7 +169,7 @@ impl<S: System> Reducer<S> for Fli<'_, S> {
                 fli: self.hist.column(1),
                 ofli: self.hist.column(2),
             },
-            end: OrbitEnd::new(
+            end: IndicatorEnd::new(
                 FliEstimator::NAME,
                 &end,
                 // As run: the default start resolved, so that the result says which it used.

@@ -1,12 +1,12 @@
 //! The single-orbit indicators a spec names by `lyapunov.estimator` (MEGNO, FLI, and any added
 //! later), and how their results reach the front ends without being named there.
 //!
-//! An indicator is a [`ChainRun`] estimator on [`OrbitOptions`] that is [`Registered`] (its
+//! An indicator is a [`ChainRun`] estimator on [`IndicatorOptions`] that is [`Registered`] (its
 //! name and tangent vectors), listed as an [`Indicator`] in [`INDICATORS`](super::INDICATORS);
 //! its result is a [`OrbitFinding`], which describes itself as plain data: the variables and
 //! attributes of its result group ([`OrbitRecord`]), its own JSON fields, its text report and its
 //! figure ([`Chart`]). The spec, [`crate::run`], the store, the plots, the CLI and the Python
-//! package serve every indicator through these, and add what all of them share ([`OrbitEnd`]:
+//! package serve every indicator through these, and add what all of them share ([`IndicatorEnd`]:
 //! the run's end, the energy balance, the work counts, the integrator).
 
 use super::driver::End;
@@ -23,7 +23,7 @@ use std::fmt::Write;
 /// Options of an indicator that runs from t = 0 with one renormalisation grid (MEGNO, FLI).
 /// Defaults: `tau = 0.01` s, `time = 200` s, `max_history = 10_000`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct OrbitOptions {
+pub struct IndicatorOptions {
     /// Renormalisation interval τ of the tangent vector (s): a whole multiple of dt for the
     /// fixed-step methods; also the sampling interval of what an indicator samples per interval
     /// (FLI, and MEGNO's r under DOP853, whose steps are not on a grid).
@@ -41,9 +41,9 @@ pub struct OrbitOptions {
     pub slope_samples: Option<SlopeSamples>,
 }
 
-impl Default for OrbitOptions {
+impl Default for IndicatorOptions {
     fn default() -> Self {
-        OrbitOptions {
+        IndicatorOptions {
             tau: 0.01,
             time: 200.0,
             max_history: 10_000,
@@ -53,7 +53,7 @@ impl Default for OrbitOptions {
     }
 }
 
-impl OrbitOptions {
+impl IndicatorOptions {
     /// The start deviation as run: `deviation`, or [`Deviation::DEFAULT`] where unset.
     pub fn start_deviation(&self) -> Deviation {
         self.deviation.unwrap_or(Deviation::DEFAULT)
@@ -165,7 +165,7 @@ pub type RunFn = fn(
     &Chain,
     &Method,
     &[f64],
-    &OrbitOptions,
+    &IndicatorOptions,
     &mut dyn Observer,
 ) -> Result<Box<dyn OrbitFinding>, LyapunovError>;
 
@@ -173,7 +173,7 @@ impl Indicator {
     /// The entry of the estimator `E`.
     pub const fn of<E>() -> Indicator
     where
-        E: Registered + ChainRun<Options = OrbitOptions>,
+        E: Registered + ChainRun<Options = IndicatorOptions>,
         E::Output: OrbitFinding + 'static,
     {
         Indicator {
@@ -198,7 +198,7 @@ impl std::fmt::Debug for Indicator {
     }
 }
 
-/// What a single-orbit estimator (a [`ChainRun`] on [`OrbitOptions`] whose result is a
+/// What a single-orbit estimator (a [`ChainRun`] on [`IndicatorOptions`] whose result is a
 /// [`OrbitFinding`]) adds to be an [`Indicator`]: its name and its tangent vectors.
 pub trait Registered {
     const NAME: &'static str;
@@ -216,21 +216,21 @@ pub trait OrbitFinding: Send {
     /// Its figure against time.
     fn chart(&self) -> Chart<'_>;
     /// What every indicator run reports besides its own numbers.
-    fn end(&self) -> &OrbitEnd {
+    fn end(&self) -> &IndicatorEnd {
         self.record().end
     }
 }
 
 /// What every indicator run reports besides its own numbers.
 #[derive(Debug, Clone, Copy, PartialEq)]
-pub struct OrbitEnd {
+pub struct IndicatorEnd {
     /// The indicator's name ([`Indicator::name`]).
     pub estimator: &'static str,
     /// Where the run ended (s): `options.time`, or earlier when it was stopped.
     pub t_end: f64,
     /// False when the observer stopped the run.
     pub complete: bool,
-    pub options: OrbitOptions,
+    pub options: IndicatorOptions,
     pub energy: EnergyCheck,
     pub method: Method,
     pub counts: OrbitCounts,
@@ -251,18 +251,18 @@ pub struct OrbitCounts {
     pub samples: Option<u64>,
 }
 
-impl OrbitEnd {
+impl IndicatorEnd {
     /// The end of a run from the driver's `end`, with `renormalizations` made by the reducer;
     /// `samples` where it samples apart from them.
     pub(crate) fn new(
         estimator: &'static str,
         end: &End<'_>,
-        options: &OrbitOptions,
+        options: &IndicatorOptions,
         method: &Method,
         renormalizations: u64,
         samples: Option<u64>,
-    ) -> OrbitEnd {
-        OrbitEnd {
+    ) -> IndicatorEnd {
+        IndicatorEnd {
             estimator,
             t_end: end.t_end,
             complete: end.complete,
@@ -283,7 +283,7 @@ impl OrbitEnd {
 /// A result group's content: what every indicator run reports, the `time` coordinate (s, from
 /// 0), the indicator's variables over it and its attributes.
 pub struct OrbitRecord<'a> {
-    pub end: &'a OrbitEnd,
+    pub end: &'a IndicatorEnd,
     pub time: &'a [f64],
     pub vars: Vec<Var<'a>>,
     pub attrs: Vec<(&'static str, Attr)>,
@@ -300,7 +300,7 @@ pub struct Var<'a> {
 impl<'a> OrbitRecord<'a> {
     /// The record of a run that ended as `end`, sampled at `time`; its variables and
     /// attributes follow.
-    pub fn over(end: &'a OrbitEnd, time: &'a [f64]) -> OrbitRecord<'a> {
+    pub fn over(end: &'a IndicatorEnd, time: &'a [f64]) -> OrbitRecord<'a> {
         OrbitRecord {
             end,
             time,

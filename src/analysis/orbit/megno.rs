@@ -16,8 +16,8 @@
 //! give one value by default (tests/indicator_agreement.rs).
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Step, Tangent, Thinned, Tick};
-use super::indicator::{status, Chart, Line, OrbitEnd, OrbitFinding, OrbitRecord, Registered};
-use super::{LyapunovError, OrbitOptions};
+use super::indicator::{status, Chart, IndicatorEnd, Line, OrbitFinding, OrbitRecord, Registered};
+use super::{IndicatorOptions, LyapunovError};
 use crate::format::{f64_json, format_value, num};
 use crate::integrate::Method;
 use crate::model::System;
@@ -28,7 +28,7 @@ use serde_json::json;
 /// Options of [`megno_orbit`]: τ renormalises δ (and is the sampling interval of r for
 /// DOP853); the run starts at 0 with no transient (the weight s in ∫ s r ds already discounts
 /// the start).
-pub type MegnoOptions = OrbitOptions;
+pub type MegnoOptions = IndicatorOptions;
 
 /// Y(t) and ⟨Y⟩(t) at evenly spaced sample times (thinned), starting at t = 0.
 #[derive(Debug, Clone, Default)]
@@ -70,7 +70,7 @@ pub struct MegnoOrbit {
     /// Time between samples of r (s): dt, or τ for DOP853.
     pub sample_interval: f64,
     /// The run's end, energy balance, work (with the samples of r) and options.
-    pub end: OrbitEnd,
+    pub end: IndicatorEnd,
 }
 
 /// Running MEGNO integrals by the trapezoid rule over samples (t, r(t)) fed in time order.
@@ -312,7 +312,7 @@ impl<S: System> Reducer<S> for MegnoRun<'_, S> {
             },
             history: hist,
             sample_interval: end.sample_interval,
-            end: OrbitEnd::new(
+            end: IndicatorEnd::new(
                 MegnoEstimator::NAME,
                 &end,
                 // As run: the defaults resolved, so that the result says which it used.

@@ -27,14 +27,14 @@ pub use driver::EnergyCheck;
 pub use error::LyapunovError;
 pub use fli::{chain_fli, fli_orbit, FliEstimator, FliHistory, FliOptions, FliOrbit};
 pub use indicator::{
-    Deviation, Indicator, IndicatorResult, OrbitCounts, OrbitEnd, OrbitFinding, OrbitOptions,
-    Registered, SlopeSamples,
+    Deviation, Indicator, IndicatorEnd, IndicatorOptions, IndicatorResult, OrbitCounts,
+    OrbitFinding, Registered, SlopeSamples,
 };
 pub use megno::{
     chain_megno, megno_orbit, MegnoEstimator, MegnoFit, MegnoHistory, MegnoOptions, MegnoOrbit,
 };
 pub use sali::{
-    chain_indicators, indicators, initial_vectors, IndicatorOptions, Indicators, Regularity,
+    chain_indicators, indicators, initial_vectors, AlignmentIndices, AlignmentOptions, Regularity,
     Rung as SaliRung, SaliEstimator, LADDER_LEVELS, SALI_CHAOTIC, SALI_REGULAR,
 };
 pub use spectrum::{lyapunov_spectrum, max_exponent_tangent};

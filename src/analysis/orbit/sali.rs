@@ -37,7 +37,7 @@ pub const SALI_REGULAR: f64 = 1e-4;
 /// Options of [`indicators`]. Defaults: `tau = 0.1` s, `time = 200` s, `k = 2`,
 /// `stop_below = Some(1e-14)`, `seed = 7`, `max_history = 10_000`.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize)]
-pub struct IndicatorOptions {
+pub struct AlignmentOptions {
     /// Normalization and sampling interval τ (s); a multiple of dt for fixed-step methods.
     pub tau: f64,
     /// End time (s).
@@ -52,9 +52,9 @@ pub struct IndicatorOptions {
     pub max_history: usize,
 }
 
-impl Default for IndicatorOptions {
+impl Default for AlignmentOptions {
     fn default() -> Self {
-        IndicatorOptions {
+        AlignmentOptions {
             tau: 0.1,
             time: 200.0,
             k: 2,
@@ -84,7 +84,7 @@ impl Regularity {
     }
 }
 
-/// Levels of [`Indicators::ladder`]: the run's length and its halvings, down to t_end/32.
+/// Levels of [`AlignmentIndices::ladder`]: the run's length and its halvings, down to t_end/32.
 pub const LADDER_LEVELS: usize = 6;
 
 /// The verdict a run to `time` (a prefix of this run: τ intervals are the same) would have
@@ -98,7 +98,7 @@ pub struct Rung {
 
 /// SALI and GALI histories with a verdict.
 #[derive(Debug, Clone)]
-pub struct Indicators {
+pub struct AlignmentIndices {
     /// Sample times (s), evenly spaced multiples of τ (thinned), starting at 0.
     pub time: Vec<f64>,
     pub sali: Vec<f64>,
@@ -117,7 +117,7 @@ pub struct Indicators {
     pub rhs_evaluations: u64,
     pub t_end: f64,
     pub method: Method,
-    pub options: IndicatorOptions,
+    pub options: AlignmentOptions,
     /// Stopped by `stop_below` (the indicators reached round-off).
     pub stopped_below: bool,
     /// False when the observer stopped the run.
@@ -146,9 +146,9 @@ pub fn indicators<S: System>(
     sys: &S,
     method: &Method,
     x0: &[f64],
-    opts: &IndicatorOptions,
+    opts: &AlignmentOptions,
     observer: &mut dyn Observer,
-) -> Result<Indicators, LyapunovError> {
+) -> Result<AlignmentIndices, LyapunovError> {
     let n = sys.dim();
     let k = opts.k;
     if k < 2 || k > n {
@@ -188,7 +188,7 @@ pub fn indicators<S: System>(
 /// SALI/GALI's running state; a history row is (t, SALI, GALI_2..GALI_k).
 struct Sali<'a> {
     method: &'a Method,
-    opts: &'a IndicatorOptions,
+    opts: &'a AlignmentOptions,
     n: usize,
     qr: Qr,
     hist: Thinned,
@@ -205,7 +205,7 @@ struct Sali<'a> {
 }
 
 impl<S: System> Reducer<S> for Sali<'_> {
-    type Output = Indicators;
+    type Output = AlignmentIndices;
 
     fn tangent(&self, n: usize) -> Tangent {
         Tangent {
@@ -268,7 +268,7 @@ impl<S: System> Reducer<S> for Sali<'_> {
         }
     }
 
-    fn finish(self, _sys: &S, end: End<'_>) -> Indicators {
+    fn finish(self, _sys: &S, end: End<'_>) -> AlignmentIndices {
         let orders: Vec<usize> = (2..=self.opts.k).collect();
         let m = orders.len();
         let regularity = if self.chaos_time.is_some() {
@@ -303,7 +303,7 @@ impl<S: System> Reducer<S> for Sali<'_> {
         let time = self.hist.column(0);
         let rows = time.len();
         let gali = self.hist.columns_from(2);
-        Indicators {
+        AlignmentIndices {
             time,
             sali: self.hist.column(1),
             gali: Array2::from_shape_vec((rows, m), gali).expect("shape"),
@@ -332,7 +332,7 @@ super::chain_estimator!(
     /// coordinates (the indicators' verdict is coordinate independent).
     chain_indicators,
     SaliEstimator,
-    IndicatorOptions,
-    Indicators,
+    AlignmentOptions,
+    AlignmentIndices,
     indicators
 );

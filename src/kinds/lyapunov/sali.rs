@@ -4,7 +4,7 @@
 
 use super::spectrum::method;
 use crate::analysis::map::class;
-use crate::analysis::orbit::{Indicators, SALI_CHAOTIC, SALI_REGULAR};
+use crate::analysis::orbit::{AlignmentIndices, SALI_CHAOTIC, SALI_REGULAR};
 use crate::analysis::Regularity;
 use crate::finding::{Finding, Record, RunPart, Scalar};
 use crate::format::{f64_json, num};
@@ -19,7 +19,7 @@ use std::path::Path;
 pub struct SaliResult {
     /// The run's title (the figure's and the summary's).
     pub title: String,
-    pub indicators: Indicators,
+    pub indicators: AlignmentIndices,
 }
 
 impl Finding for SaliResult {

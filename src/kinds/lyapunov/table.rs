@@ -3,7 +3,7 @@
 
 use crate::analysis::lyapunov::{EnsembleOptions, LyapunovOptions, TwoTrajectoryOptions};
 use crate::analysis::orbit::{
-    indicator_by_name, CovariantOptions, Deviation, Indicator, IndicatorOptions, OrbitOptions,
+    indicator_by_name, AlignmentOptions, CovariantOptions, Deviation, Indicator, IndicatorOptions,
     SlopeSamples, ESTIMATORS,
 };
 use crate::error::{positive, FieldError as SpecError};
@@ -34,10 +34,10 @@ pub enum LyapunovEstimator {
     /// Two trajectories with rescaling.
     TwoTrajectory(TwoTrajectoryOptions),
     /// SALI / GALI fast indicators.
-    Sali(IndicatorOptions),
+    Sali(AlignmentOptions),
     /// A registered single-orbit indicator (MEGNO, FLI, …; see
     /// [`INDICATORS`](crate::analysis::orbit::INDICATORS)).
-    Indicator(&'static Indicator, OrbitOptions),
+    Indicator(&'static Indicator, IndicatorOptions),
 }
 
 impl LyapunovEstimator {
@@ -308,11 +308,11 @@ impl LyapunovSpec {
             }
             ("sali", _) => {
                 let k = k.unwrap_or(2).max(2);
-                LyapunovEstimator::Sali(IndicatorOptions {
+                LyapunovEstimator::Sali(AlignmentOptions {
                     tau,
                     time,
                     k,
-                    ..IndicatorOptions::default()
+                    ..AlignmentOptions::default()
                 })
             }
             (_, Some(indicator)) => {
@@ -343,12 +343,12 @@ impl LyapunovSpec {
                         )
                     })?),
                 };
-                let options = OrbitOptions {
+                let options = IndicatorOptions {
                     tau,
                     time,
                     deviation,
                     slope_samples,
-                    ..OrbitOptions::default()
+                    ..IndicatorOptions::default()
                 };
                 LyapunovEstimator::Indicator(indicator, options)
             }

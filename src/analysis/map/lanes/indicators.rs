@@ -15,7 +15,7 @@
 use super::super::class;
 use super::engine::{run, At, LaneModel, Reduction, Width};
 use super::two_link::TwoLink;
-use crate::analysis::orbit::{initial_vectors, IndicatorOptions, SALI_CHAOTIC, SALI_REGULAR};
+use crate::analysis::orbit::{initial_vectors, AlignmentOptions, SALI_CHAOTIC, SALI_REGULAR};
 
 /// The interval grid of one SALI/GALI run: `q` steps per interval, `total` intervals, `k`
 /// vectors, stop below `stop_below`, and whether the value is GALI_k (else SALI).
@@ -33,7 +33,7 @@ impl IndicatorGrid {
     /// The grid [`indicators`](crate::analysis::orbit::indicators) would run for RK4 at
     /// step `h` with `io`, or None where it would refuse the options (the caller then runs
     /// the scalar path, which reports them) or the chain is not two-link (k > 4).
-    pub fn new(io: &IndicatorOptions, h: f64, gali: bool) -> Option<IndicatorGrid> {
+    pub fn new(io: &AlignmentOptions, h: f64, gali: bool) -> Option<IndicatorGrid> {
         let q = (io.tau / h).round();
         let total = (io.time / io.tau).round();
         let ok = io.tau.is_finite()
