@@ -159,7 +159,9 @@ pub enum PoincareError {
 pub struct SectionOptions {
     /// Crossings recorded per orbit (the start does not count); default 500.
     pub crossings: usize,
-    /// Time limit per orbit (s); an orbit stops there with what it has. Default 10⁴.
+    /// Time limit per orbit (s); an orbit stops there with what it has. Default 10⁴. Written
+    /// `t_max` in a run's JSON options, as it always was.
+    #[serde(rename = "t_max")]
     pub t_end: f64,
     /// DOP853 tolerances; default 1e-12 both.
     pub rtol: f64,
