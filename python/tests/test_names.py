@@ -55,17 +55,18 @@ def test_every_orbits_keyword_is_its_spec_field(name):
         pendula.orbits(pendula.Chain.preset("simple"), **{name: bad})
 
 
-SPEC_DIR = pathlib.Path(__file__).resolve().parents[2] / "src" / "spec"
-# The file of the crate that declares the `[orbits]` table (None outside a checkout).
-SPEC_SOURCE = next((p for p in sorted(SPEC_DIR.rglob("*.rs"))
+SRC_DIR = pathlib.Path(__file__).resolve().parents[2] / "src"
+# The file of the crate that declares the `[orbits]` table, the orbits kind's (None outside a
+# checkout).
+SPEC_SOURCE = next((p for p in sorted(SRC_DIR.rglob("*.rs"))
                     if "pub struct OrbitsSpec {" in p.read_text()), None)
 
 
-@pytest.mark.skipif(SPEC_SOURCE is None and not SPEC_DIR.exists(),
-                    reason="needs the crate's src/spec/")
+@pytest.mark.skipif(SPEC_SOURCE is None and not SRC_DIR.exists(),
+                    reason="needs the crate's src/")
 def test_every_orbits_field_is_a_keyword():
     """The `[orbits]` table's fields (the library's OrbitsSpec) and the keywords agree."""
-    assert SPEC_SOURCE is not None, "no file of src/spec/ declares OrbitsSpec"
+    assert SPEC_SOURCE is not None, "no file of src/ declares OrbitsSpec"
     text = SPEC_SOURCE.read_text()
     body = text[text.index("pub struct OrbitsSpec {"):]
     body = body[:body.index("\n}")]
