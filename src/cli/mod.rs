@@ -17,7 +17,6 @@ mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use output::{set_threads, CliError, Common, Outputs, Run};
-use pendula::kinds::lyapunov::LyapunovRun;
 use pendula::spec::{self, Analysis, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -503,10 +502,7 @@ fn describe_analysis(spec: &Spec) -> String {
             };
             format!("{} map {size}", o.kind.name())
         }
-        Analysis::Registered(r) => match r.as_any().downcast_ref::<LyapunovRun>() {
-            Some(l) => format!("lyapunov {}", l.estimator.name()),
-            None => r.kind().name.to_string(),
-        },
+        Analysis::Registered(r) => r.describe(),
         other => other.kind().to_string(),
     }
 }

@@ -224,6 +224,11 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
     /// What the run holds in memory besides the model, term by term, for a chain of `links`
     /// links and `dim` states.
     fn memory(&self, links: usize, dim: f64) -> Vec<Term>;
+    /// What the run is, in a few words, for a front end's dry run and closing line: the
+    /// kind's name unless the run has a variant worth naming.
+    fn describe(&self) -> String {
+        self.kind().name.to_string()
+    }
     /// Runs it on `input`, reporting to `observer` and stopping when its token is set.
     fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed;
 }

@@ -54,6 +54,11 @@ impl Settings for LyapunovRun {
         &KIND
     }
 
+    /// `lyapunov spectrum`, `lyapunov tangent`, `lyapunov megno`, …
+    fn describe(&self) -> String {
+        format!("lyapunov {}", self.estimator.name())
+    }
+
     fn time_span(&self) -> Option<(f64, &'static str)> {
         Some((self.options.transient + self.options.time, "lyapunov.t_end"))
     }
