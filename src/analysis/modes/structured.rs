@@ -575,13 +575,7 @@ impl ShiftedLu {
     /// Solves (T − shift) x_new = x in place.
     fn solve(&self, x: &mut [f64]) {
         let n = x.len();
-        let ShiftedLu {
-            u0,
-            u1,
-            u2,
-            lm,
-            piv,
-        } = self;
+        let (u0, u1, u2, lm, piv) = (&self.u0, &self.u1, &self.u2, &self.lm, &self.piv);
         for i in 0..n - 1 {
             if piv[i] {
                 let t = x[i];

@@ -556,14 +556,11 @@ mod tests {
         assert_eq!(r.time_span(), Some((5000.0, "poincare.t_end")));
         // Energy shells: no start of the spec's, and dop853 at 1e-12 by default.
         assert!(spec.x0.is_empty());
-        assert_eq!(
+        assert!(matches!(
             spec.method,
-            crate::integrate::Method::Dop853 {
-                rtol: 1e-12,
-                atol: 1e-12,
-                h_max: f64::INFINITY
-            }
-        );
+            crate::integrate::Method::Dop853 { rtol, atol, h_max }
+                if rtol == 1e-12 && atol == 1e-12 && h_max == f64::INFINITY
+        ));
         // Another integrator is refused before the table is looked at.
         let e = parse(&format!("{HEAD}[integrator]\nmethod = \"rk4\"\n"), "t")
             .unwrap()
