@@ -35,6 +35,10 @@ pub struct Kind {
     /// Whether its run prints a text report: a run that does not, with no file, figure or
     /// JSON to write, has nothing to show and is refused.
     pub reports: bool,
+    /// Whether a `[sweep]` runs it: its result gives the scalars a sweep tabulates
+    /// ([`crate::finding::Finding::scalars`]). An orbits run varies its own parameter (its
+    /// branch, its diagram) and keeps none; a closed loop and an animation have none.
+    pub swept: bool,
 }
 
 impl Kind {

@@ -371,17 +371,17 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
     Ok(values)
 }
 
-/// The kinds a `[sweep]` runs: these, and every registered kind (its result gives its
-/// scalars, [`crate::finding::Finding::scalars`]) but those a sweep has never run.
+/// The kinds a `[sweep]` runs: the registered kinds whose entry says so ([`Kind::swept`]),
+/// in the order its messages have always named them, then map and measure.
+///
+/// [`Kind::swept`]: crate::kinds::Kind::swept
 pub fn swept_kinds() -> Vec<&'static str> {
-    const LISTED: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
-    /// An orbits run varies its own parameter (its branch, its diagram) and keeps no scalars;
-    /// a closed loop and an animation have none.
-    const NOT_SWEPT: &[&str] = &["orbits", "control", "animate"];
-    LISTED
+    const ORDER: &[&str] = &["simulate", "modes", "lyapunov", "poincare", "map"];
+    ORDER
         .iter()
         .copied()
-        .chain(super::registered(LISTED).filter(|k| !NOT_SWEPT.contains(k)))
+        .chain(super::registered(ORDER))
+        .filter(|k| crate::kinds::named(k).is_none_or(|k| k.swept))
         .chain(["measure"])
         .collect()
 }

@@ -29,6 +29,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<AnimateSpec>(),
     models: PLANAR_ONLY,
     reports: false,
+    swept: false,
 };
 
 /// The animation's settings of a validated run (None: not an animation).

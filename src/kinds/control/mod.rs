@@ -24,6 +24,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<ControlSpec>(),
     models: &["cart-chain"],
     reports: false,
+    swept: false,
 };
 
 impl Settings for ControlOptions {

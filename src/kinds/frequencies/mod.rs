@@ -25,6 +25,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<FrequenciesSpec>(),
     models: PLANAR_ONLY,
     reports: true,
+    swept: true,
 };
 
 impl Settings for FrequenciesRun {

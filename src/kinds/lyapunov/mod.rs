@@ -47,6 +47,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<LyapunovSpec>(),
     models: EITHER_MODEL,
     reports: true,
+    swept: true,
 };
 
 impl Settings for LyapunovRun {

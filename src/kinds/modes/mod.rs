@@ -32,6 +32,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<ModesSpec>(),
     models: EITHER_MODEL,
     reports: true,
+    swept: true,
 };
 
 impl Settings for ModesRun {

@@ -35,6 +35,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<OrbitsSpec>(),
     models: PLANAR_ONLY,
     reports: true,
+    swept: false,
 };
 
 impl Settings for OrbitsRun {

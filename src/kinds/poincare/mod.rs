@@ -29,6 +29,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<PoincareSpec>(),
     models: PLANAR_ONLY,
     reports: true,
+    swept: true,
 };
 
 impl Settings for PoincareOptions {

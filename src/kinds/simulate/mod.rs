@@ -28,6 +28,7 @@ pub const KIND: Kind = Kind {
     table: table_of::<SimulateSpec>(),
     models: EITHER_MODEL,
     reports: false,
+    swept: true,
 };
 
 impl Settings for SimulateRun {
