@@ -24,7 +24,7 @@ import xarray
 from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map", "measure", "chaotic_fraction", "orbits", "frequencies", "sweep"]
+           "map", "measure", "chaotic_fraction", "orbits", "frequencies", "control", "sweep"]
 
 
 class Link:
@@ -522,3 +522,21 @@ def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_o
              "combination_order": combination_order, "omega_ref": omega_ref}
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
     return _run(_spec(model, "frequencies", _initial(theta, omega), table, integ))
+
+
+def control(model, equilibrium=None, q_cart=None, q_angle=None, q_rate=None, r=None, x_ref=None,
+            t_end=None, dt_out=None, q=None, omega=None, x=None, v=None, tilt=None, method=None,
+            rtol=None, atol=None, dt=None):
+    """An LQR design about a vertical equilibrium of a ``CartChain`` and its closed loop:
+    ``xarray.Dataset`` of the CLI's ``lqr`` group, as ``pendula control`` writes it.
+
+    Keywords are the spec's ``[control]`` table (``equilibrium`` ``"inverted"`` by default, the
+    weights ``q_cart``, ``q_angle``, ``q_rate``, ``r``, the rest position ``x_ref``, ``t_end``
+    20 s, ``dt_out`` 0.01 s) and ``[integrator]``. The loop starts from ``q``/``omega``/``x``/
+    ``v``, else at the stabilized equilibrium tilted by ``tilt`` rad (0.05 by default).
+    """
+    init = _initial(None, omega, q=q, x=x, v=v, tilt=tilt)
+    table = {"equilibrium": equilibrium, "q_cart": q_cart, "q_angle": q_angle, "q_rate": q_rate,
+             "r": r, "x_ref": _floats(x_ref), "t_end": t_end, "dt_out": dt_out}
+    integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
+    return _run(_spec(model, "control", init, table, integ))

@@ -465,6 +465,24 @@ def test_cart_chain_simulate_and_lyapunov_match_cli(tmp_path):
         assert_same(f["lyapunov"], ds)
 
 
+@needs_cli
+def test_cart_chain_control_matches_cli(tmp_path):
+    """pendula.control is `pendula run` of a control spec: the same `lqr` group, bit for bit,
+    and a closed loop that brings the tilted inverted chain back up."""
+    spec = ("kind = \"control\"\n[model]\nkind = \"cart-chain\"\nlinks = 2\ncart_mass = 1.0\n"
+            "[control]\nt_end = 5.0\ndt_out = 0.05\nx_ref = [0.5, 0.0]\n")
+    done, out = run_cli(tmp_path, spec)
+    assert done.returncode == 0, done.stderr
+    model = pendula.CartChain(links=2, cart_mass=1.0)
+    ds = pendula.control(model, t_end=5.0, dt_out=0.05, x_ref=[0.5, 0.0])
+    with h5py.File(out, "r") as f:
+        assert_same(f["lqr"], ds)
+    with pytest.raises(ValueError, match=r"^control\.r: must be"):
+        pendula.control(model, r=-1.0)
+    with pytest.raises(ValueError, match=r"^kind: `control` is not offered for the planar"):
+        pendula.control(pendula.Chain.preset("double"))
+
+
 def test_cart_chain_bad_input():
     with pytest.raises(ValueError, match=r"^model\."):
         pendula.CartChain(links=2, cart_mass=-1.0)
