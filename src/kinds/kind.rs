@@ -12,7 +12,7 @@ use crate::kinds::RunError;
 use crate::model::{Chain, Model, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::Figures;
+use crate::spec::{Figures, IntegratorSpec};
 use crate::store::RunInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -115,25 +115,14 @@ pub const EITHER_MODEL: &[&str] = &["planar-chain", "cart-chain"];
 /// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
 /// its `[initial]` (the spec's tables, which the kind does not parse itself).
 pub trait SpecParts {
-    /// `[integrator] method` as written (None: not given).
-    fn method_name(&self) -> Option<&str>;
-    /// The spec's integrator for a sampling interval; where its table gives no tolerances,
-    /// `tolerance` is both rtol and atol (None: the integrator's defaults).
-    fn method(&self, dt_out: Option<f64>, tolerance: Option<f64>) -> Result<Method, FieldError>;
-    /// The spec's integrator (no sampling interval), the method `name` where its table names
-    /// none: for a kind whose default integrator is not the spec's (lyapunov's RK4).
-    fn method_or(&self, name: &str, dt_out: Option<f64>) -> Result<Method, FieldError>;
+    /// The spec's `[integrator]` table as written: the kind asks it for its method
+    /// ([`IntegratorSpec::method`]), with its own defaults where it has them.
+    fn integrator(&self) -> &IntegratorSpec;
     /// Whether the spec gives an `[initial]` state.
     fn has_start(&self) -> bool;
-    /// Whether the spec's `[integrator]` table sets anything (a kind with an integrator of
-    /// its own refuses one).
-    fn has_integrator(&self) -> bool;
     /// The `[initial]` state in the model's coordinates (a missing one refused as every kind
     /// refuses it).
     fn start(&self) -> Result<Vec<f64>, FieldError>;
-    /// Whether `[integrator]` writes `field` (`rtol`, `h_max`, …): for a kind whose defaults
-    /// differ from the integrator's, or that refuses a field.
-    fn integrator_gives(&self, field: &str) -> bool;
     /// Whether the model is a preset (a varied chain's errors then name `model.mass`, not
     /// `model.link[1].mass`).
     fn preset(&self) -> bool;
@@ -145,10 +134,6 @@ pub trait SpecParts {
     /// `equilibrium` tilted by `tilt` rad unless it names its own (a start near the
     /// equilibrium a run steers to); a planar chain's is its [`SpecParts::start`].
     fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, FieldError>;
-    /// Whether `[integrator]` gives a step (`dt` or `substeps`).
-    fn step_given(&self) -> bool;
-    /// The spec's integrator run as method `name` with the fixed step `dt` the kind sets.
-    fn fixed_method(&self, name: &str, dt: f64) -> Result<Method, FieldError>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -24,6 +24,44 @@ pub struct IntegratorSpec {
 }
 
 impl IntegratorSpec {
+    /// Whether the table sets anything (a kind with an integrator of its own refuses one).
+    pub fn is_given(&self) -> bool {
+        *self != Self::default()
+    }
+
+    /// Whether it gives a fixed step (`dt` or `substeps`).
+    pub fn step_given(&self) -> bool {
+        self.dt.is_some() || self.substeps.is_some()
+    }
+
+    /// The table with `tolerance` as rtol and atol where it gives none: for a kind whose
+    /// adaptive default is tighter than the integrator's.
+    pub fn with_tolerance(&self, tolerance: f64) -> Self {
+        Self {
+            rtol: self.rtol.or(Some(tolerance)),
+            atol: self.atol.or(Some(tolerance)),
+            ..self.clone()
+        }
+    }
+
+    /// The table with the method `name` where it names none: for a kind whose default
+    /// integrator is not the spec's (lyapunov's RK4).
+    pub fn or_method(&self, name: &str) -> Self {
+        Self {
+            method: self.method.clone().or_else(|| Some(name.into())),
+            ..self.clone()
+        }
+    }
+
+    /// The table run as method `name` with the fixed step `dt` a kind sets.
+    pub fn fixed(&self, name: &str, dt: f64) -> Self {
+        Self {
+            method: Some(name.into()),
+            dt: Some(dt),
+            ..self.clone()
+        }
+    }
+
     /// The integrator, validated; `dt_out` resolves `substeps`.
     pub fn method(&self, dt_out: Option<f64>) -> Result<Method, SpecError> {
         let name = self.method.as_deref().unwrap_or("dop853");

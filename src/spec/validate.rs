@@ -263,41 +263,12 @@ struct Parts<'a> {
 }
 
 impl crate::kinds::SpecParts for Parts<'_> {
-    fn method_name(&self) -> Option<&str> {
-        self.file.integrator.method.as_deref()
-    }
-
-    fn method(
-        &self,
-        dt_out: Option<f64>,
-        tolerance: Option<f64>,
-    ) -> Result<crate::integrate::Method, SpecError> {
-        let mut integ = self.file.integrator.clone();
-        if tolerance.is_some() {
-            integ.rtol = integ.rtol.or(tolerance);
-            integ.atol = integ.atol.or(tolerance);
-        }
-        integ.method(dt_out)
-    }
-
-    fn method_or(
-        &self,
-        name: &str,
-        dt_out: Option<f64>,
-    ) -> Result<crate::integrate::Method, SpecError> {
-        let mut integ = self.file.integrator.clone();
-        if integ.method.is_none() {
-            integ.method = Some(name.into());
-        }
-        integ.method(dt_out)
+    fn integrator(&self) -> &super::IntegratorSpec {
+        &self.file.integrator
     }
 
     fn has_start(&self) -> bool {
         !self.file.initial.is_empty()
-    }
-
-    fn has_integrator(&self) -> bool {
-        self.file.integrator != super::IntegratorSpec::default()
     }
 
     fn start(&self) -> Result<Vec<f64>, SpecError> {
@@ -305,10 +276,6 @@ impl crate::kinds::SpecParts for Parts<'_> {
             Model::Planar(chain) => self.file.initial.state(chain.links()),
             Model::Cart(chain) => self.file.initial.cart_state(chain),
         }
-    }
-
-    fn integrator_gives(&self, field: &str) -> bool {
-        toml::Table::try_from(&self.file.integrator).is_ok_and(|t| t.contains_key(field))
     }
 
     fn preset(&self) -> bool {
@@ -342,16 +309,5 @@ impl crate::kinds::SpecParts for Parts<'_> {
             start.tilt.get_or_insert(tilt);
         }
         start.cart_state(chain)
-    }
-
-    fn step_given(&self) -> bool {
-        self.file.integrator.dt.is_some() || self.file.integrator.substeps.is_some()
-    }
-
-    fn fixed_method(&self, name: &str, dt: f64) -> Result<crate::integrate::Method, SpecError> {
-        let mut integ = self.file.integrator.clone();
-        integ.method = Some(name.into());
-        integ.dt = Some(dt);
-        integ.method(None)
     }
 }

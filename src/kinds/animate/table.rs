@@ -18,15 +18,16 @@ impl Table for AnimateSpec {
         let x0 = spec.start()?;
         let a = self;
         let opts = a.options(chain.links())?;
-        if spec.step_given() {
+        let integ = spec.integrator();
+        if integ.step_given() {
             return Err(SpecError::new(
                 "integrator.dt",
                 "an animation's step is animate.speed / (animate.fps · animate.substeps): set those",
             ));
         }
-        let method = match spec.method_name() {
-            None | Some("rk4") => spec.fixed_method("rk4", opts.sample_dt())?,
-            Some("dop853") => spec.method(None, None)?,
+        let method = match integ.method.as_deref() {
+            None | Some("rk4") => integ.fixed("rk4", opts.sample_dt()).method(None)?,
+            Some("dop853") => integ.method(None)?,
             Some(other) => {
                 return Err(SpecError::new(
                     "integrator.method",

@@ -73,7 +73,7 @@ impl Table for ControlSpec {
         }
         // Without an explicit start, the closed loop starts at the target tilted by 0.05 rad.
         let x0 = spec.start_near(target, 0.05)?;
-        let method = spec.method(Some(dt_out), None)?;
+        let method = spec.integrator().method(Some(dt_out))?;
         let run = ControlOptions {
             signs,
             weights,

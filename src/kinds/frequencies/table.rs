@@ -66,7 +66,7 @@ impl Table for FrequenciesSpec {
     fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
         let chain = planar_chain(super::KIND.name, model)?;
         let s = self;
-        let (run, method) = validate(&s, chain, &|dt| spec.method(dt, None))?;
+        let (run, method) = validate(&s, chain, &|dt| spec.integrator().method(dt))?;
         Ok((Registered(Box::new(run)), method, spec.start()?))
     }
 }

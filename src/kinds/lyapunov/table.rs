@@ -542,7 +542,7 @@ impl Table for LyapunovSpec {
             }
         }
         // Benchmark L's integrator unless the spec chooses: RK4, dt = 1e-3.
-        let method = parts.method_or("rk4", None)?;
+        let method = parts.integrator().or_method("rk4").method(None)?;
         if let Some(dt) = method.fixed_dt() {
             let q = run.options.tau / dt;
             if (q - q.round()).abs() > 1e-9 * q.max(1.0) || q.round() < 1.0 {

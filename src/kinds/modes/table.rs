@@ -127,7 +127,7 @@ impl Table for ModesSpec {
                 "a modes analysis starts from the equilibria, not an initial state",
             ));
         }
-        if file.has_integrator() {
+        if file.integrator().is_given() {
             return Err(SpecError::new(
                 "integrator",
                 "a modes analysis uses DOP853 at 1e-12 for its nonlinear check; remove [integrator]",

@@ -405,7 +405,8 @@ fn closure(
 
 /// The shooting options and the integrator the orbits are shot with.
 fn shooting(s: &OrbitsSpec, file: &dyn SpecParts) -> Result<(ShootingOptions, Method), SpecError> {
-    if file.integrator_gives("h_max") {
+    let integ = file.integrator();
+    if integ.h_max.is_some() {
         return Err(SpecError::new(
             "integrator.h_max",
             "orbits are shot with dop853's tolerances alone (rtol, atol)",
@@ -413,7 +414,7 @@ fn shooting(s: &OrbitsSpec, file: &dyn SpecParts) -> Result<(ShootingOptions, Me
     }
     // The tolerances given, else the shooting defaults (1e-12): the written method is the
     // one the orbits were shot with.
-    let Method::Dop853 { rtol, atol, .. } = file.method(None, None)? else {
+    let Method::Dop853 { rtol, atol, .. } = integ.method(None)? else {
         return Err(SpecError::new(
             "integrator.method",
             "orbits are shot with dop853 (the monodromy's accuracy is its tolerance)",
@@ -424,16 +425,8 @@ fn shooting(s: &OrbitsSpec, file: &dyn SpecParts) -> Result<(ShootingOptions, Me
         segments: s.segments.unwrap_or(d.segments),
         tolerance: s.newton_tolerance.unwrap_or(d.tolerance),
         max_iterations: s.max_iterations.unwrap_or(d.max_iterations),
-        rtol: if file.integrator_gives("rtol") {
-            rtol
-        } else {
-            d.rtol
-        },
-        atol: if file.integrator_gives("atol") {
-            atol
-        } else {
-            d.atol
-        },
+        rtol: if integ.rtol.is_some() { rtol } else { d.rtol },
+        atol: if integ.atol.is_some() { atol } else { d.atol },
         samples: s.shape_samples.unwrap_or(d.samples),
     };
     shooting.check().map_err(|e| shooting_field(&e))?;

@@ -513,13 +513,13 @@ impl Table for PoincareSpec {
         } else {
             None
         };
-        if !matches!(spec.method_name(), None | Some("dop853")) {
+        if !matches!(spec.integrator().method.as_deref(), None | Some("dop853")) {
             return Err(SpecError::new(
                 "integrator.method",
                 "Poincaré sections are located on DOP853's dense output: use dop853",
             ));
         }
-        let method = spec.method(None, Some(1e-12))?;
+        let method = spec.integrator().with_tolerance(1e-12).method(None)?;
         let s = self;
         let mut opts = s.options(chain, initial.clone())?;
         if let Method::Dop853 { rtol, atol, h_max } = method {

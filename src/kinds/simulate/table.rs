@@ -46,7 +46,7 @@ impl Table for SimulateSpec {
             ));
         }
         // How many samples fit is the memory budget's call (Settings::memory).
-        let method = spec.method(Some(dt_out), None)?;
+        let method = spec.integrator().method(Some(dt_out))?;
         if let Some(dt) = method.fixed_dt() {
             if dt > t_end {
                 return Err(SpecError::new(
