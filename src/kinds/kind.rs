@@ -12,7 +12,7 @@ use crate::kinds::RunError;
 use crate::model::{Chain, Model, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::Figures;
+use crate::spec::{Figures, InitialSpec, IntegratorSpec};
 use crate::store::RunInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -145,6 +145,12 @@ pub trait SpecParts {
     fn step_given(&self) -> bool;
     /// The spec's integrator run as method `name` with the fixed step `dt` the kind sets.
     fn fixed_method(&self, name: &str, dt: f64) -> Result<Method, FieldError>;
+    /// The spec's `[integrator]` table as written: for a kind that checks it field by field
+    /// (a map takes only `dt`, its method RK4).
+    fn integrator(&self) -> &IntegratorSpec;
+    /// The spec's `[initial]` table as written: for a kind that starts from part of it (a
+    /// map's pixels set two coordinates of its state).
+    fn initial(&self) -> &InitialSpec;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -44,7 +44,6 @@ mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
-mod map;
 mod measure;
 mod model;
 mod parameter;
@@ -72,7 +71,6 @@ pub use budget::{
 };
 pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
-pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub(crate) use model::checked_chain;
 pub use model::{
@@ -109,7 +107,9 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub map: Option<MapSpec>,
+    /// The map kind's table, a field here (not among `registered`) because a measure spec
+    /// computes its map from it too.
+    pub map: Option<crate::kinds::map::MapSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
     /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.

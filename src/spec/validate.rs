@@ -4,9 +4,10 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, map, measure, result_format, sweep,
+    cart, chain_words, default_title, figure_format, kinds, measure, result_format, sweep,
     Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
+use crate::analysis::map::MapOptions;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
@@ -132,8 +133,15 @@ impl SpecFile {
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
-                    "map" => map::validate(self, chain)?,
-                    "measure" => measure::validate(self, chain)?,
+                    "map" => {
+                        let (opts, x0, method) = self.map_options(model, chain)?;
+                        Validated {
+                            analysis: Analysis::Map(opts),
+                            x0,
+                            method,
+                        }
+                    }
+                    "measure" => measure::validate(self, model, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
             }
@@ -184,10 +192,22 @@ impl SpecFile {
         let mut notes = Vec::new();
         if let (Analysis::Map(o), Some(m)) = (analysis, &self.map) {
             if let (Some(sh), None) = (&o.grid.shell, &m.window) {
-                notes.push(map::reach_note(o, sh.energy));
+                notes.push(crate::kinds::map::reach_note(o, sh.energy));
             }
         }
         notes
+    }
+
+    /// The `[map]` table (none: the defaults) validated on `chain` (`model`'s), as a map
+    /// spec and a measure spec validate it ([`crate::kinds::map::validate_map`]).
+    pub(super) fn map_options(
+        &self,
+        model: &Model,
+        chain: &crate::model::Chain,
+    ) -> Result<(MapOptions, Vec<f64>, crate::integrate::Method), SpecError> {
+        let parts = Parts { file: self, model };
+        let table = self.map.clone().unwrap_or_default();
+        crate::kinds::map::validate_map(&table, chain, &parts)
     }
 
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
@@ -353,5 +373,13 @@ impl crate::kinds::SpecParts for Parts<'_> {
         integ.method = Some(name.into());
         integ.dt = Some(dt);
         integ.method(None)
+    }
+
+    fn integrator(&self) -> &super::IntegratorSpec {
+        &self.file.integrator
+    }
+
+    fn initial(&self) -> &super::InitialSpec {
+        &self.file.initial
     }
 }

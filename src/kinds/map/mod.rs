@@ -16,10 +16,13 @@
 pub mod files;
 pub mod memory;
 pub mod stream;
+pub mod table;
+mod validation;
 
 pub use files::{merge, render, Merge};
 pub use memory::InMemory;
 pub use stream::{draw, Stream, StreamError, Target};
+pub use table::{map_title, reach_note, validate_map, MapSpec, Resolution, MAP_MAX_EDGE};
 
 use crate::analysis::map::MapOptions;
 use crate::model::Chain;
@@ -38,6 +41,6 @@ pub fn options(spec: &Spec) -> &MapOptions {
 /// map kind's when the spec keeps the default one), the spec hash and the coordinates.
 pub fn info(spec: &Spec, chain: &Chain, shard: Option<(usize, usize)>) -> MapInfo {
     let opts = options(spec);
-    let title = crate::spec::map_title(spec, chain, opts);
+    let title = map_title(&spec.title, &spec.model_name, chain, opts);
     MapInfo::of(title, &spec.model_name, &spec.text, chain, opts, shard)
 }
