@@ -35,7 +35,6 @@
 //! plot = "out/double.png"
 //! ```
 
-use crate::analysis::map::MapOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -168,7 +167,7 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["map", "measure"],
+            Model::Planar(_) => &["measure"],
             Model::Cart(_) => &[],
         };
         kinds()
@@ -207,7 +206,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Map(MapOptions),
     Measure(MeasureRun),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
     Registered(crate::kinds::Registered),
@@ -216,7 +214,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Map(_) => "map",
             Analysis::Measure(_) => "measure",
             Analysis::Registered(r) => r.kind().name,
         }
@@ -380,9 +377,10 @@ mod tests {
             .unwrap();
         assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
         let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
-        let Analysis::Map(m) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a map spec")
         };
+        let m = crate::kinds::map::options(&**r).expect("a map's settings");
         assert_eq!(
             (m.grid.width, m.grid.height, m.t_max, m.dt),
             (64, 32, 3.0, 0.005)

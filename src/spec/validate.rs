@@ -13,8 +13,10 @@ impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
     /// registered ones, [`KindTables`](super::KindTables)), in the order of [`kinds`].
     fn sections(&self) -> Vec<(&'static str, bool)> {
+        // `[map]`, a field here (a measure spec reads it too), is listed below.
         let registered = crate::kinds::KINDS
             .iter()
+            .filter(|k| k.name != "map")
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
             ("map", self.map.is_some()),
@@ -133,14 +135,6 @@ impl SpecFile {
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
-                    "map" => {
-                        let (opts, x0, method) = self.map_options(model, chain)?;
-                        Validated {
-                            analysis: Analysis::Map(opts),
-                            x0,
-                            method,
-                        }
-                    }
                     "measure" => measure::validate(self, model, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
@@ -190,7 +184,11 @@ impl SpecFile {
     /// clipped to what the energy reaches.
     fn notes(&self, analysis: &Analysis) -> Vec<String> {
         let mut notes = Vec::new();
-        if let (Analysis::Map(o), Some(m)) = (analysis, &self.map) {
+        let map = match analysis {
+            Analysis::Registered(r) => crate::kinds::map::options(&**r),
+            _ => None,
+        };
+        if let (Some(o), Some(m)) = (map, &self.map) {
             if let (Some(sh), None) = (&o.grid.shell, &m.window) {
                 notes.push(crate::kinds::map::reach_note(o, sh.energy));
             }
@@ -215,7 +213,14 @@ impl SpecFile {
     fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
-        let table = self.registered.get(kind).unwrap_or(&empty);
+        // `[map]` is a field of the spec (a measure spec reads it too), not among `registered`.
+        let map = match kind {
+            "map" => self.map.as_ref().map(|m| {
+                toml::Table::try_from(m).expect("a [map] table read from TOML writes as TOML")
+            }),
+            _ => None,
+        };
+        let table = self.registered.get(kind).or(map.as_ref()).unwrap_or(&empty);
         let parts = Parts { file: self, model };
         let (run, method, x0) = entry.validate(table, model, &parts)?;
         Ok(Validated {
