@@ -16,7 +16,7 @@ use crate::finding::Record;
 use crate::kinds::{Found, Input};
 use crate::model::Chain;
 use crate::observe::Observer;
-use crate::spec::{Analysis, Model, Spec};
+use crate::spec::{Analysis, Spec};
 use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
@@ -29,21 +29,12 @@ pub struct Outcome<'a> {
     pub output: Output<'a>,
 }
 
-/// What an analysis found, by analysis and model.
-// One per run, moved a few times: a map's header kept inline costs nothing worth a box.
-#[allow(clippy::large_enum_variant)]
-pub enum Output<'a> {
-    /// A result that describes itself ([`crate::kinds::Found`]), on the planar chain (whose
-    /// run the store writes beside it) or on none (the cart chain: the result writes it all).
-    Found {
-        chain: Option<&'a Chain>,
-        result: Box<dyn Found>,
-    },
-    /// Every tile of a map, in memory; each is handed to the file as its band is written.
-    Map {
-        chain: &'a Chain,
-        map: crate::kinds::map::InMemory,
-    },
+/// What an analysis found: a result that describes itself ([`crate::kinds::Found`]), on the
+/// planar chain (whose run the store writes beside it) or on none (the cart chain: the result
+/// writes it all).
+pub struct Output<'a> {
+    pub chain: Option<&'a Chain>,
+    pub result: Box<dyn Found>,
 }
 
 /// Runs the analysis of `spec` on its model, reporting to `observer` and stopping when its
@@ -51,26 +42,11 @@ pub enum Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let output = match (&spec.analysis, &spec.model) {
-        (Analysis::Registered(r), _) => registered(spec, r, observer)?,
-        (_, Model::Planar(chain)) => planar(spec, chain, observer)?,
-        (other, Model::Cart(_)) => return Err(not_run(other)),
+    let output = match &spec.analysis {
+        Analysis::Registered(r) => registered(spec, r, observer)?,
+        other => return Err(not_run(other)),
     };
     Ok(Outcome { spec, output })
-}
-
-fn planar<'a>(
-    spec: &'a Spec,
-    chain: &'a Chain,
-    obs: &mut dyn Observer,
-) -> Result<Output<'a>, RunError> {
-    Ok(match &spec.analysis {
-        Analysis::Map(opts) => Output::Map {
-            chain,
-            map: crate::kinds::map::memory::run(spec, chain, opts, obs)?,
-        },
-        other => return Err(not_run(other)),
-    })
 }
 
 /// A registered kind's run on the spec's model: its result, beside the run's record on the
@@ -87,41 +63,29 @@ fn registered<'a>(
         method: &spec.method,
         x0: &spec.x0,
         figures: &spec.figures,
+        text: &spec.text,
     };
-    Ok(Output::Found {
+    Ok(Output {
         chain: spec.model.planar(),
         result: r.execute(&input, obs)?,
     })
 }
 
-/// An analysis [`execute`] does not run on this model (the spec's validation refuses most).
+/// An analysis [`execute`] does not run (its front end's).
 fn not_run(a: &Analysis) -> RunError {
-    match a {
-        Analysis::Measure(_) => {
-            FieldError::new("kind", format!("{} is run by its front end", a.kind()))
-        }
-        _ => FieldError::unled("kind")
-            .text(format!("{} is offered for the planar chain only", a.kind())),
-    }
-    .into()
+    FieldError::new("kind", format!("{} is run by its front end", a.kind())).into()
 }
 
 impl Outcome<'_> {
     /// The result group (`trajectory`, `lyapunov`, an indicator's name such as `megno` or `fli`,
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.
     pub fn group(&self) -> &'static str {
-        match &self.output {
-            Output::Found { result, .. } => result.group(),
-            Output::Map { .. } => "map",
-        }
+        self.output.result.group()
     }
 
     /// Whether the run went to its end (a stopped one holds what it had, marked incomplete).
     pub fn complete(&self) -> bool {
-        match &self.output {
-            Output::Found { result, .. } => result.complete(),
-            Output::Map { .. } => true,
-        }
+        self.output.result.complete()
     }
 
     /// The outcome of a run that went to its end, else [`RunError::Interrupted`] (for a front
@@ -135,23 +99,24 @@ impl Outcome<'_> {
     }
 
     /// Writes the file's content into `out`: the provenance and title at the root, then the
-    /// result groups, with the store's writers. A map's tiles are handed over as their band is
-    /// written (each freed then), so a map outcome writes once.
+    /// result groups, with the store's writers; a result that writes its own content
+    /// ([`Found::own_content`], a map handing its tiles over band by band) writes it all.
     pub fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
         let records = self.records();
         self.write_records(out, prov, &records)
     }
 
-    /// The groups a self-described result writes (none for the others, whose writers build
-    /// them as they go). Built before the file is created: describing 10⁶ samples takes a
+    /// The groups the result writes (none for one that writes its own content, which builds
+    /// them as it goes). Built before the file is created: describing 10⁶ samples takes a
     /// second or two, and a stop meanwhile must not wait for it with the file open.
-    fn records(&self) -> Vec<Record> {
-        match &self.output {
-            Output::Found { result, .. } => std::iter::once(result.record())
-                .chain(result.beside())
-                .collect(),
-            _ => Vec::new(),
+    fn records(&mut self) -> Vec<Record> {
+        let result = &mut self.output.result;
+        if result.own_content().is_some() {
+            return Vec::new();
         }
+        std::iter::once(result.record())
+            .chain(result.beside())
+            .collect()
     }
 
     /// [`Outcome::write`] with the result's `records` built.
@@ -170,20 +135,15 @@ impl Outcome<'_> {
             method: &spec.method,
             x0,
         };
-        if let Output::Map { chain, map } = &mut self.output {
-            return map.write(chain, out, prov);
+        if let Some(own) = self.output.result.own_content() {
+            return own.write(out, prov);
         }
         out.provenance(prov, &spec.title)?;
-        match &self.output {
-            Output::Found { chain, .. } => {
-                let run = chain.map(info);
-                for r in records {
-                    store::write_record(out, run.as_ref(), r)?;
-                }
-                Ok(())
-            }
-            Output::Map { .. } => unreachable!("written above"),
+        let run = self.output.chain.map(info);
+        for r in records {
+            store::write_record(out, run.as_ref(), r)?;
         }
+        Ok(())
     }
 
     /// Writes the file `path` ([`H5Out::create`]: `PATH.partial`, renamed when complete).

@@ -70,6 +70,7 @@ pub fn run(ctx: &Run) -> Result<(), CliError> {
         method: &ctx.spec.method,
         x0: &ctx.spec.x0,
         figures: &ctx.spec.figures,
+        text: &ctx.spec.text,
     };
     let result = pendula::kinds::animate::run(&input, chain, opts, &mut integrate, &mut render)?;
     finish_found(ctx, Some(chain), Box::new(result), start)

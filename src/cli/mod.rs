@@ -112,15 +112,6 @@ fn one_line(text: &str) -> String {
     out
 }
 
-/// The commands that run a spec, with their one-line help (and every registered kind's,
-/// [`pendula::kinds::KINDS`]; all listed in the order of [`pendula::spec::kinds`]).
-const SPEC_COMMANDS: [(&str, &str); 1] = [
-    (
-        "map",
-        "Initial-condition map (flip time, energy error, Lyapunov, basins): tiled, resumable, shardable.",
-    ),
-];
-
 /// What `run --help` says after the flags.
 const RUN_HELP: &str = "\
 --resume, --shard and --dry-run apply to a map spec as to `pendula map` (see `pendula map --help`):
@@ -138,8 +129,12 @@ fn cli() -> Command {
         // No auto `help` subcommand: `pendula help --help` failed; `--help` serves every level.
         .disable_help_subcommand(true)
         .arg_required_else_help(true);
-    let registered = pendula::kinds::KINDS.iter().map(|k| (k.name, k.about));
-    let mut commands: Vec<_> = SPEC_COMMANDS.into_iter().chain(registered).collect();
+    // The commands that run a spec: every registered kind's ([`pendula::kinds::KINDS`]),
+    // listed in the order of [`pendula::spec::kinds`].
+    let mut commands: Vec<_> = pendula::kinds::KINDS
+        .iter()
+        .map(|k| (k.name, k.about))
+        .collect();
     let order = pendula::spec::kinds();
     commands.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
     for (name, about) in commands {
@@ -281,7 +276,7 @@ fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
             continue;
         }
         let applies = match &spec.analysis {
-            Analysis::Map(_) => true,
+            _ if pendula::kinds::map::spec_options(spec).is_some() => true,
             Analysis::Measure(_) => flag == "--resume",
             _ => false,
         };
@@ -444,7 +439,7 @@ fn execute(
             }
         }
     }
-    if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
+    if let (Some(_), Some(p)) = (pendula::kinds::map::spec_options(spec), plot) {
         // A map without -o is written beside its figure.
         closing.may_write(&p.with_extension("h5"));
     }
@@ -493,15 +488,6 @@ fn describe(spec: &Spec) -> String {
 
 fn describe_analysis(spec: &Spec) -> String {
     match &spec.analysis {
-        Analysis::Map(o) => {
-            let (w, h) = (o.grid.width, o.grid.height);
-            let size = if w == h {
-                format!("{w}²")
-            } else {
-                format!("{w}x{h}")
-            };
-            format!("{} map {size}", o.kind.name())
-        }
         Analysis::Registered(r) => r.describe(),
         other => other.kind().to_string(),
     }
@@ -540,7 +526,7 @@ fn execute_run(
         set_threads(common.threads)?;
         return sweep::run(spec, common, &outputs, command_line);
     }
-    if let Analysis::Map(_) = &spec.analysis {
+    if pendula::kinds::map::spec_options(spec).is_some() {
         return map::run_map(spec, common, run, command_line);
     }
     if let Analysis::Measure(r) = &spec.analysis {
@@ -594,7 +580,7 @@ fn execute_run(
     };
     match &spec.analysis {
         Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
-        Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
+        Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Registered(_) => run_library(&ctx),
     }
 }
@@ -608,8 +594,6 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     let start = std::time::Instant::now();
     let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
     let outcome = pendula::run::execute(ctx.spec, &mut bar)?;
-    let Output::Found { chain, result } = outcome.output else {
-        unreachable!("pendula map streams its tiles (map::run_map)")
-    };
+    let Output { chain, result } = outcome.output;
     output::finish_found(ctx, chain, result, start)
 }

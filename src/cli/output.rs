@@ -261,13 +261,10 @@ pub fn finish_found(
     result.timed(wall);
     let mut outcome = Outcome {
         spec: ctx.spec,
-        output: Output::Found { chain, result },
+        output: Output { chain, result },
     };
     ctx.write_outcome(&mut outcome)?;
-    let Output::Found { result, .. } = &outcome.output else {
-        unreachable!("built above")
-    };
-    report_found(ctx, result.as_ref(), wall)
+    report_found(ctx, outcome.output.result.as_ref(), wall)
 }
 
 /// The rest of a command's run whose result describes itself but that runs without a spec

@@ -12,8 +12,8 @@ use crate::kinds::RunError;
 use crate::model::{Chain, Model, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::{Figures, IntegratorSpec};
-use crate::store::RunInfo;
+use crate::spec::{Figures, InitialSpec, IntegratorSpec};
+use crate::store::{H5Out, Provenance, RunInfo, StoreError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
 use std::any::Any;
@@ -134,6 +134,9 @@ pub trait SpecParts {
     /// `equilibrium` tilted by `tilt` rad unless it names its own (a start near the
     /// equilibrium a run steers to); a planar chain's is its [`SpecParts::start`].
     fn start_near(&self, equilibrium: &str, tilt: f64) -> Result<Vec<f64>, FieldError>;
+    /// The spec's `[initial]` table as written: for a kind that starts from part of it (a
+    /// map's pixels set two coordinates of its state).
+    fn initial(&self) -> &InitialSpec;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the
@@ -213,6 +216,12 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
     /// What the run holds in memory besides the model, term by term, for a chain of `links`
     /// links and `dim` states.
     fn memory(&self, links: usize, dim: f64) -> Vec<Term>;
+    /// [`Settings::memory`] of shard `shard` (`(i, n)`, `--shard i/n`) of the run: a map's
+    /// shard holds only its own tiles; a kind that is not sharded holds the same either way.
+    fn memory_of_shard(&self, links: usize, dim: f64, shard: Option<(usize, usize)>) -> Vec<Term> {
+        let _ = shard;
+        self.memory(links, dim)
+    }
     /// What the run is, in a few words, for a front end's dry run and closing line: the
     /// kind's name unless the run has a variant worth naming.
     fn describe(&self) -> String {
@@ -237,6 +246,20 @@ pub trait Found: Finding {
     fn draw_stills(&self) -> Result<(), PlotError> {
         Ok(())
     }
+    /// The writer of a result that writes its file's content itself, its root included,
+    /// instead of as records (None: the store writes its [`Finding::record`] and
+    /// [`Finding::beside`]). A map held in memory hands each tile to the file as its band is
+    /// written, freeing it, so that it is never in memory twice: it is one such result, and
+    /// is never asked for a record.
+    fn own_content(&mut self) -> Option<&mut dyn OwnContent> {
+        None
+    }
+}
+
+/// A result that writes its file's content itself ([`Found::own_content`]).
+pub trait OwnContent {
+    /// Writes the file's whole content into `out`, the provenance `prov` at its root.
+    fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError>;
 }
 
 /// What a run of a kind runs on: the validated spec's title, model, integrator and start.
@@ -251,6 +274,8 @@ pub struct Input<'a> {
     pub x0: &'a [f64],
     /// The spec's still figures (`[figures]`), which a simulation draws besides its figure.
     pub figures: &'a Figures,
+    /// The spec as TOML (what a map file keeps, with its provenance, to be rebuilt from).
+    pub text: &'a str,
 }
 
 impl<'a> Input<'a> {

@@ -12,12 +12,12 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered: frequencies, poincare, orbits and animate (planar chain), simulate, modes and
-//! lyapunov (either model) and control (cart chain); animate's run is its command's, which
-//! checks the files it writes ([`crate::run::execute`] refuses it). Not registered yet: measure
-//! (its runs and self-describing results here, its table in `spec/`) and map (its runs here,
-//! streamed and in memory; its table in `spec/map.rs`, its file in `store/map/`, its figure in
-//! `plot/map/`).
+//! Registered: frequencies, poincare, orbits, animate and map (planar chain), simulate, modes
+//! and lyapunov (either model) and control (cart chain); animate's run is its command's, which
+//! checks the files it writes ([`crate::run::execute`] refuses it); a map's command streams
+//! its tiles to disk, [`crate::run::execute`] holds them in memory (its file in `store/map/`,
+//! its figure in `plot/map/`). Not registered yet: measure (its runs and self-describing
+//! results here, its table in `spec/`).
 
 pub mod animate;
 pub mod control;
@@ -36,8 +36,8 @@ pub mod simulate;
 pub use error::RunError;
 pub use kind::{
     planar_chain, read_table, table_fields, table_of, typed_table, Executed, Found, Input, Kind,
-    Registered, Same, Settings, SpecParts, Table, TableError, TableOf, Validation, EITHER_MODEL,
-    PLANAR_ONLY,
+    OwnContent, Registered, Same, Settings, SpecParts, Table, TableError, TableOf, Validation,
+    EITHER_MODEL, PLANAR_ONLY,
 };
 
 /// Every registered kind.
@@ -50,6 +50,7 @@ pub const KINDS: &[Kind] = &[
     control::KIND,
     animate::KIND,
     lyapunov::KIND,
+    map::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

@@ -6,7 +6,7 @@
 //! the `sweep` group: each point's scalar results ([`scalars`]) over the dimension `sweep`,
 //! with the swept fields as coordinates.
 
-use super::{execute, Outcome, Output, RunError};
+use super::{execute, Outcome, RunError};
 /// The running estimate's trend, as a `lambda_max_trend` scalar codes it ([`trend_of`]).
 pub use crate::analysis::convergence::Trend;
 use crate::error::FieldError;
@@ -216,9 +216,9 @@ pub fn run_sweep<'a>(
     // Batches of a few points per thread: the observer is told between batches, and a point's
     // own analysis may use the pool too. A map runs its tiles in parallel and holds its image
     // in memory: one map at a time, so the memory checked for one point is the sweep's.
-    let batch = match spec.analysis {
-        crate::spec::Analysis::Map(_) => 1,
-        _ => (2 * rayon::current_num_threads()).max(1),
+    let batch = match crate::kinds::map::spec_options(spec) {
+        Some(_) => 1,
+        None => (2 * rayon::current_num_threads()).max(1),
     };
     let mut points = Vec::with_capacity(n);
     let mut start = 0;
@@ -324,12 +324,7 @@ fn run_point(
 
 /// The scalar results of one run, by analysis: what a sweep tabulates against its parameters.
 pub fn scalars(outcome: &Outcome) -> Vec<Scalar> {
-    let mut s = Vec::new();
-    match &outcome.output {
-        Output::Found { result, .. } => s.extend(result.scalars()),
-        Output::Map { map, .. } => s.extend(map.scalars()),
-    }
-    s
+    outcome.output.result.scalars()
 }
 
 /// The trend code of a `lambda_max_trend` scalar back as a [`Trend`].

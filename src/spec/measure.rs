@@ -142,17 +142,18 @@ pub struct MeasureRun {
     pub sweep: Option<Box<Sweep>>,
 }
 
-pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, SpecError> {
+pub(super) fn validate(
+    file: &SpecFile,
+    model: &super::Model,
+    chain: &Chain,
+) -> Result<Validated, SpecError> {
     if file.map.is_none() {
         return Err(SpecError::new(
             "map",
             "missing: a measure spec computes the [map] it measures (to measure an existing file run `pendula measure FILE.h5`)",
         ));
     }
-    let v = super::map::validate(file, chain)?;
-    let Analysis::Map(map) = v.analysis else {
-        unreachable!("map::validate returns a map")
-    };
+    let (map, x0, method) = file.map_options(model, chain)?;
     let m = file.measure.clone().unwrap_or_default();
     let short = map.grid.width.min(map.grid.height);
     let o = m
@@ -253,7 +254,7 @@ pub(super) fn validate(file: &SpecFile, chain: &Chain) -> Result<Validated, Spec
             options: o,
             sweep,
         }),
-        x0: v.x0,
-        method: v.method,
+        x0,
+        method,
     })
 }

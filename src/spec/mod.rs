@@ -35,7 +35,6 @@
 //! plot = "out/double.png"
 //! ```
 
-use crate::analysis::map::MapOptions;
 use crate::integrate::Method;
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
@@ -44,7 +43,6 @@ mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
-mod map;
 mod measure;
 mod model;
 mod parameter;
@@ -72,7 +70,6 @@ pub use budget::{
 };
 pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
-pub use map::{map_title, MapSpec, Resolution, MAP_MAX_EDGE};
 pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub(crate) use model::checked_chain;
 pub use model::{
@@ -109,7 +106,9 @@ pub struct SpecFile {
     pub initial: InitialSpec,
     #[serde(default)]
     pub integrator: IntegratorSpec,
-    pub map: Option<MapSpec>,
+    /// The map kind's table, a field here (not among `registered`) because a measure spec
+    /// computes its map from it too.
+    pub map: Option<crate::kinds::map::MapSpec>,
     /// Measures of a computed map (kind = "measure", beside its `[map]`).
     pub measure: Option<MeasureSpec>,
     /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
@@ -168,7 +167,7 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["map", "measure"],
+            Model::Planar(_) => &["measure"],
             Model::Cart(_) => &[],
         };
         kinds()
@@ -207,7 +206,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Map(MapOptions),
     Measure(MeasureRun),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
     Registered(crate::kinds::Registered),
@@ -216,7 +214,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Map(_) => "map",
             Analysis::Measure(_) => "measure",
             Analysis::Registered(r) => r.kind().name,
         }
@@ -380,9 +377,10 @@ mod tests {
             .unwrap();
         assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
         let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
-        let Analysis::Map(m) = &s.analysis else {
+        let Analysis::Registered(r) = &s.analysis else {
             panic!("a map spec")
         };
+        let m = crate::kinds::map::options(&**r).expect("a map's settings");
         assert_eq!(
             (m.grid.width, m.grid.height, m.t_max, m.dt),
             (64, 32, 3.0, 0.005)

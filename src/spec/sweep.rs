@@ -435,7 +435,7 @@ pub(super) fn plan(
             format!("a sweep runs {}, not {kind}", swept_kinds().join(", ")),
         ));
     }
-    if let super::Analysis::Map(o) = &template.analysis {
+    if let Some(o) = crate::kinds::map::spec_options(template) {
         // Each point's map is held in memory (tiles, then its file's image).
         crate::store::map::check_size(o.grid.width, o.grid.height).map_err(|e| {
             SpecError::new(

@@ -4,16 +4,19 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, map, measure, result_format, sweep,
+    cart, chain_words, default_title, figure_format, kinds, measure, result_format, sweep,
     Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
+use crate::analysis::map::MapOptions;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
     /// registered ones, [`KindTables`](super::KindTables)), in the order of [`kinds`].
     fn sections(&self) -> Vec<(&'static str, bool)> {
+        // `[map]`, a field here (a measure spec reads it too), is listed below.
         let registered = crate::kinds::KINDS
             .iter()
+            .filter(|k| k.name != "map")
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
         let mut sections: Vec<_> = [
             ("map", self.map.is_some()),
@@ -132,8 +135,7 @@ impl SpecFile {
             planar_only => {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
-                    "map" => map::validate(self, chain)?,
-                    "measure" => measure::validate(self, chain)?,
+                    "measure" => measure::validate(self, model, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
             }
@@ -182,12 +184,28 @@ impl SpecFile {
     /// clipped to what the energy reaches.
     fn notes(&self, analysis: &Analysis) -> Vec<String> {
         let mut notes = Vec::new();
-        if let (Analysis::Map(o), Some(m)) = (analysis, &self.map) {
+        let map = match analysis {
+            Analysis::Registered(r) => crate::kinds::map::options(&**r),
+            _ => None,
+        };
+        if let (Some(o), Some(m)) = (map, &self.map) {
             if let (Some(sh), None) = (&o.grid.shell, &m.window) {
-                notes.push(map::reach_note(o, sh.energy));
+                notes.push(crate::kinds::map::reach_note(o, sh.energy));
             }
         }
         notes
+    }
+
+    /// The `[map]` table (none: the defaults) validated on `chain` (`model`'s), as a map
+    /// spec and a measure spec validate it ([`crate::kinds::map::validate_map`]).
+    pub(super) fn map_options(
+        &self,
+        model: &Model,
+        chain: &crate::model::Chain,
+    ) -> Result<(MapOptions, Vec<f64>, crate::integrate::Method), SpecError> {
+        let parts = Parts { file: self, model };
+        let table = self.map.clone().unwrap_or_default();
+        crate::kinds::map::validate_map(&table, chain, &parts)
     }
 
     /// The table of a registered kind validated by the kind ([`crate::kinds::Kind::validate`];
@@ -195,7 +213,14 @@ impl SpecFile {
     fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
-        let table = self.registered.get(kind).unwrap_or(&empty);
+        // `[map]` is a field of the spec (a measure spec reads it too), not among `registered`.
+        let map = match kind {
+            "map" => self.map.as_ref().map(|m| {
+                toml::Table::try_from(m).expect("a [map] table read from TOML writes as TOML")
+            }),
+            _ => None,
+        };
+        let table = self.registered.get(kind).or(map.as_ref()).unwrap_or(&empty);
         let parts = Parts { file: self, model };
         let (run, method, x0) = entry.validate(table, model, &parts)?;
         Ok(Validated {
@@ -309,5 +334,9 @@ impl crate::kinds::SpecParts for Parts<'_> {
             start.tilt.get_or_insert(tilt);
         }
         start.cart_state(chain)
+    }
+
+    fn initial(&self) -> &super::InitialSpec {
+        &self.file.initial
     }
 }

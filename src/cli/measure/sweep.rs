@@ -80,7 +80,7 @@ fn compute_map(
             }
             pendula::spec::Model::Cart(_) => format!("map: {} chain", spec.model_name),
         },
-        analysis: Analysis::Map(r.map.clone()),
+        analysis: Analysis::Registered(pendula::kinds::Registered(Box::new(r.map.clone()))),
         output: OutputSpec {
             file: Some(r.map_file.clone()),
             plot: None,

@@ -5,23 +5,25 @@
 use crate::analysis::map::{run_tiles, MapOptions, TileResult};
 use crate::error::FieldError;
 use crate::finding::Scalar;
+use crate::kinds::Input;
 use crate::kinds::RunError;
 use crate::model::Chain;
 use crate::observe::Observer;
-use crate::spec::Spec;
 use crate::store::map::{assemble, check_size, Assembly, MapInfo};
 use crate::store::{H5Out, Provenance, StoreError};
 
-/// Every tile of a map, in memory; each is handed to the file as its band is written.
+/// Every tile of a map, in memory; each is handed to the file as its band is written
+/// ([`super::found`]).
 pub struct InMemory {
+    pub chain: Chain,
     pub info: MapInfo,
     pub tiles: Vec<Option<TileResult>>,
 }
 
-/// Every tile of the map `opts` of `spec` on `chain`, on rayon's pool. A stopped run keeps
-/// nothing ([`RunError::Interrupted`]).
+/// Every tile of the map `opts` of the run `input` on `chain` (its planar chain), on rayon's
+/// pool. A stopped run keeps nothing ([`RunError::Interrupted`]).
 pub fn run(
-    spec: &Spec,
+    input: &Input<'_>,
     chain: &Chain,
     opts: &MapOptions,
     obs: &mut dyn Observer,
@@ -33,7 +35,8 @@ pub fn run(
         );
         FieldError::new(e.field, message)
     })?;
-    let info = super::info(spec, chain, None);
+    let title = super::map_title(input.title, input.model_name, chain, opts);
+    let info = MapInfo::of(title, input.model_name, input.text, chain, opts, None);
     let count = opts.tiling().count();
     let todo: Vec<usize> = (0..count).collect();
     let mut tiles: Vec<Option<TileResult>> = (0..count).map(|_| None).collect();
@@ -46,18 +49,17 @@ pub fn run(
     if summary.stopped || cancel.is_set() {
         return Err(RunError::Interrupted);
     }
-    Ok(InMemory { info, tiles })
+    Ok(InMemory {
+        chain: chain.clone(),
+        info,
+        tiles,
+    })
 }
 
 impl InMemory {
     /// Writes the map file's content into `out`, handing each tile over (and freeing it) as
     /// its band is written, so a map writes once.
-    pub fn write(
-        &mut self,
-        chain: &Chain,
-        out: &H5Out,
-        prov: &Provenance,
-    ) -> Result<(), StoreError> {
+    pub fn write(&mut self, out: &H5Out, prov: &Provenance) -> Result<(), StoreError> {
         let have: Vec<bool> = self.tiles.iter().map(Option::is_some).collect();
         let tiles = &mut self.tiles;
         let mut source = |t: usize| {
@@ -69,7 +71,7 @@ impl InMemory {
         assemble(
             out,
             Assembly {
-                chain,
+                chain: &self.chain,
                 info: &self.info,
                 have: &have,
                 source: &mut source,

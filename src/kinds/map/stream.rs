@@ -134,7 +134,7 @@ pub struct Target<'a> {
 impl<'a> Stream<'a> {
     /// The run of the map spec `spec` on `chain`, of shard `(i, n)` or of the whole map.
     pub fn new(spec: &'a Spec, chain: &'a Chain, shard: Option<(usize, usize)>) -> Stream<'a> {
-        let opts = super::options(spec);
+        let opts = super::of_map_spec(spec);
         let tiling = opts.tiling();
         let tiles: Vec<usize> = match shard {
             Some((i, n)) => tiling.shard(i, n),

@@ -13,7 +13,6 @@ use crate::error::FieldError;
 use crate::kinds::{Input, RunError};
 use crate::model::{Chain, System};
 use crate::observe::Observer;
-use crate::spec::Analysis;
 use crate::store::map::MapReader;
 use std::f64::consts::TAU;
 
@@ -73,7 +72,7 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
     let map_spec = crate::spec::parse(&text, file)
         .and_then(|f| f.validate())
         .map_err(|e| bad(format!("{file}: its recorded spec: {e}")))?;
-    let Analysis::Map(opts) = &map_spec.analysis else {
+    let Some(opts) = crate::kinds::map::spec_options(&map_spec) else {
         return Err(bad(format!("{file}: not a map file")));
     };
     if !matches!(opts.kind, MapKind::FinalState { .. }) {

@@ -13,9 +13,10 @@ use crate::model::System;
 mod steps;
 mod terms;
 
+use crate::kinds::map::map_terms;
 pub(crate) use steps::check_adaptive;
+use terms::measure_spec_terms;
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
-use terms::{map_terms, measure_spec_terms};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -144,7 +145,6 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Map(o) => Some(o.t_max),
             Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
         }
@@ -153,7 +153,7 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
+            Analysis::Measure(_) => "map.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
         }
     }
@@ -164,7 +164,8 @@ impl Spec {
     }
 
     /// [`Spec::memory_estimate`] of shard `shard` (`(i, n)`) of a map run: it holds only its
-    /// own tiles of each band (other analyses ignore `shard`).
+    /// own tiles of each band ([`crate::kinds::Settings::memory_of_shard`]; other analyses
+    /// ignore `shard`).
     pub fn memory_estimate_for(&self, shard: Option<(usize, usize)>) -> Estimate {
         let n = self.model.links();
         let dim = match &self.model {
@@ -179,12 +180,11 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
             Analysis::Measure(r) => {
                 map_terms(&r.map, true, None, n, dim, &mut terms);
                 measure_spec_terms(r, &mut terms);
             }
-            Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
+            Analysis::Registered(r) => terms.extend(r.memory_of_shard(n, dim, shard)),
         }
         estimate(terms)
     }
