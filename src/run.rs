@@ -96,14 +96,9 @@ fn registered<'a>(
 
 /// An analysis [`execute`] does not run on this model (the spec's validation refuses most).
 fn not_run(a: &Analysis) -> RunError {
-    match a {
-        Analysis::Measure(_) => {
-            FieldError::new("kind", format!("{} is run by its front end", a.kind()))
-        }
-        _ => FieldError::unled("kind")
-            .text(format!("{} is offered for the planar chain only", a.kind())),
-    }
-    .into()
+    FieldError::unled("kind")
+        .text(format!("{} is offered for the planar chain only", a.kind()))
+        .into()
 }
 
 impl Outcome<'_> {

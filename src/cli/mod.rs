@@ -138,7 +138,11 @@ fn cli() -> Command {
         // No auto `help` subcommand: `pendula help --help` failed; `--help` serves every level.
         .disable_help_subcommand(true)
         .arg_required_else_help(true);
-    let registered = pendula::kinds::KINDS.iter().map(|k| (k.name, k.about));
+    // `measure`'s command is its own (it measures map files; its spec runs with `run`).
+    let registered = pendula::kinds::KINDS
+        .iter()
+        .filter(|k| k.name != "measure")
+        .map(|k| (k.name, k.about));
     let mut commands: Vec<_> = SPEC_COMMANDS.into_iter().chain(registered).collect();
     let order = pendula::spec::kinds();
     commands.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
@@ -282,7 +286,7 @@ fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
         }
         let applies = match &spec.analysis {
             Analysis::Map(_) => true,
-            Analysis::Measure(_) => flag == "--resume",
+            _ if measure::run_of(spec).is_some() => flag == "--resume",
             _ => false,
         };
         if set && !applies {
@@ -436,12 +440,10 @@ fn execute(
     {
         closing.may_write(p);
     }
-    if let Analysis::Measure(r) = &spec.analysis {
+    if let Some(r) = measure::run_of(spec) {
         closing.may_write(&r.map_file);
-        for p in r.sweep.iter().flat_map(|s| &s.points) {
-            if let Some(f) = p.measure.as_ref().and_then(|m| m.map_file.as_ref()) {
-                closing.may_write(f);
-            }
+        for f in r.sweep.iter().flat_map(|s| &s.map_files) {
+            closing.may_write(f);
         }
     }
     if let (Analysis::Map(_), Some(p)) = (&spec.analysis, plot) {
@@ -503,7 +505,6 @@ fn describe_analysis(spec: &Spec) -> String {
             format!("{} map {size}", o.kind.name())
         }
         Analysis::Registered(r) => r.describe(),
-        other => other.kind().to_string(),
     }
 }
 
@@ -543,7 +544,7 @@ fn execute_run(
     if let Analysis::Map(_) = &spec.analysis {
         return map::run_map(spec, common, run, command_line);
     }
-    if let Analysis::Measure(r) = &spec.analysis {
+    if let Some(r) = measure::run_of(spec) {
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
@@ -594,7 +595,7 @@ fn execute_run(
     };
     match &spec.analysis {
         Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
-        Analysis::Map(_) | Analysis::Measure(_) => unreachable!("maps returned above"),
+        Analysis::Map(_) => unreachable!("maps returned above"),
         Analysis::Registered(_) => run_library(&ctx),
     }
 }

@@ -5,6 +5,7 @@
 //! these; `kinds/mod.rs` lists the kinds.
 
 use super::memory::Term;
+use crate::analysis::map::MapOptions;
 use crate::error::FieldError;
 use crate::finding::Finding;
 use crate::integrate::Method;
@@ -12,7 +13,7 @@ use crate::kinds::RunError;
 use crate::model::{Chain, Model, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::Figures;
+use crate::spec::{Figures, Sweep};
 use crate::store::RunInfo;
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -109,7 +110,8 @@ fn validate_as<T: Table>(
 pub const EITHER_MODEL: &[&str] = &["planar-chain", "cart-chain"];
 
 /// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
-/// its `[initial]` (the spec's tables, which the kind does not parse itself).
+/// its `[initial]` (the spec's tables, which the kind does not parse itself), and for a
+/// measure spec its `[map]`, `output.file` and the points of its sweep.
 pub trait SpecParts {
     /// `[integrator] method` as written (None: not given).
     fn method_name(&self) -> Option<&str>;
@@ -145,6 +147,20 @@ pub trait SpecParts {
     fn step_given(&self) -> bool;
     /// The spec's integrator run as method `name` with the fixed step `dt` the kind sets.
     fn fixed_method(&self, name: &str, dt: f64) -> Result<Method, FieldError>;
+    /// The spec's `[map]` validated as a map run: its options, start and integrator (None:
+    /// the spec has no `[map]`), for a kind that computes the map it measures.
+    fn map_run(&self) -> Result<Option<(MapOptions, Vec<f64>, Method)>, FieldError>;
+    /// `output.file` as the spec gives it.
+    fn output_file(&self) -> Option<&Path>;
+    /// The points of a measure spec's `[measure.sweep]` (`parameter` over `values`): each the
+    /// spec as a whole spec file with the field set, its map kept beside `map_file`
+    /// (`-01`, `-02`, …), validated.
+    fn measure_points(
+        &self,
+        parameter: Option<&str>,
+        values: &[f64],
+        map_file: &Path,
+    ) -> Result<Sweep, FieldError>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -12,10 +12,10 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered: frequencies, poincare, orbits and animate (planar chain), simulate, modes and
-//! lyapunov (either model) and control (cart chain); animate's run is its command's, which
-//! checks the files it writes ([`crate::run::execute`] refuses it). Not registered yet: measure
-//! (its runs and self-describing results here, its table in `spec/`) and map (its runs here,
+//! Registered: frequencies, poincare, orbits, animate and measure (planar chain), simulate, modes and
+//! lyapunov (either model) and control (cart chain); animate's and measure's runs are their
+//! front ends' (animate's command checks the files it writes, a measure spec computes or
+//! reuses its map file: [`crate::run::execute`] refuses both). Not registered yet: map (its runs here,
 //! streamed and in memory; its table in `spec/map.rs`, its file in `store/map/`, its figure in
 //! `plot/map/`).
 
@@ -50,6 +50,7 @@ pub const KINDS: &[Kind] = &[
     control::KIND,
     animate::KIND,
     lyapunov::KIND,
+    measure::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

@@ -4,7 +4,7 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, map, measure, result_format, sweep,
+    cart, chain_words, default_title, figure_format, kinds, map, points, result_format, sweep,
     Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 
@@ -15,13 +15,10 @@ impl SpecFile {
         let registered = crate::kinds::KINDS
             .iter()
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
-        let mut sections: Vec<_> = [
-            ("map", self.map.is_some()),
-            ("measure", self.measure.is_some()),
-        ]
-        .into_iter()
-        .chain(registered)
-        .collect();
+        let mut sections: Vec<_> = [("map", self.map.is_some())]
+            .into_iter()
+            .chain(registered)
+            .collect();
         // In the kinds' order, so that the first foreign table named is the one it always was.
         let order = kinds();
         sections.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
@@ -133,7 +130,6 @@ impl SpecFile {
                 let chain = model.planar().expect("checked by Model::kinds");
                 match planar_only {
                     "map" => map::validate(self, chain)?,
-                    "measure" => measure::validate(self, chain)?,
                     other => unreachable!("{other} is checked by kinds()"),
                 }
             }
@@ -353,5 +349,39 @@ impl crate::kinds::SpecParts for Parts<'_> {
         integ.method = Some(name.into());
         integ.dt = Some(dt);
         integ.method(None)
+    }
+
+    fn map_run(
+        &self,
+    ) -> Result<
+        Option<(
+            crate::analysis::map::MapOptions,
+            Vec<f64>,
+            crate::integrate::Method,
+        )>,
+        SpecError,
+    > {
+        if self.file.map.is_none() {
+            return Ok(None);
+        }
+        let chain = crate::kinds::planar_chain("map", self.model)?;
+        let v = map::validate(self.file, chain)?;
+        let Analysis::Map(map) = v.analysis else {
+            unreachable!("map::validate returns a map")
+        };
+        Ok(Some((map, v.x0, v.method)))
+    }
+
+    fn output_file(&self) -> Option<&std::path::Path> {
+        self.file.output.file.as_deref()
+    }
+
+    fn measure_points(
+        &self,
+        parameter: Option<&str>,
+        values: &[f64],
+        map_file: &std::path::Path,
+    ) -> Result<super::Sweep, SpecError> {
+        points::measure_points(self.file, parameter, values, map_file)
     }
 }

@@ -15,7 +15,7 @@ mod terms;
 
 pub(crate) use steps::check_adaptive;
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
-use terms::{map_terms, measure_spec_terms};
+pub(crate) use terms::{map_terms, measure_terms};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -145,7 +145,6 @@ impl Spec {
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
             Analysis::Map(o) => Some(o.t_max),
-            Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
         }
     }
@@ -153,7 +152,7 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Map(_) | Analysis::Measure(_) => "map.t_end",
+            Analysis::Map(_) => "map.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
         }
     }
@@ -180,10 +179,6 @@ impl Spec {
         let mut terms = vec![model];
         match &self.analysis {
             Analysis::Map(o) => map_terms(o, false, shard, n, dim, &mut terms),
-            Analysis::Measure(r) => {
-                map_terms(&r.map, true, None, n, dim, &mut terms);
-                measure_spec_terms(r, &mut terms);
-            }
             Analysis::Registered(r) => terms.extend(r.memory(n, dim)),
         }
         estimate(terms)
