@@ -208,3 +208,57 @@ fn check_flip_before(
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::spec::{parse, Analysis};
+
+    const SPEC: &str = "kind = \"measure\"\n[model]\npreset = \"double\"\n[integrator]\nmethod = \"rk4\"\ndt = 0.01\n[map]\nresolution = 128\nt_end = 10.0\n[measure]\nflip_before = [5.0]\n[output]\nfile = \"o.h5\"\n";
+
+    #[test]
+    fn measure_is_validated_through_the_registry() {
+        let file = parse(SPEC, "t").unwrap();
+        assert!(file.registered.get("measure").is_some());
+        let spec = file.validate().unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        assert_eq!(r.kind().name, "measure");
+        assert_eq!(r.time_span(), Some((10.0, "map.t_end")));
+        let run = super::super::run_of(&**r).expect("a measure run");
+        // The map is kept beside output.file; the run's integrator is the map's.
+        assert_eq!(run.map_file, std::path::PathBuf::from("o-map.h5"));
+        assert_eq!(run.flip_before, [5.0]);
+        assert_eq!(spec.method, crate::integrate::Method::Rk4 { dt: 0.01 });
+        // Its table echoes where the spec's field stood, after [map].
+        assert!(
+            spec.text.contains("[map]") && spec.text.contains("[measure]\nflip_before = [5.0]\n"),
+            "{}",
+            spec.text
+        );
+        assert!(spec.text.find("[map]") < spec.text.find("[measure]"));
+        // Its run is its front end's.
+        let Err(e) = crate::run::execute(&spec, &mut crate::observe::Silent) else {
+            panic!("measure is not run by the library")
+        };
+        assert_eq!(e.to_string(), "kind: measure is run by its front end");
+        // A sweep's points are whole specs, each with its own map file.
+        let swept = SPEC.replace(
+            "[output]",
+            "[measure.sweep]\nparameter = \"model.gravity\"\nvalues = [9.0, 9.5]\n[output]",
+        );
+        let spec = parse(&swept, "t").unwrap().validate().unwrap();
+        let Analysis::Registered(r) = &spec.analysis else {
+            panic!("a registered kind")
+        };
+        let sweep = super::super::run_of(&**r).unwrap().sweep.as_ref().unwrap();
+        assert_eq!(sweep.points.len(), 2);
+        assert_eq!(
+            sweep.map_files,
+            [
+                std::path::PathBuf::from("o-map-01.h5"),
+                std::path::PathBuf::from("o-map-02.h5")
+            ]
+        );
+    }
+}
