@@ -42,10 +42,8 @@ pub struct Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let output = match &spec.analysis {
-        Analysis::Registered(r) => registered(spec, r, observer)?,
-        other => return Err(not_run(other)),
-    };
+    let Analysis::Registered(r) = &spec.analysis;
+    let output = registered(spec, r, observer)?;
     Ok(Outcome { spec, output })
 }
 
@@ -69,11 +67,6 @@ fn registered<'a>(
         chain: spec.model.planar(),
         result: r.execute(&input, obs)?,
     })
-}
-
-/// An analysis [`execute`] does not run (its front end's).
-fn not_run(a: &Analysis) -> RunError {
-    FieldError::new("kind", format!("{} is run by its front end", a.kind())).into()
 }
 
 impl Outcome<'_> {

@@ -130,9 +130,11 @@ fn cli() -> Command {
         .disable_help_subcommand(true)
         .arg_required_else_help(true);
     // The commands that run a spec: every registered kind's ([`pendula::kinds::KINDS`]),
-    // listed in the order of [`pendula::spec::kinds`].
+    // listed in the order of [`pendula::spec::kinds`]; `measure`'s command is its own (it
+    // measures map files; its spec runs with `run`).
     let mut commands: Vec<_> = pendula::kinds::KINDS
         .iter()
+        .filter(|k| k.name != "measure")
         .map(|k| (k.name, k.about))
         .collect();
     let order = pendula::spec::kinds();
@@ -277,7 +279,7 @@ fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
         }
         let applies = match &spec.analysis {
             _ if pendula::kinds::map::spec_options(spec).is_some() => true,
-            Analysis::Measure(_) => flag == "--resume",
+            _ if measure::run_of(spec).is_some() => flag == "--resume",
             _ => false,
         };
         if set && !applies {
@@ -431,12 +433,10 @@ fn execute(
     {
         closing.may_write(p);
     }
-    if let Analysis::Measure(r) = &spec.analysis {
+    if let Some(r) = measure::run_of(spec) {
         closing.may_write(&r.map_file);
-        for p in r.sweep.iter().flat_map(|s| &s.points) {
-            if let Some(f) = p.measure.as_ref().and_then(|m| m.map_file.as_ref()) {
-                closing.may_write(f);
-            }
+        for f in r.sweep.iter().flat_map(|s| &s.map_files) {
+            closing.may_write(f);
         }
     }
     if let (Some(_), Some(p)) = (pendula::kinds::map::spec_options(spec), plot) {
@@ -489,7 +489,6 @@ fn describe(spec: &Spec) -> String {
 fn describe_analysis(spec: &Spec) -> String {
     match &spec.analysis {
         Analysis::Registered(r) => r.describe(),
-        other => other.kind().to_string(),
     }
 }
 
@@ -529,7 +528,7 @@ fn execute_run(
     if pendula::kinds::map::spec_options(spec).is_some() {
         return map::run_map(spec, common, run, command_line);
     }
-    if let Analysis::Measure(r) = &spec.analysis {
+    if let Some(r) = measure::run_of(spec) {
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
@@ -580,7 +579,6 @@ fn execute_run(
     };
     match &spec.analysis {
         Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
-        Analysis::Measure(_) => unreachable!("maps returned above"),
         Analysis::Registered(_) => run_library(&ctx),
     }
 }

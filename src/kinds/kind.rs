@@ -5,6 +5,7 @@
 //! these; `kinds/mod.rs` lists the kinds.
 
 use super::memory::Term;
+use crate::analysis::map::MapOptions;
 use crate::error::FieldError;
 use crate::finding::Finding;
 use crate::integrate::Method;
@@ -12,7 +13,7 @@ use crate::kinds::RunError;
 use crate::model::{Chain, Model, Parameter};
 use crate::observe::Observer;
 use crate::plot::PlotError;
-use crate::spec::{Figures, InitialSpec, IntegratorSpec};
+use crate::spec::{Figures, InitialSpec, IntegratorSpec, Sweep};
 use crate::store::{H5Out, Provenance, RunInfo, StoreError};
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -113,7 +114,8 @@ fn validate_as<T: Table>(
 pub const EITHER_MODEL: &[&str] = &["planar-chain", "cart-chain"];
 
 /// What a kind's validation reads of the spec besides its own table: its `[integrator]` and
-/// its `[initial]` (the spec's tables, which the kind does not parse itself).
+/// its `[initial]` (the spec's tables, which the kind does not parse itself), and for a
+/// measure spec its `[map]`, `output.file` and the points of its sweep.
 pub trait SpecParts {
     /// The spec's `[integrator]` table as written: the kind asks it for its method
     /// ([`IntegratorSpec::method`]), with its own defaults where it has them.
@@ -137,6 +139,20 @@ pub trait SpecParts {
     /// The spec's `[initial]` table as written: for a kind that starts from part of it (a
     /// map's pixels set two coordinates of its state).
     fn initial(&self) -> &InitialSpec;
+    /// The spec's `[map]` validated as a map run: its options, start and integrator (None:
+    /// the spec has no `[map]`), for a kind that computes the map it measures.
+    fn map_run(&self) -> Result<Option<(MapOptions, Vec<f64>, Method)>, FieldError>;
+    /// `output.file` as the spec gives it.
+    fn output_file(&self) -> Option<&Path>;
+    /// The points of a measure spec's `[measure.sweep]` (`parameter` over `values`): each the
+    /// spec as a whole spec file with the field set, its map kept beside `map_file`
+    /// (`-01`, `-02`, …), validated.
+    fn measure_points(
+        &self,
+        parameter: Option<&str>,
+        values: &[f64],
+        map_file: &Path,
+    ) -> Result<Sweep, FieldError>;
 }
 
 /// Why a kind's table could not be read: the field inside the table (`terms`, empty for the

@@ -12,12 +12,12 @@
 //! The spec reads and validates its table through the registry ([`Kind::read`],
 //! [`Kind::validate`]), the CLI builds its command from it.
 //!
-//! Registered: frequencies, poincare, orbits, animate and map (planar chain), simulate, modes
-//! and lyapunov (either model) and control (cart chain); animate's run is its command's, which
-//! checks the files it writes ([`crate::run::execute`] refuses it); a map's command streams
-//! its tiles to disk, [`crate::run::execute`] holds them in memory (its file in `store/map/`,
-//! its figure in `plot/map/`). Not registered yet: measure (its runs and self-describing
-//! results here, its table in `spec/`).
+//! Registered, every analysis kind: frequencies, poincare, orbits, animate, map and measure
+//! (planar chain), simulate, modes and lyapunov (either model) and control (cart chain).
+//! Animate's and measure's runs are their front ends' (animate's command checks the files it
+//! writes, a measure spec computes or reuses its map file: [`crate::run::execute`] refuses
+//! both); a map's command streams its tiles to disk, [`crate::run::execute`] holds them in
+//! memory (its file in `store/map/`, its figure in `plot/map/`).
 
 pub mod animate;
 pub mod control;
@@ -51,6 +51,7 @@ pub const KINDS: &[Kind] = &[
     animate::KIND,
     lyapunov::KIND,
     map::KIND,
+    measure::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

@@ -43,10 +43,10 @@ mod bounds;
 mod budget;
 pub mod cart;
 mod integrator;
-mod measure;
 mod model;
 mod parameter;
 mod paths;
+mod points;
 mod reading;
 /// Renamed fields, refused by name (a registered kind's table refuses its own with them).
 pub(crate) mod retired;
@@ -63,20 +63,20 @@ pub use crate::analysis::orbit::ESTIMATORS;
 pub(crate) use bounds::refuse_given;
 use bounds::{bounded, in_size_range, mass_ratio};
 pub use bounds::{MAX_ANGLE, MAX_MASS_RATIO, MAX_POSITION, MAX_RATE, SIZE_RANGE};
-pub(crate) use budget::check_adaptive;
 pub use budget::{
     chaotic_estimate, format_bytes, measure_estimate, over_budget, Budget, Estimate, LabelGrids,
     MAX_LINKS, MAX_STEPS,
 };
+pub(crate) use budget::{check_adaptive, measure_terms};
 pub use cart::{CartModelSpec, InputSpec};
 pub use integrator::IntegratorSpec;
-pub use measure::{MeasureRun, MeasureSpec, Sweep, SweepSpec};
 pub(crate) use model::checked_chain;
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
 pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
+pub use points::Sweep;
 pub(crate) use reading::mark_field;
 pub use reading::{parse, parse_model, parse_table};
 pub use sweep::{
@@ -109,8 +109,6 @@ pub struct SpecFile {
     /// The map kind's table, a field here (not among `registered`) because a measure spec
     /// computes its map from it too.
     pub map: Option<crate::kinds::map::MapSpec>,
-    /// Measures of a computed map (kind = "measure", beside its `[map]`).
-    pub measure: Option<MeasureSpec>,
     /// The tables of the registered kinds (`[frequencies]`, …), each read by its kind.
     #[serde(flatten)]
     pub registered: KindTables,
@@ -124,7 +122,7 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `simulate`, `modes`, `lyapunov`, `poincare` and `orbits`, registered kinds' tables since, keep the
+    /// `simulate`, `modes`, `lyapunov`, `poincare`, `measure` and `orbits`, registered kinds' tables since, keep the
     /// places they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
@@ -167,7 +165,7 @@ impl Model {
     /// that it offers.
     pub fn kinds(&self) -> Vec<&'static str> {
         let unregistered: &[&str] = match self {
-            Model::Planar(_) => &["measure"],
+            Model::Planar(_) => &[],
             Model::Cart(_) => &[],
         };
         kinds()
@@ -206,7 +204,6 @@ pub struct Spec {
 /// The validated analysis kind and its options.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Analysis {
-    Measure(MeasureRun),
     /// A kind of the registry ([`crate::kinds`]): its validated settings.
     Registered(crate::kinds::Registered),
 }
@@ -214,7 +211,6 @@ pub enum Analysis {
 impl Analysis {
     pub fn kind(&self) -> &'static str {
         match self {
-            Analysis::Measure(_) => "measure",
             Analysis::Registered(r) => r.kind().name,
         }
     }

@@ -372,7 +372,8 @@ fn axis_values(a: &AxisSpec, at: &str) -> Result<Vec<f64>, SpecError> {
 }
 
 /// The kinds a `[sweep]` runs: the registered kinds whose entry says so ([`Kind::swept`]),
-/// in the order its messages have always named them, then map and measure.
+/// in the order its messages have always named them; a measure spec's sweep is its
+/// `[measure.sweep]` ([`into_measure`]).
 ///
 /// [`Kind::swept`]: crate::kinds::Kind::swept
 pub fn swept_kinds() -> Vec<&'static str> {
@@ -382,7 +383,6 @@ pub fn swept_kinds() -> Vec<&'static str> {
         .copied()
         .chain(super::registered(ORDER))
         .filter(|k| crate::kinds::named(k).is_none_or(|k| k.swept))
-        .chain(["measure"])
         .collect()
 }
 
@@ -404,18 +404,23 @@ pub(super) fn into_measure(file: &SpecFile) -> Result<SpecFile, SpecError> {
         ));
     }
     let mut f = file.clone();
-    let m = f.measure.get_or_insert_with(Default::default);
-    if m.sweep.is_some() {
+    let m = f.registered.table_mut("measure");
+    if m.contains_key("sweep") {
         return Err(SpecError::new(
             "sweep",
             "give the measure's sweep once: [sweep] or [measure.sweep]",
         ));
     }
     let (axis, _) = &list[0];
-    m.sweep = Some(super::SweepSpec {
+    // As its table type writes it ([`crate::kinds::measure::SweepSpec`]).
+    let sweep = crate::kinds::measure::SweepSpec {
         parameter: Some(axis.parameter.clone()),
         values: Some(axis.values.clone()),
-    });
+    };
+    m.insert(
+        "sweep".into(),
+        toml::Value::try_from(sweep).expect("a table of a string and numbers"),
+    );
     f.sweep = None;
     Ok(f)
 }

@@ -4,7 +4,7 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, measure, result_format, sweep,
+    cart, chain_words, default_title, figure_format, kinds, points, result_format, sweep,
     Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 use crate::analysis::map::MapOptions;
@@ -18,13 +18,10 @@ impl SpecFile {
             .iter()
             .filter(|k| k.name != "map")
             .map(|k| (k.name, self.registered.get(k.name).is_some()));
-        let mut sections: Vec<_> = [
-            ("map", self.map.is_some()),
-            ("measure", self.measure.is_some()),
-        ]
-        .into_iter()
-        .chain(registered)
-        .collect();
+        let mut sections: Vec<_> = [("map", self.map.is_some())]
+            .into_iter()
+            .chain(registered)
+            .collect();
         // In the kinds' order, so that the first foreign table named is the one it always was.
         let order = kinds();
         sections.sort_by_key(|(name, _)| order.iter().position(|k| k == name));
@@ -128,18 +125,7 @@ impl SpecFile {
 
     /// The kind's own table validated on `model` (which offers `kind`).
     fn validate_analysis(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
-        Ok(match kind {
-            registered if crate::kinds::named(registered).is_some() => {
-                self.validate_registered(registered, model)?
-            }
-            planar_only => {
-                let chain = model.planar().expect("checked by Model::kinds");
-                match planar_only {
-                    "measure" => measure::validate(self, model, chain)?,
-                    other => unreachable!("{other} is checked by kinds()"),
-                }
-            }
-        })
+        self.validate_registered(kind, model)
     }
 
     /// The `[output]` paths: not empty, a figure format and an HDF5 result file.
@@ -338,5 +324,35 @@ impl crate::kinds::SpecParts for Parts<'_> {
 
     fn initial(&self) -> &super::InitialSpec {
         &self.file.initial
+    }
+
+    fn map_run(
+        &self,
+    ) -> Result<
+        Option<(
+            crate::analysis::map::MapOptions,
+            Vec<f64>,
+            crate::integrate::Method,
+        )>,
+        SpecError,
+    > {
+        if self.file.map.is_none() {
+            return Ok(None);
+        }
+        let chain = crate::kinds::planar_chain("map", self.model)?;
+        self.file.map_options(self.model, chain).map(Some)
+    }
+
+    fn output_file(&self) -> Option<&std::path::Path> {
+        self.file.output.file.as_deref()
+    }
+
+    fn measure_points(
+        &self,
+        parameter: Option<&str>,
+        values: &[f64],
+        map_file: &std::path::Path,
+    ) -> Result<super::Sweep, SpecError> {
+        points::measure_points(self.file, parameter, values, map_file)
     }
 }

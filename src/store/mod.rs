@@ -47,7 +47,7 @@ pub use record::{write_entries, write_record};
 mod measure;
 pub use measure::{
     chaotic_record, measure_record, read_labels, sweep_record, write_chaotic_fraction,
-    write_measure, write_measure_sweep, ChaoticRun, LabelData, SweepRun, CHAOTIC_SAMPLING,
+    write_measure, ChaoticRun, LabelData, SweepRun, CHAOTIC_SAMPLING,
 };
 
 use crate::error::FieldError;

@@ -27,6 +27,14 @@ pub use label::{run_job, Job};
 pub use pendula::kinds::measure::{Input, Source};
 pub use sweep::run_spec;
 
+/// The measure run of a measure spec (None: another kind), found through the registry.
+pub fn run_of(spec: &pendula::spec::Spec) -> Option<&pendula::kinds::measure::MeasureRun> {
+    match &spec.analysis {
+        pendula::spec::Analysis::Registered(r) => pendula::kinds::measure::run_of(&**r),
+        _ => None,
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct MeasureArgs {
     /// A map file written by `pendula map` or `pendula merge`.

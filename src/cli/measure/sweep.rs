@@ -4,7 +4,7 @@
 use super::label::{measure_sets, run_job, Job};
 use super::{Input, Source};
 use crate::cli::output::{finish_command, CliError, Common, Outputs};
-use pendula::kinds::measure::MeasureSweep;
+use pendula::kinds::measure::{MeasureRun, MeasureSweep};
 use std::path::PathBuf;
 use std::time::Instant;
 
@@ -14,7 +14,7 @@ use std::time::Instant;
 pub fn run_spec(
     spec: &pendula::spec::Spec,
     common: &Common,
-    r: &pendula::spec::MeasureRun,
+    r: &MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
     // A stop signal from here on ends the run with nothing of the measures written (a map
@@ -58,7 +58,7 @@ pub fn run_spec(
 fn compute_map(
     spec: &pendula::spec::Spec,
     common: &Common,
-    r: &pendula::spec::MeasureRun,
+    r: &MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
     use pendula::spec::{Analysis, OutputSpec};
@@ -108,13 +108,12 @@ fn compute_map(
 fn run_sweep(
     spec: &pendula::spec::Spec,
     common: &Common,
-    r: &pendula::spec::MeasureRun,
+    r: &MeasureRun,
     sweep: &pendula::spec::Sweep,
     (file, plot): (Option<PathBuf>, Option<PathBuf>),
     command_line: &str,
     cancel: &pendula::observe::Cancel,
 ) -> Result<(), CliError> {
-    use pendula::spec::Analysis;
     let budget = common.budget();
     if let Some(p) = &file {
         crate::cli::output::check_result_path(p, "output.file")?;
@@ -133,7 +132,7 @@ fn run_sweep(
         let ps = pf
             .validate()
             .map_err(|e| CliError::Input(format!("{field}: {e}")))?;
-        let Analysis::Measure(pr) = &ps.analysis else {
+        let Some(pr) = super::run_of(&ps) else {
             unreachable!("a sweep point is a measure spec")
         };
         compute_map(&ps, common, pr, command_line)?;

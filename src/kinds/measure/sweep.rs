@@ -22,7 +22,7 @@ pub struct MeasureSweep {
     pub units: String,
     pub values: Vec<f64>,
     /// Each point's map file, as its spec names it.
-    pub map_files: Vec<Option<String>>,
+    pub map_files: Vec<String>,
     pub points: Vec<Vec<MeasuredSet>>,
     /// The sets' names (a flip time, a variable), the figure's legend.
     pub names: Vec<String>,
@@ -46,14 +46,9 @@ impl MeasureSweep {
             units: sweep.units.clone(),
             values: sweep.values.clone(),
             map_files: sweep
-                .points
+                .map_files
                 .iter()
-                .map(|p| {
-                    p.measure
-                        .as_ref()
-                        .and_then(|m| m.map_file.as_ref())
-                        .map(|f| f.display().to_string())
-                })
+                .map(|f| f.display().to_string())
                 .collect(),
             points,
             names,

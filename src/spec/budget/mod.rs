@@ -13,10 +13,9 @@ use crate::model::System;
 mod steps;
 mod terms;
 
-use crate::kinds::map::map_terms;
 pub(crate) use steps::check_adaptive;
-use terms::measure_spec_terms;
 pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
+pub(crate) use terms::measure_terms;
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -145,7 +144,6 @@ impl Spec {
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
         match &self.analysis {
-            Analysis::Measure(r) => Some(r.map.t_max),
             Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
         }
     }
@@ -153,7 +151,6 @@ impl Spec {
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
         match &self.analysis {
-            Analysis::Measure(_) => "map.t_end",
             Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
         }
     }
@@ -180,10 +177,6 @@ impl Spec {
         };
         let mut terms = vec![model];
         match &self.analysis {
-            Analysis::Measure(r) => {
-                map_terms(&r.map, true, None, n, dim, &mut terms);
-                measure_spec_terms(r, &mut terms);
-            }
             Analysis::Registered(r) => terms.extend(r.memory_of_shard(n, dim, shard)),
         }
         estimate(terms)

@@ -30,7 +30,8 @@ pub fn measure_estimate(grids: &LabelGrids, o: &MeasureOptions) -> Estimate {
     estimate(measure_terms(grids, o))
 }
 
-fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
+/// The terms of [`measure_estimate`], which a measure spec's run adds to its map's.
+pub(crate) fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
     let px = grids.nx as f64 * grids.ny as f64;
     let count = grids.count.max(1) as f64;
     let pixels = format!("{}×{} pixels", grids.nx, grids.ny);
@@ -81,48 +82,6 @@ fn measure_terms(grids: &LabelGrids, o: &MeasureOptions) -> Vec<Term> {
         what: "the uncertainty exponent's counts",
     });
     terms
-}
-
-/// A measure spec's results beyond its map's arrays: the per-shift results and counts of
-/// [`measure_estimate`] for every label grid of every sweep point, and each point's spec.
-pub(super) fn measure_spec_terms(r: &crate::spec::MeasureRun, terms: &mut Vec<Term>) {
-    let points = r.sweep.as_ref().map_or(1, |s| s.points.len());
-    let grids = LabelGrids {
-        nx: r.map.grid.width,
-        ny: r.map.grid.height,
-        count: r.flip_before.len().max(1),
-        read_per_px: 0.0,
-        field: "map.resolution",
-    };
-    for t in measure_terms(&grids, &r.options) {
-        let field = match t.field {
-            "shifts" => "measure.shifts",
-            "entropy_eps" => "measure.entropy_eps",
-            "max_eps" => "measure.max_eps",
-            "flip_before" => "measure.flip_before",
-            // The label grid and masks: map_terms counts them for the map's grid.
-            _ => continue,
-        };
-        let scale = if field == "measure.max_eps" {
-            1.0
-        } else {
-            points as f64
-        };
-        terms.push(Term {
-            bytes: t.bytes * scale,
-            field,
-            ..t
-        });
-    }
-    if let Some(s) = &r.sweep {
-        terms.push(Term {
-            // Each point's spec file and validated copy.
-            bytes: points as f64 * 16384.0,
-            field: "measure.sweep.values",
-            driver: format!("{} sweep values", s.values.len()),
-            what: "the sweep's points",
-        });
-    }
 }
 
 /// What the chaotic fraction of `energies` shells of `samples` starts on a chain of `links`

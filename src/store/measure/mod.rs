@@ -1,9 +1,11 @@
 //! Measures of label grids in HDF5: group `measure` (the options as attributes) with one
 //! subgroup `set_<k>` per label grid (a map thresholded at one flip time, one dataset).
 //!
-//! This file lays out a set; the single-map writer here and the sweep writer ([`sweep`]) both
-//! write their sets with it, so a file of one map and a file of a sweep point keep the same
-//! layout. Reading a label grid is [`labels`]; the chaotic fraction's group is [`chaotic`].
+//! This file lays out a set; the single map's record here and the sweep's ([`sweep`]) both
+//! lay out their sets with it, so a file of one map and a file of a sweep point keep the same
+//! layout. The records are the measure kind's ([`crate::finding::Finding::record`]) and the
+//! Python package's writers' ([`write_measure`], [`write_chaotic_fraction`]), which is why
+//! they are built here. Reading a label grid is [`labels`]; the chaotic fraction's group is [`chaotic`].
 //!
 //! Each set holds `label(label)` pixel counts and, for what was measured, the subgroups
 //! `boundary_dimension` (box sides, mean and per-shift box counts, the fitted line, the slope
@@ -26,7 +28,7 @@ mod sweep;
 
 pub use chaotic::{chaotic_record, write_chaotic_fraction, ChaoticRun, CHAOTIC_SAMPLING};
 pub use labels::{read_labels, LabelData};
-pub use sweep::{sweep_record, write_measure_sweep, SweepRun};
+pub use sweep::{sweep_record, SweepRun};
 
 /// Writes group `measure` with one `set_<k>` subgroup per entry of `sets` (k from 1).
 pub fn write_measure(

@@ -1,9 +1,7 @@
 //! Group `measure` of a sweep: the (sweep, set) tables of every measure with its bounds, and
 //! each point's full sets laid out as a single map's.
 
-use super::{
-    bounded_vars, options_attrs, set_record, write_record, Bounded, H5Out, Part, StoreError,
-};
+use super::{bounded_vars, options_attrs, set_record, Bounded, Part};
 use crate::analysis::measure::{BasinEntropy, MeasureOptions, MeasuredSet};
 use crate::finding::Record;
 use ndarray::Array2;
@@ -16,15 +14,6 @@ pub struct SweepRun<'a> {
     pub units: &'a str,
     pub values: &'a [f64],
     pub points: &'a [Vec<MeasuredSet>],
-}
-
-/// Writes group `measure` of a sweep ([`sweep_record`]).
-pub fn write_measure_sweep(
-    out: &H5Out,
-    opts: &MeasureOptions,
-    run: &SweepRun<'_>,
-) -> Result<(), StoreError> {
-    write_record(out, None, &sweep_record(opts, run))
 }
 
 /// Group `measure` of a sweep: the options and `sweep_parameter` as attributes, the
