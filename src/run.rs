@@ -11,12 +11,11 @@
 
 pub mod sweep;
 
-use crate::error::FieldError;
 use crate::finding::Record;
 use crate::kinds::{Found, Input};
 use crate::model::Chain;
 use crate::observe::Observer;
-use crate::spec::{Analysis, Spec};
+use crate::spec::Spec;
 use crate::store::memory::MemGroup;
 use crate::store::{self, H5Out, Provenance, RunInfo, StoreError};
 use std::path::{Path, PathBuf};
@@ -42,8 +41,7 @@ pub struct Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let Analysis::Registered(r) = &spec.analysis;
-    let output = registered(spec, r, observer)?;
+    let output = registered(spec, &spec.analysis, observer)?;
     Ok(Outcome { spec, output })
 }
 

@@ -528,9 +528,7 @@ fn the_analysis_spec_is_seed_002s_engine() {
         .unwrap()
         .validate()
         .unwrap();
-    let pendula::spec::Analysis::Registered(r) = &spec.analysis else {
-        panic!("kind")
-    };
+    let r = &spec.analysis;
     let o = pendula::kinds::animate::options(&**r).expect("an animation");
     assert_eq!(o.frame_count(), 300);
     // δt = α / (fps · S) = 1 / (25 · 10).

@@ -6,15 +6,12 @@ use super::output::{finish_found, planar, CliError, Run};
 use super::progress::Bar;
 use pendula::kinds::animate::AnimateOptions;
 use pendula::plot::animation::frame_path;
-use pendula::spec::{Analysis, Spec};
+use pendula::spec::Spec;
 use std::path::Path;
 
 /// The animation's settings of an animate spec (None: another kind).
 pub fn options(spec: &Spec) -> Option<&AnimateOptions> {
-    match &spec.analysis {
-        Analysis::Registered(r) => pendula::kinds::animate::options(&**r),
-        _ => None,
-    }
+    pendula::kinds::animate::options(&*spec.analysis)
 }
 
 /// Checks that every still-figure path may be written (before any work).

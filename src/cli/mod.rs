@@ -17,7 +17,7 @@ mod sweep;
 
 use clap::{ArgMatches, Args, Command, FromArgMatches};
 use output::{set_threads, CliError, Common, Outputs, Run};
-use pendula::spec::{self, Analysis, Spec, SpecFile};
+use pendula::spec::{self, Spec, SpecFile};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -261,7 +261,7 @@ fn dispatch(matches: &ArgMatches, command_line: &str) -> Result<(), CliError> {
 /// takes all three; a measure spec `--resume` (its map always resumes: accepted, changes
 /// nothing); other kinds none.
 fn run_flags_apply(spec: &Spec, run: &map::RunFlags) -> Result<(), CliError> {
-    let kind = spec.analysis.kind();
+    let kind = spec.analysis.kind().name;
     let given = [
         ("--resume", run.resume),
         ("--shard", run.shard.is_some()),
@@ -487,9 +487,7 @@ fn describe(spec: &Spec) -> String {
 }
 
 fn describe_analysis(spec: &Spec) -> String {
-    match &spec.analysis {
-        Analysis::Registered(r) => r.describe(),
-    }
+    spec.analysis.describe()
 }
 
 /// Checks the outputs before any work, then runs the analysis.
@@ -532,7 +530,7 @@ fn execute_run(
         set_threads(common.threads)?;
         return measure::run_spec(spec, common, r, command_line);
     }
-    let prints_report = matches!(&spec.analysis, Analysis::Registered(r) if r.kind().reports);
+    let prints_report = spec.analysis.kind().reports;
 
     let animation = animate::options(spec);
     let visual = !spec.figures.paths().is_empty()
@@ -577,9 +575,9 @@ fn execute_run(
         common,
         command_line,
     };
-    match &spec.analysis {
-        Analysis::Registered(r) if r.kind().name == "animate" => animate::run(&ctx),
-        Analysis::Registered(_) => run_library(&ctx),
+    match spec.analysis.kind().name {
+        "animate" => animate::run(&ctx),
+        _ => run_library(&ctx),
     }
 }
 
@@ -590,7 +588,7 @@ fn run_library(ctx: &Run) -> Result<(), CliError> {
     use pendula::run::Output;
     output::refuse_cart_plot(ctx)?;
     let start = std::time::Instant::now();
-    let mut bar = progress::Bar::new(ctx.spec.analysis.kind());
+    let mut bar = progress::Bar::new(ctx.spec.analysis.kind().name);
     let outcome = pendula::run::execute(ctx.spec, &mut bar)?;
     let Output { chain, result } = outcome.output;
     output::finish_found(ctx, chain, result, start)

@@ -127,7 +127,7 @@ impl Run<'_> {
 /// work: input checking, so it stays here (a draw would refuse it only after the run).
 pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
     // Control draws its cart chain in 3-D.
-    let draws = ctx.spec.analysis.kind() == "control";
+    let draws = ctx.spec.analysis.kind().name == "control";
     if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() && !draws {
         return Err(CliError::Input(
             "--plot: the cart-chain figure is drawn for simulate and control".into(),
@@ -219,7 +219,7 @@ pub fn report_result(
     for &key in f.run_fields() {
         let Some(spec) = spec else { break };
         let value = match key {
-            "kind" => serde_json::json!(spec.analysis.kind()),
+            "kind" => serde_json::json!(spec.analysis.kind().name),
             "title" => serde_json::json!(spec.title),
             "model" => serde_json::json!(spec.model_name),
             "integrator" => serde_json::json!(spec.method),
@@ -300,7 +300,7 @@ pub fn planar(spec: &Spec) -> Result<&Chain, CliError> {
     spec.model.planar().ok_or_else(|| {
         CliError::Input(format!(
             "{} is offered for the planar chain only",
-            spec.analysis.kind()
+            spec.analysis.kind().name
         ))
     })
 }

@@ -349,7 +349,7 @@ impl SweepOutcome<'_> {
         let n = self.points.len();
         let params: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
         let mut g = Group::new("sweep");
-        g.attr("kind", self.spec.analysis.kind())
+        g.attr("kind", self.spec.analysis.kind().name)
             .attr("parameters", params.join(" "))
             .attr("combine", plan.combine.name())
             .attr("points", n as i64);

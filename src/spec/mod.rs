@@ -188,7 +188,8 @@ pub struct Spec {
     /// Initial state in the model's coordinates (planar: (θ, θ̇)).
     pub x0: Vec<f64>,
     pub method: Method,
-    pub analysis: Analysis,
+    /// The validated analysis: a registered kind's settings ([`crate::kinds`]).
+    pub analysis: crate::kinds::Registered,
     pub output: OutputSpec,
     /// Still figures of the visual lab (`[figures]`).
     pub figures: Figures,
@@ -201,24 +202,9 @@ pub struct Spec {
     pub sweep: Option<Box<SweepPlan>>,
 }
 
-/// The validated analysis kind and its options.
-#[derive(Debug, Clone, PartialEq)]
-pub enum Analysis {
-    /// A kind of the registry ([`crate::kinds`]): its validated settings.
-    Registered(crate::kinds::Registered),
-}
-
-impl Analysis {
-    pub fn kind(&self) -> &'static str {
-        match self {
-            Analysis::Registered(r) => r.kind().name,
-        }
-    }
-}
-
 /// What one analysis table validates into.
 struct Validated {
-    analysis: Analysis,
+    analysis: crate::kinds::Registered,
     x0: Vec<f64>,
     method: Method,
 }
@@ -364,18 +350,14 @@ mod tests {
     #[test]
     fn the_new_names_carry_the_old_values() {
         let s = spec("kind = \"lyapunov\"\n[model]\npreset = \"double\"\n[initial]\ntheta = [2.0, 2.0]\n[lyapunov]\ntransient = 10.0\nt_end = 210.0\n").unwrap();
-        let Analysis::Registered(r) = &s.analysis else {
-            panic!("a lyapunov spec")
-        };
+        let r = &s.analysis;
         let run = r
             .as_any()
             .downcast_ref::<crate::kinds::lyapunov::LyapunovRun>()
             .unwrap();
         assert_eq!((run.options.transient, run.options.time), (10.0, 200.0));
         let s = spec("kind = \"map\"\n[model]\npreset = \"double\"\n[integrator]\ndt = 0.005\n[map]\nresolution = [64, 32]\nt_end = 3.0\n").unwrap();
-        let Analysis::Registered(r) = &s.analysis else {
-            panic!("a map spec")
-        };
+        let r = &s.analysis;
         let m = crate::kinds::map::options(&**r).expect("a map's settings");
         assert_eq!(
             (m.grid.width, m.grid.height, m.t_max, m.dt),
@@ -417,9 +399,7 @@ mod tests {
         assert!(e.message.contains("unknown model kind `rope`"), "{e}");
         // A control spec without a start begins at its target, tilted by 0.05 rad.
         let s = spec(&format!("kind = \"control\"\n{CART}")).unwrap();
-        let Analysis::Registered(r) = &s.analysis else {
-            panic!("a control spec")
-        };
+        let r = &s.analysis;
         let c = r
             .as_any()
             .downcast_ref::<crate::kinds::control::ControlOptions>();

@@ -433,7 +433,7 @@ pub(super) fn plan(
     budget: &Budget,
 ) -> Result<SweepPlan, SpecError> {
     let t = file.sweep.as_ref().expect("a sweep");
-    let kind = template.analysis.kind();
+    let kind = template.analysis.kind().name;
     if !swept_kinds().contains(&kind) {
         return Err(SpecError::new(
             "sweep",

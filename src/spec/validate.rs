@@ -4,10 +4,11 @@
 //! run that is refused.
 
 use super::{
-    cart, chain_words, default_title, figure_format, kinds, points, result_format, sweep,
-    Analysis, Budget, Figures, Model, Spec, SpecError, SpecFile, Validated,
+    cart, chain_words, default_title, figure_format, kinds, points, result_format, sweep, Budget,
+    Figures, Model, Spec, SpecError, SpecFile, Validated,
 };
 use crate::analysis::map::MapOptions;
+use crate::kinds::Registered;
 
 impl SpecFile {
     /// Which analysis tables are present, by kind (the kinds with a field here and the
@@ -168,13 +169,9 @@ impl SpecFile {
 
     /// What validation chose that the user did not write: an energy-shell map's window
     /// clipped to what the energy reaches.
-    fn notes(&self, analysis: &Analysis) -> Vec<String> {
+    fn notes(&self, analysis: &Registered) -> Vec<String> {
         let mut notes = Vec::new();
-        let map = match analysis {
-            Analysis::Registered(r) => crate::kinds::map::options(&**r),
-            _ => None,
-        };
-        if let (Some(o), Some(m)) = (map, &self.map) {
+        if let (Some(o), Some(m)) = (crate::kinds::map::options(&**analysis), &self.map) {
             if let (Some(sh), None) = (&o.grid.shell, &m.window) {
                 notes.push(crate::kinds::map::reach_note(o, sh.energy));
             }
@@ -210,7 +207,7 @@ impl SpecFile {
         let parts = Parts { file: self, model };
         let (run, method, x0) = entry.validate(table, model, &parts)?;
         Ok(Validated {
-            analysis: Analysis::Registered(run),
+            analysis: run,
             x0,
             method,
         })

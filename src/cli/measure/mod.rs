@@ -29,10 +29,7 @@ pub use sweep::run_spec;
 
 /// The measure run of a measure spec (None: another kind), found through the registry.
 pub fn run_of(spec: &pendula::spec::Spec) -> Option<&pendula::kinds::measure::MeasureRun> {
-    match &spec.analysis {
-        pendula::spec::Analysis::Registered(r) => pendula::kinds::measure::run_of(&**r),
-        _ => None,
-    }
+    pendula::kinds::measure::run_of(&*spec.analysis)
 }
 
 #[derive(Debug, Args)]

@@ -61,7 +61,7 @@ fn compute_map(
     r: &MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
-    use pendula::spec::{Analysis, OutputSpec};
+    use pendula::spec::OutputSpec;
     let mut table: toml::Table = spec
         .text
         .parse()
@@ -80,7 +80,7 @@ fn compute_map(
             }
             pendula::spec::Model::Cart(_) => format!("map: {} chain", spec.model_name),
         },
-        analysis: Analysis::Registered(pendula::kinds::Registered(Box::new(r.map.clone()))),
+        analysis: pendula::kinds::Registered(Box::new(r.map.clone())),
         output: OutputSpec {
             file: Some(r.map_file.clone()),
             plot: None,

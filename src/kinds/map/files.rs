@@ -141,7 +141,7 @@ fn planar(spec: &Spec) -> Result<&crate::model::Chain, StreamError> {
     spec.model.planar().ok_or_else(|| {
         StreamError::Refused(format!(
             "{} is offered for the planar chain only",
-            spec.analysis.kind()
+            spec.analysis.kind().name
         ))
     })
 }

@@ -36,7 +36,7 @@ use super::memory::Term;
 use crate::analysis::map::MapOptions;
 use crate::model::{Chain, Model};
 use crate::observe::Observer;
-use crate::spec::{Analysis, Spec};
+use crate::spec::Spec;
 use crate::store::map::MapInfo;
 
 /// The registry entry. Its command is `pendula map` (flags of its own: `--resume`,
@@ -65,10 +65,7 @@ pub fn options(settings: &dyn Settings) -> Option<&MapOptions> {
 
 /// The map's options of a spec (None: not a map spec).
 pub fn spec_options(spec: &Spec) -> Option<&MapOptions> {
-    match &spec.analysis {
-        Analysis::Registered(r) => options(&**r),
-        _ => None,
-    }
+    options(&*spec.analysis)
 }
 
 impl Settings for MapOptions {

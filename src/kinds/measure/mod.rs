@@ -26,8 +26,8 @@ pub use table::{MeasureRun, MeasureSpec, SweepSpec};
 use super::kind::{table_of, Executed, Kind, Settings, PLANAR_ONLY};
 use super::memory::Term;
 use crate::error::FieldError;
-use crate::observe::Observer;
 use crate::kinds::map::map_terms;
+use crate::observe::Observer;
 use crate::spec::{measure_terms, LabelGrids};
 
 /// The fields of the run the front end adds to a measure's summary: its wall time and the

@@ -200,7 +200,7 @@ fn summary(
         })
         .collect();
     json!({
-        "kind": o.spec.analysis.kind(),
+        "kind": o.spec.analysis.kind().name,
         "title": o.spec.title,
         "sweep": {
             "parameters": plan.axes.iter().map(|a| json!({
@@ -233,7 +233,7 @@ fn table(o: &SweepOutcome, wall: f64, reused: usize) -> String {
     let _ = writeln!(
         s,
         "{} sweep: {} points ({} reused) in {wall:.2} s",
-        o.spec.analysis.kind(),
+        o.spec.analysis.kind().name,
         o.points.len(),
         reused
     );

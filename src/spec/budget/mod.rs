@@ -6,7 +6,7 @@
 //! in a millisecond with a line naming the flag, not to predict RSS to the megabyte. Each
 //! analysis has one function here saying what it allocates; [`Spec::memory_estimate`] picks it.
 
-use super::{Analysis, Model, ModelFile, Spec, SpecError, SpecFile};
+use super::{Model, ModelFile, Spec, SpecError, SpecFile};
 use crate::kinds::memory::{links_driver, threads, Term, F64, PLANAR_LINK_BYTES};
 use crate::model::System;
 
@@ -14,8 +14,8 @@ mod steps;
 mod terms;
 
 pub(crate) use steps::check_adaptive;
-pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 pub(crate) use terms::measure_terms;
+pub use terms::{chaotic_estimate, measure_estimate, LabelGrids};
 
 #[cfg(test)]
 use crate::limits::GIB;
@@ -143,16 +143,13 @@ impl Spec {
     /// The model time one trajectory of the run integrates (None: no time integration to
     /// speak of, as in modes).
     pub fn time_span(&self) -> Option<f64> {
-        match &self.analysis {
-            Analysis::Registered(r) => r.time_span().map(|(t, _)| t),
-        }
+        self.analysis.time_span().map(|(t, _)| t)
     }
 
     /// The field that sets [`Spec::time_span`].
     fn span_field(&self) -> &'static str {
-        match &self.analysis {
-            Analysis::Registered(r) => r.time_span().map_or(r.kind().name, |(_, f)| f),
-        }
+        let r = &self.analysis;
+        r.time_span().map_or(r.kind().name, |(_, f)| f)
     }
 
     /// What the run will hold in memory at once, and the field that drives most of it.
@@ -176,9 +173,7 @@ impl Spec {
             what: "the model",
         };
         let mut terms = vec![model];
-        match &self.analysis {
-            Analysis::Registered(r) => terms.extend(r.memory_of_shard(n, dim, shard)),
-        }
+        terms.extend(self.analysis.memory_of_shard(n, dim, shard));
         estimate(terms)
     }
 

@@ -4,7 +4,7 @@
 use super::MAX_STEPS;
 use crate::integrate::dop853::MAX_ATTEMPTS;
 use crate::integrate::Method;
-use crate::spec::{Analysis, Model, Spec, SpecError, SpecFile};
+use crate::spec::{Model, Spec, SpecError, SpecFile};
 
 impl SpecFile {
     /// Refuses a fixed step that takes more than [`MAX_STEPS`] steps over one trajectory,
@@ -15,8 +15,8 @@ impl SpecFile {
         };
         let (step, field) = match spec.method {
             Method::Rk4 { dt } | Method::Gauss { dt, .. } => {
-                let field = match &spec.analysis {
-                    Analysis::Registered(r) if r.kind().name == "animate" => "animate.substeps",
+                let field = match spec.analysis.kind().name {
+                    "animate" => "animate.substeps",
                     _ if self.integrator.substeps.is_some() => "integrator.substeps",
                     _ if self.integrator.dt.is_some() => "integrator.dt",
                     _ => spec.span_field(),
