@@ -122,8 +122,8 @@ pub struct SpecFile {
 
 impl SpecFile {
     /// Its fields as a spec names them, in order (for the message about an unknown one);
-    /// `simulate`, `modes`, `lyapunov`, `poincare`, `measure` and `orbits`, registered kinds' tables since, keep the
-    /// places they had as fields.
+    /// `simulate`, `modes`, `lyapunov`, `poincare`, `measure` and `orbits`, registered kinds'
+    /// tables since, keep the places they had as fields.
     const FIELDS: &'static [&'static str] = &[
         "kind",
         "title",
