@@ -61,33 +61,7 @@ fn compute_map(
     r: &MeasureRun,
     command_line: &str,
 ) -> Result<(), CliError> {
-    use pendula::spec::OutputSpec;
-    let mut table: toml::Table = spec
-        .text
-        .parse()
-        .map_err(|e| CliError::Run(format!("the spec cannot be read back as TOML: {e}")))?;
-    table.insert("kind".into(), "map".into());
-    table.remove("measure");
-    table.remove("title");
-    let mut out = toml::Table::new();
-    out.insert("file".into(), r.map_file.display().to_string().into());
-    table.insert("output".into(), out.into());
-    let map_spec = pendula::spec::Spec {
-        // The default map title, which the map's writer turns into its kind's.
-        title: match &spec.model {
-            pendula::spec::Model::Planar(c) => {
-                pendula::spec::default_title("map", &spec.model_name, c, None)
-            }
-            pendula::spec::Model::Cart(_) => format!("map: {} chain", spec.model_name),
-        },
-        analysis: pendula::kinds::Registered(Box::new(r.map.clone())),
-        output: OutputSpec {
-            file: Some(r.map_file.clone()),
-            plot: None,
-        },
-        text: toml::to_string(&table).unwrap_or_default(),
-        ..spec.clone()
-    };
+    let map_spec = r.map_spec(spec).map_err(CliError::Run)?;
     let map_common = Common {
         output: Some(r.map_file.clone()),
         plot: None,

@@ -14,7 +14,7 @@ use crate::analysis::measure::{MeasureChoices, MeasureOptions, Stage};
 use crate::error::FieldError as SpecError;
 use crate::kinds::kind::{planar_chain, Registered, SpecParts, Table, Validation};
 use crate::model::Model;
-use crate::spec::{result_format, Sweep};
+use crate::spec::{default_title, result_format, OutputSpec, Spec, Sweep};
 use serde::{Deserialize, Serialize};
 use std::path::PathBuf;
 
@@ -71,6 +71,37 @@ pub struct MeasureRun {
     pub options: MeasureOptions,
     /// Boxed: the points' spec files are large.
     pub sweep: Option<Box<Sweep>>,
+}
+
+impl MeasureRun {
+    /// The map spec this measure spec computes: `spec` as a map spec whose `[output]` is the
+    /// map file, with the map's default title (which the map's writer turns into its kind's)
+    /// and the spec's text without its `[measure]` table.
+    pub fn map_spec(&self, spec: &Spec) -> Result<Spec, String> {
+        let mut table: toml::Table = spec
+            .text
+            .parse()
+            .map_err(|e| format!("the spec cannot be read back as TOML: {e}"))?;
+        table.insert("kind".into(), "map".into());
+        table.remove("measure");
+        table.remove("title");
+        let mut out = toml::Table::new();
+        out.insert("file".into(), self.map_file.display().to_string().into());
+        table.insert("output".into(), out.into());
+        Ok(Spec {
+            title: match &spec.model {
+                Model::Planar(c) => default_title("map", &spec.model_name, c, None),
+                Model::Cart(_) => format!("map: {} chain", spec.model_name),
+            },
+            analysis: Registered(Box::new(self.map.clone())),
+            output: OutputSpec {
+                file: Some(self.map_file.clone()),
+                plot: None,
+            },
+            text: toml::to_string(&table).unwrap_or_default(),
+            ..spec.clone()
+        })
+    }
 }
 
 impl Table for MeasureSpec {
