@@ -1,5 +1,8 @@
 //! The hard limits of a run, in one place below every layer that checks them: the memory
-//! budget of this machine, the most steps of one trajectory, the most links of a model.
+//! budget of this machine, the most steps of one trajectory, the most links of a model, the
+//! largest map and the largest map held whole in memory.
+
+use crate::error::FieldError;
 
 /// The memory a run may use, in bytes.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,6 +27,32 @@ pub const MAX_STEPS: f64 = 1e12;
 pub const MAX_LINKS: usize = 100_000_000;
 
 pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
+
+/// Largest map edge a spec accepts (`map.resolution`; the CLI asks for --force well below
+/// this): `pendula map` streams its tiles to disk, so only the file's size bounds it.
+pub const MAP_MAX_EDGE: usize = 65_536;
+
+/// Above this many pixels (or [`LARGE_EDGE`]) a map held whole in memory (the library's and
+/// the Python package's in-memory map, a sweep's points) is refused; `pendula map` streams
+/// its tiles to disk and has no such limit.
+pub const LARGE_PIXELS: usize = 1 << 26;
+/// Above this edge (pixels) an in-memory map is refused.
+pub const LARGE_EDGE: usize = 16_384;
+
+/// A `width` × `height` in-memory map above [`LARGE_PIXELS`] or [`LARGE_EDGE`], refused naming
+/// `map.resolution`; the caller says where to run it instead.
+pub fn check_in_memory_map(width: usize, height: usize) -> Result<(), FieldError> {
+    if width * height > LARGE_PIXELS || width.max(height) > LARGE_EDGE {
+        return Err(FieldError::new(
+            "map.resolution",
+            format!(
+                "{width}x{height} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}) for a map held in memory",
+                (width * height) as f64
+            ),
+        ));
+    }
+    Ok(())
+}
 
 /// The memory budget as a message names it among its fields ([`crate::error::FieldError::name`]):
 /// each front end spells it, the CLI as its flag `--max-memory`, Python as what it is there

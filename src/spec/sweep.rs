@@ -442,7 +442,7 @@ pub(super) fn plan(
     }
     if let Some(o) = crate::kinds::map::spec_options(template) {
         // Each point's map is held in memory (tiles, then its file's image).
-        crate::store::map::check_size(o.grid.width, o.grid.height).map_err(|e| {
+        crate::limits::check_in_memory_map(o.grid.width, o.grid.height).map_err(|e| {
             SpecError::new(
                 e.field.clone(),
                 format!(

@@ -7,9 +7,10 @@ use crate::error::FieldError;
 use crate::finding::Scalar;
 use crate::kinds::Input;
 use crate::kinds::RunError;
+use crate::limits::check_in_memory_map;
 use crate::model::Chain;
 use crate::observe::Observer;
-use crate::store::map::{assemble, check_size, Assembly, MapInfo};
+use crate::store::map::{assemble, Assembly, MapInfo};
 use crate::store::{H5Out, Provenance, StoreError};
 
 /// Every tile of a map, in memory; each is handed to the file as its band is written
@@ -28,7 +29,7 @@ pub fn run(
     opts: &MapOptions,
     obs: &mut dyn Observer,
 ) -> Result<InMemory, RunError> {
-    check_size(opts.grid.width, opts.grid.height).map_err(|e| {
+    check_in_memory_map(opts.grid.width, opts.grid.height).map_err(|e| {
         let message = format!(
             "{}; run it with `pendula map`, which streams its tiles to disk",
             e.message

@@ -27,7 +27,7 @@ mod validation;
 pub use files::{merge, render, Merge};
 pub use memory::InMemory;
 pub use stream::{draw, Stream, StreamError, Target};
-pub use table::{map_title, reach_note, validate_map, MapSpec, Resolution, MAP_MAX_EDGE};
+pub use table::{map_title, reach_note, validate_map, MapSpec, Resolution};
 pub use terms::map_terms;
 
 use super::kind::{planar_chain, table_of, Executed, Input, Kind, Registered, Settings};

@@ -5,6 +5,7 @@ use crate::analysis::map::{Grid, GridAxis, Kernel, MapKindId, MapOptions, Shell,
 use crate::error::positive;
 use crate::integrate::Method;
 use crate::kinds::SpecParts;
+use crate::limits::MAP_MAX_EDGE;
 use crate::model::Chain;
 use crate::spec::retired::{self, Retired};
 use crate::spec::{state_coordinate, InitialSpec, IntegratorSpec, SpecError};
@@ -110,9 +111,6 @@ pub enum Resolution {
     Square(usize),
     Rect([usize; 2]),
 }
-
-/// Largest map edge a spec accepts (the CLI asks for --force well below this).
-pub const MAP_MAX_EDGE: usize = 65_536;
 
 impl MapSpec {
     /// Validates the table against the chain; `initial` gives the fixed coordinates.

@@ -37,7 +37,7 @@ use ndarray::{s, Array2};
 pub use reader::{
     check_map_output, decimate, MapReader, Verified, FIGURE_EDGE, MAX_PIXELS, MAX_TILE,
 };
-pub use run::{check_size, prepare_run, MapPlan, PlanError, RunPlan, LARGE_EDGE, LARGE_PIXELS};
+pub use run::{prepare_run, MapPlan, PlanError, RunPlan};
 use std::fs;
 use std::io::Write;
 use std::path::{Path, PathBuf};

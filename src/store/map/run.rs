@@ -25,32 +25,9 @@ use super::{
     MapSummary, Mismatch,
 };
 use crate::analysis::map::{spec_hash, MapOptions};
-use crate::error::FieldError;
 use crate::model::{Chain, System};
 use crate::store::{prepare_output, Provenance, StoreError};
 use std::path::{Path, PathBuf};
-
-/// Above this many pixels (or [`LARGE_EDGE`]) a map held whole in memory (the library's and
-/// the Python package's in-memory map, [`crate::run`]) is refused; `pendula map` streams its
-/// tiles to disk and has no such limit.
-pub const LARGE_PIXELS: usize = 1 << 26;
-/// Above this edge (pixels) an in-memory map is refused.
-pub const LARGE_EDGE: usize = 16_384;
-
-/// A `width` × `height` in-memory map above [`LARGE_PIXELS`] or [`LARGE_EDGE`], refused naming
-/// `map.resolution`; the caller says where to run it instead.
-pub fn check_size(width: usize, height: usize) -> Result<(), FieldError> {
-    if width * height > LARGE_PIXELS || width.max(height) > LARGE_EDGE {
-        return Err(FieldError::new(
-            "map.resolution",
-            format!(
-                "{width}x{height} is {:.2e} pixels, above {LARGE_PIXELS} (or an edge above {LARGE_EDGE}) for a map held in memory",
-                (width * height) as f64
-            ),
-        ));
-    }
-    Ok(())
-}
 
 impl MapInfo {
     /// The self-description of the map `opts` on `chain` for shard `shard`, titled `title`,
