@@ -196,16 +196,17 @@ impl SpecFile {
     fn validate_registered(&self, kind: &str, model: &Model) -> Result<Validated, SpecError> {
         let entry = crate::kinds::named(kind).expect("checked by kinds()");
         let empty = toml::Table::new();
-        // `[map]` is a field of the spec (a measure spec reads it too), not among `registered`.
-        let map = match kind {
-            "map" => self.map.as_ref().map(|m| {
-                toml::Table::try_from(m).expect("a [map] table read from TOML writes as TOML")
-            }),
-            _ => None,
-        };
-        let table = self.registered.get(kind).or(map.as_ref()).unwrap_or(&empty);
+        let table = self.registered.get(kind).unwrap_or(&empty);
         let parts = Parts { file: self, model };
-        let (run, method, x0) = entry.validate(table, model, &parts)?;
+        let (run, method, x0) = match kind {
+            // `[map]` is a field of the spec, already its table type (a measure spec reads it
+            // too), not among `registered`: validated as the kind validates its table.
+            "map" => {
+                let map = self.map.clone().unwrap_or_default();
+                crate::kinds::Table::validate(map, model, &parts)?
+            }
+            _ => entry.validate(table, model, &parts)?,
+        };
         Ok(Validated {
             analysis: run,
             x0,
