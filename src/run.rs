@@ -41,17 +41,6 @@ pub struct Output<'a> {
 /// ([`Outcome::complete`]), except a map, which keeps nothing ([`RunError::Interrupted`]).
 /// `animate` and `measure` are their front ends' (they draw or read files).
 pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcome<'a>, RunError> {
-    let output = registered(spec, &spec.analysis, observer)?;
-    Ok(Outcome { spec, output })
-}
-
-/// A registered kind's run on the spec's model: its result, beside the run's record on the
-/// planar chain (a cart-chain result writes it all).
-fn registered<'a>(
-    spec: &'a Spec,
-    r: &crate::kinds::Registered,
-    obs: &mut dyn Observer,
-) -> Result<Output<'a>, RunError> {
     let input = Input {
         title: &spec.title,
         model_name: &spec.model_name,
@@ -61,10 +50,13 @@ fn registered<'a>(
         figures: &spec.figures,
         text: &spec.text,
     };
-    Ok(Output {
+    // The result sits beside the run's record on the planar chain (a cart-chain result
+    // writes it all).
+    let output = Output {
         chain: spec.model.planar(),
-        result: r.execute(&input, obs)?,
-    })
+        result: spec.analysis.execute(&input, observer)?,
+    };
+    Ok(Outcome { spec, output })
 }
 
 impl Outcome<'_> {

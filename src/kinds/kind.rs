@@ -234,8 +234,7 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
     fn memory(&self, links: usize, dim: f64) -> Vec<Term>;
     /// [`Settings::memory`] of shard `shard` (`(i, n)`, `--shard i/n`) of the run: a map's
     /// shard holds only its own tiles; a kind that is not sharded holds the same either way.
-    fn memory_of_shard(&self, links: usize, dim: f64, shard: Option<(usize, usize)>) -> Vec<Term> {
-        let _ = shard;
+    fn memory_of_shard(&self, links: usize, dim: f64, _shard: Option<(usize, usize)>) -> Vec<Term> {
         self.memory(links, dim)
     }
     /// What the run is, in a few words, for a front end's dry run and closing line: the
