@@ -59,6 +59,15 @@ pub fn execute<'a>(spec: &'a Spec, observer: &mut dyn Observer) -> Result<Outcom
     Ok(Outcome { spec, output })
 }
 
+/// Why the run of `spec` draws no figure, when it draws none: on the cart chain only `simulate`
+/// and `control` draw one (the chain in 3-D). Asked before any work, by the CLI for `--plot` and
+/// by Python for `plot=`, so that a refused figure costs no run.
+pub fn figure_refused(spec: &Spec) -> Option<&'static str> {
+    let draws = matches!(spec.analysis.kind().name, "simulate" | "control");
+    (spec.model.planar().is_none() && !draws)
+        .then_some("the cart-chain figure is drawn for simulate and control")
+}
+
 impl Outcome<'_> {
     /// The result group (`trajectory`, `lyapunov`, an indicator's name such as `megno` or `fli`,
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.

@@ -293,3 +293,21 @@ fn planar_only_flags_are_refused_for_cart_chains() {
     assert_eq!(j["samples"], 11, "{j}");
     assert_eq!(j["steps"], 100, "rk4 at dt = 1e-3 over 0.1 s: {j}");
 }
+
+/// The cart chain's figure is drawn for `simulate` (the chain in 3-D, as `control` draws it)
+/// and refused before the run for the kinds that draw none, naming `--plot`.
+#[test]
+fn the_cart_chain_figure_is_drawn_for_simulate_and_refused_for_modes() {
+    let spec = format!(
+        "kind = \"simulate\"\n{MODEL}[initial]\nequilibrium = \"hanging\"\ntilt = 0.3\n[simulate]\nt_end = 1.0\ndt_out = 0.1\n"
+    );
+    let (code, _, err, dir) = run_spec(&spec, &["run", "SPEC", "--plot", "sim.png"]);
+    assert_eq!(code, 0, "{err}");
+    let png = std::fs::read(dir.path().join("sim.png")).unwrap();
+    assert!(png.starts_with(b"\x89PNG") && png.len() > 5000);
+    bad(
+        &format!("kind = \"modes\"\n{MODEL}"),
+        &["run", "SPEC", "--plot", "m.png"],
+        "--plot: the cart-chain figure is drawn for simulate and control",
+    );
+}

@@ -5,21 +5,24 @@ Every call goes through the same spec validation, analysis code and HDF5 store w
 takes over without a copy), so results match the CLI's files bit for bit and a bad value raises
 ``ValueError`` with the CLI's one-line message naming the spec field (a run that fails raises
 ``RuntimeError``). Long runs release the GIL and compute on rayon's threads; Ctrl-C raises
-``KeyboardInterrupt`` and discards the partial result (nothing is returned).
+``KeyboardInterrupt`` and discards the partial result (nothing is returned). Every analysis
+function takes ``plot=`` (a ``.png`` or ``.svg`` path): the figure the CLI's ``--plot`` draws
+for the same run, drawn by the same code.
 """
 
-import contextvars
-import json
-import numbers
-import os
+# The modules the package uses, under private names: `dir(pendula)` lists its API only.
+import contextvars as _contextvars
+import json as _json
+import numbers as _numbers
+import os as _os
 
 try:
-    import tomllib
+    import tomllib as _tomllib
 except ImportError:  # Python < 3.11
-    tomllib = None
+    _tomllib = None
 
-import numpy
-import xarray
+import numpy as _numpy
+import xarray as _xarray
 
 from . import _core
 
@@ -59,7 +62,7 @@ class Chain:
         self.table = _table
         # The library validates the model (the error names the field, as the CLI does).
         self.name, self.links = _core.check(
-            json.dumps(_spec(self, "simulate", {"theta": [0.0] * _links(_table)}, {"t_end": 1.0}))
+            _json.dumps(_spec(self, "simulate", {"theta": [0.0] * _links(_table)}, {"t_end": 1.0}))
         )
 
     @classmethod
@@ -97,7 +100,7 @@ class CartChain:
             if v is not None:
                 t[k] = v
         self.table = t
-        self.name, self.links = _core.check(json.dumps(_spec(self, "modes", None, {})))
+        self.name, self.links = _core.check(_json.dumps(_spec(self, "modes", None, {})))
 
     def __repr__(self):
         return f"CartChain(links={self.links})"
@@ -111,12 +114,12 @@ def _links(table):
 
 def load_spec(path):
     """The model and initial state of a spec file: ``(Chain, theta, omega)``."""
-    if tomllib is None:
+    if _tomllib is None:
         raise RuntimeError("load_spec needs Python >= 3.11 (tomllib)")
     with open(path, "rb") as f:
-        spec = tomllib.load(f)
+        spec = _tomllib.load(f)
     # The CLI's parser and validation: a spec `pendula run` refuses raises its message.
-    _core.check(json.dumps(spec))
+    _core.check(_json.dumps(spec))
     init = spec.get("initial", {})
     if spec["model"].get("kind") == "cart-chain":
         m = dict(spec["model"])
@@ -156,7 +159,7 @@ def _integrator(**kw):
 
 
 # The [sweep] table that pendula.sweep lays over the spec its analysis call builds.
-_SWEEP = contextvars.ContextVar("pendula_sweep", default=None)
+_SWEEP = _contextvars.ContextVar("pendula_sweep", default=None)
 
 
 def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
@@ -178,7 +181,7 @@ def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
             # The count goes as given (an integer, else a float): the spec's one rule checks
             # it as it checks the CLI's, never rounded here (2.5 is refused, not run as 2).
             count = values[2]
-            count = int(count) if isinstance(count, numbers.Integral) else float(count)
+            count = int(count) if isinstance(count, _numbers.Integral) else float(count)
             axes.append({"parameter": field, "range": [float(values[0]), float(values[1])],
                          "count": count})
         else:
@@ -187,7 +190,7 @@ def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
     if combine is not None:
         table["combine"] = combine
     if directory is not None:
-        table["directory"] = os.fspath(directory)
+        table["directory"] = _os.fspath(directory)
     token = _SWEEP.set(table)
     try:
         return analysis(model, **kwargs)
@@ -195,24 +198,30 @@ def sweep(analysis, model, over, combine=None, directory=None, **kwargs):
         _SWEEP.reset(token)
 
 
-def _run(spec, tree=False, call=None):
-    """Runs a spec (or ``call``, which returns the image itself) and gives its result group as
-    the CLI's file would read: a Dataset, or with ``tree`` a DataTree."""
+def _run(spec, tree=False, call=None, plot=None):
+    """Runs a spec (or ``call``, which returns the image itself and takes the figure's path) and
+    gives its result group as the CLI's file would read: a Dataset, or with ``tree`` a DataTree.
+    With ``plot`` (a ``.png`` or ``.svg`` path) the run also draws the figure the CLI's
+    ``--plot`` draws for it there."""
+    if plot is not None:
+        if not isinstance(plot, (str, _os.PathLike)):
+            raise ValueError(f"plot: must be a path ending in .png or .svg (got {plot!r})")
+        plot = _os.fspath(plot)
     swept = _SWEEP.get() if call is None else None
     if swept is not None:
-        group, image = _core.run(json.dumps(dict(spec, sweep=swept)))
+        group, image = _core.run(_json.dumps(dict(spec, sweep=swept)), plot=plot)
         node = next(g for g in image["groups"] if g["name"] == group)
         return _dataset(node)
     if call is None:
-        group, image = _core.run(json.dumps(spec))
+        group, image = _core.run(_json.dumps(spec), plot=plot)
     else:
-        group, image = "measure", call()
+        group, image = "measure", call(plot)
     node = next(g for g in image["groups"] if g["name"] == group)
     return _tree(node) if tree else _dataset(node)
 
 
 # The NumPy type h5py reads each attribute type as.
-_ATTR_TYPES = {"f64": numpy.float64, "i64": numpy.int64, "i8": numpy.int8, "str": str}
+_ATTR_TYPES = {"f64": _numpy.float64, "i64": _numpy.int64, "i8": _numpy.int8, "str": str}
 
 
 def _attr(kind, v):
@@ -240,7 +249,7 @@ def _dataset(node):
         # coordinates and drops the attribute.
         named.update(attrs.pop("coordinates", "").split())
         (coords if coord else data)[name] = (dims, values, attrs)
-    ds = xarray.Dataset(data, coords=coords, attrs=_attrs(node["attrs"]))
+    ds = _xarray.Dataset(data, coords=coords, attrs=_attrs(node["attrs"]))
     return ds.set_coords(sorted(n for n in named if n in ds.data_vars))
 
 
@@ -254,11 +263,11 @@ def _tree(node):
             walk(c, f"{path.rstrip('/')}/{c['name']}")
 
     walk(node, "/")
-    return xarray.DataTree.from_dict(nodes)
+    return _xarray.DataTree.from_dict(nodes)
 
 
 def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None, rtol=None,
-             atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None):
+             atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None, plot=None):
     """A sampled trajectory: ``xarray.Dataset`` of the CLI's ``trajectory`` group.
 
     Same variables, dims (``time``, ``link``), units and attributes as ``pendula run`` writes.
@@ -267,14 +276,14 @@ def simulate(model, theta=None, omega=None, t_end=None, dt_out=None, method=None
     """
     init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
-    return _run(_spec(model, "simulate", init, {"t_end": t_end, "dt_out": dt_out}, integ))
+    return _run(_spec(model, "simulate", init, {"t_end": t_end, "dt_out": dt_out}, integ), plot=plot)
 
 
 def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=None,
              transient=None, t_end=None, tolerance=None, blocks=None, d0=None, method=None,
              rtol=None, atol=None, dt=None, q=None, x=None, v=None, equilibrium=None, tilt=None,
              deviation=None, slope_samples=None, vectors=None, backward_transient=None,
-             vector_samples=None, vector_pairs=None, tangency_angle=None):
+             vector_samples=None, vector_pairs=None, tangency_angle=None, plot=None):
     """Lyapunov exponents: ``xarray.Dataset`` of the CLI's ``lyapunov`` group.
 
     Holds ``exponents`` and ``standard_error`` (dim ``exponent``, 1/s; the error from block
@@ -299,11 +308,11 @@ def lyapunov(model, theta=None, omega=None, estimator=None, exponents=None, tau=
              "vector_pairs": vector_pairs, "tangency_angle": tangency_angle}
     init = _initial(theta, omega, q=q, x=x, v=v, equilibrium=equilibrium, tilt=tilt)
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
-    return _run(_spec(model, "lyapunov", init, table, integ))
+    return _run(_spec(model, "lyapunov", init, table, integ), plot=plot)
 
 
 def modes(model, equilibria=None, check=None, verify_nonlinear=None, amplitude=None,
-          periods=None, amplitudes=None):
+          periods=None, amplitudes=None, plot=None):
     """Equilibria and small-oscillation normal modes: ``xarray.Dataset`` of the ``modes`` group.
 
     ``equilibria`` is the spec's: ``"hanging"`` (default), ``"all"`` (all 2^N up/down
@@ -315,14 +324,14 @@ def modes(model, equilibria=None, check=None, verify_nonlinear=None, amplitude=N
         equilibria = list(equilibria)
     table = {"equilibria": equilibria, "check": check, "verify_nonlinear": verify_nonlinear,
              "amplitude": amplitude, "periods": periods, "amplitudes": amplitudes}
-    return _run(_spec(model, "modes", None, table))
+    return _run(_spec(model, "modes", None, table), plot=plot)
 
 
 def poincare(model, theta=None, omega=None, section=None, value=None, normal=None, offset=None,
              direction=None, stroboscopic=None, period=None, t0=None, energy=None,
              energy_fraction=None, link=None, variables=None, grid=None, random=None, seed=None,
              angle_range=None, speed_range=None, crossings=None, t_end=None, lyapunov=None,
-             chaos_threshold=None, rtol=None, atol=None, t_max=None):
+             chaos_threshold=None, rtol=None, atol=None, t_max=None, plot=None):
     """Poincaré sections: ``xarray.DataTree`` of the CLI's ``poincare`` group.
 
     The root holds the section's description and the model; one child ``shell_k`` per energy
@@ -338,14 +347,14 @@ def poincare(model, theta=None, omega=None, section=None, value=None, normal=Non
              "t_end": t_end, "lyapunov": lyapunov, "chaos_threshold": chaos_threshold,
              "t_max": t_max}
     integ = _integrator(rtol=rtol, atol=atol)
-    return _run(_spec(model, "poincare", _initial(theta, omega), table, integ), tree=True)
+    return _run(_spec(model, "poincare", _initial(theta, omega), table, integ), tree=True, plot=plot)
 
 
 def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=None, flip=None,
         energy_skip=None, tile=None, kernel=None, tau=None, blocks=None, tolerance=None,
         gali_order=None, angle_tol=None,
         omega_tol=None, dwell=None, max_period=None, repeats=None, energy=None, solve=None,
-        dt=None, theta=None, omega=None, t_max=None, **options):
+        dt=None, theta=None, omega=None, t_max=None, plot=None, **options):
     """An initial-condition map: ``xarray.Dataset`` of the CLI's ``map`` group.
 
     Keywords are the spec's ``[map]`` table: ``kind`` (``flip-time``, ``energy-error``,
@@ -371,11 +380,11 @@ def map(model, kind=None, resolution=None, x=None, y=None, window=None, t_end=No
              "gali_order": gali_order, "angle_tol": angle_tol,
              "omega_tol": omega_tol, "dwell": dwell, "max_period": max_period,
              "repeats": repeats, "energy": energy, "solve": solve, "t_max": t_max, **options}
-    return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)))
+    return _run(_spec(model, "map", _initial(theta, omega), table, _integrator(dt=dt)), plot=plot)
 
 
 def measure(labels, what=None, extent=None, variable=None, flip_before=None, max_eps=None,
-            entropy_eps=None, shifts=None, seed=None, wada_radius=None):
+            entropy_eps=None, shifts=None, seed=None, wada_radius=None, plot=None):
     """Fractal measures of a label grid: ``xarray.DataTree`` of the CLI's ``measure`` group.
 
     ``labels`` is a 2-D integer NumPy array indexed ``[y, x]`` (as ``pendula measure --labels``
@@ -394,7 +403,7 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
                 max_eps=max_eps, entropy_eps=entropy_eps, shifts=shifts, seed=seed,
                 wada_radius=wada_radius)
     flip_before = None if flip_before is None else [float(t) for t in flip_before]
-    if isinstance(labels, xarray.Dataset):
+    if isinstance(labels, _xarray.Dataset):
         # The map's attributes as the map file holds them; the library refuses a Dataset
         # that lacks one (None), as the CLI refuses a file that is no map.
         a = labels.attrs
@@ -407,7 +416,7 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
                   attr("x_coordinate", str), attr("y_coordinate", str))
 
         def grid(name, dtype):
-            return numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
+            return _numpy.ascontiguousarray(labels[name].values, dtype=dtype) if name in labels else None
 
         # A final-state map's per-pixel columns (final_angle, turns, rotation per link), stacked
         # pixel-major as the map file's reader gives them: the `attractor` labels need them.
@@ -415,22 +424,22 @@ def measure(labels, what=None, extent=None, variable=None, flip_before=None, max
         aux = None
         if cols and all(n in labels for n, _ in cols):
             stack = [labels[n].values if per_link else labels[n].values[..., None] for n, per_link in cols]
-            aux = (numpy.ascontiguousarray(numpy.concatenate(stack, axis=-1), dtype=numpy.float64),
+            aux = (_numpy.ascontiguousarray(_numpy.concatenate(stack, axis=-1), dtype=_numpy.float64),
                    int(labels.sizes.get("link", 1)))
 
-        call = lambda: _core.measure_map(
-            header, grid("class", numpy.uint8), grid("flip_step", numpy.int32),
-            grid("flip_link", numpy.uint8), aux=aux, variable=variable,
-            flip_before=flip_before, **opts)
+        call = lambda plot: _core.measure_map(
+            header, grid("class", _numpy.uint8), grid("flip_step", _numpy.int32),
+            grid("flip_link", _numpy.uint8), aux=aux, variable=variable,
+            flip_before=flip_before, plot=plot, **opts)
     else:
-        arr = labels if isinstance(labels, numpy.ndarray) else numpy.asarray(labels)
-        call = lambda: _core.measure_labels(arr, variable=variable, flip_before=flip_before,
-                                            **opts)
-    return _run(None, tree=True, call=call)
+        arr = labels if isinstance(labels, _numpy.ndarray) else _numpy.asarray(labels)
+        call = lambda plot: _core.measure_labels(arr, variable=variable, flip_before=flip_before,
+                                                 plot=plot, **opts)
+    return _run(None, tree=True, call=call, plot=plot)
 
 
 def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, dt=None,
-                     tau=None):
+                     tau=None, plot=None):
     """The chaotic fraction of energy shells: ``xarray.DataTree`` of the CLI's ``measure`` group
     with its ``chaotic_fraction`` child, as ``pendula measure --chaotic-fraction`` writes it.
 
@@ -443,19 +452,19 @@ def chaotic_fraction(model, energies=None, samples=None, seed=None, t_end=None, 
     # The model's table as the CLI's --model file gives it; the library refuses any but a
     # planar chain.
     table = getattr(model, "table", None)
-    model_json = None if table is None else json.dumps(table)
+    model_json = None if table is None else _json.dumps(table)
     energies = [float(e) for e in (energies or [])]
-    call = lambda: _core.chaotic_fraction(model_json, energies, samples, seed=seed,
-                                          t_end=t_end, dt=dt, tau=tau)
-    return _run(None, tree=True, call=call)
+    call = lambda plot: _core.chaotic_fraction(model_json, energies, samples, seed=seed,
+                                               t_end=t_end, dt=dt, tau=tau, plot=plot)
+    return _run(None, tree=True, call=call, plot=plot)
 
 
 def _plain(v):
     """A keyword's value as JSON writes it: NumPy arrays and tuples as lists, NumPy scalars as
     Python numbers; anything else as given, for the library to refuse naming its field."""
-    if isinstance(v, (list, tuple, numpy.ndarray)):
+    if isinstance(v, (list, tuple, _numpy.ndarray)):
         return [_plain(x) for x in v]
-    if isinstance(v, numpy.generic):
+    if isinstance(v, _numpy.generic):
         return v.item()
     return v
 
@@ -466,7 +475,7 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
            newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
            range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
            locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
-           steps_per_period=None, rtol=None, atol=None):
+           steps_per_period=None, rtol=None, atol=None, plot=None):
     """Periodic orbits: ``xarray.DataTree`` of the CLI's ``orbits`` group.
 
     ``action`` ``"find"`` (default: child ``orbit``, with its period, multipliers, monodromy
@@ -488,7 +497,7 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
              "drive_periods": drive_periods, "energy": energy, "period": period,
              "transient_periods": transient_periods, "scan_periods": scan_periods,
-             "map_file": os.fspath(map_file) if isinstance(map_file, os.PathLike) else map_file,
+             "map_file": _os.fspath(map_file) if isinstance(map_file, _os.PathLike) else map_file,
              "attractor": attractor,
              "segments": segments,
              "newton_tolerance": newton_tolerance, "max_iterations": max_iterations,
@@ -499,12 +508,12 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
              "steps_per_period": steps_per_period}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
-    return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True)
+    return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True, plot=plot)
 
 
 def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_order=None,
                 terms=None, combination_order=None, omega_ref=None, method=None, rtol=None,
-                atol=None, dt=None):
+                atol=None, dt=None, plot=None):
     """The frequency analysis (NAFF) of one orbit: ``xarray.Dataset`` of the CLI's
     ``frequencies`` group, as ``pendula frequencies`` writes it.
 
@@ -521,12 +530,12 @@ def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_o
     table = {"t_end": t_end, "dt_out": dt_out, "window_order": window_order, "terms": terms,
              "combination_order": combination_order, "omega_ref": omega_ref}
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
-    return _run(_spec(model, "frequencies", _initial(theta, omega), table, integ))
+    return _run(_spec(model, "frequencies", _initial(theta, omega), table, integ), plot=plot)
 
 
 def control(model, equilibrium=None, q_cart=None, q_angle=None, q_rate=None, r=None, x_ref=None,
             t_end=None, dt_out=None, q=None, omega=None, x=None, v=None, tilt=None, method=None,
-            rtol=None, atol=None, dt=None):
+            rtol=None, atol=None, dt=None, plot=None):
     """An LQR design about a vertical equilibrium of a ``CartChain`` and its closed loop:
     ``xarray.Dataset`` of the CLI's ``lqr`` group, as ``pendula control`` writes it.
 
@@ -539,4 +548,4 @@ def control(model, equilibrium=None, q_cart=None, q_angle=None, q_rate=None, r=N
     table = {"equilibrium": equilibrium, "q_cart": q_cart, "q_angle": q_angle, "q_rate": q_rate,
              "r": r, "x_ref": _floats(x_ref), "t_end": t_end, "dt_out": dt_out}
     integ = _integrator(method=method, rtol=rtol, atol=atol, dt=dt)
-    return _run(_spec(model, "control", init, table, integ))
+    return _run(_spec(model, "control", init, table, integ), plot=plot)

@@ -10,6 +10,7 @@ use pendula::store::Provenance;
 use pyo3::exceptions::{PyKeyboardInterrupt, PyRuntimeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
 use std::time::Duration;
 
@@ -199,11 +200,22 @@ fn watched<T: Send>(
 }
 
 /// Runs the spec's analysis ([`execute`], as `pendula run` does) and returns the name of its
-/// result group and the image of the file the CLI would write (see [`image::to_py`]). A stopped
-/// run returns nothing.
+/// result group and the image of the file the CLI would write (see [`image::to_py`]). With
+/// `plot`, draws the figure `--plot` draws (the same code on the same result, so the same file)
+/// there too: a path's extension and a run that draws no figure are refused before the run
+/// (`ValueError` naming `plot`); its missing folders are made and an existing figure is
+/// replaced, as plotting libraries do. A stopped run returns nothing.
 #[pyfunction]
-fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, PyDict>)> {
+#[pyo3(signature = (spec_json, plot=None))]
+fn run<'py>(
+    py: Python<'py>,
+    spec_json: &str,
+    plot: Option<PathBuf>,
+) -> PyResult<(String, Bound<'py, PyDict>)> {
     let spec = validated(spec_json)?;
+    if let Some(p) = &plot {
+        figure_path(&spec, p)?;
+    }
     let (group, tree) = watched(py, move |cancel| {
         if let Some(plan) = &spec.sweep {
             // Points kept only where the spec names a folder (sweep.directory).
@@ -214,15 +226,61 @@ fn run<'py>(py: Python<'py>, spec_json: &str) -> PyResult<(String, Bound<'py, Py
                 "pendula (python)",
                 &mut Cancellable(cancel),
             )?;
+            if let Some(p) = &plot {
+                if !outcome.has_figure() {
+                    return Err(plot_error("no result of this sweep has a value to draw"));
+                }
+                outcome
+                    .draw(p)
+                    .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
+            }
             let prov = Provenance::now("pendula (python)", &spec.text);
             return Ok(("sweep".to_string(), outcome.image(&prov)?));
         }
         let mut outcome = execute(&spec, &mut Cancellable(cancel))?.finished()?;
+        if let Some(p) = &plot {
+            outcome
+                .output
+                .result
+                .draw(p)
+                .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
+        }
         let prov = Provenance::now("pendula (python)", &spec.text);
         let tree = outcome.image(&prov)?;
         Ok((outcome.group().to_string(), tree))
     })?;
     Ok((group, image::to_py(py, tree)?))
+}
+
+/// Bad input of `plot`, named as the keyword.
+fn plot_error(why: &str) -> RunError {
+    RunError::Input(pendula::spec::SpecError::new("plot", why))
+}
+
+/// Checks a figure path before the run: its format, that the run draws a figure, and its folder
+/// (made when missing).
+fn figure_path(spec: &Spec, p: &Path) -> PyResult<()> {
+    spec::figure_format("plot", p).map_err(|e| raise(RunError::Input(e)))?;
+    if let Some(why) = pendula::run::figure_refused(spec) {
+        return Err(raise(plot_error(why)));
+    }
+    figure_format(Some(p))
+}
+
+/// A figure path's format (`.png` or `.svg`) checked before the run, naming `plot`, and its
+/// missing folders made.
+fn figure_format(p: Option<&Path>) -> PyResult<()> {
+    let Some(p) = p else { return Ok(()) };
+    spec::figure_format("plot", p).map_err(|e| raise(RunError::Input(e)))?;
+    if let Some(dir) = p.parent().filter(|d| !d.as_os_str().is_empty()) {
+        std::fs::create_dir_all(dir).map_err(|e| {
+            raise(plot_error(&format!(
+                "cannot make the folder {}: {e}",
+                dir.display()
+            )))
+        })?;
+    }
+    Ok(())
 }
 
 #[pymodule]

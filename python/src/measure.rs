@@ -4,7 +4,7 @@
 //! keywords only translate into the library's [`MeasureChoices`] and [`ChaoticChoices`]: their
 //! defaults and checks are the library's, and an error's field is the keyword ([`refused`]).
 
-use super::{image, raise, watched};
+use super::{figure_format, image, raise, watched};
 use numpy::{
     PyArrayDescrMethods, PyArrayMethods, PyReadonlyArray2, PyReadonlyArray3, PyUntypedArray,
     PyUntypedArrayMethods,
@@ -15,13 +15,16 @@ use pendula::analysis::measure::labels::{self, map_labels, Labelled, MapGrids, V
 use pendula::analysis::measure::options::{self, ChaoticChoices, MeasureChoices};
 use pendula::analysis::measure::{MeasureError, MeasureOptions};
 use pendula::error::FieldError;
+use pendula::kinds::measure::report::no_curve;
 use pendula::model::Chain;
+use pendula::plot;
 use pendula::run::RunError;
 use pendula::spec::{self, Budget, LabelGrids, ModelFile};
 use pendula::store::{self, ChaoticRun, Provenance};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
+use std::path::PathBuf;
 
 /// The measures' options from the keywords: the library's defaults and checks.
 fn options(
@@ -56,15 +59,33 @@ fn measure_all(
     grids: Vec<Labelled>,
     opts: MeasureOptions,
     title: String,
+    plot: Option<PathBuf>,
 ) -> PyResult<Bound<'_, PyDict>> {
     let tree = watched(py, move |cancel| {
-        let (sets, _) = pendula::kinds::measure::labels::measure_grids(grids, &opts, &cancel)?;
+        let (sets, names) = pendula::kinds::measure::labels::measure_grids(grids, &opts, &cancel)?;
+        if let Some(p) = &plot {
+            if sets.iter().all(no_curve) {
+                return Err(RunError::Input(FieldError::new(
+                    "plot",
+                    "nothing measured has a figure (the Wada test of a two-label grid is skipped)",
+                )));
+            }
+            drawn(plot::draw_measure(
+                &plot::MeasureFigure::new(&title, &sets, &names),
+                p,
+            ))?;
+        }
         let prov = Provenance::now("pendula (python)", "");
         Ok(store::write_memory(&prov, &title, |out| {
             store::write_measure(out, &opts, &sets)
         })?)
     })?;
     image::to_py(py, tree)
+}
+
+/// A figure's failure to draw is a failed run naming `plot`.
+fn drawn(r: Result<(), plot::PlotError>) -> Result<(), RunError> {
+    r.map_err(|e| RunError::Failed(format!("plot: {e}")))
 }
 
 /// Refuses `count` label grids of `nx` × `ny` pixels whose measures with `opts` would not
@@ -91,7 +112,7 @@ fn parse_extent(e: Option<Vec<f64>>) -> PyResult<Option<[f64; 4]>> {
 /// without a copy when it is a C-contiguous int32 array. `variable` and `flip_before` are
 /// given only to be refused as the library refuses them beside `--labels`.
 #[pyfunction]
-#[pyo3(signature = (labels, variable=None, flip_before=None, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (labels, variable=None, flip_before=None, what=None, extent=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None, plot=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure_labels<'py>(
     py: Python<'py>,
@@ -105,7 +126,9 @@ pub fn measure_labels<'py>(
     shifts: Option<usize>,
     seed: Option<u64>,
     wada_radius: Option<usize>,
+    plot: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    figure_format(plot.as_deref())?;
     labels::grid_takes_no_map_options(variable.is_some(), flip_before.is_some())
         .map_err(refused)?;
     let opts = options(what, max_eps, entropy_eps, shifts, seed, wada_radius)?;
@@ -134,7 +157,7 @@ pub fn measure_labels<'py>(
         extent,
         axes: None,
     }];
-    measure_all(py, grids, opts, "Measures of a NumPy array".into())
+    measure_all(py, grids, opts, "Measures of a NumPy array".into(), plot)
 }
 
 /// A map Dataset's attributes as `measure_map` takes them (`None` where the Dataset lacks one):
@@ -157,7 +180,7 @@ fn held<T>(v: Option<T>, name: &str) -> PyResult<T> {
 /// The label grids of a map Dataset, as `pendula measure FILE.h5` reads a map file: `class`,
 /// or `flip_step`/`flip_link` thresholded at each `flip_before` time (default `t_max`).
 #[pyfunction]
-#[pyo3(signature = (header, class, flip_step, flip_link, aux=None, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None))]
+#[pyo3(signature = (header, class, flip_step, flip_link, aux=None, variable=None, flip_before=None, extent=None, what=None, max_eps=None, entropy_eps=None, shifts=None, seed=None, wada_radius=None, plot=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn measure_map<'py>(
     py: Python<'py>,
@@ -175,7 +198,9 @@ pub fn measure_map<'py>(
     shifts: Option<usize>,
     seed: Option<u64>,
     wada_radius: Option<usize>,
+    plot: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    figure_format(plot.as_deref())?;
     let (kind, complete, t_max, dt, window, x_name, y_name) = header;
     let kind = labels::map_kind(&held(kind, "kind")?).map_err(refused)?;
     let class = held(class, "class")?;
@@ -223,7 +248,7 @@ pub fn measure_map<'py>(
         "the map Dataset",
     )
     .map_err(refused)?;
-    measure_all(py, grids, opts, "Measures of the map Dataset".into())
+    measure_all(py, grids, opts, "Measures of the map Dataset".into(), plot)
 }
 
 /// The per-pixel aux variables of a map of `kind` as the map file holds them, in the order
@@ -238,7 +263,7 @@ pub fn aux_vars(kind: &str) -> Vec<(&'static str, bool)> {
 /// The chaotic fraction of energy shells (`pendula measure --chaotic-fraction`): SALI on
 /// Liouville-uniform starts, written as the CLI's group `measure/chaotic_fraction`.
 #[pyfunction]
-#[pyo3(signature = (model_json, energies, samples, seed=None, t_end=None, dt=None, tau=None))]
+#[pyo3(signature = (model_json, energies, samples, seed=None, t_end=None, dt=None, tau=None, plot=None))]
 #[allow(clippy::too_many_arguments)]
 pub fn chaotic_fraction<'py>(
     py: Python<'py>,
@@ -249,7 +274,9 @@ pub fn chaotic_fraction<'py>(
     t_end: Option<f64>,
     dt: Option<f64>,
     tau: Option<f64>,
+    plot: Option<PathBuf>,
 ) -> PyResult<Bound<'py, PyDict>> {
+    figure_format(plot.as_deref())?;
     let choices = ChaoticChoices {
         energies,
         samples,
@@ -290,6 +317,15 @@ pub fn chaotic_fraction<'py>(
             chain.links(),
             o.indicators.time
         );
+        if let Some(p) = &plot {
+            // No shell measured draws nothing, as the CLI's figure.
+            if !rows.is_empty() {
+                drawn(plot::draw_measure(
+                    &plot::MeasureFigure::chaotic_fraction(&title, &rows),
+                    p,
+                ))?;
+            }
+        }
         let run = ChaoticRun {
             model: name,
             links: chain.links(),

@@ -123,17 +123,13 @@ impl Run<'_> {
     }
 }
 
-/// Refuses `--plot` for a cart-chain run of the library ([`pendula::run::execute`]) before any
-/// work: input checking, so it stays here (a draw would refuse it only after the run).
+/// Refuses `--plot` for a run that draws no figure ([`pendula::run::figure_refused`]) before
+/// any work.
 pub fn refuse_cart_plot(ctx: &Run) -> Result<(), CliError> {
-    // Control draws its cart chain in 3-D.
-    let draws = ctx.spec.analysis.kind().name == "control";
-    if matches!(ctx.spec.model, spec::Model::Cart(_)) && ctx.outputs.plot.is_some() && !draws {
-        return Err(CliError::Input(
-            "--plot: the cart-chain figure is drawn for simulate and control".into(),
-        ));
+    match pendula::run::figure_refused(ctx.spec) {
+        Some(why) if ctx.outputs.plot.is_some() => Err(CliError::Input(format!("--plot: {why}"))),
+        _ => Ok(()),
     }
-    Ok(())
 }
 
 /// Sizes rayon's global pool for `--threads N` (all cores when absent). Called once, before any

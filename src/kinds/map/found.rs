@@ -39,13 +39,27 @@ impl Finding for InMemory {
 }
 
 impl Found for InMemory {
-    /// A map's figure is drawn from its file ([`super::draw`]): the tiles are handed to the
-    /// file as it is written.
+    /// The figure `pendula map --plot` draws, drawn as it draws it: from the map's file
+    /// ([`super::stream::draw`]), here a copy written to a temporary file and removed (the
+    /// file's writer takes the tiles it writes, so the copy holds the map a second time while
+    /// the figure is drawn).
     fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        Err(PlotError::Draw {
+        let failed = |message: String| PlotError::Draw {
             path: path.to_path_buf(),
-            message: "a map is drawn from its file (pendula render)".into(),
-        })
+            message,
+        };
+        let mut copy = InMemory {
+            chain: self.chain.clone(),
+            info: self.info.clone(),
+            tiles: self.tiles.clone(),
+        };
+        let dir = tempfile::tempdir().map_err(|e| failed(format!("a temporary folder: {e}")))?;
+        let file = dir.path().join("map.h5");
+        let out = H5Out::create(&file, false).map_err(|e| failed(e.to_string()))?;
+        copy.write(&out, &Provenance::now("pendula", ""))
+            .map_err(|e| failed(e.to_string()))?;
+        out.finish().map_err(|e| failed(e.to_string()))?;
+        super::stream::draw(&file, path).map_err(|e| failed(e.to_string()))
     }
 
     fn own_content(&mut self) -> Option<&mut dyn OwnContent> {
