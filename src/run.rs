@@ -68,6 +68,45 @@ pub fn figure_refused(spec: &Spec) -> Option<&'static str> {
         .then_some("the cart-chain figure is drawn for simulate and control")
 }
 
+/// A finished run's JSON summary, as `--json` prints it and Python's results carry it: the
+/// run's fields the result names ([`crate::finding::Finding::run_fields`]: kind, title, model,
+/// integrator from `spec`, when there is one), its own fields, then its wall time (s) and the
+/// paths written (`null` where none).
+pub fn summary(
+    spec: Option<&Spec>,
+    f: &dyn Found,
+    wall: f64,
+    file: Option<&Path>,
+    plot: Option<&Path>,
+) -> serde_json::Value {
+    let path = |p: Option<&Path>| serde_json::json!(p.map(|p| p.display().to_string()));
+    let mut j = serde_json::Map::new();
+    for &key in f.run_fields() {
+        let Some(spec) = spec else { break };
+        let value = match key {
+            "kind" => serde_json::json!(spec.analysis.kind().name),
+            "title" => serde_json::json!(spec.title),
+            "model" => serde_json::json!(spec.model_name),
+            "integrator" => serde_json::json!(spec.method),
+            _ => continue,
+        };
+        j.insert(key.into(), value);
+    }
+    if let serde_json::Value::Object(own) = f.summary() {
+        j.extend(own);
+        for &key in f.run_fields() {
+            let value = match key {
+                "wall_s" => serde_json::json!(wall),
+                "output" => path(file),
+                "plot" => path(plot),
+                _ => continue,
+            };
+            j.insert(key.into(), value);
+        }
+    }
+    serde_json::Value::Object(j)
+}
+
 impl Outcome<'_> {
     /// The result group (`trajectory`, `lyapunov`, an indicator's name such as `megno` or `fli`,
     /// `indicators`, `modes`, `poincare`, `map`); an ensemble writes `ensemble` beside it.

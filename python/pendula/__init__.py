@@ -11,8 +11,11 @@ for the same run, drawn by the same code.
 """
 
 # The modules the package uses, under private names: `dir(pendula)` lists its API only.
+import base64 as _base64
 import contextvars as _contextvars
+import html as _html
 import json as _json
+import math as _math
 import numbers as _numbers
 import os as _os
 
@@ -26,8 +29,9 @@ import xarray as _xarray
 
 from . import _core
 
-__all__ = ["Link", "Chain", "CartChain", "load_spec", "simulate", "lyapunov", "modes", "poincare",
-           "map", "measure", "chaotic_fraction", "orbits", "frequencies", "control", "sweep"]
+__all__ = ["Link", "Chain", "CartChain", "Figure", "load_spec", "simulate", "lyapunov", "modes",
+           "poincare", "map", "measure", "chaotic_fraction", "orbits", "frequencies", "control",
+           "sweep"]
 
 
 class Link:
@@ -61,9 +65,11 @@ class Chain:
                 _table["drive"] = drive
         self.table = _table
         # The library validates the model (the error names the field, as the CLI does).
-        self.name, self.links = _core.check(
-            _json.dumps(_spec(self, "simulate", {"theta": [0.0] * _links(_table)}, {"t_end": 1.0}))
-        )
+        self.name, self.links = _core.check(_json.dumps(self._checked()))
+
+    def _checked(self):
+        """The least spec that holds the chain: what the library validates it in."""
+        return _spec(self, "simulate", {"theta": [0.0] * _links(self.table)}, {"t_end": 1.0})
 
     @classmethod
     def preset(cls, name, links=None, length=None, mass=None, gravity=9.81, damping=None,
@@ -79,6 +85,31 @@ class Chain:
 
     def __repr__(self):
         return f"Chain({self.name!r}, links={self.links})"
+
+    @property
+    def parameters(self):
+        """The chain as the library resolved it (a dict): ``links``, each with its ``length`` (m),
+        ``mass`` (kg), ``com`` (its centre of mass from the upper joint, m) and ``inertia``
+        (about the centre of mass, kg m²); ``gravity`` (m/s²); ``damping`` and ``drive`` as the
+        model holds them."""
+        return _json.loads(_core.describe(_json.dumps(self._checked())))
+
+    def _repr_html_(self):
+        p = self.parameters
+        head = "<tr><th>link</th><th>length (m)</th><th>mass (kg)</th><th>c.o.m. (m)</th><th>inertia (kg m²)</th></tr>"
+        rows = "".join(f"<tr><td>{j}</td><td>{l['length']:.6g}</td><td>{l['mass']:.6g}</td>"
+                       f"<td>{l['com']:.6g}</td><td>{l['inertia']:.6g}</td></tr>"
+                       for j, l in enumerate(p["links"], 1))
+        extra = f"g = {p['gravity']:.6g} m/s²"
+        damping = {k: v for k, v in p["damping"].items() if any(v)}
+        if damping:
+            extra += f"; damping {_html.escape(_json.dumps(damping))} (N m s)"
+        drive = {k: v for k, v in p["drive"].items() if v is not None}
+        if drive:
+            extra += f"; drive {_html.escape(_json.dumps(drive))}"
+        return (f"<div style='display:flex;gap:1em;align-items:flex-start'>{_sketch(p['links'])}"
+                f"<div><b>Chain {_html.escape(self.name)}</b>, {self.links} links<table>{head}{rows}"
+                f"</table><p>{extra}</p></div></div>")
 
 
 class CartChain:
@@ -104,6 +135,37 @@ class CartChain:
 
     def __repr__(self):
         return f"CartChain(links={self.links})"
+
+    def _repr_html_(self):
+        rows = "".join(f"<tr><th style='text-align:left'>{_html.escape(str(k))}</th>"
+                       f"<td style='text-align:left'>{_html.escape(_short(v))}</td></tr>"
+                       for k, v in self.table.items() if k != "kind")
+        return f"<b>CartChain</b>, {self.links} spherical links on a cart<table>{rows}</table>"
+
+
+def _sketch(links, size=160):
+    """An SVG sketch of a planar chain: the links (a point mass as a dot at its end, a rigid
+    link as a bar with its centre of mass marked) in a pose that shows every link, θ_j = 0.3 +
+    0.25 (j − 1) rad from the downward vertical, the pivot at the top."""
+    total = sum(l["length"] for l in links) or 1.0
+    scale = 0.45 * size / total
+    x, y, angle = size / 2, 0.1 * size, 0.3
+    heaviest = max(l["mass"] for l in links) or 1.0
+    shapes = [f"<line x1='{x - 15}' y1='{y}' x2='{x + 15}' y2='{y}' stroke='black' stroke-width='3'/>"]
+    for l in links:
+        dx, dy = _math.sin(angle) * scale, _math.cos(angle) * scale
+        x1, y1 = x + dx * l["length"], y + dy * l["length"]
+        point = l["inertia"] == 0.0 and l["com"] == l["length"]
+        width = 2 if point else 6
+        shapes.append(f"<line x1='{x:.1f}' y1='{y:.1f}' x2='{x1:.1f}' y2='{y1:.1f}' "
+                      f"stroke='#555' stroke-width='{width}' stroke-linecap='round'/>")
+        r = 3 + 5 * (l["mass"] / heaviest) ** (1 / 3)
+        cx, cy = x + dx * l["com"], y + dy * l["com"]
+        shapes.append(f"<circle cx='{cx:.1f}' cy='{cy:.1f}' r='{r if point else 3:.1f}' "
+                      f"fill='{'#c33' if point else 'white'}' stroke='#c33'/>")
+        x, y, angle = x1, y1, angle + 0.25
+    return (f"<svg xmlns='http://www.w3.org/2000/svg' width='{size}' height='{size}' "
+            f"viewBox='0 0 {size} {size}'>{''.join(shapes)}</svg>")
 
 
 def _links(table):
@@ -202,22 +264,95 @@ def _run(spec, tree=False, call=None, plot=None):
     """Runs a spec (or ``call``, which returns the image itself and takes the figure's path) and
     gives its result group as the CLI's file would read: a Dataset, or with ``tree`` a DataTree.
     With ``plot`` (a ``.png`` or ``.svg`` path) the run also draws the figure the CLI's
-    ``--plot`` draws for it there."""
+    ``--plot`` draws for it there. The result's ``pendula`` accessor holds the figure and the
+    CLI's summary and report of the run."""
     if plot is not None:
         if not isinstance(plot, (str, _os.PathLike)):
             raise ValueError(f"plot: must be a path ending in .png or .svg (got {plot!r})")
         plot = _os.fspath(plot)
+    summary = report = None
     swept = _SWEEP.get() if call is None else None
-    if swept is not None:
-        group, image = _core.run(_json.dumps(dict(spec, sweep=swept)), plot=plot)
-        node = next(g for g in image["groups"] if g["name"] == group)
-        return _dataset(node)
     if call is None:
-        group, image = _core.run(_json.dumps(spec), plot=plot)
+        text = _json.dumps(spec if swept is None else dict(spec, sweep=swept))
+        group, image, summary, report = _core.run(text, plot=plot)
+        summary = _json.loads(summary)
     else:
         group, image = "measure", call(plot)
     node = next(g for g in image["groups"] if g["name"] == group)
-    return _tree(node) if tree else _dataset(node)
+    result = _tree(node) if tree and swept is None else _dataset(node)
+    about = result.pendula
+    about.summary, about.report = summary, report
+    about.figure = None if plot is None else Figure(plot)
+    return result
+
+
+class Figure:
+    """A figure pendula drew (``plot=``): its ``path``. In a notebook it shows itself."""
+
+    def __init__(self, path):
+        self.path = _os.fspath(path)
+
+    def _repr_png_(self):
+        if self.path.lower().endswith(".png"):
+            with open(self.path, "rb") as f:
+                return f.read()
+        return None
+
+    def _repr_svg_(self):
+        if self.path.lower().endswith(".svg"):
+            with open(self.path, encoding="utf-8") as f:
+                return f.read()
+        return None
+
+    def _html(self):
+        png = self._repr_png_()
+        if png is not None:
+            return f'<img src="data:image/png;base64,{_base64.b64encode(png).decode()}" style="max-width:100%">'
+        return self._repr_svg_() or ""
+
+    def __repr__(self):
+        return f"Figure({self.path!r})"
+
+
+class _About:
+    """``result.pendula``: what pendula says of a result it returned. ``summary`` is the CLI's
+    ``--json`` summary of the run (a dict; ``None`` for ``measure`` and ``chaotic_fraction``),
+    ``report`` its text report, ``figure`` the ``Figure`` that ``plot=`` drew (else ``None``).
+    In a notebook, ``result.pendula`` shows the figure, the summary and the report. A result
+    derived from it (``result.sel(...)``, arithmetic) is another object and holds none of them."""
+
+    def __init__(self, obj):
+        self._obj = obj
+        self.summary = self.report = self.figure = None
+
+    def _repr_html_(self):
+        parts = []
+        if self.figure is not None:
+            parts.append(self.figure._html())
+        if self.summary:
+            rows = "".join(
+                f"<tr><th style='text-align:left'>{_html.escape(str(k))}</th>"
+                f"<td style='text-align:left'>{_html.escape(_short(v))}</td></tr>"
+                for k, v in self.summary.items())
+            parts.append(f"<table>{rows}</table>")
+        if self.report:
+            parts.append(f"<pre>{_html.escape(self.report)}</pre>")
+        return "".join(parts) or "<p>pendula: no figure, summary or report kept for this object</p>"
+
+    def __repr__(self):
+        if self.report:
+            return self.report
+        return _json.dumps(self.summary, indent=1) if self.summary else "pendula: nothing kept"
+
+
+def _short(v, width=120):
+    """A summary value on one line, cut at ``width`` characters."""
+    text = _json.dumps(v) if not isinstance(v, str) else v
+    return text if len(text) <= width else text[: width - 1] + "…"
+
+
+_xarray.register_dataset_accessor("pendula")(_About)
+_xarray.register_datatree_accessor("pendula")(_About)
 
 
 # The NumPy type h5py reads each attribute type as.

@@ -12,7 +12,7 @@ use pyo3::prelude::*;
 use pyo3::types::PyDict;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::RecvTimeoutError;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 mod image;
 mod measure;
@@ -151,6 +151,32 @@ fn check(spec_json: &str) -> PyResult<(String, usize)> {
     Ok((s.model_name.clone(), s.model.links()))
 }
 
+/// The planar chain of a spec as the library resolved it, as JSON: each link's length (m), mass
+/// (kg), centre-of-mass offset from its upper joint (m) and inertia about it (kg m²), gravity
+/// (m/s²), damping and drive as the model holds them; `null` for a cart chain. What `Chain`
+/// shows of itself in a notebook.
+#[pyfunction]
+fn describe(spec_json: &str) -> PyResult<String> {
+    let s = validated(spec_json)?;
+    let Some(chain) = s.model.planar() else {
+        return Ok("null".into());
+    };
+    let p = chain.params();
+    let links: Vec<_> = p
+        .links
+        .iter()
+        .map(|l| serde_json::json!({"length": l.length, "mass": l.mass, "com": l.com, "inertia": l.inertia}))
+        .collect();
+    Ok(serde_json::json!({
+        "name": s.model_name,
+        "links": links,
+        "gravity": p.gravity,
+        "damping": p.damping,
+        "drive": p.drive,
+    })
+    .to_string())
+}
+
 /// Runs `work` with the GIL released while this thread polls for signals every 50 ms; a signal
 /// (Ctrl-C) sets the run's [`Cancel`] and the exception is raised once the run has stopped.
 fn watched<T: Send>(
@@ -199,24 +225,27 @@ fn watched<T: Send>(
     }
 }
 
+/// What a run gives Python: its result group's name, the image of the file the CLI would
+/// write, and the CLI's JSON summary (`--json`, as text) and text report.
+type Ran<'py> = (String, Bound<'py, PyDict>, String, String);
+
 /// Runs the spec's analysis ([`execute`], as `pendula run` does) and returns the name of its
-/// result group and the image of the file the CLI would write (see [`image::to_py`]). With
-/// `plot`, draws the figure `--plot` draws (the same code on the same result, so the same file)
-/// there too: a path's extension and a run that draws no figure are refused before the run
-/// (`ValueError` naming `plot`); its missing folders are made and an existing figure is
-/// replaced, as plotting libraries do. A stopped run returns nothing.
+/// result group, the image of the file the CLI would write (see [`image::to_py`]) and the
+/// summary and report the CLI prints for it. With `plot`, draws the figure `--plot` draws (the
+/// same code on the same result, so the same file) there too: a path's extension and a run that
+/// draws no figure are refused before the run (`ValueError` naming `plot`); its missing folders
+/// are made and an existing figure is replaced, as plotting libraries do. A stopped run returns
+/// nothing.
 #[pyfunction]
 #[pyo3(signature = (spec_json, plot=None))]
-fn run<'py>(
-    py: Python<'py>,
-    spec_json: &str,
-    plot: Option<PathBuf>,
-) -> PyResult<(String, Bound<'py, PyDict>)> {
+fn run<'py>(py: Python<'py>, spec_json: &str, plot: Option<PathBuf>) -> PyResult<Ran<'py>> {
     let spec = validated(spec_json)?;
     if let Some(p) = &plot {
         figure_path(&spec, p)?;
     }
-    let (group, tree) = watched(py, move |cancel| {
+    let (group, tree, summary, report) = watched(py, move |cancel| {
+        let start = Instant::now();
+        let prov = Provenance::now("pendula (python)", &spec.text);
         if let Some(plan) = &spec.sweep {
             // Points kept only where the spec names a folder (sweep.directory).
             let dir = plan.directory.clone();
@@ -226,6 +255,7 @@ fn run<'py>(
                 "pendula (python)",
                 &mut Cancellable(cancel),
             )?;
+            let wall = start.elapsed().as_secs_f64();
             if let Some(p) = &plot {
                 if !outcome.has_figure() {
                     return Err(plot_error("no result of this sweep has a value to draw"));
@@ -234,22 +264,31 @@ fn run<'py>(
                     .draw(p)
                     .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
             }
-            let prov = Provenance::now("pendula (python)", &spec.text);
-            return Ok(("sweep".to_string(), outcome.image(&prov)?));
+            let summary = outcome.summary(wall, None, plot.as_deref()).to_string();
+            let report = outcome.report(wall);
+            return Ok(("sweep".to_string(), outcome.image(&prov)?, summary, report));
         }
         let mut outcome = execute(&spec, &mut Cancellable(cancel))?.finished()?;
+        let wall = start.elapsed().as_secs_f64();
+        let found = &mut outcome.output.result;
+        found.timed(wall);
         if let Some(p) = &plot {
-            outcome
-                .output
-                .result
+            found
                 .draw(p)
                 .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
         }
-        let prov = Provenance::now("pendula (python)", &spec.text);
+        let summary =
+            pendula::run::summary(Some(&spec), found.as_ref(), wall, None, plot.as_deref());
+        let report = found.report();
         let tree = outcome.image(&prov)?;
-        Ok((outcome.group().to_string(), tree))
+        Ok((
+            outcome.group().to_string(),
+            tree,
+            summary.to_string(),
+            report,
+        ))
     })?;
-    Ok((group, image::to_py(py, tree)?))
+    Ok((group, image::to_py(py, tree)?, summary, report))
 }
 
 /// Bad input of `plot`, named as the keyword.
@@ -287,6 +326,7 @@ fn figure_format(p: Option<&Path>) -> PyResult<()> {
 fn _core(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(check, m)?)?;
     m.add_function(wrap_pyfunction!(run, m)?)?;
+    m.add_function(wrap_pyfunction!(describe, m)?)?;
     m.add_function(wrap_pyfunction!(measure::measure_labels, m)?)?;
     m.add_function(wrap_pyfunction!(measure::measure_map, m)?)?;
     m.add_function(wrap_pyfunction!(measure::aux_vars, m)?)?;

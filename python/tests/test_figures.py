@@ -2,6 +2,7 @@
 draws for the same run, byte for byte; a bad path or a run that draws no figure is refused before
 the run, naming ``plot``; and the package's namespace holds its API only."""
 
+import json
 import os
 import pathlib
 import subprocess
@@ -128,3 +129,55 @@ def test_the_cart_chain_draws_simulate_and_control(tmp_path):
 def test_the_namespace_is_the_api():
     public = {n for n in dir(pendula) if not n.startswith("_")}
     assert public == set(pendula.__all__), public ^ set(pendula.__all__)
+
+
+@needs_cli
+def test_a_result_carries_the_clis_summary_report_and_figure(tmp_path):
+    spec = tmp_path / "spec.toml"
+    text, call = CASES["lyapunov"]
+    spec.write_text('kind = "lyapunov"\n' + text)
+    done = subprocess.run([str(CLI), "run", str(spec), "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = json.loads(done.stdout)
+    shown = subprocess.run([str(CLI), "run", str(spec)], capture_output=True, text=True).stdout
+    out = tmp_path / "x.png"
+    ds = call(out)
+    about = ds.pendula
+    got = about.summary
+    # The run's own numbers are the CLI's; the wall time and the paths are this run's.
+    for k in ("wall_s", "output", "plot"):
+        assert (k in want) == (k in got), k
+        want.pop(k, None)
+        got.pop(k, None)
+    assert got == want
+    # The text report is the CLI's but for its wall-time line.
+    strip = lambda t: [l for l in t.splitlines() if "wall" not in l]
+    assert strip(about.report) == strip(shown) and about.report.strip()
+    assert about.figure._repr_png_() == out.read_bytes() and about.figure._repr_svg_() is None
+    page = about._repr_html_()
+    assert page.startswith("<img src=\"data:image/png;base64,") and "<table>" in page and "<pre>" in page
+    # A result derived from it is another object, which holds none of it.
+    assert ds.isel(exponent=[0]).pendula.summary is None
+
+
+def test_without_plot_a_result_has_no_figure():
+    ds = pendula.simulate(DOUBLE, [1.0, 0.5], t_end=1.0)
+    assert ds.pendula.figure is None and ds.pendula.summary["samples"] == ds.sizes["time"]
+
+
+def test_a_chain_shows_its_resolved_parameters():
+    rods = pendula.Chain.preset("rods", links=3, length=0.6, mass=2.0)
+    p = rods.parameters
+    assert len(p["links"]) == 3 and p["gravity"] == 9.81
+    for l in p["links"]:
+        # A uniform rod: centre of mass at the middle, inertia m l²/12 about it.
+        assert l["com"] == pytest.approx(0.3, rel=1e-15)
+        assert l["inertia"] == pytest.approx(2.0 * 0.6**2 / 12, rel=1e-14)
+    page = rods._repr_html_()
+    assert "<svg" in page and page.count("<circle") == 3 and "0.06" in page
+    point = pendula.Chain.preset("double")._repr_html_()
+    assert point.count("<circle") == 2
+    driven = pendula.Chain.preset("simple", damping={"joint": 0.1},
+                                  drive={"torque": {"amplitude": 1.0, "frequency": 0.66}})
+    assert "&quot;amplitude&quot;: 1.0" in driven._repr_html_()
+    assert "spherical links" in pendula.CartChain(links=2, cart_mass=1.0)._repr_html_()

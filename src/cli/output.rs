@@ -210,32 +210,14 @@ pub fn report_result(
         f.draw(path)?;
     }
     f.draw_stills()?;
-    let path = |p: &Option<PathBuf>| serde_json::json!(p.as_ref().map(|p| p.display().to_string()));
-    let mut j = serde_json::Map::new();
-    for &key in f.run_fields() {
-        let Some(spec) = spec else { break };
-        let value = match key {
-            "kind" => serde_json::json!(spec.analysis.kind().name),
-            "title" => serde_json::json!(spec.title),
-            "model" => serde_json::json!(spec.model_name),
-            "integrator" => serde_json::json!(spec.method),
-            _ => continue,
-        };
-        j.insert(key.into(), value);
-    }
-    if let serde_json::Value::Object(own) = f.summary() {
-        j.extend(own);
-        for &key in f.run_fields() {
-            let value = match key {
-                "wall_s" => serde_json::json!(wall),
-                "output" => path(&outputs.file),
-                "plot" => path(&outputs.plot),
-                _ => continue,
-            };
-            j.insert(key.into(), value);
-        }
-    }
-    report(&serde_json::Value::Object(j), json, Some(f.report()), true)?;
+    let j = pendula::run::summary(
+        spec,
+        f,
+        wall,
+        outputs.file.as_deref(),
+        outputs.plot.as_deref(),
+    );
+    report(&j, json, Some(f.report()), true)?;
     if !f.complete() {
         return Err(CliError::Run(f.interrupted(outputs.file.is_some())));
     }
