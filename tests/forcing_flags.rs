@@ -437,3 +437,59 @@ fn the_drive_period_is_one_or_refused_naming_the_field() {
     assert_eq!(e.field(), "model.drive.pivot.frequency");
     assert!(drive(Some(2.0), Some(3.0)).period().is_err());
 }
+
+/// A drive frequency may be given with its unit: `--torque-frequency 0.1Hz` is Ω = 2π·0.1 rad/s,
+/// the same run as the number in rad/s, and `frequency = "0.1 Hz"` in a spec too; a unit pendula
+/// does not read is refused naming the flag.
+#[test]
+fn a_drive_frequency_in_hertz_is_the_same_run() {
+    let d = tempfile::tempdir().unwrap();
+    let d = d.path();
+    let run = |freq: &str| {
+        let mut args: Vec<&str> = FLAGS.to_vec();
+        *args.last_mut().unwrap() = freq;
+        let mut args: Vec<&str> = [&["simulate"], args.as_slice()].concat();
+        args.extend(["--theta", "0.5", "--t-end", "5", "--json"]);
+        let mut j = json(d, &args);
+        j.as_object_mut().unwrap().remove("wall_s");
+        j
+    };
+    let hz = run("0.1Hz");
+    assert_eq!(hz, run("0.6283185307179586"));
+    assert_eq!(hz, run("0.6283185307179586rad/s"));
+    std::fs::write(
+        d.join("spec.toml"),
+        format!(
+            "kind = \"simulate\"\n{}",
+            MODEL.replace("0.6283185307179586", "\"0.1 Hz\"")
+        ),
+    )
+    .unwrap();
+    let mut j = json(
+        d,
+        &[
+            "simulate",
+            "--spec",
+            "spec.toml",
+            "--theta",
+            "0.5",
+            "--t-end",
+            "5",
+            "--json",
+        ],
+    );
+    j.as_object_mut().unwrap().remove("wall_s");
+    assert_eq!(j, hz);
+    std::fs::remove_file(d.join("spec.toml")).unwrap();
+    let mut bad: Vec<&str> = [&["simulate"], FLAGS].concat();
+    *bad.last_mut().unwrap() = "6rpm";
+    bad.extend(["--theta", "0.5", "--json"]);
+    refused_naming(
+        d,
+        &bad,
+        &[
+            "--torque-frequency: expected an angular frequency",
+            "(got \"6rpm\")",
+        ],
+    );
+}

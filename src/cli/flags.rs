@@ -17,6 +17,9 @@ use toml::Value;
 pub enum ValueKind {
     /// A number (f64).
     Float,
+    /// An angular frequency: a number (rad/s), or a number with its unit (`60Hz`, `377rad/s`),
+    /// passed on for the spec to read ([`pendula::model::forcing::angular_frequency`]).
+    Frequency,
     /// Comma-separated numbers.
     Floats,
     /// A non-negative integer.
@@ -101,11 +104,11 @@ flags! {
     "damping" => "model.damping.absolute", FloatOrFloats, "γ|γ1,γ2,…", "Absolute viscous damping (N·m·s), torque −γⱼ θ̇ⱼ on link j: one value for every link, or one per link", MODELLED;
     "joint-damping" => "model.damping.joint", FloatOrFloats, "c|c1,c2,…", "Joint damping (N·m·s) at each link's upper joint, torque −cⱼ (θ̇ⱼ − θ̇ⱼ₋₁): one value for every link, or one per link", MODELLED;
     "torque-amplitude" => "model.drive.torque.amplitude", Float, "N·M", "Periodic torque A cos(Ω t + φ) on link 1 at the pivot: its amplitude A (N·m)", MODELLED;
-    "torque-frequency" => "model.drive.torque.frequency", Float, "RAD/S", "The torque's angular frequency Ω (rad/s)", MODELLED;
+    "torque-frequency" => "model.drive.torque.frequency", Frequency, "RAD/S|NHz", "The torque's angular frequency Ω (rad/s), or its frequency with the unit (60Hz: Ω = 2π·60 rad/s)", MODELLED;
     "torque-phase" => "model.drive.torque.phase", Float, "RAD", "The torque's phase φ (rad), default 0", MODELLED;
     "pivot-x" => "model.drive.pivot.x_amplitude", Float, "M", "Pivot moved (x, y)·cos(Ω t + φ): its horizontal amplitude x (m)", MODELLED;
     "pivot-y" => "model.drive.pivot.y_amplitude", Float, "M", "The pivot's vertical amplitude y (m)", MODELLED;
-    "pivot-frequency" => "model.drive.pivot.frequency", Float, "RAD/S", "The pivot's angular frequency Ω (rad/s)", MODELLED;
+    "pivot-frequency" => "model.drive.pivot.frequency", Frequency, "RAD/S|NHz", "The pivot's angular frequency Ω (rad/s), or its frequency with the unit (60Hz: Ω = 2π·60 rad/s)", MODELLED;
     "pivot-phase" => "model.drive.pivot.phase", Float, "RAD", "The pivot's phase φ (rad), default 0", MODELLED;
     // The initial state.
     "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
@@ -311,6 +314,7 @@ fn element_parser(kind: ValueKind) -> impl Fn(&str) -> Result<Value, String> + C
             Float | Floats | FloatOrFloats => float(),
             Int | Ints => int(),
             IntOrWord => Ok(int().unwrap_or_else(|_| Value::String(s.to_string()))),
+            Frequency => Ok(float().unwrap_or_else(|_| Value::String(s.to_string()))),
             Resolution => {
                 let bad = || format!("expected W or WxH in pixels (got `{s}`)");
                 let px = |t: &str| t.parse::<u64>().ok().and_then(|v| i64::try_from(v).ok());

@@ -400,7 +400,9 @@ fn with_flags(file: SpecFile, m: &ArgMatches, command: &str) -> Result<SpecFile,
         CliError::Input(
             flags::refuse_unknown(&e, m, command, &model)
                 .or_else(|| flags::refuse_missing(&e, m, command))
-                .unwrap_or_else(|| e.to_string()),
+                // A value the spec refuses as it reads it (`--torque-frequency 60rpm`) names
+                // the flag that gave it.
+                .unwrap_or_else(|| flags::name_flag(e, m, command, true)),
         )
     })
 }

@@ -36,11 +36,61 @@ impl Damping {
     }
 }
 
+/// An angular frequency Ω (rad/s) as a spec gives it: a number, in rad/s, or a string with its
+/// unit, `"60 Hz"` (Ω = 2π · 60 rad/s) or `"376.99 rad/s"`, so that a drive given in hertz is not
+/// retyped by hand as 2π f. A bad string is refused naming what it takes.
+pub fn angular_frequency<'de, D: serde::Deserializer<'de>>(d: D) -> Result<f64, D::Error> {
+    struct Visitor;
+    impl serde::de::Visitor<'_> for Visitor {
+        type Value = f64;
+        fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            f.write_str(
+                "an angular frequency in rad/s, or a string with its unit such as \"60 Hz\"",
+            )
+        }
+        fn visit_f64<E: serde::de::Error>(self, v: f64) -> Result<f64, E> {
+            Ok(v)
+        }
+        fn visit_i64<E: serde::de::Error>(self, v: i64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_u64<E: serde::de::Error>(self, v: u64) -> Result<f64, E> {
+            Ok(v as f64)
+        }
+        fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<f64, E> {
+            parse_angular_frequency(v).ok_or_else(|| {
+                E::custom(format!(
+                    "expected an angular frequency in rad/s, or a number with its unit such as \"60 Hz\" or \"377 rad/s\" (got \"{v}\")"
+                ))
+            })
+        }
+    }
+    d.deserialize_any(Visitor)
+}
+
+/// `"60 Hz"`, `"60Hz"`, `"0.5 kHz"` or `"376.99 rad/s"` as rad/s; `None` for anything else.
+pub fn parse_angular_frequency(text: &str) -> Option<f64> {
+    const UNITS: [(&str, f64); 5] = [
+        ("rad/s", 1.0),
+        ("kHz", std::f64::consts::TAU * 1e3),
+        ("khz", std::f64::consts::TAU * 1e3),
+        ("Hz", std::f64::consts::TAU),
+        ("hz", std::f64::consts::TAU),
+    ];
+    let t = text.trim();
+    UNITS.iter().find_map(|&(unit, scale)| {
+        let number = t.strip_suffix(unit)?.trim();
+        let value: f64 = number.parse().ok()?;
+        Some(value * scale)
+    })
+}
+
 /// `amplitude · cos(frequency · t + phase)`, frequency in rad/s.
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Harmonic {
     pub amplitude: f64,
+    #[serde(deserialize_with = "angular_frequency")]
     pub frequency: f64,
     #[serde(default)]
     pub phase: f64,
@@ -68,6 +118,7 @@ pub struct PivotMotion {
     pub x_amplitude: f64,
     #[serde(default)]
     pub y_amplitude: f64,
+    #[serde(deserialize_with = "angular_frequency")]
     pub frequency: f64,
     #[serde(default)]
     pub phase: f64,
@@ -270,5 +321,29 @@ mod phase_cos_tests {
         }
         let nan = f64::from_bits(u64::MAX);
         assert!(kept.cos(nan).is_nan() && kept.cos(0.0) == 1.0);
+    }
+}
+
+#[cfg(test)]
+mod frequency_tests {
+    use super::*;
+
+    #[test]
+    fn a_frequency_is_taken_in_rad_per_s_or_with_its_unit() {
+        let tau = std::f64::consts::TAU;
+        assert_eq!(parse_angular_frequency("60 Hz"), Some(tau * 60.0));
+        assert_eq!(parse_angular_frequency(" 60Hz "), Some(tau * 60.0));
+        let k = parse_angular_frequency("1e-1 kHz").unwrap();
+        assert!((k - tau * 100.0).abs() <= 1e-15 * k, "{k}");
+        assert_eq!(parse_angular_frequency("376.99 rad/s"), Some(376.99));
+        for bad in ["60", "Hz", "60 rpm", "sixty Hz", "60 Hz Hz"] {
+            assert_eq!(parse_angular_frequency(bad), None, "{bad}");
+        }
+        let h: Harmonic = toml::from_str("amplitude = 1.0\nfrequency = \"2 Hz\"").unwrap();
+        assert_eq!(h.frequency, 2.0 * tau);
+        let p: PivotMotion = toml::from_str("y_amplitude = 0.01\nfrequency = 200").unwrap();
+        assert_eq!(p.frequency, 200.0);
+        let e = toml::from_str::<PivotMotion>("frequency = \"60 rpm\"").unwrap_err();
+        assert!(e.message().contains("such as \"60 Hz\""), "{e}");
     }
 }
