@@ -165,8 +165,8 @@ fn pm(e: f64) -> String {
     }
 }
 
-/// An error's components in a table line.
-fn parts_line(e: &ErrorParts) -> String {
+/// An error's components in a table line (`bisected`: a located point's, with its bisection).
+fn parts_line(e: &ErrorParts, bisected: bool) -> String {
     let v = |x: f64| {
         if x.is_finite() {
             format!("{x:.1e}")
@@ -174,12 +174,12 @@ fn parts_line(e: &ErrorParts) -> String {
             "n/a".to_string()
         }
     };
-    format!(
-        "bisection {} + Newton {} + integrator {}",
-        v(e.location),
-        v(e.newton),
-        v(e.integrator)
-    )
+    let newton = format!("Newton {} + integrator {}", v(e.newton), v(e.integrator));
+    if bisected {
+        format!("bisection {} + {newton}", v(e.location))
+    } else {
+        newton
+    }
 }
 
 fn orbit_table(s: &mut String, o: &PeriodicOrbit, err: Option<&OrbitError>) {
@@ -199,7 +199,7 @@ fn orbit_table(s: &mut String, o: &PeriodicOrbit, err: Option<&OrbitError>) {
                 s,
                 "period error {} s   ({})",
                 pm(e.period.combined),
-                parts_line(&e.period)
+                parts_line(&e.period, false)
             );
         }
     }
@@ -307,7 +307,7 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
                 x.from.name(),
                 x.to.name()
             );
-            let _ = writeln!(s, "  {:<16} error: {}", "", parts_line(&x.error));
+            let _ = writeln!(s, "  {:<16} error: {}", "", parts_line(&x.error, true));
         }
     }
     let (_, ratios) = doublings(r);
