@@ -12,8 +12,10 @@
 //! multipliers outside the unit circle with neither (a complex pair crossing it:
 //! Neimark–Sacker; for a Hamiltonian orbit a Krein collision where a pair leaves the circle)
 //! is located by bisection in the arclength, each midpoint corrected onto the branch, until the
-//! parameter is known to `ContinuationOptions::locate_tolerance`.
+//! parameter is known to `ContinuationOptions::locate_tolerance`. Its error bar adds to that
+//! half-width the Newton residual's and the integrator's effects (`error.rs`).
 
+use super::errors::ErrorParts;
 use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
 use super::shooting::{
     least_squares, norm_inf, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
@@ -25,6 +27,7 @@ use nalgebra::{Complex, DMatrix, DVector};
 use serde::Serialize;
 use walk::continue_from;
 
+mod error;
 mod walk;
 
 /// The system and closure at each parameter value: one member of the family per p.
@@ -162,8 +165,14 @@ impl BifurcationKind {
 pub struct Bifurcation {
     pub kind: BifurcationKind,
     pub parameter: f64,
-    /// Half the width of the final bracket in the parameter.
+    /// Half the width of the final bracket in the parameter (the bisection's part of `error`).
     pub uncertainty: f64,
+    /// The parameter's error bar, by component ([`super::errors`]).
+    pub error: ErrorParts,
+    /// The parameter re-located at each rung of the tolerance ladder (run tolerance first).
+    pub ladder: [f64; 3],
+    /// The ladder's rtol values.
+    pub ladder_rtol: [f64; 3],
     /// The critical multiplier there (the one nearest +1, −1 or the unit circle).
     pub multiplier: [f64; 2],
     /// The branch point after which it lies.
@@ -480,7 +489,8 @@ fn locate<F: Family>(
     };
     let (mut lo, mut hi) = (0.0, ds);
     let mut p_lo = from.y[dim - 1];
-    let mut best: Option<PeriodicOrbit> = None;
+    // The last corrected midpoint: its orbit, its solution and its arclength.
+    let mut best: Option<(PeriodicOrbit, Solved<F::Sys>, f64)> = None;
     let mut p_hi = p_end;
     for _ in 0..80 {
         let mid = 0.5 * (lo + hi);
@@ -517,12 +527,12 @@ fn locate<F: Family>(
             hi = mid;
             p_hi = p;
         }
-        best = Some(orbit);
+        best = Some((orbit, s, mid));
         if (p_hi - p_lo).abs() <= tol || hi - lo <= 1e-15 * ds.max(1.0) {
             break;
         }
     }
-    let orbit = best.expect("at least one bisection step");
+    let (orbit, solved, s_loc) = best.expect("at least one bisection step");
     let target = match kind {
         BifurcationKind::Fold | BifurcationKind::BranchPoint => Some(1.0),
         BifurcationKind::PeriodDoubling => Some(-1.0),
@@ -541,12 +551,18 @@ fn locate<F: Family>(
             d(a).total_cmp(&d(b))
         })
         .unwrap_or(Complex::new(f64::NAN, f64::NAN));
+    // Never below the parameter's floating-point spacing: a bracket that closed to a single
+    // float still knows the parameter only to that.
+    let uncertainty = (0.5 * (p_hi - p_lo).abs()).max(spacing(0.5 * (p_lo + p_hi)));
+    let (error, ladder, ladder_rtol) =
+        error::location_error(tracker, from, t, (&solved, s_loc, ds), kind, uncertainty)?;
     Ok(Bifurcation {
         kind,
         parameter: 0.5 * (p_lo + p_hi),
-        // Never below the parameter's floating-point spacing: a bracket that closed to a
-        // single float still knows the parameter only to that.
-        uncertainty: (0.5 * (p_hi - p_lo).abs()).max(spacing(0.5 * (p_lo + p_hi))),
+        uncertainty,
+        error,
+        ladder,
+        ladder_rtol,
         multiplier: [critical.re, critical.im],
         after: 0,
         from: orbit.floquet.stability,

@@ -9,11 +9,14 @@
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
 //!   folds, period doublings, Neimark–Sacker points and stability changes;
 //! * [`stroboscopic`]: the stroboscopic map of a driven system, one drive period as a map;
+//! * [`errors`]: error bars on a found orbit's period and multipliers and on a located
+//!   bifurcation's parameter (bisection, Newton residual, tolerance ladder);
 //! * [`diagram`]: orbit diagrams (stroboscopic samples against a parameter) with λ_max.
 
 pub mod bench;
 pub mod continuation;
 pub mod diagram;
+pub mod errors;
 pub mod floquet;
 pub mod flow;
 pub mod shooting;
@@ -24,6 +27,7 @@ pub use continuation::{
     ContinuationOptions, Family,
 };
 pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
+pub use errors::{ladder_estimate, orbit_error, ErrorParts, OrbitError, ERROR_METHOD};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
 pub use flow::{propagate, Propagated};
 pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};

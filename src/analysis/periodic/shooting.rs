@@ -526,8 +526,19 @@ pub(crate) fn least_squares(
     b: &DVector<f64>,
     cancel: &Cancel,
 ) -> Result<DVector<f64>, PeriodicError> {
-    fn solve(a: DMatrix<f64>, b: &DVector<f64>) -> Result<DVector<f64>, PeriodicError> {
-        let size = a.nrows().max(a.ncols()) as f64;
+    let size = a.nrows().max(a.ncols()) as f64;
+    least_squares_cut(a, b, cancel, 1e-14 * size)
+}
+
+/// [`least_squares`] with the singular values below `cut` times the largest treated as zero:
+/// the minimal-norm solution off the (near-)null directions.
+pub(crate) fn least_squares_cut(
+    a: &DMatrix<f64>,
+    b: &DVector<f64>,
+    cancel: &Cancel,
+    cut: f64,
+) -> Result<DVector<f64>, PeriodicError> {
+    let solve = move |a: DMatrix<f64>, b: &DVector<f64>| -> Result<DVector<f64>, PeriodicError> {
         // Bounded: nalgebra's plain `svd` iterates without limit (forever on a bad matrix).
         let sweeps = SVD_SWEEPS_PER_DIMENSION * a.nrows().min(a.ncols()).max(1);
         let svd = a.try_svd(true, true, f64::EPSILON, sweeps).ok_or_else(|| {
@@ -535,11 +546,11 @@ pub(crate) fn least_squares(
                 "the SVD of the shooting Jacobian did not converge in {sweeps} sweeps"
             ))
         })?;
-        let tol = svd.singular_values.max() * 1e-14 * size;
+        let tol = svd.singular_values.max() * cut;
         svd.solve(b, tol).map_err(|e| {
             PeriodicError::NotConverged(format!("the shooting Jacobian is singular ({e})"))
         })
-    }
+    };
     if cancel.is_set() {
         return Err(PeriodicError::Interrupted);
     }

@@ -174,6 +174,18 @@ fn branches(
         Some(_) => "θ₁ at drive phase 0 (rad)",
         None => "period (s)",
     };
+    // The located parameters' error bars are far below a pixel: the axis says how far.
+    let widest = r
+        .branches
+        .iter()
+        .flat_map(|(_, b)| &b.bifurcations)
+        .map(|x| x.error.combined)
+        .fold(f64::NAN, f64::max);
+    let parameter_label = if widest.is_finite() {
+        format!("{parameter_label}; bifurcations located ± ≤ {widest:.1e}")
+    } else {
+        parameter_label
+    };
     let fig = BifurcationFigure {
         title,
         parameter_label,

@@ -4,7 +4,9 @@
 
 use super::table::{OrbitClosure, OrbitsRun};
 use super::PeriodicOrbits;
-use crate::analysis::periodic::{Branch, Floquet, OrbitDiagram, PeriodicOrbit};
+use crate::analysis::periodic::{
+    Branch, ErrorParts, Floquet, OrbitDiagram, OrbitError, PeriodicOrbit, ERROR_METHOD,
+};
 use crate::finding::{Attr, Record, RunPart};
 use ndarray::{Array2, Array4};
 
@@ -77,9 +79,10 @@ pub fn orbits(found: &PeriodicOrbits) -> Record {
         "1",
         "initial state in the model's coordinates (rad and rad/s for a planar chain)",
     );
+    g.attr("error_method", ERROR_METHOD);
     if let Some(o) = &result.orbit {
         let mut og = Record::new("orbit");
-        write_orbit(&mut og, o, n);
+        write_orbit(&mut og, o, n, result.orbit_error.as_ref());
         g.group(og);
     }
     let units = spec.parameter.as_ref().map_or("1", |p| p.units.as_str());
@@ -131,7 +134,7 @@ fn multiplier_coord(g: &mut Record, m: usize) {
 }
 
 /// One orbit: its start, period, multipliers, checks, monodromy, shape and Newton history.
-fn write_orbit(g: &mut Record, o: &PeriodicOrbit, n: usize) {
+fn write_orbit(g: &mut Record, o: &PeriodicOrbit, n: usize, error: Option<&OrbitError>) {
     let dim = 2 * n;
     state_coord(g, n);
     link_coord(g, n);
@@ -151,11 +154,68 @@ fn write_orbit(g: &mut Record, o: &PeriodicOrbit, n: usize) {
         "1",
         "net turns of each angle per period",
     );
-    multipliers(g, &o.floquet);
+    multipliers(g, &o.floquet, error.is_some());
+    if let Some(e) = error {
+        write_orbit_error(g, e);
+    }
     monodromy(g, o, dim);
     orbit_shape(g, o, dim);
     newton_history(g, o)
 }
+
+/// A found orbit's error bars: the period's as attributes beside `period` (it is one), each
+/// multiplier's as variables over `multiplier` (|δμ|, bounding both parts), each with its
+/// components ([`ERROR_METHOD`]).
+fn write_orbit_error(g: &mut Record, e: &OrbitError) {
+    for (suffix, v) in parts(&e.period) {
+        g.attr(format!("period_error{suffix}"), v);
+    }
+    g.attr("period_ladder", Attr::F64s(e.period_ladder.to_vec()));
+    g.attr("ladder_rtol", Attr::F64s(e.rtol.to_vec()));
+    for (suffix, what) in PART_NAMES {
+        let v: Vec<f64> = e
+            .multipliers
+            .iter()
+            .map(|m| {
+                parts(m)
+                    .into_iter()
+                    .find(|p| p.0 == suffix)
+                    .map_or(f64::NAN, |p| p.1)
+            })
+            .collect();
+        g.var(
+            format!("multiplier_error{suffix}"),
+            &["multiplier"],
+            v.as_slice(),
+            "1",
+            format!("{what} of the Floquet multiplier, |delta mu| in the complex plane (NaN: not estimated)"),
+        );
+    }
+}
+
+/// The components of an error as (name suffix, value): the combined error first.
+fn parts(e: &ErrorParts) -> [(&'static str, f64); 4] {
+    [
+        ("", e.combined),
+        ("_location", e.location),
+        ("_newton", e.newton),
+        ("_integrator", e.integrator),
+    ]
+}
+
+/// What each suffix of [`parts`] holds, for long names.
+const PART_NAMES: [(&str, &str); 4] = [
+    (
+        "",
+        "error (location + newton + integrator, see error_method)",
+    ),
+    ("_location", "bisection half-width part of the error"),
+    ("_newton", "Newton residual's part of the error"),
+    (
+        "_integrator",
+        "integrator's part of the error (tolerance ladder)",
+    ),
+];
 
 /// The orbit's numbers and the verification of its closure and multipliers, as attributes.
 fn orbit_attrs(g: &mut Record, o: &PeriodicOrbit) {
@@ -206,27 +266,31 @@ fn trivial_multipliers(g: &mut Record, f: &Floquet) {
     );
 }
 
-/// The non-trivial multipliers over `multiplier`, with their Floquet exponents.
-fn multipliers(g: &mut Record, f: &Floquet) {
+/// The non-trivial multipliers over `multiplier`, with their Floquet exponents (`with_error`:
+/// their error `multiplier_error` beside them).
+fn multipliers(g: &mut Record, f: &Floquet, with_error: bool) {
     let m = f.multipliers.len();
     multiplier_coord(g, m);
     let col = |h: fn(&crate::analysis::periodic::Multiplier) -> f64| {
         f.multipliers.iter().map(h).collect::<Vec<f64>>()
     };
-    g.var(
-        "multiplier_real",
-        &["multiplier"],
-        col(|x| x.re).as_slice(),
-        "1",
-        "real part of the Floquet multiplier",
-    );
-    g.var(
-        "multiplier_imag",
-        &["multiplier"],
-        col(|x| x.im).as_slice(),
-        "1",
-        "imaginary part of the Floquet multiplier",
-    );
+    for (name, part, long_name) in [
+        (
+            "multiplier_real",
+            col(|x| x.re),
+            "real part of the Floquet multiplier",
+        ),
+        (
+            "multiplier_imag",
+            col(|x| x.im),
+            "imaginary part of the Floquet multiplier",
+        ),
+    ] {
+        g.var(name, &["multiplier"], part.as_slice(), "1", long_name);
+        if with_error {
+            g.var_attr("ancillary_variables", "multiplier_error");
+        }
+    }
     g.var(
         "floquet_exponent",
         &["multiplier"],
@@ -503,13 +567,52 @@ fn write_bifurcations(g: &mut Record, branches: &[(String, Branch)], n: usize, u
         col(&|x| x.parameter).as_slice(),
         units.to_string(),
         "located parameter value",
-    );
+    )
+    .var_attr("ancillary_variables", "parameter_error");
     g.var(
         "uncertainty",
         &["bifurcation"],
         col(&|x| x.uncertainty).as_slice(),
         units.to_string(),
-        "half the width of the final bracket in the parameter",
+        "half the width of the final bracket in the parameter (the bisection's part of parameter_error only)",
+    );
+    g.attr("error_method", ERROR_METHOD);
+    for (suffix, what) in PART_NAMES {
+        let v = col(&|x| {
+            parts(&x.error)
+                .into_iter()
+                .find(|p| p.0 == suffix)
+                .map_or(f64::NAN, |p| p.1)
+        });
+        g.var(
+            format!("parameter_error{suffix}"),
+            &["bifurcation"],
+            v.as_slice(),
+            units.to_string(),
+            format!("{what} of the located parameter (NaN: not estimated)"),
+        );
+    }
+    count_coord(
+        g,
+        "rung",
+        3,
+        "rung of the tolerance ladder: the run's tolerance, then tighter",
+    );
+    let ladder = Array2::from_shape_fn((c, 3), |(i, k)| all[i].1.ladder[k]);
+    g.var(
+        "parameter_ladder",
+        &["bifurcation", "rung"],
+        ladder,
+        units.to_string(),
+        "the parameter re-located at each rung of the tolerance ladder (NaN: not estimated)",
+    );
+    let rtol = Array2::from_shape_fn((c, 3), |(i, k)| all[i].1.ladder_rtol[k]);
+    g.var(
+        "ladder_rtol",
+        &["bifurcation", "rung"],
+        rtol,
+        "1",
+        "DOP853 rtol of each rung (atol scaled alike)",
     );
     g.var(
         "multiplier_real",

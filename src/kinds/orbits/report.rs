@@ -3,13 +3,25 @@
 
 use super::table::{OrbitsAction, OrbitsRun};
 use super::OrbitsResult;
-use crate::analysis::periodic::{BifurcationKind, Branch, PeriodicOrbit};
+use crate::analysis::periodic::{
+    BifurcationKind, Branch, ErrorParts, OrbitError, PeriodicOrbit, ERROR_METHOD,
+};
 use serde_json::{json, Value};
 use std::fmt::Write;
 
-fn orbit_json(o: &PeriodicOrbit) -> Value {
-    let f = &o.floquet;
+/// An error's components (null where not estimated).
+fn error_json(e: &ErrorParts) -> Value {
     json!({
+        "combined": finite(e.combined),
+        "location": finite(e.location),
+        "newton": finite(e.newton),
+        "integrator": finite(e.integrator),
+    })
+}
+
+fn orbit_json(o: &PeriodicOrbit, err: Option<&OrbitError>) -> Value {
+    let f = &o.floquet;
+    let mut v = json!({
         "x0": o.x0,
         "period": o.period,
         "energy": o.energy,
@@ -26,7 +38,18 @@ fn orbit_json(o: &PeriodicOrbit) -> Value {
         "reciprocal_error": f.reciprocal_error,
         "newton_residuals": o.residuals,
         "evaluations": o.evaluations,
-    })
+    });
+    if let Some(e) = err {
+        v["period_error"] = finite(e.period.combined);
+        v["multipliers_error"] = e.multipliers.iter().map(|m| finite(m.combined)).collect();
+        v["error"] = json!({
+            "period": error_json(&e.period),
+            "multipliers": e.multipliers.iter().map(error_json).collect::<Vec<_>>(),
+            "period_ladder": e.period_ladder.iter().map(|&p| finite(p)).collect::<Vec<_>>(),
+            "ladder_rtol": e.rtol,
+        });
+    }
+    v
 }
 
 /// A number, or null where it is NaN (JSON has no NaN).
@@ -54,6 +77,10 @@ fn branch_json(label: &str, b: &Branch) -> Value {
             "kind": x.kind.name(),
             "parameter": x.parameter,
             "uncertainty": x.uncertainty,
+            "parameter_error": finite(x.error.combined),
+            "error": error_json(&x.error),
+            "parameter_ladder": x.ladder.iter().map(|&p| finite(p)).collect::<Vec<_>>(),
+            "ladder_rtol": x.ladder_rtol,
             "multiplier": x.multiplier,
             "period": x.orbit.period,
             "from": x.from.name(),
@@ -94,9 +121,10 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
             "row": m.row, "col": m.col, "settle_time": m.settle_time, "start": m.start,
         })),
         "complete": r.complete,
+        "error_method": ERROR_METHOD,
     });
     if let Some(o) = &r.orbit {
-        v["orbit"] = orbit_json(o);
+        v["orbit"] = orbit_json(o, r.orbit_error.as_ref());
     }
     if let Some(p) = r.start_parameter {
         v["start_parameter"] = json!(p);
@@ -128,7 +156,33 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
     v
 }
 
-fn orbit_table(s: &mut String, o: &PeriodicOrbit) {
+/// An error bar in a table: `± combined` or `± n/a` where not estimated.
+fn pm(e: f64) -> String {
+    if e.is_finite() {
+        format!("± {e:.1e}")
+    } else {
+        "± n/a".to_string()
+    }
+}
+
+/// An error's components in a table line (`bisected`: a located point's, with its bisection).
+fn parts_line(e: &ErrorParts, bisected: bool) -> String {
+    let v = |x: f64| {
+        if x.is_finite() {
+            format!("{x:.1e}")
+        } else {
+            "n/a".to_string()
+        }
+    };
+    let newton = format!("Newton {} + integrator {}", v(e.newton), v(e.integrator));
+    if bisected {
+        format!("bisection {} + {newton}", v(e.location))
+    } else {
+        newton
+    }
+}
+
+fn orbit_table(s: &mut String, o: &PeriodicOrbit, err: Option<&OrbitError>) {
     let f = &o.floquet;
     let _ = writeln!(
         s,
@@ -137,24 +191,44 @@ fn orbit_table(s: &mut String, o: &PeriodicOrbit) {
         o.energy,
         f.stability.name()
     );
+    if let Some(e) = err {
+        if e.period == ErrorParts::new(0.0, 0.0, 0.0) && o.floquet.trivial.is_empty() {
+            let _ = writeln!(s, "period error ± 0 s   (a driven orbit's period is given)");
+        } else {
+            let _ = writeln!(
+                s,
+                "period error {} s   ({})",
+                pm(e.period.combined),
+                parts_line(&e.period, false)
+            );
+        }
+    }
     let _ = writeln!(s, "start  {:?}", o.x0);
     if o.turns.iter().any(|&t| t != 0) {
         let _ = writeln!(s, "turns per period  {:?}", o.turns);
     }
     let _ = writeln!(
         s,
-        "  {:>3}  {:>22}  {:>22}  {:>14}  {:>14}",
-        "k", "Re μ", "Im μ", "|μ|", "exponent 1/s"
+        "  {:>3}  {:>22}  {:>22}  {:>14}  {:>14}  {:>10}",
+        "k", "Re μ", "Im μ", "|μ|", "exponent 1/s", "|δμ|"
     );
     for (k, m) in f.multipliers.iter().enumerate() {
+        let e = err
+            .and_then(|e| e.multipliers.get(k))
+            .map_or(f64::NAN, |e| e.combined);
         let _ = writeln!(
             s,
-            "  {:>3}  {:>22.14}  {:>22.14}  {:>14.10}  {:>14.6e}",
+            "  {:>3}  {:>22.14}  {:>22.14}  {:>14.10}  {:>14.6e}  {:>10}",
             k + 1,
             m.re,
             m.im,
             m.modulus,
-            m.exponent
+            m.exponent,
+            if e.is_finite() {
+                format!("{e:.1e}")
+            } else {
+                "n/a".to_string()
+            }
         );
     }
     if !f.trivial.is_empty() {
@@ -204,7 +278,7 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
     }
     if let Some(o) = &r.orbit {
         let _ = writeln!(s, "periodic orbit");
-        orbit_table(&mut s, o);
+        orbit_table(&mut s, o, r.orbit_error.as_ref());
     }
     let (name, units) = run
         .parameter
@@ -224,15 +298,16 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         for x in &b.bifurcations {
             let _ = writeln!(
                 s,
-                "  {:<16} {name} = {:.12} ± {:.1e} {units}   μ = {:+.8} {:+.8}i   {} → {}",
+                "  {:<16} {name} = {:.12} {} {units}   μ = {:+.8} {:+.8}i   {} → {}",
                 x.kind.name(),
                 x.parameter,
-                x.uncertainty,
+                pm(x.error.combined),
                 x.multiplier[0],
                 x.multiplier[1],
                 x.from.name(),
                 x.to.name()
             );
+            let _ = writeln!(s, "  {:<16} error: {}", "", parts_line(&x.error, true));
         }
     }
     let (_, ratios) = doublings(r);
@@ -261,6 +336,9 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         && r.branches.iter().all(|(_, b)| b.bifurcations.is_empty())
     {
         let _ = writeln!(s, "no bifurcation on the branch within the range");
+    }
+    if r.orbit_error.is_some() || r.branches.iter().any(|(_, b)| !b.bifurcations.is_empty()) {
+        let _ = writeln!(s, "error method: {ERROR_METHOD}");
     }
     s
 }

@@ -6,8 +6,8 @@ use super::table::{OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, SpecFamily
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
-    continue_branch, find, orbit_diagram, stroboscopic, switch_period_doubling, BifurcationKind,
-    Branch, Family, Guess, OrbitDiagram, PeriodicError, PeriodicOrbit,
+    continue_branch, find, orbit_diagram, orbit_error, stroboscopic, switch_period_doubling,
+    BifurcationKind, Branch, Family, Guess, OrbitDiagram, OrbitError, PeriodicError, PeriodicOrbit,
 };
 use crate::error::FieldError;
 use crate::kinds::{Input, RunError};
@@ -30,6 +30,8 @@ pub struct OrbitsResult {
     pub map_pixel: Option<MapPixel>,
     /// The first orbit (find, continue).
     pub orbit: Option<PeriodicOrbit>,
+    /// Its period's and multipliers' error bars (the tolerance ladder and a Newton step).
+    pub orbit_error: Option<OrbitError>,
     /// The parameter's value at the first orbit (continue).
     pub start_parameter: Option<f64>,
     /// The branch (continued both ways: two, `… up` and `… down`) and the period-doubled
@@ -397,6 +399,7 @@ pub fn run(
         return_distance,
         map_pixel,
         orbit: None,
+        orbit_error: None,
         start_parameter: None,
         branches: vec![],
         diagram: None,
@@ -440,6 +443,8 @@ pub fn run(
         &obs.cancel(),
     )
     .map_err(spec_error)?;
+    result.orbit_error =
+        Some(orbit_error(&sys, &orbit, closure, &run.shooting, &obs.cancel()).map_err(spec_error)?);
     result.orbit = Some(orbit.clone());
     if run.action == OrbitsAction::Find {
         return Ok(result);

@@ -226,30 +226,17 @@ impl<S: Periodic> Shooting<'_, S> {
     ) -> Result<PeriodicOrbit, PeriodicError> {
         let n = self.sys.dim();
         let period = self.period(z);
-        let mut monodromy = DMatrix::identity(n, n);
-        let mut trace = 0.0;
+        let (monodromy, _) = monodromy_of(ev, n);
         let mut evaluations = 0;
         let mut shape = Vec::new();
         for (j, seg) in ev.segments.iter().enumerate() {
-            monodromy = &seg.jacobian * monodromy;
-            trace += seg.trace_integral;
             evaluations += seg.evaluations;
             let skip = if j == 0 { 0 } else { n };
             shape.extend_from_slice(&seg.samples[skip..]);
         }
-        let trivial = self.closure.autonomous().then(|| Trivial {
-            flow: phase_at(self.sys, &z[..n]).0,
-            gradient: self.sys.energy_gradient(&z[..n]),
-        });
         let (closure_residual, closure_tolerance, trivial_tolerance) =
             self.verify(z, ev, &monodromy, shorter)?;
-        let floquet = floquet(
-            &monodromy,
-            period,
-            trace,
-            self.sys.hamiltonian(),
-            trivial.as_ref(),
-        )?;
+        let floquet = self.floquet_of(z, ev)?;
         Self::verify_trivial(&floquet, trivial_tolerance)?;
         let mut x0 = z[..n].to_vec();
         for a in x0.iter_mut().take(self.sys.angles()) {
@@ -270,4 +257,33 @@ impl<S: Periodic> Shooting<'_, S> {
             trivial_tolerance,
         })
     }
+
+    /// The Floquet analysis of unknowns `z` from their evaluation, unverified: what the error
+    /// estimates ([`crate::analysis::periodic::errors`]) compare between nearby solutions.
+    pub(crate) fn floquet_of(&self, z: &[f64], ev: &Evaluation) -> Result<Floquet, PeriodicError> {
+        let n = self.sys.dim();
+        let (monodromy, trace) = monodromy_of(ev, n);
+        let trivial = self.closure.autonomous().then(|| Trivial {
+            flow: phase_at(self.sys, &z[..n]).0,
+            gradient: self.sys.energy_gradient(&z[..n]),
+        });
+        floquet(
+            &monodromy,
+            self.period(z),
+            trace,
+            self.sys.hamiltonian(),
+            trivial.as_ref(),
+        )
+    }
+}
+
+/// The monodromy matrix (the segments' Jacobians multiplied in order) and ∫ tr J dt.
+fn monodromy_of(ev: &Evaluation, n: usize) -> (DMatrix<f64>, f64) {
+    let mut monodromy = DMatrix::identity(n, n);
+    let mut trace = 0.0;
+    for seg in &ev.segments {
+        monodromy = &seg.jacobian * monodromy;
+        trace += seg.trace_integral;
+    }
+    (monodromy, trace)
 }
