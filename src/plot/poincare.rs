@@ -265,13 +265,44 @@ impl Render for PoincareFigure {
             self.draw_panel(root, &area, surface, panel, cell_w)?;
         }
         if self.colouring == Colouring::Chaos {
-            let entries = [
-                ((0..4).map(hue_colour).collect(), self.legend.1.clone()),
-                (vec![CHAOTIC], self.legend.0.clone()),
-            ];
-            draw_foot_legend(root, surface, &entries, (w, h), (legend_h, 2.0), 16.0)?;
+            draw_foot_legend(
+                root,
+                surface,
+                &self.legend_entries(),
+                (w, h),
+                (legend_h, 2.0),
+                16.0,
+            )?;
         }
         Ok(())
+    }
+}
+
+impl PoincareFigure {
+    /// The chaos colouring's legend: the regular orbits' entry shows the colours of the first
+    /// (up to four) regular orbits drawn, the chaotic entry their grey; an entry no orbit has
+    /// is left out.
+    fn legend_entries(&self) -> Vec<(Vec<RGBColor>, String)> {
+        let mut regular: Vec<RGBColor> = Vec::new();
+        let mut chaotic = false;
+        for panel in &self.panels {
+            for i in 0..panel.orbits.len() {
+                let colour = self.colour(panel, i);
+                if colour == CHAOTIC {
+                    chaotic = true;
+                } else if regular.len() < 4 && !regular.contains(&colour) {
+                    regular.push(colour);
+                }
+            }
+        }
+        let mut entries = Vec::new();
+        if !regular.is_empty() {
+            entries.push((regular, self.legend.1.clone()));
+        }
+        if chaotic {
+            entries.push((vec![CHAOTIC], self.legend.0.clone()));
+        }
+        entries
     }
 }
 

@@ -164,7 +164,7 @@ impl<'a> Stream<'a> {
             "width": w, "height": h, "tile": opts.tile, "tiles": e.tiles,
             "tiles_total": opts.tiling().count(), "pixels": e.pixels,
             "energy_skip": opts.energy_skip, "forbidden_skipped": e.forbidden_skipped,
-            "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps,
+            "n_steps": opts.n_steps(), "max_rk4_steps": e.max_rk4_steps, "stepper": opts.kind.id().stepper(),
             "output_bytes_uncompressed": e.output_bytes, "kernel": e.kernel,
             "threads": rayon::current_num_threads(), "spec_hash": self.info.spec_hash,
             "memory_bytes": memory,
@@ -173,8 +173,8 @@ impl<'a> Stream<'a> {
             v.to_string()
         } else {
             format!(
-                "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} RK4 steps ({} kernel), output ≤ {:.1} MiB uncompressed, memory ~{}",
-                opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64,
+                "{} map {w}x{h}: {} pixels in {} tiles, {} skipped as forbidden, at most {:.3e} {} steps ({} kernel), output ≤ {:.1} MiB uncompressed, memory ~{}",
+                opts.kind.name(), e.pixels, e.tiles, e.forbidden_skipped, e.max_rk4_steps as f64, opts.kind.id().stepper(),
                 e.kernel, e.output_bytes as f64 / (1u64 << 20) as f64, format_bytes(memory)
             )
         }

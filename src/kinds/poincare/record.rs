@@ -58,14 +58,10 @@ fn shell_group(k: usize, chain: &Chain, shell: &Shell, threshold: f64) -> Record
     let no = shell.orbits.len();
     let kmax = shell.orbits.iter().map(|o| o.len()).max().unwrap_or(0);
     let mut g = Record::new(format!("shell_{k}"));
-    g.coord(
-        "orbit",
-        (0..no as i64).collect::<Vec<_>>(),
-        "1",
-        "orbit index",
-    )
-    .index("crossing", kmax, "return to the section, counted from 1")
-    .index("link", n, "link index, counted from the pivot");
+    // Counted from 1, as every other index of pendula's files (link, crossing, branch).
+    g.index("orbit", no, "orbit index, counted from 1")
+        .index("crossing", kmax, "return to the section, counted from 1")
+        .index("link", n, "link index, counted from the pivot");
     crossings(&mut g, chain, shell, kmax);
     orbit_summary(&mut g, shell, threshold, n);
     if let Some(e) = shell.energy {

@@ -217,6 +217,16 @@ impl MapKindId {
         }
     }
 
+    /// The fixed-step scheme a pixel's orbit is integrated with, for the dry run's step count:
+    /// Gauss–Legendre collocation for the frequency map (its NAFF needs a bounded energy
+    /// error), RK4 for every other kind.
+    pub fn stepper(self) -> &'static str {
+        match self {
+            MapKindId::Frequency => "Gauss–Legendre",
+            _ => "RK4",
+        }
+    }
+
     /// The kind named `name` (a spec's `kind`, a file's `kind` attribute, a bench's `--kind`).
     pub fn parse(name: &str) -> Option<MapKindId> {
         MapKindId::ALL.into_iter().find(|k| k.name() == name)
