@@ -38,3 +38,12 @@ done
   --plot data/double-pendulum-onset-of-chaos.png
 # The Python example's figure (needs the package and matplotlib: python3 -m pip install ./python matplotlib).
 python3 analyses/python/lyapunov-sweep.py >/dev/null  # writes data/lyapunov-sweep.png
+# The gallery (analyses/gallery/, which the tests run too): every notebook draws its figures into
+# out/gallery, and the README shows four of them (needs the package in ${PYTHON:-python3}).
+for script in analyses/gallery/[a-z]*.py; do
+  (cd analyses/gallery && PENDULA_GALLERY_OUT=../../out/gallery "${PYTHON:-python3}" "$(basename "$script")" >/dev/null)
+done
+cp out/gallery/equations.png data/gallery-equations.png
+cp out/gallery/taylor-diagram.png data/gallery-taylor-diagram.png
+cp out/gallery/kapitza.png data/gallery-kapitza.png
+cp out/gallery/sections.png data/gallery-sections.png
