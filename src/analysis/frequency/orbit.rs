@@ -24,7 +24,7 @@ use serde::Serialize;
 pub const ROUND_OFF: f64 = 1e-14;
 
 /// How the error bars of the frequencies and the diffusion are obtained, as the output states.
-pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |nu - nu_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |nu - nu_half|, at least 1e-14 |nu| (round-off); the diffusion |nu_first - nu_second| carries the halves' errors propagated linearly, its index log10 the error / (diffusion ln 10). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
+pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |nu - nu_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |nu - nu_half|, at least 1e-14 |nu| (round-off); the diffusion |nu_first - nu_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
 
 /// Options of [`FrequencyWorkspace`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -81,8 +81,8 @@ pub struct OrbitFrequencies {
     pub fundamental_error: Vec<f64>,
     /// |ν¹ᵢ − ν²ᵢ| per fundamental both halves have (rad/s): the two-half difference.
     pub half_difference: Vec<f64>,
-    /// The error of `diffusion` (rad/s) and of `diffusion_index` (its log₁₀), from the halves'
-    /// errors |ν − ν^(h)| propagated linearly; NaN without the whole run.
+    /// The error δD of `diffusion` D (rad/s), from the halves' errors |ν − ν^(h)| propagated
+    /// linearly, and of `diffusion_index`, log₁₀((D + δD)/D); NaN without the whole run.
     pub diffusion_error: f64,
     pub diffusion_index_error: f64,
 }
@@ -297,7 +297,10 @@ impl OrbitFrequencies {
             fundamental_error: e.whole,
             half_difference,
             diffusion_error: e.diffusion,
-            diffusion_index_error: e.diffusion / (diffusion * std::f64::consts::LN_10),
+            // The index of (diffusion + its error) minus the index: δD/(D ln 10) to first order,
+            // and finite (logarithmic) where the error exceeds the diffusion itself, where the
+            // index is only an upper bound of the halves' true difference.
+            diffusion_index_error: (e.diffusion / diffusion).ln_1p() / std::f64::consts::LN_10,
         }
     }
 }

@@ -331,9 +331,9 @@ static FREQUENCY: Facts = Facts {
         var(
             "diffusion_index_error",
             "1",
-            "error of the diffusion index: each half's window-law error |nu - nu_half| (the \
-             whole run's NAFF as reference) propagated linearly to log10 |nu_first - nu_second| \
-             (README, Error bars)",
+            "error of the diffusion index, log10((D + dD) / D): dD from each half's window-law \
+             error |nu - nu_half| (the whole run's NAFF as reference) propagated linearly to \
+             D = |nu_first - nu_second| (README, Error bars)",
         ),
     ],
     fields: &["map.samples", "map.window_order"],
