@@ -102,12 +102,16 @@ impl CovariantOptions {
 }
 
 /// Bytes a covariant-vector run keeps: R factors of the window and the backward transient,
-/// and Q, the state and the results at each sample (for the spec's memory budget).
+/// Q, the state and the results at each sample, and the second backward pass's vectors (the
+/// convergence check) (for the spec's memory budget).
 pub fn covariant_bytes(n: usize, k: usize, tau: f64, time: f64, opts: &CovariantOptions) -> f64 {
     let n_avg = (time / tau).round().max(1.0);
     let back = (opts.backward_transient / tau).round().max(0.0);
     let kf = k as f64;
-    8.0 * (n_avg + back) * kf * (kf + 1.0) / 2.0 + covariant_sample_bytes(n, k, tau, time, opts)
+    let check = 8.0 * n_avg.min(opts.samples as f64) * (n * k) as f64;
+    8.0 * (n_avg + back) * kf * (kf + 1.0) / 2.0
+        + covariant_sample_bytes(n, k, tau, time, opts)
+        + check
 }
 
 /// Of [`covariant_bytes`], what the samples hold (Q, the state and the results at each):
