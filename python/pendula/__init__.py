@@ -657,6 +657,9 @@ def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_o
     ``fundamental_frequency`` of the whole run and the ``half_fundamental_frequency`` of each
     half (``half`` × ``fundamental``), and the attributes ``diffusion`` and ``diffusion_index``
     (log₁₀ of the change of the fundamentals between the halves: below −8 on a torus).
+    Error bars (README, "Error bars"): ``fundamental_frequency_error`` beside each fundamental
+    (the window law), ``half_difference``, and the attributes ``diffusion_error`` and
+    ``diffusion_index_error``; a frequency map has ``diffusion_index_error`` per pixel.
     Keywords are the spec's ``[frequencies]`` table (``t_end`` required; ``dt_out`` default
     0.01 s, ``window_order`` 1, ``terms`` 10, ``omega_ref`` the lowest small-oscillation
     frequency) and ``[integrator]`` (DOP853 by default). A map of the diffusion index is

@@ -261,6 +261,18 @@ pub fn draw_covariant(
         y: &mark_cdf,
         band: None,
     });
+    let (bar_x, bar_y) = ci_bars(r);
+    if !bar_x.is_empty() {
+        cdf.push(Series {
+            label: format!(
+                "95 % intervals (batch means, {} blocks): medians at 0.5, near-tangency fraction at the threshold",
+                r.ci_blocks
+            ),
+            x: &bar_x,
+            y: &bar_y,
+            band: None,
+        });
+    }
     let (title, x_label) = covariant_labels(r, title);
     let fig = Figure {
         title,
@@ -290,10 +302,17 @@ fn angle_sets(r: &crate::analysis::orbit::Covariant) -> Vec<(String, Vec<f64>)> 
     let mut sets: Vec<(String, Vec<f64>)> = Vec::new();
     if let Some(a) = &r.min_angle {
         let frac = r.tangency_fraction.unwrap_or(f64::NAN);
+        let fci = r.tangency_fraction_ci.unwrap_or([f64::NAN; 2]);
         sets.push((
             format!(
-                "unstable–stable (min. principal angle); {:.1} % below {} rad",
+                "unstable–stable (min. principal angle); median {}; {:.2} % [{:.2}, {:.2}] below {} rad",
+                median_label(
+                    r.min_angle_median.unwrap_or(f64::NAN),
+                    r.min_angle_median_ci.unwrap_or([f64::NAN; 2])
+                ),
                 100.0 * frac,
+                100.0 * fci[0],
+                100.0 * fci[1],
                 r.tangency_angle
             ),
             a.clone(),
@@ -320,11 +339,49 @@ fn angle_sets(r: &crate::analysis::orbit::Covariant) -> Vec<(String, Vec<f64>)> 
             continue;
         }
         sets.push((
-            format!("v{} – v{}", i + 1, j + 1),
+            format!(
+                "v{} – v{}; median {}",
+                i + 1,
+                j + 1,
+                median_label(r.pair_angle_median[p], r.pair_angle_median_ci[p])
+            ),
             r.pair_angles.column(p).to_vec(),
         ));
     }
     sets
+}
+
+/// "m [lo, hi] rad": a median with its 95 % interval.
+fn median_label(m: f64, ci: [f64; 2]) -> String {
+    format!(
+        "{} [{}, {}] rad",
+        format_value(m, 4),
+        format_value(ci[0], 4),
+        format_value(ci[1], 4)
+    )
+}
+
+/// The error bars of the cumulative panel: each median's 95 % interval as a horizontal bar at
+/// 0.5 and the near-tangency fraction's as a vertical bar at the threshold (NaN-separated).
+fn ci_bars(r: &crate::analysis::orbit::Covariant) -> (Vec<f64>, Vec<f64>) {
+    let (mut x, mut y) = (Vec::new(), Vec::new());
+    let cis = r
+        .min_angle_median_ci
+        .iter()
+        .chain(&r.pair_angle_median_ci)
+        .filter(|c| c.iter().all(|v| v.is_finite() && *v > 0.0));
+    for c in cis {
+        x.extend([c[0], c[1], f64::NAN]);
+        y.extend([0.5, 0.5, f64::NAN]);
+    }
+    if let Some(f) = r
+        .tangency_fraction_ci
+        .filter(|f| f.iter().all(|v| v.is_finite()))
+    {
+        x.extend([r.tangency_angle, r.tangency_angle, f64::NAN]);
+        y.extend([f[0], f[1], f64::NAN]);
+    }
+    (x, y)
 }
 
 /// The covariant-vector figure's title (the run's samples, window and λ₁) and x-axis label

@@ -20,7 +20,10 @@ mod naff;
 mod orbit;
 
 pub use naff::{hann, Line, Naff, NaffError, NaffOptions, MAX_WINDOW_ORDER, MIN_SAMPLES};
-pub use orbit::{FrequencyOptions, FrequencyWorkspace, LineOut, LinkLines, OrbitFrequencies};
+pub use orbit::{
+    FrequencyOptions, FrequencyWorkspace, LineOut, LinkLines, OrbitFrequencies, ERROR_RULE,
+    ROUND_OFF,
+};
 
 use num_complex::Complex64;
 use serde::Serialize;

@@ -1,5 +1,15 @@
 //! The frequency analysis of one sampled orbit: each link's lines, the fundamental frequencies,
 //! the combination explaining each line, and the diffusion between the two halves of the run.
+//!
+//! **Error bars** ([`ERROR_RULE`]). NAFF's frequency error on a quasi-periodic signal follows
+//! the window law |δν| ≈ C·T^−(2p+2) (Hann order p; `naff`'s test `hann_error_law`), so a half
+//! run (T/2) errs 2^(2p+2) times more than the whole run. The whole run's value is then the
+//! reference for each half: |ν − ν^(h)| is the half's error (to a fraction 2^−(2p+2)), and the
+//! whole run's error is the larger half's scaled down by the law, 2^−(2p+2)·max_h |ν − ν^(h)|.
+//! The diffusion ‖ν¹ − ν²‖ carries the halves' errors, propagated linearly. The estimate is
+//! deterministic (NAFF's errors are not random) and bounded below by a round-off floor
+//! [`ROUND_OFF`]·|ν|; it contains nothing of the integrator's error. On a chaotic orbit the
+//! halves differ by the drift itself, which the rule then reports as the error.
 
 use super::{explain, fundamentals, link_signal, Combination, Line, Naff, NaffError};
 use super::{NaffOptions, SignalKind};
@@ -7,6 +17,14 @@ use crate::observe::{Control, Observer, Silent};
 use ndarray::ArrayView2;
 use num_complex::Complex64;
 use serde::Serialize;
+
+/// The relative round-off floor of a NAFF frequency: the exponentials' phases carry the
+/// rounding of their argument ω·s (≈ ε relative, over n samples), which the window law does not
+/// scale away; measured in tests/frequency_errors.rs.
+pub const ROUND_OFF: f64 = 1e-14;
+
+/// How the error bars of the frequencies and the diffusion are obtained, as the output states.
+pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |nu - nu_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |nu - nu_half|, at least 1e-14 |nu| (round-off); the diffusion |nu_first - nu_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
 
 /// Options of [`FrequencyWorkspace`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -58,6 +76,15 @@ pub struct OrbitFrequencies {
     pub diffusion: f64,
     /// log₁₀ of `diffusion` (rad/s): Laskar's diffusion index (−∞ for identical halves).
     pub diffusion_index: f64,
+    /// The window-law error of each whole-run fundamental (rad/s; [`ERROR_RULE`]); NaN where a
+    /// half lacks it or the whole run was not analysed.
+    pub fundamental_error: Vec<f64>,
+    /// |ν¹ᵢ − ν²ᵢ| per fundamental both halves have (rad/s): the two-half difference.
+    pub half_difference: Vec<f64>,
+    /// The error δD of `diffusion` D (rad/s), from the halves' errors |ν − ν^(h)| propagated
+    /// linearly, and of `diffusion_index`, log₁₀((D + δD)/D); NaN without the whole run.
+    pub diffusion_error: f64,
+    pub diffusion_index_error: f64,
 }
 
 /// Reusable workspaces for the whole run and its halves (a map calls it per pixel).
@@ -165,11 +192,13 @@ impl FrequencyWorkspace {
             let first = self.half_fundamentals(&theta, &omega, 0, t0, obs, &mut done)?;
             let t1 = t0 + h as f64 * dt;
             let second = self.half_fundamentals(&theta, &omega, h, t1, obs, &mut done)?;
+            let p = self.opts.naff.window_order;
             Some(OrbitFrequencies::of_halves(
                 links,
                 fundamentals,
                 first,
                 second,
+                p,
             ))
         });
         obs.finish();
@@ -239,6 +268,7 @@ impl OrbitFrequencies {
         fundamentals: Vec<f64>,
         first: Vec<f64>,
         second: Vec<f64>,
+        window_order: u32,
     ) -> OrbitFrequencies {
         let m = first.len().min(second.len());
         let diffusion = if m == 0 {
@@ -251,6 +281,12 @@ impl OrbitFrequencies {
                 .sum::<f64>()
                 .sqrt()
         };
+        let half_difference: Vec<f64> = first[..m]
+            .iter()
+            .zip(&second[..m])
+            .map(|(a, b)| (a - b).abs())
+            .collect();
+        let e = errors(&fundamentals, &first, &second, window_order);
         OrbitFrequencies {
             links,
             fundamentals,
@@ -258,6 +294,61 @@ impl OrbitFrequencies {
             second_half: second,
             diffusion,
             diffusion_index: diffusion.log10(),
+            fundamental_error: e.whole,
+            half_difference,
+            diffusion_error: e.diffusion,
+            // The index of (diffusion + its error) minus the index: δD/(D ln 10) to first order,
+            // and finite (logarithmic) where the error exceeds the diffusion itself, where the
+            // index is only an upper bound of the halves' true difference.
+            diffusion_index_error: (e.diffusion / diffusion).ln_1p() / std::f64::consts::LN_10,
         }
     }
+}
+
+/// The error bars of [`ERROR_RULE`].
+struct Errors {
+    whole: Vec<f64>,
+    diffusion: f64,
+}
+
+/// The window-law errors of the whole run's fundamentals `nu` and the propagated error of the
+/// diffusion between the halves `first` and `second` (all ascending, matched by index).
+fn errors(nu: &[f64], first: &[f64], second: &[f64], window_order: u32) -> Errors {
+    let law = 0.5f64.powi(2 * window_order as i32 + 2);
+    let dev = |h: &[f64], i: usize| h.get(i).map_or(f64::NAN, |v| (nu[i] - v).abs());
+    let whole = (0..nu.len())
+        .map(|i| {
+            let d = dev(first, i).max(dev(second, i));
+            // NaN.max(x) is x: a half without the fundamental leaves no estimate.
+            if first.len() <= i || second.len() <= i {
+                f64::NAN
+            } else {
+                (law * d).max(ROUND_OFF * nu[i].abs())
+            }
+        })
+        .collect();
+    let m = first.len().min(second.len());
+    let diffusion = if m == 0 || nu.len() < m {
+        f64::NAN
+    } else {
+        let d: f64 = (0..m)
+            .map(|i| (first[i] - second[i]).powi(2))
+            .sum::<f64>()
+            .sqrt();
+        // ∂D/∂ν¹ᵢ = (ν¹ᵢ − ν²ᵢ)/D = −∂D/∂ν²ᵢ; each half's error at least the round-off floor.
+        let floor = |i: usize| ROUND_OFF * nu[i].abs();
+        let var: f64 = (0..m)
+            .map(|i| {
+                let g = if d > 0.0 {
+                    (first[i] - second[i]) / d
+                } else {
+                    1.0
+                };
+                let (a, b) = (dev(first, i).max(floor(i)), dev(second, i).max(floor(i)));
+                g * g * (a * a + b * b)
+            })
+            .sum();
+        var.sqrt()
+    };
+    Errors { whole, diffusion }
 }

@@ -21,6 +21,18 @@
 //! direction is the one covariant line; a shear couples the other direction to it, so
 //! both vectors of the pair converge to the flow direction, only algebraically (∝ 1/t), not
 //! exponentially as separated exponents do.
+//!
+//! **Error bars** (README "Error bars"). The angle statistics (the median of the smallest
+//! unstable–stable angle and of each pair's angle, the near-tangency fraction) get 95 %
+//! confidence intervals by batch means: the samples are cut into B contiguous blocks (B the
+//! spectrum's `blocks`, so a block spans window/B seconds), the statistic is taken in each block,
+//! and the interval is the whole window's statistic ± t₀.₉₇₅,B−1 · sd(blocks)/√B, clipped to the
+//! statistic's range: deterministic, no seed, the same for any thread count. It assumes blocks
+//! longer than the angles' correlation time. The backward iteration's convergence is the
+//! largest angle, per vector over the samples, between the vectors of the backward transient b
+//! and of b/2 (a second backward pass over the same R factors: the change when the transient
+//! doubles). The symplectic residual max |ω(vᵢ, vⱼ)| over the pairs with λᵢ + λⱼ ≠ 0 (which
+//! must be ω-orthogonal) is computed for a conservative chain run in canonical coordinates.
 
 use super::driver::{drive, End, Plan, Reducer, Sampling, Span, Step, Tangent, Tick};
 use super::spectrum::Spectrum;
@@ -90,12 +102,16 @@ impl CovariantOptions {
 }
 
 /// Bytes a covariant-vector run keeps: R factors of the window and the backward transient,
-/// and Q, the state and the results at each sample (for the spec's memory budget).
+/// Q, the state and the results at each sample, and the second backward pass's vectors (the
+/// convergence check) (for the spec's memory budget).
 pub fn covariant_bytes(n: usize, k: usize, tau: f64, time: f64, opts: &CovariantOptions) -> f64 {
     let n_avg = (time / tau).round().max(1.0);
     let back = (opts.backward_transient / tau).round().max(0.0);
     let kf = k as f64;
-    8.0 * (n_avg + back) * kf * (kf + 1.0) / 2.0 + covariant_sample_bytes(n, k, tau, time, opts)
+    let check = 8.0 * n_avg.min(opts.samples as f64) * (n * k) as f64;
+    8.0 * (n_avg + back) * kf * (kf + 1.0) / 2.0
+        + covariant_sample_bytes(n, k, tau, time, opts)
+        + check
 }
 
 /// Of [`covariant_bytes`], what the samples hold (Q, the state and the results at each):
@@ -151,6 +167,26 @@ pub struct Covariant {
     pub tangency_fraction: Option<f64>,
     /// The backward transient actually run (s; shorter than asked only when stopped).
     pub backward_transient: f64,
+    /// The blocks of the batch-means confidence intervals (the spectrum's B).
+    pub ci_blocks: usize,
+    /// The median of `min_angle` (rad) and its 95 % batch-means interval [lo, hi].
+    pub min_angle_median: Option<f64>,
+    pub min_angle_median_ci: Option<[f64; 2]>,
+    /// The 95 % batch-means interval of `tangency_fraction`.
+    pub tangency_fraction_ci: Option<[f64; 2]>,
+    /// Each pair's median angle (rad) and its 95 % batch-means interval.
+    pub pair_angle_median: Vec<f64>,
+    pub pair_angle_median_ci: Vec<[f64; 2]>,
+    /// Per vector, the largest angle over the samples (rad) between the vectors of the
+    /// backward transient run and of half of it ([`Covariant::backward_check`] s); NaN when
+    /// the run has fewer than two backward intervals.
+    pub backward_change: Vec<f64>,
+    pub backward_check: f64,
+    /// The pairs (i, j) that must be ω-orthogonal (λᵢ + λⱼ ≠ 0) and their largest |ω(vᵢ, vⱼ)|
+    /// over the samples; empty unless the run is a conservative chain's in canonical
+    /// coordinates ([`symplectic_residual`]).
+    pub symplectic_pairs: Vec<(usize, usize)>,
+    pub symplectic_residual: Vec<f64>,
     /// The averaging window [start, end] (s).
     pub window: [f64; 2],
     pub options: CovariantOptions,
@@ -193,8 +229,101 @@ pub fn chain_covariant(
         super::chain_run::<CovariantEstimator>(chain, method, x0, &(*opts, cov.clone()), observer)?;
     if matches!(method, Method::Gauss { .. }) {
         out.coordinates = "theta, p";
+        if chain.is_conservative() {
+            symplectic_residual(&mut out);
+        }
     }
     Ok(out)
+}
+
+/// Fills the symplectic residual of `out`, whose vectors are (δθ, δp) of a Hamiltonian flow:
+/// ω(u, v) = u_θ·v_p − u_p·v_θ vanishes between Oseledets spaces unless λᵢ + λⱼ = 0, i.e. for
+/// every pair (i, j), i < j, but the partners j = k − 1 − i of the full spectrum.
+pub fn symplectic_residual(out: &mut Covariant) {
+    let (samples, k, n) = out.vectors.dim();
+    if k != n || n % 2 != 0 {
+        return;
+    }
+    let h = n / 2;
+    let pairs: Vec<(usize, usize)> = (0..k)
+        .flat_map(|i| (i + 1..k).map(move |j| (i, j)))
+        .filter(|&(i, j)| i + j != k - 1)
+        .collect();
+    let v = &out.vectors;
+    let res = pairs
+        .iter()
+        .map(|&(i, j)| {
+            (0..samples)
+                .map(|s| {
+                    (0..h)
+                        .map(|a| v[(s, i, a)] * v[(s, j, h + a)] - v[(s, i, h + a)] * v[(s, j, a)])
+                        .sum::<f64>()
+                        .abs()
+                })
+                .fold(0.0f64, f64::max)
+        })
+        .collect();
+    out.symplectic_pairs = pairs;
+    out.symplectic_residual = res;
+}
+
+/// The median of the finite values (the element at round((len − 1)/2) once sorted, as the
+/// summary's quantiles take it); NaN when none.
+pub fn median(v: &[f64]) -> f64 {
+    let mut v: Vec<f64> = v.iter().copied().filter(|x| x.is_finite()).collect();
+    if v.is_empty() {
+        return f64::NAN;
+    }
+    v.sort_by(f64::total_cmp);
+    v[((v.len() as f64 - 1.0) * 0.5).round() as usize]
+}
+
+/// The 0.975 quantile of Student's t with `dof` degrees of freedom (Cornish–Fisher expansion
+/// about the normal's 1.959964; within 2e-4 of the exact value for dof ≥ 9).
+pub fn student_t975(dof: usize) -> f64 {
+    let z: f64 = 1.959_963_984_540_054;
+    let v = dof as f64;
+    let (z3, z5, z7) = (z.powi(3), z.powi(5), z.powi(7));
+    z + (z3 + z) / (4.0 * v)
+        + (5.0 * z5 + 16.0 * z3 + 3.0 * z) / (96.0 * v * v)
+        + (3.0 * z7 + 19.0 * z5 + 17.0 * z3 - 15.0 * z) / (384.0 * v * v * v)
+}
+
+/// The 95 % batch-means interval of `stat` over `values` cut into `blocks` contiguous blocks:
+/// stat(all) ± t₀.₉₇₅,B−1 · sd(stat(block))/√B, clipped to [lo, hi]; NaNs when there are fewer
+/// than two samples per block or fewer than two blocks.
+pub fn batch_ci(
+    values: &[f64],
+    blocks: usize,
+    range: [f64; 2],
+    stat: impl Fn(&[f64]) -> f64,
+) -> [f64; 2] {
+    let n = values.len();
+    if blocks < 2 || n < 2 * blocks {
+        return [f64::NAN; 2];
+    }
+    let per: Vec<f64> = (0..blocks)
+        .map(|b| stat(&values[b * n / blocks..(b + 1) * n / blocks]))
+        .collect();
+    let mean = per.iter().sum::<f64>() / blocks as f64;
+    let var = per.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / (blocks - 1) as f64;
+    let half = student_t975(blocks - 1) * (var / blocks as f64).sqrt();
+    let c = stat(values);
+    [(c - half).max(range[0]), (c + half).min(range[1])]
+}
+
+/// The angle (rad, in [0, π/2]) between the lines of the unit vectors `a` and `b`, from the
+/// chord 2·asin(|a ∓ b|/2), accurate near 0.
+fn line_change(a: ndarray::ArrayView1<f64>, b: ndarray::ArrayView1<f64>) -> f64 {
+    let dot: f64 = a.iter().zip(b).map(|(x, y)| x * y).sum();
+    let sign = if dot < 0.0 { -1.0 } else { 1.0 };
+    let chord = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - sign * y).powi(2))
+        .sum::<f64>()
+        .sqrt();
+    2.0 * (0.5 * chord).min(1.0).asin()
 }
 
 /// The covariant Lyapunov vectors of `sys` from `x0` (module docs): the forward transient is
@@ -405,6 +534,37 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             }
             std::mem::swap(&mut c, &mut prev);
         }
+        // The convergence check: a second backward pass from half the backward transient.
+        let back_run = done.saturating_sub(window_end);
+        let half = back_run / 2;
+        let mut backward_change = vec![f64::NAN; k];
+        if half >= 1 && done >= window_end {
+            let mut alt = Backward::new(n, k, samples, &[]);
+            let mut c = backward_start(k);
+            let start = (window_end + half - n_trans) as usize;
+            for idx in (0..start).rev() {
+                let e = n_trans + 1 + idx as u64;
+                let w = e - n_trans;
+                let sample = (e <= last && w.is_multiple_of(stride))
+                    .then(|| (w / stride - 1) as usize)
+                    .filter(|&s| s < samples);
+                if let Some(s) = sample {
+                    alt.vectors_at(s, &q[s * n * k..(s + 1) * n * k], &c);
+                }
+                solve_upper(&r[idx * kk..(idx + 1) * kk], k, &c, &mut prev, &mut norms);
+                std::mem::swap(&mut c, &mut prev);
+            }
+            for (i, ch) in backward_change.iter_mut().enumerate() {
+                *ch = (0..samples)
+                    .map(|s| {
+                        line_change(
+                            out.vectors.slice(ndarray::s![s, i, ..]),
+                            alt.vectors.slice(ndarray::s![s, i, ..]),
+                        )
+                    })
+                    .fold(0.0f64, f64::max);
+            }
+        }
         let growth_mean: Vec<f64> = total.iter().map(|s| s / m.max(1) as f64).collect();
         let growth_standard_error = block_standard_errors(&block_sums, &block_len, k);
         let min_angle = out.angles(&unstable, &stable, &cov.pairs);
@@ -412,7 +572,26 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             .as_ref()
             .filter(|a| !a.is_empty())
             .map(|a| a.iter().filter(|&&v| v < cov.tangency_angle).count() as f64 / a.len() as f64);
-        let back_run = done.saturating_sub(window_end);
+        let quarter = std::f64::consts::FRAC_PI_2;
+        let min_angle_median = min_angle.as_deref().map(median);
+        let min_angle_median_ci = min_angle
+            .as_deref()
+            .map(|a| batch_ci(a, b, [0.0, quarter], median));
+        let below = |a: &[f64]| {
+            a.iter().filter(|&&v| v < cov.tangency_angle).count() as f64 / a.len().max(1) as f64
+        };
+        let tangency_fraction_ci = min_angle
+            .as_deref()
+            .filter(|a| !a.is_empty())
+            .map(|a| batch_ci(a, b, [0.0, 1.0], below));
+        let columns: Vec<Vec<f64>> = (0..cov.pairs.len())
+            .map(|p| out.pair_angles.column(p).to_vec())
+            .collect();
+        let pair_angle_median = columns.iter().map(|c| median(c)).collect();
+        let pair_angle_median_ci = columns
+            .iter()
+            .map(|c| batch_ci(c, b, [0.0, quarter], median))
+            .collect();
         Covariant {
             spectrum,
             state: Array2::from_shape_vec((samples, n), x).expect("n per sample"),
@@ -430,6 +609,16 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             tangency_angle: cov.tangency_angle,
             tangency_fraction,
             backward_transient: back_run as f64 * tau,
+            ci_blocks: b,
+            min_angle_median,
+            min_angle_median_ci,
+            tangency_fraction_ci,
+            pair_angle_median,
+            pair_angle_median_ci,
+            backward_change,
+            backward_check: half as f64 * tau,
+            symplectic_pairs: Vec::new(),
+            symplectic_residual: Vec::new(),
             window: [window_start, last as f64 * tau],
             options: cov.clone(),
             coordinates: "theta, theta_dot",

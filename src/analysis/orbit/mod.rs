@@ -20,8 +20,8 @@
 //! [`crate::analysis::lyapunov`].
 
 pub use clv::{
-    chain_covariant, covariant_bytes, covariant_sample_bytes, covariant_vectors, Covariant,
-    CovariantEstimator, CovariantOptions,
+    batch_ci, chain_covariant, covariant_bytes, covariant_sample_bytes, covariant_vectors, median,
+    student_t975, symplectic_residual, Covariant, CovariantEstimator, CovariantOptions,
 };
 pub use driver::EnergyCheck;
 pub use error::LyapunovError;

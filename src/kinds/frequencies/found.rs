@@ -10,7 +10,7 @@
 //! integer combinations with `valid` false.
 
 use super::FrequenciesRun;
-use crate::analysis::frequency::{LineOut, OrbitFrequencies};
+use crate::analysis::frequency::{LineOut, OrbitFrequencies, ERROR_RULE};
 use crate::finding::{Figure, Finding, Line, Panel, Record, RunPart, Scalar};
 use crate::format::{f64_json, format_value};
 use crate::integrate::Stats;
@@ -160,6 +160,21 @@ impl FrequenciesResult {
             pad(&o.fundamentals),
             "rad s-1",
             "fundamental frequency of the whole run",
+        )
+        .var_attr("ancillary_variables", "fundamental_frequency_error")
+        .var(
+            "fundamental_frequency_error",
+            &["fundamental"],
+            pad(&o.fundamental_error),
+            "rad s-1",
+            "window-law error of the fundamental frequency (attribute error_rule)",
+        )
+        .var(
+            "half_difference",
+            &["fundamental"],
+            pad(&o.half_difference),
+            "rad s-1",
+            "|nu(first half) - nu(second half)|: the two-half difference",
         );
         let halves = Array2::from_shape_fn((2, nf), |(h, i)| {
             let v = if h == 0 {
@@ -210,6 +225,9 @@ impl Finding for FrequenciesResult {
             .attr("t_end", self.t_end())
             .attr("diffusion", o.diffusion)
             .attr("diffusion_index", o.diffusion_index)
+            .attr("diffusion_error", o.diffusion_error)
+            .attr("diffusion_index_error", o.diffusion_index_error)
+            .attr("error_rule", ERROR_RULE)
             .attr("max_relative_energy_error", self.max_relative_energy_error)
             .run_part(RunPart::Method)
             .index("link", n, "link index, counted from the pivot")
@@ -267,10 +285,15 @@ impl Finding for FrequenciesResult {
             "dt_out": self.dt_out,
             "t_end": self.t_end(),
             "fundamentals": o.fundamentals,
+            "fundamental_error": o.fundamental_error.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
+            "half_difference": o.half_difference,
+            "error_rule": ERROR_RULE,
             "first_half": o.first_half,
             "second_half": o.second_half,
             "diffusion": f64_json(o.diffusion),
             "diffusion_index": f64_json(o.diffusion_index),
+            "diffusion_error": f64_json(o.diffusion_error),
+            "diffusion_index_error": f64_json(o.diffusion_index_error),
             "links": links,
             "max_relative_energy_error": self.max_relative_energy_error,
             "steps": self.stats.steps,
@@ -288,18 +311,20 @@ impl Finding for FrequenciesResult {
             self.samples, self.dt_out, self.omega_ref
         );
         for (i, f) in o.fundamentals.iter().enumerate() {
+            let e = o.fundamental_error.get(i).copied().unwrap_or(f64::NAN);
             let _ = writeln!(
                 s,
-                "  ν{} = {f:.12} rad/s (period {:.9} s)",
+                "  ν{} = {f:.12} ± {e:.1e} rad/s (period {:.9} s)",
                 i + 1,
                 2.0 * std::f64::consts::PI / f
             );
         }
         let _ = writeln!(
             s,
-            "  diffusion between the halves: {:.3e} rad/s (index {:.2})",
-            o.diffusion, o.diffusion_index
+            "  diffusion between the halves: {:.3e} ± {:.1e} rad/s (index {:.2} ± {:.2})",
+            o.diffusion, o.diffusion_error, o.diffusion_index, o.diffusion_index_error
         );
+        let _ = writeln!(s, "  error bars: {ERROR_RULE}");
         let _ = writeln!(
             s,
             "  a line is explained by a combination within {:.1e} rad/s (order <= {}); else unexplained",
@@ -334,11 +359,24 @@ impl Finding for FrequenciesResult {
                 "rad s-1",
                 "fundamental frequencies of the whole run, ascending",
             ),
+            Scalar::vector(
+                "fundamental_frequency_error",
+                "fundamental",
+                self.orbit.fundamental_error.clone(),
+                "rad s-1",
+                "window-law error of the fundamental frequencies",
+            ),
             Scalar::one(
                 "diffusion_index",
                 self.orbit.diffusion_index,
                 "1",
                 "log10 |nu(first half) - nu(second half)| (rad/s)",
+            ),
+            Scalar::one(
+                "diffusion_index_error",
+                self.orbit.diffusion_index_error,
+                "1",
+                "error of the diffusion index (the halves' window-law errors propagated)",
             ),
         ]
     }
@@ -351,11 +389,12 @@ impl FrequenciesResult {
     pub fn figure(&self) -> Figure {
         let r = &self.orbit;
         let caption = format!(
-            "NAFF, Hann p = {}, {} samples, T = {:.3} s, diffusion index {}{}",
+            "NAFF, Hann p = {}, {} samples, T = {:.3} s, diffusion index {} ± {}{}",
             self.run.window_order,
             self.samples,
             self.t_end(),
             format_value(r.diffusion_index, 3),
+            format_value(r.diffusion_index_error, 2),
             if self.complete { "" } else { ", stopped early" }
         );
         let amps = || {
@@ -393,9 +432,13 @@ impl FrequenciesResult {
                 for (i, &f) in r.fundamentals.iter().enumerate() {
                     lines.push(Line {
                         label: format!(
-                            "ν{} = {} rad/s (ticks at ±ν{})",
+                            "ν{} = {} ± {} rad/s (ticks at ±ν{})",
                             i + 1,
                             format_value(f, 10),
+                            format_value(
+                                r.fundamental_error.get(i).copied().unwrap_or(f64::NAN),
+                                2
+                            ),
                             i + 1
                         ),
                         x: vec![f, f, f64::NAN, -f, -f],

@@ -6,7 +6,9 @@
 //! state at each sample, each vector's local growth rate and its window average with its
 //! batch-means error beside the QR exponents of the same run, each vector's class (expanding,
 //! neutral, contracting), the smallest angle between the unstable and stable subspaces and the
-//! angles of the pairs asked for.
+//! angles of the pairs asked for; the error bars of the angle statistics (95 % batch-means
+//! intervals), the backward iteration's convergence and the symplectic residual
+//! ([`crate::analysis::orbit::Covariant`], README "Error bars").
 
 use super::spectrum::{
     chain_group, method, spectrum_entries, spectrum_json, spectrum_scalars, spectrum_text,
@@ -19,6 +21,12 @@ use crate::plot::PlotError;
 use serde_json::json;
 use std::fmt::Write;
 use std::path::Path;
+
+/// How the angle statistics' intervals are obtained, as the output states it.
+pub const CI_RULE: &str = "95 % batch means: the samples cut into B contiguous blocks (B = lyapunov.blocks, a block spans window/B s), the statistic taken per block, interval = whole-window statistic +- t(0.975, B-1) sd(blocks)/sqrt(B), clipped to the statistic's range; deterministic (no seed), independent of the thread count; assumes blocks longer than the angles' correlation time";
+
+/// How the backward iteration's convergence is measured, as the output states it.
+pub const CONVERGENCE_RULE: &str = "largest angle over the samples between each vector of the backward transient b and of b/2 (a second backward pass over the same R factors: the change when the transient doubles); an upper estimate of the reported vectors' own error, which is smaller (exponentially for separated exponents)";
 
 /// A planar chain's spectrum with its covariant vectors.
 #[derive(Debug, Clone)]
@@ -84,9 +92,21 @@ impl Finding for CovariantResult {
             "min_angle": r.min_angle.as_deref().map(angles),
             "tangency_angle": r.tangency_angle,
             "tangency_fraction": r.tangency_fraction,
+            "tangency_fraction_ci": r.tangency_fraction_ci.map(ci_json),
+            "min_angle_median_ci": r.min_angle_median_ci.map(ci_json),
+            "ci_blocks": r.ci_blocks,
+            "ci_rule": CI_RULE,
             "pairs": r.pairs.iter().enumerate().map(|(p, &(a, b))| json!({
                 "vectors": [a + 1, b + 1],
                 "angle": angles(&r.pair_angles.column(p).to_vec()),
+                "median_ci": ci_json(r.pair_angle_median_ci[p]),
+            })).collect::<Vec<_>>(),
+            "backward_check_transient": r.backward_check,
+            "backward_change": r.backward_change.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
+            "convergence_rule": CONVERGENCE_RULE,
+            "symplectic_residual": r.symplectic_pairs.iter().zip(&r.symplectic_residual).map(|(&(a, b), &w)| json!({
+                "vectors": [a + 1, b + 1],
+                "max_abs_omega": f64_json(w),
             })).collect::<Vec<_>>(),
             "coordinates": r.coordinates,
             "complete": r.complete,
@@ -103,11 +123,25 @@ impl Finding for CovariantResult {
 
     fn scalars(&self) -> Vec<Scalar> {
         let mut s = spectrum_scalars(&self.covariant.spectrum);
+        let r = &self.covariant;
+        let ci = r.tangency_fraction_ci.unwrap_or([f64::NAN; 2]);
         s.push(Scalar::one(
             "tangency_fraction",
-            self.covariant.tangency_fraction.unwrap_or(f64::NAN),
+            r.tangency_fraction.unwrap_or(f64::NAN),
             "1",
             "fraction of samples with a near-tangency of the unstable and stable subspaces",
+        ));
+        s.push(Scalar::one(
+            "tangency_fraction_ci_lo",
+            ci[0],
+            "1",
+            "lower bound of the 95 % batch-means interval of the near-tangency fraction",
+        ));
+        s.push(Scalar::one(
+            "tangency_fraction_ci_hi",
+            ci[1],
+            "1",
+            "upper bound of the 95 % batch-means interval of the near-tangency fraction",
         ));
         s
     }
@@ -219,6 +253,12 @@ fn vector_class(g: &mut Record, r: &Covariant) {
 /// The smallest angle between the unstable and stable subspaces, and the angles of the pairs
 /// of vectors asked for.
 fn angles(g: &mut Record, r: &Covariant) {
+    g.coord(
+        "bound",
+        vec![1i64, 2],
+        "1",
+        "bound of a 95 % interval: 1 lower, 2 upper",
+    );
     if let Some(a) = &r.min_angle {
         g.var(
             "min_angle",
@@ -226,6 +266,36 @@ fn angles(g: &mut Record, r: &Covariant) {
             a.as_slice(),
             "rad",
             "smallest principal angle between the unstable and stable subspaces",
+        )
+        .var(
+            "min_angle_median",
+            &[] as &[&str],
+            ndarray::arr0(r.min_angle_median.unwrap_or(f64::NAN)),
+            "rad",
+            "median of min_angle over the window",
+        )
+        .var_attr("ancillary_variables", "min_angle_median_ci")
+        .var(
+            "min_angle_median_ci",
+            &["bound"],
+            r.min_angle_median_ci.unwrap_or([f64::NAN; 2]).to_vec(),
+            "rad",
+            "95 % batch-means interval of the median of min_angle (attribute ci_rule)",
+        )
+        .var(
+            "tangency_fraction",
+            &[] as &[&str],
+            ndarray::arr0(r.tangency_fraction.unwrap_or(f64::NAN)),
+            "1",
+            "fraction of samples whose min_angle is below tangency_angle",
+        )
+        .var_attr("ancillary_variables", "tangency_fraction_ci")
+        .var(
+            "tangency_fraction_ci",
+            &["bound"],
+            r.tangency_fraction_ci.unwrap_or([f64::NAN; 2]).to_vec(),
+            "1",
+            "95 % batch-means interval of the near-tangency fraction (attribute ci_rule)",
         );
     }
     if !r.pairs.is_empty() {
@@ -245,8 +315,55 @@ fn angles(g: &mut Record, r: &Covariant) {
             r.pair_angles.clone(),
             "rad",
             "angle between the lines of vectors i and j (0 to pi/2)",
+        )
+        .var(
+            "pair_angle_median",
+            &["pair"],
+            r.pair_angle_median.clone(),
+            "rad",
+            "median of the pair's angle over the window",
+        )
+        .var_attr("ancillary_variables", "pair_angle_median_ci")
+        .var(
+            "pair_angle_median_ci",
+            &["pair", "bound"],
+            ndarray::Array2::from_shape_fn((r.pairs.len(), 2), |(p, b)| {
+                r.pair_angle_median_ci[p][b]
+            }),
+            "rad",
+            "95 % batch-means interval of the median of the pair's angle (attribute ci_rule)",
         );
     }
+    g.var(
+        "backward_change",
+        &["vector"],
+        r.backward_change.as_slice(),
+        "rad",
+        "largest angle over the samples between the vector of the backward transient and of half of it (attribute convergence_rule)",
+    );
+    if !r.symplectic_pairs.is_empty() {
+        let first: Vec<i64> = r.symplectic_pairs.iter().map(|p| p.0 as i64 + 1).collect();
+        let second: Vec<i64> = r.symplectic_pairs.iter().map(|p| p.1 as i64 + 1).collect();
+        g.index(
+            "symplectic_pair",
+            first.len(),
+            "pair of vectors that must be omega-orthogonal (lambda_i + lambda_j != 0)",
+        )
+        .var("symplectic_first", &["symplectic_pair"], first, "1", "vector i")
+        .var("symplectic_second", &["symplectic_pair"], second, "1", "vector j")
+        .var(
+            "symplectic_residual",
+            &["symplectic_pair"],
+            r.symplectic_residual.as_slice(),
+            "1",
+            "largest |omega(v_i, v_j)| = |dtheta_i.dp_j - dp_i.dtheta_j| of the unit vectors over the samples (0 for exact covariant vectors)",
+        );
+    }
+}
+
+/// A 95 % interval as JSON [lo, hi] (null for NaN).
+fn ci_json(c: [f64; 2]) -> serde_json::Value {
+    json!([f64_json(c[0]), f64_json(c[1])])
 }
 
 /// How the vectors were computed and what the run was, as attributes.
@@ -264,6 +381,10 @@ fn covariant_attrs(g: &mut Record, r: &Covariant) {
     .attr("vector_samples", r.options.samples as i64)
     .attr("tangency_angle", r.tangency_angle)
     .attr("tangency_fraction", r.tangency_fraction.unwrap_or(f64::NAN))
+    .attr("ci_blocks", r.ci_blocks as i64)
+    .attr("ci_rule", CI_RULE)
+    .attr("backward_check_transient", r.backward_check)
+    .attr("convergence_rule", CONVERGENCE_RULE)
     // Not `coordinates`: CF readers take that attribute as a list of coordinate variables.
     .attr("state_coordinates", r.coordinates)
     .attr(
@@ -309,11 +430,18 @@ fn covariant_text(s: &mut String, r: &Covariant) {
     match (&r.min_angle, r.tangency_fraction) {
         (Some(a), Some(f)) => {
             let min = a.iter().copied().fold(f64::INFINITY, f64::min);
+            let ci = r.tangency_fraction_ci.unwrap_or([f64::NAN; 2]);
+            let mci = r.min_angle_median_ci.unwrap_or([f64::NAN; 2]);
             let _ = writeln!(
                 s,
-                "  unstable-stable angle: min {} rad; {:.1} % of samples below {} rad (near-tangencies)",
+                "  unstable-stable angle: min {} rad, median {} rad (95 % {}..{}); {:.2} % (95 % {:.2}..{:.2} %) of samples below {} rad (near-tangencies)",
                 num(min),
+                num(r.min_angle_median.unwrap_or(f64::NAN)),
+                num(mci[0]),
+                num(mci[1]),
                 100.0 * f,
+                100.0 * ci[0],
+                100.0 * ci[1],
                 r.tangency_angle
             );
         }
@@ -323,5 +451,35 @@ fn covariant_text(s: &mut String, r: &Covariant) {
                 "  no unstable-stable angle: the spectrum has no expanding or no contracting exponent"
             );
         }
+    }
+    for (p, &(i, j)) in r.pairs.iter().enumerate() {
+        let ci = r.pair_angle_median_ci[p];
+        let _ = writeln!(
+            s,
+            "  angle v{} - v{}: median {} rad (95 % {}..{})",
+            i + 1,
+            j + 1,
+            num(r.pair_angle_median[p]),
+            num(ci[0]),
+            num(ci[1])
+        );
+    }
+    let _ = writeln!(s, "  intervals: {CI_RULE}");
+    let change: Vec<String> = r.backward_change.iter().map(|v| num(*v)).collect();
+    let _ = writeln!(
+        s,
+        "  backward convergence: largest change of v1..v{} from a {} s to a {} s backward transient: {} rad",
+        change.len(),
+        r.backward_check,
+        r.backward_transient,
+        change.join(", ")
+    );
+    if !r.symplectic_pairs.is_empty() {
+        let w = r.symplectic_residual.iter().copied().fold(0.0f64, f64::max);
+        let _ = writeln!(
+            s,
+            "  symplectic residual: largest |ω(vi, vj)| over the pairs with λi + λj ≠ 0: {}",
+            num(w)
+        );
     }
 }

@@ -30,7 +30,8 @@ pub enum Show {
     FinalAngle(usize),
     /// Lyapunov maps: λ alone (the default draws λ beside its standard error).
     Lyapunov,
-    /// Lyapunov maps: the per-pixel standard error of λ alone.
+    /// Lyapunov maps: the per-pixel standard error of λ alone; frequency maps: the error of
+    /// the diffusion index alone ([`error_column`]).
     StandardError,
     /// Frequency maps: ν₂ against ν₁ coloured by the diffusion index
     /// ([`crate::plot::frequency_map`]) instead of the index over the initial conditions.
@@ -65,6 +66,7 @@ impl Show {
             Some("frequency_map") if frequency => Show::FrequencyMap,
             Some("lyapunov") if lyapunov => Show::Lyapunov,
             Some("lyapunov_standard_error") if lyapunov => Show::StandardError,
+            Some("diffusion_index_error") if frequency => Show::StandardError,
             Some("basins") if final_state => Show::Basins,
             Some("settle_time") if final_state => Show::SettleTime,
             Some(v) if final_state && v.starts_with("final_angle") => {
@@ -88,7 +90,7 @@ impl Show {
                     } else if lyapunov {
                         " (lyapunov, lyapunov_standard_error)"
                     } else if frequency {
-                        " (frequency_map, or leave --show out for the diffusion map)"
+                        " (frequency_map, diffusion_index_error, or leave --show out for the diffusion map beside its error)"
                     } else {
                         " (leave --show out)"
                     },
@@ -158,16 +160,32 @@ pub fn compose_panels(
     show: Show,
     cmap: Option<ColourMap>,
 ) -> Vec<ComposedMap> {
-    let has_error = h.kind == MapKindId::Lyapunov
-        && data.aux_width > 0
-        && (0..data.class.len()).any(|p| data.aux[p * data.aux_width].is_finite());
+    let has_error = error_column(h).is_some_and(|c| {
+        data.aux_width > c
+            && (0..data.class.len()).any(|p| data.aux[p * data.aux_width + c].is_finite())
+    });
     if show == Show::Default && has_error {
+        let main = if h.kind == MapKindId::Lyapunov {
+            Show::Lyapunov
+        } else {
+            Show::Default
+        };
         vec![
-            compose_map(h, data, Show::Lyapunov, cmap),
+            compose_map(h, data, main, cmap),
             compose_map(h, data, Show::StandardError, cmap),
         ]
     } else {
         vec![compose_map(h, data, show, cmap)]
+    }
+}
+
+/// The aux column of a map's error beside its value: a Lyapunov map's standard error of λ, a
+/// frequency map's `diffusion_index_error` (after ν of both halves); `None` for other kinds.
+fn error_column(h: &MapHeader) -> Option<usize> {
+    match h.kind {
+        MapKindId::Lyapunov => Some(0),
+        MapKindId::Frequency => Some(2 * h.link_length.len()),
+        _ => None,
     }
 }
 
@@ -244,7 +262,9 @@ pub fn compose_map(
     }
     let (xl, xa) = axis_label(&h.x_name);
     let (yl, ya) = axis_label(&h.y_name);
-    let title = if show == Show::StandardError {
+    let title = if show == Show::StandardError && h.kind == MapKindId::Frequency {
+        format!("{}: error of the diffusion index", h.title)
+    } else if show == Show::StandardError {
         format!("{}: standard error", h.title)
     } else {
         h.title.clone()
@@ -472,8 +492,9 @@ fn value_layers(h: &MapHeader, data: &MapData, scale: Scale) -> Layers {
 /// The standard error of λ per pixel (aux column 0 of a Lyapunov map) on a log scale: it
 /// spans decades between regular pixels (tiny block-to-block spread) and chaotic ones.
 fn standard_error_layers(h: &MapHeader, data: &MapData) -> Layers {
+    let c = error_column(h).unwrap_or(0);
     let values: Vec<f64> = (0..data.class.len())
-        .map(|p| data.aux[p * data.aux_width])
+        .map(|p| data.aux[p * data.aux_width + c])
         .collect();
     let pos: Vec<f64> = values
         .iter()
@@ -498,7 +519,14 @@ fn standard_error_layers(h: &MapHeader, data: &MapData) -> Layers {
             lo,
             hi,
             log: true,
-            label: format!("standard error of λ over {} s / (1/s)", h.t_max),
+            label: if h.kind == MapKindId::Frequency {
+                format!(
+                    "error of the diffusion index over t ≤ {} s (halves' window-law errors)",
+                    h.t_max
+                )
+            } else {
+                format!("standard error of λ over {} s / (1/s)", h.t_max)
+            },
             map: ColourMap::Magma,
         },
         swatches: vec![],

@@ -299,7 +299,13 @@ impl<'f> MapVars<'f> {
             ]);
         } else {
             let v = opts.kind.id().value().expect("a value map");
-            value = Some(var(v.name, v.units, v.long_name)?);
+            let made = var(v.name, v.units, v.long_name)?;
+            // A kind with an error column beside its value names it (CF).
+            let error = format!("{}_error", v.name);
+            if aux_defs.iter().any(|a| a.name == error) {
+                made.attr_str("ancillary_variables", &error)?;
+            }
+            value = Some(made);
         }
         Ok(MapVars {
             class,

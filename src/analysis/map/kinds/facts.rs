@@ -328,6 +328,13 @@ static FREQUENCY: Facts = Facts {
             units: "rad s-1",
             long_name: "fundamental frequencies of the second half, ascending (NaN: fewer found)",
         },
+        var(
+            "diffusion_index_error",
+            "1",
+            "error of the diffusion index, log10((D + dD) / D): dD from each half's window-law \
+             error |nu - nu_half| (the whole run's NAFF as reference) propagated linearly to \
+             D = |nu_first - nu_second| (README, Error bars)",
+        ),
     ],
     fields: &["map.samples", "map.window_order"],
     legend: Legend::Computed,

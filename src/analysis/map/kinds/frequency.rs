@@ -25,6 +25,9 @@
 //! The per-pixel analysis is lighter than `pendula frequencies`: 2N + 2 lines per link and one
 //! polishing pass (the fundamentals are among the strongest lines), lines identified to
 //! 1e-6 ω_ref, and combinations up to the largest order ≤ 6 with (2K + 1)^N ≤ 10⁴.
+//! The whole run is analysed beside its halves: its fundamentals are the reference that gives
+//! each half's error and so the error of the index (`diffusion_index_error`, README "Error
+//! bars"); it doubles the NAFF work per pixel.
 
 use super::super::lanes::{self, TwoLink};
 use super::super::per_kind::Work;
@@ -75,8 +78,9 @@ pub fn map_options(chain: &Chain, window_order: u32) -> FrequencyOptions {
 }
 
 /// The value is the diffusion index, the aux columns the first half's N fundamentals then the
-/// second half's (ascending, NaN where a half has fewer); `class` DIVERGED where the orbit blew
-/// up.
+/// second half's (ascending, NaN where a half has fewer), then the index's error (the whole run
+/// is analysed too, as its reference: [`crate::analysis::frequency::ERROR_RULE`]); `class`
+/// DIVERGED where the orbit blew up.
 pub(in super::super) fn frequency(
     w: &Work<'_>,
     sample_steps: u32,
@@ -87,7 +91,7 @@ pub(in super::super) fn frequency(
     let (chain, map, starts) = w.inputs();
     let (np, dim, _, h) = w.sizes();
     let n = dim / 2;
-    let m = 2 * n;
+    let m = 2 * n + 1;
     let samples = samples as usize;
     out.value = vec![f64::NAN; np];
     out.aux = vec![f64::NAN; np * m];
@@ -164,10 +168,11 @@ fn write(
     out: &mut TileResult,
 ) {
     let n = theta.ncols();
-    let m = 2 * n;
-    let f = ws.analyse(theta, omega, 0.0, false);
+    let m = 2 * n + 1;
+    let f = ws.analyse(theta, omega, 0.0, true);
     out.value[p] = f.diffusion_index;
     let aux = &mut out.aux[p * m..(p + 1) * m];
+    aux[2 * n] = f.diffusion_index_error;
     for (i, v) in f.first_half.iter().take(n).enumerate() {
         aux[i] = *v;
     }
