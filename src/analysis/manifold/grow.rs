@@ -1,7 +1,7 @@
 //! Growing one branch of a one-dimensional manifold (Hobson 1993; Krauskopf & Osinga 1998).
 //!
-//! The branch starts at a = x* ± d0·v, v the eigenvector, and the fundamental domain is the
-//! chord from a to b = Q(a), Q the growth map: P for an unstable branch, P⁻¹ for a stable
+//! The branch starts at a = x* ± (d0/Λ)·v, v the eigenvector, and the fundamental domain is
+//! the chord from a to b = Q(a) ≈ x* ± d0·v, Q the growth map: P for an unstable branch, P⁻¹ for a stable
 //! one, squared where the multiplier is negative so that a branch stays on its side. A point
 //! of the branch is named by its generation g and its parameter s ∈ [0, 1) on the domain:
 //! Q^g(c(s)), c(s) = a + (b − a)·(Λ^s − 1)/(Λ − 1), Λ = |multiplier| of Q (so that the
@@ -29,7 +29,8 @@ use rayon::prelude::*;
 /// How a branch is grown.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Growth {
-    /// Distance of the first point from the saddle along the eigenvector.
+    /// The fundamental domain's far end's distance from the saddle (its near end is at
+    /// d0/Λ, Λ the growth map's multiplier).
     pub d0: f64,
     /// Largest distance between neighbours.
     pub resolution: f64,
@@ -136,7 +137,10 @@ impl Curve {
         };
         let power = if lambda < 0.0 { 2 } else { 1 };
         let stretch = lambda.abs().powi(power as i32);
-        let a = [sd.point[0] + side * d0 * v[0], sd.point[1] + side * d0 * v[1]];
+        // The domain runs from d0/Λ to about d0: its chord departs from the manifold by
+        // ~κ d0² whatever the multiplier (a strongly contracting stable direction has Λ ~ 1e5).
+        let r = d0 / stretch;
+        let a = [sd.point[0] + side * r * v[0], sd.point[1] + side * r * v[1]];
         let b = map.iterate(a, power, !unstable, w)?;
         Ok(Curve {
             saddle: sd.point,

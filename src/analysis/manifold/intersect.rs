@@ -8,7 +8,10 @@
 //! gives a parameter on each piece, the points there are computed from the fundamental
 //! domain ([`super::grow::Curve::eval`]), and each replaces the end of its piece on its side
 //! of the other curve (regula falsi on both curves at once), until the two points agree to
-//! `tolerance` in the plane.
+//! `tolerance` in the plane. That needs a smooth map: an adaptive map's points along a curve
+//! jump by its tolerance times the stretching, and where they keep the points apart the
+//! reported `residual` is the final bracket (tests/manifolds.rs: the fixed-grid map meets
+//! 1e-10).
 
 use super::grow::Branch;
 use super::map::PlaneMap;
@@ -20,7 +23,8 @@ use std::collections::HashMap;
 pub struct Intersection {
     /// The point (on the unstable branch; the stable one's is within `residual`).
     pub point: P2,
-    /// |u − (s + shift)| of the refined points.
+    /// A bound on the point's error: |u − (s + shift)| of the refined points, or where the
+    /// map's noise kept them apart, the longest final bracket the point lies in.
     pub residual: f64,
     /// The lattice shift of the stable branch (in multiples of [`PlaneMap::lattice`]).
     pub shift: i32,
@@ -209,12 +213,32 @@ fn refine<M: PlaneMap>(
             break;
         }
     }
-    let (gap, p, sa, sb) = best;
+    let (mut gap, mut p, sa, sb) = best;
+    if gap > tolerance {
+        // The sampled points could not be brought together (an adaptive map is piecewise
+        // smooth: its points along a curve jump by its tolerance times the stretching); the
+        // crossing of the final chords lies within the brackets, whose longest chord bounds
+        // the error.
+        let (r, q) = (sub(a[1].p, a[0].p), sub(b[1].p, b[0].p));
+        let den = cross(r, q);
+        if den != 0.0 {
+            let qp = sub(b[0].p, a[0].p);
+            let alpha = cross(qp, q) / den;
+            let beta = cross(qp, r) / den;
+            if (0.0..=1.0).contains(&alpha) && (0.0..=1.0).contains(&beta) {
+                let bound = dist(a[0].p, a[1].p).max(dist(b[0].p, b[1].p));
+                if bound < gap {
+                    p = [a[0].p[0] + alpha * r[0], a[0].p[1] + alpha * r[1]];
+                    gap = bound;
+                }
+            }
+        }
+    }
     // The arclength at the point: the node's plus the distance along the piece.
     let arc = |br: &Branch, idx: usize, pt: P2, off: P2| {
-        br.arclength
-            .get(idx)
-            .map_or(f64::NAN, |l| l + dist(shifted(br.nodes[idx].point, off), pt))
+        br.arclength.get(idx).map_or(f64::NAN, |l| {
+            l + dist(shifted(br.nodes[idx].point, off), pt)
+        })
     };
     let (du, ds) = (
         sub(u.nodes[i + 1].point, u.nodes[i].point),

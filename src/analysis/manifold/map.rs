@@ -116,7 +116,9 @@ impl<'a, S: System> FlowMap<'a, S> {
                     format!("must be 1..={MAX_STEPS_PER_PERIOD} (got {steps})"),
                 ));
             }
-            MapIntegration::Adaptive(tol) if !(tol.is_finite() && (1e-15..=1e-3).contains(&tol)) => {
+            MapIntegration::Adaptive(tol)
+                if !(tol.is_finite() && (1e-15..=1e-3).contains(&tol)) =>
+            {
                 return Err(ManifoldError::invalid(
                     "manifolds.map_tolerance",
                     format!("must be in [1e-15, 1e-3] (got {tol})"),
@@ -187,15 +189,9 @@ impl<'a, S: System> PlaneMap for FlowMap<'a, S> {
         w.solver.reset();
         let mut taken = 0u64;
         while t != t_stop {
-            t = w
-                .solver
-                .step(&mut w.flow, t, &mut y, t_stop)
-                .map_err(|e| {
-                    ManifoldError::Failed(format!(
-                        "the map from ({}, {}) failed: {e}",
-                        x[0], x[1]
-                    ))
-                })?;
+            t = w.solver.step(&mut w.flow, t, &mut y, t_stop).map_err(|e| {
+                ManifoldError::Failed(format!("the map from ({}, {}) failed: {e}", x[0], x[1]))
+            })?;
             taken += 1;
             if taken > MAX_STEPS_PER_PERIOD {
                 break;

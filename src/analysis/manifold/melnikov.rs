@@ -60,7 +60,9 @@ impl Melnikov {
         let l = &p.links[0];
         let weight = l.mass * p.gravity * l.com;
         if !(weight > 0.0) {
-            return Err("the Melnikov form needs gravity and a centre of mass off the pivot".into());
+            return Err(
+                "the Melnikov form needs gravity and a centre of mass off the pivot".into(),
+            );
         }
         let inertia = l.inertia + l.mass * l.com * l.com;
         let omega0 = (weight / inertia).sqrt();

@@ -184,7 +184,10 @@ mod tests {
         let (lu, ls) = (3.0, 0.25);
         let s = [[1.0, 1.0], [1.0, -2.0]];
         let det = s[0][0] * s[1][1] - s[0][1] * s[1][0];
-        let inv = [[s[1][1] / det, -s[0][1] / det], [-s[1][0] / det, s[0][0] / det]];
+        let inv = [
+            [s[1][1] / det, -s[0][1] / det],
+            [-s[1][0] / det, s[0][0] / det],
+        ];
         let mut a = [[0.0; 2]; 2];
         for i in 0..2 {
             for j in 0..2 {

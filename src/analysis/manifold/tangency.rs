@@ -51,10 +51,7 @@ pub fn graph_value<M: PlaneMap>(
     };
     let (g, s0, s1) = branch.piece(i);
     let c: &Curve = &branch.curve;
-    let (mut a, mut b) = (
-        (s0, branch.nodes[i].point),
-        (s1, branch.nodes[i + 1].point),
-    );
+    let (mut a, mut b) = ((s0, branch.nodes[i].point), (s1, branch.nodes[i + 1].point));
     let (mut fa, mut fb) = (th(a.1), th(b.1));
     let mut best = if fa.abs() < fb.abs() { a } else { b };
     let mut side = 0;
@@ -147,10 +144,7 @@ pub fn splitting<M: PlaneMap>(
         }
     }
     // Golden section on the neighbours of the best sample, then a parabola.
-    let (mut lo, mut hi) = (
-        (best.1 - h).max(ta),
-        (best.1 + h).min(tb),
-    );
+    let (mut lo, mut hi) = ((best.1 - h).max(ta), (best.1 + h).min(tb));
     let r = 0.5 * (5f64.sqrt() - 1.0);
     let (mut x1, mut x2) = (hi - r * (hi - lo), lo + r * (hi - lo));
     let (mut f1, mut f2) = (d(x1, &mut w)?, d(x2, &mut w)?);

@@ -34,7 +34,9 @@ impl Manifolds {
     fn integration(&self) -> String {
         match self.run.integration {
             MapIntegration::Adaptive(t) => format!("dop853 adaptive, rtol = atol = {t:e}"),
-            MapIntegration::Fixed(q) => format!("dop853 on a fixed grid of {q} steps per drive period"),
+            MapIntegration::Fixed(q) => {
+                format!("dop853 on a fixed grid of {q} steps per drive period")
+            }
         }
     }
 
@@ -122,6 +124,11 @@ impl Finding for Manifolds {
             .attr("seed_theta", r.seed[0])
             .attr("seed_omega", r.seed[1])
             .run_part(RunPart::Method)
+            .index(
+                "link",
+                self.chain.links(),
+                "link index, counted from the pivot",
+            )
             .run_part(RunPart::Model)
             .run_part(RunPart::InitialState);
         if let Some(d) = r.return_distance {
@@ -209,7 +216,8 @@ impl Finding for Manifolds {
         }
         match &r.lobes {
             Ok(l) => {
-                g.attr("lobe_areas", l.areas).attr("lobe_closure", l.closure);
+                g.attr("lobe_areas", l.areas)
+                    .attr("lobe_closure", l.closure);
             }
             Err(m) => {
                 g.attr("lobe_note", m.as_str());
@@ -414,7 +422,8 @@ fn wrapped(b: &Branch) -> (Vec<f64>, Vec<f64>) {
 
 impl Manifolds {
     /// The figure as line panels: the palette's first colour (blue) the stable branches, its
-    /// fourth (red) the unstable ones, its second the intersections (small crosses).
+    /// fourth (red) the unstable ones, its second the intersections (small crosses), its third
+    /// the saddle (a diagonal cross).
     pub fn figure(&self) -> Figure {
         let r = &self.result;
         let mut stable = Line {
@@ -456,12 +465,14 @@ impl Manifolds {
             marks.x.extend([t - dx, t + dx, f64::NAN, t, t, f64::NAN]);
             marks.y.extend([w, w, f64::NAN, w - dy, w + dy, f64::NAN]);
         }
-        let empty = || Line {
-            label: String::new(),
-            x: vec![f64::NAN],
-            y: vec![f64::NAN],
-        };
         let sd = &r.saddle;
+        let t = sd.point[0] - TAU * ((sd.point[0] + PI) / TAU).floor();
+        let w = sd.point[1];
+        let saddle = Line {
+            label: "saddle".into(),
+            x: vec![t - dx, t + dx, f64::NAN, t, t],
+            y: vec![w - dy, w + dy, f64::NAN, w + dy, w - dy],
+        };
         Figure {
             title: format!(
                 "{}: manifolds of the saddle ({:.4}, {:.4}), λu = {:.4}, λs = {:.4}",
@@ -470,7 +481,7 @@ impl Manifolds {
             x_label: "θ (rad, wrapped into (−π, π])".into(),
             panels: vec![Panel {
                 y_label: "θ̇ (rad/s)".into(),
-                lines: vec![stable, marks, empty(), unstable],
+                lines: vec![stable, marks, saddle, unstable],
                 log_y: false,
             }],
             log_x: false,

@@ -105,7 +105,9 @@ fn seed(
         OrbitStart::Return { transient, scan } => {
             let x = strobe(chain, spec, spec.x0, t, transient, obs, |_| {})?;
             let mut samples = x.clone();
-            strobe(chain, spec, &x, t, scan, obs, |y| samples.extend_from_slice(y))?;
+            strobe(chain, spec, &x, t, scan, obs, |y| {
+                samples.extend_from_slice(y)
+            })?;
             let (i, d) = nearest_return(&samples, 2, 1, run.k);
             Ok((samples[2 * i..2 * i + 2].to_vec(), Some(d)))
         }
@@ -153,7 +155,12 @@ fn split<M: PlaneMap>(
 }
 
 /// The chain with the tangency's parameter at `p`, checked as a spec's chain.
-fn chain_at(chain: &Chain, t: &TangencySearch, p: f64, preset: bool) -> Result<Chain, ManifoldError> {
+fn chain_at(
+    chain: &Chain,
+    t: &TangencySearch,
+    p: f64,
+    preset: bool,
+) -> Result<Chain, ManifoldError> {
     let bad = |m: String| ManifoldError::invalid("manifolds.parameter", m);
     let set = match t.parameter.set(chain, p) {
         Err(ParameterError::Model(e)) => Err(e),
@@ -209,8 +216,14 @@ pub fn run(
     let mut crossings = Vec::new();
     for u in 0..2 {
         for s in 2..4 {
-            for at in intersections(&map, &grown[u], &grown[s], lattice, run.intersection_tolerance)
-                .map_err(failed)?
+            for at in intersections(
+                &map,
+                &grown[u],
+                &grown[s],
+                lattice,
+                run.intersection_tolerance,
+            )
+            .map_err(failed)?
             {
                 crossings.push(Crossing {
                     unstable: u,
@@ -267,7 +280,9 @@ fn tangency(
             .drive
             .period_of_fields()
             .map_err(ManifoldError::Invalid)?
-            .ok_or_else(|| ManifoldError::invalid("manifolds.parameter", "the chain lost its drive"))?;
+            .ok_or_else(|| {
+                ManifoldError::invalid("manifolds.parameter", "the chain lost its drive")
+            })?;
         let base = FlowMap::new(&c, t, run.integration)?;
         let map = Iterate {
             map: &base,
@@ -314,7 +329,9 @@ fn lobes<M: PlaneMap>(
     }
     let (q0, q1, q2) = (xs[i0], xs[i0 + 1], xs[i0 + 2]);
     let mut w = map.work();
-    let p0 = map.apply(q0.point, false, &mut w).map_err(|e| e.to_string())?;
+    let p0 = map
+        .apply(q0.point, false, &mut w)
+        .map_err(|e| e.to_string())?;
     let closure = (p0[0] - q2.point[0]).hypot(p0[1] - q2.point[1]);
     let shift = [TAU, 0.0];
     let a01 = lobe_area(map, &grown[0], &grown[3], shift, q0, q1).map_err(|e| e.to_string())?;

@@ -152,9 +152,7 @@ impl Table for ManifoldsSpec {
             &["initial", "settle", "return"],
         )? {
             "initial" => OrbitStart::Initial,
-            "settle" => OrbitStart::Settle {
-                periods: transient,
-            },
+            "settle" => OrbitStart::Settle { periods: transient },
             _ => {
                 let scan = s.scan_periods.unwrap_or(1000);
                 if scan <= k as u64 || scan > 1_000_000 {
@@ -260,12 +258,10 @@ impl Table for ManifoldsSpec {
                     .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
                 let range = match s.range.as_deref() {
                     Some(&[a, b]) if a.is_finite() && b.is_finite() && a != b => [a, b],
-                    _ => {
-                        return Err(SpecError::new(
-                            "manifolds.range",
-                            "must be two different finite values [from, to] bracketing the tangency",
-                        ))
-                    }
+                    _ => return Err(SpecError::new(
+                        "manifolds.range",
+                        "must be two different finite values [from, to] bracketing the tangency",
+                    )),
                 };
                 let tolerance = positive(
                     "manifolds.tangency_tolerance",
@@ -292,8 +288,16 @@ impl Table for ManifoldsSpec {
         let dflt = ShootingOptions::default();
         let shooting = ShootingOptions {
             tolerance: newton_tolerance.max(1e-12),
-            rtol: if integ.rtol.is_some() { rtol } else { dflt.rtol },
-            atol: if integ.atol.is_some() { atol } else { dflt.atol },
+            rtol: if integ.rtol.is_some() {
+                rtol
+            } else {
+                dflt.rtol
+            },
+            atol: if integ.atol.is_some() {
+                atol
+            } else {
+                dflt.atol
+            },
             ..dflt
         };
         let method = Method::Dop853 {
