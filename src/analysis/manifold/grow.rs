@@ -206,7 +206,9 @@ pub struct Branch {
     pub ended: &'static str,
     /// Applications of the map.
     pub evaluations: u64,
-    /// Neighbours left unrefined because their parameters could not be split further.
+    /// Neighbours left further apart than the resolution because their domain parameters
+    /// could not be split further (one f64 spacing apart: the growth of a point of generation
+    /// g from the domain stretches that spacing by up to Λ^g, more in a fold).
     pub unresolved: usize,
 }
 
@@ -359,6 +361,13 @@ pub fn grow<M: PlaneMap>(
         }
     }
     nodes.truncate(arclength.len());
+    // The pairs left wider than the resolution: where the curve folds so tightly that
+    // neighbours one spacing of f64 apart in the domain parameter map far apart.
+    let unresolved = nodes
+        .windows(2)
+        .filter(|w| dist(w[0].point, w[1].point) > opts.resolution)
+        .count()
+        .min(unresolved);
     Ok(Branch {
         curve: *curve,
         nodes,

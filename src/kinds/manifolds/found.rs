@@ -329,6 +329,13 @@ impl Finding for Manifolds {
                 b.ended,
                 b.evaluations
             );
+            if b.unresolved > 0 {
+                let _ = writeln!(
+                    s,
+                    "    {} neighbour pairs wider than the resolution: their domain parameters are one f64 spacing apart (a fold stretched beyond what the fundamental domain resolves)",
+                    b.unresolved
+                );
+            }
         }
         let _ = writeln!(s, "  intersections: {}", r.crossings.len());
         for c in r.crossings.iter().take(12) {
