@@ -59,7 +59,7 @@ impl Melnikov {
         };
         let l = &p.links[0];
         let weight = l.mass * p.gravity * l.com;
-        if !(weight > 0.0) {
+        if weight.is_nan() || weight <= 0.0 {
             return Err(
                 "the Melnikov form needs gravity and a centre of mass off the pivot".into(),
             );

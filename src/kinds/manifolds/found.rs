@@ -411,11 +411,11 @@ impl Finding for Manifolds {
 /// A branch's points with θ wrapped into (−π, π], broken (NaN) where it wraps.
 fn wrapped(b: &Branch) -> (Vec<f64>, Vec<f64>) {
     let (mut x, mut y) = (Vec::new(), Vec::new());
-    let mut last = None;
+    let mut last: Option<f64> = None;
     for n in &b.nodes {
         let t = n.point[0] - TAU * ((n.point[0] + PI) / TAU).floor();
         if let Some(l) = last {
-            if (t - l as f64).abs() > PI {
+            if (t - l).abs() > PI {
                 x.push(f64::NAN);
                 y.push(f64::NAN);
             }
