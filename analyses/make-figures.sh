@@ -22,6 +22,8 @@ figures=(
   "double-pendulum-clv            double-pendulum-clv.png            double-pendulum-clv.png"
   "double-pendulum-diffusion      double-pendulum-diffusion.png      double-pendulum-diffusion.png"
   "baker-gollub-lambda-sweep      baker-gollub-lambda-sweep.png      baker-gollub-lambda-sweep.png"
+  "manifolds-baker-gollub-tangle  manifolds-baker-gollub-tangle.png  manifolds-baker-gollub-tangle.png"
+  "manifolds-first-tangency       manifolds-first-tangency.png       manifolds-first-tangency.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

@@ -31,7 +31,7 @@ from . import _core
 
 __all__ = ["Link", "Chain", "CartChain", "Figure", "load_spec", "simulate", "lyapunov", "modes",
            "poincare", "map", "measure", "chaotic_fraction", "orbits", "frequencies", "control",
-           "sweep"]
+           "manifolds", "sweep"]
 
 
 class Link:
@@ -644,6 +644,38 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
     return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True, plot=plot)
+
+
+def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
+              transient_periods=None, scan_periods=None, newton_tolerance=None,
+              map_tolerance=None, steps_per_period=None, d0=None, resolution=None,
+              max_angle=None, arclength=None, max_points=None, linear_tolerance=None,
+              intersection_tolerance=None, window=None, parameter=None, range=None,
+              tangency_tolerance=None, rtol=None, atol=None, plot=None):
+    """Stable and unstable manifolds of a saddle of a driven one-link chain's stroboscopic
+    map: ``xarray.DataTree`` of the CLI's ``manifolds`` group, as ``pendula manifolds``
+    writes it.
+
+    The saddle is shot from ``theta``/``omega`` (``start`` ``"initial"``, or ``"settle"``,
+    ``"return"`` as in ``orbits``) and polished by Newton on the map; its attributes hold the
+    point, the multipliers, the splitting and the Melnikov threshold, its children one branch
+    each (``unstable_plus``, ``unstable_minus``, ``stable_plus``, ``stable_minus``: ``theta``,
+    ``omega``, ``arclength`` over dim ``point``), the ``intersections`` and, with
+    ``parameter`` and ``range``, the first ``tangency``. The keywords are the spec's
+    ``[manifolds]`` table; ``rtol``/``atol`` the shooting's DOP853 (default 1e-12).
+    """
+    table = {"start": start, "drive_periods": drive_periods,
+             "transient_periods": transient_periods, "scan_periods": scan_periods,
+             "newton_tolerance": newton_tolerance, "map_tolerance": map_tolerance,
+             "steps_per_period": steps_per_period, "d0": d0, "resolution": resolution,
+             "max_angle": max_angle, "arclength": arclength, "max_points": max_points,
+             "linear_tolerance": linear_tolerance,
+             "intersection_tolerance": intersection_tolerance, "window": window,
+             "parameter": parameter, "range": range, "tangency_tolerance": tangency_tolerance}
+    table = {k: _plain(v) for k, v in table.items()}
+    integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
+    return _run(_spec(model, "manifolds", _initial(theta, omega), table, integ), tree=True,
+                plot=plot)
 
 
 def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_order=None,

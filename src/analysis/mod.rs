@@ -7,6 +7,7 @@ pub mod convergence;
 pub mod energy;
 pub mod frequency;
 pub mod lyapunov;
+pub mod manifold;
 pub mod map;
 pub mod measure;
 pub mod modes;

@@ -69,13 +69,14 @@ const ANIM: &str = "animate";
 const CTRL: &str = "control";
 const ORB: &str = "orbits";
 const FREQ: &str = "frequencies";
+const MANI: &str = "manifolds";
 
 /// The commands that take a model.
-const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB, FREQ];
+const MODELLED: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, ANIM, CTRL, ORB, FREQ, MANI];
 /// The commands a `[sweep]` runs (`measure` sweeps through its spec).
 const SWEPT: &[&str] = &[SIM, MODES, LYAP, POIN, MAP, FREQ];
 /// The commands that start from an initial state given by flags.
-const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB, FREQ];
+const STARTED: &[&str] = &[SIM, LYAP, POIN, ANIM, ORB, FREQ, MANI];
 
 macro_rules! flags {
     ($($long:literal => $path:literal, $kind:expr, $vn:expr, $help:literal, $on:expr;)*) => {
@@ -240,6 +241,25 @@ flags! {
     "doublings" => "orbits.doublings", Int, "N", "continue: period-doubling branches followed after the first (default 0)", &[ORB];
     "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];
     "steps-per-period" => "orbits.steps_per_period", Int, "N", "diagram: RK4 steps per drive period (default 200)", &[ORB];
+    // manifolds
+    "start" => "manifolds.start", Word, "initial|settle|return", "Seed of the saddle's search, as orbits: the initial state (default), it after --transient-periods drive periods, or the nearest k-period return among --scan-periods after them", &[MANI];
+    "drive-periods" => "manifolds.drive_periods", Int, "K", "The saddle's period in drive periods (default 1)", &[MANI];
+    "transient-periods" => "manifolds.transient_periods", Int, "N", "Drive periods integrated before the search (--start settle or return, default 200)", &[MANI];
+    "scan-periods" => "manifolds.scan_periods", Int, "N", "--start return: drive periods scanned for the nearest return (default 1000)", &[MANI];
+    "newton-tolerance" => "manifolds.newton_tolerance", Float, "TOL", "Newton on the saddle stops at this residual (default 1e-12)", &[MANI];
+    "map-tolerance" => "manifolds.map_tolerance", Float, "TOL", "DOP853 tolerance of the stroboscopic map and its inverse (default 1e-13)", &[MANI];
+    "steps-per-period" => "manifolds.steps_per_period", Int, "N", "Instead of --map-tolerance: DOP853 on a fixed grid of N steps per drive period (a smooth map)", &[MANI];
+    "d0" => "manifolds.d0", Float, "D", "First point's distance from the saddle along the eigenvector (default 1e-6)", &[MANI];
+    "resolution" => "manifolds.resolution", Float, "D", "Largest distance between neighbouring points of a branch (default 0.01)", &[MANI];
+    "max-angle" => "manifolds.max_angle", Float, "RAD", "Largest turn of a branch at a point (default 0.2)", &[MANI];
+    "arclength" => "manifolds.arclength", Float, "L", "Arclength of each branch from the saddle (default 10)", &[MANI];
+    "max-points" => "manifolds.max_points", Int, "N", "Most points of a branch (default 2000000)", &[MANI];
+    "linear-tolerance" => "manifolds.linear_tolerance", Float, "TOL", "Largest departure of the first segment from the eigenline's image (default 1e-9)", &[MANI];
+    "intersection-tolerance" => "manifolds.intersection_tolerance", Float, "TOL", "Intersections are refined until both branches agree to this (default 1e-11)", &[MANI];
+    "window" => "manifolds.window", Floats, "A,B", "θ − θ* window of the splitting (default 0.6,2π−0.6)", &[MANI];
+    "parameter" => "manifolds.parameter", Word, "FIELD", "Model field of the first-tangency search (model.drive.torque.amplitude, model.damping.absolute, …)", &[MANI];
+    "range" => "manifolds.range", Floats, "A,B", "Bracket of the first tangency in --parameter", &[MANI];
+    "tangency-tolerance" => "manifolds.tangency_tolerance", Float, "DP", "The first tangency to within this in the parameter (default 1e-8)", &[MANI];
     // frequencies
     "window-order" => "@.window_order", Int, "P", "Order p of the Hann window, 0..=12 (frequencies: default 1; frequency maps: default 2): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
     "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];

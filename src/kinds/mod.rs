@@ -25,6 +25,7 @@ mod error;
 pub mod frequencies;
 mod kind;
 pub mod lyapunov;
+pub mod manifolds;
 pub mod map;
 pub mod measure;
 pub mod memory;
@@ -52,6 +53,7 @@ pub const KINDS: &[Kind] = &[
     lyapunov::KIND,
     map::KIND,
     measure::KIND,
+    manifolds::KIND,
 ];
 
 /// The registered kind called `name` (its spec table, command and result group).

@@ -334,7 +334,7 @@ fn section_return(
 
 /// The state after `periods` drive periods (`t` each) from `x0`, handing each period's end to
 /// `each` ([`stroboscopic::iterates`] with the spec's integrator).
-fn strobe(
+pub(crate) fn strobe(
     chain: &Chain,
     spec: &Input<'_>,
     x0: &[f64],
@@ -349,7 +349,7 @@ fn strobe(
 /// The stroboscopic sample `i` (of `samples`, rows of `dim`, the first `angles` of each
 /// angles) whose k-th successor is nearest to it, angles compared modulo 2π (max norm), and that
 /// distance.
-fn nearest_return(samples: &[f64], dim: usize, angles: usize, k: usize) -> (usize, f64) {
+pub(crate) fn nearest_return(samples: &[f64], dim: usize, angles: usize, k: usize) -> (usize, f64) {
     let rows = samples.len() / dim;
     let mut best = (0, f64::INFINITY);
     for i in 0..rows.saturating_sub(k) {

@@ -1,0 +1,33 @@
+"""pendula.manifolds: the undamped driven pendulum's saddle near the top, its branches on the
+separatrix's neighbourhood, the CLI's numbers, and a refusal naming its keyword."""
+
+import math
+
+import pytest
+
+import pendula
+
+# θ'' + sin θ = γ cos 2t (l = m = g = 1): the saddle near (π, 0), a tangle of any γ > 0.
+TANGLE = pendula.Chain([pendula.Link(length=1.0, mass=1.0)], gravity=1.0,
+                       drive={"torque": {"amplitude": 0.1, "frequency": 2.0}})
+
+
+def test_the_undamped_tangle_has_equal_lobes_and_the_melnikov_form():
+    t = pendula.manifolds(TANGLE, theta=[math.pi], omega=[0.0], resolution=0.02,
+                          max_angle=0.1, arclength=7.5)
+    a = t.attrs
+    assert abs(abs(a["saddle_theta"]) - math.pi) < 0.05
+    # Area preservation: the turnstile's lobes are equal and opposite.
+    lobes = a["lobe_areas"]
+    assert abs(lobes[0] + lobes[1]) < 1e-8
+    # The Melnikov form of this chain is the chain itself: δ = 0, γ = 0.1, ω = 2.
+    assert a["melnikov_gamma"] == pytest.approx(0.1) and a["melnikov_omega"] == pytest.approx(2.0)
+    u = t["unstable_plus"]
+    assert u.ds.sizes["point"] > 10
+    gaps = ((u.ds.theta.diff("point") ** 2 + u.ds.omega.diff("point") ** 2) ** 0.5).max()
+    assert float(gaps) <= 0.02
+
+
+def test_a_bad_resolution_names_its_keyword():
+    with pytest.raises(ValueError, match="manifolds.resolution"):
+        pendula.manifolds(TANGLE, theta=[math.pi], resolution=-1.0)

@@ -1,0 +1,475 @@
+//! Growing one branch of a one-dimensional manifold (Hobson 1993; Krauskopf & Osinga 1998).
+//!
+//! The branch starts at a = x* ± (d0/Λ)·v, v the eigenvector, and the fundamental domain is
+//! the chord from a to b = Q(a) ≈ x* ± d0·v, Q the growth map: P for an unstable branch, P⁻¹ for a stable
+//! one, squared where the multiplier is negative so that a branch stays on its side. A point
+//! of the branch is named by its generation g and its parameter s ∈ [0, 1) on the domain:
+//! Q^g(c(s)), c(s) = a + (b − a)·(Λ^s − 1)/(Λ − 1), Λ = |multiplier| of Q (so that the
+//! images of even s are spread evenly). Since c(1) = b = Q(a), the end of generation g is
+//! exactly the start of generation g + 1: the curve has no seams.
+//!
+//! Generation g + 1 starts as the images of generation g's points. Where two neighbours are
+//! further apart than `resolution`, or the turn of the curve at a point exceeds `max_angle`,
+//! a point is inserted at the mean of their parameters and computed from the fundamental
+//! domain, Q^g(c(s)): never by interpolating images, so every point is on the manifold to
+//! the map's accuracy. New points of a pass are computed in parallel and merged in parameter
+//! order, so the result does not depend on the threads. The branch stops at `arclength`
+//! (measured from the saddle) or at `max_points`.
+//!
+//! The chord deviates from the manifold by about the distance of b from the eigenline,
+//! `linear_error`; under Q a transverse error contracts (by |λs|/|λu| per step along an
+//! unstable branch), so the curve beyond the first generation is closer still.
+
+use super::map::PlaneMap;
+use super::saddle::Saddle;
+use super::{cross, dist, sub, ManifoldError, P2};
+use crate::observe::Cancel;
+use rayon::prelude::*;
+
+/// How a branch is grown.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Growth {
+    /// The fundamental domain's far end's distance from the saddle (its near end is at
+    /// d0/Λ, Λ the growth map's multiplier).
+    pub d0: f64,
+    /// Largest distance between neighbours.
+    pub resolution: f64,
+    /// Largest turn of the curve at a point (rad).
+    pub max_angle: f64,
+    /// Arclength at which the branch stops (from the saddle).
+    pub arclength: f64,
+    /// Most points of a branch.
+    pub max_points: usize,
+    /// Largest accepted `linear_error` (the chord's distance from the eigenline's image).
+    pub linear_tolerance: f64,
+}
+
+impl Default for Growth {
+    fn default() -> Self {
+        Growth {
+            d0: 1e-6,
+            resolution: 0.01,
+            max_angle: 0.2,
+            arclength: 10.0,
+            max_points: 2_000_000,
+            linear_tolerance: 1e-9,
+        }
+    }
+}
+
+impl Growth {
+    /// Checks every field, naming it as `manifolds.<field>`.
+    pub fn check(&self) -> Result<(), ManifoldError> {
+        let pos = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 {
+                Ok(())
+            } else {
+                Err(ManifoldError::invalid(
+                    &format!("manifolds.{name}"),
+                    format!("must be finite and > 0 (got {v})"),
+                ))
+            }
+        };
+        pos("d0", self.d0)?;
+        pos("resolution", self.resolution)?;
+        pos("max_angle", self.max_angle)?;
+        pos("arclength", self.arclength)?;
+        pos("linear_tolerance", self.linear_tolerance)?;
+        if self.max_angle >= std::f64::consts::PI {
+            return Err(ManifoldError::invalid(
+                "manifolds.max_angle",
+                format!("must be < π (got {})", self.max_angle),
+            ));
+        }
+        if self.d0 >= self.resolution {
+            return Err(ManifoldError::invalid(
+                "manifolds.d0",
+                format!(
+                    "must be below manifolds.resolution ({} >= {})",
+                    self.d0, self.resolution
+                ),
+            ));
+        }
+        if self.max_points < 16 {
+            return Err(ManifoldError::invalid(
+                "manifolds.max_points",
+                "must be at least 16",
+            ));
+        }
+        Ok(())
+    }
+}
+
+/// A branch's parameterisation: its fundamental domain and growth map.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Curve {
+    /// The saddle.
+    pub saddle: P2,
+    /// Unstable (grown by P) or stable (by P⁻¹).
+    pub unstable: bool,
+    /// +1: along +v, −1: along −v.
+    pub side: f64,
+    /// The eigenvector.
+    pub v: P2,
+    /// Applications of P (or P⁻¹) per growth step: 2 where the multiplier is negative.
+    pub power: usize,
+    /// |multiplier|^power of the growth map.
+    pub stretch: f64,
+    /// The fundamental domain's ends a and b = Q(a).
+    pub a: P2,
+    pub b: P2,
+}
+
+impl Curve {
+    /// The branch `side` (±1) of the unstable or stable manifold of `sd` at `d0`.
+    pub fn new<M: PlaneMap>(
+        map: &M,
+        sd: &Saddle,
+        unstable: bool,
+        side: f64,
+        d0: f64,
+        w: &mut M::Work,
+    ) -> Result<Curve, ManifoldError> {
+        let (lambda, v) = if unstable {
+            (sd.lambda_u, sd.v_u)
+        } else {
+            (1.0 / sd.lambda_s, sd.v_s)
+        };
+        let power = if lambda < 0.0 { 2 } else { 1 };
+        let stretch = lambda.abs().powi(power as i32);
+        // The domain runs from d0/Λ to about d0: its chord departs from the manifold by
+        // ~κ d0² whatever the multiplier (a strongly contracting stable direction has Λ ~ 1e5).
+        let r = d0 / stretch;
+        let a = [sd.point[0] + side * r * v[0], sd.point[1] + side * r * v[1]];
+        let b = map.iterate(a, power, !unstable, w)?;
+        Ok(Curve {
+            saddle: sd.point,
+            unstable,
+            side,
+            v,
+            power,
+            stretch,
+            a,
+            b,
+        })
+    }
+
+    /// The point c(s) of the fundamental domain.
+    pub fn seed(&self, s: f64) -> P2 {
+        let f = (self.stretch.powf(s) - 1.0) / (self.stretch - 1.0);
+        [
+            self.a[0] + (self.b[0] - self.a[0]) * f,
+            self.a[1] + (self.b[1] - self.a[1]) * f,
+        ]
+    }
+
+    /// The point of generation `g` at parameter `s`: Q^g(c(s)).
+    pub fn eval<M: PlaneMap>(
+        &self,
+        map: &M,
+        g: u32,
+        s: f64,
+        w: &mut M::Work,
+    ) -> Result<P2, ManifoldError> {
+        map.iterate(self.seed(s), g as usize * self.power, !self.unstable, w)
+    }
+
+    /// The distance of b from the eigenline through the saddle: the size of the chord's
+    /// departure from the manifold.
+    pub fn linear_error(&self) -> f64 {
+        cross(self.v, sub(self.b, self.saddle)).abs()
+    }
+
+    /// Applications of P (or P⁻¹) to compute a point of generation `g`.
+    fn cost(&self, g: u32) -> u64 {
+        g as u64 * self.power as u64
+    }
+}
+
+/// One point of a branch: generation, parameter, position.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Node {
+    pub generation: u32,
+    pub s: f64,
+    pub point: P2,
+}
+
+/// A grown branch.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Branch {
+    pub curve: Curve,
+    /// Its points in order from the saddle.
+    pub nodes: Vec<Node>,
+    /// The arclength at each point, from the saddle (the first is |a − x*| = d0).
+    pub arclength: Vec<f64>,
+    /// Why it ended: `arclength` (reached), `max_points`.
+    pub ended: &'static str,
+    /// Applications of the map.
+    pub evaluations: u64,
+    /// Neighbours left further apart than the resolution because their domain parameters
+    /// could not be split further (one f64 spacing apart: the growth of a point of generation
+    /// g from the domain stretches that spacing by up to Λ^g, more in a fold).
+    pub unresolved: usize,
+}
+
+impl Branch {
+    pub fn points(&self) -> impl Iterator<Item = P2> + '_ {
+        self.nodes.iter().map(|n| n.point)
+    }
+
+    /// The generation and parameter interval of the piece between nodes `i` and `i + 1`
+    /// (the end of a generation is the start of the next: s = 1 of the earlier one).
+    pub fn piece(&self, i: usize) -> (u32, f64, f64) {
+        let (a, b) = (self.nodes[i], self.nodes[i + 1]);
+        if b.generation == a.generation {
+            (a.generation, a.s, b.s)
+        } else {
+            (a.generation, a.s, 1.0)
+        }
+    }
+
+    /// The largest distance between neighbours.
+    pub fn largest_gap(&self) -> f64 {
+        self.nodes
+            .windows(2)
+            .map(|w| dist(w[0].point, w[1].point))
+            .fold(0.0, f64::max)
+    }
+}
+
+/// The turn of the curve at q between p and r (rad).
+fn turn(p: P2, q: P2, r: P2) -> f64 {
+    let (u, v) = (sub(q, p), sub(r, q));
+    cross(u, v).atan2(u[0] * v[0] + u[1] * v[1]).abs()
+}
+
+/// Grows the branch of `curve` with `opts` (module docs).
+pub fn grow<M: PlaneMap>(
+    map: &M,
+    curve: &Curve,
+    opts: &Growth,
+    cancel: &Cancel,
+) -> Result<Branch, ManifoldError> {
+    opts.check()?;
+    let linear = curve.linear_error();
+    if linear > opts.linear_tolerance {
+        return Err(ManifoldError::invalid(
+            "manifolds.d0",
+            format!(
+                "the fundamental domain's chord at d0 = {:e} departs {linear:.2e} from the eigenline's image, above manifolds.linear_tolerance = {:e}: lower d0",
+                opts.d0, opts.linear_tolerance
+            ),
+        ));
+    }
+    let mut evaluations = 0u64;
+    let m0 = 8;
+    let mut nodes: Vec<Node> = (0..m0)
+        .map(|j| {
+            let s = j as f64 / m0 as f64;
+            Node {
+                generation: 0,
+                s,
+                point: curve.seed(s),
+            }
+        })
+        .collect();
+    // The start of generation 1 closes generation 0 (refined against it below).
+    let mut unresolved = 0;
+    let mut ended = "arclength";
+    let mut generation = 0u32;
+    // The first generation's end: its image b.
+    nodes.push(Node {
+        generation: 1,
+        s: 0.0,
+        point: curve.b,
+    });
+    evaluations += curve.power as u64;
+    let mut from = 0;
+    loop {
+        if cancel.is_set() {
+            return Err(ManifoldError::Interrupted);
+        }
+        let reached = refine(
+            map,
+            curve,
+            opts,
+            &mut nodes,
+            from,
+            &mut evaluations,
+            &mut unresolved,
+            cancel,
+        )?;
+        if nodes.len() > opts.max_points {
+            ended = "max_points";
+            break;
+        }
+        if reached {
+            break;
+        }
+        // The next generation: the images of this one's points (its first is already there).
+        generation += 1;
+        let start = nodes
+            .iter()
+            .position(|n| n.generation == generation - 1)
+            .unwrap_or(0);
+        let end = nodes.len() - 1;
+        let olds: Vec<Node> = nodes[start + 1..end].to_vec();
+        let first_next = nodes[end];
+        let images: Vec<Result<P2, ManifoldError>> = std::iter::once(first_next)
+            .chain(olds.iter().copied())
+            .collect::<Vec<_>>()
+            .par_iter()
+            .map_init(
+                || map.work(),
+                |w, n| {
+                    let mut p = n.point;
+                    for _ in 0..curve.power {
+                        p = map.apply(p, !curve.unstable, w)?;
+                    }
+                    Ok(p)
+                },
+            )
+            .collect();
+        evaluations += images.len() as u64 * curve.power as u64;
+        let mut images = images.into_iter();
+        let head = images.next().expect("one")?;
+        for (n, p) in olds.iter().zip(images) {
+            nodes.push(Node {
+                generation,
+                s: n.s,
+                point: p?,
+            });
+        }
+        // The end of this generation is the start of the next, the image of its first point.
+        nodes.push(Node {
+            generation: generation + 1,
+            s: 0.0,
+            point: head,
+        });
+        from = end;
+    }
+    // Cut at the arclength.
+    let mut arclength = Vec::with_capacity(nodes.len());
+    let mut l = dist(nodes[0].point, curve.saddle);
+    for i in 0..nodes.len() {
+        if i > 0 {
+            l += dist(nodes[i - 1].point, nodes[i].point);
+        }
+        arclength.push(l);
+        if l >= opts.arclength {
+            break;
+        }
+    }
+    nodes.truncate(arclength.len());
+    // The pairs left wider than the resolution: where the curve folds so tightly that
+    // neighbours one spacing of f64 apart in the domain parameter map far apart.
+    let unresolved = nodes
+        .windows(2)
+        .filter(|w| dist(w[0].point, w[1].point) > opts.resolution)
+        .count()
+        .min(unresolved);
+    Ok(Branch {
+        curve: *curve,
+        nodes,
+        arclength,
+        ended,
+        evaluations,
+        unresolved,
+    })
+}
+
+/// Inserts points between neighbours from index `from` on until every pair up to the
+/// arclength meets the resolution and the angle. Returns whether the arclength is reached.
+#[allow(clippy::too_many_arguments)]
+fn refine<M: PlaneMap>(
+    map: &M,
+    curve: &Curve,
+    opts: &Growth,
+    nodes: &mut Vec<Node>,
+    from: usize,
+    evaluations: &mut u64,
+    unresolved: &mut usize,
+    cancel: &Cancel,
+) -> Result<bool, ManifoldError> {
+    // Turns of pieces shorter than this are round-off, not shape.
+    let short = opts.resolution * 1e-3;
+    loop {
+        if cancel.is_set() {
+            return Err(ManifoldError::Interrupted);
+        }
+        // The arclength up to `from`.
+        let mut l = dist(nodes[0].point, curve.saddle);
+        for i in 1..=from {
+            l += dist(nodes[i - 1].point, nodes[i].point);
+        }
+        let mut split = vec![false; nodes.len()];
+        let mut reached = false;
+        for i in from..nodes.len() - 1 {
+            let d = dist(nodes[i].point, nodes[i + 1].point);
+            if d > opts.resolution {
+                split[i] = true;
+            }
+            if i >= 1 {
+                let (p, q, r) = (nodes[i - 1].point, nodes[i].point, nodes[i + 1].point);
+                if dist(p, q) > short && d > short && turn(p, q, r) > opts.max_angle {
+                    if i > from {
+                        split[i - 1] = true;
+                    }
+                    split[i] = true;
+                }
+            }
+            l += d;
+            if l >= opts.arclength {
+                reached = true;
+                break;
+            }
+        }
+        // The parameters of the new points.
+        let mut todo: Vec<(usize, u32, f64)> = Vec::new();
+        for (i, &s) in split.iter().enumerate() {
+            if !s {
+                continue;
+            }
+            let (a, b) = (nodes[i], nodes[i + 1]);
+            let (g, sa, sb) = if b.generation == a.generation {
+                (a.generation, a.s, b.s)
+            } else {
+                (a.generation, a.s, 1.0)
+            };
+            let sm = 0.5 * (sa + sb);
+            if !(sm > sa && sm < sb) {
+                *unresolved += 1;
+                continue;
+            }
+            todo.push((i, g, sm));
+        }
+        if todo.is_empty() {
+            return Ok(reached);
+        }
+        if nodes.len() + todo.len() > opts.max_points {
+            nodes.truncate(opts.max_points + 1);
+            return Ok(true);
+        }
+        let points: Vec<Result<P2, ManifoldError>> = todo
+            .par_iter()
+            .map_init(|| map.work(), |w, &(_, g, s)| curve.eval(map, g, s, w))
+            .collect();
+        *evaluations += todo.iter().map(|&(_, g, _)| curve.cost(g)).sum::<u64>();
+        let mut merged = Vec::with_capacity(nodes.len() + todo.len());
+        let mut next = todo.iter().zip(points).peekable();
+        for (i, n) in nodes.iter().enumerate() {
+            merged.push(*n);
+            if let Some(&(&(j, g, s), _)) = next.peek() {
+                if j == i {
+                    let (_, p) = next.next().expect("peeked");
+                    merged.push(Node {
+                        generation: g,
+                        s,
+                        point: p?,
+                    });
+                }
+            }
+        }
+        *nodes = merged;
+    }
+}

@@ -1,0 +1,344 @@
+//! A manifolds run: the saddle (shot as `orbits find` shoots a period-k orbit, then polished
+//! by Newton on the map the curves are grown with), its four branches, their intersections,
+//! the splitting over the window, the first tangency in a parameter, the turnstile's lobes
+//! where the map preserves area, and the Melnikov prediction of the driven damped pendulum.
+
+use super::table::{ManifoldsRun, TangencySearch};
+use crate::analysis::manifold::grow::{grow, Curve};
+use crate::analysis::manifold::intersect::{intersections, Intersection};
+use crate::analysis::manifold::lobe::lobe_area;
+use crate::analysis::manifold::map::Iterate;
+use crate::analysis::manifold::melnikov::Melnikov;
+use crate::analysis::manifold::saddle::saddle;
+use crate::analysis::manifold::tangency::{first_tangency, splitting, Splitting, Tangency};
+use crate::analysis::manifold::{Branch, FlowMap, ManifoldError, PlaneMap, Saddle, P2};
+use crate::analysis::periodic::{find, Closure, Guess, PeriodicError};
+use crate::error::FieldError;
+use crate::kinds::orbits::run::{nearest_return, strobe};
+use crate::kinds::orbits::table::OrbitStart;
+use crate::kinds::{Input, RunError};
+use crate::model::{Chain, ParameterError};
+use crate::observe::{Cancel, Observer};
+use std::f64::consts::TAU;
+
+/// The four branches' names, in the order they are kept: unstable along ±v_u, stable ±v_s.
+pub const BRANCHES: [(&str, bool, f64); 4] = [
+    ("unstable_plus", true, 1.0),
+    ("unstable_minus", true, -1.0),
+    ("stable_plus", false, 1.0),
+    ("stable_minus", false, -1.0),
+];
+
+/// An intersection with the branches it joins.
+#[derive(Debug, Clone)]
+pub struct Crossing {
+    /// Indices into [`BRANCHES`] of its unstable and stable branch.
+    pub unstable: usize,
+    pub stable: usize,
+    pub at: Intersection,
+}
+
+/// The turnstile's lobes between q0, q1, q2 (adjacent intersections of unstable_plus and
+/// stable_minus one turn on, q2 = P^k(q0) checked).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Lobes {
+    pub points: [P2; 3],
+    pub areas: [f64; 2],
+    /// |P^k(q0) − q2|.
+    pub closure: f64,
+}
+
+/// What a manifolds run found.
+#[derive(Debug, Clone)]
+pub struct ManifoldsResult {
+    /// The state the search started from.
+    pub seed: Vec<f64>,
+    pub return_distance: Option<f64>,
+    pub drive_period: f64,
+    /// The shooting's orbit point and multipliers (re, im).
+    pub shot: P2,
+    pub shot_multipliers: Vec<(f64, f64)>,
+    pub saddle: Saddle,
+    pub branches: Vec<Branch>,
+    pub crossings: Vec<Crossing>,
+    /// The splitting of unstable_plus and stable_minus one turn on, over the window (None:
+    /// not measurable there, with the reason).
+    pub splitting: Result<Splitting, String>,
+    pub tangency: Option<Tangency>,
+    pub lobes: Result<Lobes, String>,
+    pub melnikov: Result<Melnikov, String>,
+    /// Applications of the map, over all branches.
+    pub evaluations: u64,
+}
+
+fn failed(e: ManifoldError) -> RunError {
+    match e {
+        ManifoldError::Invalid(f) => RunError::Input(f),
+        ManifoldError::Failed(m) => RunError::Failed(format!("manifolds: {m}")),
+        ManifoldError::Interrupted => RunError::Interrupted,
+    }
+}
+
+fn shot_error(e: PeriodicError) -> RunError {
+    match e {
+        PeriodicError::Invalid(f) => RunError::Input(f),
+        PeriodicError::Interrupted => RunError::Interrupted,
+        PeriodicError::Run(a) => RunError::Analysis(a),
+        other => RunError::Failed(format!(
+            "manifolds: the saddle's orbit was not found ({other}); start nearer it (initial.theta, initial.omega, manifolds.start)"
+        )),
+    }
+}
+
+/// The seed of the saddle's search (as `orbits` seeds a driven orbit).
+fn seed(
+    spec: &Input<'_>,
+    chain: &Chain,
+    run: &ManifoldsRun,
+    t: f64,
+    obs: &mut dyn Observer,
+) -> Result<(Vec<f64>, Option<f64>), RunError> {
+    match run.start {
+        OrbitStart::Settle { periods } => {
+            Ok((strobe(chain, spec, spec.x0, t, periods, obs, |_| {})?, None))
+        }
+        OrbitStart::Return { transient, scan } => {
+            let x = strobe(chain, spec, spec.x0, t, transient, obs, |_| {})?;
+            let mut samples = x.clone();
+            strobe(chain, spec, &x, t, scan, obs, |y| {
+                samples.extend_from_slice(y)
+            })?;
+            let (i, d) = nearest_return(&samples, 2, 1, run.k);
+            Ok((samples[2 * i..2 * i + 2].to_vec(), Some(d)))
+        }
+        _ => Ok((spec.x0.to_vec(), None)),
+    }
+}
+
+/// The saddle of `chain`'s map from `guess`, its four branches (module docs).
+fn branches<M: PlaneMap>(
+    map: &M,
+    sd: &Saddle,
+    run: &ManifoldsRun,
+    which: &[usize],
+    cancel: &Cancel,
+) -> Result<Vec<Branch>, ManifoldError> {
+    let mut w = map.work();
+    which
+        .iter()
+        .map(|&i| {
+            let (_, unstable, side) = BRANCHES[i];
+            let c = Curve::new(map, sd, unstable, side, run.growth.d0, &mut w)?;
+            grow(map, &c, &run.growth, cancel)
+        })
+        .collect()
+}
+
+/// The splitting of unstable_plus and stable_minus one turn on (module docs of
+/// [`crate::analysis::manifold::tangency`]).
+fn split<M: PlaneMap>(
+    map: &M,
+    sd: &Saddle,
+    u: &Branch,
+    s: &Branch,
+    run: &ManifoldsRun,
+) -> Result<Splitting, ManifoldError> {
+    let th = sd.point[0];
+    splitting(
+        map,
+        u,
+        s,
+        [TAU, 0.0],
+        [th + run.window[0], th + run.window[1]],
+        24,
+    )
+}
+
+/// The chain with the tangency's parameter at `p`, checked as a spec's chain.
+fn chain_at(
+    chain: &Chain,
+    t: &TangencySearch,
+    p: f64,
+    preset: bool,
+) -> Result<Chain, ManifoldError> {
+    let bad = |m: String| ManifoldError::invalid("manifolds.parameter", m);
+    let set = match t.parameter.set(chain, p) {
+        Err(ParameterError::Model(e)) => Err(e),
+        Err(other) => return Err(bad(other.to_string())),
+        Ok(c) => Ok(c),
+    };
+    crate::spec::checked_chain(set, preset).map_err(|e| bad(format!("at {} = {p}: {e}", t.name)))
+}
+
+/// The drive period of `chain` (s).
+fn period_of(chain: &Chain) -> Result<f64, RunError> {
+    chain
+        .params()
+        .drive
+        .period_of_fields()?
+        .ok_or_else(|| FieldError::new("model.drive", "the chain is not driven").into())
+}
+
+/// Runs the manifolds of `run` on `spec`'s chain.
+pub fn run(
+    spec: &Input<'_>,
+    run: &ManifoldsRun,
+    obs: &mut dyn Observer,
+) -> Result<ManifoldsResult, RunError> {
+    let chain = spec.planar(super::KIND.name)?;
+    let t = period_of(chain)?;
+    let cancel = obs.cancel();
+    let (x0, return_distance) = seed(spec, chain, run, t, obs)?;
+    // The orbit as `orbits find` shoots it.
+    let orbit = find(
+        chain,
+        &Guess {
+            x0: x0.clone(),
+            period: run.k as f64 * t,
+        },
+        Closure::Driven {
+            drive_period: t,
+            k: run.k,
+        },
+        &run.shooting,
+        &cancel,
+    )
+    .map_err(shot_error)?;
+    let base = FlowMap::new(chain, t, run.integration).map_err(failed)?;
+    let map = Iterate {
+        map: &base,
+        k: run.k,
+    };
+    let sd = saddle(&map, [orbit.x0[0], orbit.x0[1]], run.newton_tolerance, 40).map_err(failed)?;
+    let grown = branches(&map, &sd, run, &[0, 1, 2, 3], &cancel).map_err(failed)?;
+    let evaluations = grown.iter().map(|b| b.evaluations).sum();
+    let lattice: &[i32] = &[-1, 0, 1];
+    let mut crossings = Vec::new();
+    for u in 0..2 {
+        for s in 2..4 {
+            for at in intersections(
+                &map,
+                &grown[u],
+                &grown[s],
+                lattice,
+                run.intersection_tolerance,
+            )
+            .map_err(failed)?
+            {
+                crossings.push(Crossing {
+                    unstable: u,
+                    stable: s,
+                    at,
+                });
+            }
+        }
+    }
+    let splitting = split(&map, &sd, &grown[0], &grown[3], run).map_err(|e| e.to_string());
+    let tangency = match &run.tangency {
+        None => None,
+        Some(ts) => Some(tangency(chain, ts, run, sd.point, &cancel).map_err(failed)?),
+    };
+    let lobes = lobes(&map, &sd, chain, &grown, &crossings);
+    Ok(ManifoldsResult {
+        seed: x0,
+        return_distance,
+        drive_period: t,
+        shot: [orbit.x0[0], orbit.x0[1]],
+        shot_multipliers: orbit
+            .floquet
+            .multipliers
+            .iter()
+            .map(|m| (m.re, m.im))
+            .collect(),
+        saddle: sd,
+        branches: grown,
+        crossings,
+        splitting,
+        tangency,
+        lobes,
+        melnikov: Melnikov::of_chain(chain),
+        evaluations,
+    })
+}
+
+/// The first tangency: the signed distance of unstable_plus and stable_minus one turn on, as
+/// the parameter varies, the saddle followed by Newton from the nearer end's.
+fn tangency(
+    chain: &Chain,
+    ts: &TangencySearch,
+    run: &ManifoldsRun,
+    start: P2,
+    cancel: &Cancel,
+) -> Result<Tangency, ManifoldError> {
+    first_tangency(ts.range, ts.tolerance, start, |p, guess| {
+        if cancel.is_set() {
+            return Err(ManifoldError::Interrupted);
+        }
+        let c = chain_at(chain, ts, p, run.preset)?;
+        let t = c
+            .params()
+            .drive
+            .period_of_fields()
+            .map_err(ManifoldError::Invalid)?
+            .ok_or_else(|| {
+                ManifoldError::invalid("manifolds.parameter", "the chain lost its drive")
+            })?;
+        let base = FlowMap::new(&c, t, run.integration)?;
+        let map = Iterate {
+            map: &base,
+            k: run.k,
+        };
+        let sd = saddle(&map, guess, run.newton_tolerance, 40)?;
+        let b = branches(&map, &sd, run, &[0, 3], cancel)?;
+        let sp = split(&map, &sd, &b[0], &b[1], run)?;
+        Ok((sp.distance, sd.point))
+    })
+}
+
+/// The lobes of the turnstile where the map preserves area (no damping): between the
+/// intersections q0 (the one of unstable_plus and stable_minus one turn on nearest the middle
+/// of the turn, θ* + π), q1 and q2 next along the unstable branch.
+fn lobes<M: PlaneMap>(
+    map: &M,
+    sd: &Saddle,
+    chain: &Chain,
+    grown: &[Branch],
+    crossings: &[Crossing],
+) -> Result<Lobes, String> {
+    if !chain.params().damping.is_zero() {
+        return Err("the map of a damped chain does not preserve area".into());
+    }
+    let xs: Vec<&Intersection> = crossings
+        .iter()
+        .filter(|c| c.unstable == 0 && c.stable == 3 && c.at.shift == 1)
+        .map(|c| &c.at)
+        .collect();
+    let mid = sd.point[0] + std::f64::consts::PI;
+    let i0 = (0..xs.len())
+        .min_by(|&a, &b| {
+            (xs[a].point[0] - mid)
+                .abs()
+                .total_cmp(&(xs[b].point[0] - mid).abs())
+        })
+        .ok_or("no intersections of unstable_plus with stable_minus one turn on")?;
+    if i0 + 2 >= xs.len() {
+        return Err(format!(
+            "{} intersections of unstable_plus with stable_minus one turn on: too few past the middle for two lobes (raise manifolds.arclength)",
+            xs.len()
+        ));
+    }
+    let (q0, q1, q2) = (xs[i0], xs[i0 + 1], xs[i0 + 2]);
+    let mut w = map.work();
+    let p0 = map
+        .apply(q0.point, false, &mut w)
+        .map_err(|e| e.to_string())?;
+    let closure = (p0[0] - q2.point[0]).hypot(p0[1] - q2.point[1]);
+    let shift = [TAU, 0.0];
+    let a01 = lobe_area(map, &grown[0], &grown[3], shift, q0, q1).map_err(|e| e.to_string())?;
+    let a12 = lobe_area(map, &grown[0], &grown[3], shift, q1, q2).map_err(|e| e.to_string())?;
+    Ok(Lobes {
+        points: [q0.point, q1.point, q2.point],
+        areas: [a01, a12],
+        closure,
+    })
+}

@@ -1,0 +1,366 @@
+//! Invariant manifolds (`src/analysis/manifold/`), each against an independent route: a linear
+//! map's eigenlines, the integrable pendulum's separatrix (its energy), the inverse map, the
+//! backward convergence of unstable points, thread independence, the turnstile's equal lobes
+//! (area preservation, and their first-order Melnikov area) and the first tangency of the
+//! driven damped pendulum against Melnikov's threshold as δ → 0.
+
+use pendula::analysis::manifold::grow::{grow, Curve, Growth};
+use pendula::analysis::manifold::intersect::intersections;
+use pendula::analysis::manifold::lobe::lobe_area;
+use pendula::analysis::manifold::melnikov::{threshold, Melnikov};
+use pendula::analysis::manifold::saddle::saddle;
+use pendula::analysis::manifold::tangency::{first_tangency, splitting};
+use pendula::analysis::manifold::{Branch, FlowMap, LinearMap, MapIntegration, PlaneMap, Saddle};
+use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link, System};
+use pendula::observe::Cancel;
+use std::f64::consts::{PI, TAU};
+
+/// θ̈ + δθ̇ + sin θ = γ cos ωt: a point link with l = m = g = 1 (the Melnikov form exactly).
+fn pendulum(delta: f64, gamma: f64, omega: f64) -> Chain {
+    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
+    p.gravity = 1.0;
+    if delta != 0.0 {
+        p.damping = Damping {
+            absolute: vec![delta],
+            joint: vec![0.0],
+        };
+    }
+    if gamma != 0.0 {
+        p.drive = Drive {
+            torque: Some(Harmonic {
+                amplitude: gamma,
+                frequency: omega,
+                phase: 0.0,
+            }),
+            pivot: None,
+        };
+    }
+    Chain::new(p).unwrap()
+}
+
+fn branch<M: PlaneMap>(map: &M, sd: &Saddle, unstable: bool, side: f64, g: &Growth) -> Branch {
+    let mut w = map.work();
+    let c = Curve::new(map, sd, unstable, side, g.d0, &mut w).unwrap();
+    grow(map, &c, g, &Cancel::never()).unwrap()
+}
+
+/// A linear hyperbolic map's manifolds are its eigenlines: every point of each of the four
+/// branches lies on the line to round-off, neighbours are at most `resolution` apart and each
+/// branch reaches its arclength.
+#[test]
+fn a_linear_maps_manifolds_are_its_eigenlines() {
+    // Eigenvalues −2.5 (a flip saddle: grown by the square) and 0.3; eigenvectors (1, 0.5),
+    // (−0.4, 1).
+    let (lu, ls) = (-2.5, 0.3);
+    let (e1, e2) = ([1.0, 0.5], [-0.4, 1.0]);
+    let det = e1[0] * e2[1] - e2[0] * e1[1];
+    let inv = [[e2[1] / det, -e2[0] / det], [-e1[1] / det, e1[0] / det]];
+    let mut a = [[0.0; 2]; 2];
+    for i in 0..2 {
+        for j in 0..2 {
+            a[i][j] = [e1, e2][0][i] * lu * inv[0][j] + [e1, e2][1][i] * ls * inv[1][j];
+        }
+    }
+    let map = LinearMap { a };
+    let sd = saddle(&map, [0.1, 0.1], 1e-15, 20).unwrap();
+    assert!((sd.lambda_u - lu).abs() < 1e-9 && (sd.lambda_s - ls).abs() < 1e-9);
+    let g = Growth {
+        d0: 1e-3,
+        resolution: 0.05,
+        arclength: 20.0,
+        ..Growth::default()
+    };
+    for (unstable, e) in [(true, e1), (false, e2)] {
+        // The saddle's eigenvectors point to θ ≥ 0 (side +1 is along them).
+        let n = e[0].hypot(e[1]) * e[0].signum();
+        let e = [e[0] / n, e[1] / n];
+        for side in [1.0, -1.0] {
+            let b = branch(&map, &sd, unstable, side, &g);
+            let mut worst: f64 = 0.0;
+            for p in b.points() {
+                let off = (e[0] * p[1] - e[1] * p[0]).abs() / (1.0 + p[0].hypot(p[1]));
+                worst = worst.max(off);
+                // On the branch's own side.
+                assert!((e[0] * p[0] + e[1] * p[1]) * side > 0.0);
+            }
+            assert!(worst < 1e-14, "off the eigenline by {worst:e}");
+            assert!(b.largest_gap() <= g.resolution);
+            assert!(*b.arclength.last().unwrap() >= g.arclength);
+            assert_eq!(b.ended, "arclength");
+        }
+    }
+}
+
+/// The undriven, undamped pendulum (l = m = g = 1): the time-1 flow map's saddle (π, 0) has
+/// the multiplier e¹ and its manifolds are the separatrix, where the energy is the top's:
+/// E = θ̇²/2 − cos θ = 1 to 1e-10 at every point of all four branches.
+#[test]
+fn the_pendulums_manifolds_lie_on_the_separatrix_energy() {
+    let chain = pendulum(0.0, 0.0, 0.0);
+    let map = FlowMap::new(&chain, 1.0, MapIntegration::Adaptive(1e-13)).unwrap();
+    let sd = saddle(&map, [PI - 0.01, 0.02], 1e-14, 30).unwrap();
+    // (θ* is kept in (−π, π]: π or −π, the same point of the cylinder.)
+    assert!((sd.point[0].abs() - PI).abs() < 1e-12 && sd.point[1].abs() < 1e-12);
+    assert!((sd.lambda_u - 1f64.exp()).abs() < 1e-8, "{}", sd.lambda_u);
+    assert!(
+        (sd.lambda_s - (-1f64).exp()).abs() < 1e-8,
+        "{}",
+        sd.lambda_s
+    );
+    let g = Growth {
+        resolution: 0.02,
+        arclength: 6.0,
+        ..Growth::default()
+    };
+    let mut worst: f64 = 0.0;
+    let mut count = 0;
+    for unstable in [true, false] {
+        for side in [1.0, -1.0] {
+            let b = branch(&map, &sd, unstable, side, &g);
+            for p in b.points() {
+                worst = worst.max((chain.energy(0.0, &p) - 1.0).abs());
+                count += 1;
+            }
+            assert!(b.largest_gap() <= g.resolution);
+        }
+    }
+    println!("separatrix: {count} points, largest |E − 1| = {worst:.2e}");
+    assert!(worst < 1e-10, "|E − E_top| up to {worst:e}");
+}
+
+/// The Baker–Gollub pendulum (q = 2, ω_D = 2/3, A = 1.15): P(P⁻¹(x)) = x to 1e-12 on the fixed
+/// grid of 2048 steps a period (a smooth map), to 1e-11 on the adaptive map at 1e-13 (whose
+/// backward errors the saddle's 1/|λs| ≈ 470 stretches), and the two maps agree to 1e-11.
+#[test]
+fn the_inverse_map_undoes_the_map_and_the_map_is_converged() {
+    let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
+    let t = 3.0 * PI;
+    let (m, fine) = (
+        FlowMap::new(&chain, t, MapIntegration::Adaptive(1e-13)).unwrap(),
+        FlowMap::new(&chain, t, MapIntegration::Fixed(2048)).unwrap(),
+    );
+    let (mut w, mut wf) = (m.work(), fine.work());
+    let mut worst = (0.0f64, 0.0f64, 0.0f64);
+    // Points whose preimages stay in the region the manifolds cross (|θ̇| < 3): a damped
+    // chain's inverse map multiplies the velocities by about e^{δT} ≈ 110 a period, and the
+    // error relative to a preimage at θ̇ ~ 300 is 1e-13 of that.
+    for z in [
+        [0.3, 0.1],
+        [-2.0, 1.5],
+        [3.0, -0.7],
+        [1.0, 2.5],
+        [-2.864, 0.906],
+    ] {
+        let x = m.apply(z, false, &mut w).unwrap();
+        let y = m.apply(x, true, &mut w).unwrap();
+        let back = m.apply(y, false, &mut w).unwrap();
+        let yf = fine.apply(x, true, &mut wf).unwrap();
+        let backf = fine.apply(yf, false, &mut wf).unwrap();
+        let e = |b: [f64; 2]| (b[0] - x[0]).abs().max((b[1] - x[1]).abs());
+        println!(
+            "x = {x:?}: P(P⁻¹(x)) − x: adaptive {:.2e}, fixed grid {:.2e}",
+            e(back),
+            e(backf)
+        );
+        worst.0 = worst.0.max(e(back));
+        worst.2 = worst.2.max(e(backf));
+        let (a, b) = (
+            m.apply(x, false, &mut w).unwrap(),
+            fine.apply(x, false, &mut wf).unwrap(),
+        );
+        worst.1 = worst.1.max((a[0] - b[0]).abs().max((a[1] - b[1]).abs()));
+    }
+    println!(
+        "P(P⁻¹(x)) − x: adaptive {:.2e}, fixed grid {:.2e}; adaptive − fixed: {:.2e}",
+        worst.0, worst.2, worst.1
+    );
+    assert!(
+        worst.2 < 1e-12 && worst.0 < 1e-11 && worst.1 < 1e-11,
+        "{worst:?}"
+    );
+}
+
+/// Points of an unstable branch of the Baker–Gollub saddle return to the saddle under the
+/// inverse map: a point of generation g ≤ 1 lands, after g growth steps back, on the point of
+/// the fundamental domain it was computed from (within 1e-8: the backward map stretches the
+/// transverse round-off by 1/|λs| ≈ 470 per application, and this flip saddle grows by P²,
+/// so later generations cannot be checked this way), within d0 of the saddle; the
+/// refinement keeps neighbours within the resolution; and one and two threads give the same
+/// branch bit for bit.
+#[test]
+fn unstable_points_converge_backwards_and_threads_do_not_matter() {
+    let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
+    let map = FlowMap::new(&chain, 3.0 * PI, MapIntegration::Adaptive(1e-13)).unwrap();
+    // The period-1 saddle near the inverted position.
+    let sd = saddle(&map, [-2.86, 0.9], 1e-13, 40).unwrap();
+    let g = Growth {
+        resolution: 0.05,
+        arclength: 12.0,
+        ..Growth::default()
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| branch(&map, &sd, true, 1.0, &g))
+    };
+    let (one, two) = (run(1), run(2));
+    assert_eq!(one, two, "1 and 2 threads differ");
+    assert!(one.largest_gap() <= g.resolution);
+    let mut w = map.work();
+    let c = one.curve;
+    let mut worst: f64 = 0.0;
+    for n in one.nodes.iter().filter(|n| n.generation <= 1) {
+        let back = map
+            .iterate(n.point, n.generation as usize * c.power, true, &mut w)
+            .unwrap();
+        let seed = c.seed(n.s);
+        worst = worst.max((back[0] - seed[0]).hypot(back[1] - seed[1]));
+        let r = (back[0] - sd.point[0]).hypot(back[1] - sd.point[1]);
+        assert!(r <= 1.001 * g.d0, "{r:e}");
+    }
+    println!(
+        "BG saddle ({:.12}, {:.12}), λu = {:.6}, λs = {:.6}; {} points, generations ≤ 1 back-mapped to their seed within {:.2e}",
+        sd.point[0], sd.point[1], sd.lambda_u, sd.lambda_s, one.nodes.len(), worst
+    );
+    assert!(worst < 1e-8, "{worst:e}");
+}
+
+/// θ̈ + δθ̇ + sin θ = γ cos ωt at ω = 2 (T = π): the saddle near (π, 0), its unstable branch
+/// over the top to the right and the stable branch of the same saddle one turn on.
+struct Tangle<'c> {
+    map: FlowMap<'c, Chain>,
+    saddle: Saddle,
+    unstable: Branch,
+    stable: Branch,
+}
+
+fn tangle<'c>(chain: &'c Chain, guess: [f64; 2], g: &Growth, how: MapIntegration) -> Tangle<'c> {
+    let map = FlowMap::new(chain, PI, how).unwrap();
+    let sd = saddle(&map, guess, 1e-13, 40).unwrap();
+    let unstable = branch(&map, &sd, true, 1.0, g);
+    let stable = branch(&map, &sd, false, -1.0, g);
+    Tangle {
+        map,
+        saddle: sd,
+        unstable,
+        stable,
+    }
+}
+
+/// The first homoclinic tangency of θ̈ + δθ̇ + sin θ = γ cos 2t located to 1e-8 in γ for
+/// δ = 0.04, 0.02, 0.01 against Melnikov's γ_c = (4δ/π) cosh(π): the deviation shrinks like a
+/// power of δ above 1 (Melnikov's error is second order in the perturbation, so the relative
+/// deviation falls like δ).
+#[test]
+fn the_first_tangency_approaches_melnikovs_threshold() {
+    let omega = 2.0;
+    let g = Growth {
+        resolution: 0.05,
+        arclength: 10.0,
+        ..Growth::default()
+    };
+    let mut rows = Vec::new();
+    for delta in [0.04, 0.02, 0.01] {
+        let gc = threshold(delta, omega);
+        // The chain's own Melnikov form is the same (l = m = g = 1).
+        let form = Melnikov::of_chain(&pendulum(delta, gc, omega)).unwrap();
+        assert!((form.gamma_c - gc).abs() < 1e-15 && form.omega0 == 1.0);
+        let t = first_tangency([0.5 * gc, 2.0 * gc], 1e-8, [PI, 0.0], |gamma, guess| {
+            let chain = pendulum(delta, gamma, omega);
+            let tg = tangle(&chain, guess, &g, MapIntegration::Adaptive(1e-13));
+            // In the cover: the saddle at θ*, its twin one turn on at θ* + 2π.
+            let th = tg.saddle.point[0];
+            let sp = splitting(
+                &tg.map,
+                &tg.unstable,
+                &tg.stable,
+                [TAU, 0.0],
+                [th + 0.6, th + TAU - 0.6],
+                16,
+            )?;
+            Ok((sp.distance, tg.saddle.point))
+        })
+        .unwrap();
+        let dev = (t.parameter - gc).abs();
+        println!(
+            "δ = {delta}: tangency γ = {:.10} (bracket width {:.1e}, {} evaluations), Melnikov γ_c = {gc:.10}, deviation {dev:.3e} ({:.3e} relative)",
+            t.parameter,
+            t.bracket[1] - t.bracket[0],
+            t.steps.len(),
+            dev / gc
+        );
+        assert!(t.bracket[1] - t.bracket[0] <= 1e-8);
+        rows.push((delta, dev));
+    }
+    let slope = (rows[0].1 / rows[2].1).ln() / (rows[0].0 / rows[2].0).ln();
+    let slope_near = (rows[1].1 / rows[2].1).ln() / (rows[1].0 / rows[2].0).ln();
+    println!("deviation ∝ δ^p: p = {slope:.3} (0.04 → 0.01), {slope_near:.3} (0.02 → 0.01)");
+    assert!(rows[0].1 > rows[1].1 && rows[1].1 > rows[2].1, "{rows:?}");
+    assert!(slope > 1.2, "the deviation falls like δ^{slope}");
+}
+
+/// The undamped driven pendulum's map preserves area: between adjacent primary intersection
+/// points q₀, q₁, q₂ = P(q₀) (each located to 1e-9, most to 1e-10) the turnstile's two lobes
+/// have equal areas (to 1e-8), of opposite
+/// orientation, and near Melnikov's first-order area 4πγ sech(πω/2)/ω (within 10 % at γ = 0.1).
+#[test]
+fn the_turnstile_lobes_have_equal_areas() {
+    let (gamma, omega) = (0.1, 2.0);
+    let chain = pendulum(0.0, gamma, omega);
+    let g = Growth {
+        resolution: 0.01,
+        max_angle: 0.05,
+        arclength: 7.5,
+        ..Growth::default()
+    };
+    // The fixed grid: a smooth map, on which the intersections refine to 1e-10 (the undamped
+    // pendulum's velocities stay below 3 rad/s, well resolved by 1024 steps of π/1024 s).
+    let tg = tangle(&chain, [PI, 0.0], &g, MapIntegration::Fixed(1024));
+    let th = tg.saddle.point[0];
+    let xs = intersections(&tg.map, &tg.unstable, &tg.stable, &[1], 1e-11).unwrap();
+    assert!(!xs.is_empty());
+    // Located to 1e-10 where the stretching of round-off allows: a point of generation g
+    // carries ~Λ^g·1e-16 along its curve (Λ = e^π here), 2.5e-10 at the far end (g ≈ 5).
+    let worst = xs.iter().map(|x| x.residual).fold(0.0, f64::max);
+    let within = xs.iter().filter(|x| x.residual <= 1e-10).count();
+    println!(
+        "{} of {} intersections within 1e-10, the worst {worst:.2e}",
+        within,
+        xs.len()
+    );
+    assert!(worst <= 1e-9, "{worst:e}");
+    let mid = th + PI - 0.8;
+    let i0 = (0..xs.len())
+        .min_by(|&a, &b| {
+            (xs[a].point[0] - mid)
+                .abs()
+                .total_cmp(&(xs[b].point[0] - mid).abs())
+        })
+        .unwrap();
+    assert!(i0 + 2 < xs.len(), "{} intersections", xs.len());
+    let (q0, q1, q2) = (xs[i0], xs[i0 + 1], xs[i0 + 2]);
+    let mut w = tg.map.work();
+    let p0 = tg.map.apply(q0.point, false, &mut w).unwrap();
+    let d = (p0[0] - q2.point[0]).hypot(p0[1] - q2.point[1]);
+    println!(
+        "{} intersections; q0 = {:?}, q1 = {:?}, q2 = {:?}, |P(q0) − q2| = {d:.2e}",
+        xs.len(),
+        q0.point,
+        q1.point,
+        q2.point
+    );
+    assert!(d < 1e-9, "q2 is not P(q0): {d:e}");
+    let shift = [TAU, 0.0];
+    let a01 = lobe_area(&tg.map, &tg.unstable, &tg.stable, shift, &q0, &q1).unwrap();
+    let a12 = lobe_area(&tg.map, &tg.unstable, &tg.stable, shift, &q1, &q2).unwrap();
+    let first_order = 4.0 * PI * gamma / (PI * omega / 2.0).cosh() / omega;
+    println!(
+        "lobes: {a01:.12} and {a12:.12}, |sum| = {:.2e}; Melnikov's first order {first_order:.6}",
+        (a01 + a12).abs()
+    );
+    assert!(a01 * a12 < 0.0, "the lobes lie on opposite sides");
+    assert!((a01.abs() - a12.abs()).abs() < 1e-8);
+    assert!((a01.abs() - first_order).abs() < 0.1 * first_order);
+}
