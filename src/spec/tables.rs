@@ -147,7 +147,7 @@ mod tests {
             e,
             "t:1:1: frequencie: unknown field `frequencie`, expected one of `kind`, `title`, `model`, \
              `initial`, `integrator`, `simulate`, `modes`, `lyapunov`, `poincare`, `map`, `animate`, \
-             `control`, `measure`, `orbits`, `frequencies`, `figures`, `sweep`, `output`"
+             `control`, `measure`, `orbits`, `frequencies`, `manifolds`, `figures`, `sweep`, `output`"
         );
     }
 

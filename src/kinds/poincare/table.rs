@@ -571,6 +571,9 @@ mod tests {
         // Its table keeps its place among a spec's fields.
         let e = parse("bogus = 1\n", "t").unwrap_err().to_string();
         assert!(e.contains("`lyapunov`, `poincare`, `map`"), "{e}");
-        assert!(e.contains("`orbits`, `frequencies`, `figures`"), "{e}");
+        assert!(
+            e.contains("`orbits`, `frequencies`, `manifolds`, `figures`"),
+            "{e}"
+        );
     }
 }
