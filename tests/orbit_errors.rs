@@ -13,11 +13,15 @@
 use nalgebra::Complex;
 use pendula::analysis::periodic::{
     continue_branch, find, orbit_error, BifurcationKind, Closure, ContinuationOptions, Guess,
-    Periodic, PeriodicError, ShootingOptions,
+    PeriodicError, ShootingOptions,
 };
-use pendula::model::{Chain, ChainParams, Link, PivotMotion, System};
+use pendula::model::{Chain, ChainParams, Link, PivotMotion};
 use pendula::observe::{Cancel, Silent};
 use std::f64::consts::PI;
+
+#[path = "common/oscillator.rs"]
+mod oscillator;
+use oscillator::Oscillator;
 
 const G: f64 = 9.81;
 
@@ -85,57 +89,6 @@ fn ladder_estimates_the_simple_pendulum_period_error_within_a_factor_10() {
                 "{deg}°: the bar misses the truth"
             );
         }
-    }
-}
-
-/// ẍ + 2ζω₀ẋ + ω₀²x = F cos Ωt, exactly linear.
-struct Oscillator {
-    zeta: f64,
-    w0: f64,
-    force: f64,
-    omega: f64,
-}
-
-impl System for Oscillator {
-    type Workspace = ();
-    fn dim(&self) -> usize {
-        2
-    }
-    fn workspace(&self) {}
-    fn rhs(&self, t: f64, x: &[f64], dx: &mut [f64], _: &mut ()) {
-        dx[0] = x[1];
-        dx[1] = -2.0 * self.zeta * self.w0 * x[1] - self.w0 * self.w0 * x[0]
-            + self.force * (self.omega * t).cos();
-    }
-    fn rhs_tangent(
-        &self,
-        t: f64,
-        x: &[f64],
-        v: &[f64],
-        dx: &mut [f64],
-        dv: &mut [f64],
-        ws: &mut (),
-    ) {
-        self.rhs(t, x, dx, ws);
-        for (vc, dc) in v.chunks_exact(2).zip(dv.chunks_exact_mut(2)) {
-            dc[0] = vc[1];
-            dc[1] = -2.0 * self.zeta * self.w0 * vc[1] - self.w0 * self.w0 * vc[0];
-        }
-    }
-    fn energy(&self, _t: f64, x: &[f64]) -> f64 {
-        0.5 * (x[1] * x[1] + self.w0 * self.w0 * x[0] * x[0])
-    }
-    fn power(&self, t: f64, x: &[f64]) -> f64 {
-        x[1] * (self.force * (self.omega * t).cos() - 2.0 * self.zeta * self.w0 * x[1])
-    }
-}
-
-impl Periodic for Oscillator {
-    fn energy_gradient(&self, x: &[f64]) -> Vec<f64> {
-        vec![self.w0 * self.w0 * x[0], x[1]]
-    }
-    fn hamiltonian(&self) -> bool {
-        false
     }
 }
 
