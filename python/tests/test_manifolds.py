@@ -14,10 +14,11 @@ TANGLE = pendula.Chain([pendula.Link(length=1.0, mass=1.0)], gravity=1.0,
 
 def test_the_undamped_tangle_has_equal_lobes_and_the_melnikov_form():
     t = pendula.manifolds(TANGLE, theta=[math.pi], omega=[0.0], resolution=0.02,
-                          max_angle=0.1, arclength=7.5)
+                          max_angle=0.1, arclength=12.0)
     a = t.attrs
     assert abs(abs(a["saddle_theta"]) - math.pi) < 0.05
-    # Area preservation: the turnstile's lobes are equal and opposite.
+    # Area preservation: the turnstile's lobes are equal and opposite (at arclength 7.5 the
+    # branch crosses too few times past the middle for two lobes: the file says so instead).
     lobes = a["lobe_areas"]
     assert abs(lobes[0] + lobes[1]) < 1e-8
     # The Melnikov form of this chain is the chain itself: δ = 0, γ = 0.1, ω = 2.
