@@ -510,12 +510,17 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
         let mut block_len = vec![0u64; b];
         let mut total = vec![0.0; k];
         // Intervals after the forward transient, newest first: e = n_trans + 1 + idx.
+        // The sample (if any) kept at interval end e, for both backward passes.
+        let sample_at = |e: u64| {
+            let w = e - n_trans;
+            (e <= last && w.is_multiple_of(stride))
+                .then(|| (w / stride - 1) as usize)
+                .filter(|&s| s < samples)
+        };
         for idx in (0..r.len() / kk).rev() {
             let e = n_trans + 1 + idx as u64;
             let w = e - n_trans;
-            let sample = (e <= last && w.is_multiple_of(stride))
-                .then(|| (w / stride - 1) as usize)
-                .filter(|&s| s < samples);
+            let sample = sample_at(e);
             if let Some(s) = sample {
                 out.vectors_at(s, &q[s * n * k..(s + 1) * n * k], &c);
             }
@@ -543,12 +548,7 @@ impl<S: System + PhaseVolume> Reducer<S> for Clv<'_, S> {
             let mut c = backward_start(k);
             let start = (window_end + half - n_trans) as usize;
             for idx in (0..start).rev() {
-                let e = n_trans + 1 + idx as u64;
-                let w = e - n_trans;
-                let sample = (e <= last && w.is_multiple_of(stride))
-                    .then(|| (w / stride - 1) as usize)
-                    .filter(|&s| s < samples);
-                if let Some(s) = sample {
+                if let Some(s) = sample_at(n_trans + 1 + idx as u64) {
                     alt.vectors_at(s, &q[s * n * k..(s + 1) * n * k], &c);
                 }
                 solve_upper(&r[idx * kk..(idx + 1) * kk], k, &c, &mut prev, &mut norms);
