@@ -20,6 +20,10 @@ use pendula::integrate::Method;
 use pendula::model::{Chain, ChainParams, System};
 use pendula::observe::Silent;
 
+#[path = "common/loglog.rs"]
+mod loglog;
+use loglog::slope;
+
 const PHI0: f64 = 0.6;
 const SPREAD: f64 = 0.4;
 const GRID: f64 = 1.0;
@@ -191,18 +195,6 @@ fn batch_means_intervals_cover_the_truth() {
     );
     assert!((90..=99).contains(&median_in), "{median_in}");
     assert!((90..=99).contains(&fraction_in), "{fraction_in}");
-}
-
-fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let (x, y): (Vec<f64>, Vec<f64>) = (
-        x.iter().map(|v| v.ln()).collect(),
-        y.iter().map(|v| v.ln()).collect(),
-    );
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
-    sxy / sxx
 }
 
 /// The intervals shrink like 1/√T (batch means over independent blocks): the mean width over

@@ -10,6 +10,10 @@ use pendula::analysis::frequency::{FrequencyOptions, FrequencyWorkspace, NaffOpt
 use pendula::analysis::random::SplitMix64;
 use std::f64::consts::PI;
 
+#[path = "common/loglog.rs"]
+mod loglog;
+use loglog::slope;
+
 const W0: f64 = 3.132_091_952_673_165_5; // √9.81
 
 /// The AGM sequence (a_n, c_n) from (1, √(1 − m)), m = k².
@@ -145,19 +149,6 @@ fn error_bars_cover_the_elliptic_frequency() {
             );
         }
     }
-}
-
-/// Least-squares slope of ln y against ln x.
-fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let (x, y): (Vec<f64>, Vec<f64>) = (
-        x.iter().map(|v| v.ln()).collect(),
-        y.iter().map(|v| v.ln()).collect(),
-    );
-    let n = x.len() as f64;
-    let (mx, my) = (x.iter().sum::<f64>() / n, y.iter().sum::<f64>() / n);
-    let sxy: f64 = x.iter().zip(&y).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = x.iter().map(|a| (a - mx) * (a - mx)).sum();
-    sxy / sxx
 }
 
 /// The error bars shrink as the window law promises: log(bar) against log T over 20..200

@@ -9,6 +9,10 @@ use pendula::integrate::{
 };
 use pendula::model::{Canonical, Chain, ChainParams, Link, System};
 
+#[path = "common/loglog.rs"]
+mod loglog;
+use loglog::slope;
+
 // ---------------------------------------------------------------- helpers
 
 fn double_pendulum() -> Chain {
@@ -47,18 +51,6 @@ fn max_abs(a: &[f64]) -> f64 {
 fn sci(v: &[f64]) -> String {
     let parts: Vec<String> = v.iter().map(|x| format!("{x:.2e}")).collect();
     format!("[{}]", parts.join(", "))
-}
-
-/// Least-squares slope of log(y) against log(x).
-fn loglog_slope(x: &[f64], y: &[f64]) -> f64 {
-    let lx: Vec<f64> = x.iter().map(|v| v.ln()).collect();
-    let ly: Vec<f64> = y.iter().map(|v| v.ln()).collect();
-    let n = lx.len() as f64;
-    let mx = lx.iter().sum::<f64>() / n;
-    let my = ly.iter().sum::<f64>() / n;
-    let sxy: f64 = lx.iter().zip(&ly).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = lx.iter().map(|a| (a - mx) * (a - mx)).sum();
-    sxy / sxx
 }
 
 /// Integrates the plain state flow of `sys` from `x0` over `[0, t_end]`.
@@ -233,7 +225,7 @@ fn rk4_convergence_order() {
             )
         })
         .collect();
-    let slope = loglog_slope(&dts, &errs);
+    let slope = slope(&dts, &errs);
     eprintln!("rk4 errors {}, slope {slope:.3}", sci(&errs));
     assert!((slope - 4.0).abs() <= 0.3, "slope {slope}");
 }
@@ -255,7 +247,7 @@ fn gauss_convergence_order() {
                 )
             })
             .collect();
-        let slope = loglog_slope(&dts, &errs);
+        let slope = slope(&dts, &errs);
         eprintln!("gauss({stages}) errors {}, slope {slope:.3}", sci(&errs));
         assert!(
             (slope - 2.0 * stages as f64).abs() <= 0.3,
@@ -273,7 +265,7 @@ fn dop853_error_proportional_to_tol() {
         .iter()
         .map(|&tol| max_abs_diff(&flow_to(&chain, &mut dop(tol, 4), &x0, t_end), &reference))
         .collect();
-    let slope = loglog_slope(&tols, &errs);
+    let slope = slope(&tols, &errs);
     eprintln!(
         "dop853 errors {} for tol {}, slope {slope:.3}",
         sci(&errs),

@@ -23,6 +23,10 @@ use std::f64::consts::PI;
 mod oscillator;
 use oscillator::Oscillator;
 
+#[path = "common/loglog.rs"]
+mod loglog;
+use loglog::slope;
+
 const G: f64 = 9.81;
 
 /// K(k) = π / (2 AGM(1, √(1 − k²))), written here so the truth owes nothing to pendula.
@@ -266,17 +270,6 @@ fn sci(v: &[f64]) -> String {
         .map(|x| format!("{x:.2e}"))
         .collect::<Vec<_>>()
         .join(", ")
-}
-
-/// Least-squares slope of log y against log x.
-fn slope(x: &[f64], y: &[f64]) -> f64 {
-    let lx: Vec<f64> = x.iter().map(|v| v.ln()).collect();
-    let ly: Vec<f64> = y.iter().map(|v| v.ln()).collect();
-    let n = lx.len() as f64;
-    let (mx, my) = (lx.iter().sum::<f64>() / n, ly.iter().sum::<f64>() / n);
-    let sxy: f64 = lx.iter().zip(&ly).map(|(a, b)| (a - mx) * (b - my)).sum();
-    let sxx: f64 = lx.iter().map(|a| (a - mx) * (a - mx)).sum();
-    sxy / sxx
 }
 
 /// DOP853's error falls about like its tolerance, and so must the error bars: the slope of
