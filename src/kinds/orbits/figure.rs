@@ -5,7 +5,7 @@
 use super::run::OrbitsResult;
 use super::table::OrbitsRun;
 use crate::analysis::periodic::shooting::wrap_angle;
-use crate::analysis::periodic::{OrbitDiagram, PeriodicOrbit};
+use crate::analysis::periodic::{Branch, OrbitDiagram, PeriodicOrbit};
 use crate::model::Chain;
 use crate::plot::{
     draw_bifurcation, draw_orbit_diagram, draw_orbit_shape, BifurcationFigure, BifurcationMark,
@@ -74,65 +74,76 @@ fn shape(title: String, chain: &Chain, o: &PeriodicOrbit, path: &Path) -> Result
     draw_orbit_shape(&fig, path)
 }
 
-/// The branches of `r` over the continued parameter, with their bifurcations.
-fn branches(
-    title: String,
-    parameter_label: String,
-    chain: &Chain,
-    r: &OrbitsResult,
-    path: &Path,
-) -> Result<(), PlotError> {
-    // A driven orbit is drawn by θ₁ at each of its k drive-phase-0 points (a period-k orbit
-    // is k curves of one colour); an autonomous family by its period.
-    let dim = 2 * chain.links();
-    let strobe = |o: &PeriodicOrbit, j: usize, k: usize| -> f64 {
-        if j == 0 {
-            return o.x0[0];
+/// One drawn point of a branch: its parameter, orbit and stability.
+struct Drawn<'a> {
+    parameter: f64,
+    orbit: &'a PeriodicOrbit,
+    stable: bool,
+}
+
+/// The points of `b` as drawn: its continued points with each located bifurcation inserted
+/// where it lies, twice (with the stability before and after it), so that the curve passes
+/// through the bifurcation's marker and changes style exactly there, however coarse the
+/// continuation's steps.
+fn drawn_points(b: &Branch) -> Vec<Drawn<'_>> {
+    let mut out = Vec::with_capacity(b.points.len() + 2 * b.bifurcations.len());
+    for (i, p) in b.points.iter().enumerate() {
+        out.push(Drawn {
+            parameter: p.parameter,
+            orbit: &p.orbit,
+            stable: p.orbit.floquet.stability.is_stable(),
+        });
+        for x in b.bifurcations.iter().filter(|x| x.after == i) {
+            for s in [x.from, x.to] {
+                out.push(Drawn {
+                    parameter: x.parameter,
+                    orbit: &x.orbit,
+                    stable: s.is_stable(),
+                });
+            }
         }
-        let rows = o.shape.len() / dim;
-        let i = j * (rows - 1) / k;
-        if (rows - 1).is_multiple_of(k) {
-            wrap_angle(o.shape[i * dim])
-        } else {
-            f64::NAN
+    }
+    out
+}
+
+/// Whether every branch of `r` is one fixed state (the upright pendulum of a Kapitza window:
+/// θ₁ = π all along), drawn by its multipliers' real parts instead: |Re μ| ≤ 1 on the unit
+/// circle, ±1 at the edges where a pair leaves it.
+fn fixed_state(r: &OrbitsResult) -> bool {
+    let (lo, hi) = r
+        .branches
+        .iter()
+        .flat_map(|(_, b)| b.points.iter().map(|p| p.orbit.x0[0]))
+        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+            (l.min(v), h.max(v))
+        });
+    r.drive_period.is_some() && hi - lo < 1e-9
+}
+
+/// What a branch curve plots, and how many curves one orbit gives.
+#[derive(Clone, Copy)]
+enum Plotted {
+    /// The j-th smallest Re μ (continuous curves), within ±3; one curve per multiplier.
+    Multipliers(usize),
+    /// θ₁ at each of the k drive-phase-0 points of a period-k orbit (k curves of one colour).
+    Strobe(usize, usize),
+    /// An autonomous family's period.
+    Period,
+}
+
+impl Plotted {
+    fn curves(self) -> usize {
+        match self {
+            Plotted::Multipliers(n) => n,
+            Plotted::Strobe(_, k) => k,
+            Plotted::Period => 1,
         }
-    };
-    // A branch of fixed points (the upright pendulum of a Kapitza window: θ₁ = π all along)
-    // is drawn by its multipliers' real parts instead: |Re μ| ≤ 1 on the unit circle, ±1 at
-    // the edges where a pair leaves it.
-    let fixed = r.drive_period.is_some() && {
-        let firsts: Vec<f64> = r
-            .branches
-            .iter()
-            .flat_map(|(_, b)| b.points.iter().map(|p| p.orbit.x0[0]))
-            .collect();
-        let (lo, hi) = firsts
-            .iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), &v| {
-                (l.min(v), h.max(v))
-            });
-        hi - lo < 1e-9
-    };
-    let mut curves = Vec::new();
-    let mut marks = Vec::new();
-    for (label, b) in &r.branches {
-        let multipliers = b
-            .points
-            .iter()
-            .map(|p| p.orbit.floquet.multipliers.len())
-            .max()
-            .unwrap_or(0);
-        let k = match r.drive_period {
-            _ if fixed => multipliers,
-            Some(t) => b
-                .points
-                .first()
-                .map_or(1, |p| (p.orbit.period / t).round().max(1.0) as usize),
-            _ => 1,
-        };
-        let value = |o: &PeriodicOrbit, j: usize| match r.drive_period {
-            _ if fixed => {
-                // The j-th smallest Re μ, so that each curve is continuous; within ±3.
+    }
+
+    /// The value of curve `j` for the orbit `o`.
+    fn value(self, o: &PeriodicOrbit, j: usize) -> f64 {
+        match self {
+            Plotted::Multipliers(_) => {
                 let mut re: Vec<f64> = o.floquet.multipliers.iter().map(|m| m.re).collect();
                 re.sort_by(f64::total_cmp);
                 re.get(j)
@@ -140,33 +151,76 @@ fn branches(
                     .filter(|v| v.abs() <= 3.0)
                     .unwrap_or(f64::NAN)
             }
-            Some(_) => strobe(o, j, k),
-            None => o.period,
+            Plotted::Strobe(dim, k) => {
+                if j == 0 {
+                    return o.x0[0];
+                }
+                let rows = o.shape.len() / dim;
+                if (rows - 1).is_multiple_of(k) {
+                    wrap_angle(o.shape[j * (rows - 1) / k * dim])
+                } else {
+                    f64::NAN
+                }
+            }
+            Plotted::Period => o.period,
+        }
+    }
+}
+
+/// The branches of `r` over the continued parameter, with their bifurcations: a bifurcation of
+/// a period-k orbit is marked on each of its k curves.
+fn branches(
+    title: String,
+    parameter_label: String,
+    chain: &Chain,
+    r: &OrbitsResult,
+    path: &Path,
+) -> Result<(), PlotError> {
+    let dim = 2 * chain.links();
+    let fixed = fixed_state(r);
+    let mut curves = Vec::new();
+    let mut marks = Vec::new();
+    for (label, b) in &r.branches {
+        let plotted = match r.drive_period {
+            _ if fixed => Plotted::Multipliers(
+                b.points
+                    .iter()
+                    .map(|p| p.orbit.floquet.multipliers.len())
+                    .max()
+                    .unwrap_or(0),
+            ),
+            Some(t) => Plotted::Strobe(
+                dim,
+                b.points
+                    .first()
+                    .map_or(1, |p| (p.orbit.period / t).round().max(1.0) as usize),
+            ),
+            None => Plotted::Period,
         };
+        let drawn = drawn_points(b);
         // Both ways of one branch share a colour: the label without its way.
         let base = label.trim_end_matches(" up").trim_end_matches(" down");
-        for j in 0..k {
+        for j in 0..plotted.curves() {
             curves.push(BranchCurve {
-                parameter: b.points.iter().map(|p| p.parameter).collect(),
-                value: b.points.iter().map(|p| value(&p.orbit, j)).collect(),
-                stable: b
-                    .points
-                    .iter()
-                    .map(|p| p.orbit.floquet.stability.is_stable())
-                    .collect(),
+                parameter: drawn.iter().map(|d| d.parameter).collect(),
+                value: drawn.iter().map(|d| plotted.value(d.orbit, j)).collect(),
+                stable: drawn.iter().map(|d| d.stable).collect(),
                 label: base.to_string(),
             });
         }
         for x in &b.bifurcations {
-            marks.push(BifurcationMark {
+            // A fixed state's critical multiplier is marked where its curve meets ±1.
+            let values: Vec<f64> = match plotted {
+                Plotted::Multipliers(_) => vec![x.multiplier[0]],
+                _ => (0..plotted.curves())
+                    .map(|j| plotted.value(&x.orbit, j))
+                    .collect(),
+            };
+            marks.extend(values.into_iter().map(|value| BifurcationMark {
                 parameter: x.parameter,
-                value: if fixed {
-                    x.multiplier[0]
-                } else {
-                    value(&x.orbit, 0)
-                },
+                value,
                 kind: x.kind.name().to_string(),
-            });
+            }));
         }
     }
     let value_label = match r.drive_period {
