@@ -344,6 +344,31 @@ class _About:
             return self.report
         return _json.dumps(self.summary, indent=1) if self.summary else "pendula: nothing kept"
 
+    def decoded(self):
+        """A copy in which every CF flag variable (one with ``flag_values`` and
+        ``flag_meanings``: an orbit's ``stability``, a bifurcation's ``kind``, a frequency
+        analysis's ``motion``, …) holds its meanings' words instead of the integer codes the
+        file stores for CF tools. Works on this object whether it came from a pendula function
+        or from ``xarray.open_dataset``/``open_datatree`` of a pendula file."""
+        if isinstance(self._obj, _xarray.DataTree):
+            return self._obj.map_over_datasets(_decode_flags)
+        return _decode_flags(self._obj)
+
+
+def _decode_flags(ds):
+    """``ds`` with each CF flag variable as words (an unknown code reads ``""``)."""
+    out = ds.copy()
+    for name, var in ds.variables.items():
+        if "flag_values" not in var.attrs or "flag_meanings" not in var.attrs:
+            continue
+        codes = [int(v) for v in _numpy.atleast_1d(var.attrs["flag_values"])]
+        words = dict(zip(codes, str(var.attrs["flag_meanings"]).split()))
+        values = _numpy.asarray(var.values)
+        decoded = _numpy.array([words.get(int(c), "") for c in values.ravel()], dtype=object)
+        attrs = {k: v for k, v in var.attrs.items() if k not in ("flag_values", "flag_meanings")}
+        out[name] = _xarray.Variable(var.dims, decoded.reshape(values.shape), attrs)
+    return out
+
 
 def _short(v, width=120):
     """A summary value on one line, cut at ``width`` characters."""
