@@ -10,7 +10,7 @@
 //! integer combinations with `valid` false.
 
 use super::FrequenciesRun;
-use crate::analysis::frequency::{LineOut, OrbitFrequencies, ERROR_RULE};
+use crate::analysis::frequency::{LineOut, OrbitFrequencies, Verdict, ERROR_RULE, VERDICT_RULE};
 use crate::finding::{Figure, Finding, Line, Panel, Record, RunPart, Scalar};
 use crate::format::{f64_json, format_value};
 use crate::integrate::Stats;
@@ -52,6 +52,20 @@ pub struct FrequenciesResult {
 }
 
 impl FrequenciesResult {
+    /// The warning when fundamentals are listed for an orbit whose verdict is chaotic: they
+    /// are the strongest lines of a drifting spectrum, not frequencies of a torus.
+    pub fn chaotic_warning(&self) -> Option<String> {
+        let o = &self.orbit;
+        (o.verdict == Verdict::Chaotic && !o.fundamentals.is_empty()).then(|| {
+            format!(
+                "warning: the diffusion verdict is chaotic (index {} at T, ladder slope {} per decade of T): \
+                 the fundamentals listed are the strongest lines of a drifting spectrum, not frequencies of a torus",
+                format_value(o.diffusion_index, 3),
+                format_value(o.ladder_slope, 2)
+            )
+        })
+    }
+
     /// The time of the last sample analysed (s).
     fn t_end(&self) -> f64 {
         (self.samples - 1) as f64 * self.dt_out
@@ -228,6 +242,12 @@ impl Finding for FrequenciesResult {
             .attr("diffusion_error", o.diffusion_error)
             .attr("diffusion_index_error", o.diffusion_index_error)
             .attr("error_rule", ERROR_RULE)
+            .attr(
+                "diffusion_index_ladder",
+                crate::finding::Attr::F64s(o.ladder.to_vec()),
+            )
+            .attr("ladder_slope", o.ladder_slope)
+            .attr("verdict_rule", VERDICT_RULE)
             .attr("max_relative_energy_error", self.max_relative_energy_error)
             .run_part(RunPart::Method)
             .index("link", n, "link index, counted from the pivot")
@@ -253,6 +273,21 @@ impl Finding for FrequenciesResult {
         );
         self.record_lines(&mut g, terms, nf);
         self.record_fundamentals(&mut g, nf);
+        // The verdict: a scalar CF flag variable (its words in flag_meanings), with the ladder
+        // it was read from as the attribute diffusion_index_ladder.
+        let flags: Vec<u8> = Verdict::ALL.iter().map(|v| v.flag()).collect();
+        g.var(
+            "verdict",
+            &[] as &[&str],
+            ndarray::arr0(o.verdict.flag()),
+            "1",
+            "the diffusion ladder's verdict (rule: attribute verdict_rule)",
+        )
+        .var_attr("flag_values", crate::finding::Attr::U8s(flags))
+        .var_attr("flag_meanings", Verdict::FLAG_MEANINGS);
+        if let Some(w) = self.chaotic_warning() {
+            g.attr("warning", w.as_str());
+        }
         g
     }
 
@@ -294,6 +329,12 @@ impl Finding for FrequenciesResult {
             "diffusion_index": f64_json(o.diffusion_index),
             "diffusion_error": f64_json(o.diffusion_error),
             "diffusion_index_error": f64_json(o.diffusion_index_error),
+            "diffusion_index_ladder": o.ladder.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
+            "ladder_t": [self.t_end() / 4.0, self.t_end() / 2.0, self.t_end()],
+            "ladder_slope": f64_json(o.ladder_slope),
+            "verdict": o.verdict.name(),
+            "verdict_rule": VERDICT_RULE,
+            "warning": self.chaotic_warning(),
             "links": links,
             "max_relative_energy_error": self.max_relative_energy_error,
             "steps": self.stats.steps,
@@ -324,6 +365,21 @@ impl Finding for FrequenciesResult {
             "  diffusion between the halves: {:.3e} ± {:.1e} rad/s (index {:.2} ± {:.2})",
             o.diffusion, o.diffusion_error, o.diffusion_index, o.diffusion_index_error
         );
+        let [a, b, c] = o.ladder;
+        let _ = writeln!(
+            s,
+            "  ladder: index {} at T/4, {} at T/2, {} at T = {:.1} s (slope {} per decade of T): {}",
+            format_value(a, 3),
+            format_value(b, 3),
+            format_value(c, 3),
+            self.t_end(),
+            format_value(o.ladder_slope, 2),
+            o.verdict.name()
+        );
+        let _ = writeln!(s, "  verdict rule: {VERDICT_RULE}");
+        if let Some(w) = self.chaotic_warning() {
+            let _ = writeln!(s, "  {w}");
+        }
         let _ = writeln!(s, "  error bars: {ERROR_RULE}");
         let _ = writeln!(
             s,
@@ -345,6 +401,10 @@ impl Finding for FrequenciesResult {
             }
         }
         s
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.chaotic_warning().into_iter().collect()
     }
 
     fn scalars(&self) -> Vec<Scalar> {

@@ -335,6 +335,24 @@ static FREQUENCY: Facts = Facts {
              error |nu - nu_half| (the whole run's NAFF as reference) propagated linearly to \
              D = |nu_first - nu_second| (README, Error bars)",
         ),
+        var(
+            "diffusion_index_quarter",
+            "1",
+            "diffusion index of the run of length t_max/4 from the same start (the ladder's \
+             first rung; NaN: too few samples)",
+        ),
+        var(
+            "diffusion_index_half",
+            "1",
+            "diffusion index of the run of length t_max/2 from the same start (the ladder's \
+             second rung; NaN: too few samples)",
+        ),
+        var(
+            "verdict",
+            "1",
+            "the diffusion ladder's verdict (flag_meanings; rule in the verdict_rule attribute, \
+             README Verdict): 0 regular, 1 chaotic, 2 undecided; NaN where not computed",
+        ),
     ],
     fields: &["map.samples", "map.window_order"],
     legend: Legend::Computed,
