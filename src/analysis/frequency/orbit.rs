@@ -24,7 +24,7 @@ use serde::Serialize;
 pub const ROUND_OFF: f64 = 1e-14;
 
 /// How the error bars of the frequencies and the diffusion are obtained, as the output states.
-pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |nu - nu_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |nu - nu_half|, at least 1e-14 |nu| (round-off); the diffusion |nu_first - nu_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
+pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |omega - omega_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |omega - omega_half|, at least 1e-14 |omega| (round-off); the diffusion |omega_first - omega_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
 
 /// Options of [`FrequencyWorkspace`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -108,7 +108,7 @@ pub enum Verdict {
 }
 
 /// The verdict's rule, as the output states it (its code: [`Verdict::of`]).
-pub const VERDICT_RULE: &str = "ladder: the diffusion index I at run lengths T/4, T/2 and T from the same start, slope s = (I(T) - I(T/4)) / log10(4) per decade of T. On a torus the halves differ only by NAFF's error, which falls with T (like T^-(2p+2) at best, Hann order p); a chaotic orbit's frequencies drift and do not. Regular: I(T) <= log10(1e-12 max nu) (NAFF's round-off floor: nothing left to fall), or s <= -(p+1) with I(T) < -3, or s < -1 with I(T) <= -5 (falls, and two decades below the chaotic level). Chaotic: I(T) >= -3 (the halves' frequencies differ by 1e-3 rad/s or more) and s >= -1 (not falling). Undecided: otherwise (resonances, sticky orbits), or where a rung is not finite. The levels -3 and -5 are measured on the double pendulum at E = -20 J (README); the integrator's error must stay below them (the frequency map's default step does)";
+pub const VERDICT_RULE: &str = "ladder: the diffusion index I at run lengths T/4, T/2 and T from the same start, slope s = (I(T) - I(T/4)) / log10(4) per decade of T. On a torus the halves differ only by NAFF's error, which falls with T (like T^-(2p+2) at best, Hann order p); a chaotic orbit's frequencies drift and do not. Regular: s < -1 and I(T) <= -5 (falls, and two decades below the chaotic level), or I(T) <= log10(1e-12 max omega) (NAFF's round-off floor: nothing left to fall). Chaotic: I(T) >= -3 (the halves' frequencies differ by 1e-3 rad/s or more) and s >= -1 (not falling). Undecided: otherwise (resonances, sticky orbits), or where a rung is not finite. The levels -3 and -5 are measured on the double pendulum at E = -20 J (README); the integrator's error must stay below them (the frequency map's default step does)";
 
 /// The index at or above which (with a ladder that does not fall) an orbit is chaotic: the
 /// halves' fundamentals differ by 1e-3 rad/s or more ([`VERDICT_RULE`]). On the double
@@ -144,10 +144,12 @@ impl Verdict {
         self as u8
     }
 
-    /// The verdict of a ladder [I(T/4), I(T/2), I(T)] analysed with a Hann window of order
-    /// `window_order`, whose largest fundamental is `nu_max` (rad/s): the one rule,
-    /// [`VERDICT_RULE`].
-    pub fn of(ladder: [f64; 3], window_order: u32, nu_max: f64) -> Verdict {
+    /// The verdict of a ladder [I(T/4), I(T/2), I(T)] whose largest fundamental is `nu_max`
+    /// (rad/s): the one rule, [`VERDICT_RULE`]. A fast fall alone (at the window law's slope)
+    /// does not make a torus: a sticky chaotic orbit's index can fall over a factor 4 of T
+    /// (on the E = −20 J shell one with λ_max = 0.064 s⁻¹ read −0.5, −2.3, −3.1), so a
+    /// regular verdict also needs the level [`REGULAR_INDEX`].
+    pub fn of(ladder: [f64; 3], nu_max: f64) -> Verdict {
         let [a, b, c] = ladder;
         if !(a.is_finite() && b.is_finite() && c.is_finite()) {
             // −∞ (identical halves) is a torus resolved beyond round-off.
@@ -159,9 +161,8 @@ impl Verdict {
         }
         let slope = ladder_slope(ladder);
         let floor = (FLOOR_MARGIN * ROUND_OFF * nu_max).log10();
-        let fast = slope <= -(f64::from(window_order) + 1.0) && c < CHAOTIC_INDEX;
         let falls = slope < CHAOTIC_SLOPE && c <= REGULAR_INDEX;
-        if c <= floor || fast || falls {
+        if c <= floor || falls {
             Verdict::Regular
         } else if c >= CHAOTIC_INDEX && slope >= CHAOTIC_SLOPE {
             Verdict::Chaotic
@@ -403,7 +404,7 @@ impl OrbitFrequencies {
             diffusion_index_error: (e.diffusion / diffusion).ln_1p() / std::f64::consts::LN_10,
             ladder,
             ladder_slope: ladder_slope(ladder),
-            verdict: Verdict::of(ladder, window_order, nu_max),
+            verdict: Verdict::of(ladder, nu_max),
         }
     }
 }
@@ -516,4 +517,38 @@ fn errors(nu: &[f64], first: &[f64], second: &[f64], window_order: u32) -> Error
         var.sqrt()
     };
     Errors { whole, diffusion }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule's cases, each on one side of its thresholds: a ladder that falls to −5 or below
+    /// is regular, one at NAFF's round-off floor is regular however flat, a high flat one is
+    /// chaotic, and a fall that stays above −5, a low flat ladder, or a NaN rung is undecided.
+    #[test]
+    fn verdict_rule_cases() {
+        let nu = 6.0;
+        let of = |l: [f64; 3]| Verdict::of(l, nu);
+        assert_eq!(of([-4.0, -4.6, -5.2]), Verdict::Regular);
+        assert_eq!(of([-13.0, -13.1, -13.0]), Verdict::Regular);
+        assert_eq!(of([-3.0, -3.0, f64::NEG_INFINITY]), Verdict::Regular);
+        assert_eq!(of([-1.0, 0.2, -0.5]), Verdict::Chaotic);
+        assert_eq!(of([-3.5, -3.2, -3.0]), Verdict::Chaotic);
+        // A fast fall that ends above −5 (a sticky chaotic orbit can do that).
+        assert_eq!(of([-0.5, -2.3, -3.1]), Verdict::Undecided);
+        // Low but flat: neither falling nor at the chaotic level.
+        assert_eq!(of([-6.0, -6.1, -6.2]), Verdict::Undecided);
+        assert_eq!(of([f64::NAN, -6.0, -9.0]), Verdict::Undecided);
+        // The slope is per decade of T: a fall of log10(4) over the ladder is −1.
+        assert!((ladder_slope([0.0, 0.0, -4f64.log10()]) + 1.0).abs() < 1e-15);
+        assert_eq!(
+            Verdict::FLAG_MEANINGS.split(' ').count(),
+            Verdict::ALL.len()
+        );
+        for (i, v) in Verdict::ALL.iter().enumerate() {
+            assert_eq!(v.flag() as usize, i);
+            assert_eq!(Verdict::FLAG_MEANINGS.split(' ').nth(i), Some(v.name()));
+        }
+    }
 }
