@@ -6,8 +6,9 @@
 //! and a chaotic sea. Each start: (θ₁, θ₂) uniform over the part of [−π, π]² the energy reaches,
 //! the velocity's direction uniform, its size solving E. The verdict is the frequency map's
 //! analysis of one pixel (its options, [`map_options`], Hann p = 2) of 16 384 samples 0.1 s
-//! apart (T = 1638.4 s), integrated by DOP853 at 1e-12 (not the map's Gauss step: the
-//! integrator's floor, near −10 there, is far below the verdict's levels). λ_max from
+//! apart (T = 1638.3 s, ≈ 600 periods of the slowest fundamental; the rule needs 300),
+//! integrated by DOP853 at 1e-12 (not the map's Gauss step: the integrator's floor, near −10
+//! there, is far below the verdict's levels). λ_max from
 //! `chain_spectrum` (one deviation vector, DOP853) over 4 000 s: a torus's finite-time λ falls
 //! like ln T / T (≈ 0.002–0.009 s⁻¹ at 4 000 s on this shell), the chaotic sea's is 0.02–0.1
 //! s⁻¹; λ_max > 0.01 s⁻¹ is chaotic, between the two.
@@ -153,8 +154,7 @@ fn verdict_agrees_with_lambda_max_on_one_shell() {
     }
     let rate = agree as f64 / decided as f64;
     eprintln!(
-        "agreement on decided orbits {agree}/{decided} = {:.3}; undecided {undecided}/{ORBITS}",
-        rate
+        "agreement on decided orbits {agree}/{decided} = {rate:.3}; undecided {undecided}/{ORBITS}"
     );
     // Both kinds of orbit are drawn, or the agreement says nothing.
     assert!(table[1].iter().sum::<usize>() >= 5, "{table:?}");

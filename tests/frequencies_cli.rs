@@ -428,7 +428,7 @@ fn frequency_map_is_independent_of_threads_tiles_and_resumption() {
     assert!(index[0] > -4.0, "corner {}", index[0]);
 }
 
-/// `render --show frequency_map` draws a frequency map's ν₂-against-ν₁ figure; other kinds
+/// `render --show frequency_map` draws a frequency map's ω₂-against-ω₁ figure; other kinds
 /// refuse the name with exit 2, naming --show and what they can draw.
 #[test]
 fn render_draws_the_frequency_map_figure() {
@@ -468,10 +468,10 @@ fn render_draws_the_frequency_map_figure() {
     json_ok(&svg);
     let text = std::fs::read_to_string(d.join("fm.svg")).unwrap();
     assert!(
-        text.contains("ν₂ (first half)"),
-        "the axes are the frequencies"
+        text.contains("ω₂ (first half)"),
+        "the axes are the angular frequencies ω (rad/s)"
     );
-    // At least one resonance ray crosses the box (here ν₂/ν₁ ≈ 2.4: 2:5 and 3:7 of order ≤ 10).
+    // At least one resonance ray crosses the box (here ω₂/ω₁ ≈ 2.4: 2:5 and 3:7 of order ≤ 10).
     assert!(
         ["2:5", "3:7", "1:2"].iter().any(|r| text.contains(r)),
         "no resonance label"
@@ -834,14 +834,17 @@ fn verdict_and_the_chaotic_warning() {
 }
 
 /// Issue 52: the frequency map's verdict per pixel, a CF flag variable (f64, NaN where not
-/// computed) beside the ladder's rungs, at the default step 0.025 s; each pixel's verdict is the
-/// rule applied to its stored ladder (`Verdict::of`), the pixel at θ = (π/8, π/8) a torus
-/// (regular) and the corner near the inverted state chaotic.
+/// computed) beside the ladder's rungs, at the default step 0.025 s over T = 1638.4 s (16 384
+/// samples: a verdict needs 300 periods of the slowest fundamental, ~2.4 rad/s here); each
+/// pixel's verdict is the rule applied to its stored ladder (`Verdict::of`), the pixel at
+/// θ = (π/8, π/8) a torus (regular) and the corner near the inverted state chaotic. At the
+/// default T = 204.8 s (≈ 80 periods) every pixel is undecided.
 #[test]
 fn frequency_map_stores_the_verdict() {
     use pendula::analysis::frequency::Verdict;
     let dir = tempfile::tempdir().unwrap();
-    let args = map_args("v.h5");
+    let mut args = map_args("v.h5");
+    args.extend(["--t-end", "1638.4", "--samples", "16384"].map(String::from));
     let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
     let out = pendula(dir.path(), &args);
     assert!(
@@ -849,6 +852,12 @@ fn frequency_map_stores_the_verdict() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let short = map_args("s.h5");
+    let short: Vec<&str> = short.iter().map(|s| s.as_str()).collect();
+    assert!(pendula(dir.path(), &short).status.success());
+    let f = hdf5::File::open(dir.path().join("s.h5")).unwrap();
+    let v = f.dataset("map/verdict").unwrap().read_raw::<f64>().unwrap();
+    assert!(v.iter().all(|&x| x == 2.0 || x.is_nan()), "{v:?}");
     let f = hdf5::File::open(dir.path().join("v.h5")).unwrap();
     let g = f.group("map").unwrap();
     assert_eq!(g.attr("dt").unwrap().read_scalar::<f64>().unwrap(), 0.025);
@@ -870,16 +879,21 @@ fn frequency_map_stores_the_verdict() {
         d.attr("flag_values").unwrap().read_raw::<f64>().unwrap(),
         vec![0.0, 1.0, 2.0]
     );
+    // The analysed span: samples × sample_steps × dt.
+    let int = |a: &str| g.attr(a).unwrap().read_scalar::<i64>().unwrap() as f64;
+    let t = int("samples") * int("sample_steps") * 0.025;
+    assert!((t - 1638.4).abs() < 1e-9, "{t}");
     for p in 0..64 {
-        let nu_max = [
+        let nu = [
             first[2 * p],
             first[2 * p + 1],
             second[2 * p],
             second[2 * p + 1],
-        ]
-        .iter()
-        .fold(0.0f64, |a, &b| a.max(b));
-        let v = Verdict::of([quarter[p], half[p], index[p]], nu_max);
+        ];
+        let nu_max = nu.iter().fold(0.0f64, |a, &b| a.max(b));
+        let nu_min = nu.iter().fold(f64::NAN, |a, &b| b.min(a));
+        let periods = t * nu_min / (2.0 * std::f64::consts::PI);
+        let v = Verdict::of([quarter[p], half[p], index[p]], nu_max, periods);
         assert_eq!(verdict[p], f64::from(v.flag()), "pixel {p}");
     }
     assert_eq!(verdict[4 * 8 + 4], 0.0, "centre {}", index[4 * 8 + 4]);
