@@ -46,6 +46,11 @@ pub trait Finding: Send {
     fn run_fields(&self) -> &'static [&'static str] {
         RUN_FIELDS
     }
+    /// Warnings on what it found, each one line that the CLI prints on stderr (also in its
+    /// report and summary where the kind puts them); none by default.
+    fn warnings(&self) -> Vec<String> {
+        Vec::new()
+    }
     /// Told the wall time of its run (s) before the front end asks for its summary and
     /// report: a kind that reports a rate (a section's crossings per second) keeps it.
     fn timed(&mut self, _wall: f64) {}

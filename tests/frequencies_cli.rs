@@ -360,7 +360,7 @@ fn read_map(path: &Path) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
 }
 
 /// The frequency map at its defaults (2 × 1 024 samples 0.1 s apart, Gauss–Legendre steps of
-/// 0.05 s, Hann window p = 2): the same bits for 1 and 2 threads, another tile size and a run
+/// 0.025 s, Hann window p = 2): the same bits for 1 and 2 threads, another tile size and a run
 /// interrupted by SIGINT and resumed; a pixel near the hanging equilibrium, θ = (π/8, π/8), is a
 /// torus (index < −8; measured −9.3, and −4.7 with the RK4 the other kinds use, whose energy
 /// drift moves the frequencies between the halves), and the corner near the inverted state is
@@ -428,7 +428,7 @@ fn frequency_map_is_independent_of_threads_tiles_and_resumption() {
     assert!(index[0] > -4.0, "corner {}", index[0]);
 }
 
-/// `render --show frequency_map` draws a frequency map's ν₂-against-ν₁ figure; other kinds
+/// `render --show frequency_map` draws a frequency map's ω₂-against-ω₁ figure; other kinds
 /// refuse the name with exit 2, naming --show and what they can draw.
 #[test]
 fn render_draws_the_frequency_map_figure() {
@@ -468,10 +468,10 @@ fn render_draws_the_frequency_map_figure() {
     json_ok(&svg);
     let text = std::fs::read_to_string(d.join("fm.svg")).unwrap();
     assert!(
-        text.contains("ν₂ (first half)"),
-        "the axes are the frequencies"
+        text.contains("ω₂ (first half)"),
+        "the axes are the angular frequencies ω (rad/s)"
     );
-    // At least one resonance ray crosses the box (here ν₂/ν₁ ≈ 2.4: 2:5 and 3:7 of order ≤ 10).
+    // At least one resonance ray crosses the box (here ω₂/ω₁ ≈ 2.4: 2:5 and 3:7 of order ≤ 10).
     assert!(
         ["2:5", "3:7", "1:2"].iter().any(|r| text.contains(r)),
         "no resonance label"
@@ -747,4 +747,155 @@ fn sigterm_in_the_analysis_stops_it() {
     assert!(err.contains("interrupted"), "{err}");
     assert!(!dir.path().join("s.h5").exists());
     assert!(!dir.path().join("s.h5.partial").exists());
+}
+
+/// Issue 52: the verdict and its ladder in the JSON, the report and the file (a CF flag
+/// variable), and the warning on a chaotic orbit's fundamentals on stderr, in the JSON and in
+/// the report. The torus at θ = (0.5, 0.5) (its index falls from −8.2 at T/4 to −9.2 at T,
+/// DOP853's floor at the default 1e-10) is regular; θ = (1.8, −1.5), far in the chaotic sea
+/// (index ≈ 0 at every rung: its frequencies drift by ~1 rad/s), is chaotic. The verdict's
+/// agreement with λ_max is tests/diffusion_verdict.rs.
+#[test]
+fn verdict_and_the_chaotic_warning() {
+    let dir = tempfile::tempdir().unwrap();
+    let run = |theta: &str, file: &str| {
+        let args = [
+            "frequencies",
+            "--theta",
+            theta,
+            "--t-end",
+            "1000",
+            "--dt-out",
+            "0.05",
+            "-o",
+            file,
+            "--json",
+        ];
+        let out = pendula(dir.path(), &args);
+        (json(&out), String::from_utf8_lossy(&out.stderr).to_string())
+    };
+    let (regular, err) = run("0.5,0.5", "r.h5");
+    assert_eq!(regular["verdict"], "regular");
+    assert!(
+        regular["warning"].is_null() && !err.contains("warning"),
+        "{err}"
+    );
+    let ladder = floats(&regular["diffusion_index_ladder"]);
+    assert_eq!(ladder[2], regular["diffusion_index"].as_f64().unwrap());
+    assert!(
+        ladder[2] < ladder[0] - 0.5 && ladder[2] < -8.0,
+        "{ladder:?}"
+    );
+    let (chaotic, err) = run("1.8,-1.5", "c.h5");
+    assert_eq!(chaotic["verdict"], "chaotic");
+    let warning = chaotic["warning"].as_str().unwrap();
+    assert!(warning.contains("not frequencies of a torus"), "{warning}");
+    assert!(err.lines().any(|l| l == warning), "{err}");
+    assert!(floats(&chaotic["diffusion_index_ladder"])
+        .iter()
+        .all(|&i| i > -3.0));
+    // The file: verdict a scalar flag variable whose flag_meanings name the JSON's word.
+    for (file, v) in [("r.h5", &regular), ("c.h5", &chaotic)] {
+        let f = hdf5::File::open(dir.path().join(file)).unwrap();
+        let g = f.group("frequencies").unwrap();
+        let d = g.dataset("verdict").unwrap();
+        let flag = d.read_scalar::<u8>().unwrap();
+        let meanings = d
+            .attr("flag_meanings")
+            .unwrap()
+            .read_scalar::<hdf5::types::VarLenUnicode>()
+            .unwrap();
+        let values = d.attr("flag_values").unwrap().read_raw::<u8>().unwrap();
+        assert_eq!(values, vec![0, 1, 2]);
+        let words: Vec<&str> = meanings.as_str().split(' ').collect();
+        assert_eq!(words[flag as usize], v["verdict"].as_str().unwrap());
+        let ladder = g
+            .attr("diffusion_index_ladder")
+            .unwrap()
+            .read_raw::<f64>()
+            .unwrap();
+        same(&ladder, &floats(&v["diffusion_index_ladder"]));
+    }
+    // The report says the verdict and the warning too.
+    let out = pendula(
+        dir.path(),
+        &[
+            "frequencies",
+            "--theta",
+            "1.8,-1.5",
+            "--t-end",
+            "1000",
+            "--dt-out",
+            "0.05",
+        ],
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("): chaotic") && report.contains("not frequencies of a torus"));
+}
+
+/// Issue 52: the frequency map's verdict per pixel, a CF flag variable (f64, NaN where not
+/// computed) beside the ladder's rungs, at the default step 0.025 s over T = 1638.4 s (16 384
+/// samples: a verdict needs 300 periods of the slowest fundamental, ~2.4 rad/s here); each
+/// pixel's verdict is the rule applied to its stored ladder (`Verdict::of`), the pixel at
+/// θ = (π/8, π/8) a torus (regular) and the corner near the inverted state chaotic. At the
+/// default T = 204.8 s (≈ 80 periods) every pixel is undecided.
+#[test]
+fn frequency_map_stores_the_verdict() {
+    use pendula::analysis::frequency::Verdict;
+    let dir = tempfile::tempdir().unwrap();
+    let mut args = map_args("v.h5");
+    args.extend(["--t-end", "1638.4", "--samples", "16384"].map(String::from));
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let out = pendula(dir.path(), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let short = map_args("s.h5");
+    let short: Vec<&str> = short.iter().map(|s| s.as_str()).collect();
+    assert!(pendula(dir.path(), &short).status.success());
+    let f = hdf5::File::open(dir.path().join("s.h5")).unwrap();
+    let v = f.dataset("map/verdict").unwrap().read_raw::<f64>().unwrap();
+    assert!(v.iter().all(|&x| x == 2.0 || x.is_nan()), "{v:?}");
+    let f = hdf5::File::open(dir.path().join("v.h5")).unwrap();
+    let g = f.group("map").unwrap();
+    assert_eq!(g.attr("dt").unwrap().read_scalar::<f64>().unwrap(), 0.025);
+    let read = |v: &str| g.dataset(v).unwrap().read_raw::<f64>().unwrap();
+    let (quarter, half, index) = (
+        read("diffusion_index_quarter"),
+        read("diffusion_index_half"),
+        read("diffusion_index"),
+    );
+    let (verdict, first, second) = (read("verdict"), read("nu_first"), read("nu_second"));
+    let d = g.dataset("verdict").unwrap();
+    let meanings = d
+        .attr("flag_meanings")
+        .unwrap()
+        .read_scalar::<hdf5::types::VarLenUnicode>()
+        .unwrap();
+    assert_eq!(meanings.as_str(), "regular chaotic undecided");
+    assert_eq!(
+        d.attr("flag_values").unwrap().read_raw::<f64>().unwrap(),
+        vec![0.0, 1.0, 2.0]
+    );
+    // The analysed span: samples × sample_steps × dt.
+    let int = |a: &str| g.attr(a).unwrap().read_scalar::<i64>().unwrap() as f64;
+    let t = int("samples") * int("sample_steps") * 0.025;
+    assert!((t - 1638.4).abs() < 1e-9, "{t}");
+    for p in 0..64 {
+        let nu = [
+            first[2 * p],
+            first[2 * p + 1],
+            second[2 * p],
+            second[2 * p + 1],
+        ];
+        let nu_max = nu.iter().fold(0.0f64, |a, &b| a.max(b));
+        let nu_min = nu.iter().fold(f64::NAN, |a, &b| b.min(a));
+        let periods = t * nu_min / (2.0 * std::f64::consts::PI);
+        let v = Verdict::of([quarter[p], half[p], index[p]], nu_max, periods);
+        assert_eq!(verdict[p], f64::from(v.flag()), "pixel {p}");
+    }
+    assert_eq!(verdict[4 * 8 + 4], 0.0, "centre {}", index[4 * 8 + 4]);
+    assert_eq!(verdict[0], 1.0, "corner {}", index[0]);
 }

@@ -717,6 +717,10 @@ def frequencies(model, theta=None, omega=None, t_end=None, dt_out=None, window_o
     Error bars (README, "Error bars"): ``fundamental_frequency_error`` beside each fundamental
     (the window law), ``half_difference``, and the attributes ``diffusion_error`` and
     ``diffusion_index_error``; a frequency map has ``diffusion_index_error`` per pixel.
+    The verdict (README, "Verdict"): the scalar ``verdict`` (CF flags 0 regular, 1 chaotic,
+    2 undecided), the attributes ``diffusion_index_ladder`` (the index at T/4, T/2, T),
+    ``ladder_slope``, ``verdict_rule`` and, for a chaotic orbit, ``warning``; a frequency map has
+    ``verdict``, ``diffusion_index_quarter`` and ``diffusion_index_half`` per pixel.
     Keywords are the spec's ``[frequencies]`` table (``t_end`` required; ``dt_out`` default
     0.01 s, ``window_order`` 1, ``terms`` 10, ``omega_ref`` the lowest small-oscillation
     frequency) and ``[integrator]`` (DOP853 by default). A map of the diffusion index is

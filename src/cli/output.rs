@@ -218,6 +218,9 @@ pub fn report_result(
         outputs.plot.as_deref(),
     );
     report(&j, json, Some(f.report()), true)?;
+    for w in f.warnings() {
+        eprintln!("{w}");
+    }
     if !f.complete() {
         return Err(CliError::Run(f.interrupted(outputs.file.is_some())));
     }

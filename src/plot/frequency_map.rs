@@ -1,7 +1,7 @@
 //! The frequency map of a frequency-kind map file (Laskar 1993): each computed pixel as a dot
-//! at its fundamental frequencies (ν₁, ν₂) of the first half of the run, coloured by its
-//! diffusion index, over the resonance lines k₁ν₁ + k₂ν₂ = 0 of low order (rays through the
-//! origin, ν₂/ν₁ = −k₁/k₂, labelled |k₁|:|k₂|). Tori fill a smooth sheet; a resonance shows as
+//! at its fundamental frequencies (ω₁, ω₂) of the first half of the run, coloured by its
+//! diffusion index, over the resonance lines k₁ω₁ + k₂ω₂ = 0 of low order (rays through the
+//! origin, ω₂/ω₁ = −k₁/k₂, labelled |k₁|:|k₂|). Tori fill a smooth sheet; a resonance shows as
 //! a line where dots gather or a gap opens, and chaotic pixels scatter off the sheet in warm
 //! colours. The diffusion map itself (index over the initial conditions) is the map's default
 //! figure; this one is `pendula render FILE.h5 --show frequency_map`.
@@ -17,7 +17,7 @@ use super::{
     PlotError, Render, Surface,
 };
 
-/// Colour-scale limits of the diffusion index: −12 (a torus to round-off) to 0 (ν changes by
+/// Colour-scale limits of the diffusion index: −12 (a torus to round-off) to 0 (ω changes by
 /// 1 rad/s between the halves); values outside are drawn at the ends.
 pub const INDEX_RANGE: (f64, f64) = (-12.0, 0.0);
 
@@ -28,7 +28,7 @@ pub const REGULAR_BELOW: f64 = -6.0;
 pub struct FrequencyMapFigure {
     pub title: String,
     pub subtitle: String,
-    /// (ν₁, ν₂, diffusion index) per computed pixel with two finite fundamentals.
+    /// (ω₁, ω₂, diffusion index) per computed pixel with two finite fundamentals.
     pub points: Vec<(f64, f64, f64)>,
     /// Largest |k₁| + |k₂| of the resonance lines drawn.
     pub order: i32,
@@ -39,8 +39,8 @@ pub fn draw_frequency_map(fig: &FrequencyMapFigure, path: &Path) -> Result<(), P
     save(fig, path, (980, 860))
 }
 
-/// The resonances k₁ν₁ + k₂ν₂ = 0 with 0 < |k₁| + |k₂| ≤ `order`, k₁ ≥ 1, k₂ ≤ −1, in lowest
-/// terms, as the slopes ν₂/ν₁ = k₁/|k₂| with their labels `k₁:|k₂|` (ν₁:ν₂ = |k₂|:k₁).
+/// The resonances k₁ω₁ + k₂ω₂ = 0 with 0 < |k₁| + |k₂| ≤ `order`, k₁ ≥ 1, k₂ ≤ −1, in lowest
+/// terms, as the slopes ω₂/ω₁ = k₁/|k₂| with their labels `k₁:|k₂|` (ω₁:ω₂ = |k₂|:k₁).
 pub fn resonances(order: i32) -> Vec<(f64, String)> {
     fn gcd(a: i32, b: i32) -> i32 {
         if b == 0 {
@@ -99,8 +99,8 @@ impl Render for FrequencyMapFigure {
         house_mesh(&mut chart, thin, scale, (14.0, 16.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("ν₁ (first half) / (rad/s)")
-            .y_desc("ν₂ (first half) / (rad/s)")
+            .x_desc("ω₁ (first half) / (rad/s)")
+            .y_desc("ω₂ (first half) / (rad/s)")
             .draw()?;
         let bounds = (x_axis.bounds(), y_axis.bounds());
         self.resonance_rays(root, &chart, surface, bounds)?;
@@ -136,12 +136,12 @@ impl FrequencyMapFigure {
         };
         let xs = range(fit.iter().map(|p| p.0).collect());
         let ys = range(fit.iter().map(|p| p.1).collect());
-        let x_axis = Axis::fit(xs, false, 0.15, 8, "ν₁")?;
-        let y_axis = Axis::fit(ys, false, 0.15, 8, "ν₂")?;
+        let x_axis = Axis::fit(xs, false, 0.15, 8, "ω₁")?;
+        let y_axis = Axis::fit(ys, false, 0.15, 8, "ω₂")?;
         Ok((x_axis, y_axis))
     }
 
-    /// The resonance rays ν₂ = s ν₁ clipped to the box, labelled where they leave it.
+    /// The resonance rays ω₂ = s ω₁ clipped to the box, labelled where they leave it.
     fn resonance_rays<DB: DrawingBackend>(
         &self,
         root: &Area<DB>,
@@ -241,7 +241,7 @@ fn colour_bar<DB: DrawingBackend>(
         v += 2.0;
     }
     root.draw(&Text::new(
-        "log₁₀|Δν|",
+        "log₁₀|Δω|",
         (px(bx + 11.0), px(by0 - 12.0)),
         font(13.0, scale, false).pos(Pos::new(HPos::Center, VPos::Bottom)),
     ))?;

@@ -21,8 +21,9 @@ mod orbit;
 
 pub use naff::{hann, Line, Naff, NaffError, NaffOptions, MAX_WINDOW_ORDER, MIN_SAMPLES};
 pub use orbit::{
-    FrequencyOptions, FrequencyWorkspace, LineOut, LinkLines, OrbitFrequencies, ERROR_RULE,
-    ROUND_OFF,
+    ladder_slope, FrequencyOptions, FrequencyWorkspace, LineOut, LinkLines, OrbitFrequencies,
+    Verdict, CHAOTIC_INDEX, CHAOTIC_SLOPE, DRIFT_INDEX, ERROR_RULE, FLOOR_MARGIN, MIN_PERIODS,
+    REGULAR_INDEX, ROUND_OFF, VERDICT_RULE,
 };
 
 use num_complex::Complex64;

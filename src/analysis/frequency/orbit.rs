@@ -24,7 +24,7 @@ use serde::Serialize;
 pub const ROUND_OFF: f64 = 1e-14;
 
 /// How the error bars of the frequencies and the diffusion are obtained, as the output states.
-pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |nu - nu_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |nu - nu_half|, at least 1e-14 |nu| (round-off); the diffusion |nu_first - nu_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
+pub const ERROR_RULE: &str = "window law: NAFF's frequency error falls like T^-(2p+2) (Hann order p), so each half run (T/2) errs 2^(2p+2) times more than the whole run; a half's error is |omega - omega_half| (the whole run as reference), the whole run's error is 2^-(2p+2) max over the halves of |omega - omega_half|, at least 1e-14 |omega| (round-off); the diffusion |omega_first - omega_second| carries the halves' errors propagated linearly, its index log10((diffusion + error) / diffusion) (= error / (diffusion ln 10) when small; where the error exceeds the diffusion the index is only an upper bound). A deterministic estimate of NAFF's error (not a statistical interval); the integrator's error is not in it; on a chaotic orbit it is the drift between the halves";
 
 /// Options of [`FrequencyWorkspace`].
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -85,6 +85,109 @@ pub struct OrbitFrequencies {
     /// linearly, and of `diffusion_index`, log₁₀((D + δD)/D); NaN without the whole run.
     pub diffusion_error: f64,
     pub diffusion_index_error: f64,
+    /// The ladder: the diffusion index of the runs of length T/4, T/2 and T from the same start
+    /// (the first eighths', the first quarters' and the halves' fundamentals compared); NaN
+    /// where a rung is too short for NAFF or was not analysed.
+    pub ladder: [f64; 3],
+    /// The index's slope over the ladder, (I(T) − I(T/4)) / log₁₀ 4: how it falls with T.
+    pub ladder_slope: f64,
+    /// The orbit's verdict from its ladder ([`Verdict::of`]).
+    pub verdict: Verdict,
+}
+
+/// What the diffusion ladder says of an orbit (the rule: [`Verdict::of`], [`VERDICT_RULE`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    /// The index falls with the run length, or sits at NAFF's round-off floor: a torus.
+    Regular,
+    /// The index is large and does not fall with the run length: the frequencies drift.
+    Chaotic,
+    /// Neither (a resonance, a sticky orbit, a ladder too short or not finite).
+    Undecided,
+}
+
+/// The verdict's rule, as the output states it (its code: [`Verdict::of`]).
+pub const VERDICT_RULE: &str = "ladder: the diffusion index I at run lengths T/4, T/2 and T from the same start, slope s = (I(T) - I(T/4)) / log10(4) per decade of T. On a torus the halves differ only by NAFF's error, which falls with T (like T^-(2p+2) at best, Hann order p); a chaotic orbit's frequencies drift and do not. Undecided when T spans fewer than 300 periods of the slowest fundamental (2 pi / min omega) or a rung is not finite. Regular: s < -1 and I(T) <= -5 (falls, and two decades below the chaotic level), or I(T) <= log10(1e-12 max omega) (NAFF's round-off floor: nothing left to fall). Chaotic: I(T) >= -3 (the halves' frequencies differ by 1e-3 rad/s or more) and either s >= -1 (not falling) or I(T) >= -1 (they differ by 0.1 rad/s, a few per cent of omega: no torus's NAFF error at 300 periods comes near). Undecided: otherwise (resonances, sticky orbits). The levels -3 and -5 are measured on the double pendulum at E = -20 J (README); the integrator's error must stay below them (the frequency map's default step does)";
+
+/// The index at or above which (with a ladder that does not fall) an orbit is chaotic: the
+/// halves' fundamentals differ by 1e-3 rad/s or more ([`VERDICT_RULE`]). On the double
+/// pendulum's E = −20 J shell at T = 1638 s, orbits with λ_max > 0.02 s⁻¹ read −3 to 0.4 and
+/// most regular ones −5 to −9 (README, "Verdict").
+pub const CHAOTIC_INDEX: f64 = -3.0;
+/// At or below this index, an index that falls (slope below [`CHAOTIC_SLOPE`]) is a torus: two
+/// decades below the chaotic level.
+pub const REGULAR_INDEX: f64 = -5.0;
+/// The slope per decade of T at or above which the index does not fall: D falls slower than
+/// 1/T, which no window law does (T^−(2p+2)).
+pub const CHAOTIC_SLOPE: f64 = -1.0;
+/// At or above this index the halves' frequencies differ by 0.1 rad/s, a few per cent of ω:
+/// chaotic whatever the ladder's trend (above −3).
+pub const DRIFT_INDEX: f64 = -1.0;
+/// The fewest periods of the slowest fundamental a run T must span for a verdict. Measured on
+/// the E = −20 J shell against λ_max: at ≈ 80 periods (T = 205 s, the map's default) the
+/// decided pixels agreed only 45 % of the time (regular orbits still read −3 to −5 there), at
+/// ≈ 310 periods (819 s) 94 %, at ≈ 620 (1638 s) 98 % (README, "Verdict").
+pub const MIN_PERIODS: f64 = 300.0;
+/// An index this far above NAFF's relative round-off floor ([`ROUND_OFF`]·max ν, ×100) counts as
+/// at the floor: a torus resolved to round-off.
+pub const FLOOR_MARGIN: f64 = 100.0;
+
+impl Verdict {
+    /// Every verdict in its CF flag order (flag_values 0, 1, 2).
+    pub const ALL: [Verdict; 3] = [Verdict::Regular, Verdict::Chaotic, Verdict::Undecided];
+    /// The CF `flag_meanings` of the flag values 0, 1, 2.
+    pub const FLAG_MEANINGS: &'static str = "regular chaotic undecided";
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Regular => "regular",
+            Verdict::Chaotic => "chaotic",
+            Verdict::Undecided => "undecided",
+        }
+    }
+
+    /// The CF flag value (0 regular, 1 chaotic, 2 undecided).
+    pub fn flag(self) -> u8 {
+        self as u8
+    }
+
+    /// The verdict of a ladder [I(T/4), I(T/2), I(T)] whose largest fundamental is `nu_max`
+    /// (rad/s) over a run T of `periods` periods of its slowest fundamental (T·min ω / 2π):
+    /// the one rule, [`VERDICT_RULE`]. A fast fall alone (at the window law's slope)
+    /// does not make a torus: a sticky chaotic orbit's index can fall over a factor 4 of T
+    /// (on the E = −20 J shell one with λ_max = 0.064 s⁻¹ read −0.5, −2.3, −3.1), so a
+    /// regular verdict also needs the level [`REGULAR_INDEX`].
+    pub fn of(ladder: [f64; 3], nu_max: f64, periods: f64) -> Verdict {
+        let [a, b, c] = ladder;
+        // NaN periods (no fundamental): no verdict either.
+        if periods.is_nan() || periods < MIN_PERIODS {
+            return Verdict::Undecided;
+        }
+        if !(a.is_finite() && b.is_finite() && c.is_finite()) {
+            // −∞ (identical halves) is a torus resolved beyond round-off.
+            return if c == f64::NEG_INFINITY {
+                Verdict::Regular
+            } else {
+                Verdict::Undecided
+            };
+        }
+        let slope = ladder_slope(ladder);
+        let floor = (FLOOR_MARGIN * ROUND_OFF * nu_max).log10();
+        let falls = slope < CHAOTIC_SLOPE && c <= REGULAR_INDEX;
+        if c <= floor || falls {
+            Verdict::Regular
+        } else if c >= CHAOTIC_INDEX && (slope >= CHAOTIC_SLOPE || c >= DRIFT_INDEX) {
+            Verdict::Chaotic
+        } else {
+            Verdict::Undecided
+        }
+    }
+}
+
+/// (I(T) − I(T/4)) / log₁₀ 4 of a ladder [I(T/4), I(T/2), I(T)].
+pub fn ladder_slope(ladder: [f64; 3]) -> f64 {
+    (ladder[2] - ladder[0]) / 4f64.log10()
 }
 
 /// Reusable workspaces for the whole run and its halves (a map calls it per pixel).
@@ -93,6 +196,10 @@ pub struct FrequencyWorkspace {
     opts: FrequencyOptions,
     whole: Naff,
     half: Naff,
+    /// The ladder's rungs T/2 and T/4: NAFF over a quarter and an eighth of the samples
+    /// (`None` where too few for NAFF: the ladder is then NaN).
+    quarter: Option<Naff>,
+    eighth: Option<Naff>,
     z: Vec<Complex64>,
     lines: Vec<Line>,
 }
@@ -104,6 +211,8 @@ impl FrequencyWorkspace {
             opts,
             whole: Naff::new(samples, dt, opts.naff)?,
             half: Naff::new(samples / 2, dt, opts.naff)?,
+            quarter: Naff::new(samples / 4, dt, opts.naff).ok(),
+            eighth: Naff::new(samples / 8, dt, opts.naff).ok(),
             z: vec![Complex64::default(); samples],
             lines: Vec::new(),
         })
@@ -120,30 +229,37 @@ impl FrequencyWorkspace {
         obs: &mut dyn Observer,
         done: &mut u64,
     ) -> Option<Vec<f64>> {
-        let n = self.half.samples();
-        let cancel = obs.cancel();
-        self.lines.clear();
-        for j in 0..theta.ncols() {
-            let th = theta.column(j);
-            let om = omega.column(j);
-            let z = &mut self.z[..n];
-            link_signal(
-                th.iter().skip(start).take(n).copied(),
-                om.iter().skip(start).take(n).copied(),
-                self.opts.omega_ref,
-                z,
-            );
-            let found = self.half.analyse_until(z, t0, &cancel)?;
-            self.lines.extend_from_slice(found);
-            *done += 1;
-            if obs.advance(*done) == Control::Stop {
-                return None;
-            }
+        let at = Segment { start, t0 };
+        let (naff, z, lines) = (&mut self.half, &mut self.z, &mut self.lines);
+        segment_fundamentals(naff, z, lines, &self.opts, theta, omega, at, obs, done)
+    }
+
+    /// The ladder's indices [I(T/4), I(T/2)] (the first eighths' and quarters' fundamentals
+    /// compared); NaN where a rung has too few samples. `None` when `obs` stopped it.
+    fn ladder_rungs(
+        &mut self,
+        theta: &ArrayView2<f64>,
+        omega: &ArrayView2<f64>,
+        t0: f64,
+        obs: &mut dyn Observer,
+        done: &mut u64,
+    ) -> Option<[f64; 2]> {
+        let mut rungs = [f64::NAN; 2];
+        for (r, naff) in [&mut self.eighth, &mut self.quarter]
+            .into_iter()
+            .enumerate()
+        {
+            let Some(naff) = naff else { continue };
+            let m = naff.samples();
+            let t1 = t0 + m as f64 * naff.dt();
+            let (z, lines, o) = (&mut self.z, &mut self.lines, &self.opts);
+            let first = Segment { start: 0, t0 };
+            let a = segment_fundamentals(naff, z, lines, o, theta, omega, first, obs, done)?;
+            let second = Segment { start: m, t0: t1 };
+            let b = segment_fundamentals(naff, z, lines, o, theta, omega, second, obs, done)?;
+            rungs[r] = distance(&a, &b).log10();
         }
-        let o = &self.opts;
-        let mut f = fundamentals(&self.lines, o.fundamentals, o.order, o.tolerance);
-        f.sort_by(f64::total_cmp);
-        Some(f)
+        Some(rungs)
     }
 
     /// Analyses θ and θ̇ (time × link) sampled at t0 + k·dt; the number of samples must be the
@@ -173,7 +289,9 @@ impl FrequencyWorkspace {
         obs: &mut dyn Observer,
     ) -> Option<OrbitFrequencies> {
         let links = theta.ncols() as u64;
-        obs.start(if whole { 3 * links } else { 2 * links }, "signals");
+        let rungs = 2 * u64::from(self.quarter.is_some()) + 2 * u64::from(self.eighth.is_some());
+        let total = if whole { 3 * links } else { 2 * links } + rungs * links;
+        obs.start(total, "signals");
         let mut done = 0u64;
         let n = self.whole.samples();
         assert_eq!(
@@ -192,12 +310,16 @@ impl FrequencyWorkspace {
             let first = self.half_fundamentals(&theta, &omega, 0, t0, obs, &mut done)?;
             let t1 = t0 + h as f64 * dt;
             let second = self.half_fundamentals(&theta, &omega, h, t1, obs, &mut done)?;
+            let rungs = self.ladder_rungs(&theta, &omega, t0, obs, &mut done)?;
             let p = self.opts.naff.window_order;
+            let t_run = n as f64 * dt;
             Some(OrbitFrequencies::of_halves(
                 links,
                 fundamentals,
                 first,
                 second,
+                rungs,
+                t_run,
                 p,
             ))
         });
@@ -268,19 +390,16 @@ impl OrbitFrequencies {
         fundamentals: Vec<f64>,
         first: Vec<f64>,
         second: Vec<f64>,
+        rungs: [f64; 2],
+        t_run: f64,
         window_order: u32,
     ) -> OrbitFrequencies {
         let m = first.len().min(second.len());
-        let diffusion = if m == 0 {
-            f64::NAN
-        } else {
-            first[..m]
-                .iter()
-                .zip(&second[..m])
-                .map(|(a, b)| (a - b) * (a - b))
-                .sum::<f64>()
-                .sqrt()
-        };
+        let diffusion = distance(&first, &second);
+        let ladder = [rungs[0], rungs[1], diffusion.log10()];
+        let nu_max = first.iter().chain(&second).fold(0.0f64, |a, &b| a.max(b));
+        let nu_min = first.iter().chain(&second).fold(f64::NAN, |a, &b| b.min(a));
+        let periods = t_run * nu_min / (2.0 * std::f64::consts::PI);
         let half_difference: Vec<f64> = first[..m]
             .iter()
             .zip(&second[..m])
@@ -301,8 +420,73 @@ impl OrbitFrequencies {
             // and finite (logarithmic) where the error exceeds the diffusion itself, where the
             // index is only an upper bound of the halves' true difference.
             diffusion_index_error: (e.diffusion / diffusion).ln_1p() / std::f64::consts::LN_10,
+            ladder,
+            ladder_slope: ladder_slope(ladder),
+            verdict: Verdict::of(ladder, nu_max, periods),
         }
     }
+}
+
+/// Where a segment of the samples starts: its first sample and that sample's time (s).
+#[derive(Clone, Copy)]
+struct Segment {
+    start: usize,
+    t0: f64,
+}
+
+/// The fundamentals (ascending) of the `naff.samples()` samples from `at`: each link's lines
+/// into `lines` (its signal in `z`), then [`fundamentals`] of them all; `None` when `obs`
+/// stopped it. `done` counts the signals analysed (progress).
+#[allow(clippy::too_many_arguments)]
+fn segment_fundamentals(
+    naff: &mut Naff,
+    z: &mut [Complex64],
+    lines: &mut Vec<Line>,
+    o: &FrequencyOptions,
+    theta: &ArrayView2<f64>,
+    omega: &ArrayView2<f64>,
+    at: Segment,
+    obs: &mut dyn Observer,
+    done: &mut u64,
+) -> Option<Vec<f64>> {
+    let n = naff.samples();
+    let cancel = obs.cancel();
+    lines.clear();
+    for j in 0..theta.ncols() {
+        let th = theta.column(j);
+        let om = omega.column(j);
+        let z = &mut z[..n];
+        link_signal(
+            th.iter().skip(at.start).take(n).copied(),
+            om.iter().skip(at.start).take(n).copied(),
+            o.omega_ref,
+            z,
+        );
+        let found = naff.analyse_until(z, at.t0, &cancel)?;
+        lines.extend_from_slice(found);
+        *done += 1;
+        if obs.advance(*done) == Control::Stop {
+            return None;
+        }
+    }
+    let mut f = fundamentals(lines, o.fundamentals, o.order, o.tolerance);
+    f.sort_by(f64::total_cmp);
+    Some(f)
+}
+
+/// ‖a − b‖ over the fundamentals both have (rad/s; ascending, matched by index); NaN when
+/// either has none.
+fn distance(a: &[f64], b: &[f64]) -> f64 {
+    let m = a.len().min(b.len());
+    if m == 0 {
+        return f64::NAN;
+    }
+    a[..m]
+        .iter()
+        .zip(&b[..m])
+        .map(|(x, y)| (x - y) * (x - y))
+        .sum::<f64>()
+        .sqrt()
 }
 
 /// The error bars of [`ERROR_RULE`].
@@ -351,4 +535,49 @@ fn errors(nu: &[f64], first: &[f64], second: &[f64], window_order: u32) -> Error
         var.sqrt()
     };
     Errors { whole, diffusion }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The rule's cases, each on one side of its thresholds: a ladder that falls to −5 or below
+    /// is regular, one at NAFF's round-off floor is regular however flat, a high flat one is
+    /// chaotic, and a fall that stays above −5, a low flat ladder, or a NaN rung is undecided.
+    #[test]
+    fn verdict_rule_cases() {
+        let nu = 6.0;
+        let of = |l: [f64; 3]| Verdict::of(l, nu, MIN_PERIODS);
+        assert_eq!(of([-4.0, -4.6, -5.2]), Verdict::Regular);
+        assert_eq!(of([-13.0, -13.1, -13.0]), Verdict::Regular);
+        assert_eq!(of([-3.0, -3.0, f64::NEG_INFINITY]), Verdict::Regular);
+        assert_eq!(of([-1.0, 0.2, -0.5]), Verdict::Chaotic);
+        assert_eq!(of([-3.5, -3.2, -3.0]), Verdict::Chaotic);
+        // Falling, but the halves differ by 0.1 rad/s or more: chaotic.
+        assert_eq!(of([0.8, 0.3, -0.5]), Verdict::Chaotic);
+        // Too short a run for any verdict.
+        assert_eq!(
+            Verdict::of([-4.0, -4.6, -5.2], nu, MIN_PERIODS - 1.0),
+            Verdict::Undecided
+        );
+        assert_eq!(
+            Verdict::of([-1.0, 0.2, -0.5], nu, f64::NAN),
+            Verdict::Undecided
+        );
+        // A fast fall that ends above −5 (a sticky chaotic orbit can do that).
+        assert_eq!(of([-0.5, -2.3, -3.1]), Verdict::Undecided);
+        // Low but flat: neither falling nor at the chaotic level.
+        assert_eq!(of([-6.0, -6.1, -6.2]), Verdict::Undecided);
+        assert_eq!(of([f64::NAN, -6.0, -9.0]), Verdict::Undecided);
+        // The slope is per decade of T: a fall of log10(4) over the ladder is −1.
+        assert!((ladder_slope([0.0, 0.0, -4f64.log10()]) + 1.0).abs() < 1e-15);
+        assert_eq!(
+            Verdict::FLAG_MEANINGS.split(' ').count(),
+            Verdict::ALL.len()
+        );
+        for (i, v) in Verdict::ALL.iter().enumerate() {
+            assert_eq!(v.flag() as usize, i);
+            assert_eq!(Verdict::FLAG_MEANINGS.split(' ').nth(i), Some(v.name()));
+        }
+    }
 }

@@ -10,7 +10,7 @@
 //! integer combinations with `valid` false.
 
 use super::FrequenciesRun;
-use crate::analysis::frequency::{LineOut, OrbitFrequencies, ERROR_RULE};
+use crate::analysis::frequency::{LineOut, OrbitFrequencies, Verdict, ERROR_RULE, VERDICT_RULE};
 use crate::finding::{Figure, Finding, Line, Panel, Record, RunPart, Scalar};
 use crate::format::{f64_json, format_value};
 use crate::integrate::Stats;
@@ -22,7 +22,7 @@ use std::fmt::Write;
 use std::path::Path;
 
 /// How the threshold `combination_tolerance` is set, as the file states it.
-pub const TOLERANCE_RULE: &str = "1e-7 * omega_ref: a combination sum_i k_i nu_i (sum |k_i| <= combination_order) explains a line when it lies within it; a line no combination comes that close to is unexplained (no label). Far above NAFF's frequency error on a torus (~1e-12..1e-10 relative, times the order), far below the window's resolution 2 pi / T";
+pub const TOLERANCE_RULE: &str = "1e-7 * omega_ref: a combination sum_i k_i omega_i (sum |k_i| <= combination_order) explains a line when it lies within it; a line no combination comes that close to is unexplained (no label). Far above NAFF's frequency error on a torus (~1e-12..1e-10 relative, times the order), far below the window's resolution 2 pi / T";
 
 /// What a frequency analysis found.
 #[derive(Debug, Clone)]
@@ -52,6 +52,20 @@ pub struct FrequenciesResult {
 }
 
 impl FrequenciesResult {
+    /// The warning when fundamentals are listed for an orbit whose verdict is chaotic: they
+    /// are the strongest lines of a drifting spectrum, not frequencies of a torus.
+    pub fn chaotic_warning(&self) -> Option<String> {
+        let o = &self.orbit;
+        (o.verdict == Verdict::Chaotic && !o.fundamentals.is_empty()).then(|| {
+            format!(
+                "warning: the diffusion verdict is chaotic (index {} at T, ladder slope {} per decade of T): \
+                 the fundamentals listed are the strongest lines of a drifting spectrum, not frequencies of a torus",
+                format_value(o.diffusion_index, 3),
+                format_value(o.ladder_slope, 2)
+            )
+        })
+    }
+
     /// The time of the last sample analysed (s).
     fn t_end(&self) -> f64 {
         (self.samples - 1) as f64 * self.dt_out
@@ -124,7 +138,7 @@ impl FrequenciesResult {
             &["link", "term", "fundamental"],
             combination,
             "1",
-            "integer coefficients k of the combination sum_i k_i nu_i explaining the line (0 where no line or unexplained)",
+            "integer coefficients k of the combination sum_i k_i omega_i explaining the line (0 where no line or unexplained)",
         );
         let explained = Array2::from_shape_fn((n, terms), |(j, k)| {
             u8::from(at(j, k).is_some_and(|l| l.combination.is_some()))
@@ -174,7 +188,7 @@ impl FrequenciesResult {
             &["fundamental"],
             pad(&o.half_difference),
             "rad s-1",
-            "|nu(first half) - nu(second half)|: the two-half difference",
+            "|omega(first half) - omega(second half)|: the two-half difference of the angular frequency",
         );
         let halves = Array2::from_shape_fn((2, nf), |(h, i)| {
             let v = if h == 0 {
@@ -228,6 +242,12 @@ impl Finding for FrequenciesResult {
             .attr("diffusion_error", o.diffusion_error)
             .attr("diffusion_index_error", o.diffusion_index_error)
             .attr("error_rule", ERROR_RULE)
+            .attr(
+                "diffusion_index_ladder",
+                crate::finding::Attr::F64s(o.ladder.to_vec()),
+            )
+            .attr("ladder_slope", o.ladder_slope)
+            .attr("verdict_rule", VERDICT_RULE)
             .attr("max_relative_energy_error", self.max_relative_energy_error)
             .run_part(RunPart::Method)
             .index("link", n, "link index, counted from the pivot")
@@ -253,6 +273,21 @@ impl Finding for FrequenciesResult {
         );
         self.record_lines(&mut g, terms, nf);
         self.record_fundamentals(&mut g, nf);
+        // The verdict: a scalar CF flag variable (its words in flag_meanings), with the ladder
+        // it was read from as the attribute diffusion_index_ladder.
+        let flags: Vec<u8> = Verdict::ALL.iter().map(|v| v.flag()).collect();
+        g.var(
+            "verdict",
+            &[] as &[&str],
+            ndarray::arr0(o.verdict.flag()),
+            "1",
+            "the diffusion ladder's verdict (rule: attribute verdict_rule)",
+        )
+        .var_attr("flag_values", crate::finding::Attr::U8s(flags))
+        .var_attr("flag_meanings", Verdict::FLAG_MEANINGS);
+        if let Some(w) = self.chaotic_warning() {
+            g.attr("warning", w.as_str());
+        }
         g
     }
 
@@ -294,6 +329,12 @@ impl Finding for FrequenciesResult {
             "diffusion_index": f64_json(o.diffusion_index),
             "diffusion_error": f64_json(o.diffusion_error),
             "diffusion_index_error": f64_json(o.diffusion_index_error),
+            "diffusion_index_ladder": o.ladder.iter().map(|v| f64_json(*v)).collect::<Vec<_>>(),
+            "ladder_t": [self.t_end() / 4.0, self.t_end() / 2.0, self.t_end()],
+            "ladder_slope": f64_json(o.ladder_slope),
+            "verdict": o.verdict.name(),
+            "verdict_rule": VERDICT_RULE,
+            "warning": self.chaotic_warning(),
             "links": links,
             "max_relative_energy_error": self.max_relative_energy_error,
             "steps": self.stats.steps,
@@ -314,8 +355,8 @@ impl Finding for FrequenciesResult {
             let e = o.fundamental_error.get(i).copied().unwrap_or(f64::NAN);
             let _ = writeln!(
                 s,
-                "  ν{} = {f:.12} ± {e:.1e} rad/s (period {:.9} s)",
-                i + 1,
+                "  ω{} = {f:.12} ± {e:.1e} rad/s (period {:.9} s)",
+                subscript(i + 1),
                 2.0 * std::f64::consts::PI / f
             );
         }
@@ -324,6 +365,21 @@ impl Finding for FrequenciesResult {
             "  diffusion between the halves: {:.3e} ± {:.1e} rad/s (index {:.2} ± {:.2})",
             o.diffusion, o.diffusion_error, o.diffusion_index, o.diffusion_index_error
         );
+        let [a, b, c] = o.ladder;
+        let _ = writeln!(
+            s,
+            "  ladder: index {} at T/4, {} at T/2, {} at T = {:.1} s (slope {} per decade of T): {}",
+            format_value(a, 3),
+            format_value(b, 3),
+            format_value(c, 3),
+            self.t_end(),
+            format_value(o.ladder_slope, 2),
+            o.verdict.name()
+        );
+        let _ = writeln!(s, "  verdict rule: {VERDICT_RULE}");
+        if let Some(w) = self.chaotic_warning() {
+            let _ = writeln!(s, "  {w}");
+        }
         let _ = writeln!(s, "  error bars: {ERROR_RULE}");
         let _ = writeln!(
             s,
@@ -345,6 +401,10 @@ impl Finding for FrequenciesResult {
             }
         }
         s
+    }
+
+    fn warnings(&self) -> Vec<String> {
+        self.chaotic_warning().into_iter().collect()
     }
 
     fn scalars(&self) -> Vec<Scalar> {
@@ -370,7 +430,7 @@ impl Finding for FrequenciesResult {
                 "diffusion_index",
                 self.orbit.diffusion_index,
                 "1",
-                "log10 |nu(first half) - nu(second half)| (rad/s)",
+                "log10 |omega(first half) - omega(second half)| (rad/s)",
             ),
             Scalar::one(
                 "diffusion_index_error",
@@ -383,18 +443,20 @@ impl Finding for FrequenciesResult {
 }
 
 impl FrequenciesResult {
-    /// Each link's spectrum as stems (amplitude against frequency, log amplitude), one panel
-    /// per link, with the fundamental frequencies (and their mirrors at −ν) marked by ticks
-    /// above the stems.
+    /// Each link's spectrum as stems (amplitude against angular frequency, log amplitude), one
+    /// panel per link, with the fundamental angular frequencies ωᵢ (and their mirrors at −ωᵢ)
+    /// marked by ticks below the stems' foot: above them, the ticks sat where the legend goes
+    /// and it was drawn over them (issue 52).
     pub fn figure(&self) -> Figure {
         let r = &self.orbit;
         let caption = format!(
-            "NAFF, Hann p = {}, {} samples, T = {:.3} s, diffusion index {} ± {}{}",
+            "NAFF, Hann p = {}, {} samples, T = {:.3} s, diffusion index {} ± {}, {}{}",
             self.run.window_order,
             self.samples,
             self.t_end(),
             format_value(r.diffusion_index, 3),
             format_value(r.diffusion_index_error, 2),
+            r.verdict.name(),
             if self.complete { "" } else { ", stopped early" }
         );
         let amps = || {
@@ -402,7 +464,6 @@ impl FrequenciesResult {
                 .iter()
                 .flat_map(|l| l.lines.iter().map(|x| x.amplitude))
         };
-        let top = amps().fold(0.0f64, f64::max);
         let least = amps().filter(|a| *a > 0.0).fold(f64::INFINITY, f64::min);
         // Stems rise from a decade below the weakest line.
         let floor = if least.is_finite() {
@@ -410,9 +471,9 @@ impl FrequenciesResult {
         } else {
             1e-16
         };
-        let top = if top > 0.0 { top * 4.0 } else { 1.0 };
-        // Each fundamental and its mirror −ν are marked by a tick above the tallest stem.
-        let tick = top / 1.6;
+        // Each fundamental and its mirror −ω are marked by a tick under the stems' foot (from
+        // 10^−0.9 to 10^−0.3 of it): the upper corners stay free for the legend.
+        let (tick_lo, tick_hi) = (floor * 10f64.powf(-0.9), floor * 10f64.powf(-0.3));
         let panels = r
             .links
             .iter()
@@ -432,17 +493,13 @@ impl FrequenciesResult {
                 for (i, &f) in r.fundamentals.iter().enumerate() {
                     lines.push(Line {
                         label: format!(
-                            "ν{} = {} ± {} rad/s (ticks at ±ν{})",
-                            i + 1,
+                            "ω{k} = {} ± {:.1e} rad/s (ticks at ±ω{k})",
                             format_value(f, 10),
-                            format_value(
-                                r.fundamental_error.get(i).copied().unwrap_or(f64::NAN),
-                                2
-                            ),
-                            i + 1
+                            r.fundamental_error.get(i).copied().unwrap_or(f64::NAN),
+                            k = subscript(i + 1)
                         ),
                         x: vec![f, f, f64::NAN, -f, -f],
-                        y: vec![tick, top, f64::NAN, tick, top],
+                        y: vec![tick_lo, tick_hi, f64::NAN, tick_lo, tick_hi],
                     });
                 }
                 Panel {
@@ -466,4 +523,12 @@ impl Found for FrequenciesResult {
     fn draw(&self, path: &Path) -> Result<(), PlotError> {
         crate::plot::draw_figure(&self.figure(), path)
     }
+}
+
+/// `n` in subscript digits (ω₁, ω₁₂).
+fn subscript(n: usize) -> String {
+    n.to_string()
+        .chars()
+        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
+        .collect()
 }

@@ -33,7 +33,7 @@ pub enum Show {
     /// Lyapunov maps: the per-pixel standard error of λ alone; frequency maps: the error of
     /// the diffusion index alone ([`error_column`]).
     StandardError,
-    /// Frequency maps: ν₂ against ν₁ coloured by the diffusion index
+    /// Frequency maps: ω₂ against ω₁ coloured by the diffusion index
     /// ([`crate::plot::frequency_map`]) instead of the index over the initial conditions.
     FrequencyMap,
 }
@@ -121,7 +121,7 @@ pub fn draw_map_data(
     }
 }
 
-/// A frequency map's ν₂-against-ν₁ figure: the first half's two lowest fundamentals of every
+/// A frequency map's ω₂-against-ω₁ figure: the first half's two lowest fundamentals of every
 /// computed pixel that has both (class 0: neither diverged nor forbidden nor missing), with its
 /// diffusion index.
 pub fn frequency_map_figure(h: &MapHeader, data: &MapData) -> FrequencyMapFigure {
@@ -137,11 +137,11 @@ pub fn frequency_map_figure(h: &MapHeader, data: &MapData) -> FrequencyMapFigure
         Vec::new()
     };
     FrequencyMapFigure {
-        title: format!("{}: ν₂ against ν₁", h.title),
+        title: format!("{}: ω₂ against ω₁", h.title),
         subtitle: format!(
-            "{}\neach pixel at its fundamental frequencies ν₁ < ν₂ of the first half of the run, \
+            "{}\neach pixel at its fundamental angular frequencies ω₁ < ω₂ of the first half of the run, \
              coloured by its diffusion index (axes fit the middle 96 % of the pixels below {}); grey: resonances \
-             ν₁:ν₂ of order ≤ 10",
+             ω₁:ω₂ of order ≤ 10",
             subtitle(h),
             crate::plot::frequency_map::REGULAR_BELOW
         ),
@@ -180,7 +180,7 @@ pub fn compose_panels(
 }
 
 /// The aux column of a map's error beside its value: a Lyapunov map's standard error of λ, a
-/// frequency map's `diffusion_index_error` (after ν of both halves); `None` for other kinds.
+/// frequency map's `diffusion_index_error` (after ω of both halves); `None` for other kinds.
 fn error_column(h: &MapHeader) -> Option<usize> {
     match h.kind {
         MapKindId::Lyapunov => Some(0),

@@ -269,6 +269,13 @@ impl<'f> MapVars<'f> {
                 v.attr_f64s("flag_values", &[0.0, 1.0])?
                     .attr_str("flag_meanings", "not_converged converged")?;
             }
+            if def.name == "verdict" {
+                use crate::analysis::frequency::{Verdict, VERDICT_RULE};
+                let flags: Vec<f64> = Verdict::ALL.iter().map(|v| f64::from(v.flag())).collect();
+                v.attr_f64s("flag_values", &flags)?
+                    .attr_str("flag_meanings", Verdict::FLAG_MEANINGS)?
+                    .attr_str("verdict_rule", VERDICT_RULE)?;
+            }
         }
         let (mut flip, mut value) = (None, None);
         if matches!(opts.kind, MapKind::FlipTime { .. }) {

@@ -311,8 +311,8 @@ static FREQUENCY: Facts = Facts {
     value: Some(var(
         "diffusion_index",
         "1",
-        "diffusion index log10 of |nu(first half) - nu(second half)| in rad/s, the fundamental \
-         frequencies of each half of the run by NAFF (about -8 or below on a torus, above -4 in \
+        "diffusion index log10 of |omega(first half) - omega(second half)| in rad/s, the \
+         fundamental angular frequencies of each half of the run by NAFF (about -8 or below on a torus, above -4 in \
          a chaotic sea)",
     )),
     aux: &[
@@ -320,20 +320,38 @@ static FREQUENCY: Facts = Facts {
             name: "nu_first",
             per_link: true,
             units: "rad s-1",
-            long_name: "fundamental frequencies of the first half, ascending (NaN: fewer found)",
+            long_name: "fundamental angular frequencies ω of the first half, ascending (NaN: fewer found)",
         },
         Var {
             name: "nu_second",
             per_link: true,
             units: "rad s-1",
-            long_name: "fundamental frequencies of the second half, ascending (NaN: fewer found)",
+            long_name: "fundamental angular frequencies ω of the second half, ascending (NaN: fewer found)",
         },
         var(
             "diffusion_index_error",
             "1",
             "error of the diffusion index, log10((D + dD) / D): dD from each half's window-law \
-             error |nu - nu_half| (the whole run's NAFF as reference) propagated linearly to \
-             D = |nu_first - nu_second| (README, Error bars)",
+             error |omega - omega_half| (the whole run's NAFF as reference) propagated linearly to \
+             D = |nu_first - nu_second| (angular frequencies, rad/s) (README, Error bars)",
+        ),
+        var(
+            "diffusion_index_quarter",
+            "1",
+            "diffusion index of the run of length t_max/4 from the same start (the ladder's \
+             first rung; NaN: too few samples)",
+        ),
+        var(
+            "diffusion_index_half",
+            "1",
+            "diffusion index of the run of length t_max/2 from the same start (the ladder's \
+             second rung; NaN: too few samples)",
+        ),
+        var(
+            "verdict",
+            "1",
+            "the diffusion ladder's verdict (flag_meanings; rule in the verdict_rule attribute, \
+             README Verdict): 0 regular, 1 chaotic, 2 undecided; NaN where not computed",
         ),
     ],
     fields: &["map.samples", "map.window_order"],
@@ -342,7 +360,7 @@ static FREQUENCY: Facts = Facts {
     lanes: CONSERVATIVE_TWO_LINK,
     labels: CLASS,
     figure: Figure::Value(Scale::Linear {
-        label: "diffusion index log₁₀|Δν| over t ≤ {t} s",
+        label: "diffusion index log₁₀|Δω| over t ≤ {t} s",
     }),
 };
 

@@ -171,10 +171,13 @@ pub(super) fn check_vars(
 
 /// Variables added after the first map files: a file without them reads them as NaN (flip
 /// maps' `flip_time_located`, Lyapunov maps' error columns, frequency maps' error).
-pub(super) const LATE: [&str; 5] = [
+pub(super) const LATE: [&str; 8] = [
     "flip_time_located",
     "lyapunov_standard_error",
     "time_used",
     "converged",
     "diffusion_index_error",
+    "diffusion_index_quarter",
+    "diffusion_index_half",
+    "verdict",
 ];
