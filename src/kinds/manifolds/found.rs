@@ -424,11 +424,15 @@ impl Finding for Manifolds {
         for c in r.crossings.iter().take(12) {
             let _ = writeln!(
                 s,
-                "    {} × {} (shift {:+}): θ = {:.10}, θ̇ = {:.10}, residual {:.1e}, angle {:.3e} rad",
+                "    {} × {} (shift {:+}): θ = {:.10}, {} = {:.10}, residual {:.1e}, angle {:.3e} rad",
                 BRANCHES[c.unstable].0,
                 BRANCHES[c.stable].0,
                 c.at.shift,
                 c.at.point[0],
+                match &r.shell {
+                    None => "θ̇".to_string(),
+                    Some(sh) => format!("p{}", sh.plane + 1),
+                },
                 c.at.point[1],
                 c.at.residual,
                 c.at.angle
