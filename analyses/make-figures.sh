@@ -24,6 +24,7 @@ figures=(
   "baker-gollub-lambda-sweep      baker-gollub-lambda-sweep.png      baker-gollub-lambda-sweep.png"
   "manifolds-baker-gollub-tangle  manifolds-baker-gollub-tangle.png  manifolds-baker-gollub-tangle.png"
   "manifolds-first-tangency       manifolds-first-tangency.png       manifolds-first-tangency.png"
+  "manifolds-double-pendulum      manifolds-double-pendulum.png      manifolds-double-pendulum.png"
 )
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"

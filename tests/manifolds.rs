@@ -364,3 +364,172 @@ fn the_turnstile_lobes_have_equal_areas() {
     assert!((a01.abs() - a12.abs()).abs() < 1e-8);
     assert!((a01.abs() - first_order).abs() < 0.1 * first_order);
 }
+
+/// The equal double pendulum (two point links of 1 m, 1 kg, g = 9.81) and its hyperbolic
+/// orbit released at θ = (2, 2) (`orbits find --start return`): period 2.9949 s, E = 12.247 J.
+fn double_pendulum_orbit() -> (Chain, pendula::analysis::periodic::PeriodicOrbit) {
+    use pendula::analysis::periodic::{find, Closure, Guess, ShootingOptions};
+    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0), Link::point(1.0, 1.0)]);
+    p.gravity = 9.81;
+    let chain = Chain::new(p).unwrap();
+    let x0 = vec![
+        -0.04411705022221213,
+        -2.7291314643525393,
+        5.437437655301149,
+        1.6541539130501786,
+    ];
+    let e = chain.energy(0.0, &x0);
+    let o = find(
+        &chain,
+        &Guess { x0, period: 2.9949 },
+        Closure::Energy(e),
+        &ShootingOptions::default(),
+        &Cancel::never(),
+    )
+    .unwrap();
+    (chain, o)
+}
+
+/// The Poincaré map of the conservative double pendulum on θ₁ = 0 (upward) at the orbit's
+/// energy, in (θ₂, p₂): its saddle's multipliers against the orbit's non-trivial Floquet
+/// multipliers (the monodromy from the tangent flow, an independent route to the map's
+/// Jacobian: the section map's multipliers are the Floquet multipliers of the orbit), and
+/// the central differences of the map at three steps (their spread is the Jacobian's error);
+/// P(P⁻¹(x)) = x with P⁻¹ by time reversal; every branch point on the energy shell; the
+/// integrated crossing state recovered from its plane point; unstable points converging to
+/// the saddle under P⁻¹ and stable ones under P.
+#[test]
+fn the_double_pendulums_section_map_has_the_orbits_multipliers_and_keeps_the_shell() {
+    use pendula::analysis::manifold::saddle::jacobian;
+    use pendula::analysis::manifold::SectionMap;
+    use pendula::analysis::poincare::{orbit, Section, SectionOptions};
+    use pendula::integrate::Direction;
+    use std::sync::atomic::{AtomicBool, AtomicU64};
+    let (chain, o) = double_pendulum_orbit();
+    let e = o.energy;
+    let map = SectionMap::new(&chain, 0, 0.0, Direction::Rising, e, 1e-13, 150.0).unwrap();
+    // The orbit's first crossing seeds Newton on P (one crossing a period).
+    let (stop, count) = (AtomicBool::new(false), AtomicU64::new(0));
+    let opts = SectionOptions {
+        crossings: 1,
+        t_end: o.period,
+        rtol: 1e-13,
+        atol: 1e-13,
+        ..SectionOptions::default()
+    };
+    let section = Section::angle(0, 0.0, Direction::Rising);
+    let first = orbit(&chain, &section, &o.x0, &opts, &stop, &count);
+    let sd = saddle(&map, map.point(&first.states[0]), 1e-12, 40).unwrap();
+    let (mu, ms) = (o.floquet.multipliers[0].re, o.floquet.multipliers[1].re);
+    println!(
+        "saddle ({:.12}, {:.12}) residual {:.1e}; map λu = {:.10}, λs = {:.10}, λu·λs = {:.6}; Floquet {mu:.10}, {ms:.10}",
+        sd.point[0], sd.point[1], sd.residual, sd.lambda_u, sd.lambda_s, sd.lambda_u * sd.lambda_s
+    );
+    let mut w = map.work();
+    for h in [1e-5, 1e-6, 3e-7, 1e-7] {
+        let j =
+            pendula::analysis::manifold::saddle::jacobian_step(&map, sd.point, h, &mut w).unwrap();
+        let det = j[0][0] * j[1][1] - j[0][1] * j[1][0];
+        let tr = j[0][0] + j[1][1];
+        println!(
+            "h = {h:e}: det DP = {det:.8}, trace = {tr:.8} (Floquet sum {:.8})",
+            mu + ms
+        );
+    }
+    let _ = jacobian(&map, sd.point, &mut w).unwrap();
+    assert!(
+        (sd.lambda_u - mu).abs() < 1e-5 * mu.abs(),
+        "{} vs {mu}",
+        sd.lambda_u
+    );
+    // At the map's own step (1e-7) the stable multiplier, det DP/λu, carries det DP's error.
+    assert!(
+        (sd.lambda_s - ms).abs() < 1e-5 * ms.abs(),
+        "{} vs {ms}",
+        sd.lambda_s
+    );
+    assert!(
+        (sd.lambda_u * sd.lambda_s - 1.0).abs() < 1e-5,
+        "area: {}",
+        sd.lambda_u * sd.lambda_s
+    );
+
+    let g = Growth {
+        resolution: 0.02,
+        arclength: 4.0,
+        ..Growth::default()
+    };
+    let u = branch(&map, &sd, true, 1.0, &g);
+    let s = branch(&map, &sd, false, -1.0, &g);
+    // Every point on the shell (its reconstructed state's energy) and P(P⁻¹(x)) = x.
+    let mut shell: f64 = 0.0;
+    let mut round: f64 = 0.0;
+    let mut recovered: f64 = 0.0;
+    for (k, x) in u.points().chain(s.points()).enumerate() {
+        let st = map.state(x).unwrap();
+        shell = shell.max((chain.energy(0.0, &st) - e).abs());
+        if k % 10 == 0 {
+            let back = map
+                .apply(map.apply(x, true, &mut w).unwrap(), false, &mut w)
+                .unwrap();
+            round = round.max((back[0] - x[0]).hypot(back[1] - x[1]));
+            // The crossing state the integration reaches, against the state rebuilt from its
+            // plane point and the energy (p₁ from the shell).
+            let y = orbit(
+                &chain,
+                &section,
+                &st,
+                &SectionOptions {
+                    t_end: 150.0,
+                    ..opts
+                },
+                &stop,
+                &count,
+            );
+            let yx = &y.states[0];
+            let rebuilt = map.state(map.point(yx)).unwrap();
+            let d = (rebuilt[2] - yx[2]).abs().max((rebuilt[3] - yx[3]).abs());
+            recovered = recovered.max(d);
+        }
+    }
+    println!(
+        "{} + {} points: |E − E₀| ≤ {shell:.1e} J, |P(P⁻¹(x)) − x| ≤ {round:.1e}, crossing state rebuilt to {recovered:.1e} rad/s",
+        u.nodes.len(),
+        s.nodes.len()
+    );
+    assert!(shell < 1e-10, "{shell:e}");
+    // P⁻¹'s error (the tolerance, ~1e-12 here) is stretched by |λu| ≈ 152 under P.
+    assert!(round < 5e-9, "{round:e}");
+    assert!(recovered < 1e-8, "{recovered:e}");
+    // Unstable points mapped back by P⁻¹ (stable ones forward by P) g·power times land on
+    // their seed c(s) of the fundamental domain, within d0 of the saddle: they converge to it.
+    // Each application stretches the round-off across the branch by |λu| ≈ 152 (P⁻¹ by
+    // 1/|λs|), so only generations ≤ 1 (≤ 2 applications, ×2.3e4) are checked this way.
+    for (b, inverse) in [(&u, true), (&s, false)] {
+        let c = b.curve;
+        let mut worst: f64 = 0.0;
+        let mut checked = 0;
+        for n in b.nodes.iter().filter(|n| n.generation <= 1) {
+            let back = map
+                .iterate(n.point, n.generation as usize * c.power, inverse, &mut w)
+                .unwrap();
+            let seed = c.seed(n.s);
+            worst = worst.max((back[0] - seed[0]).hypot(back[1] - seed[1]));
+            let r = (back[0] - sd.point[0]).hypot(back[1] - sd.point[1]);
+            assert!(r <= 1.001 * g.d0, "{r:e}");
+            checked += 1;
+        }
+        let far = b
+            .nodes
+            .iter()
+            .filter(|n| n.generation <= 1)
+            .map(|n| (n.point[0] - sd.point[0]).hypot(n.point[1] - sd.point[1]))
+            .fold(0.0, f64::max);
+        println!(
+            "{}: {checked} points of generations ≤ 1 (up to {far:.3} from the saddle) mapped to their seeds within {worst:.1e}",
+            if inverse { "unstable" } else { "stable" }
+        );
+        assert!(checked > 10 && far > 1e-3, "{checked} {far}");
+        assert!(worst < 1e-7, "{worst:e}");
+    }
+}

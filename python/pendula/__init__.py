@@ -676,10 +676,14 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
               map_tolerance=None, steps_per_period=None, d0=None, resolution=None,
               max_angle=None, arclength=None, max_points=None, linear_tolerance=None,
               intersection_tolerance=None, window=None, parameter=None, range=None,
-              tangency_tolerance=None, rtol=None, atol=None, plot=None):
+              tangency_tolerance=None, rtol=None, atol=None, plot=None, section=None,
+              value=None, direction=None, energy=None, period=None):
     """Stable and unstable manifolds of a saddle of a driven one-link chain's stroboscopic
-    map: ``xarray.DataTree`` of the CLI's ``manifolds`` group, as ``pendula manifolds``
-    writes it.
+    map, or of a conservative two-link chain's Poincaré map on an energy shell
+    (``section`` ``"theta1"``/``"theta2"``, ``value``, ``direction`` ``"+"``/``"-"``,
+    ``energy``, ``period`` the orbit's guess for ``start="initial"``; the branches' second
+    variable is then ``momentum``): ``xarray.DataTree`` of the CLI's ``manifolds`` group, as
+    ``pendula manifolds`` writes it.
 
     The saddle is shot from ``theta``/``omega`` (``start`` ``"initial"``, or ``"settle"``,
     ``"return"`` as in ``orbits``) and polished by Newton on the map; its attributes hold the
@@ -696,7 +700,9 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
              "max_angle": max_angle, "arclength": arclength, "max_points": max_points,
              "linear_tolerance": linear_tolerance,
              "intersection_tolerance": intersection_tolerance, "window": window,
-             "parameter": parameter, "range": range, "tangency_tolerance": tangency_tolerance}
+             "parameter": parameter, "range": range, "tangency_tolerance": tangency_tolerance,
+             "section": section, "value": value, "direction": direction, "energy": energy,
+             "period": period}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
     return _run(_spec(model, "manifolds", _initial(theta, omega), table, integ), tree=True,

@@ -32,3 +32,23 @@ def test_the_undamped_tangle_has_equal_lobes_and_the_melnikov_form():
 def test_a_bad_resolution_names_its_keyword():
     with pytest.raises(ValueError, match="manifolds.resolution"):
         pendula.manifolds(TANGLE, theta=[math.pi], resolution=-1.0)
+
+
+def test_the_double_pendulums_poincare_map_keeps_the_shell_and_its_area():
+    # The hyperbolic orbit released at θ = (2, 2) (orbits find --start return): its section
+    # point on θ₁ = 0 (upward) in (θ₂, p₂), with multipliers whose product is 1 (area).
+    t = pendula.manifolds(pendula.Chain.preset("double"), theta=[2.0, 2.0], start="return",
+                          resolution=0.02, arclength=2.0)
+    a = t.attrs
+    assert a["map_kind"] == "poincare" and a["section_returns"] == 1
+    assert a["orbit_period"] == pytest.approx(2.9949264, abs=1e-6)
+    assert a["lambda_unstable"] * a["lambda_stable"] == pytest.approx(1.0, abs=1e-5)
+    assert a["energy_error"] < 1e-10
+    u = t["unstable_plus"]
+    assert "momentum" in u.ds and u.ds.sizes["point"] > 10
+
+
+def test_a_damped_double_pendulum_is_refused_naming_the_model():
+    damped = pendula.Chain.preset("double", damping={"joint": 0.1})
+    with pytest.raises(ValueError, match="damped or driven"):
+        pendula.manifolds(damped, theta=[2.0, 2.0], start="return")

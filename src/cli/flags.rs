@@ -260,6 +260,11 @@ flags! {
     "parameter" => "manifolds.parameter", Word, "FIELD", "Model field of the first-tangency search (model.drive.torque.amplitude, model.damping.absolute, …)", &[MANI];
     "range" => "manifolds.range", Floats, "A,B", "Bracket of the first tangency in --parameter", &[MANI];
     "tangency-tolerance" => "manifolds.tangency_tolerance", Float, "DP", "The first tangency to within this in the parameter (default 1e-8)", &[MANI];
+    "section" => "manifolds.section", Word, "theta1|theta2", "Two conservative links: the Poincaré section's angle (default theta1); the plane is the other link's (θ, p)", &[MANI];
+    "value" => "manifolds.value", Float, "RAD", "Two conservative links: the section's angle value (rad, default 0)", &[MANI];
+    "direction" => "manifolds.direction", Word, "+|-", "Two conservative links: the section's crossing direction (default +)", &[MANI];
+    "energy" => "manifolds.energy", Float, "E", "Two conservative links: the energy shell (J; default the seed's)", &[MANI];
+    "period" => "manifolds.period", Float, "S", "Two conservative links, --start initial: the hyperbolic orbit's period guess (s)", &[MANI];
     // frequencies
     "window-order" => "@.window_order", Int, "P", "Order p of the Hann window, 0..=12 (frequencies: default 1; frequency maps: default 2): frequency errors fall like T^-(2p+2)", &[FREQ, MAP];
     "samples" => "map.samples", Int, "N", "Frequency maps: samples per pixel, even, spread over t_end (default 2048)", &[MAP];

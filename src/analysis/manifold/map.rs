@@ -24,6 +24,12 @@ pub trait PlaneMap: Sync {
     fn work(&self) -> Self::Work;
     /// P(x), or P⁻¹(x) when `inverse`.
     fn apply(&self, x: P2, inverse: bool, w: &mut Self::Work) -> Result<P2, ManifoldError>;
+    /// The relative step of the central differences of DP ([`super::saddle::jacobian`]): a
+    /// map whose error is far below its truncation error at the default step takes a
+    /// smaller one.
+    fn difference_step(&self) -> f64 {
+        super::saddle::FD_STEP
+    }
     /// The shift that identifies points of the plane (an angle's 2π), if any.
     fn lattice(&self) -> Option<P2> {
         None
@@ -242,5 +248,8 @@ impl<M: PlaneMap> PlaneMap for Iterate<'_, M> {
     }
     fn lattice(&self) -> Option<P2> {
         self.map.lattice()
+    }
+    fn difference_step(&self) -> f64 {
+        self.map.difference_step()
     }
 }

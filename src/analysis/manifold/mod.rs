@@ -5,6 +5,8 @@
 //! * [`map`]: the maps, as [`PlaneMap`]: a driven one-link chain's stroboscopic map with its
 //!   inverse (the flow integrated backwards over a period) by DOP853, and a linear map (a
 //!   closed form for the tests);
+//! * [`section`]: the Poincaré map of a conservative two-link chain on an energy shell
+//!   (`poincare`'s section, its inverse by time reversal);
 //! * [`saddle`]: the saddle as a fixed point of the map's k-th iterate (Newton), its
 //!   multipliers and eigenvectors;
 //! * [`grow`]: the curves, grown from a fundamental domain on the eigenvector with inserted
@@ -21,12 +23,14 @@ pub mod lobe;
 pub mod map;
 pub mod melnikov;
 pub mod saddle;
+pub mod section;
 pub mod tangency;
 
 pub use grow::{grow, Branch, Growth, Node};
 pub use intersect::{intersections, Intersection};
 pub use map::{FlowMap, LinearMap, MapIntegration, PlaneMap};
 pub use saddle::{saddle, Saddle};
+pub use section::SectionMap;
 
 use crate::error::FieldError;
 use thiserror::Error;

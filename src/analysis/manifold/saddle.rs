@@ -25,7 +25,7 @@ pub struct Saddle {
 
 /// The step of the central differences of DP, relative to 1 + |x|: their truncation error
 /// ~h² P''' (≈1e-12 relative) against round-off ~ε/h (≈1e-11 relative).
-const FD_STEP: f64 = 1e-5;
+pub const FD_STEP: f64 = 1e-5;
 
 /// DP(x) by central differences.
 pub fn jacobian<M: PlaneMap>(
@@ -33,9 +33,19 @@ pub fn jacobian<M: PlaneMap>(
     x: P2,
     w: &mut M::Work,
 ) -> Result<[[f64; 2]; 2], ManifoldError> {
+    jacobian_step(map, x, map.difference_step(), w)
+}
+
+/// DP(x) by central differences of relative step `step` (each h = step·(1 + |x_j|)).
+pub fn jacobian_step<M: PlaneMap>(
+    map: &M,
+    x: P2,
+    step: f64,
+    w: &mut M::Work,
+) -> Result<[[f64; 2]; 2], ManifoldError> {
     let mut jac = [[0.0; 2]; 2];
     for j in 0..2 {
-        let h = FD_STEP * (1.0 + x[j].abs());
+        let h = step * (1.0 + x[j].abs());
         let (mut a, mut b) = (x, x);
         a[j] += h;
         b[j] -= h;

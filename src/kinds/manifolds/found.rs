@@ -8,6 +8,7 @@ use super::run::{ManifoldsResult, BRANCHES};
 use super::table::ManifoldsRun;
 use crate::analysis::manifold::map::MapIntegration;
 use crate::analysis::manifold::Branch;
+use crate::analysis::poincare::Section;
 use crate::finding::{Figure, Finding, Line, Panel, Record, RunPart};
 use crate::kinds::Found;
 use crate::model::Chain;
@@ -31,8 +32,28 @@ const ARCLENGTH_NOTE: &str =
     "arclength in the (theta, omega) plane, sqrt(dtheta^2 + domega^2) with rad and rad/s taken as numbers, from the saddle";
 
 impl Manifolds {
+    /// The plane's second coordinate: its variable name, units and long name (θ̇ of the
+    /// driven link, or p_j of the plane's link on a two-link section).
+    fn second(&self) -> (&'static str, &'static str, String) {
+        match &self.result.shell {
+            None => ("omega", "rad s-1", "angular velocity of the point".into()),
+            Some(sh) => (
+                "momentum",
+                "J s",
+                format!(
+                    "canonical momentum p{} of link {} on the section (p = M(theta) theta')",
+                    sh.plane + 1,
+                    sh.plane + 1
+                ),
+            ),
+        }
+    }
+
     fn integration(&self) -> String {
         match self.run.integration {
+            MapIntegration::Adaptive(t) if self.result.shell.is_some() => format!(
+                "Poincare map: dop853 adaptive, rtol = atol = {t:e}, crossings located on its dense output; inverse by time reversal"
+            ),
             MapIntegration::Adaptive(t) => format!("dop853 adaptive, rtol = atol = {t:e}"),
             MapIntegration::Fixed(q) => {
                 format!("dop853 on a fixed grid of {q} steps per drive period")
@@ -40,7 +61,8 @@ impl Manifolds {
         }
     }
 
-    fn branch_record(name: &'static str, b: &Branch) -> Record {
+    fn branch_record(&self, name: &'static str, b: &Branch) -> Record {
+        let (second, units, long) = self.second();
         let mut g = Record::new(name);
         let n = b.nodes.len();
         g.attr("manifold", if b.curve.unstable { "unstable" } else { "stable" })
@@ -60,18 +82,18 @@ impl Manifolds {
                 "angle of the point, unwrapped (the cover of the cylinder)",
             )
             .var(
-                "omega",
+                second,
                 &["point"],
                 b.nodes.iter().map(|x| x.point[1]).collect::<Vec<_>>(),
-                "rad s-1",
-                "angular velocity of the point",
+                units,
+                long,
             )
             .var(
                 "arclength",
                 &["point"],
                 b.arclength.clone(),
                 ARCLENGTH_UNITS,
-                ARCLENGTH_NOTE,
+                if self.result.shell.is_some() { ARCLENGTH_NOTE_SHELL } else { ARCLENGTH_NOTE },
             )
             .var(
                 "generation",
@@ -91,6 +113,9 @@ impl Manifolds {
     }
 }
 
+const ARCLENGTH_NOTE_SHELL: &str =
+    "arclength in the section plane (theta_j, p_j), sqrt(dtheta^2 + dp^2) with rad and J s taken as numbers, from the saddle";
+
 impl Finding for Manifolds {
     fn group(&self) -> &'static str {
         "manifolds"
@@ -104,11 +129,37 @@ impl Finding for Manifolds {
         let r = &self.result;
         let sd = &r.saddle;
         let mut g = Record::new("manifolds");
-        g.run_part(RunPart::Names)
-            .attr("drive_period", r.drive_period)
-            .attr("drive_periods", self.run.k as i64)
-            .attr("saddle_theta", sd.point[0])
-            .attr("saddle_omega", sd.point[1])
+        g.run_part(RunPart::Names);
+        match &r.shell {
+            None => {
+                g.attr("drive_period", r.drive_period)
+                    .attr("drive_periods", self.run.k as i64);
+            }
+            Some(sh) => {
+                g.attr("map_kind", "poincare")
+                    .attr("energy", sh.energy)
+                    .attr(
+                        "section",
+                        Section::angle(sh.link, sh.value, sh.direction).describe(&self.chain),
+                    )
+                    .attr("section_link", sh.link as i64 + 1)
+                    .attr("plane_link", sh.plane as i64 + 1)
+                    .attr("orbit_period", sh.period)
+                    .attr("section_returns", sh.returns as i64)
+                    .attr("orbit_theta", [sh.orbit_x0[0], sh.orbit_x0[1]])
+                    .attr("orbit_omega", [sh.orbit_x0[2], sh.orbit_x0[3]])
+                    .attr("energy_error", sh.energy_error);
+            }
+        }
+        g.attr("saddle_theta", sd.point[0])
+            .attr(
+                if r.shell.is_some() {
+                    "saddle_momentum"
+                } else {
+                    "saddle_omega"
+                },
+                sd.point[1],
+            )
             .attr("saddle_residual", sd.residual)
             .attr("lambda_unstable", sd.lambda_u)
             .attr("lambda_stable", sd.lambda_s)
@@ -122,7 +173,7 @@ impl Finding for Manifolds {
             .attr("window", self.run.window)
             .attr("map_evaluations", r.evaluations as i64)
             .attr("seed_theta", r.seed[0])
-            .attr("seed_omega", r.seed[1])
+            .attr("seed_omega", r.seed[r.seed.len() / 2])
             .run_part(RunPart::Method)
             .index(
                 "link",
@@ -144,7 +195,11 @@ impl Finding for Manifolds {
             "component",
             vec![1i64, 2],
             "1",
-            "state component: 1 theta, 2 omega",
+            if r.shell.is_some() {
+                "plane component: 1 theta_j, 2 p_j"
+            } else {
+                "state component: 1 theta, 2 omega"
+            },
         )
         .var(
             "multiplier",
@@ -173,7 +228,7 @@ impl Finding for Manifolds {
             "modulus of the Floquet multipliers of the orbit as orbits find shoots it (its monodromy), largest first",
         );
         for (i, b) in r.branches.iter().enumerate() {
-            g.group(Self::branch_record(BRANCHES[i].0, b));
+            g.group(self.branch_record(BRANCHES[i].0, b));
         }
         g.attr("intersections", r.crossings.len() as i64);
         if !r.crossings.is_empty() {
@@ -181,7 +236,7 @@ impl Finding for Manifolds {
             let c = &r.crossings;
             x.index("intersection", c.len(), "intersection, by unstable branch, stable branch, shift and arclength")
                 .var("theta", &["intersection"], c.iter().map(|c| c.at.point[0]).collect::<Vec<_>>(), "rad", "angle of the intersection point (unwrapped)")
-                .var("omega", &["intersection"], c.iter().map(|c| c.at.point[1]).collect::<Vec<_>>(), "rad s-1", "angular velocity of the intersection point")
+                .var(self.second().0, &["intersection"], c.iter().map(|c| c.at.point[1]).collect::<Vec<_>>(), self.second().1, self.second().2)
                 .var("residual", &["intersection"], c.iter().map(|c| c.at.residual).collect::<Vec<_>>(), "1", "distance between the refined points of the two branches")
                 .var("unstable_branch", &["intersection"], c.iter().map(|c| c.unstable as i64 + 1).collect::<Vec<_>>(), "1", "1 unstable_plus, 2 unstable_minus")
                 .var("stable_branch", &["intersection"], c.iter().map(|c| c.stable as i64 - 1).collect::<Vec<_>>(), "1", "1 stable_plus, 2 stable_minus")
@@ -300,6 +355,15 @@ impl Finding for Manifolds {
                 "gamma_c": m.gamma_c, "torque_threshold": m.torque_threshold(&self.chain),
             })),
             "map_evaluations": r.evaluations,
+            "shell": r.shell.as_ref().map(|sh| json!({
+                "energy": sh.energy,
+                "section": Section::angle(sh.link, sh.value, sh.direction).describe(&self.chain),
+                "plane_link": sh.plane + 1,
+                "orbit_period": sh.period,
+                "section_returns": sh.returns,
+                "orbit_x0": sh.orbit_x0,
+                "energy_error": sh.energy_error,
+            })),
         })
     }
 
@@ -307,11 +371,30 @@ impl Finding for Manifolds {
         let r = &self.result;
         let sd = &r.saddle;
         let mut s = String::new();
-        let _ = writeln!(
-            s,
-            "saddle of the stroboscopic map (period {} × {:.6} s): θ = {:.12}, θ̇ = {:.12} (|P(x) − x| = {:.1e})",
-            self.run.k, r.drive_period, sd.point[0], sd.point[1], sd.residual
-        );
+        match &r.shell {
+            None => {
+                let _ = writeln!(
+                    s,
+                    "saddle of the stroboscopic map (period {} × {:.6} s): θ = {:.12}, θ̇ = {:.12} (|P(x) − x| = {:.1e})",
+                    self.run.k, r.drive_period, sd.point[0], sd.point[1], sd.residual
+                );
+            }
+            Some(sh) => {
+                let _ = writeln!(
+                    s,
+                    "saddle of the Poincaré map on {} at E = {:.10} J (orbit period {:.10} s, {} crossing(s) a period): θ{j} = {:.12}, p{j} = {:.12} (|P^k(x) − x| = {:.1e}); branch points on the shell to {:.1e} J",
+                    Section::angle(sh.link, sh.value, sh.direction).describe(&self.chain),
+                    sh.energy,
+                    sh.period,
+                    sh.returns,
+                    sd.point[0],
+                    sd.point[1],
+                    sd.residual,
+                    sh.energy_error,
+                    j = sh.plane + 1
+                );
+            }
+        }
         let _ = writeln!(
             s,
             "  multipliers λu = {:.10}, λs = {:.10}; eigenvectors ({:.6}, {:.6}), ({:.6}, {:.6})",
@@ -341,11 +424,15 @@ impl Finding for Manifolds {
         for c in r.crossings.iter().take(12) {
             let _ = writeln!(
                 s,
-                "    {} × {} (shift {:+}): θ = {:.10}, θ̇ = {:.10}, residual {:.1e}, angle {:.3e} rad",
+                "    {} × {} (shift {:+}): θ = {:.10}, {} = {:.10}, residual {:.1e}, angle {:.3e} rad",
                 BRANCHES[c.unstable].0,
                 BRANCHES[c.stable].0,
                 c.at.shift,
                 c.at.point[0],
+                match &r.shell {
+                    None => "θ̇".to_string(),
+                    Some(sh) => format!("p{}", sh.plane + 1),
+                },
                 c.at.point[1],
                 c.at.residual,
                 c.at.angle
@@ -485,10 +572,21 @@ impl Manifolds {
                 "{}: manifolds of the saddle ({:.4}, {:.4}), λu = {:.4}, λs = {:.4}",
                 self.title, sd.point[0], sd.point[1], sd.lambda_u, sd.lambda_s
             ),
-            x_label: "θ (rad, wrapped into (−π, π])".into(),
+            x_label: match &r.shell {
+                None => "θ (rad, wrapped into (−π, π])".into(),
+                Some(sh) => format!("θ{} (rad, wrapped into (−π, π])", sh.plane + 1),
+            },
             panels: vec![Panel {
-                y_label: "θ̇ (rad/s)".into(),
-                lines: vec![stable, marks, saddle, unstable],
+                y_label: match &r.shell {
+                    None => "θ̇ (rad/s)".into(),
+                    Some(sh) => format!("p{} (J·s)", sh.plane + 1),
+                },
+                // A series must have points: no intersections, no legend entry.
+                lines: if marks.x.is_empty() {
+                    vec![stable, saddle, unstable]
+                } else {
+                    vec![stable, marks, saddle, unstable]
+                },
                 log_y: false,
             }],
             log_x: false,

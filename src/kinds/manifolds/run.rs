@@ -10,13 +10,17 @@ use crate::analysis::manifold::lobe::lobe_area;
 use crate::analysis::manifold::map::Iterate;
 use crate::analysis::manifold::melnikov::Melnikov;
 use crate::analysis::manifold::saddle::saddle;
+use crate::analysis::manifold::section::SectionMap;
 use crate::analysis::manifold::tangency::{first_tangency, splitting, Splitting, Tangency};
 use crate::analysis::manifold::{Branch, FlowMap, ManifoldError, PlaneMap, Saddle, P2};
 use crate::analysis::periodic::{find, Closure, Guess, PeriodicError};
+use crate::analysis::poincare::{orbit as section_orbit, Section, SectionOptions};
 use crate::error::FieldError;
+use crate::integrate::Direction;
 use crate::kinds::orbits::run::{nearest_return, strobe};
 use crate::kinds::orbits::table::OrbitStart;
 use crate::kinds::{Input, RunError};
+use crate::model::System;
 use crate::model::{Chain, ParameterError};
 use crate::observe::{Cancel, Observer};
 use std::f64::consts::TAU;
@@ -69,6 +73,29 @@ pub struct ManifoldsResult {
     pub melnikov: Result<Melnikov, String>,
     /// Applications of the map, over all branches.
     pub evaluations: u64,
+    /// `Some` for a conservative two-link chain's Poincaré map (then `drive_period` is NaN).
+    pub shell: Option<ShellFound>,
+}
+
+/// What the Poincaré map of a conservative two-link chain adds to a result.
+#[derive(Debug, Clone)]
+pub struct ShellFound {
+    /// The shell's energy (J).
+    pub energy: f64,
+    /// The section's link i and the plane's link j (0-based), θ_i = `value` crossed in
+    /// `direction`.
+    pub link: usize,
+    pub plane: usize,
+    pub value: f64,
+    pub direction: Direction,
+    /// The hyperbolic orbit's period (s) and its crossings of the section per period (the
+    /// saddle is a fixed point of P^returns).
+    pub period: f64,
+    pub returns: usize,
+    /// The orbit's start as the shooting converged (θ, θ̇).
+    pub orbit_x0: Vec<f64>,
+    /// max |E(x) − E| (J) over every branch point's reconstructed state.
+    pub energy_error: f64,
 }
 
 fn failed(e: ManifoldError) -> RunError {
@@ -186,6 +213,9 @@ pub fn run(
     obs: &mut dyn Observer,
 ) -> Result<ManifoldsResult, RunError> {
     let chain = spec.planar(super::KIND.name)?;
+    if run.shell.is_some() {
+        return run_shell(spec, chain, run, obs);
+    }
     let t = period_of(chain)?;
     let cancel = obs.cancel();
     let (x0, return_distance) = seed(spec, chain, run, t, obs)?;
@@ -212,27 +242,7 @@ pub fn run(
     let sd = saddle(&map, [orbit.x0[0], orbit.x0[1]], run.newton_tolerance, 40).map_err(failed)?;
     let grown = branches(&map, &sd, run, &[0, 1, 2, 3], &cancel).map_err(failed)?;
     let evaluations = grown.iter().map(|b| b.evaluations).sum();
-    let lattice: &[i32] = &[-1, 0, 1];
-    let mut crossings = Vec::new();
-    for u in 0..2 {
-        for s in 2..4 {
-            for at in intersections(
-                &map,
-                &grown[u],
-                &grown[s],
-                lattice,
-                run.intersection_tolerance,
-            )
-            .map_err(failed)?
-            {
-                crossings.push(Crossing {
-                    unstable: u,
-                    stable: s,
-                    at,
-                });
-            }
-        }
-    }
+    let crossings = all_crossings(&map, &grown, run.intersection_tolerance).map_err(failed)?;
     let splitting = split(&map, &sd, &grown[0], &grown[3], run).map_err(|e| e.to_string());
     let tangency = match &run.tangency {
         None => None,
@@ -258,7 +268,201 @@ pub fn run(
         lobes,
         melnikov: Melnikov::of_chain(chain),
         evaluations,
+        shell: None,
     })
+}
+
+/// Every unstable × stable pair's intersections, with the lattice shifts −1, 0, 1.
+fn all_crossings<M: PlaneMap>(
+    map: &M,
+    grown: &[Branch],
+    tolerance: f64,
+) -> Result<Vec<Crossing>, ManifoldError> {
+    let lattice: &[i32] = &[-1, 0, 1];
+    let mut crossings = Vec::new();
+    for u in 0..2 {
+        for s in 2..4 {
+            for at in intersections(map, &grown[u], &grown[s], lattice, tolerance)? {
+                crossings.push(Crossing {
+                    unstable: u,
+                    stable: s,
+                    at,
+                });
+            }
+        }
+    }
+    Ok(crossings)
+}
+
+/// How long the section map waits for a return, in orbit periods: a manifold point far from
+/// the orbit can linger (near the shell's edge the section's angle moves slowly).
+const MAX_RETURN_PERIODS: f64 = 50.0;
+
+/// The manifolds of a conservative two-link chain's hyperbolic orbit on the Poincaré section
+/// of `poincare` (module docs of [`crate::analysis::manifold::section`]): the orbit shot at
+/// the shell's energy, its first crossing of the section as the seed of Newton on P^k (k its
+/// crossings per period), the four branches and their intersections.
+fn run_shell(
+    spec: &Input<'_>,
+    chain: &Chain,
+    run: &ManifoldsRun,
+    obs: &mut dyn Observer,
+) -> Result<ManifoldsResult, RunError> {
+    let sh = run.shell.as_ref().expect("a shell run");
+    let cancel = obs.cancel();
+    let mut return_distance = None;
+    let (x0, guess) = match run.start {
+        OrbitStart::Return { scan, .. } => {
+            let (x, p) = crate::kinds::orbits::run::section_return(
+                spec,
+                chain,
+                &run.shooting,
+                scan,
+                obs,
+                &mut return_distance,
+            )?;
+            (x, p.expect("a section return has a period guess"))
+        }
+        _ => (
+            spec.x0.to_vec(),
+            sh.period.expect("validated: start = initial has a period"),
+        ),
+    };
+    let energy = sh.energy.unwrap_or_else(|| chain.energy(0.0, &x0));
+    let orbit = find(
+        chain,
+        &Guess {
+            x0: x0.clone(),
+            period: guess,
+        },
+        Closure::Energy(energy),
+        &run.shooting,
+        &cancel,
+    )
+    .map_err(shot_error)?;
+    let period = orbit.period;
+    let tol = match run.integration {
+        crate::analysis::manifold::MapIntegration::Adaptive(t) => t,
+        crate::analysis::manifold::MapIntegration::Fixed(_) => {
+            return Err(
+                FieldError::new("manifolds.steps_per_period", "applies to a driven chain").into(),
+            )
+        }
+    };
+    let map = SectionMap::new(
+        chain,
+        sh.link,
+        sh.value,
+        sh.direction,
+        energy,
+        tol,
+        MAX_RETURN_PERIODS * period,
+    )
+    .map_err(failed)?;
+    // The orbit's crossings over two periods: the first is the saddle's seed, and those within
+    // one period after it (the return at t₁ + T excluded) make k.
+    let section = Section::angle(sh.link, sh.value, sh.direction);
+    let stop = std::sync::atomic::AtomicBool::new(false);
+    let count = std::sync::atomic::AtomicU64::new(0);
+    let o = section_orbit(
+        chain,
+        &section,
+        &orbit.x0,
+        &SectionOptions {
+            crossings: 1000,
+            t_end: 2.0 * period,
+            rtol: tol,
+            atol: tol,
+            ..SectionOptions::default()
+        },
+        &stop,
+        &count,
+    );
+    let Some(&t1) = o.t.first() else {
+        return Err(RunError::Failed(format!(
+            "manifolds: the orbit of period {period:.6} s does not cross the section {}; choose manifolds.section, value or direction",
+            section.describe(chain)
+        )));
+    };
+    let k =
+        o.t.iter()
+            .filter(|&&t| t > t1 && t < t1 + period * (1.0 - 1e-6))
+            .count()
+            + 1;
+    let base_point = map.point(&o.states[0]);
+    let it = Iterate { map: &map, k };
+    let sd = saddle(&it, base_point, run.newton_tolerance, 40).map_err(failed)?;
+    let mut grown = branches(&it, &sd, run, &[0, 1, 2, 3], &cancel).map_err(failed)?;
+    for b in &mut grown {
+        cut_at_discontinuity(b, run.growth.resolution);
+    }
+    let evaluations = grown.iter().map(|b| b.evaluations).sum();
+    let mut energy_error = 0.0f64;
+    for b in &grown {
+        for p in b.points() {
+            let x = map.state(p).map_err(failed)?;
+            energy_error = energy_error.max((chain.energy(0.0, &x) - energy).abs());
+        }
+    }
+    let crossings = all_crossings(&it, &grown, run.intersection_tolerance).map_err(failed)?;
+    let lobes = shell_lobes(&it, &grown, &crossings);
+    Ok(ManifoldsResult {
+        seed: x0,
+        return_distance,
+        drive_period: f64::NAN,
+        shot: base_point,
+        shot_multipliers: orbit
+            .floquet
+            .multipliers
+            .iter()
+            .map(|m| (m.re, m.im))
+            .collect(),
+        saddle: sd,
+        branches: grown,
+        crossings,
+        splitting: Err("the splitting over a window of θ is the driven pendulum's measure".into()),
+        tangency: None,
+        lobes,
+        melnikov: Err("the Melnikov form is of the driven damped pendulum".into()),
+        evaluations,
+        shell: Some(ShellFound {
+            energy,
+            link: sh.link,
+            plane: 1 - sh.link,
+            value: sh.value,
+            direction: sh.direction,
+            period,
+            returns: k,
+            orbit_x0: orbit.x0.clone(),
+            energy_error,
+        }),
+    })
+}
+
+/// A Poincaré map is discontinuous where orbits graze the section (the return time jumps to
+/// a later crossing): neighbours on either side stay apart however finely their domain
+/// parameters are split. The branch is kept up to its first such pair (`ended` =
+/// "discontinuity"), so that no curve or intersection spans the jump.
+fn cut_at_discontinuity(b: &mut Branch, resolution: f64) {
+    if let Some(i) = b
+        .nodes
+        .windows(2)
+        .position(|w| crate::analysis::manifold::dist(w[0].point, w[1].point) > resolution)
+    {
+        b.nodes.truncate(i + 1);
+        b.arclength.truncate(i + 1);
+        b.ended = "discontinuity";
+        b.unresolved = 0;
+    }
+}
+
+/// The turnstile of the Poincaré map: not located yet (see the README).
+fn shell_lobes<M: PlaneMap>(
+    _map: &M,
+    _grown: &[Branch],
+    _crossings: &[Crossing],
+) -> Result<Lobes, String> {
+    Err("the lobes of the two-link map are not computed".into())
 }
 
 /// The first tangency: the signed distance of unstable_plus and stable_minus one turn on, as

@@ -74,6 +74,30 @@ pub struct ManifoldsSpec {
     pub range: Option<Vec<f64>>,
     /// The tangency's parameter to within this (default 1e-8).
     pub tangency_tolerance: Option<f64>,
+    /// Two conservative links: the Poincaré section's angle, `theta1` (default) or `theta2`
+    /// (as `[poincare]`'s `section`); the plane is the other link's (θ, p).
+    pub section: Option<String>,
+    /// The section's angle (rad, mod 2π; default 0).
+    pub value: Option<f64>,
+    /// Its crossing direction: `+` (default) or `-`.
+    pub direction: Option<String>,
+    /// The energy shell (J; default the seed's): the hyperbolic orbit is found at it.
+    pub energy: Option<f64>,
+    /// The orbit's period guess (s) for start = "initial".
+    pub period: Option<f64>,
+}
+
+/// The Poincaré map of a conservative two-link chain on an energy shell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ShellMap {
+    /// The section's link i (0-based): θ_i = `value` crossed in `direction`.
+    pub link: usize,
+    pub value: f64,
+    pub direction: crate::integrate::Direction,
+    /// The shell's energy (J); `None`: the seed's.
+    pub energy: Option<f64>,
+    /// The orbit's period guess (s; start = "initial").
+    pub period: Option<f64>,
 }
 
 /// The first-tangency search.
@@ -100,6 +124,9 @@ pub struct ManifoldsRun {
     pub tangency: Option<TangencySearch>,
     /// Whether the model is a preset (a varied chain's errors name `model.mass`).
     pub preset: bool,
+    /// `Some`: a conservative two-link chain's Poincaré map on an energy shell (not the
+    /// stroboscopic map of a driven link).
+    pub shell: Option<ShellMap>,
 }
 
 fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
@@ -113,24 +140,114 @@ fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a 
     }
 }
 
+/// The section, energy and period guess of a two-link run.
+fn shell_map(s: &ManifoldsSpec) -> Result<ShellMap, SpecError> {
+    use crate::integrate::Direction;
+    let link = match s.section.as_deref().unwrap_or("theta1") {
+        "theta1" => 0,
+        "theta2" => 1,
+        w => {
+            return Err(SpecError::new(
+                "manifolds.section",
+                format!("`{w}` is not theta1 or theta2 (the map's section is on an angle)"),
+            ))
+        }
+    };
+    let value = s.value.unwrap_or(0.0);
+    if !value.is_finite() {
+        return Err(SpecError::new("manifolds.value", "must be finite"));
+    }
+    let direction = match s.direction.as_deref().unwrap_or("+") {
+        "+" => Direction::Rising,
+        "-" => Direction::Falling,
+        w => {
+            return Err(SpecError::new(
+                "manifolds.direction",
+                format!("`{w}` is not + or - (the map needs one crossing direction)"),
+            ))
+        }
+    };
+    if let Some(e) = s.energy {
+        if !e.is_finite() {
+            return Err(SpecError::new("manifolds.energy", "must be finite"));
+        }
+    }
+    let period = match s.period {
+        Some(p) => Some(positive("manifolds.period", p)?),
+        None => None,
+    };
+    Ok(ShellMap {
+        link,
+        value,
+        direction,
+        energy: s.energy,
+        period,
+    })
+}
+
 impl Table for ManifoldsSpec {
     fn validate(self, model: &Model, spec: &dyn SpecParts) -> Validation {
         let chain = planar_chain(super::KIND.name, model)?;
         let s = self;
-        if chain.links() != 1 {
-            return Err(SpecError::new(
-                "model",
-                format!(
-                    "manifolds are offered for one driven link (the stroboscopic map of the plane (θ, θ̇)); this chain has {} links (the conservative double pendulum's Poincaré-map manifolds are not built yet)",
-                    chain.links()
-                ),
-            ));
-        }
-        if chain.params().drive.period_of_fields()?.is_none() {
-            return Err(SpecError::new(
-                "model.drive",
-                "manifolds of the stroboscopic map need a driven chain (the undriven chain's are not offered)",
-            ));
+        let shell = match chain.links() {
+            1 => {
+                if chain.params().drive.period_of_fields()?.is_none() {
+                    return Err(SpecError::new(
+                        "model.drive",
+                        "manifolds of one link are those of the stroboscopic map: they need a driven chain (the undriven chain's are not offered)",
+                    ));
+                }
+                if s.section.is_some()
+                    || s.value.is_some()
+                    || s.direction.is_some()
+                    || s.energy.is_some()
+                    || s.period.is_some()
+                {
+                    return Err(SpecError::new(
+                        "manifolds.section",
+                        "section, value, direction, energy and period apply to a conservative two-link chain (the Poincaré map on an energy shell)",
+                    ));
+                }
+                None
+            }
+            2 if chain.is_conservative() => Some(shell_map(&s)?),
+            n => {
+                return Err(SpecError::new(
+                    "model",
+                    format!(
+                        "manifolds are offered for one driven link (the stroboscopic map) and for a conservative two-link chain (the Poincaré map on an energy shell); this chain has {n} link(s){}",
+                        if chain.is_conservative() { "" } else { " and is damped or driven" }
+                    ),
+                ));
+            }
+        };
+        if shell.is_some() {
+            for (set, field) in [
+                (s.drive_periods.is_some(), "manifolds.drive_periods"),
+                (s.steps_per_period.is_some(), "manifolds.steps_per_period"),
+                (s.parameter.is_some(), "manifolds.parameter"),
+                (s.window.is_some(), "manifolds.window"),
+                (s.transient_periods.is_some(), "manifolds.transient_periods"),
+            ] {
+                if set {
+                    return Err(SpecError::new(
+                        field,
+                        "applies to a driven one-link chain (its stroboscopic map), not to the Poincaré map of two conservative links",
+                    ));
+                }
+            }
+            if s.start.as_deref() == Some("settle") {
+                return Err(SpecError::new(
+                    "manifolds.start",
+                    "settle applies to a driven chain; use initial (with manifolds.period) or return",
+                ));
+            }
+            if s.start.as_deref().unwrap_or("initial") == "initial" && s.period.is_none() {
+                return Err(SpecError::new(
+                    "manifolds.period",
+                    "start = \"initial\" on two conservative links needs the orbit's period guess (s), or use start = \"return\"",
+                ));
+            }
         }
         let k = s.drive_periods.unwrap_or(1);
         if !(1..=64).contains(&k) {
@@ -287,7 +404,13 @@ impl Table for ManifoldsSpec {
         };
         let dflt = ShootingOptions::default();
         let shooting = ShootingOptions {
-            tolerance: newton_tolerance.max(1e-12),
+            // An autonomous orbit's shooting stalls near 1e-12 (its period and phase condition):
+            // it only seeds Newton on the section map, so `orbits`' default suffices there.
+            tolerance: if shell.is_some() {
+                dflt.tolerance
+            } else {
+                newton_tolerance.max(1e-12)
+            },
             rtol: if integ.rtol.is_some() {
                 rtol
             } else {
@@ -316,6 +439,7 @@ impl Table for ManifoldsSpec {
             window,
             tangency,
             preset: spec.preset(),
+            shell,
         };
         Ok((Registered(Box::new(run)), method, spec.start()?))
     }

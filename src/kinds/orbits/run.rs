@@ -266,7 +266,7 @@ fn seed(
             Ok((x, None))
         }
         OrbitStart::Return { scan, .. } if drive.is_none() => {
-            section_return(spec, chain, run, scan, obs, return_distance)
+            section_return(spec, chain, &run.shooting, scan, obs, return_distance)
         }
         OrbitStart::Return { transient, scan } => {
             let t = drive.expect("a driven chain");
@@ -290,10 +290,10 @@ fn seed(
 /// An undriven chain's near-return seed: from [initial], `scan` crossings of θ₁ = 0 (upward)
 /// on DOP853's dense output; the crossing whose next one lands nearest (max norm, angles modulo
 /// 2π), and the time to it as the period guess.
-fn section_return(
+pub(crate) fn section_return(
     spec: &Input<'_>,
     chain: &Chain,
-    run: &OrbitsRun,
+    shooting: &crate::analysis::periodic::ShootingOptions,
     scan: u64,
     obs: &mut dyn Observer,
     return_distance: &mut Option<f64>,
@@ -303,8 +303,8 @@ fn section_return(
     let opts = SectionOptions {
         crossings: scan as usize,
         t_end: f64::INFINITY,
-        rtol: run.shooting.rtol,
-        atol: run.shooting.atol,
+        rtol: shooting.rtol,
+        atol: shooting.atol,
         ..SectionOptions::default()
     };
     let section = Section::angle(0, 0.0, crate::integrate::Direction::Rising);
