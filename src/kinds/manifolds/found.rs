@@ -574,12 +574,20 @@ impl Manifolds {
             ),
             x_label: match &r.shell {
                 None => "θ (rad, wrapped into (−π, π])".into(),
-                Some(sh) => format!("θ{} (rad, wrapped into (−π, π])", sh.plane + 1),
+                Some(sh) => format!(
+                    "θ{} (rad, wrapped into (−π, π])",
+                    crate::plot::subscript(&(sh.plane + 1).to_string())
+                ),
             },
             panels: vec![Panel {
                 y_label: match &r.shell {
                     None => "θ̇ (rad/s)".into(),
-                    Some(sh) => format!("p{} (J·s)", sh.plane + 1),
+                    Some(sh) => {
+                        format!(
+                            "p{} (J s)",
+                            crate::plot::subscript(&(sh.plane + 1).to_string())
+                        )
+                    }
                 },
                 // A series must have points: no intersections, no legend entry.
                 lines: if marks.x.is_empty() {
