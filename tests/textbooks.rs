@@ -2,6 +2,10 @@
 //! numbers: Taylor's driven damped pendulum (his parameters, his drive strength γ on the torque
 //! axis, ω = 2π given as "1 Hz") doubles its period at his first threshold γ = 1.0663, and at the
 //! same γ as Baker and Gollub's form of the same pendulum, which is Taylor's in rescaled time.
+//! The textbook presets (`preset = "taylor"`, `"baker-gollub"`, `"kapitza"`; src/model/textbook.rs)
+//! take the textbooks' own parameters: continued in Taylor's γ the preset locates his table of
+//! period doublings, in Baker and Gollub's g the same numbers, and in Kapitza's a the lower edge
+//! of the window, against Mathieu's a₀(q) series and Kapitza's criterion a²Ω² > 2gl.
 
 use assert_cmd::Command;
 
@@ -65,4 +69,276 @@ fn taylors_pendulum_doubles_at_his_threshold_and_at_baker_and_gollubs() {
         (gamma - a).abs() < 1e-8,
         "Taylor {gamma} against Baker-Gollub {a}"
     );
+}
+
+/// `pendula` with `args` in `dir`, its JSON summary (the run must succeed).
+fn run_json(dir: &std::path::Path, args: &[&str]) -> serde_json::Value {
+    let out = Command::cargo_bin("pendula")
+        .unwrap()
+        .current_dir(dir)
+        .args(args)
+        .arg("--json")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+/// Every located bifurcation of a continuation's summary: (kind, parameter).
+fn bifurcations(j: &serde_json::Value) -> Vec<(String, f64)> {
+    j["branches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| b["bifurcations"].as_array().unwrap().clone())
+        .map(|b| {
+            (
+                b["kind"].as_str().unwrap().to_string(),
+                b["parameter"].as_f64().unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// Taylor's table of period-doubling thresholds (Classical Mechanics, 2005, table 12.1).
+const TAYLOR_TABLE: [f64; 4] = [1.0663, 1.0793, 1.0821, 1.0827];
+/// The same thresholds located in N·m by `analyses/orbits-period-doubling-cascade.toml` (README,
+/// "Shipped analyses"), to the README's nine decimals.
+const CASCADE_NM: [f64; 4] = [1.066372862, 1.079313906, 1.082084384, 1.082678353];
+
+#[test]
+fn taylors_preset_continued_in_gamma_locates_his_table() {
+    let dir = tempfile::tempdir().unwrap();
+    // His chapter's pendulum (ω = 2π, ω₀ = 3π, β = ω₀/4, the preset's defaults), continued in
+    // γ from 1.05 with three doublings followed: the shipped spec.
+    let file = dir.path().join("taylor.h5");
+    let j = run_json(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")),
+        &[
+            "run",
+            "analyses/orbits-taylor-cascade.toml",
+            "-o",
+            file.to_str().unwrap(),
+            "--plot",
+            dir.path().join("taylor.png").to_str().unwrap(),
+        ],
+    );
+    let b = bifurcations(&j);
+    assert!(b.iter().all(|x| x.0 == "period-doubling"), "{b:?}");
+    let gamma: Vec<f64> = b.iter().map(|x| x.1).collect();
+    assert_eq!(gamma.len(), 4, "{gamma:?}");
+    for (g, t) in gamma.iter().zip(TAYLOR_TABLE) {
+        // His four decimals: every threshold within 1e-4 of his (the first, 1.066373, he
+        // prints as 1.0663, the others rounded).
+        assert!((g - t).abs() < 1e-4, "γ = {g} against Taylor's {t}");
+    }
+    for (g, nm) in gamma.iter().zip(CASCADE_NM) {
+        // The same numbers as the N·m spec: the preset is that chain, in his time.
+        assert!((g - nm).abs() < 2e-9, "γ = {g} against {nm} N·m");
+    }
+    // Titled by the range and the textbook's parameters, not the start value.
+    let title = j["title"].as_str().unwrap();
+    assert!(title.contains("γ from 1.05 to 1.085"), "{title}");
+    assert!(title.contains("Taylor's driven pendulum"), "{title}");
+    assert!(title.contains("ω₀ = 9.4248 rad/s"), "{title}");
+    // The file names the parameter as the spec does, with the textbook's long name and unit.
+    let f = hdf5::File::open(&file).unwrap();
+    let g = f.group("orbits").unwrap();
+    let attr = |name: &str| -> String {
+        g.attr(name)
+            .unwrap()
+            .read_scalar::<hdf5::types::VarLenUnicode>()
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(attr("parameter"), "model.taylor.gamma");
+    assert_eq!(attr("parameter_long_name"), "Taylor's drive strength γ");
+    assert_eq!(attr("parameter_units"), "1");
+    let p = f.dataset("orbits/branch_1/parameter").unwrap();
+    let units: hdf5::types::VarLenUnicode = p.attr("units").unwrap().read_scalar().unwrap();
+    assert_eq!(units.as_str(), "1");
+}
+
+#[test]
+fn baker_and_gollubs_preset_continued_in_g_is_the_same_cascade() {
+    let dir = tempfile::tempdir().unwrap();
+    // Their q = 2, ω_D = 2/3 pendulum (the preset's defaults), from the command line.
+    let j = run_json(
+        dir.path(),
+        &[
+            "orbits",
+            "continue",
+            "--preset",
+            "baker-gollub",
+            "--baker-gollub-g",
+            "1.05",
+            "--theta",
+            "0",
+            "--start",
+            "settle",
+            "--transient-periods",
+            "300",
+            "--parameter",
+            "model.baker-gollub.g",
+            "--range",
+            "1.05,1.085",
+            "--points",
+            "400",
+            "--step",
+            "0.002",
+            "--max-step",
+            "0.01",
+            "--locate-tolerance",
+            "1e-10",
+            "--doublings",
+            "3",
+        ],
+    );
+    let g: Vec<f64> = bifurcations(&j).iter().map(|b| b.1).collect();
+    assert_eq!(g.len(), 4, "{g:?}");
+    for ((g, t), nm) in g.iter().zip(TAYLOR_TABLE).zip(CASCADE_NM) {
+        assert!((g - t).abs() < 1e-4, "g = {g} against Taylor's {t}");
+        assert!((g - nm).abs() < 2e-9, "g = {g} against {nm} N·m");
+    }
+}
+
+/// Mathieu's characteristic value a₀(q) by its power series (Abramowitz and Stegun 20.2.25),
+/// whose next term is O(q¹⁰): below 1e-13 relative at the window's q ≈ 0.044.
+fn mathieu_a0(q: f64) -> f64 {
+    let q2 = q * q;
+    q2 * (-0.5 + q2 * (7.0 / 128.0 + q2 * (-29.0 / 2304.0 + q2 * 68687.0 / 18874368.0)))
+}
+
+#[test]
+fn kapitzas_preset_continued_in_a_finds_the_window_edge_of_mathieu_and_his_criterion() {
+    let dir = tempfile::tempdir().unwrap();
+    let (omega, l, g): (f64, f64, f64) = (200.0, 1.0, 9.81);
+    let criterion = (2.0 * g * l).sqrt() / omega;
+    let spec = dir.path().join("k.toml");
+    std::fs::write(
+        &spec,
+        format!(
+            "kind = \"orbits\"\n[model]\npreset = \"kapitza\"\n[model.kapitza]\na = {}\n\
+             omega = {omega:?}\n[initial]\ntheta = [3.141592653589793]\n[integrator]\nrtol = 1e-13\n\
+             atol = 1e-13\n[orbits]\naction = \"continue\"\nparameter = \"model.kapitza.a\"\n\
+             range = [{}, {}]\ndirection = \"down\"\npoints = 200\nstep = 1e-3\nmax_step = 0.005\n\
+             newton_tolerance = 1e-11\nlocate_tolerance = 1e-12\n",
+            1.3 * criterion,
+            0.8 * criterion,
+            1.3 * criterion,
+        ),
+    )
+    .unwrap();
+    let j = run_json(dir.path(), &["run", spec.to_str().unwrap()]);
+    let edge = bifurcations(&j)
+        .into_iter()
+        .find(|b| b.0 == "branch-point")
+        .expect("the lower edge")
+        .1;
+    // Mathieu: the upright state is stable where a₀(2a/l) < −4g/(lΩ²); its edge by bisection.
+    let target = -4.0 * g / (l * omega * omega);
+    let (mut lo, mut hi) = (0.5 * criterion, 2.0 * criterion);
+    for _ in 0..100 {
+        let mid = 0.5 * (lo + hi);
+        if mathieu_a0(2.0 * mid / l) > target {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    let mathieu = 0.5 * (lo + hi);
+    assert!(
+        (edge - mathieu).abs() < 1e-11,
+        "{edge} against Mathieu's {mathieu}"
+    );
+    // Kapitza's averaged criterion a²Ω² > 2gl is the edge to O(q²): 1.1e-4 below it here.
+    let excess = edge / criterion - 1.0;
+    assert!((1.0e-4..1.2e-4).contains(&excess), "{excess:e}");
+}
+
+#[test]
+fn a_parameter_that_moves_several_fields_is_swept_not_continued() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = Command::cargo_bin("pendula")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "orbits",
+            "continue",
+            "--preset",
+            "taylor",
+            "--taylor-gamma",
+            "1.05",
+            "--theta",
+            "0",
+            "--parameter",
+            "model.taylor.omega0",
+            "--range",
+            "9,10",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("--sweep model.taylor.omega0"), "{err}");
+    // A textbook table beside another preset is refused by name.
+    let out = Command::cargo_bin("pendula")
+        .unwrap()
+        .current_dir(dir.path())
+        .args([
+            "orbits",
+            "find",
+            "--preset",
+            "simple",
+            "--taylor-gamma",
+            "1.05",
+            "--theta",
+            "0",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("model.taylor") || err.contains("--taylor-gamma"),
+        "{err}"
+    );
+}
+
+/// A sweep varies a textbook parameter that moves several fields (Taylor's β sets the damping
+/// c = 2β/ω₀²): the Lyapunov exponents' sum, the phase-space contraction rate, is −2β in his
+/// time at every point, the closed form of his equation's divergence.
+#[test]
+fn a_sweep_of_taylors_beta_contracts_phase_space_at_minus_two_beta() {
+    let dir = tempfile::tempdir().unwrap();
+    let j = run_json(
+        dir.path(),
+        &[
+            "lyapunov",
+            "--preset",
+            "taylor",
+            "--taylor-gamma",
+            "1.07",
+            "--theta",
+            "0",
+            "--t-end",
+            "60",
+            "--sweep",
+            "model.taylor.beta=1.5:3:4",
+            "--title",
+            "Taylor's pendulum over β",
+        ],
+    );
+    assert_eq!(j["title"], "Taylor's pendulum over β");
+    let points = j["points"].as_array().unwrap();
+    assert_eq!(points.len(), 4);
+    for p in points {
+        let beta = p["values"][0].as_f64().unwrap();
+        let sum = p["results"]["lambda_sum"].as_f64().unwrap();
+        assert!((sum + 2.0 * beta).abs() < 1e-8, "β = {beta}: Σλ = {sum}");
+    }
 }

@@ -83,6 +83,16 @@ class Chain:
                 t[k] = v
         return cls(_table=t)
 
+    @classmethod
+    def textbook(cls, name, **parameters):
+        """A textbook pendulum from the textbook's own parameters (docs/textbooks.md):
+        ``Chain.textbook("taylor", gamma=1.07)`` (also ``beta``, ``omega0``, ``omega``),
+        ``Chain.textbook("baker-gollub", g=1.07)`` (``q``, ``omega_d``),
+        ``Chain.textbook("kapitza", a=0.05, omega="60 Hz")`` (``l``, ``g``): the spec's
+        ``preset = name`` with its ``[model.<name>]`` table. A run varies them by their spec
+        names (``parameter="model.taylor.gamma"``)."""
+        return cls(_table={"preset": name, name: dict(parameters)})
+
     def __repr__(self):
         return f"Chain({self.name!r}, links={self.links})"
 

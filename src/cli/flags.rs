@@ -96,11 +96,23 @@ use ValueKind::*;
 
 flags! {
     // The model.
-    "preset" => "model.preset", Word, "simple|double|triple|chain|rods", "Model preset (default double)", MODELLED;
+    "preset" => "model.preset", Word, "simple|double|triple|chain|rods|taylor|baker-gollub|kapitza", "Model preset (default double); taylor, baker-gollub and kapitza take the textbook's parameters (--taylor-gamma, …; docs/textbooks.md)", MODELLED;
     "links" => "model.links", Int, "N", "Number of links (chain and rods presets; the cart chain)", MODELLED;
     "length" => "model.length", Float, "M", "Link length (m) of a preset", MODELLED;
     "mass" => "model.mass", Float, "KG", "Link mass (kg) of a preset", MODELLED;
     "gravity" => "model.gravity", Float, "G", "Gravity (m/s²)", MODELLED;
+    // The textbook presets' own parameters (docs/textbooks.md): the spec's [model.taylor], …
+    "taylor-gamma" => "model.taylor.gamma", Float, "Γ", "Taylor's drive strength γ (dimensionless), with --preset taylor", MODELLED;
+    "taylor-beta" => "model.taylor.beta", Float, "1/S", "Taylor's damping constant β (1/s), default ω₀/4 = 3π/4", MODELLED;
+    "taylor-omega0" => "model.taylor.omega0", Frequency, "RAD/S|NHz", "Taylor's natural frequency ω₀ (rad/s, or 1.5Hz), default 3π", MODELLED;
+    "taylor-omega" => "model.taylor.omega", Frequency, "RAD/S|NHz", "Taylor's drive frequency ω (rad/s, or 1Hz), default 2π", MODELLED;
+    "baker-gollub-g" => "model.baker-gollub.g", Float, "G", "Baker and Gollub's drive amplitude g (dimensionless), with --preset baker-gollub", MODELLED;
+    "baker-gollub-q" => "model.baker-gollub.q", Float, "Q", "Baker and Gollub's quality factor q, default 2", MODELLED;
+    "baker-gollub-omega-d" => "model.baker-gollub.omega_d", Frequency, "ΩD", "Baker and Gollub's drive frequency ω_D (dimensionless), default 2/3", MODELLED;
+    "kapitza-a" => "model.kapitza.a", Float, "M", "Kapitza's pivot amplitude a (m), with --preset kapitza", MODELLED;
+    "kapitza-omega" => "model.kapitza.omega", Frequency, "RAD/S|NHz", "Kapitza's pivot frequency Ω (rad/s, or 60Hz)", MODELLED;
+    "kapitza-l" => "model.kapitza.l", Float, "M", "Kapitza's rod length l (m), default 1", MODELLED;
+    "kapitza-g" => "model.kapitza.g", Float, "G", "Kapitza's gravity g (m/s²), default 9.81", MODELLED;
     // Damping and drive (docs/physics.md): the spec's [model.damping] and [model.drive].
     "damping" => "model.damping.absolute", FloatOrFloats, "γ|γ1,γ2,…", "Absolute viscous damping (N·m·s), torque −γⱼ θ̇ⱼ on link j: one value for every link, or one per link", MODELLED;
     "joint-damping" => "model.damping.joint", FloatOrFloats, "c|c1,c2,…", "Joint damping (N·m·s) at each link's upper joint, torque −cⱼ (θ̇ⱼ − θ̇ⱼ₋₁): one value for every link, or one per link", MODELLED;
@@ -111,6 +123,10 @@ flags! {
     "pivot-y" => "model.drive.pivot.y_amplitude", Float, "M", "The pivot's vertical amplitude y (m)", MODELLED;
     "pivot-frequency" => "model.drive.pivot.frequency", Frequency, "RAD/S|NHz", "The pivot's angular frequency Ω (rad/s), or its frequency with the unit (60Hz: Ω = 2π·60 rad/s)", MODELLED;
     "pivot-phase" => "model.drive.pivot.phase", Float, "RAD", "The pivot's phase φ (rad), default 0", MODELLED;
+    // The figure's words (every figure-drawing command; README "Conventions every command shares").
+    "title" => "title", Word, "TEXT", "The figure's title and the file's (default: the kind, the model and what the run varies, e.g. \"γ from 1.06 to 1.09\")", MODELLED;
+    "xlabel" => "output.xlabel", Word, "TEXT", "The figure's x-axis label in place of its own", MODELLED;
+    "ylabel" => "output.ylabel", Word, "TEXT", "The figure's y-axis label in place of its own (every panel's)", MODELLED;
     // The initial state.
     "theta" => "initial.theta", Floats, "θ1,θ2,…", "Initial angles (rad) from the downward vertical", STARTED;
     "theta-deg" => "initial.theta_deg", Floats, "θ1,θ2,…", "Initial angles in degrees (instead of --theta)", &[SIM, LYAP, ANIM, ORB, FREQ];
@@ -230,7 +246,7 @@ flags! {
     "newton-tolerance" => "orbits.newton_tolerance", Float, "TOL", "Newton stops when every residual is at most this (default 1e-10)", &[ORB];
     "max-iterations" => "orbits.max_iterations", Int, "N", "Newton iterations at most (default 40)", &[ORB];
     "shape-samples" => "orbits.shape_samples", Int, "N", "States kept per segment along the orbit (default 64)", &[ORB];
-    "parameter" => "orbits.parameter", Word, "FIELD", "The spec field continued or swept (model.drive.torque.amplitude, orbits.energy, …)", &[ORB];
+    "parameter" => "orbits.parameter", Word, "FIELD", "The spec field continued or swept (model.drive.torque.amplitude, orbits.energy, a textbook preset's model.taylor.gamma, …)", &[ORB];
     "range" => "orbits.range", Floats, "A,B", "continue: the parameter's bounds; diagram: the swept values' ends", &[ORB];
     "points" => "orbits.points", Int, "N", "continue: most branch points; diagram: parameter values (default 200)", &[ORB];
     "direction" => "orbits.direction", Word, "up|down|both", "continue: from the spec's value up (default), down, or both ways (two branches)", &[ORB];

@@ -134,7 +134,10 @@ pub fn run_map(
         force: common.force,
         json: common.json,
     };
-    if let Some(v) = stream.run(&target, command_line, || Bar::new("map"))? {
+    let ran = pendula::plot::labels::with_labels(spec.output.labels(), || {
+        stream.run(&target, command_line, || Bar::new("map"))
+    });
+    if let Some(v) = ran? {
         println!("{v}");
     }
     Ok(())

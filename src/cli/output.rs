@@ -206,10 +206,11 @@ pub fn report_result(
     f: &dyn Found,
     wall: f64,
 ) -> Result<(), CliError> {
+    let labels = spec.map(|s| s.output.labels()).unwrap_or_default();
     if let Some(path) = &outputs.plot {
-        f.draw(path)?;
+        pendula::plot::labels::with_labels(labels.clone(), || f.draw(path))?;
     }
-    f.draw_stills()?;
+    pendula::plot::labels::with_labels(labels, || f.draw_stills())?;
     let j = pendula::run::summary(
         spec,
         f,

@@ -51,7 +51,7 @@ pub fn run(
                 "--plot: no result of this sweep has a value to draw".into(),
             ));
         }
-        outcome.draw(path)?;
+        pendula::plot::labels::with_labels(spec.output.labels(), || outcome.draw(path))?;
     }
     let (file, plot) = (outputs.file.as_deref(), outputs.plot.as_deref());
     if common.json {

@@ -242,6 +242,11 @@ pub trait Settings: Same + std::fmt::Debug + Send + Sync {
     fn describe(&self) -> String {
         self.kind().name.to_string()
     }
+    /// The parameter a run varies over a range, for its default title
+    /// ([`crate::spec::swept_title`]); None for a run at one value, which most are.
+    fn varied(&self) -> Option<Swept<'_>> {
+        None
+    }
     /// Runs it on `input`, reporting to `observer` and stopping when its token is set.
     fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed;
 }
@@ -335,6 +340,16 @@ impl<T: Settings + Clone + PartialEq + 'static> Same for T {
 /// A validated run of a registered kind, as the spec holds it.
 #[derive(Debug)]
 pub struct Registered(pub Box<dyn Settings>);
+
+/// A parameter a run varies over a range ([`Settings::varied`]): its spec name, long name and
+/// CF units, and the range's ends.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Swept<'a> {
+    pub name: &'a str,
+    pub long_name: &'a str,
+    pub units: &'a str,
+    pub range: [f64; 2],
+}
 
 impl Clone for Registered {
     fn clone(&self) -> Self {

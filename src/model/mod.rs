@@ -13,6 +13,7 @@ pub mod forcing;
 mod linalg;
 pub mod parameter;
 mod structured;
+pub mod textbook;
 pub mod volume;
 
 pub use canonical::{Canonical, CanonicalWorkspace};
@@ -20,7 +21,8 @@ pub use cart_chain::{CartChain, CartChainParams, CartInput};
 pub use chain::{Chain, ChainParams, Link, LinkShape, Route};
 pub use either::Model;
 pub use forcing::{Damping, Drive, Harmonic, PivotMotion};
-pub use parameter::{Parameter, ParameterError, PARAMETERS};
+pub use parameter::{axis_label, display_units, Parameter, ParameterError, PARAMETERS};
+pub use textbook::{TextbookParameter, TEXTBOOK_PARAMETERS, TEXTBOOK_PRESETS};
 pub use volume::{PhaseVolume, VolumeSplit};
 
 use thiserror::Error;

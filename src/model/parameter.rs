@@ -12,6 +12,8 @@ use thiserror::Error;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Descriptor {
     pub name: &'static str,
+    /// What a figure's axis and a file's `long_name` call it, with its symbol.
+    pub long_name: &'static str,
     pub units: &'static str,
 }
 
@@ -19,54 +21,67 @@ pub struct Descriptor {
 pub const PARAMETERS: &[Descriptor] = &[
     Descriptor {
         name: "model.gravity",
+        long_name: "gravity g",
         units: "m s-2",
     },
     Descriptor {
         name: "model.mass",
+        long_name: "link mass m",
         units: "kg",
     },
     Descriptor {
         name: "model.length",
+        long_name: "link length l",
         units: "m",
     },
     Descriptor {
         name: "model.damping.absolute",
+        long_name: "damping c",
         units: "N m s",
     },
     Descriptor {
         name: "model.damping.joint",
+        long_name: "joint damping c",
         units: "N m s",
     },
     Descriptor {
         name: "model.drive.torque.amplitude",
+        long_name: "torque amplitude A",
         units: "N m",
     },
     Descriptor {
         name: "model.drive.torque.frequency",
+        long_name: "torque frequency Ω",
         units: "rad s-1",
     },
     Descriptor {
         name: "model.drive.torque.phase",
+        long_name: "torque phase φ",
         units: "rad",
     },
     Descriptor {
         name: "model.drive.pivot.x_amplitude",
+        long_name: "pivot amplitude x",
         units: "m",
     },
     Descriptor {
         name: "model.drive.pivot.y_amplitude",
+        long_name: "pivot amplitude y",
         units: "m",
     },
     Descriptor {
         name: "model.drive.pivot.frequency",
+        long_name: "pivot frequency Ω",
         units: "rad s-1",
     },
     Descriptor {
         name: "model.link[K].mass",
+        long_name: "mass of link K",
         units: "kg",
     },
     Descriptor {
         name: "model.link[K].length",
+        long_name: "length of link K",
         units: "m",
     },
 ];
@@ -161,6 +176,15 @@ impl Parameter {
         self.descriptor().units
     }
 
+    /// Its long name with the link counted from 1 (`mass of link 2`).
+    pub fn long_name(self) -> String {
+        let d = self.descriptor().long_name;
+        match self.link() {
+            Some(k) => d.replace('K', &(k + 1).to_string()),
+            None => d.to_string(),
+        }
+    }
+
     /// The link a link's field belongs to (from 0).
     pub fn link(self) -> Option<usize> {
         match self {
@@ -241,6 +265,27 @@ impl Parameter {
             }
         }
         Ok(Chain::new(p)?)
+    }
+}
+
+/// `units` (CF) as a figure's label writes them: `N m` as `N·m`, `m s-2` as `m/s²`, `1` as
+/// nothing.
+pub fn display_units(units: &str) -> String {
+    match units {
+        "1" | "" => String::new(),
+        "m s-2" => "m/s²".into(),
+        "rad s-1" => "rad/s".into(),
+        "s-1" => "1/s".into(),
+        other => other.replace(' ', "·"),
+    }
+}
+
+/// A figure's axis label for a parameter: `torque amplitude A (N·m)`, `drive strength γ
+/// (Taylor)`; a dimensionless one has no unit.
+pub fn axis_label(long_name: &str, units: &str) -> String {
+    match display_units(units) {
+        u if u.is_empty() => long_name.to_string(),
+        u => format!("{long_name} ({u})"),
     }
 }
 

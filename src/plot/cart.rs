@@ -197,8 +197,12 @@ impl CartFigure<'_> {
         house_mesh(&mut chart, thin, scale, (13.0, 15.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("e₁ / m")
-            .y_desc(if side { "height / m" } else { "e₂ / m" })
+            .x_desc(crate::plot::labels::x_desc("e₁ / m"))
+            .y_desc(crate::plot::labels::y_desc(if side {
+                "height / m"
+            } else {
+                "e₂ / m"
+            }))
             .draw()?;
         self.snapshots(chart.plotting_area(), surface, &coord, instants)
     }

@@ -99,8 +99,8 @@ impl Render for FrequencyMapFigure {
         house_mesh(&mut chart, thin, scale, (14.0, 16.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("ω₁ (first half) / (rad/s)")
-            .y_desc("ω₂ (first half) / (rad/s)")
+            .x_desc(crate::plot::labels::x_desc("ω₁ (first half) / (rad/s)"))
+            .y_desc(crate::plot::labels::y_desc("ω₂ (first half) / (rad/s)"))
             .draw()?;
         let bounds = (x_axis.bounds(), y_axis.bounds());
         self.resonance_rays(root, &chart, surface, bounds)?;

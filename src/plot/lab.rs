@@ -178,8 +178,15 @@ impl Render for PhasePortrait<'_> {
             let y_fmt = |v: &f64| y_axis.label(*v);
             house_mesh(&mut chart, thin, scale, (14.0, 16.0))
                 .y_label_formatter(&y_fmt)
-                .x_desc(format!("θ{} (wrapped) / rad", j + 1))
-                .y_desc(format!("ω{} = dθ{}/dt / rad s⁻¹", j + 1, j + 1))
+                .x_desc(crate::plot::labels::x_desc(format!(
+                    "θ{} (wrapped) / rad",
+                    j + 1
+                )))
+                .y_desc(crate::plot::labels::y_desc(format!(
+                    "ω{} = dθ{}/dt / rad s⁻¹",
+                    j + 1,
+                    j + 1
+                )))
                 .draw()?;
             let plot = chart.plotting_area();
             let screen = plot.strip_coord_spec();
@@ -301,8 +308,10 @@ impl Render for EnergyFigure<'_> {
         house_mesh(&mut chart, thin, scale, (15.0, 17.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("time t / s")
-            .y_desc("energy above the hanging rest / J")
+            .x_desc(crate::plot::labels::x_desc("time t / s"))
+            .y_desc(crate::plot::labels::y_desc(
+                "energy above the hanging rest / J",
+            ))
             .draw()?;
         // Column-decimated bands: one polygon per band between its lower and upper edge.
         let cols = (px(w) as usize).max(2);

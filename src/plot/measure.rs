@@ -606,8 +606,8 @@ impl Render for MeasureFigure {
             super::house_mesh(&mut chart, surface.stroke(1.0), scale, (14.0, 16.0))
                 .x_label_formatter(&xf)
                 .y_label_formatter(&yf)
-                .x_desc(p.x_label.as_str())
-                .y_desc(p.y_label.as_str())
+                .x_desc(crate::plot::labels::x_desc(p.x_label.as_str()))
+                .y_desc(crate::plot::labels::y_desc(p.y_label.as_str()))
                 .draw()?;
             let plot = chart.plotting_area();
             let mut entries = Vec::new();

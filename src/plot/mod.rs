@@ -30,6 +30,7 @@ pub mod convergence;
 pub mod figure;
 pub mod frequency_map;
 pub mod lab;
+pub mod labels;
 pub mod map;
 pub mod measure;
 pub mod modes;

@@ -267,8 +267,8 @@ impl ModesFigure<'_> {
             .axis_desc_style(font(17.0, scale, false))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("mode number k")
-            .y_desc("frequency ω_k / (rad/s)")
+            .x_desc(crate::plot::labels::x_desc("mode number k"))
+            .y_desc(crate::plot::labels::y_desc("frequency ω_k / (rad/s)"))
             .draw()?;
         let plot = chart.plotting_area();
         let frame = plot.strip_coord_spec();

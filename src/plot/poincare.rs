@@ -339,8 +339,8 @@ impl PoincareFigure {
             .x_labels(0)
             .y_label_formatter(&y_fmt)
             .x_label_formatter(&x_fmt)
-            .x_desc(self.x_label.clone())
-            .y_desc(self.y_label.clone())
+            .x_desc(crate::plot::labels::x_desc(self.x_label.clone()))
+            .y_desc(crate::plot::labels::y_desc(self.y_label.clone()))
             .draw()?;
         angle_axis(root, &chart, surface, y_axis.bounds())?;
         self.crossings(chart.plotting_area(), surface, panel)

@@ -470,9 +470,9 @@ impl Figure<'_> {
             .axis_desc_style(font(shared.desc, scale, false))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .y_desc(panel.y_label.as_str());
+            .y_desc(crate::plot::labels::y_desc(panel.y_label.as_str()));
         if last {
-            mesh.x_desc(self.x_label.as_str());
+            mesh.x_desc(crate::plot::labels::x_desc(self.x_label.as_str()));
         }
         mesh.draw()?;
         Ok(())

@@ -74,7 +74,7 @@ pub(crate) use model::checked_chain;
 pub use model::{
     DampingSpec, DriveSpec, InitialSpec, LinkSpec, ModelFile, ModelSpec, Omega, PerLink,
 };
-pub use parameter::{sweep_parameters, ANALYSIS_PARAMETERS};
+pub use parameter::{parameter_long_name, sweep_parameters, ANALYSIS_PARAMETERS};
 pub use paths::{figure_format, no_nul, result_format};
 pub use points::Sweep;
 pub(crate) use reading::mark_field;
@@ -84,7 +84,7 @@ pub use sweep::{
     SweepTable, MAX_SWEEP_POINTS,
 };
 pub use tables::KindTables;
-pub use title::{chain_words, default_title, describe_run};
+pub use title::{chain_words, default_title, describe_run, swept_title};
 pub use visual::{AnimateSpec, Figures, FiguresSpec};
 
 /// A bad value in a spec or on the command line; `field` is the spec path of the value. The
@@ -154,6 +154,20 @@ pub struct OutputSpec {
     pub file: Option<PathBuf>,
     /// Figure (.png or .svg).
     pub plot: Option<PathBuf>,
+    /// The figure's x-axis label in place of its own (`--xlabel`).
+    pub xlabel: Option<String>,
+    /// The figure's y-axis label in place of its own, every panel's (`--ylabel`).
+    pub ylabel: Option<String>,
+}
+
+impl OutputSpec {
+    /// The axis labels it gives in place of the figure's own ([`crate::plot::labels`]).
+    pub fn labels(&self) -> crate::plot::labels::Labels {
+        crate::plot::labels::Labels {
+            x: self.xlabel.clone(),
+            y: self.ylabel.clone(),
+        }
+    }
 }
 
 /// The validated model (the model layer's, named here as the spec has always named it).

@@ -2,6 +2,7 @@
 
 use super::cart::CartModelSpec;
 use super::{Model, SpecError};
+use crate::model::textbook::{BakerGollub, Kapitza, Taylor};
 use crate::model::{
     Chain, ChainParams, Damping, Drive, Harmonic, Link, LinkShape, ModelError, PivotMotion,
 };
@@ -24,6 +25,13 @@ pub struct ModelSpec {
     pub gravity: Option<f64>,
     pub damping: Option<DampingSpec>,
     pub drive: Option<DriveSpec>,
+    /// Taylor's parameters, for `preset = "taylor"` (docs/textbooks.md).
+    pub taylor: Option<Taylor>,
+    /// Baker and Gollub's parameters, for `preset = "baker-gollub"`.
+    #[serde(rename = "baker-gollub")]
+    pub baker_gollub: Option<BakerGollub>,
+    /// Kapitza's parameters, for `preset = "kapitza"`.
+    pub kapitza: Option<Kapitza>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
@@ -163,6 +171,9 @@ impl ModelFile {
 impl ModelSpec {
     /// Builds and validates the chain; returns it with a short name for titles.
     pub fn build(&self) -> Result<(Chain, String), SpecError> {
+        if let Some(built) = self.textbook()? {
+            return Ok(built);
+        }
         let length = self.length.unwrap_or(1.0);
         let mass = self.mass.unwrap_or(1.0);
         let (links, name) = match (&self.preset, &self.link) {
@@ -192,7 +203,7 @@ impl ModelSpec {
                     other => {
                         return Err(SpecError::new(
                             "model.preset",
-                            format!("unknown preset `{other}` (expected simple, double, triple, chain or rods)"),
+                            format!("unknown preset `{other}` (expected simple, double, triple, chain, rods, taylor, baker-gollub or kapitza)"),
                         ))
                     }
                 };
@@ -244,6 +255,60 @@ impl ModelSpec {
         let chain = Chain::new(params).map_err(|e| model_error(e, self.preset.is_some()))?;
         check_physical(&chain, self.preset.is_some())?;
         Ok((chain, name))
+    }
+}
+
+impl ModelSpec {
+    /// The chain of a textbook preset (`taylor`, `baker-gollub`, `kapitza`), built from its
+    /// table alone ([`crate::model::textbook`] holds each mapping); `None` for another preset.
+    /// A textbook table without its preset, or a chain field beside one, is refused: the
+    /// preset sets them all.
+    fn textbook(&self) -> Result<Option<(Chain, String)>, SpecError> {
+        let tables = [
+            ("taylor", self.taylor.is_some()),
+            ("baker-gollub", self.baker_gollub.is_some()),
+            ("kapitza", self.kapitza.is_some()),
+        ];
+        let preset = self.preset.as_deref().unwrap_or("");
+        for (name, given) in tables {
+            if given && preset != name {
+                return Err(SpecError::new(
+                    format!("model.{name}"),
+                    format!("applies to preset = \"{name}\" (the preset is `{preset}`)"),
+                ));
+            }
+        }
+        let params = match preset {
+            "taylor" => self.taylor.as_ref().map(Taylor::chain_params),
+            "baker-gollub" => self.baker_gollub.as_ref().map(BakerGollub::chain_params),
+            "kapitza" => self.kapitza.as_ref().map(Kapitza::chain_params),
+            _ => return Ok(None),
+        }
+        .ok_or_else(|| {
+            SpecError::new(
+                format!("model.{preset}"),
+                format!("missing: preset `{preset}` takes its parameters from [model.{preset}] (docs/textbooks.md)"),
+            )
+        })?;
+        super::refuse_given(
+            "model",
+            &[
+                ("links", self.links.is_some()),
+                ("length", self.length.is_some()),
+                ("mass", self.mass.is_some()),
+                ("link", self.link.is_some()),
+                ("gravity", self.gravity.is_some()),
+                ("damping", self.damping.is_some()),
+                ("drive", self.drive.is_some()),
+            ],
+            &format!("is set by preset `{preset}` from [model.{preset}]"),
+        )?;
+        let table = format!("model.{preset}");
+        let chain =
+            Chain::new(params).map_err(|e| SpecError::new(table.as_str(), e.to_string()))?;
+        check_physical(&chain, true)
+            .map_err(|e| SpecError::new(table.as_str(), format!("makes {e}")))?;
+        Ok(Some((chain, preset.to_string())))
     }
 }
 

@@ -6,7 +6,7 @@
 //! on a copy of the spec ([`set_parameter`]).
 
 use super::SpecFile;
-use crate::model::{Parameter, PARAMETERS};
+use crate::model::{Parameter, TextbookParameter, PARAMETERS, TEXTBOOK_PARAMETERS};
 
 /// The analyses' own fields a sweep varies, besides the model's parameters.
 pub const ANALYSIS_PARAMETERS: &[(&str, &str)] = &[("map.energy", "J"), ("poincare.energy", "J")];
@@ -18,6 +18,7 @@ pub fn sweep_parameters() -> impl Iterator<Item = (&'static str, &'static str)> 
         .iter()
         .copied()
         .chain(PARAMETERS.iter().map(|d| (d.name, d.units)))
+        .chain(TEXTBOOK_PARAMETERS.iter().map(|d| (d.name, d.units)))
 }
 
 /// `name`'s units and, for a model parameter, the parameter (`model.link[2].mass` is the
@@ -26,10 +27,28 @@ pub(super) fn sweep_parameter(name: &str) -> Option<(&'static str, Option<Parame
     if let Some(q) = Parameter::parse(name) {
         return Some((q.units(), Some(q)));
     }
+    if let Some(t) = TextbookParameter::parse(name) {
+        return Some((t.units, None));
+    }
     ANALYSIS_PARAMETERS
         .iter()
         .find(|p| p.0 == name)
         .map(|p| (p.1, None))
+}
+
+/// What a figure's axis and a file's `long_name` call the field `name` (`torque amplitude A`,
+/// `Taylor's drive strength γ`); the name itself for a field without one.
+pub fn parameter_long_name(name: &str) -> String {
+    if let Some(q) = Parameter::parse(name) {
+        return q.long_name();
+    }
+    if let Some(t) = TextbookParameter::parse(name) {
+        return t.long_name.to_string();
+    }
+    match name {
+        "map.energy" | "poincare.energy" | "orbits.energy" => "energy E".into(),
+        other => other.to_string(),
+    }
 }
 
 /// Sets the sweep's field `name` of `file` to `v` (`model`: the model parameter it names, as
@@ -43,6 +62,9 @@ pub(super) fn set_parameter(
 ) -> Result<(), String> {
     use super::model::{ModelFile, PerLink};
     use Parameter::*;
+    if let Some(t) = TextbookParameter::parse(name) {
+        return set_textbook(file, t, v);
+    }
     let Some(q) = model else {
         if name == "map.energy" {
             file.map.get_or_insert_with(Default::default).energy = Some(v);
@@ -106,6 +128,47 @@ pub(super) fn set_parameter(
                 l.mass = Some(v);
             } else {
                 l.length = Some(v);
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Sets a textbook preset's parameter `t` ([`crate::model::textbook`]) in its table, which the
+/// spec must have (with its preset): the chain is built from the table again.
+fn set_textbook(file: &mut SpecFile, t: &TextbookParameter, v: f64) -> Result<(), String> {
+    use super::model::ModelFile;
+    let preset = t.preset();
+    let m = match &mut file.model {
+        ModelFile::Planar(m) if m.preset.as_deref() == Some(preset) => m,
+        _ => return Err(format!("{} needs the model preset = \"{preset}\"", t.name)),
+    };
+    let missing = || format!("the spec has no [model.{preset}] table whose field to vary");
+    match (preset, t.field_name()) {
+        ("taylor", f) => {
+            let p = m.taylor.as_mut().ok_or_else(missing)?;
+            match f {
+                "gamma" => p.gamma = v,
+                "beta" => p.beta = v,
+                "omega0" => p.omega0 = v,
+                _ => p.omega = v,
+            }
+        }
+        ("baker-gollub", f) => {
+            let p = m.baker_gollub.as_mut().ok_or_else(missing)?;
+            match f {
+                "g" => p.g = v,
+                "q" => p.q = v,
+                _ => p.omega_d = v,
+            }
+        }
+        (_, f) => {
+            let p = m.kapitza.as_mut().ok_or_else(missing)?;
+            match f {
+                "a" => p.a = v,
+                "omega" => p.omega = v,
+                "l" => p.l = v,
+                _ => p.g = v,
             }
         }
     }

@@ -62,14 +62,25 @@ impl SpecFile {
         let v = self.validate_analysis(kind, &model)?;
         self.check_output()?;
         let figures = self.figures_for(kind, &model)?;
-        let title = self.title.clone().unwrap_or_else(|| match &model {
-            Model::Planar(c) => {
-                // A run from a given state names it; every planar run names its forcing.
-                let state = matches!(kind, "simulate" | "lyapunov" | "animate");
-                default_title(kind, &model_name, c, state.then_some(v.x0.as_slice()))
-            }
-            Model::Cart(c) => cart::default_title(kind, c),
-        });
+        let title = self
+            .title
+            .clone()
+            .unwrap_or_else(|| match (&model, v.analysis.0.varied()) {
+                // A run over a range names the range, not the start value.
+                (Model::Planar(c), Some(p)) => super::swept_title(
+                    kind,
+                    &model_name,
+                    c,
+                    (p.name, p.long_name, p.units),
+                    p.range,
+                ),
+                (Model::Planar(c), None) => {
+                    // A run from a given state names it; every planar run names its forcing.
+                    let state = matches!(kind, "simulate" | "lyapunov" | "animate");
+                    default_title(kind, &model_name, c, state.then_some(v.x0.as_slice()))
+                }
+                (Model::Cart(c), _) => cart::default_title(kind, c),
+            });
         let notes = self.notes(&v.analysis);
         let spec = Spec {
             figures,
@@ -237,11 +248,29 @@ impl SpecFile {
         let plan = sweep::plan(self, &spec, budget)?;
         if self.title.is_none() {
             // The template's default title names its own values of the swept fields.
-            let fields: Vec<&str> = plan.axes.iter().map(|a| a.parameter.as_str()).collect();
+            // Each swept field by its long name and range (`torque amplitude A from 0.9 to
+            // 1.5 N·m`).
+            let fields: Vec<String> = plan
+                .axes
+                .iter()
+                .map(|a| {
+                    let (lo, hi) = a
+                        .values
+                        .iter()
+                        .fold((f64::INFINITY, f64::NEG_INFINITY), |(l, h), v| {
+                            (l.min(*v), h.max(*v))
+                        });
+                    super::title::range_words(
+                        &super::parameter_long_name(&a.parameter),
+                        &a.units,
+                        [lo, hi],
+                    )
+                })
+                .collect();
             spec.title = format!(
-                "{kind} sweep over {}: {}",
-                fields.join(", "),
-                chain_words(&spec.model_name, spec.model.links())
+                "{kind} sweep: {}, {}",
+                chain_words(&spec.model_name, spec.model.links()),
+                fields.join(", ")
             );
         }
         spec.text = toml::to_string(self).unwrap_or_default();

@@ -97,6 +97,7 @@ impl MeasureRun {
             output: OutputSpec {
                 file: Some(self.map_file.clone()),
                 plot: None,
+                ..Default::default()
             },
             text: toml::to_string(&table).unwrap_or_default(),
             ..spec.clone()

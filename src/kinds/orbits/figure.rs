@@ -22,11 +22,9 @@ pub fn draw(
     path: &Path,
 ) -> Result<(), PlotError> {
     let title = title.to_string();
-    let (name, units) = run
-        .parameter
-        .as_ref()
-        .map_or(("", ""), |p| (p.name.as_str(), p.units.as_str()));
-    let parameter_label = format!("{name} ({units})");
+    let parameter_label = run.parameter.as_ref().map_or(String::new(), |p| {
+        crate::model::axis_label(&p.long_name, &p.units)
+    });
     if r.diagram.as_ref().is_some_and(|d| d.parameters.is_empty()) {
         // Interrupted before a value was finished: nothing to draw.
         return Ok(());

@@ -94,6 +94,20 @@ impl Settings for OrbitsRun {
         terms
     }
 
+    fn varied(&self) -> Option<super::kind::Swept<'_>> {
+        let p = self.parameter.as_ref()?;
+        let range = match &self.diagram {
+            Some(d) => [*d.parameters.first()?, *d.parameters.last()?],
+            None => [self.continuation.min, self.continuation.max],
+        };
+        Some(super::kind::Swept {
+            name: &p.name,
+            long_name: &p.long_name,
+            units: &p.units,
+            range,
+        })
+    }
+
     fn execute(&self, input: &Input<'_>, observer: &mut dyn Observer) -> Executed {
         Ok(Box::new(PeriodicOrbits {
             title: input.title.to_string(),

@@ -39,6 +39,7 @@ pub fn orbits(found: &PeriodicOrbits) -> Record {
     }
     if let Some(p) = &spec.parameter {
         g.attr("parameter", p.name.as_str())
+            .attr("parameter_long_name", p.long_name.as_str())
             .attr("parameter_units", p.units.as_str());
     }
     if let Some(d) = result.return_distance {
@@ -669,7 +670,7 @@ fn write_diagram(g: &mut Record, d: &OrbitDiagram, spec: &OrbitsRun, units: &str
     let name = spec
         .parameter
         .as_ref()
-        .map_or("parameter", |q| q.name.as_str());
+        .map_or("parameter", |q| q.long_name.as_str());
     g.coord(
         "parameter",
         d.parameters.as_slice(),

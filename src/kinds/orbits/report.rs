@@ -284,6 +284,11 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         .parameter
         .as_ref()
         .map_or(("", ""), |p| (p.name.as_str(), p.units.as_str()));
+    // A dimensionless parameter (Taylor's γ) has no unit to write.
+    let units = match units {
+        "1" => String::new(),
+        u => format!(" {u}"),
+    };
     for (label, b) in &r.branches {
         let (a, z) = (
             b.points.first().map_or(f64::NAN, |p| p.parameter),
@@ -291,14 +296,14 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         );
         let _ = writeln!(
             s,
-            "branch {label}: {} points, {name} from {a} to {z} {units}, ended: {}",
+            "branch {label}: {} points, {name} from {a} to {z}{units}, ended: {}",
             b.points.len(),
             b.ended
         );
         for x in &b.bifurcations {
             let _ = writeln!(
                 s,
-                "  {:<16} {name} = {:.12} {} {units}   μ = {:+.8} {:+.8}i   {} → {}",
+                "  {:<16} {name} = {:.12} {}{units}   μ = {:+.8} {:+.8}i   {} → {}",
                 x.kind.name(),
                 x.parameter,
                 pm(x.error.combined),
@@ -323,7 +328,7 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
         let chaotic = d.lyapunov.iter().filter(|&&l| l > 0.01).count();
         let _ = writeln!(
             s,
-            "orbit diagram: {} values of {name} from {} to {} {units}, {} start(s), {} samples each; λ_max > 0.01 1/s at {chaotic} of {}",
+            "orbit diagram: {} values of {name} from {} to {}{units}, {} start(s), {} samples each; λ_max > 0.01 1/s at {chaotic} of {}",
             d.parameters.len(),
             d.parameters.first().copied().unwrap_or(f64::NAN),
             d.parameters.last().copied().unwrap_or(f64::NAN),

@@ -34,7 +34,7 @@ use crate::analysis::periodic::{
     Closure, ContinuationOptions, DiagramOptions, Family, PeriodicError, ShootingOptions,
 };
 use crate::model::Chain;
-use crate::model::{Parameter, ParameterError, PARAMETERS};
+use crate::model::{Parameter, ParameterError, PARAMETERS, TEXTBOOK_PARAMETERS};
 use crate::spec::checked_chain;
 use serde::{Deserialize, Serialize};
 
@@ -178,6 +178,8 @@ pub enum OrbitClosure {
 pub struct OrbitParameter {
     /// As the spec names it (`model.drive.torque.amplitude`, `orbits.energy`).
     pub name: String,
+    /// What the figure's axis and the file's `long_name` call it (`torque amplitude A`).
+    pub long_name: String,
     pub units: String,
     pub varied: Varied,
 }
@@ -225,6 +227,7 @@ pub fn parameters() -> Vec<&'static str> {
     PARAMETERS
         .iter()
         .map(|p| p.name)
+        .chain(TEXTBOOK_PARAMETERS.iter().map(|p| p.name))
         .chain(["orbits.energy"])
         .collect()
 }

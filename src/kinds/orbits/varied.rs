@@ -6,7 +6,7 @@ use super::fields::{renamed, word};
 use super::table::{parameters, OrbitParameter, OrbitStart, OrbitsSpec, Varied};
 use crate::analysis::periodic::{ContinuationOptions, DiagramOptions, PeriodicError};
 use crate::kinds::kind::SpecParts;
-use crate::model::{Chain, Parameter};
+use crate::model::{Chain, Parameter, TextbookParameter};
 use crate::spec::{SpecError, MAX_ANGLE, MAX_RATE};
 
 /// The continuation of a `continue` run over `range`, and whether it goes both ways.
@@ -219,19 +219,35 @@ fn parameter(
         }
         return Ok(OrbitParameter {
             name: name.into(),
+            long_name: "energy E".into(),
             units: "J".into(),
             varied: Varied::Energy,
         });
     }
-    let m = Parameter::parse(name).ok_or_else(|| {
-        SpecError::new(
+    // A textbook preset's parameter (`model.taylor.gamma`) is the chain's field it equals,
+    // named and labelled as the textbook names it.
+    let textbook = TextbookParameter::parse(name);
+    if let Some(t) = textbook.filter(|t| t.field.is_none()) {
+        return Err(SpecError::new(
             field,
             format!(
-                "`{name}` is not a field a run can vary (expected {})",
-                parameters().join(", ")
+                "`{}` sets several of the chain's fields at once, which a continuation cannot follow; a sweep varies it (--sweep {}=FROM:TO:COUNT)",
+                t.name, t.name
             ),
-        )
-    })?;
+        ));
+    }
+    let m = textbook
+        .and_then(|t| t.field)
+        .or_else(|| Parameter::parse(name))
+        .ok_or_else(|| {
+            SpecError::new(
+                field,
+                format!(
+                    "`{name}` is not a field a run can vary (expected {})",
+                    parameters().join(", ")
+                ),
+            )
+        })?;
     let here = m
         .get(chain)
         .ok_or_else(|| SpecError::new(field, format!("`{name}`: the model has no such field")))?;
@@ -242,7 +258,8 @@ fn parameter(
         .map_err(|e| SpecError::new(field, format!("{name}: {e}")))?;
     Ok(OrbitParameter {
         name: name.into(),
-        units: m.units().into(),
+        long_name: textbook.map_or_else(|| m.long_name(), |t| t.long_name.to_string()),
+        units: textbook.map_or(m.units(), |t| t.units).into(),
         varied: Varied::Model(m),
     })
 }

@@ -278,13 +278,13 @@ pub fn compose_map(
         x: MapAxis {
             lo: h.window[0],
             hi: h.window[1],
-            label: xl,
+            label: crate::plot::labels::x_desc(xl),
             angle: xa,
         },
         y: MapAxis {
             lo: h.window[2],
             hi: h.window[3],
-            label: yl,
+            label: crate::plot::labels::y_desc(yl),
             angle: ya,
         },
     }

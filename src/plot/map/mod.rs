@@ -283,11 +283,22 @@ fn colour_bar_ticks(axis: &Axis, scale: &ColourScale) -> Vec<(f64, String)> {
 const SUBTITLE_LINE: f64 = 19.0;
 
 impl MapFigure<'_> {
+    /// The subtitle's lines as drawn in a figure `w` logical pixels wide: wrapped at the
+    /// words (an energy shell's model, shell and integrator make a long one) and shrunk only
+    /// past four lines, so that none runs off the figure or into its neighbour; with the step
+    /// between lines.
+    fn subtitle_lines(&self, w: f64) -> (Vec<String>, f64, f64) {
+        let fit = super::fit_text(&self.subtitle, w - 30.0, 15.0, false, 1.0, 4);
+        let step = SUBTITLE_LINE * fit.size / 15.0;
+        (fit.lines, fit.size, step)
+    }
+
     /// Where the map raster lies in a figure of logical size (w, h): [left, top, width,
     /// height] in logical pixels. The map keeps the data's aspect ratio inside the space left
     /// by the title lines, the labels and the colour bar.
     pub fn raster_rect(&self, (w, h): (f64, f64)) -> [f64; 4] {
-        let extra = SUBTITLE_LINE * self.subtitle.lines().count().saturating_sub(1) as f64;
+        let (lines, _, step) = self.subtitle_lines(w);
+        let extra = step * lines.len().saturating_sub(1) as f64;
         let (left, top, right_space, bottom) = (112.0, 82.0 + extra, 250.0, 78.0);
         let avail_w = w - left - right_space;
         let avail_h = h - top - bottom;
@@ -372,11 +383,12 @@ impl Render for MapFigure<'_> {
             (px(w / 2.0), px(26.0)),
             font(22.0, sc, true).pos(Pos::new(HPos::Center, VPos::Center)),
         ))?;
-        for (k, line) in self.subtitle.lines().enumerate() {
+        let (lines, size, step) = self.subtitle_lines(w);
+        for (k, line) in lines.into_iter().enumerate() {
             root.draw(&Text::new(
-                line.to_string(),
-                (px(w / 2.0), px(54.0 + SUBTITLE_LINE * k as f64)),
-                font(15.0, sc, false).pos(Pos::new(HPos::Center, VPos::Center)),
+                line,
+                (px(w / 2.0), px(54.0 + step * k as f64)),
+                font(size, sc, false).pos(Pos::new(HPos::Center, VPos::Center)),
             ))?;
         }
 

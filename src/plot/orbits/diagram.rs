@@ -137,12 +137,12 @@ impl Render for OrbitDiagramFigure<'_> {
         {
             let mut mesh = house_mesh(&mut chart, thin, scale, (15.0, 17.0));
             mesh.y_label_formatter(&y_fmt)
-                .y_desc(self.value_label.clone());
+                .y_desc(crate::plot::labels::y_desc(self.value_label.clone()));
             if lyap {
                 mesh.x_label_formatter(&no_fmt);
             } else {
                 mesh.x_label_formatter(&x_fmt)
-                    .x_desc(self.parameter_label.clone());
+                    .x_desc(crate::plot::labels::x_desc(self.parameter_label.clone()));
             }
             mesh.draw()?;
         }

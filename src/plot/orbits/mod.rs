@@ -60,8 +60,8 @@ fn parameter_chart<'a, DB: DrawingBackend>(
     house_mesh(&mut chart, surface.stroke(1.0), surface.scale, (15.0, 17.0))
         .x_label_formatter(&x_fmt)
         .y_label_formatter(&y_fmt)
-        .x_desc(x_desc)
-        .y_desc(y_desc)
+        .x_desc(crate::plot::labels::x_desc(x_desc))
+        .y_desc(crate::plot::labels::y_desc(y_desc))
         .draw()?;
     Ok(chart)
 }

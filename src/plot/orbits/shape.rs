@@ -149,8 +149,8 @@ impl Render for OrbitShapeFigure<'_> {
         house_mesh(&mut chart, surface.stroke(1.0), scale, (15.0, 17.0))
             .x_label_formatter(&x_fmt)
             .y_label_formatter(&y_fmt)
-            .x_desc("x / m")
-            .y_desc("y / m")
+            .x_desc(crate::plot::labels::x_desc("x / m"))
+            .y_desc(crate::plot::labels::y_desc("y / m"))
             .draw()?;
         let plot = chart.plotting_area();
         let frame = plot.strip_coord_spec();

@@ -73,7 +73,10 @@ fn x_of(o: &SweepOutcome, k: usize) -> f64 {
 fn figure(o: &SweepOutcome) -> MeasureFigure {
     let plan = o.plan;
     let first = &plan.axes[0];
-    let x_label = format!("{} / {}", first.parameter, first.units);
+    let x_label = crate::model::axis_label(
+        &crate::spec::parameter_long_name(&first.parameter),
+        &first.units,
+    );
     // The points of each series: those sharing the values of every field but the first.
     let mut groups: Vec<(String, Vec<usize>)> = Vec::new();
     for k in 0..plan.points.len() {
