@@ -418,6 +418,9 @@ fn persists(jac: &DMatrix<f64>, psi: &DVector<f64>, y: &[f64]) -> bool {
     })
 }
 
+/// A point landed on the box's edge and the arclength step to it.
+type Landed<S> = (Solved<S>, f64);
+
 /// A step that left the box, landed on its edge: the point where the step first crosses a
 /// bound, corrected with that parameter fixed there. `None`: the current point is already on
 /// that edge (or the landing failed), and the curve ends there.
@@ -429,7 +432,7 @@ fn land<F: Family2>(
     next: Solved<F::Sys>,
     t: &DVector<f64>,
     pin: Option<(&DVector<f64>, &[f64])>,
-) -> Result<Option<(Solved<F::Sys>, f64)>, PeriodicError> {
+) -> Result<Option<Landed<F::Sys>>, PeriodicError> {
     let d = base.len();
     let n = d - 2;
     // The first bound crossed along the step.
