@@ -8,6 +8,8 @@
 //! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
 //!   folds, period doublings, Neimark–Sacker points and stability changes;
+//! * [`curve`]: a fold, branch point or period doubling continued in two parameters (the
+//!   stability chart's curves);
 //! * [`stroboscopic`]: the stroboscopic map of a driven system, one drive period as a map;
 //! * [`errors`]: error bars on a found orbit's period and multipliers and on a located
 //!   bifurcation's parameter (bisection, Newton residual, tolerance ladder);
@@ -15,6 +17,7 @@
 
 pub mod bench;
 pub mod continuation;
+pub mod curve;
 pub mod diagram;
 pub mod errors;
 pub mod floquet;
@@ -26,6 +29,7 @@ pub use continuation::{
     continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
     ContinuationOptions, Family,
 };
+pub use curve::{continue_curve, Curve, CurveOptions, CurvePoint, Family2};
 pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
 pub use errors::{ladder_estimate, orbit_error, ErrorParts, OrbitError, ERROR_METHOD};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
