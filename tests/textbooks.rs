@@ -342,3 +342,33 @@ fn a_sweep_of_taylors_beta_contracts_phase_space_at_minus_two_beta() {
         assert!((sum + 2.0 * beta).abs() < 1e-8, "β = {beta}: Σλ = {sum}");
     }
 }
+
+#[test]
+fn a_doubled_branch_started_with_small_steps_reports_no_fold_at_its_birth() {
+    // The shipped Taylor spec with the N·m spec's unscaled steps: the doubled orbit leaves the
+    // doubling with γ moving only as s², so its first points lie within 1e-9 of it with the
+    // inherited multiplier (−1)² = +1 on either side of 1 by round-off. That used to be
+    // reported as a "fold" 7e-10 above the doubling; the only bifurcations are doublings.
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR"));
+    let spec = std::fs::read_to_string(root.join("analyses/orbits-taylor-cascade.toml")).unwrap();
+    let spec: String = spec
+        .lines()
+        .map(|l| match l.split(" = ").next() {
+            Some("step") => "step = 0.002".to_string(),
+            Some("max_step") => "max_step = 0.01".to_string(),
+            Some("points") => "points = 120".to_string(),
+            Some("doublings") => "doublings = 1".to_string(),
+            Some("file") | Some("plot") => String::new(),
+            _ => l.to_string(),
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let path = dir.path().join("small-steps.toml");
+    std::fs::write(&path, spec).unwrap();
+    let j = run_json(dir.path(), &["run", path.to_str().unwrap()]);
+    let b = bifurcations(&j);
+    assert!(!b.is_empty(), "{j}");
+    assert!(b.iter().all(|x| x.0 == "period-doubling"), "{b:?}");
+    assert!((b[0].1 - CASCADE_NM[0]).abs() < 2e-9, "{b:?}");
+}

@@ -3,15 +3,20 @@
 //! new point, locates the bifurcations passed since the last point and accepts the point.
 
 use super::{
-    crossings, features, locate, Branch, BranchPoint, ContinuationOptions, Family, Features,
-    Solved, Tracker,
+    crossings, features, locate, BifurcationKind, Branch, BranchPoint, ContinuationOptions, Family,
+    Features, Solved, Tracker,
 };
 use crate::analysis::periodic::shooting::{
     phase_at, Closure, Periodic, PeriodicOrbit, ShootingOptions,
 };
 use crate::analysis::periodic::PeriodicError;
 use crate::observe::{Control, Observer};
-use nalgebra::DVector;
+use nalgebra::{Complex, DVector};
+
+/// How near +1 a switched branch's inherited multiplier may be for a +1 crossing to still be
+/// the bifurcation the branch was born at ([`Walk::inherited`]): far above the multipliers'
+/// round-off at the start (3e-8 measured on Taylor's pendulum), far below any fold's.
+const BORN_AT: f64 = 1e-6;
 
 /// Follows the branch of `family` from `start` at `p0` (along `initial_tangent` where given:
 /// a switched branch), point by point, until it has `opts.points` points, leaves the range,
@@ -269,6 +274,27 @@ impl<'a, F: Family> Walk<'a, F> {
         Ok((s, step, true))
     }
 
+    /// Whether a change of `kind`'s test function on a switched branch is the bifurcation the
+    /// branch was born at rather than a new one: in its first interval, or while the last
+    /// point still has a multiplier within [`BORN_AT`] of +1. The doubled orbit leaves a
+    /// period doubling with the parameter changing only as s² (its tangent is the critical
+    /// eigenvector), so with small steps several points lie within round-off of the doubling
+    /// with the inherited multiplier (−1)² = +1 on either side of 1 by noise: a "fold" 1e-9
+    /// from the doubling (seen in Taylor's units) was that noise, not a fold.
+    fn inherited(&self, kind: BifurcationKind) -> bool {
+        if self.points.len() == 1 {
+            return true;
+        }
+        let plus = matches!(kind, BifurcationKind::Fold | BifurcationKind::BranchPoint);
+        plus && self.points.last().is_some_and(|q| {
+            q.orbit
+                .floquet
+                .multipliers
+                .iter()
+                .any(|m| (m.complex() - Complex::new(1.0, 0.0)).norm() < BORN_AT)
+        })
+    }
+
     /// Locates (with `opts.locate`) each bifurcation whose test function changed between the
     /// last point and `f`, the features of the new point `orbit` a `step` further at parameter
     /// `p`; those inside the range join the branch's. A bifurcation that cannot be located
@@ -284,7 +310,7 @@ impl<'a, F: Family> Walk<'a, F> {
         }
         let prev_f = *self.feats.last().expect("the start is a point");
         for kind in crossings(&prev_f, f, self.hamiltonian) {
-            if self.switched && self.points.len() == 1 {
+            if self.switched && self.inherited(kind) {
                 // The start of a switched branch is the bifurcation itself.
                 continue;
             }
