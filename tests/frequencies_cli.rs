@@ -344,7 +344,7 @@ fn map_args(name: &str) -> Vec<String> {
     .collect()
 }
 
-/// A frequency map file's diffusion_index, nu_first and nu_second, its integrator checked.
+/// A frequency map file's diffusion_index, omega_first and omega_second, its integrator checked.
 fn read_map(path: &Path) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
     let f = hdf5::File::open(path).unwrap();
     let g = f.group("map").unwrap();
@@ -356,7 +356,11 @@ fn read_map(path: &Path) -> (Vec<f64>, Vec<f64>, Vec<f64>) {
         .unwrap()
         .to_string();
     assert!(integrator.starts_with("gauss-legendre"), "{integrator}");
-    (read("diffusion_index"), read("nu_first"), read("nu_second"))
+    (
+        read("diffusion_index"),
+        read("omega_first"),
+        read("omega_second"),
+    )
 }
 
 /// The frequency map at its defaults (2 × 1 024 samples 0.1 s apart, Gauss–Legendre steps of
@@ -867,7 +871,7 @@ fn frequency_map_stores_the_verdict() {
         read("diffusion_index_half"),
         read("diffusion_index"),
     );
-    let (verdict, first, second) = (read("verdict"), read("nu_first"), read("nu_second"));
+    let (verdict, first, second) = (read("verdict"), read("omega_first"), read("omega_second"));
     let d = g.dataset("verdict").unwrap();
     let meanings = d
         .attr("flag_meanings")
@@ -898,4 +902,54 @@ fn frequency_map_stores_the_verdict() {
     }
     assert_eq!(verdict[4 * 8 + 4], 0.0, "centre {}", index[4 * 8 + 4]);
     assert_eq!(verdict[0], 1.0, "corner {}", index[0]);
+}
+
+/// A frequency map written before the angular frequencies were renamed (`nu_first`,
+/// `nu_second`) is still read: `render` draws it, and the file pendula reads back holds the
+/// same frequencies under either name.
+#[test]
+fn a_map_with_the_old_frequency_names_is_still_read() {
+    let dir = tempfile::tempdir().unwrap();
+    let args = map_args("new.h5");
+    let args: Vec<&str> = args.iter().map(|s| s.as_str()).collect();
+    let out = pendula(dir.path(), &args);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (_, first, second) = read_map(&dir.path().join("new.h5"));
+    std::fs::copy(dir.path().join("new.h5"), dir.path().join("old.h5")).unwrap();
+    {
+        let f = hdf5::File::open_rw(dir.path().join("old.h5")).unwrap();
+        let g = f.group("map").unwrap();
+        g.relink("omega_first", "nu_first").unwrap();
+        g.relink("omega_second", "nu_second").unwrap();
+        let old = |v: &str| g.dataset(v).unwrap().read_raw::<f64>().unwrap();
+        assert_eq!(old("nu_first").len(), first.len());
+        assert!(old("nu_second")
+            .iter()
+            .zip(&second)
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
+    for name in ["new", "old"] {
+        let out = pendula(
+            dir.path(),
+            &[
+                "render",
+                &format!("{name}.h5"),
+                "-o",
+                &format!("{name}.png"),
+            ],
+        );
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(
+        std::fs::read(dir.path().join("new.png")).unwrap(),
+        std::fs::read(dir.path().join("old.png")).unwrap()
+    );
 }

@@ -70,8 +70,8 @@ def test_frequency_map_dims_coords_and_values():
     assert ds.attrs["samples"] == 1024 and ds.attrs["window_order"] == 2
     # Both fundamentals (ascending) near the normal modes, with a nonlinear shift of a few %,
     # the same in both halves of the run: tori.
-    first = ds["nu_first"].values
-    second = ds["nu_second"].values
+    first = ds["omega_first"].values
+    second = ds["omega_second"].values
     assert first.shape == (4, 6, 2)
     linear = np.array([math.sqrt(G * (2 - math.sqrt(2))), math.sqrt(G * (2 + math.sqrt(2)))])
     assert np.all(np.abs(first / linear - 1) < 0.06), first

@@ -317,13 +317,13 @@ static FREQUENCY: Facts = Facts {
     )),
     aux: &[
         Var {
-            name: "nu_first",
+            name: "omega_first",
             per_link: true,
             units: "rad s-1",
             long_name: "fundamental angular frequencies ω of the first half, ascending (NaN: fewer found)",
         },
         Var {
-            name: "nu_second",
+            name: "omega_second",
             per_link: true,
             units: "rad s-1",
             long_name: "fundamental angular frequencies ω of the second half, ascending (NaN: fewer found)",
@@ -333,7 +333,7 @@ static FREQUENCY: Facts = Facts {
             "1",
             "error of the diffusion index, log10((D + dD) / D): dD from each half's window-law \
              error |omega - omega_half| (the whole run's NAFF as reference) propagated linearly to \
-             D = |nu_first - nu_second| (angular frequencies, rad/s) (README, Error bars)",
+             D = |omega_first - omega_second| (angular frequencies, rad/s) (README, Error bars)",
         ),
         var(
             "diffusion_index_quarter",

@@ -123,6 +123,7 @@ pub(super) fn check_vars(
         if LATE.contains(&name) && !g.link_exists(name) {
             continue;
         }
+        let name = stored_name(g, name);
         if per_link {
             checked::<f64>(g, path, at, name, &[h.height, h.width, links])?;
         } else {
@@ -171,6 +172,20 @@ pub(super) fn check_vars(
 
 /// Variables added after the first map files: a file without them reads them as NaN (flip
 /// maps' `flip_time_located`, Lyapunov maps' error columns, frequency maps' error).
+/// Variables renamed since files were first written: (name, the name older files use), read
+/// under either. The frequency map's angular frequencies were `nu_*` (ν is for Hz).
+pub(super) const RENAMED: [(&str, &str); 2] =
+    [("omega_first", "nu_first"), ("omega_second", "nu_second")];
+
+/// The name `name` is stored under in the map group `g`: its own, or the older one
+/// ([`RENAMED`]) where only that exists.
+pub(super) fn stored_name<'a>(g: &Group, name: &'a str) -> &'a str {
+    match RENAMED.iter().find(|(new, _)| *new == name) {
+        Some((_, old)) if !g.link_exists(name) && g.link_exists(old) => old,
+        _ => name,
+    }
+}
+
 pub(super) const LATE: [&str; 8] = [
     "flip_time_located",
     "lyapunov_standard_error",

@@ -127,6 +127,14 @@ impl MapReader {
         &self.path
     }
 
+    /// The name `name` is stored under in this file (its own or an older one).
+    fn stored_name<'a>(&self, name: &'a str) -> &'a str {
+        match self.file.group("map") {
+            Ok(g) => checks::stored_name(&g, name),
+            Err(_) => name,
+        }
+    }
+
     fn ds(&self, name: &str) -> Result<Dataset, StoreError> {
         self.file
             .dataset(&format!("map/{name}"))

@@ -39,6 +39,7 @@ impl MapReader {
                 off += 1;
                 continue;
             }
+            let name = self.stored_name(name);
             let ds = self.ds(name)?;
             let err = h5_err(what(name));
             if per_link {
