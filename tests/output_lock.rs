@@ -4,13 +4,15 @@
 //! `.partial` before failing HDF5's own lock, and the winner reported a file whose datasets
 //! could not be read).
 
+#[path = "common/running.rs"]
+mod running;
 #[path = "common/spawn.rs"]
 #[allow(dead_code)] // Its `run` and `json` are for other tests.
 mod spawn;
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn pendula(dir: &Path, args: &[&str]) -> Command {
     let mut c = Command::new(assert_cmd::cargo::cargo_bin("pendula"));
@@ -105,18 +107,18 @@ fn of_two_concurrent_writers_exactly_one_succeeds_with_a_complete_file() {
             .stderr(Stdio::piped()),
     );
     let partial = dir.path().join("same.h5.partial");
-    let start = Instant::now();
-    while !partial.exists() {
-        assert!(
-            winner.try_wait().unwrap().is_none(),
-            "the first run ended before it was seen writing"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "no .partial within 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(1));
-    }
+    running::poll_child(
+        &mut winner,
+        "the first run's .partial",
+        Duration::from_secs(300),
+        |c| {
+            assert!(
+                c.try_wait().unwrap().is_none(),
+                "the first run ended before it was seen writing"
+            );
+            partial.exists().then_some(())
+        },
+    );
     signal(&winner, "STOP");
     assert!(
         !dir.path().join("same.h5").exists(),

@@ -4,6 +4,9 @@
 //! lose their slots within the stated bounds.
 //! Also runs the headless-Chromium test (tests/browser) when PENDULA_REQUIRE_BROWSER=1.
 
+#[path = "common/running.rs"]
+mod running;
+
 use pendula::serve::engine::Request;
 use pendula::serve::{Limits, Occupancy, Server};
 use std::io::{BufRead, BufReader, Read, Write};
@@ -69,11 +72,7 @@ const PATIENCE: Duration = Duration::from_secs(30);
 
 /// Polls `done` until it holds; panics naming `what` after [`PATIENCE`].
 fn wait_until(what: &str, mut done: impl FnMut() -> bool) {
-    let end = Instant::now() + PATIENCE;
-    while !done() {
-        assert!(Instant::now() < end, "{what}: not within {PATIENCE:?}");
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    running::poll(what, PATIENCE, || done().then_some(()));
 }
 
 /// Next message of `kind` (frames or errors), within [`PATIENCE`].
@@ -275,17 +274,13 @@ fn raw(addr: &str, head: &str) -> String {
 /// test bounds that time itself where the bound is what it checks.
 fn time_to_a_free_slot(addr: &str) -> Duration {
     let t0 = Instant::now();
-    while t0.elapsed() < PATIENCE {
+    running::poll("a free slot", PATIENCE, || {
         // The probe's own connection holds the slot it found until the server sees it close,
         // so the GET that follows may still be turned away (reset): only a 200 ends the wait.
-        if !refused_busy(addr)
-            && try_http_get(addr, "/").is_some_and(|r| r.starts_with("HTTP/1.1 200"))
-        {
-            return t0.elapsed();
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    panic!("no free slot within {PATIENCE:?}");
+        (!refused_busy(addr)
+            && try_http_get(addr, "/").is_some_and(|r| r.starts_with("HTTP/1.1 200")))
+        .then(|| t0.elapsed())
+    })
 }
 
 /// A WebSocket client that completes the handshake and then never reads.
@@ -297,20 +292,19 @@ fn stalled_reader(addr: &str) -> tungstenite::WebSocket<TcpStream> {
 /// slot of a connection it just cut (its thread not yet scheduled on a busy machine) answers
 /// 503: the attempt is repeated until a slot is free, within [`PATIENCE`].
 fn stalled_reader_timed(addr: &str) -> (tungstenite::WebSocket<TcpStream>, Instant) {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
+    running::poll("a WebSocket slot (not 503)", PATIENCE, || {
         let began = Instant::now();
         let stream = TcpStream::connect(addr).unwrap();
         match tungstenite::client::client(format!("ws://{addr}/ws"), stream) {
-            Ok((ws, _)) => return (ws, began),
+            Ok((ws, _)) => Some((ws, began)),
             Err(tungstenite::HandshakeError::Failure(tungstenite::Error::Http(r)))
-                if r.status().as_u16() == 503 && Instant::now() < deadline =>
+                if r.status().as_u16() == 503 =>
             {
-                std::thread::sleep(Duration::from_millis(20));
+                None
             }
             Err(e) => panic!("WebSocket handshake with {addr}: {e}"),
         }
-    }
+    })
 }
 
 #[test]

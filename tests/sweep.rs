@@ -4,13 +4,15 @@
 
 #[path = "common/python.rs"]
 mod python;
+#[path = "common/running.rs"]
+mod running;
 #[path = "common/spawn.rs"]
 mod spawn;
 
 use serde_json::Value;
 use spawn::{json, run};
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// `lyapunov` of the damped, torque-driven double pendulum at torque amplitude `amplitude`
 /// over 60 s, then `extra`.
@@ -123,20 +125,20 @@ fn start_gravity_sweep(dir: &Path, stderr: std::process::Stdio) -> std::process:
     };
     let mut child = child;
     let first = dir.join("g-points/point-00001.json");
-    let start = Instant::now();
-    // Polled with a deadline for a busy machine; a sweep that ends or never writes its first
-    // point fails here, naming which, rather than later with a puzzling missing file.
-    while !first.is_file() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the sweep ended before its first point's record was written"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(300),
-            "no point record within 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    // A sweep that ends or never writes its first point fails here, naming which, rather than
+    // later with a puzzling missing file.
+    running::poll_child(
+        &mut child,
+        "the first point's record",
+        Duration::from_secs(300),
+        |c| {
+            assert!(
+                c.try_wait().unwrap().is_none(),
+                "the sweep ended before its first point's record was written"
+            );
+            first.is_file().then_some(())
+        },
+    );
     child
 }
 
@@ -346,15 +348,8 @@ fn run_within(args: &[&str], dir: &Path, limit: Duration) -> (i32, String, Strin
             .stdout(std::process::Stdio::piped())
             .stderr(std::process::Stdio::piped()),
     );
-    let start = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pendula {args:?} still running after {limit:?}: a deadlock");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    let what = format!("pendula {args:?} ended (else a deadlock)");
+    running::poll_child(&mut child, &what, limit, |c| c.try_wait().unwrap());
     let out = child.wait_with_output().unwrap();
     (
         out.status.code().unwrap_or(-1),

@@ -12,6 +12,43 @@ use std::time::{Duration, Instant};
 #[allow(dead_code)] // Not every test binary that includes this file uses every item.
 pub const PATIENCE: Duration = Duration::from_secs(60);
 
+/// Every wait of the tests: polls `step` every 2 ms until it gives a value, and panics naming
+/// `what` once `patience` has passed. A condition with a deadline, never a fixed sleep standing in
+/// for one: a busy machine only makes the wait longer.
+#[allow(dead_code)]
+pub fn poll<T>(what: &str, patience: Duration, mut step: impl FnMut() -> Option<T>) -> T {
+    let end = Instant::now() + patience;
+    loop {
+        if let Some(v) = step() {
+            return v;
+        }
+        assert!(Instant::now() < end, "{what}: not within {patience:?}");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// [`poll`] on a running `child`, which is killed (not left running) when the wait fails or
+/// `step` panics.
+#[allow(dead_code)]
+pub fn poll_child<T>(
+    child: &mut Child,
+    what: &str,
+    patience: Duration,
+    mut step: impl FnMut(&mut Child) -> Option<T>,
+) -> T {
+    let waited = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        poll(what, patience, || step(child))
+    }));
+    match waited {
+        Ok(v) => v,
+        Err(e) => {
+            let _ = child.kill();
+            let _ = child.wait();
+            std::panic::resume_unwind(e)
+        }
+    }
+}
+
 /// Clock ticks per second of /proc/PID/stat's CPU times (USER_HZ: 100 on Linux).
 const TICKS: f64 = 100.0;
 
@@ -53,22 +90,13 @@ pub fn cpu_time(pid: u32) -> Duration {
 /// `what`, if it exits first or is not there within [`PATIENCE`].
 #[allow(dead_code)]
 pub fn wait_running(child: &mut Child, cpu: Duration, what: &str) {
-    let end = Instant::now() + PATIENCE;
-    loop {
+    let pid = child.id();
+    poll(&format!("{what} under way"), PATIENCE, || {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("{what} ended ({status}) before it was under way");
         }
-        let pid = child.id();
-        if catches_stop_signals(pid) && cpu_time(pid) >= cpu {
-            return;
-        }
-        assert!(
-            Instant::now() < end,
-            "{what} not under way within {PATIENCE:?} ({:?} of CPU)",
-            cpu_time(pid)
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        (catches_stop_signals(pid) && cpu_time(pid) >= cpu).then_some(())
+    })
 }
 
 /// Waits for `child` to exit after a stop signal, sent when it had used `cpu_at_signal` of CPU
@@ -82,26 +110,18 @@ pub fn wait_stopped(
     cpu_limit: Duration,
     what: &str,
 ) -> (std::process::ExitStatus, Duration) {
-    let end = Instant::now() + PATIENCE;
     let pid = child.id();
     let mut spent = Duration::ZERO;
-    loop {
+    let what = format!("{what} stopped after the stop signal");
+    poll_child(child, &what, PATIENCE, |child| {
         if let Some(status) = child.try_wait().unwrap() {
-            return (status, spent);
+            return Some((status, spent));
         }
         spent = spent.max(cpu_time(pid).saturating_sub(cpu_at_signal));
-        let late = if spent > cpu_limit {
-            Some(format!("{spent:?} of CPU"))
-        } else if Instant::now() > end {
-            Some(format!("{PATIENCE:?}"))
-        } else {
-            None
-        };
-        if let Some(late) = late {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("{what} still running {late} after the stop signal");
-        }
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        assert!(
+            spent <= cpu_limit,
+            "{what}: still running after {spent:?} of CPU"
+        );
+        None
+    })
 }

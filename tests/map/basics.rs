@@ -98,7 +98,7 @@ fn energy_criterion_generalizes() {
 use pendula::store::map::MapReader;
 use std::path::{Path, PathBuf};
 use std::process::{Command as Proc, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn bin() -> PathBuf {
     PathBuf::from(env!("CARGO_BIN_EXE_pendula"))
@@ -144,23 +144,19 @@ fn kill_after(dir: &Path, args: &[&str], ckpt: &Path, tiles: usize) -> bool {
             .stdout(Stdio::null())
             .stderr(Stdio::null()),
     );
-    let t0 = Instant::now();
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
+    let what = format!("{tiles} tiles in the checkpoint");
+    crate::running::poll_child(&mut child, &what, Duration::from_secs(300), |c| {
+        if let Some(status) = c.try_wait().unwrap() {
             assert!(status.success(), "run failed before the kill");
-            return false; // finished before we could kill it: nothing to test this round
+            return Some(false); // finished before we could kill it: nothing to test this round
         }
         if tiles_in(ckpt) >= tiles {
-            child.kill().unwrap(); // SIGKILL
-            child.wait().unwrap();
-            return true;
+            c.kill().unwrap(); // SIGKILL
+            c.wait().unwrap();
+            return Some(true);
         }
-        assert!(
-            t0.elapsed() < Duration::from_secs(300),
-            "fewer than {tiles} tiles within 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+        None
+    })
 }
 
 /// A map that runs long enough to be interrupted (scalar kernel, 10 s per pixel, 8² tiles), at
@@ -228,16 +224,14 @@ fn sigkill_and_resume_is_bit_identical() {
             .stderr(Stdio::piped()),
     );
     let mut child = child;
-    let t0 = Instant::now();
-    // Ten tiles on disk before the signal, polled with a deadline: a busy machine only delays
-    // them, and a run that ends first is the "finished before the signal" branch below.
-    while tiles_in(&ckpt) < 10 && child.try_wait().unwrap().is_none() {
-        assert!(
-            t0.elapsed() < Duration::from_secs(300),
-            "fewer than 10 tiles within 300 s"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    // Ten tiles on disk before the signal: a busy machine only delays them, and a run that ends
+    // first is the "finished before the signal" branch below.
+    crate::running::poll_child(
+        &mut child,
+        "10 tiles in the checkpoint",
+        Duration::from_secs(300),
+        |c| (tiles_in(&ckpt) >= 10 || c.try_wait().unwrap().is_some()).then_some(()),
+    );
     if child.try_wait().unwrap().is_none() {
         let sent = crate::spawn::status(Proc::new("kill").args(["-INT", &child.id().to_string()]));
         assert!(sent.success());

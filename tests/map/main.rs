@@ -5,6 +5,8 @@
 
 #[path = "../common/python.rs"]
 mod python;
+#[path = "../common/running.rs"]
+mod running;
 #[path = "../common/spawn.rs"]
 mod spawn;
 
