@@ -18,7 +18,7 @@
 use super::errors::ErrorParts;
 use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
 use super::shooting::{
-    least_squares, norm_inf, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
+    least_squares, norm_inf, unit_tangent, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
     ShootingOptions,
 };
 use super::PeriodicError;
@@ -330,15 +330,9 @@ impl<F: Family> Tracker<'_, F> {
         jac: &DMatrix<f64>,
         prev: &DVector<f64>,
     ) -> Result<DVector<f64>, PeriodicError> {
-        let (rows, cols) = jac.shape();
-        let mut a = DMatrix::zeros(rows + 1, cols);
-        a.view_mut((0, 0), (rows, cols)).copy_from(jac);
-        a.set_row(rows, &prev.transpose());
-        let mut b = DVector::zeros(rows + 1);
-        b[rows] = 1.0;
-        let t = least_squares(&a, &b, &self.cancel)?;
-        let t = t.normalize();
-        Ok(if t.dot(prev) < 0.0 { -t } else { t })
+        // least_squares's own cut: 1e-14 of the largest singular value per dimension.
+        let cut = 1e-14 * jac.nrows().max(jac.ncols()) as f64;
+        unit_tangent(jac, prev, &self.cancel, cut)
     }
 
     /// The verified orbit of a solution (`shorter`: a shorter period is allowed, at the start

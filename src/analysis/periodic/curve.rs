@@ -30,7 +30,7 @@ pub use system::Family2;
 
 use super::continuation::BifurcationKind;
 use super::floquet::Stability;
-use super::shooting::{least_squares_cut, norm_inf, PeriodicOrbit, Shooting};
+use super::shooting::{least_squares_cut, norm_inf, unit_tangent, PeriodicOrbit, Shooting};
 use super::{PeriodicError, ShootingOptions};
 use crate::observe::{Cancel, Control, Observer};
 use nalgebra::{DMatrix, DVector};
@@ -389,19 +389,7 @@ fn tangent(
     prev: &DVector<f64>,
     cancel: &Cancel,
 ) -> Result<DVector<f64>, PeriodicError> {
-    let (rows, cols) = jac.shape();
-    let mut a = DMatrix::zeros(rows + 1, cols);
-    a.view_mut((0, 0), (rows, cols)).copy_from(jac);
-    a.set_row(rows, &prev.transpose());
-    let mut b = DVector::zeros(rows + 1);
-    b[rows] = 1.0;
-    let t = least_squares_cut(&a, &b, cancel, RANK_CUT)?.normalize();
-    if !t.iter().all(|v| v.is_finite()) {
-        return Err(PeriodicError::NotConverged(
-            "the curve's tangent is not finite".into(),
-        ));
-    }
-    Ok(if t.dot(prev) < 0.0 { -t } else { t })
+    unit_tangent(jac, prev, cancel, RANK_CUT)
 }
 
 /// Whether the orbit persists through the multiplier +1 (a branch point rather than a fold):

@@ -530,6 +530,30 @@ pub(crate) fn least_squares(
     least_squares_cut(a, b, cancel, 1e-14 * size)
 }
 
+/// The unit null vector of the continuation Jacobian `jac` (one column more than rows: the
+/// tangent of a branch or a curve at a solution), oriented along `prev`: the bordered system
+/// [jac; prevᵀ] t = (0, 1), solved with singular values below `cut` of the largest cut.
+pub(crate) fn unit_tangent(
+    jac: &DMatrix<f64>,
+    prev: &DVector<f64>,
+    cancel: &Cancel,
+    cut: f64,
+) -> Result<DVector<f64>, PeriodicError> {
+    let (rows, cols) = jac.shape();
+    let mut a = DMatrix::zeros(rows + 1, cols);
+    a.view_mut((0, 0), (rows, cols)).copy_from(jac);
+    a.set_row(rows, &prev.transpose());
+    let mut b = DVector::zeros(rows + 1);
+    b[rows] = 1.0;
+    let t = least_squares_cut(&a, &b, cancel, cut)?.normalize();
+    if !t.iter().all(|v| v.is_finite()) {
+        return Err(PeriodicError::NotConverged(
+            "the tangent is not finite".into(),
+        ));
+    }
+    Ok(if t.dot(prev) < 0.0 { -t } else { t })
+}
+
 /// [`least_squares`] with the singular values below `cut` times the largest treated as zero:
 /// the minimal-norm solution off the (near-)null directions.
 pub(crate) fn least_squares_cut(
