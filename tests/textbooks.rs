@@ -7,7 +7,8 @@
 //! period doublings, in Baker and Gollub's g the same numbers, and in Kapitza's a the lower edge
 //! of the window, against Mathieu's a₀(q) series and Kapitza's criterion a²Ω² > 2gl.
 
-use assert_cmd::Command;
+#[path = "common/spawn.rs"]
+mod spawn;
 
 /// The first period doubling located in `model` (a spec's `[model]` tables) on the period-1
 /// attractor settled from rest at amplitude 1.05, continued in the torque's amplitude.
@@ -24,19 +25,7 @@ fn first_doubling(model: &str) -> f64 {
         ),
     )
     .unwrap();
-    let out = Command::cargo_bin("pendula")
-        .unwrap()
-        .args(["run"])
-        .arg(&spec)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let j: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let j = run_json(dir.path(), &["run", spec.to_str().unwrap()]);
     let b = &j["branches"][0]["bifurcations"];
     assert_eq!(b.as_array().map(Vec::len), Some(1), "{b}");
     assert_eq!(b[0]["kind"], "period-doubling");
@@ -73,19 +62,9 @@ fn taylors_pendulum_doubles_at_his_threshold_and_at_baker_and_gollubs() {
 
 /// `pendula` with `args` in `dir`, its JSON summary (the run must succeed).
 fn run_json(dir: &std::path::Path, args: &[&str]) -> serde_json::Value {
-    let out = Command::cargo_bin("pendula")
-        .unwrap()
-        .current_dir(dir)
-        .args(args)
-        .arg("--json")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    serde_json::from_slice(&out.stdout).unwrap()
+    let (code, stdout, stderr) = spawn::run(&[args, &["--json"]].concat(), dir);
+    assert_eq!(code, 0, "{stderr}");
+    spawn::json(&stdout)
 }
 
 /// Every located bifurcation of a continuation's summary: (kind, parameter).
@@ -263,10 +242,8 @@ fn kapitzas_preset_continued_in_a_finds_the_window_edge_of_mathieu_and_his_crite
 #[test]
 fn a_parameter_that_moves_several_fields_is_swept_not_continued() {
     let dir = tempfile::tempdir().unwrap();
-    let out = Command::cargo_bin("pendula")
-        .unwrap()
-        .current_dir(dir.path())
-        .args([
+    let (code, _, err) = spawn::run(
+        &[
             "orbits",
             "continue",
             "--preset",
@@ -279,17 +256,14 @@ fn a_parameter_that_moves_several_fields_is_swept_not_continued() {
             "model.taylor.omega0",
             "--range",
             "9,10",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
     assert!(err.contains("--sweep model.taylor.omega0"), "{err}");
     // A textbook table beside another preset is refused by name.
-    let out = Command::cargo_bin("pendula")
-        .unwrap()
-        .current_dir(dir.path())
-        .args([
+    let (code, _, err) = spawn::run(
+        &[
             "orbits",
             "find",
             "--preset",
@@ -298,11 +272,10 @@ fn a_parameter_that_moves_several_fields_is_swept_not_continued() {
             "1.05",
             "--theta",
             "0",
-        ])
-        .output()
-        .unwrap();
-    assert_eq!(out.status.code(), Some(2));
-    let err = String::from_utf8_lossy(&out.stderr);
+        ],
+        dir.path(),
+    );
+    assert_eq!(code, 2, "{err}");
     assert!(
         err.contains("model.taylor") || err.contains("--taylor-gamma"),
         "{err}"
