@@ -260,8 +260,8 @@ fn run<'py>(py: Python<'py>, spec_json: &str, plot: Option<PathBuf>) -> PyResult
                 if !outcome.has_figure() {
                     return Err(plot_error("no result of this sweep has a value to draw"));
                 }
-                outcome
-                    .draw(p)
+                // The spec's own axis labels ([output] xlabel/ylabel), as the CLI draws them.
+                pendula::plot::labels::with_labels(spec.output.labels(), || outcome.draw(p))
                     .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
             }
             let summary = outcome.summary(wall, None, plot.as_deref()).to_string();
@@ -273,8 +273,7 @@ fn run<'py>(py: Python<'py>, spec_json: &str, plot: Option<PathBuf>) -> PyResult
         let found = &mut outcome.output.result;
         found.timed(wall);
         if let Some(p) = &plot {
-            found
-                .draw(p)
+            pendula::plot::labels::with_labels(spec.output.labels(), || found.draw(p))
                 .map_err(|e| RunError::Failed(format!("plot: {e}")))?;
         }
         let summary =
