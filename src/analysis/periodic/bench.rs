@@ -1,7 +1,10 @@
 //! `pendula bench orbits`: the three timings issue 32 sets, each one JSON line — a period-1
 //! branch of the driven damped pendulum over 500 points with its bifurcations located, an orbit
 //! diagram of 1 000 drive amplitudes × 300 drive periods at 200 RK4 steps per period, and the
-//! double pendulum's in-phase normal-mode family over 200 energies.
+//! double pendulum's in-phase normal-mode family over 200 energies — and issue 50's two
+//! bifurcation curves in two parameters ([`curves`]).
+
+mod curves;
 
 use super::{
     continue_branch, find, orbit_diagram, Closure, ContinuationOptions, DiagramOptions, Guess,
@@ -37,34 +40,38 @@ fn family(a: f64) -> Result<(Chain, Closure), PeriodicError> {
     ))
 }
 
-/// The three benchmark lines.
-pub fn bench_orbits() -> Result<Vec<Value>, PeriodicError> {
-    let td = 3.0 * PI;
-    let shoot = ShootingOptions::default();
-    // 1. The period-1 branch from A = 0.9 over 500 points, bifurcations located.
-    let start = Instant::now();
-    let a0 = 0.9;
-    let guess = Guess {
-        x0: vec![0.0, 0.0],
-        period: td,
-    };
-    let closure = Closure::Driven {
-        drive_period: td,
-        k: 1,
-    };
-    let mut settled = guess.clone();
+/// The stroboscopic state of the Baker–Gollub pendulum at A = `a` (ω_D = 2/3) after 200 drive
+/// periods from rest: a seed on its period-1 attractor.
+fn settled(a: f64) -> Result<Vec<f64>, PeriodicError> {
     let diagram = orbit_diagram(
         &family,
         &DiagramOptions {
-            parameters: vec![a0],
-            starts: vec![guess.x0.clone()],
+            parameters: vec![a],
+            starts: vec![vec![0.0, 0.0]],
             transient: 200,
             samples: 1,
             steps_per_period: 200,
         },
         &Cancel::never(),
     )?;
-    settled.x0 = diagram.point(0, 0, 0).to_vec();
+    Ok(diagram.point(0, 0, 0).to_vec())
+}
+
+/// The benchmark lines: issue 32's three, then issue 50's two.
+pub fn bench_orbits() -> Result<Vec<Value>, PeriodicError> {
+    let td = 3.0 * PI;
+    let shoot = ShootingOptions::default();
+    // 1. The period-1 branch from A = 0.9 over 500 points, bifurcations located.
+    let start = Instant::now();
+    let a0 = 0.9;
+    let closure = Closure::Driven {
+        drive_period: td,
+        k: 1,
+    };
+    let settled = Guess {
+        x0: settled(a0)?,
+        period: td,
+    };
     let orbit = find(&driven(a0), &settled, closure, &shoot, &Cancel::never())?;
     let opts = ContinuationOptions {
         min: 0.0,
@@ -154,5 +161,7 @@ pub fn bench_orbits() -> Result<Vec<Value>, PeriodicError> {
         "bifurcations": b.bifurcations.iter().map(|x| json!({"kind": x.kind.name(), "parameter": x.parameter, "uncertainty": x.uncertainty})).collect::<Vec<_>>(),
         "target_s": 2.0,
     });
-    Ok(vec![continuation, diagram, nnm])
+    let mut lines = vec![continuation, diagram, nnm];
+    lines.extend(curves::bench_curves()?);
+    Ok(lines)
 }
