@@ -27,6 +27,9 @@
 //!   B(q̄,(e^{2iθ}I − A)⁻¹B(q,q))], d = Re(e^{−iθ}c₁); the normal form z ↦ μz(1 + d|z|²)
 //!   (to third order) has the invariant circle |z|² = −|μ|′(α − α*)/d, supercritical for d < 0.
 //!
+//! With ‖q‖₂ = 1 in the state's units the coefficients' size depends on those units (a time
+//! unit rescales the velocities); their sign, the side and the amplitude law do not.
+//!
 //! B and C are central differences of the exact Jacobian DP (the tangent flow):
 //! B(u,v) = D_u v with D_u = [DP(x* + hu) − DP(x* − hu)]/2h, and C(u,u,v) = H_u v with
 //! H_u = [DP(x* + hu) − 2A + DP(x* − hu)]/h² (complex arguments by multilinearity; the mixed
