@@ -17,6 +17,7 @@
 
 use super::errors::ErrorParts;
 use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
+use super::normal_form::{normal_form, NormalForm};
 use super::shooting::{
     least_squares, norm_inf, unit_tangent, Closure, Evaluation, Periodic, PeriodicOrbit, Shooting,
     ShootingOptions,
@@ -182,6 +183,9 @@ pub struct Bifurcation {
     /// Stability before and after.
     pub from: Stability,
     pub to: Stability,
+    /// The normal form there (a driven, dissipative family's fold, period doubling or
+    /// Neimark–Sacker point; `None` otherwise or where it could not be computed).
+    pub normal_form: Option<NormalForm>,
 }
 
 /// A continued branch.
@@ -550,6 +554,20 @@ fn locate<F: Family>(
     let uncertainty = (0.5 * (p_hi - p_lo).abs()).max(spacing(0.5 * (p_lo + p_hi)));
     let (error, ladder, ladder_rtol) =
         error::location_error(tracker, from, t, (&solved, s_loc, ds), kind, uncertainty)?;
+    // At the orbit's own parameter (within the bracket). A coefficient that cannot be computed
+    // (a strong resonance, a double multiplier) leaves the bifurcation without one.
+    let normal_form = match normal_form(
+        tracker.family,
+        solved.y[dim - 1],
+        kind,
+        &orbit,
+        &tracker.opts,
+        &tracker.cancel,
+    ) {
+        Ok(nf) => nf,
+        Err(PeriodicError::Interrupted) => return Err(PeriodicError::Interrupted),
+        Err(_) => None,
+    };
     Ok(Bifurcation {
         kind,
         parameter: 0.5 * (p_lo + p_hi),
@@ -562,5 +580,6 @@ fn locate<F: Family>(
         from: orbit.floquet.stability,
         to: orbit.floquet.stability,
         orbit,
+        normal_form,
     })
 }

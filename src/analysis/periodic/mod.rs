@@ -6,6 +6,8 @@
 //!   k-th stroboscopic iterate) and autonomous ones (the period an unknown, a phase condition,
 //!   the energy or the period fixed);
 //! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
+//! * [`normal_form`]: the normal-form coefficients at a located fold, period doubling or
+//!   Neimark–Sacker point of a driven orbit (criticality, side, amplitude law);
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
 //!   folds, period doublings, Neimark–Sacker points and stability changes;
 //! * [`curve`]: a fold, branch point or period doubling continued in two parameters (the
@@ -22,6 +24,7 @@ pub mod diagram;
 pub mod errors;
 pub mod floquet;
 pub mod flow;
+pub mod normal_form;
 pub mod shooting;
 pub mod stroboscopic;
 
@@ -34,6 +37,7 @@ pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
 pub use errors::{ladder_estimate, orbit_error, ErrorParts, OrbitError, ERROR_METHOD};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};
 pub use flow::{propagate, Propagated};
+pub use normal_form::{map_normal_form, normal_form, Criticality, NormalForm, NormalFormSteps};
 pub use shooting::{find, Closure, Guess, Periodic, PeriodicOrbit, ShootingOptions};
 pub use stroboscopic::Stroboscopic;
 

@@ -122,7 +122,7 @@ impl ShootingOptions {
         Ok(())
     }
 
-    fn method(&self) -> Method {
+    pub(crate) fn method(&self) -> Method {
         Method::Dop853 {
             rtol: self.rtol,
             atol: self.atol,

@@ -5,7 +5,7 @@
 use super::table::{OrbitClosure, OrbitsRun};
 use super::PeriodicOrbits;
 use crate::analysis::periodic::{
-    Branch, ErrorParts, Floquet, OrbitDiagram, OrbitError, PeriodicOrbit, ERROR_METHOD,
+    Branch, Criticality, ErrorParts, Floquet, OrbitDiagram, OrbitError, PeriodicOrbit, ERROR_METHOD,
 };
 use crate::finding::{Attr, Record, RunPart};
 use ndarray::{Array2, Array4};
@@ -636,6 +636,37 @@ fn write_bifurcations(g: &mut Record, branches: &[(String, Branch)], n: usize, u
         "s",
         "period of the orbit at the bifurcation",
     );
+    // The normal form (analysis::periodic::normal_form); NaN where there is none.
+    let nf = |f: &dyn Fn(&crate::analysis::periodic::NormalForm) -> f64| {
+        col(&|x| x.normal_form.as_ref().map_or(f64::NAN, f))
+    };
+    for (name, v, what) in [
+        ("normal_form", nf(&|n| n.coefficient), "normal-form coefficient: the fold's a, the period doubling's c, the Neimark-Sacker point's d (unit critical eigenvector; NaN: none)"),
+        ("normal_form_error", nf(&|n| n.error), "error bar of normal_form: its change from finite-difference step h to 2h"),
+        ("normal_form_side", nf(&|n| n.side), "side of the parameter on which the new orbits lie (+1 above, -1 below, 0 undetermined)"),
+        ("normal_form_amplitude", nf(&|n| n.amplitude), "K in |x - x*| = K sqrt|p - p*| of the new orbits"),
+    ] {
+        g.var(name, &["bifurcation"], v.as_slice(), "1", what);
+    }
+    let crit: Vec<u8> = all
+        .iter()
+        .map(
+            |(_, x)| match x.normal_form.as_ref().and_then(|n| n.criticality) {
+                None => 0,
+                Some(Criticality::Supercritical) => 1,
+                Some(Criticality::Subcritical) => 2,
+            },
+        )
+        .collect();
+    g.var(
+        "criticality",
+        &["bifurcation"],
+        crit.as_slice(),
+        "1",
+        "by the normal-form coefficient's sign (period doubling, Neimark-Sacker)",
+    )
+    .var_attr("flag_values", Attr::U8s(vec![0, 1, 2]))
+    .var_attr("flag_meanings", "none supercritical subcritical");
     let stab = |f: &dyn Fn(&crate::analysis::periodic::Bifurcation) -> u8| -> Vec<u8> {
         all.iter().map(|(_, x)| f(x)).collect()
     };

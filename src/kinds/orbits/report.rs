@@ -4,7 +4,7 @@
 use super::table::{OrbitsAction, OrbitsRun};
 use super::OrbitsResult;
 use crate::analysis::periodic::{
-    BifurcationKind, Branch, ErrorParts, OrbitError, PeriodicOrbit, ERROR_METHOD,
+    BifurcationKind, Branch, ErrorParts, NormalForm, OrbitError, PeriodicOrbit, ERROR_METHOD,
 };
 use serde_json::{json, Value};
 use std::fmt::Write;
@@ -85,6 +85,7 @@ fn branch_json(label: &str, b: &Branch) -> Value {
             "period": x.orbit.period,
             "from": x.from.name(),
             "to": x.to.name(),
+            "normal_form": x.normal_form,
         })).collect::<Vec<_>>(),
     })
 }
@@ -157,6 +158,29 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
 }
 
 /// An error bar in a table: `± combined` or `± n/a` where not estimated.
+/// "supercritical, c = … ± …, new orbits at A > A*, |x − x*| ≈ K √|A − A*|".
+fn normal_form_line(kind: BifurcationKind, nf: &NormalForm) -> String {
+    let symbol = match kind {
+        BifurcationKind::Fold => "a",
+        BifurcationKind::PeriodDoubling => "c",
+        _ => "d",
+    };
+    let crit = nf
+        .criticality
+        .map_or(String::new(), |c| format!("{}, ", c.name()));
+    let side = match nf.side {
+        s if s > 0.0 => "above",
+        s if s < 0.0 => "below",
+        _ => "undetermined",
+    };
+    format!(
+        "{crit}{symbol} = {:.6e} {}, new orbits {side} it, |x − x*| ≈ {:.4e} √|p − p*|",
+        nf.coefficient,
+        pm(nf.error),
+        nf.amplitude
+    )
+}
+
 fn pm(e: f64) -> String {
     if e.is_finite() {
         format!("± {e:.1e}")
@@ -313,6 +337,14 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
                 x.to.name()
             );
             let _ = writeln!(s, "  {:<16} error: {}", "", parts_line(&x.error, true));
+            if let Some(nf) = &x.normal_form {
+                let _ = writeln!(
+                    s,
+                    "  {:<16} normal form: {}",
+                    "",
+                    normal_form_line(x.kind, nf)
+                );
+            }
         }
     }
     let (_, ratios) = doublings(r);
