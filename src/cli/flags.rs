@@ -275,6 +275,7 @@ flags! {
     "window" => "manifolds.window", Floats, "A,B", "θ − θ* window of the splitting (default 0.6,2π−0.6)", &[MANI];
     "parameter" => "manifolds.parameter", Word, "FIELD", "Model field of the first-tangency search (model.drive.torque.amplitude, model.damping.absolute, …)", &[MANI];
     "range" => "manifolds.range", Floats, "A,B", "Bracket of the first tangency in --parameter", &[MANI];
+    "map-file" => "manifolds.map_file", Word, "FILE.h5", "A map of (θ, θ̇) at release of this model (pendula map): the figure draws the manifolds over it", &[MANI];
     "tangency-tolerance" => "manifolds.tangency_tolerance", Float, "DP", "The first tangency to within this in the parameter (default 1e-8)", &[MANI];
     "section" => "manifolds.section", Word, "theta1|theta2", "Two conservative links: the Poincaré section's angle (default theta1); the plane is the other link's (θ, p)", &[MANI];
     "value" => "manifolds.value", Float, "RAD", "Two conservative links: the section's angle value (rad, default 0)", &[MANI];

@@ -202,7 +202,7 @@ pub struct Branch {
     pub nodes: Vec<Node>,
     /// The arclength at each point, from the saddle (the first is |a − x*| = d0).
     pub arclength: Vec<f64>,
-    /// Why it ended: `arclength` (reached), `max_points`.
+    /// Why it ended: `arclength` (reached), `max_points`, [`INTERRUPTED`].
     pub ended: &'static str,
     /// Applications of the map.
     pub evaluations: u64,
@@ -243,12 +243,34 @@ fn turn(p: P2, q: P2, r: P2) -> f64 {
     cross(u, v).atan2(u[0] * v[0] + u[1] * v[1]).abs()
 }
 
-/// Grows the branch of `curve` with `opts` (module docs).
+/// Grows the branch of `curve` with `opts` (module docs); a stop request is
+/// [`ManifoldError::Interrupted`].
 pub fn grow<M: PlaneMap>(
     map: &M,
     curve: &Curve,
     opts: &Growth,
     cancel: &Cancel,
+) -> Result<Branch, ManifoldError> {
+    let b = grow_observed(map, curve, opts, cancel, &mut |_| {})?;
+    if b.ended == INTERRUPTED {
+        return Err(ManifoldError::Interrupted);
+    }
+    Ok(b)
+}
+
+/// Why a branch that a stop request ended ended.
+pub const INTERRUPTED: &str = "interrupted";
+
+/// [`grow`], telling `progress` the arclength grown so far after every pass of insertions
+/// (a lower bound: later insertions only lengthen the polyline). A stop request (polled
+/// before every map application) ends the branch cleanly: it keeps the points refined so far
+/// (every neighbour pair within the resolution) and `ended` = [`INTERRUPTED`].
+pub fn grow_observed<M: PlaneMap>(
+    map: &M,
+    curve: &Curve,
+    opts: &Growth,
+    cancel: &Cancel,
+    progress: &mut dyn FnMut(f64),
 ) -> Result<Branch, ManifoldError> {
     opts.check()?;
     let linear = curve.linear_error();
@@ -287,9 +309,11 @@ pub fn grow<M: PlaneMap>(
     let mut from = 0;
     loop {
         if cancel.is_set() {
-            return Err(ManifoldError::Interrupted);
+            nodes.truncate(from + 1);
+            ended = INTERRUPTED;
+            break;
         }
-        let reached = refine(
+        let reached = match refine(
             map,
             curve,
             opts,
@@ -298,7 +322,16 @@ pub fn grow<M: PlaneMap>(
             &mut evaluations,
             &mut unresolved,
             cancel,
-        )?;
+            progress,
+        ) {
+            Err(ManifoldError::Interrupted) => {
+                // Keep what is refined: up to the first point of the generation under way.
+                nodes.truncate(from + 1);
+                ended = INTERRUPTED;
+                break;
+            }
+            other => other?,
+        };
         if nodes.len() > opts.max_points {
             ended = "max_points";
             break;
@@ -322,6 +355,9 @@ pub fn grow<M: PlaneMap>(
             .map_init(
                 || map.work(),
                 |w, n| {
+                    if cancel.is_set() {
+                        return Err(ManifoldError::Interrupted);
+                    }
                     let mut p = n.point;
                     for _ in 0..curve.power {
                         p = map.apply(p, !curve.unstable, w)?;
@@ -331,13 +367,19 @@ pub fn grow<M: PlaneMap>(
             )
             .collect();
         evaluations += images.len() as u64 * curve.power as u64;
-        let mut images = images.into_iter();
-        let head = images.next().expect("one")?;
-        for (n, p) in olds.iter().zip(images) {
+        let images = match images.into_iter().collect::<Result<Vec<P2>, _>>() {
+            Err(ManifoldError::Interrupted) => {
+                ended = INTERRUPTED;
+                break;
+            }
+            other => other?,
+        };
+        let head = images[0];
+        for (n, &p) in olds.iter().zip(&images[1..]) {
             nodes.push(Node {
                 generation,
                 s: n.s,
-                point: p?,
+                point: p,
             });
         }
         // The end of this generation is the start of the next, the image of its first point.
@@ -390,6 +432,7 @@ fn refine<M: PlaneMap>(
     evaluations: &mut u64,
     unresolved: &mut usize,
     cancel: &Cancel,
+    progress: &mut dyn FnMut(f64),
 ) -> Result<bool, ManifoldError> {
     // Turns of pieces shorter than this are round-off, not shape.
     let short = opts.resolution * 1e-3;
@@ -443,6 +486,7 @@ fn refine<M: PlaneMap>(
             }
             todo.push((i, g, sm));
         }
+        progress(l.min(opts.arclength));
         if todo.is_empty() {
             return Ok(reached);
         }
@@ -452,7 +496,15 @@ fn refine<M: PlaneMap>(
         }
         let points: Vec<Result<P2, ManifoldError>> = todo
             .par_iter()
-            .map_init(|| map.work(), |w, &(_, g, s)| curve.eval(map, g, s, w))
+            .map_init(
+                || map.work(),
+                |w, &(_, g, s)| {
+                    if cancel.is_set() {
+                        return Err(ManifoldError::Interrupted);
+                    }
+                    curve.eval(map, g, s, w)
+                },
+            )
             .collect();
         *evaluations += todo.iter().map(|&(_, g, _)| curve.cost(g)).sum::<u64>();
         let mut merged = Vec::with_capacity(nodes.len() + todo.len());

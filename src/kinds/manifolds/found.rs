@@ -122,14 +122,14 @@ impl Finding for Manifolds {
     }
 
     fn complete(&self) -> bool {
-        true
+        self.result.complete
     }
 
     fn record(&self) -> Record {
         let r = &self.result;
         let sd = &r.saddle;
         let mut g = Record::new("manifolds");
-        g.run_part(RunPart::Names);
+        g.run_part(RunPart::Names).attr("complete", r.complete);
         match &r.shell {
             None => {
                 g.attr("drive_period", r.drive_period)
@@ -173,6 +173,10 @@ impl Finding for Manifolds {
             .attr("window", self.run.window)
             .attr("map_evaluations", r.evaluations as i64)
             .attr("seed_theta", r.seed[0])
+            .attr(
+                "map_file",
+                r.background.as_ref().map_or("", |b| b.file.as_str()),
+            )
             .attr("seed_omega", r.seed[r.seed.len() / 2])
             .run_part(RunPart::Method)
             .index(
@@ -355,6 +359,8 @@ impl Finding for Manifolds {
                 "gamma_c": m.gamma_c, "torque_threshold": m.torque_threshold(&self.chain),
             })),
             "map_evaluations": r.evaluations,
+            "complete": r.complete,
+            "map_file": r.background.as_ref().map(|b| b.file.clone()),
             "shell": r.shell.as_ref().map(|sh| json!({
                 "energy": sh.energy,
                 "section": Section::angle(sh.link, sh.value, sh.direction).describe(&self.chain),
@@ -496,7 +502,7 @@ impl Finding for Manifolds {
 }
 
 /// A branch's points with θ wrapped into (−π, π], broken (NaN) where it wraps.
-fn wrapped(b: &Branch) -> (Vec<f64>, Vec<f64>) {
+pub(super) fn wrapped(b: &Branch) -> (Vec<f64>, Vec<f64>) {
     let (mut x, mut y) = (Vec::new(), Vec::new());
     let mut last: Option<f64> = None;
     for n in &b.nodes {
@@ -604,7 +610,11 @@ impl Manifolds {
 }
 
 impl Found for Manifolds {
+    /// Over the run's map (`map_file`) where it has one, else the plain figure.
     fn draw(&self, path: &Path) -> Result<(), PlotError> {
-        crate::plot::draw_figure(&self.figure(), path)
+        match &self.result.background {
+            Some(bg) => super::over_map::draw_over_map(self, bg, path),
+            None => crate::plot::draw_figure(&self.figure(), path),
+        }
     }
 }

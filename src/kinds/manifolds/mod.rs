@@ -8,6 +8,7 @@
 //! its validated settings.
 
 pub mod found;
+mod over_map;
 pub mod run;
 pub mod table;
 

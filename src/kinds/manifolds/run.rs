@@ -4,7 +4,7 @@
 //! where the map preserves area, and the Melnikov prediction of the driven damped pendulum.
 
 use super::table::{ManifoldsRun, TangencySearch};
-use crate::analysis::manifold::grow::{grow, Curve};
+use crate::analysis::manifold::grow::{grow, grow_observed, Curve, INTERRUPTED};
 use crate::analysis::manifold::intersect::{intersections, Intersection};
 use crate::analysis::manifold::lobe::lobe_area;
 use crate::analysis::manifold::map::Iterate;
@@ -13,6 +13,7 @@ use crate::analysis::manifold::saddle::saddle;
 use crate::analysis::manifold::section::SectionMap;
 use crate::analysis::manifold::tangency::{first_tangency, splitting, Splitting, Tangency};
 use crate::analysis::manifold::{Branch, FlowMap, ManifoldError, PlaneMap, Saddle, P2};
+use crate::analysis::map::{MapData, MapHeader};
 use crate::analysis::periodic::{find, Closure, Guess, PeriodicError};
 use crate::analysis::poincare::{orbit as section_orbit, Section, SectionOptions};
 use crate::error::FieldError;
@@ -22,7 +23,7 @@ use crate::kinds::orbits::table::OrbitStart;
 use crate::kinds::{Input, RunError};
 use crate::model::System;
 use crate::model::{Chain, ParameterError};
-use crate::observe::{Cancel, Observer};
+use crate::observe::{Cancel, Control, Observer};
 use std::f64::consts::TAU;
 
 /// The four branches' names, in the order they are kept: unstable along ±v_u, stable ±v_s.
@@ -75,6 +76,48 @@ pub struct ManifoldsResult {
     pub evaluations: u64,
     /// `Some` for a conservative two-link chain's Poincaré map (then `drive_period` is NaN).
     pub shell: Option<ShellFound>,
+    /// The map the figure draws the manifolds over (`map_file`).
+    pub background: Option<Background>,
+    /// False when a stop request ended the growth: the branches are those so far, and
+    /// nothing (intersections, splitting, tangency, lobes) is computed from them.
+    pub complete: bool,
+}
+
+/// A map of `pendula map` that the figure draws the manifolds over: one of this very chain,
+/// over (θ, θ̇) at release (t = 0, the stroboscopic map's phase), read as a map figure reads
+/// it.
+#[derive(Debug, Clone)]
+pub struct Background {
+    pub file: String,
+    pub header: MapHeader,
+    pub data: MapData,
+}
+
+/// Reads and checks `run.map_file` before any work, so that a wrong map costs no growth.
+fn background(chain: &Chain, run: &ManifoldsRun) -> Result<Option<Background>, RunError> {
+    let Some(file) = run.map_file.as_deref() else {
+        return Ok(None);
+    };
+    let field = "manifolds.map_file";
+    let (reader, _) = crate::kinds::orbits::run::model_map(chain, file, field)?;
+    let h = &reader.header;
+    if (h.x_name.as_str(), h.y_name.as_str()) != ("theta1", "omega1") {
+        return Err(RunError::Input(FieldError::new(
+            field,
+            format!(
+                "{file}: its axes are ({}, {}); the manifolds lie in the stroboscopic section's (theta1, omega1) at release (map.x = \"theta1\", map.y = \"omega1\")",
+                h.x_name, h.y_name
+            ),
+        )));
+    }
+    let data = reader
+        .read_for_figure()
+        .map_err(|e| RunError::Input(e.refusal(field)))?;
+    Ok(Some(Background {
+        file: file.to_string(),
+        header: reader.header.clone(),
+        data,
+    }))
 }
 
 /// What the Poincaré map of a conservative two-link chain adds to a result.
@@ -161,6 +204,50 @@ fn branches<M: PlaneMap>(
         .collect()
 }
 
+/// The four branches of the run itself, with a progress bar in units of the resolution's
+/// length of arclength (each branch's `arclength` / `resolution` of them). A stop request
+/// ends the branch under way with the points refined so far (`ended` = "interrupted") and
+/// grows no further branch; returns whether all four went to the end.
+fn observed_branches<M: PlaneMap>(
+    map: &M,
+    sd: &Saddle,
+    run: &ManifoldsRun,
+    obs: &mut dyn Observer,
+) -> Result<(Vec<Branch>, bool), ManifoldError> {
+    let cancel = obs.cancel();
+    let g = &run.growth;
+    let per = (g.arclength / g.resolution).ceil().max(1.0);
+    obs.start(4 * per as u64, "resolution lengths");
+    let mut w = map.work();
+    let mut grown = Vec::with_capacity(4);
+    let mut complete = true;
+    for (i, &(_, unstable, side)) in BRANCHES.iter().enumerate() {
+        let c = Curve::new(map, sd, unstable, side, g.d0, &mut w)?;
+        let done = i as f64 * per;
+        let mut stop = false;
+        let b = grow_observed(map, &c, g, &cancel, &mut |l| {
+            let at = (done + (l / g.resolution).min(per)) as u64;
+            stop |= obs.advance(at) == Control::Stop;
+        })?;
+        complete &= b.ended != INTERRUPTED && !stop;
+        grown.push(b);
+        if !complete {
+            break;
+        }
+    }
+    obs.finish();
+    Ok((grown, complete))
+}
+
+/// What an interrupted run keeps: its branches so far, nothing computed from them.
+fn interrupted(r: &mut ManifoldsResult) {
+    r.complete = false;
+    r.crossings.clear();
+    r.tangency = None;
+    r.splitting = Err("not measured: the run was interrupted".into());
+    r.lobes = Err("not computed: the run was interrupted".into());
+}
+
 /// The splitting of unstable_plus and stable_minus one turn on (module docs of
 /// [`crate::analysis::manifold::tangency`]).
 fn split<M: PlaneMap>(
@@ -217,6 +304,7 @@ pub fn run(
         return run_shell(spec, chain, run, obs);
     }
     let t = period_of(chain)?;
+    let background = background(chain, run)?;
     let cancel = obs.cancel();
     let (x0, return_distance) = seed(spec, chain, run, t, obs)?;
     // The orbit as `orbits find` shoots it.
@@ -240,8 +328,30 @@ pub fn run(
         k: run.k,
     };
     let sd = saddle(&map, [orbit.x0[0], orbit.x0[1]], run.newton_tolerance, 40).map_err(failed)?;
-    let grown = branches(&map, &sd, run, &[0, 1, 2, 3], &cancel).map_err(failed)?;
+    let (grown, complete) = observed_branches(&map, &sd, run, obs).map_err(failed)?;
     let evaluations = grown.iter().map(|b| b.evaluations).sum();
+    if !complete {
+        let mut r = ManifoldsResult {
+            seed: x0,
+            return_distance,
+            drive_period: t,
+            shot: [orbit.x0[0], orbit.x0[1]],
+            shot_multipliers: multipliers(&orbit),
+            saddle: sd,
+            branches: grown,
+            crossings: Vec::new(),
+            splitting: Err(String::new()),
+            tangency: None,
+            lobes: Err(String::new()),
+            melnikov: Melnikov::of_chain(chain),
+            evaluations,
+            shell: None,
+            background,
+            complete: false,
+        };
+        interrupted(&mut r);
+        return Ok(r);
+    }
     let crossings = all_crossings(&map, &grown, run.intersection_tolerance).map_err(failed)?;
     let splitting = split(&map, &sd, &grown[0], &grown[3], run).map_err(|e| e.to_string());
     let tangency = match &run.tangency {
@@ -254,12 +364,7 @@ pub fn run(
         return_distance,
         drive_period: t,
         shot: [orbit.x0[0], orbit.x0[1]],
-        shot_multipliers: orbit
-            .floquet
-            .multipliers
-            .iter()
-            .map(|m| (m.re, m.im))
-            .collect(),
+        shot_multipliers: multipliers(&orbit),
         saddle: sd,
         branches: grown,
         crossings,
@@ -269,7 +374,19 @@ pub fn run(
         melnikov: Melnikov::of_chain(chain),
         evaluations,
         shell: None,
+        background,
+        complete: true,
     })
+}
+
+/// The shooting's Floquet multipliers as (re, im).
+fn multipliers(orbit: &crate::analysis::periodic::PeriodicOrbit) -> Vec<(f64, f64)> {
+    orbit
+        .floquet
+        .multipliers
+        .iter()
+        .map(|m| (m.re, m.im))
+        .collect()
 }
 
 /// Every unstable × stable pair's intersections, with the lattice shifts −1, 0, 1.
@@ -392,7 +509,7 @@ fn run_shell(
     let base_point = map.point(&o.states[0]);
     let it = Iterate { map: &map, k };
     let sd = saddle(&it, base_point, run.newton_tolerance, 40).map_err(failed)?;
-    let mut grown = branches(&it, &sd, run, &[0, 1, 2, 3], &cancel).map_err(failed)?;
+    let (mut grown, complete) = observed_branches(&it, &sd, run, obs).map_err(failed)?;
     for b in &mut grown {
         cut_at_discontinuity(b, run.growth.resolution);
     }
@@ -404,19 +521,18 @@ fn run_shell(
             energy_error = energy_error.max((chain.energy(0.0, &x) - energy).abs());
         }
     }
-    let crossings = all_crossings(&it, &grown, run.intersection_tolerance).map_err(failed)?;
+    let crossings = if complete {
+        all_crossings(&it, &grown, run.intersection_tolerance).map_err(failed)?
+    } else {
+        Vec::new()
+    };
     let lobes = shell_lobes(&it, &grown, &crossings);
-    Ok(ManifoldsResult {
+    let mut r = ManifoldsResult {
         seed: x0,
         return_distance,
         drive_period: f64::NAN,
         shot: base_point,
-        shot_multipliers: orbit
-            .floquet
-            .multipliers
-            .iter()
-            .map(|m| (m.re, m.im))
-            .collect(),
+        shot_multipliers: multipliers(&orbit),
         saddle: sd,
         branches: grown,
         crossings,
@@ -436,7 +552,13 @@ fn run_shell(
             orbit_x0: orbit.x0.clone(),
             energy_error,
         }),
-    })
+        background: None,
+        complete: true,
+    };
+    if !complete {
+        interrupted(&mut r);
+    }
+    Ok(r)
 }
 
 /// A Poincaré map is discontinuous where orbits graze the section (the return time jumps to

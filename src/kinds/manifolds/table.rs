@@ -15,6 +15,7 @@
 //! arclength = 20               # of each branch, from the saddle
 //! parameter = "model.drive.torque.amplitude"   # the first tangency in it (optional)
 //! range = [0.2, 0.6]
+//! map_file = "basins.h5"       # the figure over this map of (θ, θ̇) at release (optional)
 //! ```
 //!
 //! The saddle is found as `orbits find` finds a period-k orbit (`start`, `drive_periods`,
@@ -85,6 +86,9 @@ pub struct ManifoldsSpec {
     pub energy: Option<f64>,
     /// The orbit's period guess (s) for start = "initial".
     pub period: Option<f64>,
+    /// A map of `pendula map` (HDF5) over (θ, θ̇) at release of this very model: the figure
+    /// draws the manifolds over it (a final-state map's basins), as `orbits`' seed map.
+    pub map_file: Option<String>,
 }
 
 /// The Poincaré map of a conservative two-link chain on an energy shell.
@@ -127,6 +131,8 @@ pub struct ManifoldsRun {
     /// `Some`: a conservative two-link chain's Poincaré map on an energy shell (not the
     /// stroboscopic map of a driven link).
     pub shell: Option<ShellMap>,
+    /// The map the figure draws the manifolds over (checked when the run starts).
+    pub map_file: Option<String>,
 }
 
 fn word<'a>(field: &str, v: Option<&'a str>, allowed: &[&'a str]) -> Result<&'a str, SpecError> {
@@ -221,8 +227,19 @@ impl Table for ManifoldsSpec {
                 ));
             }
         };
+        let map_file = match s.map_file.as_deref() {
+            None => None,
+            Some("") => {
+                return Err(SpecError::new(
+                    "manifolds.map_file",
+                    "is empty: give the map file (HDF5) to draw the manifolds over",
+                ))
+            }
+            Some(f) => Some(f.to_string()),
+        };
         if shell.is_some() {
             for (set, field) in [
+                (map_file.is_some(), "manifolds.map_file"),
                 (s.drive_periods.is_some(), "manifolds.drive_periods"),
                 (s.steps_per_period.is_some(), "manifolds.steps_per_period"),
                 (s.parameter.is_some(), "manifolds.parameter"),
@@ -440,6 +457,7 @@ impl Table for ManifoldsSpec {
             tangency,
             preset: spec.preset(),
             shell,
+            map_file,
         };
         Ok((Registered(Box::new(run)), method, spec.start()?))
     }

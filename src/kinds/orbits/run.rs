@@ -57,14 +57,17 @@ pub struct MapPixel {
     pub start: Vec<f64>,
 }
 
-/// The start state of the pixel of class `attractor` in the final-state map `file` that settled
-/// first (the deepest in its basin, where the map's clock is cleanest). The map's grid is
-/// rebuilt from the spec the file records, and its model must be this spec's: a map of another
-/// chain seeds nothing meaningful.
-fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, RunError> {
-    let bad = |m: String| RunError::Input(FieldError::new("orbits.map_file", m));
-    let refused = |e: crate::store::StoreError| RunError::Input(e.refusal("orbits.map_file"));
-    let reader = MapReader::open(std::path::Path::new(file)).map_err(refused)?;
+/// The map file `file` (the map kinds' HDF5) opened and checked for a run on `chain`: the spec
+/// it records must be a map's, of this very chain (a map of another chain says nothing about
+/// this one's phase space). Refusals name `field`. Returns the reader and the recorded spec.
+pub(crate) fn model_map(
+    chain: &Chain,
+    file: &str,
+    field: &str,
+) -> Result<(MapReader, crate::spec::Spec), RunError> {
+    let bad = |m: String| RunError::Input(FieldError::new(field, m));
+    let reader = MapReader::open(std::path::Path::new(file))
+        .map_err(|e| RunError::Input(e.refusal(field)))?;
     let text = reader.spec_text();
     if text.is_empty() {
         return Err(bad(format!(
@@ -74,14 +77,8 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
     let map_spec = crate::spec::parse(&text, file)
         .and_then(|f| f.validate())
         .map_err(|e| bad(format!("{file}: its recorded spec: {e}")))?;
-    let Some(opts) = crate::kinds::map::spec_options(&map_spec) else {
+    if crate::kinds::map::spec_options(&map_spec).is_none() {
         return Err(bad(format!("{file}: not a map file")));
-    };
-    if !matches!(opts.kind, MapKind::FinalState { .. }) {
-        return Err(bad(format!(
-            "{file}: a {} map; the seed needs a final-state map (its attractors)",
-            opts.kind.id().name()
-        )));
     }
     let map_chain = map_spec
         .model
@@ -90,6 +87,25 @@ fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, Run
     if map_chain.params() != chain.params() {
         return Err(bad(format!(
             "{file}: the map was computed for another model; give this spec the map's [model]"
+        )));
+    }
+    Ok((reader, map_spec))
+}
+
+/// The start state of the pixel of class `attractor` in the final-state map `file` that settled
+/// first (the deepest in its basin, where the map's clock is cleanest). The map's grid is
+/// rebuilt from the spec the file records, and its model must be this spec's: a map of another
+/// chain seeds nothing meaningful.
+fn map_pixel(chain: &Chain, file: &str, attractor: &str) -> Result<MapPixel, RunError> {
+    let bad = |m: String| RunError::Input(FieldError::new("orbits.map_file", m));
+    let refused = |e: crate::store::StoreError| RunError::Input(e.refusal("orbits.map_file"));
+    let (reader, map_spec) = model_map(chain, file, "orbits.map_file")?;
+    let opts = crate::kinds::map::spec_options(&map_spec).expect("model_map checked it");
+    let map_chain = map_spec.model.planar().expect("model_map checked it");
+    if !matches!(opts.kind, MapKind::FinalState { .. }) {
+        return Err(bad(format!(
+            "{file}: a {} map; the seed needs a final-state map (its attractors)",
+            opts.kind.id().name()
         )));
     }
     check_grid(&opts.grid, &reader.header, file)?;
