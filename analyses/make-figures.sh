@@ -26,6 +26,8 @@ figures=(
   "manifolds-first-tangency       manifolds-first-tangency.png       manifolds-first-tangency.png"
   "manifolds-double-pendulum      manifolds-double-pendulum.png      manifolds-double-pendulum.png"
 )
+# The Baker–Gollub tangle is drawn over this final-state map (its spec's map_file).
+"$pendula" run analyses/manifolds-baker-gollub-basins.toml --force >/dev/null
 for row in "${figures[@]}"; do
   read -r spec figure image <<<"$row"
   "$pendula" run "analyses/$spec.toml" --force >/dev/null

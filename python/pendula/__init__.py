@@ -687,7 +687,7 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
               max_angle=None, arclength=None, max_points=None, linear_tolerance=None,
               intersection_tolerance=None, window=None, parameter=None, range=None,
               tangency_tolerance=None, rtol=None, atol=None, plot=None, section=None,
-              value=None, direction=None, energy=None, period=None):
+              value=None, direction=None, energy=None, period=None, map_file=None):
     """Stable and unstable manifolds of a saddle of a driven one-link chain's stroboscopic
     map, or of a conservative two-link chain's Poincaré map on an energy shell
     (``section`` ``"theta1"``/``"theta2"``, ``value``, ``direction`` ``"+"``/``"-"``,
@@ -701,7 +701,8 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
     each (``unstable_plus``, ``unstable_minus``, ``stable_plus``, ``stable_minus``: ``theta``,
     ``omega``, ``arclength`` over dim ``point``), the ``intersections`` and, with
     ``parameter`` and ``range``, the first ``tangency``. The keywords are the spec's
-    ``[manifolds]`` table; ``rtol``/``atol`` the shooting's DOP853 (default 1e-12).
+    ``[manifolds]`` table; ``rtol``/``atol`` the shooting's DOP853 (default 1e-12);
+    ``map_file`` a map file of the same model (``pendula map``) that the figure is drawn over.
     """
     table = {"start": start, "drive_periods": drive_periods,
              "transient_periods": transient_periods, "scan_periods": scan_periods,
@@ -712,6 +713,7 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
              "intersection_tolerance": intersection_tolerance, "window": window,
              "parameter": parameter, "range": range, "tangency_tolerance": tangency_tolerance,
              "section": section, "value": value, "direction": direction, "energy": energy,
+             "map_file": map_file,
              "period": period}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
