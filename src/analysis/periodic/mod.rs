@@ -7,7 +7,8 @@
 //!   the energy or the period fixed);
 //! * [`floquet`]: multipliers, exponents, stability, and the Liouville and reciprocal-pair checks;
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
-//!   folds, period doublings, Neimark–Sacker points and stability changes;
+//!   folds, period doublings, Neimark–Sacker points and stability changes, and the switch onto
+//!   the branch born at a period doubling or at a branch point (a symmetry-breaking pitchfork);
 //! * [`curve`]: a fold, branch point or period doubling continued in two parameters (the
 //!   stability chart's curves);
 //! * [`stroboscopic`]: the stroboscopic map of a driven system, one drive period as a map;
@@ -26,8 +27,8 @@ pub mod shooting;
 pub mod stroboscopic;
 
 pub use continuation::{
-    continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
-    ContinuationOptions, Family,
+    continue_branch, switch_branch_point, switch_period_doubling, Bifurcation, BifurcationKind,
+    Branch, BranchPoint, BranchSwitch, ContinuationOptions, Family,
 };
 pub use curve::{continue_curve, Curve, CurveOptions, CurvePoint, Family2};
 pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
