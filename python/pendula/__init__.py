@@ -645,7 +645,7 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
            newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
            range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
            locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
-           steps_per_period=None, rtol=None, atol=None, plot=None):
+           steps_per_period=None, rtol=None, atol=None, plot=None, follow=None):
     """Periodic orbits: ``xarray.DataTree`` of the CLI's ``orbits`` group.
 
     ``action`` ``"find"`` (default: child ``orbit``, with its period, multipliers, monodromy
@@ -661,7 +661,9 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     ``drive_periods``·T_drive; an undriven one's are closed by ``energy`` or ``period``.
     ``parameter`` is the varied spec field (``"model.drive.torque.amplitude"``,
     ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's
-    ``[orbits]`` table; ``rtol``/``atol`` DOP853's (default 1e-12). A Newton that does not
+    ``[orbits]`` table (``follow``: ``"all"`` or a list of ``"period-doubling"``,
+    ``"branch-point"``, ``"neimark-sacker"``: the new branches born at those located
+    bifurcations); ``rtol``/``atol`` DOP853's (default 1e-12). A Newton that does not
     converge raises ``RuntimeError``.
     """
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
@@ -674,7 +676,7 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
              "shape_samples": shape_samples, "parameter": parameter, "range": range,
              "points": points, "direction": direction, "step": step, "min_step": min_step,
              "max_step": max_step, "locate_tolerance": locate_tolerance, "doublings": doublings,
-             "starts": starts, "sampled_periods": sampled_periods,
+             "follow": follow, "starts": starts, "sampled_periods": sampled_periods,
              "steps_per_period": steps_per_period}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))

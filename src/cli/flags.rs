@@ -255,6 +255,7 @@ flags! {
     "max-step" => "orbits.max_step", Float, "DS", "continue: largest arclength step (default 0.1)", &[ORB];
     "locate-tolerance" => "orbits.locate_tolerance", Float, "DP", "continue: a bifurcation is located to within this in the parameter (default 1e-9)", &[ORB];
     "doublings" => "orbits.doublings", Int, "N", "continue: period-doubling branches followed after the first (default 0)", &[ORB];
+    "follow" => "orbits.follow", WordOrWords, "KIND,…", "continue: follow the new branches born at the located bifurcations of these kinds: period-doubling, branch-point, neimark-sacker (a note: the torus is `pendula frequencies`'s), or all", &[ORB];
     "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];
     "steps-per-period" => "orbits.steps_per_period", Int, "N", "diagram: RK4 steps per drive period (default 200)", &[ORB];
     // manifolds

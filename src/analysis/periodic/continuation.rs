@@ -14,6 +14,10 @@
 //! is located by bisection in the arclength, each midpoint corrected onto the branch, until the
 //! parameter is known to `ContinuationOptions::locate_tolerance`. Its error bar adds to that
 //! half-width the Newton residual's and the integrator's effects (`error.rs`).
+//!
+//! A located period doubling starts the doubled branch ([`switch_period_doubling`]), a located
+//! branch point the new branch of a symmetry-breaking pitchfork ([`switch_branch_point`],
+//! `switch.rs`).
 
 use super::errors::ErrorParts;
 use super::floquet::{Floquet, Stability, UNIT_CIRCLE_TOL};
@@ -29,7 +33,10 @@ use serde::Serialize;
 use walk::continue_from;
 
 mod error;
+mod switch;
 mod walk;
+
+pub use switch::{switch_branch_point, BranchSwitch};
 
 /// The system and closure at each parameter value: one member of the family per p.
 pub trait Family: Sync {

@@ -9,7 +9,8 @@
 //! * [`normal_form`]: the normal-form coefficients at a located fold, period doubling or
 //!   Neimark–Sacker point of a driven orbit (criticality, side, amplitude law);
 //! * [`continuation`]: pseudo-arclength continuation of a branch in one parameter, with located
-//!   folds, period doublings, Neimark–Sacker points and stability changes;
+//!   folds, period doublings, Neimark–Sacker points and stability changes, and the switch onto
+//!   the branch born at a period doubling or at a branch point (a symmetry-breaking pitchfork);
 //! * [`curve`]: a fold, branch point or period doubling continued in two parameters (the
 //!   stability chart's curves);
 //! * [`stroboscopic`]: the stroboscopic map of a driven system, one drive period as a map;
@@ -29,8 +30,8 @@ pub mod shooting;
 pub mod stroboscopic;
 
 pub use continuation::{
-    continue_branch, switch_period_doubling, Bifurcation, BifurcationKind, Branch, BranchPoint,
-    ContinuationOptions, Family,
+    continue_branch, switch_branch_point, switch_period_doubling, Bifurcation, BifurcationKind,
+    Branch, BranchPoint, BranchSwitch, ContinuationOptions, Family,
 };
 pub use curve::{continue_curve, Curve, CurveOptions, CurvePoint, Family2};
 pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};

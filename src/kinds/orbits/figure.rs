@@ -165,6 +165,18 @@ impl Plotted {
     }
 }
 
+/// An angle curve made continuous along the branch (each value within π of the one before, by
+/// whole turns): a branch through θ = π (the upright pendulum's, a pitchfork's tilted orbits
+/// off it) would otherwise jump between π and −π.
+fn unwrap_angles(v: &mut [f64]) {
+    let tau = std::f64::consts::TAU;
+    for i in 1..v.len() {
+        if v[i].is_finite() && v[i - 1].is_finite() {
+            v[i] -= ((v[i] - v[i - 1]) / tau).round() * tau;
+        }
+    }
+}
+
 /// The branches of `r` over the continued parameter, with their bifurcations: a bifurcation of
 /// a period-k orbit is marked on each of its k curves.
 fn branches(
@@ -199,9 +211,13 @@ fn branches(
         // Both ways of one branch share a colour: the label without its way.
         let base = label.trim_end_matches(" up").trim_end_matches(" down");
         for j in 0..plotted.curves() {
+            let mut value: Vec<f64> = drawn.iter().map(|d| plotted.value(d.orbit, j)).collect();
+            if matches!(plotted, Plotted::Strobe(..)) {
+                unwrap_angles(&mut value);
+            }
             curves.push(BranchCurve {
                 parameter: drawn.iter().map(|d| d.parameter).collect(),
-                value: drawn.iter().map(|d| plotted.value(d.orbit, j)).collect(),
+                value,
                 stable: drawn.iter().map(|d| d.stable).collect(),
                 label: base.to_string(),
             });

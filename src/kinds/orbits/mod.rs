@@ -78,7 +78,9 @@ impl Settings for OrbitsRun {
                 });
             }
             None => {
-                let branches = 1.0 + self.doublings as f64;
+                // A followed bifurcation's branch or two: bounded like two more levels.
+                let followed = if self.follow.any() { 2.0 } else { 0.0 };
+                let branches = 1.0 + self.doublings as f64 + followed;
                 let points = match self.action {
                     OrbitsAction::Continue => self.continuation.points as f64,
                     _ => 1.0,

@@ -81,6 +81,9 @@ pub fn orbits(found: &PeriodicOrbits) -> Record {
         "initial state in the model's coordinates (rad and rad/s for a planar chain)",
     );
     g.attr("error_method", ERROR_METHOD);
+    if !result.notes.is_empty() {
+        g.attr("notes", result.notes.join("\n"));
+    }
     if let Some(o) = &result.orbit {
         let mut og = Record::new("orbit");
         write_orbit(&mut og, o, n, result.orbit_error.as_ref());

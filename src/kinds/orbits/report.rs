@@ -143,6 +143,9 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
             v["feigenbaum_ratios"] = json!(ratios);
         }
     }
+    if !r.notes.is_empty() {
+        v["notes"] = json!(r.notes);
+    }
     if let Some(d) = &r.diagram {
         v["diagram"] = json!({
             "parameters": d.parameters.len(),
@@ -346,6 +349,9 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
                 );
             }
         }
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "{n}");
     }
     let (_, ratios) = doublings(r);
     if !ratios.is_empty() {

@@ -6,8 +6,9 @@ use super::table::{OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, SpecFamily
 use crate::analysis::map::MapKind;
 use crate::analysis::modes::{modes_at, Equilibrium};
 use crate::analysis::periodic::{
-    continue_branch, find, orbit_diagram, orbit_error, stroboscopic, switch_period_doubling,
-    BifurcationKind, Branch, Family, Guess, OrbitDiagram, OrbitError, PeriodicError, PeriodicOrbit,
+    continue_branch, find, orbit_diagram, orbit_error, stroboscopic, switch_branch_point,
+    switch_period_doubling, Bifurcation, BifurcationKind, Branch, ContinuationOptions, Family,
+    Guess, OrbitDiagram, OrbitError, PeriodicError, PeriodicOrbit,
 };
 use crate::error::FieldError;
 use crate::kinds::{Input, RunError};
@@ -43,6 +44,9 @@ pub struct OrbitsResult {
     pub drive_period: Option<f64>,
     /// False when a stop request ended a branch early.
     pub complete: bool,
+    /// What `orbits.follow` found beside its branches: a pitchfork's mirror half, a
+    /// Neimark–Sacker point's torus, a branch point it could not switch at.
+    pub notes: Vec<String>,
 }
 
 /// The pixel of a final-state map that seeded the search (`start = "map"`).
@@ -421,6 +425,7 @@ pub fn run(
         diagram: None,
         drive_period: drive,
         complete: true,
+        notes: vec![],
     };
     let seed_energy = chain.energy(0.0, &x0);
     let energy = match run.closure {
@@ -480,7 +485,9 @@ pub fn run(
     }
     result.start_parameter = Some(p0);
     continue_both_ways(&mut result, &family, &orbit, p0, run, drive, obs)?;
+    let primary = result.branches.len();
     follow_doublings(&mut result, &family, run, drive, obs)?;
+    follow_bifurcations(&mut result, &family, run, drive, primary, obs)?;
     Ok(result)
 }
 
@@ -557,14 +564,7 @@ fn follow_doublings(
         };
         // A cascade's windows shrink by Feigenbaum's δ ≈ 4.67 per doubling: each doubled
         // branch is followed with steps a fifth, then a quarter per level, of the first's.
-        let c = &run.continuation;
-        let max_step = c.max_step / (5.0 * 4f64.powi(level as i32));
-        let next = crate::analysis::periodic::ContinuationOptions {
-            max_step,
-            step: c.step.min(max_step / 20.0),
-            min_step: c.min_step.min(1e-12),
-            ..*c
-        };
+        let next = doubled_options(&run.continuation, level);
         let doubled =
             switch_period_doubling(family, &pd, &run.shooting, &next, obs).map_err(spec_error)?;
         result.complete = doubled.ended != "interrupted";
@@ -573,6 +573,115 @@ fn follow_doublings(
             .first()
             .map_or_else(|| "doubled".to_string(), |p| label(&p.orbit, drive));
         result.branches.push((name, doubled));
+    }
+    Ok(())
+}
+
+/// The options of the doubled branch `level` levels below the first: a cascade's windows shrink
+/// by Feigenbaum's δ ≈ 4.67 per doubling, so each doubled branch is followed with steps a fifth,
+/// then a quarter per level, of the first's.
+fn doubled_options(c: &ContinuationOptions, level: usize) -> ContinuationOptions {
+    let max_step = c.max_step / (5.0 * 4f64.powi(level as i32));
+    ContinuationOptions {
+        max_step,
+        step: c.step.min(max_step / 20.0),
+        min_step: c.min_step.min(1e-12),
+        ..*c
+    }
+}
+
+/// `orbits.follow`: the new branches born at the located bifurcations of the first `primary`
+/// branches, of the kinds it names, each labelled by its kind and its count (`branch-point-1`,
+/// `period-doubling-2`). A period doubling's doubled branch is switched onto as `doublings`
+/// does (the first one is skipped where `doublings` already followed it); a branch point's new
+/// branch is a pitchfork's, its mirror half noted rather than continued twice (a branch point
+/// that is no pitchfork is noted, not switched); a Neimark–Sacker point is noted with the
+/// command that studies its torus.
+fn follow_bifurcations(
+    result: &mut OrbitsResult,
+    family: &SpecFamily<'_>,
+    run: &OrbitsRun,
+    drive: Option<f64>,
+    primary: usize,
+    obs: &mut dyn Observer,
+) -> Result<(), RunError> {
+    let f = run.follow;
+    if !f.any() {
+        return Ok(());
+    }
+    let name = run.parameter.as_ref().map_or("", |q| q.name.as_str());
+    let located: Vec<Bifurcation> = result.branches[..primary]
+        .iter()
+        .flat_map(|(_, b)| b.bifurcations.iter().cloned())
+        .collect();
+    let (mut doublings, mut points, mut tori) = (0, 0, 0);
+    for bif in located {
+        if !result.complete {
+            break;
+        }
+        let at = format!("{name} = {}", bif.parameter);
+        match bif.kind {
+            BifurcationKind::PeriodDoubling if f.period_doubling => {
+                doublings += 1;
+                if run.doublings > 0 && doublings == 1 {
+                    continue;
+                }
+                let opts = doubled_options(&run.continuation, 0);
+                let b = switch_period_doubling(family, &bif, &run.shooting, &opts, obs)
+                    .map_err(spec_error)?;
+                result.complete = b.ended != "interrupted";
+                let period = b
+                    .points
+                    .first()
+                    .map_or_else(String::new, |p| format!(" {}", label(&p.orbit, drive)));
+                result
+                    .branches
+                    .push((format!("period-doubling-{doublings}{period}"), b));
+            }
+            BifurcationKind::BranchPoint if f.branch_point => {
+                points += 1;
+                let tag = format!("branch-point-{points}");
+                match switch_branch_point(family, &bif, &run.shooting, &run.continuation, obs) {
+                    Ok(sw) => {
+                        result.complete = sw.branch.ended != "interrupted"
+                            && sw.other.as_ref().is_none_or(|o| o.ended != "interrupted");
+                        let what = if sw.mirror {
+                            format!(
+                                "a symmetry-breaking pitchfork; its other half (along −c) is this one's mirror image θ → −θ (their first points {:.1e} apart), not continued twice",
+                                sw.mirror_distance
+                            )
+                        } else {
+                            format!(
+                                "a pitchfork whose halves are not mirror images ({:.1e} apart): both continued",
+                                sw.mirror_distance
+                            )
+                        };
+                        result.notes.push(format!("{tag} at {at}: {what}"));
+                        match sw.other {
+                            None => result.branches.push((tag, sw.branch)),
+                            Some(o) => {
+                                result.branches.push((format!("{tag} +c"), sw.branch));
+                                result.branches.push((format!("{tag} -c"), o));
+                            }
+                        }
+                    }
+                    Err(PeriodicError::Unverified(why) | PeriodicError::NotConverged(why)) => {
+                        result
+                            .notes
+                            .push(format!("{tag} at {at}: not switched: {why}"));
+                    }
+                    Err(e) => return Err(spec_error(e)),
+                }
+            }
+            BifurcationKind::NeimarkSacker if f.neimark_sacker => {
+                tori += 1;
+                result.notes.push(format!(
+                    "neimark-sacker-{tori} at {at}: a torus is born (multiplier {:+.6} {:+.6}i); nothing is continued here: `pendula frequencies` studies the quasi-periodic motion near this orbit",
+                    bif.multiplier[0], bif.multiplier[1]
+                ));
+            }
+            _ => {}
+        }
     }
     Ok(())
 }

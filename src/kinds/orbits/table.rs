@@ -18,6 +18,7 @@
 //! parameter = "model.drive.torque.amplitude"
 //! range = [1.0, 1.1]
 //! doublings = 3                # follow this many period-doubling branches
+//! follow = ["branch-point"]    # or "all": the new branches born at the located bifurcations
 //! ```
 //!
 //! An undriven, undamped chain's orbits are closed by their energy (`energy`, J; default the
@@ -92,12 +93,44 @@ pub struct OrbitsSpec {
     pub locate_tolerance: Option<f64>,
     /// Period-doubling branches followed after the first (continue of a driven chain).
     pub doublings: Option<usize>,
+    /// continue: the kinds of located bifurcation whose new branches are followed
+    /// (`period-doubling`, `branch-point`, `neimark-sacker`: a note, the torus being the
+    /// frequency map's), or `all`.
+    pub follow: Option<FollowSpec>,
     /// The diagram's further starts (each a whole state θ…, θ̇…) beside [initial].
     pub starts: Option<Vec<Vec<f64>>>,
     /// Drive periods sampled at each parameter value (diagram, default 100).
     pub sampled_periods: Option<u64>,
     /// RK4 steps per drive period (diagram, default 200).
     pub steps_per_period: Option<u64>,
+}
+
+/// `orbits.follow` as written: one word or a list of them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum FollowSpec {
+    Word(String),
+    List(Vec<String>),
+}
+
+/// Which located bifurcations' new branches a continuation follows (`orbits.follow`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Follow {
+    /// Each period doubling of the first branch(es): its doubled branch.
+    pub period_doubling: bool,
+    /// Each branch point: the new branch (a symmetry-breaking pitchfork's).
+    pub branch_point: bool,
+    /// Each Neimark–Sacker point: a note naming the torus' command, nothing continued.
+    pub neimark_sacker: bool,
+}
+
+impl Follow {
+    /// The words `follow` takes, besides `all`.
+    pub const NAMES: [&'static str; 3] = ["period-doubling", "branch-point", "neimark-sacker"];
+
+    pub fn any(self) -> bool {
+        self.period_doubling || self.branch_point || self.neimark_sacker
+    }
 }
 
 /// What the run does.
@@ -213,6 +246,8 @@ pub struct OrbitsRun {
     /// Continue down from the start too (a second branch, before the doubled ones).
     pub both_ways: bool,
     pub doublings: usize,
+    /// The located bifurcations whose new branches are followed (`orbits.follow`).
+    pub follow: Follow,
     /// The diagram's values, extra starts, transient, samples and steps (diagram).
     pub diagram: Option<DiagramOptions>,
     /// Whether the model is a preset (a varied chain's errors name `model.mass`, not

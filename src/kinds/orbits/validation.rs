@@ -5,7 +5,9 @@
 
 use super::fields::{renamed, word};
 use super::steps::check_orbit_segments;
-use super::table::{MapSeed, OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, OrbitsSpec};
+use super::table::{
+    Follow, FollowSpec, MapSeed, OrbitClosure, OrbitStart, OrbitsAction, OrbitsRun, OrbitsSpec,
+};
 use super::varied::{continuation_options, diagram_options, varied};
 use crate::analysis::periodic::{ContinuationOptions, PeriodicError, ShootingOptions};
 use crate::error::positive;
@@ -96,11 +98,61 @@ fn validate(
         continuation,
         both_ways,
         doublings: s.doublings.unwrap_or(0),
+        follow: follow(s, driven)?,
         diagram,
         preset: file.preset(),
         map_seed,
     };
     Ok((run, method, x0))
+}
+
+/// `orbits.follow`: its words (one, a list, or `all`), each once; a driven chain's (the
+/// switches shoot over drive periods).
+fn follow(s: &OrbitsSpec, driven: bool) -> Result<Follow, SpecError> {
+    let words: Vec<&str> = match &s.follow {
+        None => return Ok(Follow::default()),
+        Some(FollowSpec::Word(w)) => vec![w.as_str()],
+        Some(FollowSpec::List(l)) => l.iter().map(String::as_str).collect(),
+    };
+    let mut f = Follow::default();
+    for w in words {
+        let flag = match w {
+            "all" => {
+                f = Follow {
+                    period_doubling: true,
+                    branch_point: true,
+                    neimark_sacker: true,
+                };
+                continue;
+            }
+            "period-doubling" => &mut f.period_doubling,
+            "branch-point" => &mut f.branch_point,
+            "neimark-sacker" => &mut f.neimark_sacker,
+            other => {
+                return Err(SpecError::new(
+                    "orbits.follow",
+                    format!(
+                        "unknown bifurcation `{other}` (one of {}, or all; a fold starts no new branch)",
+                        Follow::NAMES.join(", ")
+                    ),
+                ))
+            }
+        };
+        if *flag {
+            return Err(SpecError::new(
+                "orbits.follow",
+                format!("`{w}` is named twice"),
+            ));
+        }
+        *flag = true;
+    }
+    if f.any() && !driven {
+        return Err(SpecError::new(
+            "orbits.follow",
+            "follows the bifurcations of a driven chain's branch (the model has no drive)",
+        ));
+    }
+    Ok(f)
 }
 
 /// The state the search starts from: `[initial]`, which must be given, unless the seed
@@ -150,6 +202,7 @@ fn refuse_other_actions(s: &OrbitsSpec, action: OrbitsAction) -> Result<(), Spec
         ("max_step", s.max_step.is_some()),
         ("locate_tolerance", s.locate_tolerance.is_some()),
         ("doublings", s.doublings.is_some()),
+        ("follow", s.follow.is_some()),
     ];
     let diagram_only = [
         ("starts", s.starts.is_some()),
