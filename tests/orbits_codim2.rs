@@ -428,3 +428,70 @@ fn a_normal_form_coefficient_is_located_where_it_vanishes() {
         "{d:?}"
     );
 }
+
+/// The double pendulum's NS curve walked down in ω from 0.7: it meets the fold curve (a real
+/// multiplier through +1: fold–NS), passes κ = −½ twice (1:3) and κ = 0 (1:4), and ends at
+/// κ = 1 (1:1). Each point checked on a fresh orbit found there: its multipliers.
+#[test]
+fn strong_resonances_on_the_double_pendulum_ns_curve() {
+    let (a_ns, x_ns) = ns_start();
+    let opts = CurveOptions {
+        min: [0.0, 0.6],
+        max: [3.0, 0.7],
+        points: 200,
+        step: 0.02,
+        min_step: 1e-9,
+        max_step: 0.05,
+        increasing: false,
+    };
+    let c = continue_curve(
+        &double_family,
+        BifurcationKind::NeimarkSacker,
+        &x_ns,
+        [a_ns, 0.7],
+        &shooting(),
+        &opts,
+        &mut Silent,
+    )
+    .unwrap();
+    let kinds: Vec<&str> = c.codim2.iter().map(|c| c.kind).collect();
+    eprintln!("{} points, ended {}, {kinds:?}", c.points.len(), c.ended);
+    assert_eq!(kinds, ["fold-ns", "1:3", "1:3", "1:4", "1:1"]);
+    assert!(
+        c.ended.starts_with("the codimension-2 point 1:1"),
+        "{}",
+        c.ended
+    );
+    assert!(c.codim2.iter().all(|d| d.stops == (d.kind == "1:1")));
+    let last = c.points.last().unwrap().parameters;
+    assert_eq!(last, c.codim2[4].parameters);
+    for d in &c.codim2 {
+        let [a, w] = d.parameters;
+        let o = orbit_at(&driven(2, C2, w, a), d.x0.clone(), w);
+        let mu: Vec<nalgebra::Complex<f64>> =
+            o.floquet.multipliers.iter().map(|m| m.complex()).collect();
+        let near = |z: nalgebra::Complex<f64>, tol: f64| mu.iter().any(|m| (m - z).norm() < tol);
+        let e = |t: f64| nalgebra::Complex::from_polar(1.0, t);
+        eprintln!("{} at ({a}, {w}) ± {:?}: {mu:?}", d.kind, d.uncertainty);
+        match d.kind {
+            // Located to the corrector's tolerance: the pair at e^{±2πi/3}, ±i.
+            "1:3" => assert!(near(e(2.0 * PI / 3.0), 1e-8) && near(e(-2.0 * PI / 3.0), 1e-8)),
+            "1:4" => assert!(near(e(PI / 2.0), 1e-8) && near(e(-PI / 2.0), 1e-8)),
+            // Next to a fold the corrector converges slowly and the bracket stays wider (its
+            // width is the stated error bar): a multiplier +1 and the pair on the circle.
+            "fold-ns" => {
+                assert!(near(nalgebra::Complex::new(1.0, 0.0), 1e-4));
+                assert!(mu
+                    .iter()
+                    .filter(|m| m.im.abs() > 0.1)
+                    .all(|m| (m.norm() - 1.0).abs() < 1e-4));
+            }
+            // A double multiplier +1, split as √ of the residual.
+            _ => assert_eq!(
+                mu.iter().filter(|m| (*m - 1.0).norm() < 3e-3).count(),
+                2,
+                "{mu:?}"
+            ),
+        }
+    }
+}

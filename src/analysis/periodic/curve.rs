@@ -12,6 +12,18 @@
 //! parameter box (the last point landed on its edge), has its points, or the test function
 //! loses regularity (the bordered matrix turns singular: M ∓ I with a second null direction).
 //!
+//! A Neimark–Sacker point (a complex pair e^{±iθ} on the unit circle) is continued the same way
+//! with C₂(M) − I in place of M ∓ I ([`system`]); each point records κ = cos θ, and a start
+//! whose pair with product 1 is real (a neutral saddle) is refused.
+//!
+//! At every accepted point the curve's codimension-2 test functions are evaluated; a sign
+//! change over a step is located on the arclength and written to [`Curve::codim2`]
+//! ([`codim2`]). The walk stops at the strong resonances where the curve ends or changes
+//! nature (1:1 and 1:2 on an NS curve: past them the pair is real and the curve is a neutral
+//! saddle's; 1:2 on a period-doubling curve, where M + I's rank can drop by two) and goes on
+//! through the others (a cusp of folds onto the other fold curve, 1:3, 1:4, fold–flip,
+//! fold–NS, flip–NS, 1:1 on a fold curve).
+//!
 //! A multiplier +1 where the orbit persists on both sides (a symmetric orbit's pitchfork, like
 //! the hanging or upright pendulum's on a vibrated pivot) makes [F_z F_p] rank-deficient along
 //! the whole curve: the curve is then a branch-point curve. The corrector's and the tangent's
@@ -346,6 +358,7 @@ pub fn continue_curve_with<F: Family2>(
             let c = Codim2 {
                 kind: slot.name,
                 parameters: [l.solved.y[n], l.solved.y[n + 1]],
+                x0: l.solved.y[..n].to_vec(),
                 arclength: arclength + l.s,
                 multipliers: l.mu.iter().map(|m| [m.re, m.im]).collect(),
                 test: l.value,

@@ -43,6 +43,8 @@ pub struct Codim2 {
     /// "degenerate-flip" or "chenciner".
     pub kind: &'static str,
     pub parameters: [f64; 2],
+    /// The orbit's shooting unknowns there (a start for the curves that meet it).
+    pub x0: Vec<f64>,
     /// The arclength from the curve's start.
     pub arclength: f64,
     /// The multipliers there, (re, im).
