@@ -12,6 +12,18 @@
 //! parameter box (the last point landed on its edge), has its points, or the test function
 //! loses regularity (the bordered matrix turns singular: M ∓ I with a second null direction).
 //!
+//! A Neimark–Sacker point (a complex pair e^{±iθ} on the unit circle) is continued the same way
+//! with C₂(M) − I in place of M ∓ I ([`system`]); each point records κ = cos θ, and a start
+//! whose pair with product 1 is real (a neutral saddle) is refused.
+//!
+//! At every accepted point the curve's codimension-2 test functions are evaluated; a sign
+//! change over a step is located on the arclength and written to [`Curve::codim2`]
+//! ([`codim2`]). The walk stops at the strong resonances where the curve ends or changes
+//! nature (1:1 and 1:2 on an NS curve: past them the pair is real and the curve is a neutral
+//! saddle's; 1:2 on a period-doubling curve, where M + I's rank can drop by two) and goes on
+//! through the others (a cusp of folds onto the other fold curve, 1:3, 1:4, fold–flip,
+//! fold–NS, flip–NS, 1:1 on a fold curve).
+//!
 //! A multiplier +1 where the orbit persists on both sides (a symmetric orbit's pitchfork, like
 //! the hanging or upright pendulum's on a vibrated pivot) makes [F_z F_p] rank-deficient along
 //! the whole curve: the curve is then a branch-point curve. The corrector's and the tangent's
@@ -24,18 +36,23 @@
 //! point's: exact for a symmetric orbit, which stays in the symmetric subspace, c being
 //! across it.
 
+mod codim2;
 mod system;
 
-pub use system::Family2;
+pub use codim2::{Codim2, NormalForm};
+pub use system::{compound, Family2};
 
 use super::continuation::BifurcationKind;
 use super::floquet::Stability;
-use super::shooting::{least_squares_cut, norm_inf, unit_tangent, PeriodicOrbit, Shooting};
+use super::shooting::{
+    least_squares_cut, norm_inf, unit_tangent, Periodic, PeriodicOrbit, Shooting,
+};
 use super::{PeriodicError, ShootingOptions};
 use crate::observe::{Cancel, Control, Observer};
+use codim2::{changed, Context};
 use nalgebra::{DMatrix, DVector};
 use serde::Serialize;
-use system::{Border, Extended, System};
+use system::{Border, Extended, System, Test};
 
 /// Singular values below this fraction of the largest are treated as zero in the corrector's
 /// and the tangent's solves (a branch-point curve's symmetric null direction).
@@ -125,24 +142,31 @@ pub struct CurvePoint {
     /// The bordered matrix's reciprocal condition (the test function's regularity).
     pub regularity: f64,
     pub stability: Stability,
+    /// A Neimark–Sacker curve's κ = cos θ of its pair e^{±iθ} (None on the other kinds).
+    pub kappa: Option<f64>,
 }
 
 /// A continued bifurcation curve.
 #[derive(Debug, Clone, Serialize)]
 pub struct Curve {
-    /// Fold, branch point (a multiplier +1 where the orbit persists) or period doubling.
+    /// Fold, branch point (a multiplier +1 where the orbit persists), period doubling or
+    /// Neimark–Sacker.
     pub kind: BifurcationKind,
     pub points: Vec<CurvePoint>,
-    /// Why the curve ended: "range", "points", "interrupted", the loss of the test function's
-    /// regularity, or the corrector's failure.
+    /// The codimension-2 points located along it, in order ([`codim2`]'s table).
+    pub codim2: Vec<Codim2>,
+    /// Why the curve ended: "range", "points", "interrupted", a codimension-2 point where
+    /// the curve ends or changes nature, the loss of the test function's regularity, or the
+    /// corrector's failure.
     pub ended: String,
 }
 
-/// Continues the bifurcation of kind `kind` (fold, branch point or period doubling) of the
-/// driven orbit near `x0` at parameters `p0` in both parameters of `family`. `x0` need only be
-/// near the bifurcating orbit (a located bifurcation's orbit is); the first point is corrected
-/// with p₂ fixed. Progress counts curve points; a stop ends the curve (`ended =
-/// "interrupted"`).
+/// Continues the bifurcation of kind `kind` (fold, branch point, period doubling or
+/// Neimark–Sacker) of the driven orbit near `x0` at parameters `p0` in both parameters of
+/// `family`. `x0` need only be near the bifurcating orbit (a located bifurcation's orbit is);
+/// the first point is corrected with p₂ fixed. Progress counts curve points; a stop ends the
+/// curve (`ended = "interrupted"`). The codimension-2 points that need a normal form are not
+/// looked for ([`continue_curve_with`]).
 pub fn continue_curve<F: Family2>(
     family: &F,
     kind: BifurcationKind,
@@ -150,6 +174,22 @@ pub fn continue_curve<F: Family2>(
     p0: [f64; 2],
     shooting: &ShootingOptions,
     opts: &CurveOptions,
+    observer: &mut dyn Observer,
+) -> Result<Curve, PeriodicError> {
+    continue_curve_with(family, kind, x0, p0, shooting, opts, None, observer)
+}
+
+/// [`continue_curve`] with a normal-form coefficient along the curve (a period-doubling
+/// curve's degenerate flip, a Neimark–Sacker curve's Chenciner point where it vanishes).
+#[allow(clippy::too_many_arguments)]
+pub fn continue_curve_with<F: Family2>(
+    family: &F,
+    kind: BifurcationKind,
+    x0: &[f64],
+    p0: [f64; 2],
+    shooting: &ShootingOptions,
+    opts: &CurveOptions,
+    normal_form: Option<&dyn NormalForm<F::Sys>>,
     observer: &mut dyn Observer,
 ) -> Result<Curve, PeriodicError> {
     opts.check()?;
@@ -160,14 +200,15 @@ pub fn continue_curve<F: Family2>(
             "a bifurcation curve shoots with one segment",
         ));
     }
-    let sigma = match kind {
-        BifurcationKind::Fold | BifurcationKind::BranchPoint => 1.0,
-        BifurcationKind::PeriodDoubling => -1.0,
+    let test = match kind {
+        BifurcationKind::Fold | BifurcationKind::BranchPoint => Test::Shift(1.0),
+        BifurcationKind::PeriodDoubling => Test::Shift(-1.0),
+        BifurcationKind::NeimarkSacker => Test::Compound,
         other => {
             return Err(PeriodicError::invalid(
                 "bifurcation",
                 format!(
-                    "a {} has no curve here (folds, branch points and period doublings do); a Neimark–Sacker point's torus is the frequency map's business",
+                    "a {} has no curve here (folds, branch points, period doublings and Neimark–Sacker points do)",
                     other.name()
                 ),
             ))
@@ -201,14 +242,14 @@ pub fn continue_curve<F: Family2>(
         cancel: system.cancel.clone(),
     }
     .evaluate(x0)?;
-    let mut border = Border::at(&ev0.segments[0].jacobian, sigma)?;
+    let mut border = Border::at(&ev0.segments[0].jacobian, test)?;
     // The first point: p₂ held where it is.
     let mut e2 = DVector::zeros(d);
     e2[d - 1] = 1.0;
     // A multiplier +1: a fold, or a branch point where the orbit persists (classified at the
     // start, before the corrector can drift along the symmetry-breaking direction).
     let kind = match kind {
-        BifurcationKind::PeriodDoubling => kind,
+        BifurcationKind::PeriodDoubling | BifurcationKind::NeimarkSacker => kind,
         _ if persists(&system.evaluate(&y, &border)?.jacobian, &border.b, &y) => {
             BifurcationKind::BranchPoint
         }
@@ -218,9 +259,26 @@ pub fn continue_curve<F: Family2>(
     let first = correct(&system, &border, y.clone(), &y, &e2, 0.0, pin0)?;
     let orient = if opts.increasing { e2.clone() } else { -&e2 };
     let mut t = tangent(&first.ext.jacobian, &orient, &system.cancel)?;
+    let ctx = Context {
+        kind,
+        slots: codim2::slots(kind),
+        hamiltonian: first.ext.sys.hamiltonian(),
+        normal_form,
+    };
+    let (mu, mut vals) = tests_at(&ctx, &first, &t)?;
+    if kind == BifurcationKind::NeimarkSacker && !codim2::complex_pair(&mu, &[]) {
+        return Err(PeriodicError::invalid(
+            "bifurcation",
+            format!(
+                "the start ({}, {}) is not a Neimark–Sacker point: the multipliers whose product is 1 are real (a neutral saddle)",
+                first.y[n], first.y[n + 1]
+            ),
+        ));
+    }
+    let mut found: Vec<Codim2> = Vec::new();
     let mut walk = Vec::with_capacity(opts.points.min(4096));
     let orbit = verified(&system, &first.y, &first.ext)?;
-    walk.push(point(&first, orbit, 0.0));
+    walk.push(point(&first, orbit, 0.0, kind));
     border = border.refreshed(&first.ext.bordered);
     let mut current = first;
     let mut ds = opts.step;
@@ -261,27 +319,89 @@ pub fn continue_curve<F: Family2>(
         };
         let p = [next.y[n], next.y[n + 1]];
         let rcond = next.ext.bordered.rcond;
-        if rcond < 1e-10 {
-            break format!(
-                "the test function lost regularity at ({}, {}): the bordered matrix of M {} I is singular (reciprocal condition {rcond:.1e}), M {} I has a second null direction",
-                p[0],
-                p[1],
-                if sigma > 0.0 { "−" } else { "+" },
-                if sigma > 0.0 { "−" } else { "+" },
-            );
-        }
         let t_next = match tangent(&next.ext.jacobian, &t, &system.cancel) {
             Ok(t) => t,
             Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
             Err(e) => return Err(e),
         };
+        // The codimension-2 points on the step: each test function's sign change located,
+        // in order along the step, up to the first where the curve stops.
+        let (_, vals_next) = match tests_at(&ctx, &next, &t_next) {
+            Ok(v) => v,
+            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+            Err(e) => break format!("the test functions at ({}, {}) failed: {e}", p[0], p[1]),
+        };
+        let step_pin = (kind == BifurcationKind::BranchPoint).then_some((&border.c, &base[..n]));
+        let located = match codim2_on_step(
+            &system,
+            &border,
+            &ctx,
+            &current,
+            (&t, &t_next),
+            (step, p),
+            &vals,
+            &vals_next,
+            step_pin,
+        ) {
+            Ok(l) => l,
+            Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+            Err(e) => {
+                break format!(
+                    "a codimension-2 point after ({}, {}) was not located: {e}",
+                    current.y[n],
+                    current.y[n + 1]
+                )
+            }
+        };
+        let mut stop = None;
+        for (slot, l) in located {
+            let c = Codim2 {
+                kind: slot.name,
+                parameters: [l.solved.y[n], l.solved.y[n + 1]],
+                x0: l.solved.y[..n].to_vec(),
+                arclength: arclength + l.s,
+                multipliers: l.mu.iter().map(|m| [m.re, m.im]).collect(),
+                test: l.value,
+                bracket: l.bracket,
+                uncertainty: l.uncertainty,
+                stops: slot.stops,
+            };
+            found.push(c);
+            if slot.stops {
+                stop = Some(l);
+                break;
+            }
+        }
+        if let Some(l) = stop {
+            let c = found.last().expect("pushed");
+            let ended = format!(
+                "the codimension-2 point {} at ({}, {})",
+                c.kind, c.parameters[0], c.parameters[1]
+            );
+            match verified(&system, &l.solved.y, &l.solved.ext) {
+                Ok(o) => walk.push(point(&l.solved, o, arclength + l.s, kind)),
+                Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
+                Err(e) => break format!("{ended}, whose orbit failed verification: {e}"),
+            }
+            break ended;
+        }
+        if rcond < 1e-10 {
+            break format!(
+                "the test function lost regularity at ({}, {}): the bordered matrix of {} is singular (reciprocal condition {rcond:.1e}), {} has a second null direction",
+                p[0],
+                p[1],
+                test.name(),
+                test.name(),
+            );
+        }
         let orbit = match verified(&system, &next.y, &next.ext) {
             Ok(o) => o,
             Err(PeriodicError::Interrupted) => break "interrupted".to_string(),
             Err(e) => break format!("the point at ({}, {}) failed verification: {e}", p[0], p[1]),
         };
         arclength += step;
-        walk.push(point(&next, orbit, arclength));
+        walk.push(point(&next, orbit, arclength, kind));
+        vals = vals_next;
         border = border.refreshed(&next.ext.bordered);
         if next.iterations <= 3 {
             ds = (ds * 1.3).min(opts.max_step);
@@ -296,8 +416,75 @@ pub fn continue_curve<F: Family2>(
     Ok(Curve {
         kind,
         points: walk,
+        codim2: found,
         ended,
     })
+}
+
+/// The multipliers and test functions at a solved point with tangent `t` (the cusp's test
+/// measured along t's own parameter part: its value here is |t_p|).
+fn tests_at<S: Periodic>(
+    ctx: &Context<'_, S>,
+    s: &Solved<S>,
+    t: &DVector<f64>,
+) -> Result<(Vec<nalgebra::Complex<f64>>, Vec<f64>), PeriodicError> {
+    codim2::values(
+        ctx,
+        &s.y,
+        &s.ext.sys,
+        s.ext.closure,
+        &s.ext.monodromy,
+        t,
+        codim2::unit_p(t),
+    )
+}
+
+/// A located codimension-2 point and its test function.
+type Found<S> = (codim2::Slot, codim2::Located<S>);
+
+/// The codimension-2 points between `from` (test values `v0`) and the next point (arclength
+/// `step` along `t`, parameters `p1`, values `v1`), located and in order along the step;
+/// a fold–NS or flip–NS whose pair is real there (a neutral saddle) is dropped.
+#[allow(clippy::too_many_arguments)]
+fn codim2_on_step<F: Family2>(
+    system: &System<'_, F>,
+    border: &Border,
+    ctx: &Context<'_, F::Sys>,
+    from: &Solved<F::Sys>,
+    (t, t1): (&DVector<f64>, &DVector<f64>),
+    (step, p1): (f64, [f64; 2]),
+    v0: &[f64],
+    v1: &[f64],
+    pin: Option<(&DVector<f64>, &[f64])>,
+) -> Result<Vec<Found<F::Sys>>, PeriodicError> {
+    let n = from.y.len() - 2;
+    let mut out = Vec::new();
+    for (k, slot) in ctx.slots.iter().enumerate() {
+        // The cusp's test along this step: t_p · u, u the unit t_p at the step's start.
+        let (f0, f1) = if slot.name == "cusp" {
+            let u = codim2::unit_p(t);
+            (t[n].hypot(t[n + 1]), t1[n] * u[0] + t1[n + 1] * u[1])
+        } else {
+            (v0[k], v1[k])
+        };
+        if !changed(f0, f1) {
+            continue;
+        }
+        let Some(l) = codim2::locate(system, border, ctx, k, from, t, (step, f0, f1, p1), pin)?
+        else {
+            continue;
+        };
+        if matches!(slot.name, "fold-ns" | "flip-ns") && ctx.kind != BifurcationKind::NeimarkSacker
+        {
+            let crit = codim2::critical(ctx.kind, &l.mu);
+            if !codim2::complex_pair(&l.mu, &crit) {
+                continue;
+            }
+        }
+        out.push((*slot, l));
+    }
+    out.sort_by(|a, b| a.1.s.total_cmp(&b.1.s));
+    Ok(out)
 }
 
 /// A corrected point of the extended system.
@@ -491,6 +678,7 @@ fn point<S: super::Periodic>(
     s: &Solved<S>,
     mut orbit: PeriodicOrbit,
     arclength: f64,
+    kind: BifurcationKind,
 ) -> CurvePoint {
     let n = s.y.len() - 2;
     let m = &s.ext.monodromy;
@@ -505,6 +693,15 @@ fn point<S: super::Periodic>(
         flip_test: (m + &id).determinant(),
         regularity: s.ext.bordered.rcond,
         stability,
+        kappa: (kind == BifurcationKind::NeimarkSacker).then(|| {
+            let mu: Vec<_> = orbit
+                .floquet
+                .multipliers
+                .iter()
+                .map(|m| m.complex())
+                .collect();
+            codim2::kappa(&mu)
+        }),
         orbit,
     }
 }

@@ -1,18 +1,25 @@
 //! The minimally augmented system of a bifurcation curve: the shooting equations
 //! F(z, p) = φ(kT; z, p) − z of a driven orbit and one scalar test function g(z, p) that
-//! vanishes where M − σI is singular (σ = +1: a multiplier +1, fold or branch point; σ = −1:
-//! a multiplier −1, period doubling), from the bordered system
+//! vanishes where a test matrix A(M) is singular, from the bordered system
 //!
 //! ```text
-//! [ M − σI  b ] [v]   [0]
-//! [ cᵀ      0 ] [g] = [1]
+//! [ A(M)  b ] [v]   [0]
+//! [ cᵀ    0 ] [g] = [1]
 //! ```
 //!
 //! (Govaerts' minimal augmentation; b, c approximate the left and right null vectors and are
-//! refreshed at each accepted point). g is a regular function wherever M − σI has rank n − 1,
-//! and its zero set is exactly the bifurcation set there; the rank dropping further (a
-//! double multiplier σ with two eigenvectors, like the Mathieu tongue's tip M = −I) makes the
-//! bordered matrix singular, which the walk reports as a loss of regularity.
+//! refreshed at each accepted point). A(M) is M − σI for a multiplier σ = +1 (fold or branch
+//! point) or σ = −1 (period doubling), and C₂(M) − I for a Neimark–Sacker point: C₂(M), the
+//! second compound (bialternate M⊙M), has the eigenvalues μᵢμⱼ (i < j), so C₂(M) − I is
+//! singular where a pair's product is 1: a complex pair on the unit circle, or a real pair
+//! μ, 1/μ (a neutral saddle, which the walk tells apart by the multipliers themselves). One
+//! real unknown fewer than a 2-bordered M² − 2κM + I with κ unknown, and the same
+//! corrector as the other kinds; its size n(n − 1)/2 is 6 for a double pendulum.
+//!
+//! g is a regular function wherever A(M) has rank one less than full, and its zero set is
+//! exactly the bifurcation set there; the rank dropping further (a double multiplier σ with
+//! two eigenvectors, like the Mathieu tongue's tip M = −I) makes the bordered matrix
+//! singular, which the walk reports as a loss of regularity.
 //!
 //! F_z = M − I is the exact monodromy; F_p and the whole gradient of g are central differences
 //! of the exact F and M (g's derivative would need the second-order variational equations).
@@ -38,12 +45,59 @@ impl<S: Periodic, F: Fn([f64; 2]) -> Result<(S, Closure), PeriodicError> + Sync>
     }
 }
 
+/// The test matrix A(M) whose singularity the curve follows.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(super) enum Test {
+    /// M − σI: a multiplier σ (+1 or −1).
+    Shift(f64),
+    /// C₂(M) − I: two multipliers whose product is 1.
+    Compound,
+}
+
+impl Test {
+    pub fn matrix(self, m: &DMatrix<f64>) -> DMatrix<f64> {
+        match self {
+            Test::Shift(sigma) => m - DMatrix::identity(m.nrows(), m.ncols()) * sigma,
+            Test::Compound => {
+                let c = compound(m);
+                let k = c.nrows();
+                c - DMatrix::identity(k, k)
+            }
+        }
+    }
+
+    /// How the test matrix reads in a message.
+    pub fn name(self) -> &'static str {
+        match self {
+            Test::Shift(s) if s > 0.0 => "M − I",
+            Test::Shift(_) => "M + I",
+            Test::Compound => "C₂(M) − I",
+        }
+    }
+}
+
+/// The second compound matrix of `m`: the 2 × 2 minors, rows and columns indexed by the pairs
+/// (p, q), p < q, in lexicographic order; its eigenvalues are the products μᵢμⱼ, i < j.
+pub fn compound(m: &DMatrix<f64>) -> DMatrix<f64> {
+    let n = m.nrows();
+    let pairs: Vec<(usize, usize)> = (0..n)
+        .flat_map(|p| (p + 1..n).map(move |q| (p, q)))
+        .collect();
+    let mut c = DMatrix::zeros(pairs.len(), pairs.len());
+    for (i, &(p, q)) in pairs.iter().enumerate() {
+        for (j, &(r, s)) in pairs.iter().enumerate() {
+            c[(i, j)] = m[(p, r)] * m[(q, s)] - m[(p, s)] * m[(q, r)];
+        }
+    }
+    c
+}
+
 /// The bordering vectors of the test function.
 #[derive(Debug, Clone)]
 pub(super) struct Border {
-    /// The multiplier whose crossing is followed: +1 or −1.
-    pub sigma: f64,
-    /// Approximate left (b) and right (c) null vectors of M − σI, unit.
+    /// The test matrix whose singularity is followed.
+    pub test: Test,
+    /// Approximate left (b) and right (c) null vectors of the test matrix, unit.
     pub b: DVector<f64>,
     pub c: DVector<f64>,
 }
@@ -58,17 +112,19 @@ pub(super) struct Bordered {
 }
 
 impl Border {
-    /// The border at `m`: the singular vectors of M − σI's smallest singular value.
-    pub fn at(m: &DMatrix<f64>, sigma: f64) -> Result<Border, PeriodicError> {
-        let n = m.nrows();
-        let a = m - DMatrix::identity(n, n) * sigma;
+    /// The border at `m`: the singular vectors of the test matrix's smallest singular value.
+    pub fn at(m: &DMatrix<f64>, test: Test) -> Result<Border, PeriodicError> {
+        let a = test.matrix(m);
+        let n = a.nrows();
         let svd = a
             .try_svd(true, true, f64::EPSILON, 100 * n.max(1))
-            .ok_or_else(|| PeriodicError::NotConverged("the SVD of M ∓ I failed".into()))?;
+            .ok_or_else(|| {
+                PeriodicError::NotConverged(format!("the SVD of {} failed", test.name()))
+            })?;
         let (u, vt) = (svd.u.expect("asked"), svd.v_t.expect("asked"));
         let i = svd.singular_values.imin();
         Ok(Border {
-            sigma,
+            test,
             b: u.column(i).into_owned(),
             c: vt.row(i).transpose(),
         })
@@ -76,10 +132,10 @@ impl Border {
 
     /// g and the null vectors at monodromy `m`.
     pub fn solve(&self, m: &DMatrix<f64>) -> Result<Bordered, PeriodicError> {
-        let n = m.nrows();
+        let a = self.test.matrix(m);
+        let n = a.nrows();
         let mut big = DMatrix::zeros(n + 1, n + 1);
-        big.view_mut((0, 0), (n, n))
-            .copy_from(&(m - DMatrix::identity(n, n) * self.sigma));
+        big.view_mut((0, 0), (n, n)).copy_from(&a);
         big.view_mut((0, n), (n, 1)).copy_from(&self.b);
         big.view_mut((n, 0), (1, n)).copy_from(&self.c.transpose());
         let sv = big.clone().singular_values();
@@ -88,10 +144,10 @@ impl Border {
         let mut rhs = DVector::zeros(n + 1);
         rhs[n] = 1.0;
         let singular = || {
-            PeriodicError::NotConverged(
-                "the bordered matrix of M ∓ I is singular (the test function lost regularity)"
-                    .into(),
-            )
+            PeriodicError::NotConverged(format!(
+                "the bordered matrix of {} is singular (the test function lost regularity)",
+                self.test.name()
+            ))
         };
         let right = lu.solve(&rhs).ok_or_else(singular)?;
         let left = big.transpose().lu().solve(&rhs).ok_or_else(singular)?;
@@ -106,7 +162,7 @@ impl Border {
     /// The border refreshed from a point's null vectors.
     pub fn refreshed(&self, at: &Bordered) -> Border {
         Border {
-            sigma: self.sigma,
+            test: self.test,
             b: at.w.normalize(),
             c: at.v.normalize(),
         }
