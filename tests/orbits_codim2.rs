@@ -495,3 +495,132 @@ fn strong_resonances_on_the_double_pendulum_ns_curve() {
         }
     }
 }
+
+/// The pendulum (1 kg, 1 m, g = 9.81, damping 0.1 N·m·s) on a pivot a cos Ωt: p = (Ω, a).
+fn vibrated(p: [f64; 2]) -> Result<(Chain, Closure), PeriodicError> {
+    let mut c = ChainParams::new(vec![Link::point(1.0, 1.0)]);
+    c.gravity = 9.81;
+    c.damping.absolute = vec![0.1];
+    c.drive.pivot = Some(PivotMotion {
+        x_amplitude: 0.0,
+        y_amplitude: p[1],
+        frequency: p[0],
+        phase: 0.0,
+    });
+    Ok((Chain::new(c).unwrap(), closure(p[0])))
+}
+
+/// The located period doublings of the hanging state on its branch in Ω ∈ [5.5, 7] at `a`,
+/// each with its normal form's criticality ("supercritical"/"subcritical").
+fn tongue_edges(a: f64) -> Vec<(f64, &'static str)> {
+    let family = move |om: f64| vibrated([om, a]);
+    let (chain, c) = vibrated([5.5, a]).unwrap();
+    let start = find(
+        &chain,
+        &Guess {
+            x0: vec![0.0, 0.0],
+            period: 2.0 * PI / 5.5,
+        },
+        c,
+        &shooting(),
+        &Cancel::never(),
+    )
+    .unwrap();
+    let opts = ContinuationOptions {
+        min: 5.5,
+        max: 7.0,
+        points: 400,
+        step: 0.005,
+        max_step: 0.01,
+        locate_tolerance: 1e-11,
+        ..ContinuationOptions::default()
+    };
+    let branch = continue_branch(&family, &start, 5.5, &shooting(), &opts, &mut Silent).unwrap();
+    branch
+        .bifurcations
+        .iter()
+        .filter(|b| b.kind == BifurcationKind::PeriodDoubling)
+        .map(|b| {
+            let nf = b.normal_form.as_ref().unwrap();
+            (
+                b.parameter,
+                nf.criticality.map_or("undetermined", |c| c.name()),
+            )
+        })
+        .collect()
+}
+
+/// The damped vibrated pendulum's principal tongue: its lower edge is subcritical at
+/// a = 0.05 m and its upper edge supercritical (tests/orbits_normal_form.rs); walked from the
+/// lower edge down round the tongue's tip and up the upper edge, the period-doubling curve's
+/// cubic coefficient c changes sign once, a degenerate flip, which `continue_curve` locates
+/// with its default normal-form hook. The independent route: one-parameter continuations in Ω
+/// at fixed a on either side of the located a, each period doubling's own normal form: the
+/// edge through the point changes criticality between them, the other edge does not.
+#[test]
+fn the_tongue_edge_changes_criticality_at_a_degenerate_flip() {
+    let a0 = 0.05;
+    let edges = tongue_edges(a0);
+    assert_eq!(edges.len(), 2, "{edges:?}");
+    assert_eq!((edges[0].1, edges[1].1), ("subcritical", "supercritical"));
+    let (chain, c) = vibrated([edges[0].0, a0]).unwrap();
+    let x0 = find(
+        &chain,
+        &Guess {
+            x0: vec![0.0, 0.0],
+            period: 2.0 * PI / edges[0].0,
+        },
+        c,
+        &shooting(),
+        &Cancel::never(),
+    )
+    .unwrap()
+    .x0;
+    let curve = continue_curve(
+        &vibrated,
+        BifurcationKind::PeriodDoubling,
+        &x0,
+        [edges[0].0, a0],
+        &shooting(),
+        &CurveOptions {
+            min: [5.0, 0.0],
+            max: [8.0, 0.08],
+            points: 400,
+            step: 0.005,
+            max_step: 0.01,
+            increasing: false,
+            ..CurveOptions::default()
+        },
+        &mut Silent,
+    )
+    .unwrap();
+    let flips: Vec<&Codim2> = curve
+        .codim2
+        .iter()
+        .filter(|c| c.kind == "degenerate-flip")
+        .collect();
+    for c in &curve.codim2 {
+        eprintln!("{} at {:?} ± {:?}", c.kind, c.parameters, c.uncertainty);
+    }
+    let end = curve.points.last().unwrap().parameters;
+    eprintln!("ended {} at {end:?}, {} points", curve.ended, curve.points.len());
+    assert_eq!(flips.len(), 1, "{:?}", curve.codim2);
+    let [om_g, a_g] = flips[0].parameters;
+    // Which edge it lies on: the nearer located doubling at a_g + 1e-3.
+    let above = tongue_edges(a_g + 1e-3);
+    let below = tongue_edges(a_g - 1e-3);
+    eprintln!("Ω = {om_g}, a = {a_g}: above {above:?}, below {below:?}");
+    assert_eq!((above.len(), below.len()), (2, 2));
+    let on = |e: &[(f64, &str)]| {
+        if (e[0].0 - om_g).abs() < (e[1].0 - om_g).abs() {
+            0
+        } else {
+            1
+        }
+    };
+    let (i, j) = (on(&above), on(&below));
+    assert_eq!(i, j);
+    assert_ne!(above[i].1, below[i].1, "the edge through the point flips criticality");
+    assert_eq!(above[1 - i].1, below[1 - i].1, "the other edge does not");
+    assert!((above[i].0 - om_g).abs() < 0.05 && (below[i].0 - om_g).abs() < 0.05);
+}

@@ -165,8 +165,10 @@ pub struct Curve {
 /// Neimark–Sacker) of the driven orbit near `x0` at parameters `p0` in both parameters of
 /// `family`. `x0` need only be near the bifurcating orbit (a located bifurcation's orbit is);
 /// the first point is corrected with p₂ fixed. Progress counts curve points; a stop ends the
-/// curve (`ended = "interrupted"`). The codimension-2 points that need a normal form are not
-/// looked for ([`continue_curve_with`]).
+/// curve (`ended = "interrupted"`). The codimension-2 points that need a normal form
+/// (degenerate flip, Chenciner) are located where the stroboscopic map's coefficient
+/// ([`super::normal_form::CurveNormalForm`]) changes sign; [`continue_curve_with`] takes
+/// another hook, or none.
 pub fn continue_curve<F: Family2>(
     family: &F,
     kind: BifurcationKind,
@@ -176,7 +178,11 @@ pub fn continue_curve<F: Family2>(
     opts: &CurveOptions,
     observer: &mut dyn Observer,
 ) -> Result<Curve, PeriodicError> {
-    continue_curve_with(family, kind, x0, p0, shooting, opts, None, observer)
+    let hook = super::normal_form::CurveNormalForm {
+        shooting: *shooting,
+        cancel: observer.cancel(),
+    };
+    continue_curve_with(family, kind, x0, p0, shooting, opts, Some(&hook), observer)
 }
 
 /// [`continue_curve`] with a normal-form coefficient along the curve (a period-doubling

@@ -33,7 +33,9 @@ pub use continuation::{
     continue_branch, switch_branch_point, switch_period_doubling, Bifurcation, BifurcationKind,
     Branch, BranchPoint, BranchSwitch, ContinuationOptions, Family,
 };
-pub use curve::{continue_curve, Curve, CurveOptions, CurvePoint, Family2};
+pub use curve::{
+    continue_curve, continue_curve_with, Codim2, Curve, CurveOptions, CurvePoint, Family2,
+};
 pub use diagram::{orbit_diagram, DiagramOptions, OrbitDiagram};
 pub use errors::{ladder_estimate, orbit_error, ErrorParts, OrbitError, ERROR_METHOD};
 pub use floquet::{floquet, Floquet, Multiplier, Stability};

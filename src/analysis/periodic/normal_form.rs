@@ -400,3 +400,52 @@ pub fn normal_form<F: Family>(
     };
     map_normal_form(&map, &orbit.x0, kind, steps).map(Some)
 }
+
+/// The normal-form coefficient along a two-parameter curve ([`super::curve::NormalForm`]: the
+/// hook that locates degenerate flips and Chenciner points, and a fold curve's a): the
+/// coefficient of the stroboscopic map of the system there, at the curve point's orbit,
+/// integrated with `shooting`'s method. NaN where none applies (an autonomous or Hamiltonian
+/// system, a branch point) or where the computation fails, so that no sign change is seen
+/// there rather than the curve ending.
+pub struct CurveNormalForm {
+    pub shooting: ShootingOptions,
+    pub cancel: Cancel,
+}
+
+impl<S: Periodic> super::curve::NormalForm<S> for CurveNormalForm {
+    fn coefficient(
+        &self,
+        kind: BifurcationKind,
+        sys: &S,
+        closure: Closure,
+        z: &[f64],
+        _p: [f64; 2],
+        _monodromy: &DMatrix<f64>,
+    ) -> Result<f64, PeriodicError> {
+        let Closure::Driven { drive_period, k } = closure else {
+            return Ok(f64::NAN);
+        };
+        if sys.hamiltonian()
+            || !matches!(
+                kind,
+                BifurcationKind::Fold
+                    | BifurcationKind::PeriodDoubling
+                    | BifurcationKind::NeimarkSacker
+            )
+        {
+            return Ok(f64::NAN);
+        }
+        let method = self.shooting.method();
+        // The coefficient alone: the parameter's derivatives (dα) are not needed along a curve.
+        let map = |x: &[f64], _dp: f64| -> Result<(DVector<f64>, DMatrix<f64>), PeriodicError> {
+            let mut obs = Cancellable(self.cancel.clone());
+            let p = propagate(sys, &method, 0.0, x, k as f64 * drive_period, 1, &mut obs)?;
+            Ok((DVector::from_vec(p.x), p.jacobian))
+        };
+        match map_normal_form(&map, z, kind, NormalFormSteps::default()) {
+            Ok(nf) => Ok(nf.coefficient),
+            Err(PeriodicError::Interrupted) => Err(PeriodicError::Interrupted),
+            Err(_) => Ok(f64::NAN),
+        }
+    }
+}

@@ -25,7 +25,9 @@
 //!
 //! The degenerate flip and the Chenciner point need normal-form coefficients (the flip's cubic,
 //! the NS's first Lyapunov coefficient) that this module does not compute: they come from a
-//! [`NormalForm`] given to [`super::continue_curve_with`]; without one their slots are empty.
+//! [`NormalForm`] hook, which [`super::continue_curve`] takes from
+//! [`crate::analysis::periodic::normal_form`] (the stroboscopic map's coefficient) and
+//! [`super::continue_curve_with`] from its caller; without one their slots are empty.
 
 use super::super::continuation::BifurcationKind;
 use super::super::floquet::eigenvalues;
