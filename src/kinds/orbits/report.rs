@@ -142,6 +142,9 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
             v["feigenbaum_ratios"] = json!(ratios);
         }
     }
+    if let Some(c) = &r.curves {
+        v["curve"] = super::curve_report::json(run, c);
+    }
     if let Some(d) = &r.diagram {
         v["diagram"] = json!({
             "parameters": d.parameters.len(),
@@ -336,6 +339,9 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
             d.samples,
             d.lyapunov.len()
         );
+    }
+    if let Some(c) = &r.curves {
+        super::curve_report::table(&mut s, run, c);
     }
     if r.action == OrbitsAction::Continue
         && r.branches.iter().all(|(_, b)| b.bifurcations.is_empty())
