@@ -645,7 +645,8 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
            newton_tolerance=None, max_iterations=None, shape_samples=None, parameter=None,
            range=None, points=None, direction=None, step=None, min_step=None, max_step=None,
            locate_tolerance=None, doublings=None, starts=None, sampled_periods=None,
-           steps_per_period=None, rtol=None, atol=None, plot=None, follow=None):
+           steps_per_period=None, parameter2=None, range2=None, bifurcation=None,
+           branch_file=None, chart_grid=None, rtol=None, atol=None, plot=None, follow=None):
     """Periodic orbits: ``xarray.DataTree`` of the CLI's ``orbits`` group.
 
     ``action`` ``"find"`` (default: child ``orbit``, with its period, multipliers, monodromy
@@ -663,8 +664,10 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
     ``"orbits.energy"``, …) over ``range`` [min, max]. The other keywords are the spec's
     ``[orbits]`` table (``follow``: ``"all"`` or a list of ``"period-doubling"``,
     ``"branch-point"``, ``"neimark-sacker"``: the new branches born at those located
-    bifurcations); ``rtol``/``atol`` DOP853's (default 1e-12). A Newton that does not
-    converge raises ``RuntimeError``.
+    bifurcations); ``rtol``/``atol`` DOP853's (default 1e-12). ``"curve"`` continues the
+    branch's located bifurcations in ``parameter`` and ``parameter2`` over ``range`` ×
+    ``range2`` (children ``curve_1``, … over dim ``point``, and the stability ``chart``). A
+    Newton that does not converge raises ``RuntimeError``.
     """
     table = {"action": action, "start": start, "mode": mode, "amplitude": amplitude,
              "drive_periods": drive_periods, "energy": energy, "period": period,
@@ -677,7 +680,10 @@ def orbits(model, action=None, theta=None, omega=None, start=None, mode=None, am
              "points": points, "direction": direction, "step": step, "min_step": min_step,
              "max_step": max_step, "locate_tolerance": locate_tolerance, "doublings": doublings,
              "follow": follow, "starts": starts, "sampled_periods": sampled_periods,
-             "steps_per_period": steps_per_period}
+             "steps_per_period": steps_per_period, "parameter2": parameter2, "range2": range2,
+             "bifurcation": bifurcation,
+             "branch_file": _os.fspath(branch_file) if isinstance(branch_file, _os.PathLike) else branch_file,
+             "chart_grid": chart_grid}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))
     return _run(_spec(model, "orbits", _initial(theta, omega), table, integ), tree=True, plot=plot)

@@ -169,7 +169,7 @@ fn cli() -> Command {
                     .index(1)
                     .value_name("ACTION")
                     .value_parser(pendula::kinds::orbits::OrbitsAction::NAMES)
-                    .help("find (default): one orbit; continue: its branch in --parameter; diagram: the orbit diagram in --parameter"),
+                    .help("find (default): one orbit; continue: its branch in --parameter; diagram: the orbit diagram in --parameter; curve: its bifurcations in --parameter and --parameter2"),
             );
         }
         // `augment_args` sets the about of the struct it derives from: set ours after it.

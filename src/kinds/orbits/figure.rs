@@ -32,6 +32,9 @@ pub fn draw(
     if let Some(d) = &r.diagram {
         return diagram(title, parameter_label, d, path);
     }
+    if let Some(c) = &r.curves {
+        return super::curve_figure::draw(&title, run, c, path);
+    }
     if r.branches.is_empty() {
         let o = r.orbit.as_ref().expect("find keeps its orbit");
         return shape(title, chain, o, path);

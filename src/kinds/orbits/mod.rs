@@ -8,6 +8,11 @@
 //! figure ([`figure`], drawn by `plot/orbits/`)); [`KIND`] is its registry entry and its
 //! validated settings are the table's [`OrbitsRun`].
 
+mod curve_figure;
+mod curve_record;
+mod curve_report;
+pub mod curve_spec;
+pub mod curves;
 mod fields;
 pub mod figure;
 mod found;
@@ -82,7 +87,7 @@ impl Settings for OrbitsRun {
                 let followed = if self.follow.any() { 2.0 } else { 0.0 };
                 let branches = 1.0 + self.doublings as f64 + followed;
                 let points = match self.action {
-                    OrbitsAction::Continue => self.continuation.points as f64,
+                    OrbitsAction::Continue | OrbitsAction::Curve => self.continuation.points as f64,
                     _ => 1.0,
                 };
                 terms.push(Term {

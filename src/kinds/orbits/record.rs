@@ -100,6 +100,9 @@ pub fn orbits(found: &PeriodicOrbits) -> Record {
         write_bifurcations(&mut bg, &result.branches, n, units);
         g.group(bg);
     }
+    if let Some(c) = &result.curves {
+        super::curve_record::write_curves(&mut g, spec, c);
+    }
     if let Some(d) = &result.diagram {
         let mut dg = Record::new("diagram");
         write_diagram(&mut dg, d, spec, units);

@@ -146,6 +146,9 @@ pub fn summary(links: usize, run: &OrbitsRun, r: &OrbitsResult) -> Value {
     if !r.notes.is_empty() {
         v["notes"] = json!(r.notes);
     }
+    if let Some(c) = &r.curves {
+        v["curve"] = super::curve_report::json(run, c);
+    }
     if let Some(d) = &r.diagram {
         v["diagram"] = json!({
             "parameters": d.parameters.len(),
@@ -374,6 +377,9 @@ pub fn table(run: &OrbitsRun, r: &OrbitsResult) -> String {
             d.samples,
             d.lyapunov.len()
         );
+    }
+    if let Some(c) = &r.curves {
+        super::curve_report::table(&mut s, run, c);
     }
     if r.action == OrbitsAction::Continue
         && r.branches.iter().all(|(_, b)| b.bifurcations.is_empty())

@@ -47,6 +47,8 @@ pub struct OrbitsResult {
     /// What `orbits.follow` found beside its branches: a pitchfork's mirror half, a
     /// Neimark–Sacker point's torus, a branch point it could not switch at.
     pub notes: Vec<String>,
+    /// `action = "curve"`: the bifurcation curves and the stability chart.
+    pub curves: Option<super::curves::Curves>,
 }
 
 /// The pixel of a final-state map that seeded the search (`start = "map"`).
@@ -404,15 +406,20 @@ pub fn run(
     let drive = chain.params().drive.period_of_fields()?;
     let mut return_distance = None;
     let mut map_pixel = None;
-    let (x0, guess) = seed(
-        spec,
-        chain,
-        run,
-        obs,
-        drive,
-        &mut return_distance,
-        &mut map_pixel,
-    )?;
+    let branch_file = run.curve.as_ref().and_then(|c| c.branch_file.clone());
+    let (x0, guess) = match branch_file {
+        // The bifurcations are the file's: no orbit is sought here.
+        Some(_) => (spec.x0.to_vec(), None),
+        None => seed(
+            spec,
+            chain,
+            run,
+            obs,
+            drive,
+            &mut return_distance,
+            &mut map_pixel,
+        )?,
+    };
     let mut result = OrbitsResult {
         action: run.action,
         seed: x0.clone(),
@@ -426,7 +433,15 @@ pub fn run(
         drive_period: drive,
         complete: true,
         notes: vec![],
+        curves: None,
     };
+    if let Some(file) = branch_file {
+        let located = super::curves::located_in_file(chain, run, &file)?;
+        let c = super::curves::curves(run, chain, &located, Some(file), obs)?;
+        result.complete = c.complete;
+        result.curves = Some(c);
+        return Ok(result);
+    }
     let seed_energy = chain.energy(0.0, &x0);
     let energy = match run.closure {
         OrbitClosure::Energy(Some(e)) => e,
@@ -488,6 +503,12 @@ pub fn run(
     let primary = result.branches.len();
     follow_doublings(&mut result, &family, run, drive, obs)?;
     follow_bifurcations(&mut result, &family, run, drive, primary, obs)?;
+    if run.action == OrbitsAction::Curve && result.complete {
+        let located = super::curves::located_on(&result.branches);
+        let c = super::curves::curves(run, chain, &located, None, obs)?;
+        result.complete = c.complete;
+        result.curves = Some(c);
+    }
     Ok(result)
 }
 

@@ -103,6 +103,18 @@ pub struct OrbitsSpec {
     pub sampled_periods: Option<u64>,
     /// RK4 steps per drive period (diagram, default 200).
     pub steps_per_period: Option<u64>,
+    /// curve: the second varied spec field p₂ (any `parameter` accepts but the energy and p₁).
+    pub parameter2: Option<String>,
+    /// curve: p₂'s bounds [min, max].
+    pub range2: Option<Vec<f64>>,
+    /// curve: which located bifurcations of the branch to continue: all (default) | fold |
+    /// branch-point | period-doubling | KIND:N (the N-th of that kind along the branch).
+    pub bifurcation: Option<String>,
+    /// curve: take the located bifurcations from this orbits `continue` file (HDF5) instead of
+    /// continuing the branch.
+    pub branch_file: Option<String>,
+    /// curve: the stability chart's shading grid, nodes per axis (default 40, 0: none).
+    pub chart_grid: Option<usize>,
 }
 
 /// `orbits.follow` as written: one word or a list of them.
@@ -139,12 +151,14 @@ pub enum OrbitsAction {
     Find,
     Continue,
     Diagram,
+    /// Curves of the branch's bifurcations in two parameters ([`super::curves`]).
+    Curve,
 }
 
 impl OrbitsAction {
     /// Every action's name, the default first: `orbits.action`'s words and the values of the
     /// command's ACTION.
-    pub const NAMES: [&'static str; 3] = ["find", "continue", "diagram"];
+    pub const NAMES: [&'static str; 4] = ["find", "continue", "diagram", "curve"];
 
     /// The action called `name` (one of [`OrbitsAction::NAMES`]).
     pub fn named(name: &str) -> Option<OrbitsAction> {
@@ -152,6 +166,7 @@ impl OrbitsAction {
             "find" => Some(OrbitsAction::Find),
             "continue" => Some(OrbitsAction::Continue),
             "diagram" => Some(OrbitsAction::Diagram),
+            "curve" => Some(OrbitsAction::Curve),
             _ => None,
         }
     }
@@ -161,6 +176,7 @@ impl OrbitsAction {
             OrbitsAction::Find => "find",
             OrbitsAction::Continue => "continue",
             OrbitsAction::Diagram => "diagram",
+            OrbitsAction::Curve => "curve",
         }
     }
 }
@@ -255,6 +271,8 @@ pub struct OrbitsRun {
     pub preset: bool,
     /// `start = "map"`: the map file and the attractor.
     pub map_seed: Option<MapSeed>,
+    /// `action = "curve"`: the second parameter, the selection and the curves' options.
+    pub curve: Option<super::curve_spec::CurveRun>,
 }
 
 /// The fields `parameter` may name.

@@ -66,14 +66,31 @@ fn validate(
 
     let (parameter, range) = varied(s, chain, driven, file, action != OrbitsAction::Find)?;
     refuse_other_actions(s, action)?;
+    super::curve_spec::refuse_curve_fields(s, action)?;
     let mut continuation = ContinuationOptions::default();
     let mut diagram = None;
     let mut both_ways = false;
+    let mut curve = None;
     match action {
         OrbitsAction::Find => {}
         OrbitsAction::Continue => {
             (continuation, both_ways) =
                 continuation_options(s, chain, driven, parameter.as_ref(), range)?;
+        }
+        OrbitsAction::Curve => {
+            // p₁'s branch, continued both ways to locate the bifurcations (`direction` is p₂'s).
+            let branch = OrbitsSpec {
+                direction: None,
+                ..s.clone()
+            };
+            (continuation, _) =
+                continuation_options(&branch, chain, driven, parameter.as_ref(), range)?;
+            both_ways = true;
+            let p1 = parameter.as_ref().expect("checked by varied()");
+            let range = range.expect("checked by varied()");
+            curve = Some(super::curve_spec::curve_run(
+                s, chain, driven, file, p1, range, &shooting,
+            )?);
         }
         OrbitsAction::Diagram => {
             diagram = Some(diagram_options(
@@ -102,6 +119,7 @@ fn validate(
         diagram,
         preset: file.preset(),
         map_seed,
+        curve,
     };
     Ok((run, method, x0))
 }
@@ -225,6 +243,8 @@ fn refuse_other_actions(s: &OrbitsSpec, action: OrbitsAction) -> Result<(), Spec
         OrbitsAction::Diagram => {
             refuse_given("orbits", &continue_only, "applies to action = \"continue\"")
         }
+        // The curve's own refusals: curve_spec::refuse_curve_fields.
+        OrbitsAction::Curve => Ok(()),
     }
 }
 

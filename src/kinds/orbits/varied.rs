@@ -203,7 +203,7 @@ pub(super) fn varied(
 /// Checks `name` as a parameter of this chain and reads its units: a field of the chain that
 /// this spec's model has (a drive amplitude needs the drive; a preset's links vary together)
 /// and that it can be set on.
-fn parameter(
+pub(super) fn parameter(
     name: &str,
     chain: &Chain,
     driven: bool,

@@ -8,6 +8,7 @@
 //! the curve's vertices whatever the point spacing.
 
 mod bifurcation;
+mod chart;
 mod diagram;
 mod legend;
 mod lines;
@@ -17,6 +18,7 @@ mod shape;
 pub use bifurcation::{
     draw_bifurcation, stability_pieces, BifurcationFigure, BifurcationMark, BranchCurve, Piece,
 };
+pub use chart::{draw_stability_chart, ChartCells, ChartCurve, StabilityChart};
 pub use diagram::{draw_orbit_diagram, OrbitDiagramFigure};
 pub use lines::dashes;
 pub use marks::{bifurcation_style, MarkShape, BIFURCATION_KINDS};
