@@ -94,6 +94,44 @@ fn branch_in_a(
         .collect()
 }
 
+/// The criticality of the NS located on the branch in A at ω from the orbit near `x0` at
+/// `a0` (within ±0.05 of it), from its own normal form.
+fn ns_criticality(w: f64, x0: Vec<f64>, a0: f64) -> &'static str {
+    let family = move |a: f64| -> Result<(Chain, Closure), PeriodicError> {
+        Ok((driven(2, C2, w, a), closure(w)))
+    };
+    let start = orbit_at(&driven(2, C2, w, a0), x0, w);
+    let mut found = None;
+    for increasing in [true, false] {
+        let opts = ContinuationOptions {
+            min: a0 - 0.05,
+            max: a0 + 0.05,
+            points: 400,
+            step: 1e-3,
+            max_step: 4e-3,
+            locate_tolerance: 1e-11,
+            increasing,
+            ..ContinuationOptions::default()
+        };
+        let b = continue_branch(&family, &start, a0, &shooting(), &opts, &mut Silent).unwrap();
+        if let Some(ns) = b
+            .bifurcations
+            .iter()
+            .find(|b| b.kind == BifurcationKind::NeimarkSacker)
+        {
+            found = Some(ns.clone());
+            break;
+        }
+    }
+    let ns = found.expect("an NS within ±0.05 in A");
+    let nf = ns.normal_form.expect("the NS's normal form");
+    eprintln!(
+        "NS at ω = {w}, A = {}: d = {} ± {}",
+        ns.parameter, nf.coefficient, nf.error
+    );
+    nf.criticality.map_or("undetermined", |c| c.name())
+}
+
 /// The NS of the double pendulum's period-1 branch at ω = 0.7 (continued in A from rest;
 /// the branch folds twice before it): A and the orbit.
 fn ns_start() -> (f64, Vec<f64>) {
@@ -456,7 +494,9 @@ fn strong_resonances_on_the_double_pendulum_ns_curve() {
     .unwrap();
     let kinds: Vec<&str> = c.codim2.iter().map(|c| c.kind).collect();
     eprintln!("{} points, ended {}, {kinds:?}", c.points.len(), c.ended);
-    assert_eq!(kinds, ["fold-ns", "1:3", "1:3", "1:4", "1:1"]);
+    // The Chenciner point: the first Lyapunov coefficient d changes sign (checked below
+    // against one-parameter continuations' located NS points on either side).
+    assert_eq!(kinds, ["chenciner", "fold-ns", "1:3", "1:3", "1:4", "1:1"]);
     assert!(
         c.ended.starts_with("the codimension-2 point 1:1"),
         "{}",
@@ -464,7 +504,7 @@ fn strong_resonances_on_the_double_pendulum_ns_curve() {
     );
     assert!(c.codim2.iter().all(|d| d.stops == (d.kind == "1:1")));
     let last = c.points.last().unwrap().parameters;
-    assert_eq!(last, c.codim2[4].parameters);
+    assert_eq!(last, c.codim2[5].parameters);
     for d in &c.codim2 {
         let [a, w] = d.parameters;
         let o = orbit_at(&driven(2, C2, w, a), d.x0.clone(), w);
@@ -485,6 +525,22 @@ fn strong_resonances_on_the_double_pendulum_ns_curve() {
                     .iter()
                     .filter(|m| m.im.abs() > 0.1)
                     .all(|m| (m.norm() - 1.0).abs() < 1e-4));
+            }
+            // The NS located on one-parameter branches in A at ω on either side: d's sign
+            // (the criticality) differs, and the pair is on the circle here.
+            "chenciner" => {
+                assert!(mu
+                    .iter()
+                    .any(|m| m.im.abs() > 1e-3 && (m.norm() - 1.0).abs() < 1e-8));
+                // A zero of d, not a pole (which (I − A)⁻¹ gives next to a fold–NS): d there
+                // is small against its values ±2e-3 away in ω (≈ 0.07).
+                assert!(d.test.abs() < 1e-4, "d = {} at the point", d.test);
+                let sides: Vec<&str> = [-1.0, 1.0]
+                    .iter()
+                    .map(|s| ns_criticality(w + s * 2e-3, d.x0.clone(), a))
+                    .collect();
+                eprintln!("chenciner: NS criticality at ω ∓ 2e-3: {sides:?}");
+                assert_ne!(sides[0], sides[1]);
             }
             // A double multiplier +1, split as √ of the residual.
             _ => assert_eq!(
@@ -554,9 +610,15 @@ fn tongue_edges(a: f64) -> Vec<(f64, &'static str)> {
 /// a = 0.05 m and its upper edge supercritical (tests/orbits_normal_form.rs); walked from the
 /// lower edge down round the tongue's tip and up the upper edge, the period-doubling curve's
 /// cubic coefficient c changes sign once, a degenerate flip, which `continue_curve` locates
-/// with its default normal-form hook. The independent route: one-parameter continuations in Ω
-/// at fixed a on either side of the located a, each period doubling's own normal form: the
-/// edge through the point changes criticality between them, the other edge does not.
+/// with its default normal-form hook. Where: next to the tip (measured: 2e-6 above the
+/// curve's lowest point in a, on the lower edge). Averaging θ̈ + 2ζθ̇ + (1 − h cos 2ωt) sin θ
+/// = 0 says why: the 2-cycles' amplitude r² = 8[(1 − ω²) ∓ S], S = √(h²/4 − 4ζ²ω²), is born
+/// at the edges 1 − ω² = ±S with a slope dr²/dω that grows like dS/dω ∝ 1/S, while the
+/// multiplier's rate μ′ there falls like S: the amplitude law r² ≈ |μ′/c|·|ω − ω*| then needs
+/// c ∝ S², which vanishes where the edges meet (S = 0); the full map moves the zero slightly
+/// off the tip. The independent route: one-parameter continuations in Ω at fixed a, each
+/// period doubling's own normal form: just above the located point's a the lower edge is still
+/// subcritical and the upper supercritical, just below it there is no tongue.
 #[test]
 fn the_tongue_edge_changes_criticality_at_a_degenerate_flip() {
     let a0 = 0.05;
@@ -603,24 +665,27 @@ fn the_tongue_edge_changes_criticality_at_a_degenerate_flip() {
         eprintln!("{} at {:?} ± {:?}", c.kind, c.parameters, c.uncertainty);
     }
     let end = curve.points.last().unwrap().parameters;
-    eprintln!("ended {} at {end:?}, {} points", curve.ended, curve.points.len());
+    eprintln!(
+        "ended {} at {end:?}, {} points",
+        curve.ended,
+        curve.points.len()
+    );
     assert_eq!(flips.len(), 1, "{:?}", curve.codim2);
     let [om_g, a_g] = flips[0].parameters;
-    // Which edge it lies on: the nearer located doubling at a_g + 1e-3.
+    // The tip: the curve's lowest point (its points are 0.005–0.01 apart in arclength).
+    let tip = curve
+        .points
+        .iter()
+        .map(|p| p.parameters)
+        .min_by(|x, y| x[1].total_cmp(&y[1]))
+        .unwrap();
+    eprintln!("degenerate flip at Ω = {om_g}, a = {a_g}; the tip's nearest point {tip:?}");
+    assert!((a_g - tip[1]).abs() < 1e-4 && (om_g - tip[0]).abs() < 0.02);
     let above = tongue_edges(a_g + 1e-3);
     let below = tongue_edges(a_g - 1e-3);
-    eprintln!("Ω = {om_g}, a = {a_g}: above {above:?}, below {below:?}");
-    assert_eq!((above.len(), below.len()), (2, 2));
-    let on = |e: &[(f64, &str)]| {
-        if (e[0].0 - om_g).abs() < (e[1].0 - om_g).abs() {
-            0
-        } else {
-            1
-        }
-    };
-    let (i, j) = (on(&above), on(&below));
-    assert_eq!(i, j);
-    assert_ne!(above[i].1, below[i].1, "the edge through the point flips criticality");
-    assert_eq!(above[1 - i].1, below[1 - i].1, "the other edge does not");
-    assert!((above[i].0 - om_g).abs() < 0.05 && (below[i].0 - om_g).abs() < 0.05);
+    eprintln!("above {above:?}, below {below:?}");
+    assert_eq!(above.len(), 2);
+    assert_eq!((above[0].1, above[1].1), ("subcritical", "supercritical"));
+    assert!(above[0].0 < om_g && om_g < above[1].0);
+    assert!(below.is_empty());
 }

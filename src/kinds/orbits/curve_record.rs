@@ -4,8 +4,8 @@
 //! `not_continued`, and the stability chart's shading as `chart`.
 
 use super::curves::{Chart, ContinuedCurve, Curves, NotContinued};
-use crate::analysis::periodic::Codim2;
 use super::table::OrbitsRun;
+use crate::analysis::periodic::Codim2;
 use crate::finding::{Attr, Record};
 use ndarray::Array2;
 
