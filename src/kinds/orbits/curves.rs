@@ -165,6 +165,15 @@ pub fn curves(
             });
             continue;
         }
+        if let Some(k) = already_on(&out.curves, loc.kind, [loc.parameter, c.start2]) {
+            out.not_continued.push(NotContinued {
+                start,
+                why: format!(
+                    "it lies on curve {k} already (a damped tongue's two edges are one curve)"
+                ),
+            });
+            continue;
+        }
         match one_curve(&family, loc, c, &run.shooting, obs) {
             Ok(curve) => {
                 let stopped = curve.ended.contains("interrupted");
@@ -232,6 +241,26 @@ pub fn curves(
         out.complete &= out.chart.is_some();
     }
     Ok(out)
+}
+
+/// The curve (from 1) of the same kind that already passes through `p`: one of its segments
+/// crosses p₂ = p[1] with p[0] inside its p₁ span (widened by a tenth of it, for the chord's
+/// sag). A damped tongue's boundary, continued from one edge, crosses the start's p₂ again at
+/// the other edge's located point.
+fn already_on(curves: &[ContinuedCurve], kind: BifurcationKind, p: [f64; 2]) -> Option<usize> {
+    curves
+        .iter()
+        .position(|k| {
+            k.start.kind == kind
+                && k.curve.points.windows(2).any(|w| {
+                    let (a, b) = (w[0].parameters, w[1].parameters);
+                    let crosses = (a[1] - p[1]) * (b[1] - p[1]) <= 0.0 && a[1] != b[1];
+                    let (lo, hi) = (a[0].min(b[0]), a[0].max(b[0]));
+                    let pad = 0.1 * (hi - lo);
+                    crosses && (lo - pad..=hi + pad).contains(&p[0])
+                })
+        })
+        .map(|i| i + 1)
 }
 
 /// One curve from `loc`, up, down or both ways along p₂ (joined into one curve).

@@ -161,15 +161,49 @@ pub fn bench_curves() -> Result<Vec<Value>, PeriodicError> {
     let pivot = |p: [f64; 2]| Ok(driven(vibrated(p[0], p[1]), p[0]));
     let mut curves = Vec::new();
     // Steps (and boxes) large enough that each curve has its 200 points inside the box.
-    let cases: [(&[f64], f64, f64, [f64; 2], bool, [f64; 2], f64); 2] = [
-        (&[0.0, 0.0], 7.0, 0.04, [5.0, 7.0], true, [0.01, 1.0], 0.01),
-        (&[PI, 0.0], 9.0, 0.6, [5.0, 14.0], false, [0.3, 2.0], 0.02),
+    struct Case {
+        x0: [f64; 2],
+        omega0: f64,
+        a: f64,
+        range: [f64; 2],
+        down: bool,
+        a_box: [f64; 2],
+        step: f64,
+    }
+    let cases = [
+        Case {
+            x0: [0.0, 0.0],
+            omega0: 7.0,
+            a: 0.04,
+            range: [5.0, 7.0],
+            down: true,
+            a_box: [0.01, 1.0],
+            step: 0.01,
+        },
+        Case {
+            x0: [PI, 0.0],
+            omega0: 9.0,
+            a: 0.6,
+            range: [5.0, 14.0],
+            down: false,
+            a_box: [0.3, 2.0],
+            step: 0.02,
+        },
     ];
-    for (x0, omega0, a, range, down, a_box, step) in cases {
-        let mut found = located(&pivot, x0, omega0, a, range, down, &shoot)?;
+    for Case {
+        x0,
+        omega0,
+        a,
+        range,
+        down,
+        a_box,
+        step,
+    } in cases
+    {
+        let mut found = located(&pivot, &x0, omega0, a, range, down, &shoot)?;
         if x0[0] != 0.0 {
             // The window's other edge, continued the other way.
-            found.extend(located(&pivot, x0, omega0, a, range, !down, &shoot)?);
+            found.extend(located(&pivot, &x0, omega0, a, range, !down, &shoot)?);
         }
         for (kind, omega, x) in found {
             let opts = CurveOptions {
