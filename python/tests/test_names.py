@@ -51,7 +51,9 @@ def test_every_orbits_keyword_is_its_spec_field(name):
     """Each keyword of pendula.orbits sets the spec field of its name: a value of the wrong
     type is refused naming `orbits.<keyword>` (`integrator.rtol`, `integrator.atol`)."""
     field = f"integrator.{name}" if name in ("rtol", "atol") else f"orbits.{name}"
-    bad = 1 if name in ("action", "start", "parameter", "direction", "map_file", "attractor") else "x"
+    words = ("action", "start", "parameter", "direction", "map_file", "attractor", "parameter2",
+             "bifurcation", "branch_file", "follow")
+    bad = 1 if name in words else "x"
     with pytest.raises(ValueError, match=r"(^|: )" + re.escape(field) + ": invalid type"):
         pendula.orbits(pendula.Chain.preset("simple"), **{name: bad})
 

@@ -258,7 +258,7 @@ flags! {
     "follow" => "orbits.follow", WordOrWords, "KIND,…", "continue: follow the new branches born at the located bifurcations of these kinds: period-doubling, branch-point, neimark-sacker (a note: the torus is `pendula frequencies`'s), or all", &[ORB];
     "parameter2" => "orbits.parameter2", Word, "FIELD", "curve: the second spec field (any --parameter accepts but orbits.energy and --parameter itself)", &[ORB];
     "range2" => "orbits.range2", Floats, "MIN,MAX", "curve: the second parameter's bounds", &[ORB];
-    "bifurcation" => "orbits.bifurcation", Word, "all|fold|branch-point|period-doubling|KIND:N", "curve: which located bifurcations of the branch to continue (default all; KIND:N the N-th of that kind along it)", &[ORB];
+    "bifurcation" => "orbits.bifurcation", Word, "all|fold|branch-point|period-doubling|neimark-sacker|KIND:N", "curve: which located bifurcations of the branch to continue (default all; KIND:N the N-th of that kind along it)", &[ORB];
     "branch-file" => "orbits.branch_file", Word, "FILE.h5", "curve: take the located bifurcations from this orbits continue file instead of continuing the branch", &[ORB];
     "chart-grid" => "orbits.chart_grid", Int, "N", "curve: the stability chart's shading nodes per axis (default 40, 0: none)", &[ORB];
     "sampled-periods" => "orbits.sampled_periods", Int, "N", "diagram: drive periods sampled at each value (default 100)", &[ORB];

@@ -58,6 +58,10 @@ use system::{Border, Extended, System, Test};
 /// and the tangent's solves (a branch-point curve's symmetric null direction).
 pub const RANK_CUT: f64 = 1e-9;
 
+/// A located zero of a normal-form coefficient is kept only where the coefficient there is
+/// below this fraction of its larger value at the step's ends.
+pub const NORMAL_FORM_ZERO: f64 = 0.1;
+
 /// [`persists`]' threshold.
 pub const PERSISTS: f64 = 1e-6;
 
@@ -480,6 +484,14 @@ fn codim2_on_step<F: Family2>(
         else {
             continue;
         };
+        // A normal-form coefficient's sign change must be a zero: where the computed
+        // coefficient jumps across the step (its finite differences switching regime) the
+        // located value stays of the size of the ends, and no point is reported.
+        if matches!(slot.name, "degenerate-flip" | "chenciner")
+            && l.value.abs() > NORMAL_FORM_ZERO * f0.abs().max(f1.abs())
+        {
+            continue;
+        }
         if matches!(slot.name, "fold-ns" | "flip-ns") && ctx.kind != BifurcationKind::NeimarkSacker
         {
             let crit = codim2::critical(ctx.kind, &l.mu);

@@ -244,7 +244,7 @@ fn selection(v: Option<&str>) -> Result<Selection, SpecError> {
             field,
             format!(
                 "unknown `{v}` (expected all, {}, or KIND:N)",
-                names[..3].join(", ")
+                names[..4].join(", ")
             ),
         ));
     };

@@ -108,7 +108,7 @@ pub struct OrbitsSpec {
     /// curve: p₂'s bounds [min, max].
     pub range2: Option<Vec<f64>>,
     /// curve: which located bifurcations of the branch to continue: all (default) | fold |
-    /// branch-point | period-doubling | KIND:N (the N-th of that kind along the branch).
+    /// branch-point | period-doubling | neimark-sacker | KIND:N (the N-th of that kind along the branch).
     pub bifurcation: Option<String>,
     /// curve: take the located bifurcations from this orbits `continue` file (HDF5) instead of
     /// continuing the branch.
@@ -118,11 +118,39 @@ pub struct OrbitsSpec {
 }
 
 /// `orbits.follow` as written: one word or a list of them.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize)]
 #[serde(untagged)]
 pub enum FollowSpec {
     Word(String),
     List(Vec<String>),
+}
+
+/// By hand rather than `untagged`, so that a value of another type is refused as every field's
+/// is ("invalid type: integer `1`, expected a word or a list of words"), not as an enum's.
+impl<'de> Deserialize<'de> for FollowSpec {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Words;
+        impl<'de> serde::de::Visitor<'de> for Words {
+            type Value = FollowSpec;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a word or a list of words")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<FollowSpec, E> {
+                Ok(FollowSpec::Word(v.to_string()))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut a: A,
+            ) -> Result<FollowSpec, A::Error> {
+                let mut words = Vec::new();
+                while let Some(w) = a.next_element::<String>()? {
+                    words.push(w);
+                }
+                Ok(FollowSpec::List(words))
+            }
+        }
+        d.deserialize_any(Words)
+    }
 }
 
 /// Which located bifurcations' new branches a continuation follows (`orbits.follow`).
