@@ -85,7 +85,7 @@ fn write_curve(g: &mut Record, k: &ContinuedCurve, names: &Names<'_>) {
             long.to_string(),
         );
     }
-    let vars: [(&str, Vec<f64>, &str, &str); 6] = [
+    let vars: [(&str, Vec<f64>, &str, &str); 7] = [
         (
             "arclength",
             col(&|q| q.arclength),
@@ -97,7 +97,7 @@ fn write_curve(g: &mut Record, k: &ContinuedCurve, names: &Names<'_>) {
             "test",
             col(&|q| q.test),
             "1",
-            "the continued test function g of the bordered M - sigma I (zero on the curve)",
+            "the continued test function g of the bordered M - sigma I, or of the bialternate product M.M - I on a Neimark-Sacker curve (zero on the curve)",
         ),
         ("fold_test", col(&|q| q.fold_test), "1", "det(M - I)"),
         ("flip_test", col(&|q| q.flip_test), "1", "det(M + I)"),
@@ -106,6 +106,12 @@ fn write_curve(g: &mut Record, k: &ContinuedCurve, names: &Names<'_>) {
             col(&|q| q.regularity),
             "1",
             "reciprocal condition of the bordered matrix (the test function's regularity; near 0: lost)",
+        ),
+        (
+            "kappa",
+            col(&|q| q.kappa.unwrap_or(f64::NAN)),
+            "1",
+            "kappa = cos(theta) of the multiplier pair e^(+-i theta) on a Neimark-Sacker curve (NaN on the others)",
         ),
     ];
     for (name, v, units, long) in vars {
