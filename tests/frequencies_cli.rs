@@ -400,11 +400,14 @@ fn frequency_map_is_independent_of_threads_tiles_and_resumption() {
         .spawn()
         .unwrap();
     let ckpt = dir.path().join("d.h5.tiles");
-    let t0 = std::time::Instant::now();
     let count = || std::fs::read_dir(&ckpt).map_or(0, |d| d.count());
-    while count() < 2 && t0.elapsed() < Duration::from_secs(60) {
-        std::thread::sleep(Duration::from_millis(5));
-    }
+    // Two tiles checkpointed (or the run already over: the test then resumes a finished map).
+    running::poll_child(
+        &mut child,
+        "two checkpointed tiles",
+        running::PATIENCE,
+        |c| (count() >= 2 || c.try_wait().unwrap().is_some()).then_some(()),
+    );
     let sent = std::process::Command::new("kill")
         .args(["-INT", &child.id().to_string()])
         .status()
@@ -672,7 +675,6 @@ fn lines_are_labelled_only_by_a_combination_that_explains_them() {
 fn sigterm_in_the_analysis_stops_it() {
     use std::io::Read;
     use std::sync::{Arc, Mutex};
-    use std::time::Instant;
     let dir = tempfile::tempdir().unwrap();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_pendula"))
         .args([
@@ -712,39 +714,36 @@ fn sigterm_in_the_analysis_stops_it() {
         })
     };
     let text = |e: &Arc<Mutex<Vec<u8>>>| String::from_utf8_lossy(&e.lock().unwrap()).to_string();
-    let deadline = Instant::now() + Duration::from_secs(120);
-    while !text(&err).contains("signals") {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "ended before the analysis stage showed: {}",
-            text(&err)
-        );
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("no analysis stage within 120 s: {}", text(&err));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
+    running::poll_child(
+        &mut child,
+        "the analysis stage on the progress bar",
+        Duration::from_secs(120),
+        |c| {
+            assert!(
+                c.try_wait().unwrap().is_none(),
+                "ended before the analysis stage showed: {}",
+                text(&err)
+            );
+            text(&err).contains("signals").then_some(())
+        },
+    );
     assert!(
         child.try_wait().unwrap().is_none(),
         "the analysis ended before the signal"
     );
-    let sent = Instant::now();
+    let cpu = running::cpu_time(child.id());
     assert!(std::process::Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap()
         .success());
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > Duration::from_secs(2) {
-            let _ = child.kill();
-            panic!("still running 2 s after SIGTERM: {}", text(&err));
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    // Within 2 s of CPU time after the signal (a busy machine stretches the wall time only).
+    let (status, _) = running::wait_stopped(
+        &mut child,
+        cpu,
+        Duration::from_secs(2),
+        "the analysis stage",
+    );
     reader.join().unwrap();
     let err = text(&err);
     assert_eq!(status.code(), Some(1), "{err}");

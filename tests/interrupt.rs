@@ -8,7 +8,7 @@
 
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 #[path = "common/running.rs"]
 mod running;
@@ -409,18 +409,9 @@ fn run_within(args: &[&str], limit: Duration) -> (Option<i32>, String) {
         .stderr(Stdio::piped())
         .spawn()
         .unwrap();
-    let start = Instant::now();
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pendula {args:?} still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let status = running::poll_child(&mut child, &format!("pendula {args:?} ended"), limit, |c| {
+        c.try_wait().unwrap()
+    });
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     (status.code(), stderr)
@@ -630,35 +621,30 @@ fn a_stop_during_the_final_write_removes_the_unfinished_file() {
         .spawn()
         .unwrap();
     let partial = dir.path().join("x.h5.partial");
-    let start = Instant::now();
-    while !partial.exists() {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "the run ended before its write was seen"
-        );
-        assert!(
-            start.elapsed() < Duration::from_secs(600),
-            "no .partial within 600 s"
-        );
-        std::thread::sleep(Duration::from_millis(2));
-    }
-    let sent = Instant::now();
+    running::poll_child(
+        &mut child,
+        "the final write's .partial",
+        Duration::from_secs(600),
+        |c| {
+            assert!(
+                c.try_wait().unwrap().is_none(),
+                "the run ended before its write was seen"
+            );
+            partial.exists().then_some(())
+        },
+    );
+    let cpu = running::cpu_time(child.id());
     assert!(Command::new("kill")
         .args(["-TERM", &child.id().to_string()])
         .status()
         .unwrap()
         .success());
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > EXIT_WITHIN {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("still running {EXIT_WITHIN:?} after SIGTERM during the final write");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, _) = running::wait_stopped(
+        &mut child,
+        cpu,
+        EXIT_WITHIN,
+        "SIGTERM during the final write",
+    );
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(1), "{stderr}");

@@ -9,9 +9,12 @@
 #[path = "common/spawn.rs"]
 mod spawn;
 
+#[path = "common/running.rs"]
+mod running;
+
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 fn root() -> &'static Path {
     Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -339,18 +342,10 @@ fn run_within(dir: &Path, args: &[&str], limit: Duration) -> std::process::Outpu
             .stdout(Stdio::piped())
             .stderr(Stdio::piped()),
     );
-    let start = Instant::now();
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            return child.wait_with_output().unwrap();
-        }
-        if start.elapsed() > limit {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pendula {args:?} still running after {limit:?}");
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
+    running::poll_child(&mut child, &format!("pendula {args:?} ended"), limit, |c| {
+        c.try_wait().unwrap()
+    });
+    child.wait_with_output().unwrap()
 }
 
 /// The triple pendulum's third mode at 2 rad: the Floquet step's eigenvalue iteration looped
@@ -381,18 +376,6 @@ fn the_floquet_step_never_hangs() {
     }
 }
 
-/// CPU seconds `pid` has used (user + system), from /proc.
-fn cpu_seconds(pid: u32) -> f64 {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap_or_default();
-    // Fields after the command name (which is in parentheses): utime is the 14th, stime the
-    // 15th of the whole line.
-    let rest = stat.rsplit_once(')').map_or("", |r| r.1);
-    let f: Vec<&str> = rest.split_whitespace().collect();
-    let ticks = |i: usize| f.get(i).and_then(|v| v.parse::<f64>().ok()).unwrap_or(0.0);
-    // rest starts at field 3 (state): utime is field 14, index 11 here.
-    (ticks(11) + ticks(12)) / 100.0
-}
-
 /// Sends `signal` to `pendula ARGS` once it has worked `cpu` CPU seconds (a condition, not a
 /// fixed sleep: deep in its computation on however busy a machine) and checks a clean stop
 /// within 2 s: exit 1, one line saying "interrupted", no `.partial` left.
@@ -405,31 +388,14 @@ fn stops_cleanly(dir: &Path, args: &[&str], cpu: f64, signal: &str) -> String {
             .stderr(Stdio::piped()),
     );
     let pid = child.id();
-    let deadline = Instant::now() + Duration::from_secs(300);
-    while cpu_seconds(pid) < cpu {
-        assert!(
-            child.try_wait().unwrap().is_none(),
-            "pendula {args:?} ended before the signal"
-        );
-        assert!(Instant::now() < deadline, "pendula {args:?} never got busy");
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let sent = Instant::now();
+    let what = format!("pendula {args:?}");
+    running::wait_running(&mut child, Duration::from_secs_f64(cpu), &what);
+    let at = running::cpu_time(pid);
     assert!(
         spawn::status(Command::new("kill").args([&format!("-{signal}"), &pid.to_string()]))
             .success()
     );
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        if sent.elapsed() > Duration::from_secs(2) {
-            let _ = child.kill();
-            let _ = child.wait();
-            panic!("pendula {args:?} still running 2 s after SIG{signal}");
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    };
+    let (status, _) = running::wait_stopped(&mut child, at, Duration::from_secs(2), &what);
     let mut stderr = String::new();
     std::io::Read::read_to_string(child.stderr.as_mut().unwrap(), &mut stderr).unwrap();
     assert_eq!(status.code(), Some(1), "SIG{signal}: {stderr}");

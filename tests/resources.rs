@@ -8,7 +8,10 @@
 use std::io::Read;
 use std::path::Path;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+#[path = "common/running.rs"]
+mod running;
 
 /// What a refused run may cost: a process that merely parses and validates stays near 15 MB;
 /// 100 MB leaves room for the allocator and still catches any per-link or per-sample array of
@@ -35,7 +38,6 @@ fn duration(t: libc::timeval) -> Duration {
 // The child is reaped by wait4 below (for its rusage), not by Child::wait.
 #[allow(clippy::zombie_processes)]
 fn run(dir: &Path, args: &[&str]) -> Outcome {
-    let start = Instant::now();
     let mut child = Command::new(env!("CARGO_BIN_EXE_pendula"))
         .args(args)
         .current_dir(dir)
@@ -48,19 +50,17 @@ fn run(dir: &Path, args: &[&str]) -> Outcome {
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain data; wait4 fills it for our own child.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
-    loop {
-        let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
-        if r == pid {
-            break;
-        }
-        assert_eq!(r, 0, "wait4 failed for {args:?}");
-        if start.elapsed() > Duration::from_secs(60) {
-            let _ = child.kill();
-            unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
-            panic!("{args:?} still running after 60 s (killed)");
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
+    // wait4 rather than try_wait: it reaps the child with its resource usage.
+    running::poll_child(
+        &mut child,
+        &format!("{args:?} ended"),
+        running::PATIENCE,
+        |_| {
+            let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
+            assert!(r == 0 || r == pid, "wait4 failed for {args:?}");
+            (r == pid).then_some(())
+        },
+    );
     let mut stderr = String::new();
     if let Some(mut e) = child.stderr.take() {
         let _ = e.read_to_string(&mut stderr);
