@@ -325,14 +325,7 @@ impl<F: Family> Tracker<'_, F> {
                 *yi += di;
             }
         }
-        Err(PeriodicError::NotConverged(format!(
-            "the corrector did not converge (residuals {})",
-            residuals
-                .iter()
-                .map(|r| format!("{r:.1e}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        )))
+        Err(PeriodicError::corrector("the corrector", &residuals))
     }
 
     /// The unit tangent at a solution, oriented along `prev`.

@@ -577,14 +577,10 @@ fn correct<F: Family2>(
             *yi += di;
         }
     }
-    Err(PeriodicError::NotConverged(format!(
-        "the curve's corrector did not converge (residuals {})",
-        residuals
-            .iter()
-            .map(|r| format!("{r:.1e}"))
-            .collect::<Vec<_>>()
-            .join(", ")
-    )))
+    Err(PeriodicError::corrector(
+        "the curve's corrector",
+        &residuals,
+    ))
 }
 
 /// The unit tangent of the curve at a solution (the null vector of ∂(F, g)/∂y), oriented

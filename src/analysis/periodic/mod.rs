@@ -74,6 +74,15 @@ impl PeriodicError {
     pub(crate) fn invalid(field: &str, why: impl Into<String>) -> PeriodicError {
         PeriodicError::Invalid(FieldError::new(field, why))
     }
+
+    /// A corrector (`what`) that did not converge, with its residuals' history.
+    pub(crate) fn corrector(what: &str, residuals: &[f64]) -> PeriodicError {
+        let r: Vec<String> = residuals.iter().map(|r| format!("{r:.1e}")).collect();
+        PeriodicError::NotConverged(format!(
+            "{what} did not converge (residuals {})",
+            r.join(", ")
+        ))
+    }
 }
 
 impl From<LyapunovError> for PeriodicError {
