@@ -8,12 +8,16 @@
 //! gives a parameter on each piece, the points there are computed from the fundamental
 //! domain ([`super::grow::Curve::eval`]), and each replaces the end of its piece on its side
 //! of the other curve (regula falsi on both curves at once), until the two points agree to
-//! `tolerance` in the plane. That needs a smooth map: an adaptive map's points along a curve
-//! jump by its tolerance times the stretching, and where they keep the points apart the
-//! reported `residual` is the final bracket (tests/manifolds.rs: the fixed-grid map meets
-//! 1e-10).
+//! `tolerance` in the plane. That needs the curves' points to be smooth in their parameters,
+//! which they are not beyond the map's noise stretched along the curve (Λ^g for generation
+//! g: 1e-6 on the double pendulum's flip saddle, 1e-4 on the Baker–Gollub stable branches).
+//! Where the curves stop short of `tolerance`, the point is shot as the orbit it lies on
+//! ([`super::homoclinic`]), which locates it to the map's own noise (1e-14 … 1e-12), and
+//! `residual` is that orbit's error bar; the domain parameters stay those at which the curves
+//! meet (a lobe integrates between them).
 
 use super::grow::Branch;
+use super::homoclinic::polish;
 use super::map::PlaneMap;
 use super::{cross, dist, sub, ManifoldError, P2};
 use std::collections::HashMap;
@@ -23,8 +27,9 @@ use std::collections::HashMap;
 pub struct Intersection {
     /// The point (on the unstable branch; the stable one's is within `residual`).
     pub point: P2,
-    /// A bound on the point's error: |u − (s + shift)| of the refined points, or where the
-    /// map's noise kept them apart, the longest final bracket the point lies in.
+    /// A bound on the point's error on the branches as computed: |u − (s + shift)| of the
+    /// refined points, or where the map's noise kept them apart the shot orbit's error bar
+    /// (or, if shooting failed, the longest final bracket the point lies in).
     pub residual: f64,
     /// The lattice shift of the stable branch (in multiples of [`PlaneMap::lattice`]).
     pub shift: i32,
@@ -231,6 +236,21 @@ fn refine<M: PlaneMap>(
                     p = [a[0].p[0] + alpha * r[0], a[0].p[1] + alpha * r[1]];
                     gap = bound;
                 }
+            }
+        }
+    }
+    if gap > tolerance {
+        // The curves' points could not be brought together: shoot the orbit through the
+        // crossing instead ([`super::homoclinic`]), which the stretching does not blur. The
+        // domain parameters stay the curves' own: a point of generation g computed from its
+        // parameter carries the stretched round-off along its curve, so the parameters at
+        // which the computed curves meet (what a lobe integrates between) are these.
+        if let Some(o) = polish(
+            map, &u.curve, gu, sa, &st.curve, gs, sb, shift, tolerance, &mut w,
+        )? {
+            if o.error < gap {
+                p = o.point();
+                gap = o.error;
             }
         }
     }

@@ -18,6 +18,7 @@
 //! * [`melnikov`]: the Melnikov function of θ̈ + δθ̇ + sin θ = γ cos ωt and its threshold.
 
 pub mod grow;
+pub mod homoclinic;
 pub mod intersect;
 pub mod lobe;
 pub mod map;
