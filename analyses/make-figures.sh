@@ -29,6 +29,7 @@ figures=(
   "manifolds-baker-gollub-tangle  manifolds-baker-gollub-tangle.png  manifolds-baker-gollub-tangle.png"
   "manifolds-first-tangency       manifolds-first-tangency.png       manifolds-first-tangency.png"
   "manifolds-double-pendulum      manifolds-double-pendulum.png      manifolds-double-pendulum.png"
+  "manifolds-double-pendulum-sea  manifolds-double-pendulum-sea.png  manifolds-double-pendulum-sea.png"
 )
 # The Baker–Gollub tangle is drawn over this final-state map (its spec's map_file).
 "$pendula" run analyses/manifolds-baker-gollub-basins.toml --force >/dev/null
