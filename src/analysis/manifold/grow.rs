@@ -219,13 +219,14 @@ pub struct Branch {
     pub ended: &'static str,
     /// Applications of the map.
     pub evaluations: u64,
-    /// Neighbours left further apart than the resolution because their domain parameters
-    /// could not be split further (one f64 spacing apart: the growth of a point of generation
+    /// Neighbours left further apart than the resolution (or, with `accuracy`, above it)
+    /// because their domain parameters or seeds could not be split further (one f64 spacing apart: the growth of a point of generation
     /// g from the domain stretches that spacing by up to Λ^g, more in a fold).
     pub unresolved: usize,
     /// With `accuracy`: the largest distance of a sampled piece's mid-parameter point from its
-    /// chord ([`interpolation_error`]) and how many pieces were sampled; NaN and 0 without.
-    pub interpolation_error: f64,
+    /// chord ([`interpolation_error`]) and how many pieces were sampled; `None` and 0
+    /// without (not NaN, so that branches compare equal).
+    pub interpolation_error: Option<f64>,
     pub interpolation_sampled: usize,
 }
 
@@ -508,9 +509,11 @@ pub fn grow_observed<M: PlaneMap>(
     nodes.truncate(arclength.len());
     // The pairs left wider than the resolution: where the curve folds so tightly that
     // neighbours one spacing of f64 apart in the domain parameter map far apart.
-    let unresolved = nodes
-        .windows(2)
-        .filter(|w| dist(w[0].point, w[1].point) > opts.resolution)
+    let unresolved = (0..nodes.len().saturating_sub(1))
+        .filter(|&i| {
+            dist(nodes[i].point, nodes[i + 1].point) > opts.resolution
+                || opts.accuracy.is_some_and(|a| sagitta(&nodes, i) > a)
+        })
         .count()
         .min(unresolved);
     let mut b = Branch {
@@ -520,13 +523,13 @@ pub fn grow_observed<M: PlaneMap>(
         ended,
         evaluations,
         unresolved,
-        interpolation_error: f64::NAN,
+        interpolation_error: None,
         interpolation_sampled: 0,
     };
     if opts.accuracy.is_some() && b.ended != INTERRUPTED {
         match interpolation_error(map, &b, SAMPLE_EVERY, cancel) {
             Ok((worst, n, cost)) => {
-                b.interpolation_error = worst;
+                b.interpolation_error = Some(worst);
                 b.interpolation_sampled = n;
                 b.evaluations += cost;
             }
@@ -605,6 +608,17 @@ fn refine<M: PlaneMap>(
             if !(sm > sa && sm < sb) {
                 *unresolved += 1;
                 continue;
+            }
+            // The domain lies |x*| from the origin, so its seeds are quantised to ulp(|x*|)
+            // (4e-16 at θ* ≈ −2.9): a mid-parameter whose seed is an end's is that end's point
+            // again, and splitting on would only add copies. Checked with `accuracy` (where
+            // deep folds reach it), so a run without it keeps its points as before.
+            if opts.accuracy.is_some() {
+                let cm = curve.seed(sm);
+                if cm == curve.seed(sa) || cm == curve.seed(sb) {
+                    *unresolved += 1;
+                    continue;
+                }
             }
             todo.push((i, g, sm));
         }

@@ -72,7 +72,7 @@ impl Manifolds {
             .attr("largest_gap", b.largest_gap())
             .attr("map_evaluations", b.evaluations as i64)
             .attr("unresolved", b.unresolved as i64)
-            .attr("interpolation_error", b.interpolation_error)
+            .attr("interpolation_error", b.interpolation_error.unwrap_or(f64::NAN))
             .attr("interpolation_sampled", b.interpolation_sampled as i64)
             .attr("growth_map_power", b.curve.power as i64)
             .index("point", n, "point of the branch, in order from the saddle")
