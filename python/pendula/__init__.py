@@ -695,7 +695,8 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
               max_angle=None, arclength=None, max_points=None, linear_tolerance=None,
               intersection_tolerance=None, window=None, parameter=None, range=None,
               tangency_tolerance=None, rtol=None, atol=None, plot=None, section=None,
-              value=None, direction=None, energy=None, period=None, map_file=None):
+              value=None, direction=None, energy=None, period=None, map_file=None,
+              accuracy=None):
     """Stable and unstable manifolds of a saddle of a driven one-link chain's stroboscopic
     map, or of a conservative two-link chain's Poincaré map on an energy shell
     (``section`` ``"theta1"``/``"theta2"``, ``value``, ``direction`` ``"+"``/``"-"``,
@@ -721,7 +722,7 @@ def manifolds(model, theta=None, omega=None, start=None, drive_periods=None,
              "intersection_tolerance": intersection_tolerance, "window": window,
              "parameter": parameter, "range": range, "tangency_tolerance": tangency_tolerance,
              "section": section, "value": value, "direction": direction, "energy": energy,
-             "map_file": map_file,
+             "map_file": map_file, "accuracy": accuracy,
              "period": period}
     table = {k: _plain(v) for k, v in table.items()}
     integ = _integrator(rtol=_plain(rtol), atol=_plain(atol))

@@ -79,6 +79,18 @@ pub fn lyapunov(
     Ok(bench_lyapunov(links, t_trans, t, repeats)?)
 }
 
+/// Issue 51's manifold growth, one JSON line per branch and one for all
+/// ([`crate::analysis::manifold::bench::bench_manifolds`]).
+pub fn manifolds(arclength: f64, accuracy: f64, resolution: f64) -> Result<Vec<Value>, RunError> {
+    use crate::analysis::manifold::ManifoldError;
+    crate::analysis::manifold::bench::bench_manifolds(arclength, accuracy, resolution).map_err(
+        |e| match e {
+            ManifoldError::Invalid(f) => RunError::Input(f),
+            e => RunError::Failed(e.to_string()),
+        },
+    )
+}
+
 /// The periodic-orbit workloads, one JSON line each
 /// ([`crate::analysis::periodic::bench::bench_orbits`]); a failure is a failed run.
 pub fn orbits() -> Result<Vec<Value>, RunError> {

@@ -128,6 +128,22 @@ pub enum BenchWhich {
         #[arg(long)]
         threads: Option<usize>,
     },
+    /// Invariant manifolds: the four branches of the Baker–Gollub saddle (A = 1.15) grown to
+    /// an arclength at a chord accuracy; one JSON line per branch and one for all.
+    Manifolds {
+        /// Each branch's arclength from the saddle.
+        #[arg(long, default_value_t = 50.0)]
+        arclength: f64,
+        /// Largest estimated departure of a chord between neighbours from the manifold.
+        #[arg(long, default_value_t = 1e-6)]
+        accuracy: f64,
+        /// Largest distance between neighbours.
+        #[arg(long, default_value_t = 0.01)]
+        resolution: f64,
+        /// Worker threads (default: all cores).
+        #[arg(long)]
+        threads: Option<usize>,
+    },
     /// Frames per second of a GIF of the triple pendulum (render, quantize, encode).
     Animate {
         /// Frames to render.
@@ -244,6 +260,18 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
         BenchWhich::Orbits { threads } => {
             super::output::set_threads(*threads)?;
             for l in bench::orbits()? {
+                println!("{l}");
+            }
+            Ok(())
+        }
+        BenchWhich::Manifolds {
+            arclength,
+            accuracy,
+            resolution,
+            threads,
+        } => {
+            super::output::set_threads(*threads)?;
+            for l in bench::manifolds(*arclength, *accuracy, *resolution)? {
                 println!("{l}");
             }
             Ok(())

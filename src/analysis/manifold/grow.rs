@@ -9,8 +9,9 @@
 //! exactly the start of generation g + 1: the curve has no seams.
 //!
 //! Generation g + 1 starts as the images of generation g's points. Where two neighbours are
-//! further apart than `resolution`, or the turn of the curve at a point exceeds `max_angle`,
-//! a point is inserted at the mean of their parameters and computed from the fundamental
+//! further apart than `resolution`, the turn of the curve at a point exceeds `max_angle`, or
+//! (with `accuracy`) the chord between neighbours is estimated to depart from the manifold by
+//! more than `accuracy` ([`sagitta`]), a point is inserted at the mean of their parameters and computed from the fundamental
 //! domain, Q^g(c(s)): never by interpolating images, so every point is on the manifold to
 //! the map's accuracy. New points of a pass are computed in parallel and merged in parameter
 //! order, so the result does not depend on the threads. The branch stops at `arclength`
@@ -19,6 +20,10 @@
 //! The chord deviates from the manifold by about the distance of b from the eigenline,
 //! `linear_error`; under Q a transverse error contracts (by |λs|/|λu| per step along an
 //! unstable branch), so the curve beyond the first generation is closer still.
+//!
+//! With `accuracy`, [`interpolation_error`] measures what the estimate promised, by the
+//! manifold itself: the point Q^g(c(s)) at each sampled piece's mid-parameter and its distance
+//! from the piece's chord (every [`SAMPLE_EVERY`]-th piece: ~1/16 of the growth's cost).
 
 use super::map::PlaneMap;
 use super::saddle::Saddle;
@@ -42,6 +47,10 @@ pub struct Growth {
     pub max_points: usize,
     /// Largest accepted `linear_error` (the chord's distance from the eigenline's image).
     pub linear_tolerance: f64,
+    /// Largest estimated departure of the chord between neighbours from the manifold
+    /// ([`sagitta`]); `None` (the default): not controlled, only `resolution` and
+    /// `max_angle`, so the shipped curves keep their points.
+    pub accuracy: Option<f64>,
 }
 
 impl Default for Growth {
@@ -53,6 +62,7 @@ impl Default for Growth {
             arclength: 10.0,
             max_points: 2_000_000,
             linear_tolerance: 1e-9,
+            accuracy: None,
         }
     }
 }
@@ -75,6 +85,9 @@ impl Growth {
         pos("max_angle", self.max_angle)?;
         pos("arclength", self.arclength)?;
         pos("linear_tolerance", self.linear_tolerance)?;
+        if let Some(a) = self.accuracy {
+            pos("accuracy", a)?;
+        }
         if self.max_angle >= std::f64::consts::PI {
             return Err(ManifoldError::invalid(
                 "manifolds.max_angle",
@@ -206,10 +219,15 @@ pub struct Branch {
     pub ended: &'static str,
     /// Applications of the map.
     pub evaluations: u64,
-    /// Neighbours left further apart than the resolution because their domain parameters
-    /// could not be split further (one f64 spacing apart: the growth of a point of generation
+    /// Neighbours left further apart than the resolution (or, with `accuracy`, above it)
+    /// because their domain parameters or seeds could not be split further (one f64 spacing apart: the growth of a point of generation
     /// g from the domain stretches that spacing by up to Λ^g, more in a fold).
     pub unresolved: usize,
+    /// With `accuracy`: the largest distance of a sampled piece's mid-parameter point from its
+    /// chord ([`interpolation_error`]) and how many pieces were sampled; `None` and 0
+    /// without (not NaN, so that branches compare equal).
+    pub interpolation_error: Option<f64>,
+    pub interpolation_sampled: usize,
 }
 
 impl Branch {
@@ -241,6 +259,92 @@ impl Branch {
 fn turn(p: P2, q: P2, r: P2) -> f64 {
     let (u, v) = (sub(q, p), sub(r, q));
     cross(u, v).atan2(u[0] * v[0] + u[1] * v[1]).abs()
+}
+
+/// Pieces shorter than this give no curvature to [`sagitta`]: the map's ~1e-13 error turns a
+/// piece of 1e-9 by ~1e-4 rad, so shorter ones would estimate noise.
+const CURVATURE_FLOOR: f64 = 1e-9;
+
+/// The estimated departure of the chord from node `i` to `i + 1` from the manifold: the
+/// sagitta κΔ²/8 of an arc of curvature κ over the chord Δ, κ the larger of the discrete
+/// curvatures turn/(mean adjacent chord) at its two ends (exact to leading order on a circle:
+/// this is Krauskopf–Osinga's αΔ control, α the turn, as a length). It is a priori, from the
+/// neighbours already there, so it costs no map application; after an insertion the turn at
+/// the new point carries the measured distance h of that point from the old chord (each
+/// half's estimate is then h/4, a parabola's exactly), so the a posteriori information is
+/// used as well. It is exact to leading order, not an upper bound: a piece may miss by a
+/// little more than the estimate where the curvature changes fast along it. [`interpolation_error`] checks it by the manifold itself.
+fn sagitta(nodes: &[Node], i: usize) -> f64 {
+    let p = |j: usize| nodes[j].point;
+    let curvature = |j: usize| {
+        let (a, b) = (dist(p(j - 1), p(j)), dist(p(j), p(j + 1)));
+        if a.min(b) <= CURVATURE_FLOOR {
+            0.0
+        } else {
+            turn(p(j - 1), p(j), p(j + 1)) / (0.5 * (a + b))
+        }
+    };
+    let mut k: f64 = 0.0;
+    if i >= 1 {
+        k = curvature(i);
+    }
+    if i + 2 < nodes.len() {
+        k = k.max(curvature(i + 1));
+    }
+    let d = dist(p(i), p(i + 1));
+    k * d * d / 8.0
+}
+
+/// Every how many pieces a grown branch's [`interpolation_error`] is sampled (the first piece
+/// always): ~1/16 of the growth's map applications.
+pub const SAMPLE_EVERY: usize = 16;
+
+/// The distance of `m` from the segment p–q.
+fn off_chord(m: P2, p: P2, q: P2) -> f64 {
+    let (u, w) = (sub(q, p), sub(m, p));
+    let l2 = u[0] * u[0] + u[1] * u[1];
+    let t = if l2 > 0.0 {
+        ((w[0] * u[0] + w[1] * u[1]) / l2).clamp(0.0, 1.0)
+    } else {
+        0.0
+    };
+    dist(m, [p[0] + t * u[0], p[1] + t * u[1]])
+}
+
+/// What the polyline of `b` misses of the manifold, measured by the manifold itself: over
+/// every `every`-th piece (0, every, 2·every, …), the largest distance of the point at the
+/// piece's mid-parameter, Q^g(c((s_a + s_b)/2)) computed from the fundamental domain as every
+/// point is, from the piece's chord. Returns that largest distance, the pieces measured and
+/// the map applications spent (a piece of generation g costs g applications of Q).
+pub fn interpolation_error<M: PlaneMap>(
+    map: &M,
+    b: &Branch,
+    every: usize,
+    cancel: &Cancel,
+) -> Result<(f64, usize, u64), ManifoldError> {
+    let pieces: Vec<usize> = (0..b.nodes.len().saturating_sub(1))
+        .step_by(every.max(1))
+        .collect();
+    let off: Vec<Result<f64, ManifoldError>> = pieces
+        .par_iter()
+        .map_init(
+            || map.work(),
+            |w, &i| {
+                if cancel.is_set() {
+                    return Err(ManifoldError::Interrupted);
+                }
+                let (g, sa, sb) = b.piece(i);
+                let m = b.curve.eval(map, g, 0.5 * (sa + sb), w)?;
+                Ok(off_chord(m, b.nodes[i].point, b.nodes[i + 1].point))
+            },
+        )
+        .collect();
+    let mut worst: f64 = 0.0;
+    for o in off {
+        worst = worst.max(o?);
+    }
+    let cost = pieces.iter().map(|&i| b.curve.cost(b.piece(i).0)).sum();
+    Ok((worst, pieces.len(), cost))
 }
 
 /// Grows the branch of `curve` with `opts` (module docs); a stop request is
@@ -405,23 +509,39 @@ pub fn grow_observed<M: PlaneMap>(
     nodes.truncate(arclength.len());
     // The pairs left wider than the resolution: where the curve folds so tightly that
     // neighbours one spacing of f64 apart in the domain parameter map far apart.
-    let unresolved = nodes
-        .windows(2)
-        .filter(|w| dist(w[0].point, w[1].point) > opts.resolution)
+    let unresolved = (0..nodes.len().saturating_sub(1))
+        .filter(|&i| {
+            dist(nodes[i].point, nodes[i + 1].point) > opts.resolution
+                || opts.accuracy.is_some_and(|a| sagitta(&nodes, i) > a)
+        })
         .count()
         .min(unresolved);
-    Ok(Branch {
+    let mut b = Branch {
         curve: *curve,
         nodes,
         arclength,
         ended,
         evaluations,
         unresolved,
-    })
+        interpolation_error: None,
+        interpolation_sampled: 0,
+    };
+    if opts.accuracy.is_some() && b.ended != INTERRUPTED {
+        match interpolation_error(map, &b, SAMPLE_EVERY, cancel) {
+            Ok((worst, n, cost)) => {
+                b.interpolation_error = Some(worst);
+                b.interpolation_sampled = n;
+                b.evaluations += cost;
+            }
+            Err(ManifoldError::Interrupted) => b.ended = INTERRUPTED,
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(b)
 }
 
 /// Inserts points between neighbours from index `from` on until every pair up to the
-/// arclength meets the resolution and the angle. Returns whether the arclength is reached.
+/// arclength meets the resolution, the angle and the accuracy. Returns whether the arclength is reached.
 #[allow(clippy::too_many_arguments)]
 fn refine<M: PlaneMap>(
     map: &M,
@@ -461,6 +581,11 @@ fn refine<M: PlaneMap>(
                     split[i] = true;
                 }
             }
+            if let Some(acc) = opts.accuracy {
+                if !split[i] && sagitta(nodes, i) > acc {
+                    split[i] = true;
+                }
+            }
             l += d;
             if l >= opts.arclength {
                 reached = true;
@@ -483,6 +608,17 @@ fn refine<M: PlaneMap>(
             if !(sm > sa && sm < sb) {
                 *unresolved += 1;
                 continue;
+            }
+            // The domain lies |x*| from the origin, so its seeds are quantised to ulp(|x*|)
+            // (4e-16 at θ* ≈ −2.9): a mid-parameter whose seed is an end's is that end's point
+            // again, and splitting on would only add copies. Checked with `accuracy` (where
+            // deep folds reach it), so a run without it keeps its points as before.
+            if opts.accuracy.is_some() {
+                let cm = curve.seed(sm);
+                if cm == curve.seed(sa) || cm == curve.seed(sb) {
+                    *unresolved += 1;
+                    continue;
+                }
             }
             todo.push((i, g, sm));
         }

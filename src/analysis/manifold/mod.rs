@@ -17,6 +17,7 @@
 //! * [`lobe`]: the areas of the turnstile's lobes between two primary intersection points;
 //! * [`melnikov`]: the Melnikov function of θ̈ + δθ̇ + sin θ = γ cos ωt and its threshold.
 
+pub mod bench;
 pub mod grow;
 pub mod homoclinic;
 pub mod intersect;

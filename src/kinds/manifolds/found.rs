@@ -72,6 +72,8 @@ impl Manifolds {
             .attr("largest_gap", b.largest_gap())
             .attr("map_evaluations", b.evaluations as i64)
             .attr("unresolved", b.unresolved as i64)
+            .attr("interpolation_error", b.interpolation_error.unwrap_or(f64::NAN))
+            .attr("interpolation_sampled", b.interpolation_sampled as i64)
             .attr("growth_map_power", b.curve.power as i64)
             .index("point", n, "point of the branch, in order from the saddle")
             .var(
@@ -167,6 +169,7 @@ impl Finding for Manifolds {
             .attr("d0", self.run.growth.d0)
             .attr("resolution", self.run.growth.resolution)
             .attr("max_angle", self.run.growth.max_angle)
+            .attr("accuracy", self.run.growth.accuracy.unwrap_or(f64::NAN))
             .attr("arclength", self.run.growth.arclength)
             .attr("linear_tolerance", self.run.growth.linear_tolerance)
             .attr("intersection_tolerance", self.run.intersection_tolerance)
@@ -316,6 +319,8 @@ impl Finding for Manifolds {
                         "largest_gap": b.largest_gap(),
                         "linear_error": b.curve.linear_error(),
                         "map_evaluations": b.evaluations,
+                        "interpolation_error": b.interpolation_error,
+                        "interpolation_sampled": b.interpolation_sampled,
                     }),
                 )
             })

@@ -12,6 +12,7 @@
 //! omega = [0.9]
 //! [manifolds]
 //! resolution = 0.01            # largest distance between neighbours
+//! accuracy = 1e-6              # largest departure of a chord from the curve (optional)
 //! arclength = 20               # of each branch, from the saddle
 //! parameter = "model.drive.torque.amplitude"   # the first tangency in it (optional)
 //! range = [0.2, 0.6]
@@ -57,6 +58,9 @@ pub struct ManifoldsSpec {
     pub resolution: Option<f64>,
     /// Largest turn of a curve at a point (rad, default 0.2).
     pub max_angle: Option<f64>,
+    /// Largest estimated departure of the chord between neighbours from the manifold
+    /// (default: not controlled).
+    pub accuracy: Option<f64>,
     /// Each branch's arclength from the saddle (default 10).
     pub arclength: Option<f64>,
     /// Most points of a branch (default 2e6).
@@ -341,6 +345,7 @@ impl Table for ManifoldsSpec {
             arclength: s.arclength.unwrap_or(d.arclength),
             max_points: s.max_points.unwrap_or(d.max_points),
             linear_tolerance: s.linear_tolerance.unwrap_or(d.linear_tolerance),
+            accuracy: s.accuracy,
         };
         growth.check().map_err(|e| match e {
             crate::analysis::manifold::ManifoldError::Invalid(f) => f,
