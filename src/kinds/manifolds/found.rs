@@ -527,8 +527,9 @@ pub(super) fn wrapped(b: &Branch) -> (Vec<f64>, Vec<f64>) {
 
 impl Manifolds {
     /// The figure as line panels: the palette's first colour (blue) the stable branches, its
-    /// fourth (red) the unstable ones, its second the intersections (small crosses), its third
-    /// the saddle (a diagonal cross).
+    /// second (orange) the unstable ones, its third (green) the saddle (a diagonal cross) and
+    /// its fourth (red) the intersections (small crosses), which come last so that a figure
+    /// without any keeps the others' colours.
     pub fn figure(&self) -> Figure {
         let r = &self.result;
         let mut stable = Line {
@@ -542,11 +543,16 @@ impl Manifolds {
             y: vec![],
         };
         let (mut lo, mut hi) = (f64::INFINITY, f64::NEG_INFINITY);
+        let (mut left, mut right) = (f64::INFINITY, f64::NEG_INFINITY);
         for b in &r.branches {
             let (x, y) = wrapped(b);
             for v in y.iter().filter(|v| v.is_finite()) {
                 lo = lo.min(*v);
                 hi = hi.max(*v);
+            }
+            for v in x.iter().filter(|v| v.is_finite()) {
+                left = left.min(*v);
+                right = right.max(*v);
             }
             let l = if b.curve.unstable {
                 &mut unstable
@@ -558,7 +564,8 @@ impl Manifolds {
             l.y.extend(y);
             l.y.push(f64::NAN);
         }
-        let (dx, dy) = (0.03 * TAU, 0.015 * (hi - lo).max(1e-9));
+        // Marks a fixed fraction of the drawn extent, however far the curves reach in θ.
+        let (dx, dy) = (0.015 * (right - left).max(1e-9), 0.015 * (hi - lo).max(1e-9));
         let mut marks = Line {
             label: format!("intersections ({})", r.crossings.len()),
             x: vec![],
@@ -600,11 +607,12 @@ impl Manifolds {
                         )
                     }
                 },
-                // A series must have points: no intersections, no legend entry.
+                // A series must have points: no intersections, no legend entry (last, so that
+                // the others keep their colours).
                 lines: if marks.x.is_empty() {
-                    vec![stable, saddle, unstable]
+                    vec![stable, unstable, saddle]
                 } else {
-                    vec![stable, marks, saddle, unstable]
+                    vec![stable, unstable, saddle, marks]
                 },
                 log_y: false,
             }],
