@@ -52,3 +52,15 @@ def test_a_damped_double_pendulum_is_refused_naming_the_model():
     damped = pendula.Chain.preset("double", damping={"joint": 0.1})
     with pytest.raises(ValueError, match="damped or driven"):
         pendula.manifolds(damped, theta=[2.0, 2.0], start="return")
+
+
+def test_growth_to_an_accuracy_records_its_measured_interpolation_error():
+    # accuracy= inserts points where the chord departs from the manifold by more than it; each
+    # branch records the departure measured at sampled mid-parameters, which must be within it.
+    t = pendula.manifolds(TANGLE, theta=[math.pi], omega=[0.0], resolution=0.05,
+                          arclength=6.0, accuracy=1e-5)
+    assert t.attrs["accuracy"] == pytest.approx(1e-5)
+    for name in ("unstable_plus", "unstable_minus", "stable_plus", "stable_minus"):
+        b = t[name]
+        assert b.attrs["interpolation_sampled"] > 0
+        assert 0.0 < b.attrs["interpolation_error"] <= 1e-5

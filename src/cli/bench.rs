@@ -271,6 +271,18 @@ pub fn bench_command(a: &BenchArgs) -> Result<(), CliError> {
             threads,
         } => {
             super::output::set_threads(*threads)?;
+            // The flags by their own names (the growth's check names the spec's fields).
+            for (flag, v) in [
+                ("--arclength", *arclength),
+                ("--accuracy", *accuracy),
+                ("--resolution", *resolution),
+            ] {
+                if !(v.is_finite() && v > 0.0) {
+                    return Err(CliError::Input(format!(
+                        "{flag}: must be finite and > 0 (got {v})"
+                    )));
+                }
+            }
             for l in bench::manifolds(*arclength, *accuracy, *resolution)? {
                 println!("{l}");
             }

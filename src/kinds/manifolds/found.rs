@@ -426,7 +426,7 @@ impl Finding for Manifolds {
             if b.unresolved > 0 {
                 let _ = writeln!(
                     s,
-                    "    {} neighbour pairs wider than the resolution: their domain parameters are one f64 spacing apart (a fold stretched beyond what the fundamental domain resolves)",
+                    "    {} pieces wider than the resolution or above the accuracy: their domain parameters (or seeds) cannot be split further (a fold stretched beyond what the fundamental domain resolves)",
                     b.unresolved
                 );
             }
@@ -565,7 +565,10 @@ impl Manifolds {
             l.y.push(f64::NAN);
         }
         // Marks a fixed fraction of the drawn extent, however far the curves reach in θ.
-        let (dx, dy) = (0.015 * (right - left).max(1e-9), 0.015 * (hi - lo).max(1e-9));
+        let (dx, dy) = (
+            0.015 * (right - left).max(1e-9),
+            0.015 * (hi - lo).max(1e-9),
+        );
         let mut marks = Line {
             label: format!("intersections ({})", r.crossings.len()),
             x: vec![],
