@@ -4,45 +4,19 @@
 //! (area preservation, and their first-order Melnikov area) and the first tangency of the
 //! driven damped pendulum against Melnikov's threshold as δ → 0.
 
-use pendula::analysis::manifold::grow::{grow, Curve, Growth};
+#[path = "common/manifold_fixtures.rs"]
+mod fixtures;
+
+use fixtures::{branch, double_pendulum_orbit, pendulum};
+use pendula::analysis::manifold::grow::Growth;
 use pendula::analysis::manifold::intersect::intersections;
 use pendula::analysis::manifold::lobe::lobe_area;
 use pendula::analysis::manifold::melnikov::{threshold, Melnikov};
 use pendula::analysis::manifold::saddle::saddle;
 use pendula::analysis::manifold::tangency::{first_tangency, splitting};
 use pendula::analysis::manifold::{Branch, FlowMap, LinearMap, MapIntegration, PlaneMap, Saddle};
-use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link, System};
-use pendula::observe::Cancel;
+use pendula::model::{Chain, System};
 use std::f64::consts::{PI, TAU};
-
-/// θ̈ + δθ̇ + sin θ = γ cos ωt: a point link with l = m = g = 1 (the Melnikov form exactly).
-fn pendulum(delta: f64, gamma: f64, omega: f64) -> Chain {
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
-    p.gravity = 1.0;
-    if delta != 0.0 {
-        p.damping = Damping {
-            absolute: vec![delta],
-            joint: vec![0.0],
-        };
-    }
-    if gamma != 0.0 {
-        p.drive = Drive {
-            torque: Some(Harmonic {
-                amplitude: gamma,
-                frequency: omega,
-                phase: 0.0,
-            }),
-            pivot: None,
-        };
-    }
-    Chain::new(p).unwrap()
-}
-
-fn branch<M: PlaneMap>(map: &M, sd: &Saddle, unstable: bool, side: f64, g: &Growth) -> Branch {
-    let mut w = map.work();
-    let c = Curve::new(map, sd, unstable, side, g.d0, &mut w).unwrap();
-    grow(map, &c, g, &Cancel::never()).unwrap()
-}
 
 /// A linear hyperbolic map's manifolds are its eigenlines: every point of each of the four
 /// branches lies on the line to round-off, neighbours are at most `resolution` apart and each
@@ -365,31 +339,6 @@ fn the_turnstile_lobes_have_equal_areas() {
     assert!((a01.abs() - first_order).abs() < 0.1 * first_order);
 }
 
-/// The equal double pendulum (two point links of 1 m, 1 kg, g = 9.81) and its hyperbolic
-/// orbit released at θ = (2, 2) (`orbits find --start return`): period 2.9949 s, E = 12.247 J.
-fn double_pendulum_orbit() -> (Chain, pendula::analysis::periodic::PeriodicOrbit) {
-    use pendula::analysis::periodic::{find, Closure, Guess, ShootingOptions};
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0), Link::point(1.0, 1.0)]);
-    p.gravity = 9.81;
-    let chain = Chain::new(p).unwrap();
-    let x0 = vec![
-        -0.04411705022221213,
-        -2.7291314643525393,
-        5.437437655301149,
-        1.6541539130501786,
-    ];
-    let e = chain.energy(0.0, &x0);
-    let o = find(
-        &chain,
-        &Guess { x0, period: 2.9949 },
-        Closure::Energy(e),
-        &ShootingOptions::default(),
-        &Cancel::never(),
-    )
-    .unwrap();
-    (chain, o)
-}
-
 /// The Poincaré map of the conservative double pendulum on θ₁ = 0 (upward) at the orbit's
 /// energy, in (θ₂, p₂): its saddle's multipliers against the orbit's non-trivial Floquet
 /// multipliers (the monodromy from the tangent flow, an independent route to the map's
@@ -410,13 +359,7 @@ fn the_double_pendulums_section_map_has_the_orbits_multipliers_and_keeps_the_she
     let map = SectionMap::new(&chain, 0, 0.0, Direction::Rising, e, 1e-13, 150.0).unwrap();
     // The orbit's first crossing seeds Newton on P (one crossing a period).
     let (stop, count) = (AtomicBool::new(false), AtomicU64::new(0));
-    let opts = SectionOptions {
-        crossings: 1,
-        t_end: o.period,
-        rtol: 1e-13,
-        atol: 1e-13,
-        ..SectionOptions::default()
-    };
+    let opts = fixtures::one_crossing(o.period);
     let section = Section::angle(0, 0.0, Direction::Rising);
     let first = orbit(&chain, &section, &o.x0, &opts, &stop, &count);
     let sd = saddle(&map, map.point(&first.states[0]), 1e-12, 40).unwrap();

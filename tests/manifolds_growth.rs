@@ -4,41 +4,14 @@
 //! chord, on the Baker–Gollub saddle; and the closed-form separatrix θ̇ = ±2 cos(θ/2) of the
 //! undriven pendulum (E = 1) against the chords, with no map at all.
 
-use pendula::analysis::manifold::grow::{grow, Curve, Growth};
+#[path = "common/manifold_fixtures.rs"]
+mod fixtures;
+
+use fixtures::{branch, pendulum};
+use pendula::analysis::manifold::grow::Growth;
 use pendula::analysis::manifold::saddle::saddle;
-use pendula::analysis::manifold::{Branch, FlowMap, MapIntegration, PlaneMap, Saddle};
-use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link};
-use pendula::observe::Cancel;
+use pendula::analysis::manifold::{Branch, FlowMap, MapIntegration, PlaneMap};
 use std::f64::consts::PI;
-
-/// θ̈ + δθ̇ + sin θ = γ cos ωt: a point link with l = m = g = 1.
-fn pendulum(delta: f64, gamma: f64, omega: f64) -> Chain {
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
-    p.gravity = 1.0;
-    if delta != 0.0 {
-        p.damping = Damping {
-            absolute: vec![delta],
-            joint: vec![0.0],
-        };
-    }
-    if gamma != 0.0 {
-        p.drive = Drive {
-            torque: Some(Harmonic {
-                amplitude: gamma,
-                frequency: omega,
-                phase: 0.0,
-            }),
-            pivot: None,
-        };
-    }
-    Chain::new(p).unwrap()
-}
-
-fn branch<M: PlaneMap>(map: &M, sd: &Saddle, unstable: bool, side: f64, g: &Growth) -> Branch {
-    let mut w = map.work();
-    let c = Curve::new(map, sd, unstable, side, g.d0, &mut w).unwrap();
-    grow(map, &c, g, &Cancel::never()).unwrap()
-}
 
 /// The distance of m from the segment p–q (written out here, not the library's).
 fn segment_distance(m: [f64; 2], p: [f64; 2], q: [f64; 2]) -> f64 {

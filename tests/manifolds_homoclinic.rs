@@ -6,30 +6,24 @@
 //! the same homoclinic points to 1e-10, each run's error bars (how well a point is located on
 //! its own map's branches) below 1e-10 too.
 
-use pendula::analysis::manifold::grow::{grow, Curve, Growth};
+#[path = "common/manifold_fixtures.rs"]
+mod fixtures;
+
+use fixtures::{branch, double_pendulum_orbit, pendulum};
+use pendula::analysis::manifold::grow::Growth;
 use pendula::analysis::manifold::intersect::{intersections, Intersection};
 use pendula::analysis::manifold::saddle::saddle;
 use pendula::analysis::manifold::{FlowMap, MapIntegration, PlaneMap, Saddle, SectionMap};
-use pendula::analysis::periodic::{find, Closure, Guess, ShootingOptions};
-use pendula::analysis::poincare::{orbit, Section, SectionOptions};
 use pendula::integrate::Direction;
-use pendula::model::{Chain, ChainParams, Damping, Drive, Harmonic, Link, System};
-use pendula::observe::Cancel;
 use std::f64::consts::PI;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 
 /// Every intersection of the unstable branch along +v with both stable branches (lattice
 /// shifts −1, 0, 1), grown with `g`.
 fn homoclinic_points<M: PlaneMap>(map: &M, sd: &Saddle, g: &Growth) -> Vec<Intersection> {
-    let mut w = map.work();
-    let branch = |unstable: bool, side: f64, w: &mut M::Work| {
-        let c = Curve::new(map, sd, unstable, side, g.d0, w).unwrap();
-        grow(map, &c, g, &Cancel::never()).unwrap()
-    };
-    let u = branch(true, 1.0, &mut w);
+    let u = branch(map, sd, true, 1.0, g);
     let mut xs = Vec::new();
     for side in [1.0, -1.0] {
-        let s = branch(false, side, &mut w);
+        let s = branch(map, sd, false, side, g);
         xs.extend(intersections(map, &u, &s, &[-1, 0, 1], 1e-11).unwrap());
     }
     xs
@@ -37,8 +31,8 @@ fn homoclinic_points<M: PlaneMap>(map: &M, sd: &Saddle, g: &Growth) -> Vec<Inter
 
 /// Each point of `fine` against its counterpart in `coarse` (the map at 10× the tolerance):
 /// the worst residual (the error bar on its own map's branches) and the worst distance (the
-/// integration's error in the branches themselves), both asserted below `within`.
-fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) -> (f64, f64) {
+/// integration's error in the branches themselves), both asserted below `within` and printed.
+fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) {
     assert!(!fine.is_empty());
     assert_eq!(fine.len(), coarse.len(), "the same homoclinic points");
     let (mut worst_residual, mut worst_distance) = (0.0f64, 0.0f64);
@@ -60,7 +54,10 @@ fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) -> (f64,
         worst_residual = worst_residual.max(q.residual);
         worst_distance = worst_distance.max(d);
     }
-    (worst_residual, worst_distance)
+    println!(
+        "{} homoclinic points: error bars ≤ {worst_residual:.1e}, the two maps agree to {worst_distance:.1e}",
+        fine.len()
+    );
 }
 
 /// The equal double pendulum's hyperbolic orbit released at θ = (2, 2) (E = 12.247 J), its
@@ -68,40 +65,8 @@ fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) -> (f64,
 /// arclength 15, located to 1e-10 at rtol = atol = 1e-13 and 1e-12 alike.
 #[test]
 fn the_double_pendulums_homoclinic_points_are_located_to_1e_10() {
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0), Link::point(1.0, 1.0)]);
-    p.gravity = 9.81;
-    let chain = Chain::new(p).unwrap();
-    let x0 = vec![
-        -0.04411705022221213,
-        -2.7291314643525393,
-        5.437437655301149,
-        1.6541539130501786,
-    ];
-    let e = chain.energy(0.0, &x0);
-    let o = find(
-        &chain,
-        &Guess { x0, period: 2.9949 },
-        Closure::Energy(e),
-        &ShootingOptions::default(),
-        &Cancel::never(),
-    )
-    .unwrap();
-    let section = Section::angle(0, 0.0, Direction::Rising);
-    let (stop, count) = (AtomicBool::new(false), AtomicU64::new(0));
-    let first = orbit(
-        &chain,
-        &section,
-        &o.x0,
-        &SectionOptions {
-            crossings: 1,
-            t_end: o.period,
-            rtol: 1e-13,
-            atol: 1e-13,
-            ..SectionOptions::default()
-        },
-        &stop,
-        &count,
-    );
+    let (chain, o) = double_pendulum_orbit();
+    let first = fixtures::first_crossing(&chain, &o);
     let g = Growth {
         resolution: 0.01,
         arclength: 15.0,
@@ -109,15 +74,11 @@ fn the_double_pendulums_homoclinic_points_are_located_to_1e_10() {
     };
     let run = |tol: f64| {
         let map = SectionMap::new(&chain, 0, 0.0, Direction::Rising, o.energy, tol, 150.0).unwrap();
-        let sd = saddle(&map, map.point(&first.states[0]), 1e-12, 40).unwrap();
+        let sd = saddle(&map, map.point(&first), 1e-12, 40).unwrap();
         homoclinic_points(&map, &sd, &g)
     };
     let (fine, coarse) = (run(1e-13), run(1e-12));
-    let (r, d) = compare(&fine, &coarse, 1e-10);
-    println!(
-        "{} homoclinic points: error bars ≤ {r:.1e}, the two maps agree to {d:.1e}",
-        fine.len()
-    );
+    compare(&fine, &coarse, 1e-10);
 }
 
 /// The Baker–Gollub pendulum θ̈ + θ̇/2 + sin θ = 1.15 cos(2t/3): the homoclinic points of its
@@ -126,21 +87,7 @@ fn the_double_pendulums_homoclinic_points_are_located_to_1e_10() {
 /// 1e-13 and 1e-12.
 #[test]
 fn the_baker_gollub_homoclinic_points_are_located_to_1e_10() {
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0)]);
-    p.gravity = 1.0;
-    p.damping = Damping {
-        absolute: vec![0.5],
-        joint: vec![0.0],
-    };
-    p.drive = Drive {
-        torque: Some(Harmonic {
-            amplitude: 1.15,
-            frequency: 2.0 / 3.0,
-            phase: 0.0,
-        }),
-        pivot: None,
-    };
-    let chain = Chain::new(p).unwrap();
+    let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
     let g = Growth {
         resolution: 0.01,
         arclength: 12.0,
@@ -152,9 +99,5 @@ fn the_baker_gollub_homoclinic_points_are_located_to_1e_10() {
         homoclinic_points(&map, &sd, &g)
     };
     let (fine, coarse) = (run(1e-13), run(1e-12));
-    let (r, d) = compare(&fine, &coarse, 1e-10);
-    println!(
-        "{} homoclinic points: error bars ≤ {r:.1e}, the two maps agree to {d:.1e}",
-        fine.len()
-    );
+    compare(&fine, &coarse, 1e-10);
 }

@@ -6,19 +6,16 @@
 //! of the pair on the symmetry line, whose forward and backward images converge to the two
 //! saddles.
 
+#[path = "common/manifold_fixtures.rs"]
+mod fixtures;
 #[path = "common/spawn.rs"]
 mod spawn;
 
-use pendula::analysis::manifold::grow::{grow, Curve, Growth};
+use pendula::analysis::manifold::grow::Growth;
 use pendula::analysis::manifold::intersect::intersections;
 use pendula::analysis::manifold::saddle::saddle;
 use pendula::analysis::manifold::{Branch, PlaneMap, Saddle, SectionMap, P2};
-use pendula::analysis::periodic::{find, Closure, Guess, ShootingOptions};
-use pendula::analysis::poincare::{orbit, Section, SectionOptions};
 use pendula::integrate::Direction;
-use pendula::model::{Chain, ChainParams, Link};
-use pendula::observe::Cancel;
-use std::sync::atomic::{AtomicBool, AtomicU64};
 
 /// Where the sea begins (the shipped spec's energy, J).
 const E: f64 = -19.0;
@@ -27,19 +24,10 @@ fn dist(a: P2, b: P2) -> f64 {
     (a[0] - b[0]).hypot(a[1] - b[1])
 }
 
-/// The equal double pendulum (preset "double": 1 m, 1 kg, g = 9.81).
-fn double() -> Chain {
-    let mut p = ChainParams::new(vec![Link::point(1.0, 1.0), Link::point(1.0, 1.0)]);
-    p.gravity = 9.81;
-    Chain::new(p).unwrap()
-}
-
 /// A branch grown to `g`, cut at its first gap wider than the resolution (the map's
 /// discontinuity, where orbits graze the section: as the `manifolds` kind cuts it).
 fn branch<M: PlaneMap>(map: &M, sd: &Saddle, unstable: bool, side: f64, g: &Growth) -> Branch {
-    let mut w = map.work();
-    let c = Curve::new(map, sd, unstable, side, g.d0, &mut w).unwrap();
-    let mut b = grow(map, &c, g, &Cancel::never()).unwrap();
+    let mut b = fixtures::branch(map, sd, unstable, side, g);
     if let Some(i) = b
         .nodes
         .windows(2)
@@ -56,41 +44,19 @@ fn branch<M: PlaneMap>(map: &M, sd: &Saddle, unstable: bool, side: f64, g: &Grow
 /// monodromy of the tangent flow, an independent route to DP); W^u(A) ∩ W^s(B) on θ₂ = 0.
 #[test]
 fn the_seas_saddle_pair_has_the_orbits_multipliers_and_a_transverse_heteroclinic_point() {
-    let chain = double();
+    let chain = fixtures::double_pendulum();
     let x0 = vec![
         -0.002296218430673316,
         0.753774668480985,
         2.7635685571619244,
         0.0661615812135817,
     ];
-    let o = find(
-        &chain,
-        &Guess { x0, period: 2.7215 },
-        Closure::Energy(E),
-        &ShootingOptions::default(),
-        &Cancel::never(),
-    )
-    .unwrap();
+    let o = fixtures::shot(&chain, x0, 2.7215, Some(E));
     assert!((o.energy - E).abs() < 1e-9, "{}", o.energy);
     let map =
         SectionMap::new(&chain, 0, 0.0, Direction::Rising, E, 1e-13, 50.0 * o.period).unwrap();
-    let (stop, count) = (AtomicBool::new(false), AtomicU64::new(0));
-    let opts = SectionOptions {
-        crossings: 1,
-        t_end: o.period,
-        rtol: 1e-13,
-        atol: 1e-13,
-        ..SectionOptions::default()
-    };
-    let first = orbit(
-        &chain,
-        &Section::angle(0, 0.0, Direction::Rising),
-        &o.x0,
-        &opts,
-        &stop,
-        &count,
-    );
-    let a = saddle(&map, map.point(&first.states[0]), 1e-12, 40).unwrap();
+    let first = fixtures::first_crossing(&chain, &o);
+    let a = saddle(&map, map.point(&first), 1e-12, 40).unwrap();
     let (mu, ms) = (o.floquet.multipliers[0].re, o.floquet.multipliers[1].re);
     println!(
         "period {:.10} s; A = ({:.12}, {:.12}), λu = {:.10}, λs = {:.10}; Floquet {mu:.10}, {ms:.10}",

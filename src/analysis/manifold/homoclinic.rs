@@ -25,6 +25,7 @@
 
 use super::grow::Curve;
 use super::map::PlaneMap;
+use super::saddle::differences;
 use super::{sub, ManifoldError, P2};
 use nalgebra::{DMatrix, DVector};
 
@@ -55,28 +56,6 @@ fn seed_derivative(c: &Curve, s: f64) -> P2 {
     let ln = c.stretch.ln();
     let f = c.stretch.powf(s) * ln / (c.stretch - 1.0);
     [(c.b[0] - c.a[0]) * f, (c.b[1] - c.a[1]) * f]
-}
-
-/// DP(x), or DP⁻¹(x) when `inverse`, by the central differences the saddle's Jacobian uses
-/// ([`super::saddle::jacobian_step`], at the map's own step).
-fn differences<M: PlaneMap>(
-    map: &M,
-    x: P2,
-    inverse: bool,
-    w: &mut M::Work,
-) -> Result<[[f64; 2]; 2], ManifoldError> {
-    let mut jac = [[0.0; 2]; 2];
-    for j in 0..2 {
-        let h = map.difference_step() * (1.0 + x[j].abs());
-        let (mut a, mut b) = (x, x);
-        a[j] += h;
-        b[j] -= h;
-        let (pa, pb) = (map.apply(a, inverse, w)?, map.apply(b, inverse, w)?);
-        for i in 0..2 {
-            jac[i][j] = (pa[i] - pb[i]) / (a[j] - b[j]);
-        }
-    }
-    Ok(jac)
 }
 
 /// Most Newton steps.
@@ -161,10 +140,10 @@ pub fn polish<M: PlaneMap>(
             let eye = [[1.0, 0.0], [0.0, 1.0]];
             for k in 0..n {
                 let (a, b) = if forward(k) {
-                    let d = differences(map, x[k], false, w)?;
+                    let d = differences(map, x[k], map.difference_step(), false, w)?;
                     ([[-d[0][0], -d[0][1]], [-d[1][0], -d[1][1]]], eye)
                 } else {
-                    let d = differences(map, sub(x[k + 1], shift), true, w)?;
+                    let d = differences(map, sub(x[k + 1], shift), map.difference_step(), true, w)?;
                     (eye, [[-d[0][0], -d[0][1]], [-d[1][0], -d[1][1]]])
                 };
                 let r = 2 * k;

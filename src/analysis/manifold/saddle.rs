@@ -43,13 +43,24 @@ pub fn jacobian_step<M: PlaneMap>(
     step: f64,
     w: &mut M::Work,
 ) -> Result<[[f64; 2]; 2], ManifoldError> {
+    differences(map, x, step, false, w)
+}
+
+/// DP(x), or D(P⁻¹)(x) when `inverse`, by central differences of relative step `step`.
+pub fn differences<M: PlaneMap>(
+    map: &M,
+    x: P2,
+    step: f64,
+    inverse: bool,
+    w: &mut M::Work,
+) -> Result<[[f64; 2]; 2], ManifoldError> {
     let mut jac = [[0.0; 2]; 2];
     for j in 0..2 {
         let h = step * (1.0 + x[j].abs());
         let (mut a, mut b) = (x, x);
         a[j] += h;
         b[j] -= h;
-        let (pa, pb) = (map.apply(a, false, w)?, map.apply(b, false, w)?);
+        let (pa, pb) = (map.apply(a, inverse, w)?, map.apply(b, inverse, w)?);
         for i in 0..2 {
             jac[i][j] = (pa[i] - pb[i]) / (a[j] - b[j]);
         }
