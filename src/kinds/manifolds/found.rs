@@ -244,7 +244,7 @@ impl Finding for Manifolds {
             x.index("intersection", c.len(), "intersection, by unstable branch, stable branch, shift and arclength")
                 .var("theta", &["intersection"], c.iter().map(|c| c.at.point[0]).collect::<Vec<_>>(), "rad", "angle of the intersection point (unwrapped)")
                 .var(self.second().0, &["intersection"], c.iter().map(|c| c.at.point[1]).collect::<Vec<_>>(), self.second().1, self.second().2)
-                .var("residual", &["intersection"], c.iter().map(|c| c.at.residual).collect::<Vec<_>>(), "1", "distance between the refined points of the two branches")
+                .var("residual", &["intersection"], c.iter().map(|c| c.at.residual).collect::<Vec<_>>(), "1", "error bar of the point on the computed branches: the distance between their refined points, or the shot orbit's last Newton correction")
                 .var("unstable_branch", &["intersection"], c.iter().map(|c| c.unstable as i64 + 1).collect::<Vec<_>>(), "1", "1 unstable_plus, 2 unstable_minus")
                 .var("stable_branch", &["intersection"], c.iter().map(|c| c.stable as i64 - 1).collect::<Vec<_>>(), "1", "1 stable_plus, 2 stable_minus")
                 .var("lattice_shift", &["intersection"], c.iter().map(|c| c.at.shift as i64).collect::<Vec<_>>(), "1", "the stable branch is that of the saddle at theta* + 2 pi times this (0: homoclinic in the cover)")
