@@ -3,15 +3,12 @@ sizes go through the library's memory estimate and budget before anything is cop
 measured (a ValueError naming the keyword, never an aborted interpreter), and Ctrl-C stops
 a running measure or chaotic fraction promptly with KeyboardInterrupt."""
 
-import os
-import signal
-import threading
-import time
 
 import numpy as np
 import pytest
 
 import pendula
+from counting import interrupted_once_under_way
 
 
 def bands(n):
@@ -48,17 +45,9 @@ def test_the_step_is_limited():
 
 
 def interrupted_within(call, seconds):
-    """Sends SIGINT to this process 1 s into `call` and returns how long `call` took to raise."""
-    timer = threading.Timer(1.0, lambda: os.kill(os.getpid(), signal.SIGINT))
-    # CPU time: a busy machine stretches the wall clock, not the work done before the stop.
-    start = time.process_time()
-    timer.start()
-    try:
-        with pytest.raises(KeyboardInterrupt):
-            call()
-    finally:
-        timer.cancel()
-    took = time.process_time() - start
+    """Sends SIGINT to this process once `call` is under way and checks that it raised within
+    `seconds` of CPU from its start."""
+    took = interrupted_once_under_way(call, cpu=1.0)
     assert took < seconds, took
 
 

@@ -91,7 +91,8 @@ pub fn cpu_time(pid: u32) -> Duration {
 #[allow(dead_code)]
 pub fn wait_running(child: &mut Child, cpu: Duration, what: &str) {
     let pid = child.id();
-    poll(&format!("{what} under way"), PATIENCE, || {
+    // poll_child: a run that never gets under way is killed, not left running.
+    poll_child(child, &format!("{what} under way"), PATIENCE, |child| {
         if let Some(status) = child.try_wait().unwrap() {
             panic!("{what} ended ({status}) before it was under way");
         }

@@ -327,10 +327,14 @@ fn sigterm_leaves_the_checkpoint_and_no_file_and_resume_finishes_it() {
             .stdout(std::process::Stdio::null())
             .stderr(std::process::Stdio::null()),
     );
-    let t0 = std::time::Instant::now();
-    while tiles() < 5 && t0.elapsed() < std::time::Duration::from_secs(120) {
-        std::thread::sleep(std::time::Duration::from_millis(2));
-    }
+    // Five tiles on disk, with a deadline: if they never come the test fails (killing the run)
+    // instead of signalling anyway.
+    crate::running::poll_child(
+        &mut child,
+        "5 tiles checkpointed",
+        std::time::Duration::from_secs(120),
+        |_| (tiles() >= 5).then_some(()),
+    );
     let sent = crate::spawn::status(Command::new("kill").args(["-TERM", &child.id().to_string()]));
     assert!(sent.success());
     let status = child.wait().unwrap();
