@@ -330,36 +330,20 @@ pub fn run(
     let sd = saddle(&map, [orbit.x0[0], orbit.x0[1]], run.newton_tolerance, 40).map_err(failed)?;
     let (grown, complete) = observed_branches(&map, &sd, run, obs).map_err(failed)?;
     let evaluations = grown.iter().map(|b| b.evaluations).sum();
-    if !complete {
-        let mut r = ManifoldsResult {
-            seed: x0,
-            return_distance,
-            drive_period: t,
-            shot: [orbit.x0[0], orbit.x0[1]],
-            shot_multipliers: multipliers(&orbit),
-            saddle: sd,
-            branches: grown,
-            crossings: Vec::new(),
-            splitting: Err(String::new()),
-            tangency: None,
-            lobes: Err(String::new()),
-            melnikov: Melnikov::of_chain(chain),
-            evaluations,
-            shell: None,
-            background,
-            complete: false,
+    // An interrupted run keeps its branches and computes nothing from them ([`interrupted`]).
+    let (crossings, splitting, tangency, lobes) = if complete {
+        let crossings = all_crossings(&map, &grown, run.intersection_tolerance).map_err(failed)?;
+        let splitting = split(&map, &sd, &grown[0], &grown[3], run).map_err(|e| e.to_string());
+        let tangency = match &run.tangency {
+            None => None,
+            Some(ts) => Some(tangency(chain, ts, run, sd.point, &cancel).map_err(failed)?),
         };
-        interrupted(&mut r);
-        return Ok(r);
-    }
-    let crossings = all_crossings(&map, &grown, run.intersection_tolerance).map_err(failed)?;
-    let splitting = split(&map, &sd, &grown[0], &grown[3], run).map_err(|e| e.to_string());
-    let tangency = match &run.tangency {
-        None => None,
-        Some(ts) => Some(tangency(chain, ts, run, sd.point, &cancel).map_err(failed)?),
+        let lobes = lobes(&map, &sd, chain, &grown, &crossings);
+        (crossings, splitting, tangency, lobes)
+    } else {
+        (Vec::new(), Err(String::new()), None, Err(String::new()))
     };
-    let lobes = lobes(&map, &sd, chain, &grown, &crossings);
-    Ok(ManifoldsResult {
+    let mut r = ManifoldsResult {
         seed: x0,
         return_distance,
         drive_period: t,
@@ -376,7 +360,11 @@ pub fn run(
         shell: None,
         background,
         complete: true,
-    })
+    };
+    if !complete {
+        interrupted(&mut r);
+    }
+    Ok(r)
 }
 
 /// The shooting's Floquet multipliers as (re, im).
