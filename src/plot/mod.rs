@@ -319,6 +319,22 @@ pub fn begin_subtitled_figure<DB: DrawingBackend>(
     Ok((header, sub_h))
 }
 
+/// [`begin_figure`] for a figure of one chart: the title at 26 logical pixels and the area
+/// below it, inset 10 px left, 10 px right and 8 px at the bottom, where the chart goes.
+pub fn begin_chart_figure<DB: DrawingBackend>(
+    root: &DrawingArea<DB, Shift>,
+    surface: Surface,
+    title: &str,
+) -> Result<DrawingArea<DB, Shift>, DrawError> {
+    let px = |v: f64| surface.px(v);
+    let Header { w, h, extra } = begin_figure(root, surface, title, 26.0)?;
+    let top = 50.0 + extra;
+    Ok(root.clone().shrink(
+        (px(10.0), px(top)),
+        (px(w - 20.0) as u32, px(h - top - 8.0) as u32),
+    ))
+}
+
 /// What [`begin_figure`] leaves: the logical canvas size and the title's extra height.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Header {

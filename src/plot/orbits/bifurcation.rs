@@ -10,8 +10,8 @@ use super::lines::{dashed_line, line, DASH, GREY};
 use super::marks::{bifurcation_style, MarkShape, BIFURCATION_KINDS};
 use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, frame_pixels, runs, save, series_color, Area, Axis, DataError, DrawError, Drawn,
-    Header, PlotError, Render, Surface,
+    begin_chart_figure, frame_pixels, runs, save, series_color, Area, Axis, DataError, DrawError,
+    Drawn, PlotError, Render, Surface,
 };
 
 /// One continued branch, as drawn: the parameter, a scalar measure of each orbit (the y axis),
@@ -163,13 +163,7 @@ impl Render for BifurcationFigure<'_> {
     }
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
-        let px = |v: f64| surface.px(v);
-        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 26.0)?;
-        let top = 50.0 + extra;
-        let area = root.clone().shrink(
-            (px(10.0), px(top)),
-            (px(w - 20.0) as u32, px(h - top - 8.0) as u32),
-        );
+        let area = begin_chart_figure(root, surface, &self.title)?;
         let x_axis = Axis::fit(
             self.finite_points().map(|p| p.0),
             false,

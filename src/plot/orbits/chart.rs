@@ -12,8 +12,8 @@ use super::lines::line;
 use super::marks::{bifurcation_style, MarkShape};
 use super::{parameter_chart, require_finite};
 use crate::plot::{
-    begin_figure, frame_pixels, runs, save, Area, Axis, DataError, Drawn, Header, PlotError,
-    Render, Surface,
+    begin_chart_figure, frame_pixels, runs, save, Area, Axis, DataError, Drawn, PlotError, Render,
+    Surface,
 };
 
 /// Stable and unstable cells' fill.
@@ -114,12 +114,7 @@ impl Render for StabilityChart<'_> {
 
     fn render<DB: DrawingBackend>(&self, root: &Area<DB>, surface: Surface) -> Drawn {
         let px = |v: f64| surface.px(v);
-        let Header { w, h, extra } = begin_figure(root, surface, &self.title, 26.0)?;
-        let top = 50.0 + extra;
-        let area = root.clone().shrink(
-            (px(10.0), px(top)),
-            (px(w - 20.0) as u32, px(h - top - 8.0) as u32),
-        );
+        let area = begin_chart_figure(root, surface, &self.title)?;
         let x_axis = Axis::fit(self.finite_points().map(|p| p.0), false, 0.0, 10, "p1")?;
         let y_axis = Axis::fit(self.finite_points().map(|p| p.1), false, 0.0, 8, "p2")?;
         let chart = parameter_chart(
