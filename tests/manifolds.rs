@@ -160,7 +160,7 @@ fn the_inverse_map_undoes_the_map_and_the_map_is_converged() {
 /// transverse round-off by 1/|λs| ≈ 470 per application, and this flip saddle grows by P²,
 /// so later generations cannot be checked this way), within d0 of the saddle; the
 /// refinement keeps neighbours within the resolution; and one and two threads give the same
-/// branch bit for bit.
+/// branch bit for bit, grown to a chord accuracy as well.
 #[test]
 fn unstable_points_converge_backwards_and_threads_do_not_matter() {
     let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
@@ -182,6 +182,20 @@ fn unstable_points_converge_backwards_and_threads_do_not_matter() {
     let (one, two) = (run(1), run(2));
     assert_eq!(one, two, "1 and 2 threads differ");
     assert!(one.largest_gap() <= g.resolution);
+    // So does a growth to a chord accuracy (points inserted from the previous generation).
+    let fine = Growth {
+        accuracy: Some(1e-6),
+        arclength: 6.0,
+        ..g
+    };
+    let run = |threads: usize| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .unwrap()
+            .install(|| branch(&map, &sd, true, 1.0, &fine))
+    };
+    assert_eq!(run(1), run(2), "1 and 2 threads differ with accuracy");
     let mut w = map.work();
     let c = one.curve;
     let mut worst: f64 = 0.0;
@@ -275,23 +289,15 @@ fn the_first_tangency_approaches_melnikovs_threshold() {
     assert!(slope > 1.2, "the deviation falls like δ^{slope}");
 }
 
-/// The undamped driven pendulum's map preserves area: between adjacent primary intersection
-/// points q₀, q₁, q₂ = P(q₀) (each located to 1e-9, most to 1e-10) the turnstile's two lobes
-/// have equal areas (to 1e-8), of opposite
-/// orientation, and near Melnikov's first-order area 4πγ sech(πω/2)/ω (within 10 % at γ = 0.1).
-#[test]
-fn the_turnstile_lobes_have_equal_areas() {
+/// The undamped driven pendulum (γ = 0.1, ω = 2) grown with `g`: the turnstile's lobe areas
+/// between adjacent primary intersection points q₀, q₁, q₂ = P(q₀), each located to 1e-9 (most
+/// to 1e-10), and Melnikov's first-order area 4πγ sech(πω/2)/ω.
+fn turnstile(g: &Growth) -> (f64, f64, f64) {
     let (gamma, omega) = (0.1, 2.0);
     let chain = pendulum(0.0, gamma, omega);
-    let g = Growth {
-        resolution: 0.01,
-        max_angle: 0.05,
-        arclength: 7.5,
-        ..Growth::default()
-    };
     // The fixed grid: a smooth map, on which the intersections refine to 1e-10 (the undamped
     // pendulum's velocities stay below 3 rad/s, well resolved by 1024 steps of π/1024 s).
-    let tg = tangle(&chain, [PI, 0.0], &g, MapIntegration::Fixed(1024));
+    let tg = tangle(&chain, [PI, 0.0], g, MapIntegration::Fixed(1024));
     let th = tg.saddle.point[0];
     let xs = intersections(&tg.map, &tg.unstable, &tg.stable, &[1], 1e-11).unwrap();
     assert!(!xs.is_empty());
@@ -334,9 +340,42 @@ fn the_turnstile_lobes_have_equal_areas() {
         "lobes: {a01:.12} and {a12:.12}, |sum| = {:.2e}; Melnikov's first order {first_order:.6}",
         (a01 + a12).abs()
     );
+    (a01, a12, first_order)
+}
+
+/// The growth of the turnstile test.
+const TURNSTILE: Growth = Growth {
+    d0: 1e-6,
+    resolution: 0.01,
+    max_angle: 0.05,
+    arclength: 7.5,
+    max_points: 2_000_000,
+    linear_tolerance: 1e-9,
+    accuracy: None,
+};
+
+/// The undamped driven pendulum's map preserves area: the turnstile's two lobes have equal
+/// areas (to 1e-8), of opposite orientation, and near Melnikov's first-order area (within
+/// 10 % at γ = 0.1). Grown to a chord accuracy instead (later generations inserted from the
+/// previous one, their domain parameters carried back along the pre-images), the branches
+/// give the same lobes to 1e-10: intersections and areas are integrated along the manifold
+/// between parameters, which the growth's route to its points does not change.
+#[test]
+fn the_turnstile_lobes_have_equal_areas() {
+    let (a01, a12, first_order) = turnstile(&TURNSTILE);
     assert!(a01 * a12 < 0.0, "the lobes lie on opposite sides");
     assert!((a01.abs() - a12.abs()).abs() < 1e-8);
     assert!((a01.abs() - first_order).abs() < 0.1 * first_order);
+    let (b01, b12, _) = turnstile(&Growth {
+        accuracy: Some(1e-7),
+        ..TURNSTILE
+    });
+    println!(
+        "accuracy 1e-7: {:.1e} and {:.1e} from the domain growth's",
+        (a01 - b01).abs(),
+        (a12 - b12).abs()
+    );
+    assert!((a01 - b01).abs() < 1e-10 && (a12 - b12).abs() < 1e-10);
 }
 
 /// The Poincaré map of the conservative double pendulum on θ₁ = 0 (upward) at the orbit's

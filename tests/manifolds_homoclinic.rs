@@ -29,7 +29,8 @@ fn homoclinic_points<M: PlaneMap>(map: &M, sd: &Saddle, g: &Growth) -> Vec<Inter
     xs
 }
 
-/// Each point of `fine` against its counterpart in `coarse` (the map at 10× the tolerance):
+/// Each point of `fine` against its counterpart in `coarse` (the map at 10× the tolerance, or
+/// the other growth):
 /// the worst residual (the error bar on its own map's branches) and the worst distance (the
 /// integration's error in the branches themselves), both asserted below `within` and printed.
 fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) {
@@ -46,7 +47,7 @@ fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) {
             .min_by(|a, b| a.0.total_cmp(&b.0))
             .unwrap();
         println!(
-            "({:+.12}, {:+.12}) ±{:.1e}: the coarse map's within {d:.1e} (±{r:.1e})",
+            "({:+.12}, {:+.12}) ±{:.1e}: the other's within {d:.1e} (±{r:.1e})",
             q.point[0], q.point[1], q.residual
         );
         assert!(d <= within, "{d:e}");
@@ -55,7 +56,7 @@ fn compare(fine: &[Intersection], coarse: &[Intersection], within: f64) {
         worst_distance = worst_distance.max(d);
     }
     println!(
-        "{} homoclinic points: error bars ≤ {worst_residual:.1e}, the two maps agree to {worst_distance:.1e}",
+        "{} homoclinic points: error bars ≤ {worst_residual:.1e}, the two runs agree to {worst_distance:.1e}",
         fine.len()
     );
 }
@@ -100,4 +101,30 @@ fn the_baker_gollub_homoclinic_points_are_located_to_1e_10() {
     };
     let (fine, coarse) = (run(1e-13), run(1e-12));
     compare(&fine, &coarse, 1e-10);
+}
+
+/// A growth to a chord accuracy inserts its later generations' points from the previous
+/// generation (Hobson), naming each by a domain parameter carried back along its pre-images:
+/// the intersections, refined and shot from those parameters, are the homoclinic points that
+/// the growth from the domain alone gives, the same ones to 1e-10 on the same map.
+#[test]
+fn growth_to_an_accuracy_finds_the_same_homoclinic_points() {
+    let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
+    let map = FlowMap::new(&chain, 3.0 * PI, MapIntegration::Adaptive(1e-13)).unwrap();
+    let sd = saddle(&map, [-2.86, 0.9], 1e-12, 40).unwrap();
+    let g = Growth {
+        resolution: 0.01,
+        arclength: 12.0,
+        ..Growth::default()
+    };
+    let from_domain = homoclinic_points(&map, &sd, &g);
+    let from_previous = homoclinic_points(
+        &map,
+        &sd,
+        &Growth {
+            accuracy: Some(1e-6),
+            ..g
+        },
+    );
+    compare(&from_previous, &from_domain, 1e-10);
 }

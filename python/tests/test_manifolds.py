@@ -56,7 +56,7 @@ def test_a_damped_double_pendulum_is_refused_naming_the_model():
 
 def test_growth_to_an_accuracy_records_its_measured_interpolation_error():
     # accuracy= inserts points where the chord departs from the manifold by more than it; each
-    # branch records the departure measured at sampled mid-parameters, which must be within it.
+    # branch records the departure measured at the middles of sampled pieces, within it.
     t = pendula.manifolds(TANGLE, theta=[math.pi], omega=[0.0], resolution=0.05,
                           arclength=6.0, accuracy=1e-5)
     assert t.attrs["accuracy"] == pytest.approx(1e-5)

@@ -274,7 +274,7 @@ flags! {
     "d0" => "manifolds.d0", Float, "D", "First point's distance from the saddle along the eigenvector (default 1e-6)", &[MANI];
     "resolution" => "manifolds.resolution", Float, "D", "Largest distance between neighbouring points of a branch (default 0.01)", &[MANI];
     "max-angle" => "manifolds.max_angle", Float, "RAD", "Largest turn of a branch at a point (default 0.2)", &[MANI];
-    "accuracy" => "manifolds.accuracy", Float, "D", "Largest estimated departure of the chord between neighbours from the manifold (default: not controlled)", &[MANI];
+    "accuracy" => "manifolds.accuracy", Float, "D", "Largest estimated departure of the chord between neighbours from the manifold; later generations' points are then inserted from the previous generation (default: not controlled, every point from the domain)", &[MANI];
     "arclength" => "manifolds.arclength", Float, "L", "Arclength of each branch from the saddle (default 10)", &[MANI];
     "max-points" => "manifolds.max_points", Int, "N", "Most points of a branch (default 2000000)", &[MANI];
     "linear-tolerance" => "manifolds.linear_tolerance", Float, "TOL", "Largest departure of the first segment from the eigenline's image (default 1e-9)", &[MANI];

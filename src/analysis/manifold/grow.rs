@@ -11,19 +11,34 @@
 //! Generation g + 1 starts as the images of generation g's points. Where two neighbours are
 //! further apart than `resolution`, the turn of the curve at a point exceeds `max_angle`, or
 //! (with `accuracy`) the chord between neighbours is estimated to depart from the manifold by
-//! more than `accuracy` ([`sagitta`]), a point is inserted at the mean of their parameters and computed from the fundamental
-//! domain, Q^g(c(s)): never by interpolating images, so every point is on the manifold to
-//! the map's accuracy. New points of a pass are computed in parallel and merged in parameter
-//! order, so the result does not depend on the threads. The branch stops at `arclength`
-//! (measured from the saddle) or at `max_points`.
+//! more than `accuracy` ([`sagitta`]), a point is inserted. Without `accuracy` it is computed
+//! from the fundamental domain at the mean of the neighbours' parameters, Q^g(c(s)): never by
+//! interpolating images, so every point is on the manifold to the map's accuracy, at its
+//! exact parameter. That costs g applications of Q a point, and it stops resolving in the
+//! folds: the seeds c(s) lie |x*| from the origin, quantised to ulp(|x*|), and Q^g stretches
+//! that quantum along the curve by Λ^g and more.
+//!
+//! With `accuracy`, a point of generation g ≥ 2 is inserted as Hobson and Krauskopf–Osinga
+//! insert it: the image under Q of the point between the neighbours' pre-images on generation
+//! g − 1 ([`Node::pre`], [`on_polyline`]: the cubic through four nodes, O(Δ⁴) off the curve
+//! where a chord is O(Δ²)), one application of Q a point, and Q contracts that interpolation
+//! error across the curve. Its parameter is its pre-image's, followed back along the
+//! pre-images to the domain ([`parameter_at`]), so that intersections and lobes, which
+//! evaluate Q^g(c(s)) between parameters, work on such a branch as on one grown from the
+//! domain (tests/manifolds.rs: the same turnstile lobes to 1e-13; tests/manifolds_homoclinic.rs:
+//! the same homoclinic points to 1e-14).
+//!
+//! New points of a pass are computed in parallel and merged in order, so the result does not
+//! depend on the threads. The branch stops at `arclength` (measured from the saddle) or at
+//! `max_points`.
 //!
 //! The chord deviates from the manifold by about the distance of b from the eigenline,
 //! `linear_error`; under Q a transverse error contracts (by |λs|/|λu| per step along an
 //! unstable branch), so the curve beyond the first generation is closer still.
 //!
 //! With `accuracy`, [`interpolation_error`] measures what the estimate promised, by the
-//! manifold itself: the point Q^g(c(s)) at each sampled piece's mid-parameter and its distance
-//! from the piece's chord (every [`SAMPLE_EVERY`]-th piece: ~1/16 of the growth's cost).
+//! manifold itself: a point of the manifold in the middle of each sampled piece and its
+//! distance from the polyline (every [`SAMPLE_EVERY`]-th piece).
 
 use super::map::PlaneMap;
 use super::saddle::Saddle;
@@ -48,8 +63,9 @@ pub struct Growth {
     /// Largest accepted `linear_error` (the chord's distance from the eigenline's image).
     pub linear_tolerance: f64,
     /// Largest estimated departure of the chord between neighbours from the manifold
-    /// ([`sagitta`]); `None` (the default): not controlled, only `resolution` and
-    /// `max_angle`, so the shipped curves keep their points.
+    /// ([`sagitta`]), with points of generation ≥ 2 inserted from the previous generation
+    /// (module docs); `None` (the default): not controlled, only `resolution` and
+    /// `max_angle`, every point from the domain, so the shipped curves keep their points.
     pub accuracy: Option<f64>,
 }
 
@@ -205,6 +221,10 @@ pub struct Node {
     pub generation: u32,
     pub s: f64,
     pub point: P2,
+    /// Where its pre-image Q⁻¹(point) lies on the branch's polyline, as a fractional node
+    /// index (k + t: the fraction t of the piece from node k to k + 1, in the previous
+    /// generation); `None` in generation 0. With `accuracy`, points are inserted from it.
+    pub pre: Option<f64>,
 }
 
 /// A grown branch.
@@ -220,8 +240,9 @@ pub struct Branch {
     /// Applications of the map.
     pub evaluations: u64,
     /// Neighbours left further apart than the resolution (or, with `accuracy`, above it)
-    /// because their domain parameters or seeds could not be split further (one f64 spacing apart: the growth of a point of generation
-    /// g from the domain stretches that spacing by up to Λ^g, more in a fold).
+    /// because their domain parameters, seeds or (with `accuracy`) pre-images could not be
+    /// split further, one f64 spacing apart (the growth of a point of generation g from the
+    /// domain stretches the seeds' spacing by up to Λ^g, more in a fold).
     pub unresolved: usize,
     /// With `accuracy`: the largest distance of a sampled piece's mid-parameter point from its
     /// chord ([`interpolation_error`]) and how many pieces were sampled; `None` and 0
@@ -266,8 +287,9 @@ fn turn(p: P2, q: P2, r: P2) -> f64 {
 const CURVATURE_FLOOR: f64 = 1e-9;
 
 /// The estimated departure of the chord from node `i` to `i + 1` from the manifold: the
-/// sagitta κΔ²/8 of an arc of curvature κ over the chord Δ, κ the larger of the discrete
-/// curvatures turn/(mean adjacent chord) at its two ends (exact to leading order on a circle:
+/// sagitta κΔ²/8 of an arc of curvature κ over the chord Δ, κ the largest of the discrete
+/// curvatures turn/(mean adjacent chord) at its two ends and their outer neighbours (so that
+/// a curvature growing towards a fold is seen a piece early; exact to leading order on a circle:
 /// this is Krauskopf–Osinga's αΔ control, α the turn, as a length). It is a priori, from the
 /// neighbours already there, so it costs no map application; after an insertion the turn at
 /// the new point carries the measured distance h of that point from the old chord (each
@@ -285,11 +307,10 @@ fn sagitta(nodes: &[Node], i: usize) -> f64 {
         }
     };
     let mut k: f64 = 0.0;
-    if i >= 1 {
-        k = curvature(i);
-    }
-    if i + 2 < nodes.len() {
-        k = k.max(curvature(i + 1));
+    for j in i.saturating_sub(1)..=i + 2 {
+        if j >= 1 && j + 1 < nodes.len() {
+            k = k.max(curvature(j));
+        }
     }
     let d = dist(p(i), p(i + 1));
     k * d * d / 8.0
@@ -312,20 +333,25 @@ fn off_chord(m: P2, p: P2, q: P2) -> f64 {
 }
 
 /// What the polyline of `b` misses of the manifold, measured by the manifold itself: over
-/// every `every`-th piece (0, every, 2·every, …), the largest distance of the point at the
-/// piece's mid-parameter, Q^g(c((s_a + s_b)/2)) computed from the fundamental domain as every
-/// point is, from the piece's chord. Returns that largest distance, the pieces measured and
-/// the map applications spent (a piece of generation g costs g applications of Q).
+/// every `every`-th piece (0, every, 2·every, …), the largest distance of a manifold point at
+/// the piece's middle from the polyline there (the piece and its two neighbours, so that a
+/// point carried a little along the curve is still measured across it). In generations 0
+/// and 1 that point is Q^g(c(s)) at the mid-parameter, from the fundamental domain; in later
+/// ones it is the image of the point at the middle of the piece's pre-image on the previous
+/// generation ([`on_polyline`]), the point an insertion there would add: the curve's own
+/// points came that way too, so this measures the chords, and tests/manifolds_growth.rs
+/// checks the insertion against the domain and the closed-form separatrix. Returns that
+/// largest distance, the pieces measured and the map applications spent.
 pub fn interpolation_error<M: PlaneMap>(
     map: &M,
     b: &Branch,
     every: usize,
     cancel: &Cancel,
 ) -> Result<(f64, usize, u64), ManifoldError> {
-    let pieces: Vec<usize> = (0..b.nodes.len().saturating_sub(1))
-        .step_by(every.max(1))
-        .collect();
-    let off: Vec<Result<f64, ManifoldError>> = pieces
+    let n = b.nodes.len();
+    let pieces: Vec<usize> = (0..n.saturating_sub(1)).step_by(every.max(1)).collect();
+    let c = &b.curve;
+    let off: Vec<Result<(f64, u64), ManifoldError>> = pieces
         .par_iter()
         .map_init(
             || map.work(),
@@ -334,16 +360,32 @@ pub fn interpolation_error<M: PlaneMap>(
                     return Err(ManifoldError::Interrupted);
                 }
                 let (g, sa, sb) = b.piece(i);
-                let m = b.curve.eval(map, g, 0.5 * (sa + sb), w)?;
-                Ok(off_chord(m, b.nodes[i].point, b.nodes[i + 1].point))
+                let (na, nb) = (b.nodes[i], b.nodes[i + 1]);
+                let (m, steps) = match (na.pre, nb.pre) {
+                    (Some(ua), Some(ub)) if g >= 2 => (
+                        map.iterate(
+                            on_polyline(&b.nodes, 0.5 * (ua + ub)),
+                            c.power,
+                            !c.unstable,
+                            w,
+                        )?,
+                        1,
+                    ),
+                    _ => (c.eval(map, g, 0.5 * (sa + sb), w)?, g),
+                };
+                let d = (i.saturating_sub(1)..=(i + 1).min(n - 2))
+                    .map(|j| off_chord(m, b.nodes[j].point, b.nodes[j + 1].point))
+                    .fold(f64::INFINITY, f64::min);
+                Ok((d, c.cost(steps)))
             },
         )
         .collect();
-    let mut worst: f64 = 0.0;
+    let (mut worst, mut cost): (f64, u64) = (0.0, 0);
     for o in off {
-        worst = worst.max(o?);
+        let (d, k) = o?;
+        worst = worst.max(d);
+        cost += k;
     }
-    let cost = pieces.iter().map(|&i| b.curve.cost(b.piece(i).0)).sum();
     Ok((worst, pieces.len(), cost))
 }
 
@@ -396,6 +438,7 @@ pub fn grow_observed<M: PlaneMap>(
                 generation: 0,
                 s,
                 point: curve.seed(s),
+                pre: None,
             }
         })
         .collect();
@@ -408,6 +451,7 @@ pub fn grow_observed<M: PlaneMap>(
         generation: 1,
         s: 0.0,
         point: curve.b,
+        pre: Some(0.0),
     });
     evaluations += curve.power as u64;
     let mut from = 0;
@@ -479,11 +523,12 @@ pub fn grow_observed<M: PlaneMap>(
             other => other?,
         };
         let head = images[0];
-        for (n, &p) in olds.iter().zip(&images[1..]) {
+        for (j, (n, &p)) in olds.iter().zip(&images[1..]).enumerate() {
             nodes.push(Node {
                 generation,
                 s: n.s,
                 point: p,
+                pre: Some((start + 1 + j) as f64),
             });
         }
         // The end of this generation is the start of the next, the image of its first point.
@@ -491,6 +536,7 @@ pub fn grow_observed<M: PlaneMap>(
             generation: generation + 1,
             s: 0.0,
             point: head,
+            pre: Some(end as f64),
         });
         from = end;
     }
@@ -538,6 +584,193 @@ pub fn grow_observed<M: PlaneMap>(
         }
     }
     Ok(b)
+}
+
+/// A point to insert after node `after`: its generation, parameter and pre-image's place.
+struct Insert {
+    after: usize,
+    generation: u32,
+    s: f64,
+    pre: Option<f64>,
+    /// Mapped from the previous generation's polyline at `pre` (Hobson's insertion), not
+    /// grown from the fundamental domain.
+    from_previous: bool,
+}
+
+/// The domain's law f(s) = (Λ^s − 1)/(Λ − 1): the seed c(s) lies the fraction f(s) along the
+/// chord from a to b.
+fn domain_law(curve: &Curve, s: f64) -> f64 {
+    (curve.stretch.powf(s) - 1.0) / (curve.stretch - 1.0)
+}
+
+/// The parameter of the point at fractional index `u` of generation 0, the domain's chord:
+/// its piece's ends' parameters interpolated in the domain's law, which is exact there (the
+/// chord is straight and c(s) moves along it as f(s)).
+fn label_at(curve: &Curve, nodes: &[Node], u: f64) -> f64 {
+    let k = (u.floor().max(0.0) as usize).min(nodes.len().saturating_sub(2));
+    let t = (u - k as f64).clamp(0.0, 1.0);
+    let (a, b) = (nodes[k], nodes[k + 1]);
+    let (sa, sb) = if b.generation == a.generation {
+        (a.s, b.s)
+    } else {
+        (a.s, 1.0)
+    };
+    let (fa, fb) = (domain_law(curve, sa), domain_law(curve, sb));
+    let f = fa + t * (fb - fa);
+    ((f * (curve.stretch - 1.0)).ln_1p() / curve.stretch.ln()).clamp(sa, sb)
+}
+
+/// The domain parameter of the polyline's point at fractional index `u`: its place followed
+/// back along the pre-images ([`back_step`]) to generation 0, where [`label_at`] is exact. An
+/// error in a place one generation back is an error along the curve that Q stretches by Λ
+/// on the way forward, so each step must be accurate to far less than a piece: a parameter
+/// interpolated at the previous generation instead (even in the domain's law) put the
+/// Baker–Gollub points of generation 6 most of a piece away from Q^6(c(s)); this route,
+/// 2e-4 of a piece (the mid-parameter test in tests/manifolds_growth.rs).
+fn parameter_at(curve: &Curve, nodes: &[Node], mut u: f64) -> f64 {
+    loop {
+        match back_step(nodes, u) {
+            Some(v) => u = v,
+            None => return label_at(curve, nodes, u),
+        }
+    }
+}
+
+/// The place one generation back of the polyline's point at fractional index `u` (`None` in
+/// generation 0): the pre-images' places of the four nodes around its piece, as chord
+/// lengths along the previous generation, interpolated by the cubic in the nodes' own chord
+/// length (the place along the curve is as smooth as the curve), so that the step errs by
+/// O(Δ⁴) of the piece, not O(Δ²) as a linear one would.
+fn back_step(nodes: &[Node], u: f64) -> Option<f64> {
+    let n = nodes.len();
+    let k = (u.floor().max(0.0) as usize).min(n.saturating_sub(2));
+    let t = (u - k as f64).clamp(0.0, 1.0);
+    let (pa, pb) = (nodes[k].pre?, nodes[k + 1].pre?);
+    if t == 0.0 {
+        return Some(pa);
+    }
+    // The stencil: up to four nodes around the piece, all with pre-images.
+    let j0 = if k > 0 && nodes[k - 1].pre.is_some() {
+        k - 1
+    } else {
+        k
+    };
+    let mut j1 = k + 1;
+    while j1 + 1 < n && j1 - j0 < 3 && nodes[j1 + 1].pre.is_some() {
+        j1 += 1;
+    }
+    let linear = pa + t * (pb - pa);
+    if j1 - j0 < 2 {
+        return Some(linear);
+    }
+    let places: Vec<f64> = (j0..=j1).map(|j| nodes[j].pre.unwrap_or(0.0)).collect();
+    if !places.windows(2).all(|w| w[1] >= w[0]) {
+        return Some(linear);
+    }
+    // Chord lengths along this generation (τ) and the previous one (σ, from the node at the
+    // first place's floor).
+    let mut tau = vec![0.0; places.len()];
+    for j in 1..places.len() {
+        tau[j] = tau[j - 1] + dist(nodes[j0 + j - 1].point, nodes[j0 + j].point);
+    }
+    let base = places[0].floor() as usize;
+    let top = (places[places.len() - 1].floor() as usize + 1).min(n - 1);
+    let mut cum = vec![0.0; top - base + 1];
+    for m in base + 1..=top {
+        cum[m - base] = cum[m - 1 - base] + dist(nodes[m - 1].point, nodes[m].point);
+    }
+    let sigma = |p: f64| {
+        let m = (p.floor() as usize).clamp(base, top.saturating_sub(1).max(base));
+        let f = p - m as f64;
+        if m < top {
+            cum[m - base] + f * (cum[m + 1 - base] - cum[m - base])
+        } else {
+            cum[m - base]
+        }
+    };
+    let sg: Vec<f64> = places.iter().map(|&p| sigma(p)).collect();
+    if !tau.windows(2).all(|w| w[1] > w[0]) {
+        return Some(linear);
+    }
+    let x = tau[k - j0] + t * (tau[k + 1 - j0] - tau[k - j0]);
+    let mut target = 0.0;
+    for j in 0..sg.len() {
+        let mut l = 1.0;
+        for m in 0..sg.len() {
+            if m != j {
+                l *= (x - tau[m]) / (tau[j] - tau[m]);
+            }
+        }
+        target += l * sg[j];
+    }
+    // Back to a place, kept within the piece's own pre-images.
+    let (lo, hi) = (sg[k - j0], sg[k + 1 - j0]);
+    let target = target.clamp(lo.min(hi), lo.max(hi));
+    let m = base + cum.partition_point(|&c| c <= target).saturating_sub(1);
+    let m = m.min(top.saturating_sub(1).max(base));
+    let len = if m < top {
+        cum[m + 1 - base] - cum[m - base]
+    } else {
+        0.0
+    };
+    let place = if len > 0.0 {
+        m as f64 + ((target - cum[m - base]) / len).clamp(0.0, 1.0)
+    } else {
+        m as f64
+    };
+    Some(place.clamp(pa.min(pb), pa.max(pb)))
+}
+
+/// The place (fractional node index) of the seed c(s) on generation 0, the domain's chord,
+/// whose nodes are seeds in increasing s and end at b = c(1).
+fn domain_place(curve: &Curve, nodes: &[Node], s: f64) -> f64 {
+    let f = |s: f64| domain_law(curve, s);
+    let end = nodes
+        .iter()
+        .position(|n| n.generation > 0)
+        .unwrap_or(nodes.len() - 1);
+    let k = nodes[..end].partition_point(|n| n.s <= s).saturating_sub(1);
+    let (s0, s1) = (nodes[k].s, if k + 1 < end { nodes[k + 1].s } else { 1.0 });
+    let t = (f(s) - f(s0)) / (f(s1) - f(s0));
+    k as f64 + t.clamp(0.0, 1.0)
+}
+
+/// The point of the polyline `nodes` at fractional index `u` (module docs): the cubic through
+/// the four nodes around its piece, in their chord length, so that a point between well
+/// resolved neighbours lies on the curve to O(Δ⁴) where the chord is O(Δ²) off it.
+pub fn on_polyline(nodes: &[Node], u: f64) -> P2 {
+    let n = nodes.len();
+    let k = (u.floor().max(0.0) as usize).min(n.saturating_sub(2));
+    let t = (u - k as f64).clamp(0.0, 1.0);
+    if t == 0.0 || n < 2 {
+        return nodes[k].point;
+    }
+    let j0 = k.saturating_sub(1).min(n.saturating_sub(4));
+    let j1 = (j0 + 4).min(n);
+    let p: Vec<P2> = nodes[j0..j1].iter().map(|m| m.point).collect();
+    let mut tau = vec![0.0; p.len()];
+    for j in 1..p.len() {
+        tau[j] = tau[j - 1] + dist(p[j - 1], p[j]);
+    }
+    let (a, b) = (nodes[k].point, nodes[k + 1].point);
+    let linear = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
+    if !tau.windows(2).all(|w| w[1] > w[0]) {
+        return linear;
+    }
+    let (ka, kb) = (tau[k - j0], tau[k + 1 - j0]);
+    let x = ka + t * (kb - ka);
+    let mut out = [0.0; 2];
+    for j in 0..p.len() {
+        let mut l = 1.0;
+        for m in 0..p.len() {
+            if m != j {
+                l *= (x - tau[m]) / (tau[j] - tau[m]);
+            }
+        }
+        out[0] += l * p[j][0];
+        out[1] += l * p[j][1];
+    }
+    out
 }
 
 /// Inserts points between neighbours from index `from` on until every pair up to the
@@ -592,8 +825,9 @@ fn refine<M: PlaneMap>(
                 break;
             }
         }
-        // The parameters of the new points.
-        let mut todo: Vec<(usize, u32, f64)> = Vec::new();
+        // The parameters of the new points, and (with `accuracy`, from generation 2 on) their
+        // pre-images' places on the previous generation.
+        let mut todo: Vec<Insert> = Vec::new();
         for (i, &s) in split.iter().enumerate() {
             if !s {
                 continue;
@@ -609,18 +843,51 @@ fn refine<M: PlaneMap>(
                 *unresolved += 1;
                 continue;
             }
-            // The domain lies |x*| from the origin, so its seeds are quantised to ulp(|x*|)
-            // (4e-16 at θ* ≈ −2.9): a mid-parameter whose seed is an end's is that end's point
-            // again, and splitting on would only add copies. Checked with `accuracy` (where
-            // deep folds reach it), so a run without it keeps its points as before.
-            if opts.accuracy.is_some() {
+            let pre = match (a.pre, b.pre) {
+                // A point of generation 1 is computed from the domain: its pre-image is the
+                // seed c(sm), on the chord of generation 0.
+                _ if g == 1 => Some(domain_place(curve, nodes, sm)),
+                (Some(ua), Some(ub)) => Some(0.5 * (ua + ub)),
+                _ => None,
+            };
+            let from_previous = opts.accuracy.is_some() && g >= 2;
+            let mut sm = sm;
+            if from_previous {
+                // Two pre-images one f64 spacing apart on the previous polyline: nothing
+                // lies between them to map.
+                let (ua, ub, um) = (
+                    a.pre.unwrap_or(0.0),
+                    b.pre.unwrap_or(0.0),
+                    pre.unwrap_or(0.0),
+                );
+                if !(um > ua && um < ub) {
+                    *unresolved += 1;
+                    continue;
+                }
+                // The new point's parameter is its pre-image's.
+                sm = parameter_at(curve, nodes, um);
+                if !(sm > sa && sm < sb) {
+                    *unresolved += 1;
+                    continue;
+                }
+            } else if opts.accuracy.is_some() {
+                // The domain lies |x*| from the origin, so its seeds are quantised to
+                // ulp(|x*|) (4e-16 at θ* ≈ −2.9): a mid-parameter whose seed is an end's is that
+                // end's point again, and splitting on would only add copies. Checked with
+                // `accuracy`, so a run without it keeps its points as before.
                 let cm = curve.seed(sm);
                 if cm == curve.seed(sa) || cm == curve.seed(sb) {
                     *unresolved += 1;
                     continue;
                 }
             }
-            todo.push((i, g, sm));
+            todo.push(Insert {
+                after: i,
+                generation: g,
+                s: sm,
+                pre,
+                from_previous,
+            });
         }
         progress(l.min(opts.arclength));
         if todo.is_empty() {
@@ -630,30 +897,46 @@ fn refine<M: PlaneMap>(
             nodes.truncate(opts.max_points + 1);
             return Ok(true);
         }
+        let current: &[Node] = nodes;
         let points: Vec<Result<P2, ManifoldError>> = todo
             .par_iter()
             .map_init(
                 || map.work(),
-                |w, &(_, g, s)| {
+                |w, t| {
                     if cancel.is_set() {
                         return Err(ManifoldError::Interrupted);
                     }
-                    curve.eval(map, g, s, w)
+                    match (t.from_previous, t.pre) {
+                        (true, Some(u)) => {
+                            map.iterate(on_polyline(current, u), curve.power, !curve.unstable, w)
+                        }
+                        _ => curve.eval(map, t.generation, t.s, w),
+                    }
                 },
             )
             .collect();
-        *evaluations += todo.iter().map(|&(_, g, _)| curve.cost(g)).sum::<u64>();
+        *evaluations += todo
+            .iter()
+            .map(|t| {
+                if t.from_previous {
+                    curve.power as u64
+                } else {
+                    curve.cost(t.generation)
+                }
+            })
+            .sum::<u64>();
         let mut merged = Vec::with_capacity(nodes.len() + todo.len());
         let mut next = todo.iter().zip(points).peekable();
         for (i, n) in nodes.iter().enumerate() {
             merged.push(*n);
-            if let Some(&(&(j, g, s), _)) = next.peek() {
-                if j == i {
+            if let Some(&(t, _)) = next.peek() {
+                if t.after == i {
                     let (_, p) = next.next().expect("peeked");
                     merged.push(Node {
-                        generation: g,
-                        s,
+                        generation: t.generation,
+                        s: t.s,
                         point: p?,
+                        pre: t.pre,
                     });
                 }
             }

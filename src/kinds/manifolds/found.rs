@@ -426,7 +426,7 @@ impl Finding for Manifolds {
             if b.unresolved > 0 {
                 let _ = writeln!(
                     s,
-                    "    {} pieces wider than the resolution or above the accuracy: their domain parameters (or seeds) cannot be split further (a fold stretched beyond what the fundamental domain resolves)",
+                    "    {} pieces wider than the resolution or above the accuracy: their domain parameters, seeds or pre-images cannot be split further (a fold stretched beyond what f64 resolves; without --accuracy every point comes from the fundamental domain, whose seeds are quantised)",
                     b.unresolved
                 );
             }
