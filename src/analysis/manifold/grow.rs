@@ -287,15 +287,16 @@ fn turn(p: P2, q: P2, r: P2) -> f64 {
 const CURVATURE_FLOOR: f64 = 1e-9;
 
 /// The estimated departure of the chord from node `i` to `i + 1` from the manifold: the
-/// sagitta κΔ²/8 of an arc of curvature κ over the chord Δ, κ the largest of the discrete
-/// curvatures turn/(mean adjacent chord) at its two ends and their outer neighbours (so that
-/// a curvature growing towards a fold is seen a piece early; exact to leading order on a circle:
-/// this is Krauskopf–Osinga's αΔ control, α the turn, as a length). It is a priori, from the
-/// neighbours already there, so it costs no map application; after an insertion the turn at
-/// the new point carries the measured distance h of that point from the old chord (each
-/// half's estimate is then h/4, a parabola's exactly), so the a posteriori information is
-/// used as well. It is exact to leading order, not an upper bound: a piece may miss by a
-/// little more than the estimate where the curvature changes fast along it. [`interpolation_error`] checks it by the manifold itself.
+/// sagitta (Δ/2)·tan(κΔ/4) of a circular arc of curvature κ over the chord Δ (κΔ²/8 for a
+/// small turn; twice that for a hairpin's tip), κ the largest of the discrete curvatures
+/// turn/(mean adjacent chord) at its two ends and their outer neighbours (so that a curvature
+/// growing towards a fold is seen a piece early). This is Krauskopf–Osinga's αΔ control, α
+/// the turn, as a length. It is a priori, from the neighbours already there, so it costs no
+/// map application; after an insertion the turn at the new point carries the measured
+/// distance h of that point from the old chord (each half's estimate is then ~h/4, a
+/// parabola's), so the a posteriori information is used as well. It is exact on a circle,
+/// not an upper bound: a piece may miss by a little more where the curvature changes fast
+/// along it. [`interpolation_error`] checks it by the manifold itself.
 fn sagitta(nodes: &[Node], i: usize) -> f64 {
     let p = |j: usize| nodes[j].point;
     let curvature = |j: usize| {
@@ -313,7 +314,9 @@ fn sagitta(nodes: &[Node], i: usize) -> f64 {
         }
     }
     let d = dist(p(i), p(i + 1));
-    k * d * d / 8.0
+    // The arc's sagitta for the angle κΔ it subtends (κΔ²/8 for a small one; a hairpin tip
+    // of a fold turns by up to π within a piece, where κΔ²/8 is half the true sagitta).
+    0.5 * d * (0.25 * (k * d).min(std::f64::consts::PI)).tan()
 }
 
 /// Every how many pieces a grown branch's [`interpolation_error`] is sampled (the first piece
