@@ -652,6 +652,7 @@ fn back_step(nodes: &[Node], u: f64) -> Option<f64> {
     if t == 0.0 {
         return Some(pa);
     }
+    let linear = pa + t * (pb - pa);
     // The stencil: up to four nodes around the piece, all with pre-images.
     let j0 = if k > 0 && nodes[k - 1].pre.is_some() {
         k - 1
@@ -662,66 +663,65 @@ fn back_step(nodes: &[Node], u: f64) -> Option<f64> {
     while j1 + 1 < n && j1 - j0 < 3 && nodes[j1 + 1].pre.is_some() {
         j1 += 1;
     }
-    let linear = pa + t * (pb - pa);
-    if j1 - j0 < 2 {
+    let len = j1 - j0 + 1;
+    if len < 3 {
         return Some(linear);
     }
-    let places: Vec<f64> = (j0..=j1).map(|j| nodes[j].pre.unwrap_or(0.0)).collect();
-    if !places.windows(2).all(|w| w[1] >= w[0]) {
+    let mut places = [0.0; 4];
+    let mut tau = [0.0; 4];
+    for j in 0..len {
+        places[j] = nodes[j0 + j].pre.unwrap_or(0.0);
+        if j > 0 {
+            tau[j] = tau[j - 1] + dist(nodes[j0 + j - 1].point, nodes[j0 + j].point);
+        }
+    }
+    let (places, tau) = (&places[..len], &tau[..len]);
+    if !places.windows(2).all(|w| w[1] >= w[0]) || !tau.windows(2).all(|w| w[1] > w[0]) {
         return Some(linear);
     }
-    // Chord lengths along this generation (τ) and the previous one (σ, from the node at the
-    // first place's floor).
-    let mut tau = vec![0.0; places.len()];
-    for j in 1..places.len() {
-        tau[j] = tau[j - 1] + dist(nodes[j0 + j - 1].point, nodes[j0 + j].point);
-    }
+    // Chord lengths along the previous generation (σ), from the node at the first place's
+    // floor; neighbours' pre-images lie within a piece or two of each other there.
     let base = places[0].floor() as usize;
-    let top = (places[places.len() - 1].floor() as usize + 1).min(n - 1);
-    let mut cum = vec![0.0; top - base + 1];
+    let top = (places[len - 1].floor() as usize + 1).min(n - 1);
+    if top <= base || top - base > MAX_SPAN {
+        return Some(linear);
+    }
+    let mut cum = [0.0; MAX_SPAN + 1];
     for m in base + 1..=top {
         cum[m - base] = cum[m - 1 - base] + dist(nodes[m - 1].point, nodes[m].point);
     }
+    let cum = &cum[..=top - base];
     let sigma = |p: f64| {
-        let m = (p.floor() as usize).clamp(base, top.saturating_sub(1).max(base));
-        let f = p - m as f64;
-        if m < top {
-            cum[m - base] + f * (cum[m + 1 - base] - cum[m - base])
-        } else {
-            cum[m - base]
-        }
+        let m = (p.floor() as usize).clamp(base, top - 1);
+        cum[m - base] + (p - m as f64) * (cum[m + 1 - base] - cum[m - base])
     };
-    let sg: Vec<f64> = places.iter().map(|&p| sigma(p)).collect();
-    if !tau.windows(2).all(|w| w[1] > w[0]) {
-        return Some(linear);
-    }
     let x = tau[k - j0] + t * (tau[k + 1 - j0] - tau[k - j0]);
-    let mut target = 0.0;
-    for j in 0..sg.len() {
-        let mut l = 1.0;
-        for m in 0..sg.len() {
-            if m != j {
-                l *= (x - tau[m]) / (tau[j] - tau[m]);
-            }
-        }
-        target += l * sg[j];
-    }
+    let target: f64 = (0..len)
+        .map(|j| lagrange(tau, j, x) * sigma(places[j]))
+        .sum();
     // Back to a place, kept within the piece's own pre-images.
-    let (lo, hi) = (sg[k - j0], sg[k + 1 - j0]);
+    let (lo, hi) = (sigma(pa), sigma(pb));
     let target = target.clamp(lo.min(hi), lo.max(hi));
-    let m = base + cum.partition_point(|&c| c <= target).saturating_sub(1);
-    let m = m.min(top.saturating_sub(1).max(base));
-    let len = if m < top {
-        cum[m + 1 - base] - cum[m - base]
-    } else {
-        0.0
-    };
-    let place = if len > 0.0 {
-        m as f64 + ((target - cum[m - base]) / len).clamp(0.0, 1.0)
+    let m = (base + cum.partition_point(|&c| c <= target).saturating_sub(1)).min(top - 1);
+    let piece = cum[m + 1 - base] - cum[m - base];
+    let place = if piece > 0.0 {
+        m as f64 + ((target - cum[m - base]) / piece).clamp(0.0, 1.0)
     } else {
         m as f64
     };
     Some(place.clamp(pa.min(pb), pa.max(pb)))
+}
+
+/// The most pieces of the previous generation that the pre-images of [`back_step`]'s four
+/// nodes may span (beyond: a linear step).
+const MAX_SPAN: usize = 16;
+
+/// The Lagrange basis polynomial of abscissa `j` of `tau` at `x`.
+fn lagrange(tau: &[f64], j: usize, x: f64) -> f64 {
+    (0..tau.len())
+        .filter(|&m| m != j)
+        .map(|m| (x - tau[m]) / (tau[j] - tau[m]))
+        .product()
 }
 
 /// The place (fractional node index) of the seed c(s) on generation 0, the domain's chord,
@@ -748,30 +748,24 @@ pub fn on_polyline(nodes: &[Node], u: f64) -> P2 {
     if t == 0.0 || n < 2 {
         return nodes[k].point;
     }
-    let j0 = k.saturating_sub(1).min(n.saturating_sub(4));
-    let j1 = (j0 + 4).min(n);
-    let p: Vec<P2> = nodes[j0..j1].iter().map(|m| m.point).collect();
-    let mut tau = vec![0.0; p.len()];
-    for j in 1..p.len() {
-        tau[j] = tau[j - 1] + dist(p[j - 1], p[j]);
-    }
     let (a, b) = (nodes[k].point, nodes[k + 1].point);
     let linear = [a[0] + t * (b[0] - a[0]), a[1] + t * (b[1] - a[1])];
+    let j0 = k.saturating_sub(1).min(n.saturating_sub(4));
+    let len = (j0 + 4).min(n) - j0;
+    let mut tau = [0.0; 4];
+    for j in 1..len {
+        tau[j] = tau[j - 1] + dist(nodes[j0 + j - 1].point, nodes[j0 + j].point);
+    }
+    let tau = &tau[..len];
     if !tau.windows(2).all(|w| w[1] > w[0]) {
         return linear;
     }
-    let (ka, kb) = (tau[k - j0], tau[k + 1 - j0]);
-    let x = ka + t * (kb - ka);
+    let x = tau[k - j0] + t * (tau[k + 1 - j0] - tau[k - j0]);
     let mut out = [0.0; 2];
-    for j in 0..p.len() {
-        let mut l = 1.0;
-        for m in 0..p.len() {
-            if m != j {
-                l *= (x - tau[m]) / (tau[j] - tau[m]);
-            }
-        }
-        out[0] += l * p[j][0];
-        out[1] += l * p[j][1];
+    for j in 0..len {
+        let l = lagrange(tau, j, x);
+        out[0] += l * nodes[j0 + j].point[0];
+        out[1] += l * nodes[j0 + j].point[1];
     }
     out
 }
