@@ -172,14 +172,14 @@ fn unstable_points_converge_backwards_and_threads_do_not_matter() {
         arclength: 12.0,
         ..Growth::default()
     };
-    let run = |threads: usize| {
+    let run = |threads: usize, g: &Growth| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(threads)
             .build()
             .unwrap()
-            .install(|| branch(&map, &sd, true, 1.0, &g))
+            .install(|| branch(&map, &sd, true, 1.0, g))
     };
-    let (one, two) = (run(1), run(2));
+    let (one, two) = (run(1, &g), run(2, &g));
     assert_eq!(one, two, "1 and 2 threads differ");
     assert!(one.largest_gap() <= g.resolution);
     // So does a growth to a chord accuracy (points inserted from the previous generation).
@@ -188,14 +188,11 @@ fn unstable_points_converge_backwards_and_threads_do_not_matter() {
         arclength: 6.0,
         ..g
     };
-    let run = |threads: usize| {
-        rayon::ThreadPoolBuilder::new()
-            .num_threads(threads)
-            .build()
-            .unwrap()
-            .install(|| branch(&map, &sd, true, 1.0, &fine))
-    };
-    assert_eq!(run(1), run(2), "1 and 2 threads differ with accuracy");
+    assert_eq!(
+        run(1, &fine),
+        run(2, &fine),
+        "1 and 2 threads differ with accuracy"
+    );
     let mut w = map.work();
     let c = one.curve;
     let mut worst: f64 = 0.0;

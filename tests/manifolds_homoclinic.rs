@@ -85,7 +85,10 @@ fn the_double_pendulums_homoclinic_points_are_located_to_1e_10() {
 /// The Baker–Gollub pendulum θ̈ + θ̇/2 + sin θ = 1.15 cos(2t/3): the homoclinic points of its
 /// flip saddle's unstable branch along +v with both stable branches (whose inverse map stretches
 /// 2.2e5 a growth step: the curves alone gave 1e-4), to arclength 12, on the adaptive map at
-/// 1e-13 and 1e-12.
+/// 1e-13 and 1e-12. And a growth to a chord accuracy, which inserts its later generations'
+/// points from the previous generation (Hobson) and names each by a domain parameter carried
+/// back along its pre-images: its intersections, refined and shot from those parameters, are
+/// the same homoclinic points to 1e-10 on the same map.
 #[test]
 fn the_baker_gollub_homoclinic_points_are_located_to_1e_10() {
     let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
@@ -94,37 +97,19 @@ fn the_baker_gollub_homoclinic_points_are_located_to_1e_10() {
         arclength: 12.0,
         ..Growth::default()
     };
-    let run = |tol: f64| {
+    let run = |tol: f64, g: &Growth| {
         let map = FlowMap::new(&chain, 3.0 * PI, MapIntegration::Adaptive(tol)).unwrap();
         let sd = saddle(&map, [-2.86, 0.9], 1e-12, 40).unwrap();
-        homoclinic_points(&map, &sd, &g)
+        homoclinic_points(&map, &sd, g)
     };
-    let (fine, coarse) = (run(1e-13), run(1e-12));
+    let (fine, coarse) = (run(1e-13, &g), run(1e-12, &g));
     compare(&fine, &coarse, 1e-10);
-}
-
-/// A growth to a chord accuracy inserts its later generations' points from the previous
-/// generation (Hobson), naming each by a domain parameter carried back along its pre-images:
-/// the intersections, refined and shot from those parameters, are the homoclinic points that
-/// the growth from the domain alone gives, the same ones to 1e-10 on the same map.
-#[test]
-fn growth_to_an_accuracy_finds_the_same_homoclinic_points() {
-    let chain = pendulum(0.5, 1.15, 2.0 / 3.0);
-    let map = FlowMap::new(&chain, 3.0 * PI, MapIntegration::Adaptive(1e-13)).unwrap();
-    let sd = saddle(&map, [-2.86, 0.9], 1e-12, 40).unwrap();
-    let g = Growth {
-        resolution: 0.01,
-        arclength: 12.0,
-        ..Growth::default()
-    };
-    let from_domain = homoclinic_points(&map, &sd, &g);
-    let from_previous = homoclinic_points(
-        &map,
-        &sd,
+    let from_previous = run(
+        1e-13,
         &Growth {
             accuracy: Some(1e-6),
             ..g
         },
     );
-    compare(&from_previous, &from_domain, 1e-10);
+    compare(&from_previous, &fine, 1e-10);
 }

@@ -185,11 +185,22 @@ impl Curve {
 
     /// The point c(s) of the fundamental domain.
     pub fn seed(&self, s: f64) -> P2 {
-        let f = (self.stretch.powf(s) - 1.0) / (self.stretch - 1.0);
+        let f = self.law(s);
         [
             self.a[0] + (self.b[0] - self.a[0]) * f,
             self.a[1] + (self.b[1] - self.a[1]) * f,
         ]
+    }
+
+    /// The domain's law f(s) = (Λ^s − 1)/(Λ − 1): c(s) lies the fraction f(s) along the chord
+    /// from a to b.
+    pub fn law(&self, s: f64) -> f64 {
+        (self.stretch.powf(s) - 1.0) / (self.stretch - 1.0)
+    }
+
+    /// The parameter at which the law reaches `f` (the inverse of [`Curve::law`]).
+    fn law_inverse(&self, f: f64) -> f64 {
+        (f * (self.stretch - 1.0)).ln_1p() / self.stretch.ln()
     }
 
     /// The point of generation `g` at parameter `s`: Q^g(c(s)).
@@ -259,12 +270,7 @@ impl Branch {
     /// The generation and parameter interval of the piece between nodes `i` and `i + 1`
     /// (the end of a generation is the start of the next: s = 1 of the earlier one).
     pub fn piece(&self, i: usize) -> (u32, f64, f64) {
-        let (a, b) = (self.nodes[i], self.nodes[i + 1]);
-        if b.generation == a.generation {
-            (a.generation, a.s, b.s)
-        } else {
-            (a.generation, a.s, 1.0)
-        }
+        piece(&self.nodes, i)
     }
 
     /// The largest distance between neighbours.
@@ -274,6 +280,24 @@ impl Branch {
             .map(|w| dist(w[0].point, w[1].point))
             .fold(0.0, f64::max)
     }
+}
+
+/// The generation and parameter interval of the piece from `nodes[i]` to `nodes[i + 1]` (the
+/// end of a generation is the start of the next: s = 1 of the earlier one).
+fn piece(nodes: &[Node], i: usize) -> (u32, f64, f64) {
+    let (a, b) = (nodes[i], nodes[i + 1]);
+    if b.generation == a.generation {
+        (a.generation, a.s, b.s)
+    } else {
+        (a.generation, a.s, 1.0)
+    }
+}
+
+/// The piece k and the fraction t ∈ [0, 1] along it of the fractional node index `u` of a
+/// polyline of `n` nodes.
+fn split_place(u: f64, n: usize) -> (usize, f64) {
+    let k = (u.floor().max(0.0) as usize).min(n.saturating_sub(2));
+    (k, (u - k as f64).clamp(0.0, 1.0))
 }
 
 /// The turn of the curve at q between p and r (rad).
@@ -600,27 +624,14 @@ struct Insert {
     from_previous: bool,
 }
 
-/// The domain's law f(s) = (Λ^s − 1)/(Λ − 1): the seed c(s) lies the fraction f(s) along the
-/// chord from a to b.
-fn domain_law(curve: &Curve, s: f64) -> f64 {
-    (curve.stretch.powf(s) - 1.0) / (curve.stretch - 1.0)
-}
-
 /// The parameter of the point at fractional index `u` of generation 0, the domain's chord:
 /// its piece's ends' parameters interpolated in the domain's law, which is exact there (the
 /// chord is straight and c(s) moves along it as f(s)).
 fn label_at(curve: &Curve, nodes: &[Node], u: f64) -> f64 {
-    let k = (u.floor().max(0.0) as usize).min(nodes.len().saturating_sub(2));
-    let t = (u - k as f64).clamp(0.0, 1.0);
-    let (a, b) = (nodes[k], nodes[k + 1]);
-    let (sa, sb) = if b.generation == a.generation {
-        (a.s, b.s)
-    } else {
-        (a.s, 1.0)
-    };
-    let (fa, fb) = (domain_law(curve, sa), domain_law(curve, sb));
-    let f = fa + t * (fb - fa);
-    ((f * (curve.stretch - 1.0)).ln_1p() / curve.stretch.ln()).clamp(sa, sb)
+    let (k, t) = split_place(u, nodes.len());
+    let (_, sa, sb) = piece(nodes, k);
+    let (fa, fb) = (curve.law(sa), curve.law(sb));
+    curve.law_inverse(fa + t * (fb - fa)).clamp(sa, sb)
 }
 
 /// The domain parameter of the polyline's point at fractional index `u`: its place followed
@@ -646,8 +657,7 @@ fn parameter_at(curve: &Curve, nodes: &[Node], mut u: f64) -> f64 {
 /// O(Δ⁴) of the piece, not O(Δ²) as a linear one would.
 fn back_step(nodes: &[Node], u: f64) -> Option<f64> {
     let n = nodes.len();
-    let k = (u.floor().max(0.0) as usize).min(n.saturating_sub(2));
-    let t = (u - k as f64).clamp(0.0, 1.0);
+    let (k, t) = split_place(u, n);
     let (pa, pb) = (nodes[k].pre?, nodes[k + 1].pre?);
     if t == 0.0 {
         return Some(pa);
@@ -727,14 +737,13 @@ fn lagrange(tau: &[f64], j: usize, x: f64) -> f64 {
 /// The place (fractional node index) of the seed c(s) on generation 0, the domain's chord,
 /// whose nodes are seeds in increasing s and end at b = c(1).
 fn domain_place(curve: &Curve, nodes: &[Node], s: f64) -> f64 {
-    let f = |s: f64| domain_law(curve, s);
     let end = nodes
         .iter()
         .position(|n| n.generation > 0)
         .unwrap_or(nodes.len() - 1);
     let k = nodes[..end].partition_point(|n| n.s <= s).saturating_sub(1);
-    let (s0, s1) = (nodes[k].s, if k + 1 < end { nodes[k + 1].s } else { 1.0 });
-    let t = (f(s) - f(s0)) / (f(s1) - f(s0));
+    let (_, s0, s1) = piece(nodes, k);
+    let t = (curve.law(s) - curve.law(s0)) / (curve.law(s1) - curve.law(s0));
     k as f64 + t.clamp(0.0, 1.0)
 }
 
@@ -743,8 +752,7 @@ fn domain_place(curve: &Curve, nodes: &[Node], s: f64) -> f64 {
 /// resolved neighbours lies on the curve to O(Δ⁴) where the chord is O(Δ²) off it.
 pub fn on_polyline(nodes: &[Node], u: f64) -> P2 {
     let n = nodes.len();
-    let k = (u.floor().max(0.0) as usize).min(n.saturating_sub(2));
-    let t = (u - k as f64).clamp(0.0, 1.0);
+    let (k, t) = split_place(u, n);
     if t == 0.0 || n < 2 {
         return nodes[k].point;
     }
@@ -830,11 +838,7 @@ fn refine<M: PlaneMap>(
                 continue;
             }
             let (a, b) = (nodes[i], nodes[i + 1]);
-            let (g, sa, sb) = if b.generation == a.generation {
-                (a.generation, a.s, b.s)
-            } else {
-                (a.generation, a.s, 1.0)
-            };
+            let (g, sa, sb) = piece(nodes, i);
             let sm = 0.5 * (sa + sb);
             if !(sm > sa && sm < sb) {
                 *unresolved += 1;
